@@ -1,0 +1,73 @@
+// The only reader of process.env: every setting is read and checked here, once.
+export interface Config {
+  port: number
+  host: string
+  /** PostgreSQL server; when unset the embedded PGlite under dataDir is used. */
+  databaseUrl: string | undefined
+  /** Where PGlite keeps its files; 'memory://' keeps them in memory (tests). */
+  dataDir: string
+  redisUrl: string | undefined
+  /** keyPrefix namespaces the Redis keys (fixed in production; tests isolate with it). */
+  rateLimit: { max: number; windowMs: number; keyPrefix: string }
+  seedDemo: boolean
+  logLevel: string
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`)
+  }
+  return Number(raw)
+}
+
+function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return undefined
+  let parsed: URL
+  try {
+    parsed = new URL(raw)
+  } catch {
+    throw new ConfigError(`${name} must be a URL (${protocols.join(' or ')}), got "${raw}"`)
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must start with ${protocols.map((p) => `${p}//`).join(' or ')}`)
+  }
+  return raw
+}
+
+function flag(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  if (raw === 'true' || raw === '1') return true
+  if (raw === 'false' || raw === '0') return false
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`)
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const logLevel = env.LOG_LEVEL || 'info'
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`)
+  }
+  return {
+    port: integer(env, 'PORT', 3000, 0, 65535),
+    host: env.HOST || '0.0.0.0',
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    dataDir: env.DATA_DIR || './data',
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    rateLimit: {
+      max: integer(env, 'RATE_LIMIT_MAX', 60, 1, 1_000_000),
+      windowMs: integer(env, 'RATE_LIMIT_WINDOW_MS', 10_000, 1, 86_400_000),
+      keyPrefix: 'engage:rl:',
+    },
+    seedDemo: flag(env, 'SEED_DEMO', true),
+    logLevel,
+  }
+}

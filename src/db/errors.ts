@@ -1,0 +1,46 @@
+// Drizzle wraps driver errors (DrizzleQueryError with the driver's error as `cause`);
+// these helpers look through the chain for PostgreSQL's SQLSTATE and constraint name.
+interface PgErrorFields {
+  code?: unknown
+  constraint?: unknown
+  cause?: unknown
+}
+
+function* chain(err: unknown): Generator<PgErrorFields> {
+  let current: unknown = err
+  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
+    yield current
+    current = (current as PgErrorFields).cause
+  }
+}
+
+/** The name of the unique constraint or index that `err` violated, if it is a unique violation. */
+export function uniqueViolation(err: unknown): string | undefined {
+  for (const link of chain(err)) {
+    if (link.code === '23505') return typeof link.constraint === 'string' ? link.constraint : ''
+  }
+  return undefined
+}
+
+// Connection-level failures: the database is down or unreachable, not a bad query.
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'EAI_AGAIN',
+  '57P01', '57P02', '57P03', // admin_shutdown, crash_shutdown, cannot_connect_now
+  '08000', '08001', '08003', '08004', '08006', // connection exceptions
+  '53300', // too_many_connections
+])
+const UNAVAILABLE_MESSAGES = [
+  'Connection terminated',
+  'timeout exceeded when trying to connect',
+  'Client has encountered a connection error',
+  'Connection ended',
+]
+
+export function isDatabaseUnavailable(err: unknown): boolean {
+  for (const link of chain(err)) {
+    if (typeof link.code === 'string' && UNAVAILABLE_CODES.has(link.code)) return true
+    const message = (link as { message?: unknown }).message
+    if (typeof message === 'string' && UNAVAILABLE_MESSAGES.some((m) => message.includes(m))) return true
+  }
+  return false
+}

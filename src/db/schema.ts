@@ -1,0 +1,397 @@
+// The whole domain in one Drizzle pg-core schema. Conventions:
+// - every tenant table carries company_id, and its primary key, unique keys, indexes and
+//   foreign keys lead with it: (company_id, id). Composite foreign keys make a reference
+//   to another company's record impossible in the database itself, and the layout lets
+//   the data be distributed by company (Citus).
+// - ids are bigint identities read as JS numbers (contract ids go up to 2^53-1).
+// - timestamps are timestamptz with millisecond precision, so they round-trip exactly
+//   through the API's ISO 8601 strings; calendar days are `date` read as 'yyyy-mm-dd'.
+import { sql } from 'drizzle-orm'
+import {
+  bigint,
+  boolean,
+  date,
+  foreignKey,
+  index,
+  integer,
+  jsonb,
+  pgEnum,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  varchar,
+  type AnyPgColumn,
+} from 'drizzle-orm/pg-core'
+
+const id = () => bigint('id', { mode: 'number' }).generatedAlwaysAsIdentity()
+const ref = (name: string) => bigint(name, { mode: 'number' })
+const instant = (name: string) => timestamp(name, { withTimezone: true, precision: 3, mode: 'date' })
+const timestamps = {
+  createdAt: instant('created_at').notNull().defaultNow(),
+  updatedAt: instant('updated_at').notNull().defaultNow(),
+}
+const companyId = () => ref('company_id').notNull().references(() => companies.id, { onDelete: 'cascade' })
+
+/** A composite (company_id, column) → (company_id, id) foreign key. */
+function sameCompany(
+  name: string,
+  from: [AnyPgColumn, AnyPgColumn],
+  to: [AnyPgColumn, AnyPgColumn],
+  onDelete: 'cascade' | 'restrict' | 'no action' = 'no action',
+) {
+  return foreignKey({ name, columns: from, foreignColumns: to }).onDelete(onDelete)
+}
+
+export const userRole = pgEnum('user_role', ['admin', 'member'])
+export const contactStage = pgEnum('contact_stage', [
+  'smart_lead', 'prospect', 'lead', 'mql', 'sql', 'opportunity', 'client', 'lost',
+])
+export const customFieldKind = pgEnum('custom_field_kind', [
+  'input', 'textarea', 'email', 'telephone', 'date', 'dropdown',
+])
+export const contactEventKind = pgEnum('contact_event_kind', [
+  'contact_created', 'contact_updated', 'stage_changed', 'tag_added', 'tag_removed',
+  'added_to_flow', 'task_completed', 'meet_transcription_linked', 'contact_deleted',
+])
+export const flowStatus = pgEnum('flow_status', ['active', 'paused'])
+export const enrollmentStatus = pgEnum('flow_enrollment_status', ['active', 'finished', 'removed'])
+export const taskKind = pgEnum('task_kind', ['phonecall', 'email', 'linkedin', 'social', 'meeting'])
+export const transcriptionStatus = pgEnum('meet_transcription_status', ['recording', 'stopped', 'transcribed'])
+export const messageDirection = pgEnum('whatsapp_direction', ['inbound', 'outbound'])
+export const messageStatus = pgEnum('whatsapp_status', ['sent', 'delivered', 'read', 'failed', 'received'])
+
+export const companies = pgTable('companies', {
+  id: id().primaryKey(),
+  name: varchar('name', { length: 255 }).notNull(),
+  timezone: text('timezone').notNull().default('UTC'), // IANA zone: "today" for tasks
+  ...timestamps,
+})
+
+export const users = pgTable('users', {
+  companyId: companyId(),
+  id: id(),
+  name: varchar('name', { length: 255 }).notNull(),
+  email: varchar('email', { length: 255 }).notNull(),
+  role: userRole('role').notNull().default('member'),
+  active: boolean('active').notNull().default(true),
+  ...timestamps,
+}, (t) => [
+  primaryKey({ columns: [t.companyId, t.id] }),
+  uniqueIndex('users_company_email_key').on(t.companyId, sql`lower(${t.email})`),
+])
+
+// Only a SHA-256 of the token is kept. The hash is looked up before the company is known,
+// so its unique key is global: the one table whose key does not lead with company_id.
+export const apiTokens = pgTable('api_tokens', {
+  companyId: companyId(),
+  id: id(),
+  userId: ref('user_id').notNull(),
+  tokenHash: text('token_hash').notNull(),
+  prefix: varchar('prefix', { length: 16 }).notNull(), // the first characters, to tell tokens apart
+  revokedAt: instant('revoked_at'),
+  ...timestamps,
+}, (t) => [
+  primaryKey({ columns: [t.companyId, t.id] }),
+  uniqueIndex('api_tokens_token_hash_key').on(t.tokenHash),
+  index('api_tokens_company_user_idx').on(t.companyId, t.userId),
+  sameCompany('api_tokens_user_fk', [t.companyId, t.userId], [users.companyId, users.id], 'cascade'),
+])
+
+export const businesses = pgTable('businesses', {
+  companyId: companyId(),
+  id: id(),
+  name: varchar('name', { length: 255 }).notNull(),
+  linkedinUrl: varchar('linkedin_url', { length: 255 }),
+  sector: varchar('sector', { length: 255 }),
+  colaboratorsCount: integer('colaborators_count'),
+  telephone: varchar('telephone', { length: 255 }),
+  ...timestamps,
+}, (t) => [
+  primaryKey({ columns: [t.companyId, t.id] }),
+  uniqueIndex('businesses_company_name_key').on(t.companyId, sql`lower(${t.name})`),
+])
+
+export const contacts = pgTable('contacts', {
+  companyId: companyId(),
+  id: id(),
+  userId: ref('user_id').notNull(), // owner
+  firstName: varchar('first_name', { length: 255 }).notNull(),
+  lastName: varchar('last_name', { length: 255 }),
+  email: varchar('email', { length: 255 }).notNull(),
+  business: varchar('business', { length: 255 }), // as sent; businessId is the shared record
+  businessId: ref('business_id'),
+  position: varchar('position', { length: 255 }),
+  telephone: varchar('telephone', { length: 255 }),
+  cellphone: varchar('cellphone', { length: 255 }),
+  address: varchar('address', { length: 1000 }),
+  city: varchar('city', { length: 255 }),
+  state: varchar('state', { length: 255 }),
+  country: varchar('country', { length: 255 }),
+  url: varchar('url', { length: 255 }),
+  linkedin: varchar('linkedin', { length: 255 }),
+  variable1: varchar('variable1', { length: 255 }),
+  variable2: varchar('variable2', { length: 255 }),
+  variable3: varchar('variable3', { length: 255 }),
+  carousel: boolean('carousel').notNull().default(false),
+  stage: contactStage('stage'),
+  contactGroupId: ref('contact_group_id'),
+  deletedAt: instant('deleted_at'), // soft delete: hidden from the API, history kept
+  ...timestamps,
+}, (t) => [
+  primaryKey({ columns: [t.companyId, t.id] }),
+  // Live contacts only, so a deleted contact's email is free again.
+  uniqueIndex('contacts_company_email_live_key')
+    .on(t.companyId, sql`lower(${t.email})`)
+    .where(sql`${t.deletedAt} is null`),
+  index('contacts_company_live_idx').on(t.companyId, t.id).where(sql`${t.deletedAt} is null`),
+  index('contacts_company_user_live_idx').on(t.companyId, t.userId, t.id).where(sql`${t.deletedAt} is null`),
+  index('contacts_company_business_idx').on(t.companyId, t.businessId),
+  // Search: substring (ILIKE) of full name (covers first and last), business or email.
+  index('contacts_search_trgm_idx').using(
+    'gin',
+    t.companyId,
+    sql`(${t.firstName} || ' ' || coalesce(${t.lastName}, '')) gin_trgm_ops`,
+    sql`coalesce(${t.business}, '') gin_trgm_ops`,
+    sql`${t.email} gin_trgm_ops`,
+  ).where(sql`${t.deletedAt} is null`),
+  sameCompany('contacts_user_fk', [t.companyId, t.userId], [users.companyId, users.id]),
+  sameCompany('contacts_business_fk', [t.companyId, t.businessId], [businesses.companyId, businesses.id]),
+])
+
+export const customFields = pgTable('custom_fields', {
+  companyId: companyId(),
+  id: id(),
+  field: varchar('field', { length: 255 }).notNull(),
+  kind: customFieldKind('kind').notNull(),
+  options: jsonb('options').$type<{ name: string }[]>().notNull().default([]),
+  ...timestamps,
+}, (t) => [
+  primaryKey({ columns: [t.companyId, t.id] }),
+  uniqueIndex('custom_fields_company_field_key').on(t.companyId, sql`lower(${t.field})`),
+])
+
+export const contactCustomValues = pgTable('contact_custom_values', {
+  companyId: companyId(),
+  contactId: ref('contact_id').notNull(),
+  customFieldId: ref('custom_field_id').notNull(),
+  value: varchar('value', { length: 255 }).notNull(),
+  ...timestamps,
+}, (t) => [
+  primaryKey({ columns: [t.companyId, t.contactId, t.customFieldId] }),
+  index('contact_custom_values_field_idx').on(t.companyId, t.customFieldId),
+  sameCompany('contact_custom_values_contact_fk', [t.companyId, t.contactId], [contacts.companyId, contacts.id], 'cascade'),
+  sameCompany('contact_custom_values_field_fk', [t.companyId, t.customFieldId], [customFields.companyId, customFields.id], 'cascade'),
+])
+
+export const tags = pgTable('tags', {
+  companyId: companyId(),
+  id: id(),
+  name: varchar('name', { length: 255 }).notNull(),
+  color: varchar('color', { length: 7 }).notNull(),
+  ...timestamps,
+}, (t) => [
+  primaryKey({ columns: [t.companyId, t.id] }),
+  uniqueIndex('tags_company_name_key').on(t.companyId, sql`lower(${t.name})`),
+])
+
+export const contactTags = pgTable('contact_tags', {
+  companyId: companyId(),
+  contactId: ref('contact_id').notNull(),
+  tagId: ref('tag_id').notNull(),
+  createdAt: instant('created_at').notNull().defaultNow(),
+}, (t) => [
+  primaryKey({ columns: [t.companyId, t.contactId, t.tagId] }),
+  index('contact_tags_tag_idx').on(t.companyId, t.tagId),
+  sameCompany('contact_tags_contact_fk', [t.companyId, t.contactId], [contacts.companyId, contacts.id], 'cascade'),
+  sameCompany('contact_tags_tag_fk', [t.companyId, t.tagId], [tags.companyId, tags.id], 'cascade'),
+])
+
+export const contactEvents = pgTable('contact_events', {
+  companyId: companyId(),
+  id: id(),
+  contactId: ref('contact_id').notNull(),
+  kind: contactEventKind('kind').notNull(),
+  userId: ref('user_id'), // who caused it; null for the admin command line
+  data: jsonb('data').$type<Record<string, unknown>>().notNull().default({}),
+  occurredAt: instant('occurred_at').notNull().defaultNow(),
+}, (t) => [
+  primaryKey({ columns: [t.companyId, t.id] }),
+  index('contact_events_contact_idx').on(t.companyId, t.contactId, t.id.desc()),
+  sameCompany('contact_events_contact_fk', [t.companyId, t.contactId], [contacts.companyId, contacts.id], 'cascade'),
+  sameCompany('contact_events_user_fk', [t.companyId, t.userId], [users.companyId, users.id]),
+])
+
+export const flows = pgTable('flows', {
+  companyId: companyId(),
+  id: id(),
+  userId: ref('user_id').notNull(),
+  name: varchar('name', { length: 255 }).notNull(),
+  status: flowStatus('status').notNull().default('active'),
+  ...timestamps,
+}, (t) => [
+  primaryKey({ columns: [t.companyId, t.id] }),
+  index('flows_company_user_idx').on(t.companyId, t.userId, t.id),
+  index('flows_name_trgm_idx').using('gin', t.companyId, sql`${t.name} gin_trgm_ops`),
+  sameCompany('flows_user_fk', [t.companyId, t.userId], [users.companyId, users.id]),
+])
+
+export const flowSteps = pgTable('flow_steps', {
+  companyId: companyId(),
+  flowId: ref('flow_id').notNull(),
+  position: integer('position').notNull(),
+  day: integer('day').notNull(), // offset from the enrollment day
+  kind: taskKind('kind').notNull(),
+  title: varchar('title', { length: 255 }).notNull(),
+}, (t) => [
+  primaryKey({ columns: [t.companyId, t.flowId, t.position] }),
+  sameCompany('flow_steps_flow_fk', [t.companyId, t.flowId], [flows.companyId, flows.id], 'cascade'),
+])
+
+export const flowEnrollments = pgTable('flow_enrollments', {
+  companyId: companyId(),
+  id: id(),
+  flowId: ref('flow_id').notNull(),
+  contactId: ref('contact_id').notNull(),
+  status: enrollmentStatus('status').notNull().default('active'),
+  addedAt: instant('added_at').notNull().defaultNow(),
+  ...timestamps,
+}, (t) => [
+  primaryKey({ columns: [t.companyId, t.id] }),
+  // A contact is active at most once per flow; the database settles concurrent adds.
+  uniqueIndex('flow_enrollments_active_key')
+    .on(t.companyId, t.flowId, t.contactId)
+    .where(sql`${t.status} = 'active'`),
+  index('flow_enrollments_contact_idx').on(t.companyId, t.contactId),
+  sameCompany('flow_enrollments_flow_fk', [t.companyId, t.flowId], [flows.companyId, flows.id]),
+  sameCompany('flow_enrollments_contact_fk', [t.companyId, t.contactId], [contacts.companyId, contacts.id]),
+])
+
+export const tasks = pgTable('tasks', {
+  companyId: companyId(),
+  id: id(),
+  kind: taskKind('kind').notNull(),
+  title: varchar('title', { length: 255 }).notNull(),
+  dueDate: date('due_date', { mode: 'string' }).notNull(),
+  done: boolean('done').notNull().default(false),
+  doneAt: instant('done_at'),
+  // The finish day in the company's time zone, fixed when the task is done, so that
+  // done-date filters are plain indexed date comparisons.
+  doneOn: date('done_on', { mode: 'string' }),
+  assignedToId: ref('assigned_to_id').notNull(),
+  flowId: ref('flow_id'),
+  enrollmentId: ref('enrollment_id'),
+  contactId: ref('contact_id').notNull(),
+  ...timestamps,
+}, (t) => [
+  primaryKey({ columns: [t.companyId, t.id] }),
+  index('tasks_due_idx').on(t.companyId, t.done, t.dueDate, t.id),
+  index('tasks_assigned_idx').on(t.companyId, t.assignedToId, t.done, t.dueDate, t.id),
+  index('tasks_flow_idx').on(t.companyId, t.flowId, t.done, t.dueDate, t.id),
+  index('tasks_contact_idx').on(t.companyId, t.contactId, t.dueDate, t.id),
+  index('tasks_done_on_idx').on(t.companyId, t.doneOn).where(sql`${t.done}`),
+  sameCompany('tasks_assigned_fk', [t.companyId, t.assignedToId], [users.companyId, users.id]),
+  sameCompany('tasks_flow_fk', [t.companyId, t.flowId], [flows.companyId, flows.id]),
+  sameCompany('tasks_enrollment_fk', [t.companyId, t.enrollmentId], [flowEnrollments.companyId, flowEnrollments.id]),
+  sameCompany('tasks_contact_fk', [t.companyId, t.contactId], [contacts.companyId, contacts.id]),
+])
+
+export const leads = pgTable('leads', {
+  companyId: companyId(),
+  id: id(),
+  userId: ref('user_id').notNull(), // creator
+  contactId: ref('contact_id'), // the live contact with the same email, if any
+  firstName: varchar('first_name', { length: 255 }).notNull(),
+  lastName: varchar('last_name', { length: 255 }),
+  email: varchar('email', { length: 255 }).notNull(),
+  provider: varchar('provider', { length: 255 }).notNull(),
+  position: varchar('position', { length: 255 }),
+  linkedinUrl: varchar('linkedin_url', { length: 255 }),
+  telephone: varchar('telephone', { length: 255 }),
+  city: varchar('city', { length: 255 }),
+  stateProvince: varchar('state_province', { length: 255 }),
+  country: varchar('country', { length: 255 }),
+  degreeOfConnection: integer('degree_of_connection'),
+  businessName: varchar('business_name', { length: 255 }),
+  businessLinkedinUrl: varchar('business_linkedin_url', { length: 255 }),
+  businessSector: varchar('business_sector', { length: 255 }),
+  businessColaboratorsCount: integer('business_colaborators_count'),
+  businessTelephone: varchar('business_telephone', { length: 255 }),
+  businessId: ref('business_id'),
+  ...timestamps,
+}, (t) => [
+  primaryKey({ columns: [t.companyId, t.id] }),
+  uniqueIndex('leads_company_provider_email_key').on(t.companyId, t.provider, sql`lower(${t.email})`),
+  index('leads_company_email_idx').on(t.companyId, sql`lower(${t.email})`),
+  index('leads_company_user_idx').on(t.companyId, t.userId, t.id),
+  index('leads_company_user_linked_idx').on(t.companyId, t.userId, sql`(${t.contactId} is not null)`, t.id),
+  index('leads_company_contact_idx').on(t.companyId, t.contactId),
+  sameCompany('leads_user_fk', [t.companyId, t.userId], [users.companyId, users.id]),
+  sameCompany('leads_contact_fk', [t.companyId, t.contactId], [contacts.companyId, contacts.id]),
+  sameCompany('leads_business_fk', [t.companyId, t.businessId], [businesses.companyId, businesses.id]),
+])
+
+export const meetTranscriptions = pgTable('meet_transcriptions', {
+  companyId: companyId(),
+  id: id(),
+  userId: ref('user_id').notNull(),
+  meetId: varchar('meet_id', { length: 255 }).notNull(),
+  status: transcriptionStatus('status').notNull().default('recording'),
+  stoppedAt: instant('stopped_at'),
+  transcript: text('transcript'),
+  // Kept beside the text so list pages never read (detoast) transcripts of up to 10 MiB.
+  transcriptLength: integer('transcript_length'),
+  taskId: ref('task_id'),
+  ...timestamps,
+}, (t) => [
+  primaryKey({ columns: [t.companyId, t.id] }),
+  index('meet_transcriptions_user_idx').on(t.companyId, t.userId, sql`(${t.taskId} is not null)`, t.id),
+  sameCompany('meet_transcriptions_user_fk', [t.companyId, t.userId], [users.companyId, users.id]),
+  sameCompany('meet_transcriptions_task_fk', [t.companyId, t.taskId], [tasks.companyId, tasks.id]),
+])
+
+export const whatsappMessages = pgTable('whatsapp_messages', {
+  companyId: companyId(),
+  id: id(),
+  contactId: ref('contact_id').notNull(),
+  userId: ref('user_id').notNull(), // the responsible user
+  direction: messageDirection('direction').notNull(),
+  body: text('body').notNull(),
+  status: messageStatus('status').notNull(),
+  sentAt: instant('sent_at').notNull(),
+  ...timestamps,
+}, (t) => [
+  primaryKey({ columns: [t.companyId, t.id] }),
+  index('whatsapp_messages_contact_idx').on(t.companyId, t.contactId, t.sentAt.desc(), t.id.desc()),
+  index('whatsapp_messages_contact_user_idx').on(t.companyId, t.contactId, t.userId, t.sentAt.desc(), t.id.desc()),
+  sameCompany('whatsapp_messages_contact_fk', [t.companyId, t.contactId], [contacts.companyId, contacts.id]),
+  sameCompany('whatsapp_messages_user_fk', [t.companyId, t.userId], [users.companyId, users.id]),
+])
+
+// One row per (contact, responsible user), maintained with the messages, so that a
+// contact's chats are read from a handful of rows instead of aggregating its messages.
+export const whatsappChats = pgTable('whatsapp_chats', {
+  companyId: companyId(),
+  contactId: ref('contact_id').notNull(),
+  userId: ref('user_id').notNull(),
+  messagesCount: integer('messages_count').notNull(),
+  lastMessageId: ref('last_message_id').notNull(),
+  lastMessageAt: instant('last_message_at').notNull(),
+}, (t) => [
+  primaryKey({ columns: [t.companyId, t.contactId, t.userId] }),
+  index('whatsapp_chats_contact_recent_idx').on(t.companyId, t.contactId, t.lastMessageAt.desc()),
+  sameCompany('whatsapp_chats_contact_fk', [t.companyId, t.contactId], [contacts.companyId, contacts.id]),
+  sameCompany('whatsapp_chats_user_fk', [t.companyId, t.userId], [users.companyId, users.id]),
+  sameCompany('whatsapp_chats_last_message_fk', [t.companyId, t.lastMessageId], [whatsappMessages.companyId, whatsappMessages.id]),
+])
+
+// Running totals for list pages (an exact COUNT over a large company costs a scan per
+// request): one row per (company, list, key), adjusted in the same transaction as the rows
+// it counts. `key` is 0 for a company-wide total, else e.g. the user id of a per-user total.
+export const counters = pgTable('counters', {
+  companyId: companyId(),
+  list: varchar('list', { length: 64 }).notNull(),
+  key: bigint('key', { mode: 'number' }).notNull().default(0),
+  value: bigint('value', { mode: 'number' }).notNull().default(0),
+}, (t) => [primaryKey({ columns: [t.companyId, t.list, t.key] })])

@@ -1,0 +1,56 @@
+// Demo data for a fresh database: one company with a few users and one printed token,
+// extended by each resource's seeder (they run in order, in one transaction, and find
+// what earlier seeders made by reading the database).
+import { count } from 'drizzle-orm'
+import type { Database } from '../db/client.js'
+import { companies } from '../db/schema.js'
+import { createToken } from '../modules/auth/tokens.service.js'
+import { insertCompany, insertUser } from '../modules/users/users.repository.js'
+import { asCompanyId, type CompanyId } from '../tenancy.js'
+
+export interface DemoContext {
+  db: Database
+  companyId: CompanyId
+  /** Users of the demo company, the first one an admin. */
+  userIds: number[]
+  now: Date
+  /** Deterministic pseudo-random numbers in [0, 1), so every demo database is alike. */
+  random: () => number
+}
+
+export type DemoSeeder = (ctx: DemoContext) => Promise<void>
+
+const seeders: DemoSeeder[] = []
+
+function mulberry32(seed: number): () => number {
+  let a = seed
+  return () => {
+    a = (a + 0x6d2b79f5) | 0
+    let t = Math.imul(a ^ (a >>> 15), 1 | a)
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+/** Loads the demo company when the database has no company yet; returns its token. */
+export async function seedDemoIfEmpty(db: Database, now = new Date()): Promise<{ token: string; userId: number } | undefined> {
+  const [existing] = await db.select({ n: count() }).from(companies)
+  if ((existing?.n ?? 0) > 0) return undefined
+  return db.transaction(async (tx) => {
+    const company = await insertCompany(tx, { name: 'Acme Sales', timezone: 'America/Sao_Paulo' })
+    const companyId = asCompanyId(company.id)
+    const people = [
+      { name: 'Ana Souza', email: 'ana@acme.example', role: 'admin' as const },
+      { name: 'Bruno Lima', email: 'bruno@acme.example', role: 'member' as const },
+      { name: 'Carla Mendes', email: 'carla@acme.example', role: 'member' as const },
+    ]
+    const userIds: number[] = []
+    for (const person of people) userIds.push((await insertUser(tx, companyId, person)).id)
+    const ctx: DemoContext = { db: tx, companyId, userIds, now, random: mulberry32(20261122) }
+    for (const seed of seeders) await seed(ctx)
+    const [adminId] = userIds
+    if (adminId === undefined) throw new Error('demo company has no user')
+    const { token } = await createToken(tx, adminId)
+    return { token, userId: adminId }
+  })
+}

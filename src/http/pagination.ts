@@ -1,0 +1,73 @@
+// Paged lists: limit/offset from `page` and `per_page`, the `meta` object and the Link
+// header (first/last always, prev/next where such a page exists), whose URLs keep every
+// query parameter of the request except api_token.
+import type { FastifyReply, FastifyRequest } from 'fastify'
+
+export const DEFAULT_PER_PAGE = 25
+
+export interface PageRequest {
+  page: number
+  per_page?: number | undefined
+}
+
+export interface PageWindow {
+  page: number
+  perPage: number
+  limit: number
+  offset: number
+}
+
+export function pageWindow(query: PageRequest): PageWindow {
+  const perPage = query.per_page ?? DEFAULT_PER_PAGE
+  return { page: query.page, perPage, limit: perPage, offset: (query.page - 1) * perPage }
+}
+
+export interface PageMeta {
+  page: number
+  per_page: number
+  total_count: number
+  total_pages: number
+}
+
+/**
+ * The list body for one page, with the Link header set on the reply. Call it with the
+ * total and the rows of the page (skip the rows query when `offset >= total`).
+ */
+export function sendPage<T>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  window: PageWindow,
+  total: number,
+  data: T[],
+): { data: T[]; meta: PageMeta } {
+  const totalPages = Math.ceil(total / window.perPage)
+  reply.header('link', linkHeader(request.url, window.page, Math.max(totalPages, 1)))
+  return {
+    data,
+    meta: { page: window.page, per_page: window.perPage, total_count: total, total_pages: totalPages },
+  }
+}
+
+function linkHeader(url: string, page: number, lastPage: number): string {
+  const q = url.indexOf('?')
+  const path = q === -1 ? url : url.slice(0, q)
+  const kept = (q === -1 ? '' : url.slice(q + 1))
+    .split('&')
+    .filter((pair) => pair !== '' && !['api_token', 'page'].includes(paramName(pair)))
+  const link = (n: number, rel: string) => `<${path}?${[`page=${n}`, ...kept].join('&')}>; rel="${rel}"`
+  const links = [link(1, 'first')]
+  if (page > 1) links.push(link(Math.min(page - 1, lastPage), 'prev'))
+  if (page < lastPage) links.push(link(page + 1, 'next'))
+  links.push(link(lastPage, 'last'))
+  return links.join(', ')
+}
+
+function paramName(pair: string): string {
+  const eq = pair.indexOf('=')
+  const raw = eq === -1 ? pair : pair.slice(0, eq)
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, ' '))
+  } catch {
+    return raw
+  }
+}

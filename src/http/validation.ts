@@ -1,0 +1,179 @@
+// Request validation with the contract's coercions, shared by the HTTP layer (as Fastify's
+// validator compiler) and the admin command line:
+// - Integer: a JSON integer or a string of decimal digits; true-flags and booleans: JSON
+//   booleans or the strings 'true'/'false'. Nothing else is coerced (no '1e3', no true → 1).
+// - '' for an optional parameter that is not a string counts as not given.
+// - Failures become one 422 ApiError whose details name each parameter with its problems.
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
+import addFormats from 'ajv-formats'
+import type { FastifySchemaCompiler } from 'fastify'
+import type { Static, TSchema } from 'typebox'
+import { invalid, type ErrorDetails } from '../errors.js'
+
+export interface JsonSchema {
+  type?: string | string[]
+  anyOf?: JsonSchema[]
+  properties?: Record<string, JsonSchema>
+  required?: string[]
+  items?: JsonSchema
+  [keyword: string]: unknown
+}
+
+// verbose: errors carry their schema, to word messages (a true-flag, a blank check).
+const ajv = new Ajv({ allErrors: true, verbose: true, strict: false, coerceTypes: false, useDefaults: true })
+addFormats.default(ajv, ['date', 'date-time', 'email'])
+
+const compiled = new WeakMap<object, ValidateFunction>()
+
+function compile(schema: JsonSchema): ValidateFunction {
+  let validate = compiled.get(schema)
+  if (!validate) {
+    validate = ajv.compile(schema)
+    compiled.set(schema, validate)
+  }
+  return validate
+}
+
+/** Validates (after the contract's coercions) and returns the data, or throws a 422 ApiError. */
+export function validate<S extends TSchema>(schema: S, data: unknown): Static<S> {
+  const json = schema as unknown as JsonSchema
+  const value = coerce(json, data ?? {})
+  const check = compile(json)
+  if (!check(value)) throw invalid(describe(check.errors ?? []))
+  return value as Static<S>
+}
+
+export const validatorCompiler: FastifySchemaCompiler<JsonSchema> = ({ schema }) => {
+  const check = compile(schema)
+  return (data: unknown) => {
+    const value = coerce(schema, data ?? {})
+    if (check(value)) return { value }
+    return { error: invalid(describe(check.errors ?? [])) }
+  }
+}
+
+function typesOf(schema: JsonSchema): Set<string> {
+  const types = new Set<string>()
+  const add = (s: JsonSchema) => {
+    if (typeof s.type === 'string') types.add(s.type)
+    else if (Array.isArray(s.type)) s.type.forEach((t) => types.add(t))
+    s.anyOf?.forEach(add)
+  }
+  add(schema)
+  return types
+}
+
+/** Free text: a string without format, enum or const (dates and enums are not "strings" here). */
+function acceptsFreeText(schema: JsonSchema): boolean {
+  const isText = (s: JsonSchema) =>
+    (s.type === 'string' || (Array.isArray(s.type) && s.type.includes('string'))) &&
+    s.format === undefined && s.enum === undefined && s.const === undefined
+  return isText(schema) || (schema.anyOf?.some(isText) ?? false)
+}
+
+function arrayItems(schema: JsonSchema): JsonSchema | undefined {
+  return schema.items ?? schema.anyOf?.find((s) => s.items)?.items
+}
+
+function objectSchema(schema: JsonSchema): JsonSchema | undefined {
+  return schema.properties ? schema : schema.anyOf?.find((s) => s.properties)
+}
+
+function coerce(schema: JsonSchema, value: unknown): unknown {
+  const types = typesOf(schema)
+  if (typeof value === 'string') {
+    if (types.has('string')) return value
+    if ((types.has('integer') || types.has('number')) && /^\d{1,16}$/.test(value)) {
+      const n = Number(value)
+      if (Number.isSafeInteger(n)) return n
+    }
+    if (types.has('boolean') && (value === 'true' || value === 'false')) return value === 'true'
+    return value
+  }
+  if (Array.isArray(value)) {
+    const items = arrayItems(schema)
+    return items ? value.map((item: unknown) => coerce(items, item)) : value
+  }
+  if (typeof value === 'object' && value !== null) {
+    const shape = objectSchema(schema)
+    if (!shape?.properties) return value
+    const required = new Set(shape.required ?? [])
+    const result: Record<string, unknown> = {}
+    for (const [key, v] of Object.entries(value)) {
+      const propSchema = shape.properties[key]
+      if (!propSchema) result[key] = v
+      else if (v !== '' || required.has(key) || acceptsFreeText(propSchema)) result[key] = coerce(propSchema, v)
+    }
+    return result
+  }
+  return value
+}
+
+function describe(errors: ErrorObject[]): ErrorDetails {
+  const details: ErrorDetails = {}
+  // A value of the wrong type fails its other keywords too; the type is what to fix.
+  const typeFailures = new Set(errors.filter((e) => e.keyword === 'type').map((e) => e.instancePath))
+  const anyOfFailures = new Set(errors.filter((e) => e.keyword === 'anyOf').map((e) => e.instancePath))
+  for (const error of errors) {
+    // A failed union reports every branch; the null branch adds nothing for a caller.
+    if (error.keyword === 'anyOf') continue
+    if (anyOfFailures.has(error.instancePath) && error.keyword === 'type' && error.params.type === 'null') continue
+    if (typeFailures.has(error.instancePath) && error.keyword !== 'type') continue
+    const segments = error.instancePath.split('/').slice(1)
+    const name =
+      error.keyword === 'required'
+        ? [...segments, String(error.params.missingProperty)][0]
+        : segments[0]
+    const key = name ?? 'base'
+    const message = messageFor(error)
+    const list = (details[key] ??= [])
+    if (!list.includes(message)) list.push(message)
+  }
+  return details
+}
+
+function messageFor(error: ErrorObject): string {
+  const p = error.params as Record<string, unknown>
+  switch (error.keyword) {
+    case 'required':
+      return "can't be blank"
+    case 'type':
+      switch (p.type) {
+        case 'integer':
+        case 'number':
+          return 'must be an integer'
+        case 'boolean':
+          return error.parentSchema?.const === true ? 'must be true' : 'must be true or false'
+        case 'array':
+          return 'must be a list'
+        case 'object':
+          return 'must be an object'
+        default:
+          return 'must be a string'
+      }
+    case 'const':
+      return p.allowedValue === true ? 'must be true' : `must be ${JSON.stringify(p.allowedValue)}`
+    case 'enum':
+      return 'is not included in the list'
+    case 'minimum':
+      return `must be greater than or equal to ${String(p.limit)}`
+    case 'maximum':
+      return `must be less than or equal to ${String(p.limit)}`
+    case 'minLength':
+      return "can't be blank"
+    case 'maxLength':
+      return `is too long (maximum is ${String(p.limit)} characters)`
+    case 'minItems':
+      return `must have at least ${String(p.limit)} item${p.limit === 1 ? '' : 's'}`
+    case 'maxItems':
+      return `must have at most ${String(p.limit)} items`
+    case 'pattern':
+      return error.schema === '\\S' ? "can't be blank" : 'is invalid'
+    case 'format':
+      if (p.format === 'date') return 'must be a date (yyyy-mm-dd)'
+      if (p.format === 'date-time') return 'must be a date-time (ISO 8601 with offset)'
+      return 'is invalid'
+    default:
+      return error.message ?? 'is invalid'
+  }
+}

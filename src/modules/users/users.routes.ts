@@ -1,0 +1,39 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { notFound } from '../../errors.js'
+import { pageWindow, sendPage } from '../../http/pagination.js'
+import { countUsers, findCompany, findUser, listUsers } from './users.repository.js'
+import { AuthorizeResponse, UsersListQuery, UsersPage } from './users.schemas.js'
+import { toUser } from './users.service.js'
+
+const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get('/v1/users', {
+    schema: {
+      tags: ['users'],
+      summary: 'List the users of your company',
+      querystring: UsersListQuery,
+      response: { 200: UsersPage },
+    },
+  }, async (request, reply) => {
+    const { companyId } = request.caller
+    const window = pageWindow(request.query)
+    const total = await countUsers(app.db, companyId)
+    const rows = window.offset < total ? await listUsers(app.db, companyId, window) : []
+    return sendPage(request, reply, window, total, rows.map(toUser))
+  })
+
+  app.get('/v1/users/authorize_api', {
+    schema: {
+      tags: ['users'],
+      summary: 'Check an api_token: the user it acts for and its company',
+      operationId: 'authorize_api_token',
+      response: { 200: AuthorizeResponse },
+    },
+  }, async (request) => {
+    const { companyId, userId } = request.caller
+    const [user, company] = await Promise.all([findUser(app.db, companyId, userId), findCompany(app.db, companyId)])
+    if (!user || !company) throw notFound()
+    return { user: toUser(user), company: { id: company.id, name: company.name, timezone: company.timezone } }
+  })
+}
+
+export default usersRoutes

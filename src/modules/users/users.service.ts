@@ -1,0 +1,57 @@
+import type { Database } from '../../db/client.js'
+import { uniqueViolation } from '../../db/errors.js'
+import { ApiError, invalid } from '../../errors.js'
+import { asCompanyId, type CompanyId } from '../../tenancy.js'
+import type { CompanyCreateInput, UserCreateInput } from './users.schemas.js'
+import { findCompany, insertCompany, insertUser, type CompanyRow, type UserRow } from './users.repository.js'
+
+export const toUser = (row: UserRow) => ({
+  id: row.id,
+  name: row.name,
+  email: row.email,
+  role: row.role,
+  active: row.active,
+  created_at: row.createdAt,
+  updated_at: row.updatedAt,
+})
+
+export const toCompany = (row: CompanyRow) => ({
+  id: row.id,
+  name: row.name,
+  timezone: row.timezone,
+  created_at: row.createdAt,
+  updated_at: row.updatedAt,
+})
+
+export function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone })
+    return true
+  } catch {
+    return false
+  }
+}
+
+export async function createCompany(db: Database, input: CompanyCreateInput) {
+  const timezone = input.timezone ?? 'UTC'
+  if (!isTimeZone(timezone)) throw invalid({ timezone: ['is not a known IANA time zone (Area/City)'] })
+  return toCompany(await insertCompany(db, { name: input.name, timezone }))
+}
+
+/** The company an admin command names, checked to exist. */
+export async function requireCompany(db: Database, id: number): Promise<CompanyId> {
+  const companyId = asCompanyId(id)
+  if (!(await findCompany(db, companyId))) throw new ApiError(404, `company ${id} not found`)
+  return companyId
+}
+
+export async function createUser(db: Database, input: UserCreateInput) {
+  const companyId = await requireCompany(db, input.company)
+  try {
+    const row = await insertUser(db, companyId, { name: input.name, email: input.email, role: input.role ?? 'member' })
+    return toUser(row)
+  } catch (err) {
+    if (uniqueViolation(err) === 'users_company_email_key') throw invalid({ email: ['has already been taken'] })
+    throw err
+  }
+}

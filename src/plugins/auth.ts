@@ -1,0 +1,75 @@
+// Contract sections 3 and 6, for the /api routes: resolve the api_token to a caller
+// (through the in-process token cache), then spend one request of the caller's rate
+// limit. Requests without a valid token spend from their client address's limit instead,
+// so tokens cannot be guessed at speed. Every answer carries the X-RateLimit-* headers.
+import type { FastifyReply } from 'fastify'
+import fp from 'fastify-plugin'
+import { ApiError, invalidToken, missingToken } from '../errors.js'
+import { TokenCache } from '../modules/auth/token-cache.js'
+import { findCallerByTokenHash } from '../modules/auth/tokens.repository.js'
+import { hashToken, REVOKE_CHANNEL } from '../modules/auth/tokens.service.js'
+import type { RateLimitDecision, RateLimiter } from '../rate-limit/limiter.js'
+import type { Caller } from '../tenancy.js'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The authenticated caller; set on every /api route before validation. */
+    caller: Caller
+  }
+}
+
+function setRateHeaders(reply: FastifyReply, decision: RateLimitDecision) {
+  reply.header('x-ratelimit-limit', decision.limit)
+  reply.header('x-ratelimit-remaining', decision.remaining)
+  reply.header('x-ratelimit-reset', decision.resetSeconds)
+  if (!decision.allowed) reply.header('retry-after', Math.max(1, decision.resetSeconds))
+}
+
+export interface AuthOptions {
+  limiter: RateLimiter
+  cache?: TokenCache
+}
+
+export default fp<AuthOptions>(
+  async (app, { limiter, cache = new TokenCache() }) => {
+    app.decorateRequest('caller', null as unknown as Caller)
+    // Another process (the admin command line) revoked a token: forget it now. After a lost
+    // LISTEN connection, forget everything, since announcements may have been missed.
+    await app.database.listen(
+      REVOKE_CHANNEL,
+      (tokenHash) => {
+        cache.delete(tokenHash)
+      },
+      () => {
+        cache.clear()
+      },
+    )
+
+    async function spend(key: string, reply: FastifyReply) {
+      const decision = await limiter.consume(key)
+      setRateHeaders(reply, decision)
+      if (!decision.allowed) throw new ApiError(429)
+    }
+
+    app.addHook('preValidation', async (request, reply) => {
+      const token = request.apiToken
+      if (token === undefined) {
+        await spend(`ip:${request.ip}`, reply)
+        throw missingToken()
+      }
+      const tokenHash = hashToken(token)
+      let caller = cache.get(tokenHash)
+      if (!caller) {
+        caller = token === '' ? undefined : await findCallerByTokenHash(app.db, tokenHash)
+        if (caller) cache.set(tokenHash, caller)
+      }
+      if (!caller) {
+        await spend(`ip:${request.ip}`, reply)
+        throw invalidToken()
+      }
+      request.caller = caller
+      await spend(`token:${caller.tokenId}`, reply)
+    })
+  },
+  { name: 'auth', dependencies: ['db', 'request-params'] },
+)

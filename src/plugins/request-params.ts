@@ -1,0 +1,90 @@
+// Contract section 2: an operation's parameters come from the path, the query string and
+// the body, merged (path over body over query), optionally wrapped in the resource's root
+// key (route config `rootKey`), with api_token taken out for the auth plugin (header, else
+// query, else body). Bodies are JSON objects or Rails-style forms; anything else is 415,
+// and a body that does not parse is 400.
+import fp from 'fastify-plugin'
+import { ApiError } from '../errors.js'
+import { FormError, parseForm } from '../http/form.js'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The resource's singular root key: `{"contact": {...}}` is read as `{...}`. */
+    rootKey?: string
+  }
+  interface FastifyRequest {
+    /** The api_token as sent (header, query or body), if any. */
+    apiToken: string | undefined
+  }
+}
+
+type Params = Record<string, unknown>
+
+const isPlainObject = (value: unknown): value is Params =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+function unwrap(params: Params, rootKey: string | undefined): Params {
+  if (!rootKey) return params
+  const wrapped = params[rootKey]
+  if (!isPlainObject(wrapped)) return params
+  const { [rootKey]: _, ...rest } = params
+  return { ...rest, ...wrapped }
+}
+
+function bearer(header: string | undefined): string | undefined {
+  if (!header) return undefined
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header)
+  return match ? match[1] : header
+}
+
+function tokenFrom(value: unknown): string | undefined {
+  if (value === undefined) return undefined
+  return typeof value === 'string' ? value : '' // present but not a string: invalid, not missing
+}
+
+export default fp(
+  (app, _opts, done) => {
+    // Parameters may come in the body of any operation, GET included.
+    app.addHttpMethod('GET', { hasBody: true, overrideExisting: true })
+    app.removeContentTypeParser('text/plain')
+    app.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string' },
+      (_request, body, parsed) => {
+        try {
+          parsed(null, parseForm(body as string))
+        } catch (err) {
+          parsed(err instanceof FormError ? new ApiError(400) : (err as Error), undefined)
+        }
+      },
+    )
+
+    app.decorateRequest('apiToken', undefined)
+
+    app.addHook('preValidation', async (request) => {
+      const rawBody: unknown = request.body
+      if (rawBody !== undefined && rawBody !== null && !isPlainObject(rawBody)) throw new ApiError(400)
+      const rootKey = request.routeOptions.config.rootKey
+      const query = unwrap(isPlainObject(request.query) ? request.query : {}, rootKey)
+      const body = unwrap(rawBody ?? {}, rootKey)
+      const path = isPlainObject(request.params) ? request.params : {}
+
+      request.apiToken =
+        bearer(request.headers.authorization) ?? tokenFrom(query.api_token) ?? tokenFrom(body.api_token)
+
+      // Path parameters are validated and read on their own (request.params); here they
+      // only win, by removing any body or query value of the same name.
+      const merged: Params = {}
+      for (const [key, value] of Object.entries({ ...query, ...body })) {
+        if (key !== 'api_token' && !(key in path)) merged[key] = value
+      }
+      if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'DELETE') {
+        request.query = merged
+      } else {
+        request.body = merged
+      }
+    })
+    done()
+  },
+  { name: 'request-params' },
+)

@@ -1,0 +1,93 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { eq } from 'drizzle-orm'
+import { users } from '../../src/db/schema.js'
+import { createToken, revokeToken } from '../../src/modules/auth/tokens.service.js'
+import { tenant, type Tenant } from '../helpers/factories.js'
+import { backends, startApp, type TestApp } from '../helpers/app.js'
+
+for (const backend of backends()) {
+  describe(`authentication (${backend.name})`, () => {
+    let t: TestApp
+    let acme: Tenant
+
+    before(async () => {
+      t = await startApp(backend)
+      acme = await tenant(t.db)
+    })
+    after(() => t.close())
+
+    const authorize = (options: { headers?: Record<string, string>; query?: string; body?: object }) =>
+      t.app.inject({
+        method: 'GET',
+        url: `/api/v1/users/authorize_api${options.query ? `?${options.query}` : ''}`,
+        headers: { ...options.headers, ...(options.body ? { 'content-type': 'application/json' } : {}) },
+        ...(options.body ? { payload: options.body } : {}),
+      })
+
+    test('token in the Authorization header, the query string or the body', async () => {
+      assert.equal((await authorize({ headers: acme.auth })).statusCode, 200)
+      assert.equal((await authorize({ query: `api_token=${acme.token}` })).statusCode, 200)
+      assert.equal((await authorize({ body: { api_token: acme.token } })).statusCode, 200)
+    })
+
+    test('header wins over query, query over body', async () => {
+      assert.equal((await authorize({ headers: acme.auth, query: 'api_token=wrong' })).statusCode, 200)
+      assert.equal((await authorize({ headers: { authorization: 'Bearer wrong' }, query: `api_token=${acme.token}` })).statusCode, 401)
+      assert.equal((await authorize({ query: `api_token=${acme.token}`, body: { api_token: 'wrong' } })).statusCode, 200)
+      assert.equal((await authorize({ query: 'api_token=wrong', body: { api_token: acme.token } })).statusCode, 401)
+    })
+
+    test('missing token: 401 Missing api_token', async () => {
+      const res = await authorize({})
+      assert.equal(res.statusCode, 401)
+      assert.deepEqual(res.json(), {
+        error: { status: 401, message: 'Missing api_token', request_id: res.headers['x-request-id'] },
+      })
+    })
+
+    test('unknown token: 401 Invalid api_token', async () => {
+      for (const token of ['eng_nope', '', 'Bearer']) {
+        const res = await authorize({ headers: { authorization: `Bearer ${token}` } })
+        assert.equal(res.statusCode, 401, token)
+        assert.equal(res.json().error.message, 'Invalid api_token')
+      }
+      const nonString = await authorize({ body: { api_token: 12345 } })
+      assert.equal(nonString.json().error.message, 'Invalid api_token')
+    })
+
+    test('a revoked token stops working at once, even though it was cached', async () => {
+      const { token } = await createToken(t.db, acme.userId)
+      const headers = { authorization: `Bearer ${token}` }
+      assert.equal((await authorize({ headers })).statusCode, 200) // now cached
+      await revokeToken(t.db, token)
+      // The NOTIFY reaches the server's LISTEN asynchronously; it is prompt, not instant.
+      let status = 200
+      for (let i = 0; i < 50 && status === 200; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20))
+        status = (await authorize({ headers })).statusCode
+      }
+      assert.equal(status, 401)
+      assert.equal((await authorize({ headers: acme.auth })).statusCode, 200)
+    })
+
+    test('tokens of an inactive user are refused', async () => {
+      const other = await tenant(t.db)
+      await t.db.update(users).set({ active: false }).where(eq(users.id, other.userId))
+      const res = await authorize({ headers: other.auth })
+      assert.equal(res.statusCode, 401)
+    })
+
+    test('only a hash of the token is stored', async () => {
+      const { token, prefix } = await createToken(t.db, acme.userId)
+      assert.match(token, /^eng_[A-Za-z0-9_-]{32}$/)
+      assert.equal(prefix, token.slice(0, 12))
+      const rows = await t.database.db.query.apiTokens.findMany()
+      assert.ok(rows.length > 0)
+      for (const row of rows) {
+        assert.notEqual(row.tokenHash, token)
+        assert.match(row.tokenHash, /^[0-9a-f]{64}$/)
+      }
+    })
+  })
+}

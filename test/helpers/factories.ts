@@ -1,0 +1,40 @@
+// Small factories: each test inserts exactly what it needs, through the service code.
+import type { Database } from '../../src/db/client.js'
+import { createToken } from '../../src/modules/auth/tokens.service.js'
+import { createCompany, createUser } from '../../src/modules/users/users.service.js'
+import { asCompanyId, type CompanyId } from '../../src/tenancy.js'
+
+let sequence = 0
+const next = () => ++sequence
+
+export interface Tenant {
+  companyId: CompanyId
+  userId: number
+  token: string
+  /** `Authorization: Bearer <token>` */
+  auth: { authorization: string }
+}
+
+/** A company with one admin user and an api token for that user. */
+export async function tenant(db: Database, options: { timezone?: string; name?: string } = {}): Promise<Tenant> {
+  const n = next()
+  const company = await createCompany(db, { name: options.name ?? `Company ${n}`, timezone: options.timezone ?? 'UTC' })
+  const companyId = asCompanyId(company.id)
+  const user = await addUser(db, companyId, { role: 'admin' })
+  const { token } = await createToken(db, user.id)
+  return { companyId, userId: user.id, token, auth: { authorization: `Bearer ${token}` } }
+}
+
+export async function addUser(
+  db: Database,
+  companyId: CompanyId,
+  options: { name?: string; email?: string; role?: 'admin' | 'member' } = {},
+) {
+  const n = next()
+  return createUser(db, {
+    company: companyId,
+    name: options.name ?? `User ${n}`,
+    email: options.email ?? `user${n}@example.com`,
+    role: options.role ?? 'member',
+  })
+}
