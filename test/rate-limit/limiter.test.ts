@@ -7,7 +7,7 @@ import { recordingLogger } from './helpers.js'
 
 interface Clocked {
   limiter: RateLimiter
-  at(time: number): void
+  at: (time: number) => void
 }
 
 async function memoryLimiter(max = 60, windowMs = 10_000): Promise<Clocked> {
