@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url'
 import { PGlite } from '@electric-sql/pglite'
 import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin'
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
-import { sql } from 'drizzle-orm'
+import { sql, type SQL } from 'drizzle-orm'
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres'
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
@@ -19,6 +19,15 @@ import * as schema from './schema.js'
 export type Schema = typeof schema
 /** The database or a transaction: repositories take either. */
 export type Database = PgDatabase<PgQueryResultHKT, Schema>
+
+/**
+ * Rows of a raw SQL statement (both drivers answer `{ rows }`). Raw rows are as the driver
+ * gives them: snake_case names, and bigint columns as strings unless cast in the SQL.
+ */
+export async function rawRows<T>(db: Database, query: SQL): Promise<T[]> {
+  const result = (await db.execute(query)) as { rows: T[] }
+  return result.rows
+}
 
 export interface DatabaseHandle {
   readonly db: Database

@@ -39,7 +39,7 @@ export interface RateLimiter {
   close(): Promise<void>
 }
 
-export const DEFAULT_KEY_PREFIX = 'engage:rl:'
+const DEFAULT_KEY_PREFIX = 'engage:rl:'
 // A decision must never wait long on Redis: past this it is answered in process.
 const COMMAND_TIMEOUT_MS = 300
 // Reconnect attempts, and trial decisions after Redis failed while still connected.
@@ -104,7 +104,8 @@ class RedisBackedLimiter implements RateLimiter {
       disconnectTimeout: COMMAND_TIMEOUT_MS,
     })
     this.#store = new RedisWindow(this.#redis, options.max, options.windowMs, options.keyPrefix ?? DEFAULT_KEY_PREFIX)
-    // Without an 'error' listener ioredis would crash the process; failures only matter on transition.
+    // Without an 'error' listener ioredis prints (or throws) on every failed reconnect;
+    // here only the transitions are logged, once each.
     this.#redis.on('error', (err: Error) => {
       this.#markDown(err)
     })

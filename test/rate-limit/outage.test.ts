@@ -1,5 +1,7 @@
 // Redis going away and coming back, on private redis-servers this file starts and kills.
 import assert from 'node:assert/strict'
+import { once } from 'node:events'
+import { createServer, type AddressInfo, type Socket } from 'node:net'
 import { describe, test, type TestContext } from 'node:test'
 import { createRateLimiter, type RateLimiter } from '../../src/rate-limit/limiter.js'
 import {
@@ -85,6 +87,25 @@ describe('Redis outage', { skip: !hasRedisServer && 'redis-server is not on PATH
     assert.ok(await waitFor(() => limiter.backend === 'redis', 5_000), 'on Redis within 5 s')
     assert.equal((await timedConsume(limiter, 'k')).remaining, 1)
     assert.equal(logger.count('info'), 1)
+  })
+
+  test('a server that accepts connections but never answers: nothing hangs', async (t) => {
+    const sockets = new Set<Socket>()
+    const silent = createServer((socket) => sockets.add(socket))
+    silent.listen(0, '127.0.0.1')
+    await once(silent, 'listening')
+    t.after(() => {
+      for (const socket of sockets) socket.destroy()
+      silent.close()
+    })
+    const { port } = silent.address() as AddressInfo
+    const { limiter, logger, startupMs } = await limiterOn(t, `redis://127.0.0.1:${port}`, 1)
+    assert.ok(startupMs < 1_500, `createRateLimiter took ${Math.round(startupMs)} ms`)
+    assert.equal(limiter.backend, 'memory')
+    assert.equal((await timedConsume(limiter, 'k')).allowed, true)
+    assert.equal((await timedConsume(limiter, 'k')).allowed, false)
+    assert.equal(logger.count('warn'), 1)
+    assert.ok(sockets.size > 0, 'the limiter did connect')
   })
 
   test('stalled (commands time out): answers in process, then tries Redis again', async (t) => {
