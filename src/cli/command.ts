@@ -1,5 +1,7 @@
 // What an admin command is: its options (parsed with node's util.parseArgs), its help,
-// and a run function that returns the record or result it prints.
+// the TypeBox schema its options are validated with (the API's rules and messages, before
+// the database is opened), and a run function that returns the record or result it prints.
+import type { Static, TSchema } from 'typebox'
 import type { Database } from '../db/client.js'
 
 export interface OptionSpec {
@@ -14,9 +16,16 @@ export interface Command {
   name: string
   summary: string
   options: Record<string, OptionSpec>
-  run(db: Database, args: Record<string, string>): Promise<object>
+  input: TSchema
+  run(db: Database, input: never): Promise<object>
 }
 
-export function defineCommand(command: Command): Command {
+export function defineCommand<S extends TSchema>(command: {
+  name: string
+  summary: string
+  options: Record<string, OptionSpec>
+  input: S
+  run(db: Database, input: Static<S>): Promise<object>
+}): Command {
   return command
 }

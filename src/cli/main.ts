@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util'
 import { ConfigError, loadConfig } from '../config.js'
 import { openDatabase } from '../db/client.js'
 import { ApiError } from '../errors.js'
+import { validate } from '../http/validation.js'
 import type { Command } from './command.js'
 import { commands } from './commands.js'
 
@@ -100,10 +101,11 @@ async function main(argv: string[]): Promise<number> {
     if (spec.required && args[name] === undefined) throw new UsageError(`--${name} is required`)
   }
 
+  const input = validate(command.input, args)
   const config = loadConfig()
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
   try {
-    const result = await command.run(database.db, args)
+    const result = await command.run(database.db, input as never)
     process.stdout.write((parsed.values.json ? JSON.stringify(result) : readable(result)) + '\n')
   } finally {
     await database.close()

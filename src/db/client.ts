@@ -130,6 +130,7 @@ function openPostgres(url: string, onError: (err: Error) => void = () => {}): Op
       await connect()
     },
     async close() {
+      if (closed) return
       closed = true
       await Promise.all(listeners.map((client) => client.end().catch(() => undefined)))
       await pool.end()
@@ -161,6 +162,7 @@ async function openPglite(dataDir: string): Promise<OpenedHandle> {
       await client.listen(channel, onMessage)
     },
     async close() {
+      if (client.closed) return
       await client.close()
       releaseLock()
     },

@@ -1,7 +1,6 @@
 import { defineCommand } from '../../cli/command.js'
-import { validate } from '../../http/validation.js'
 import { createToken, revokeToken } from '../auth/tokens.service.js'
-import { CompanyCreateInput, TokenCreateInput, UserCreateInput } from './users.schemas.js'
+import { CompanyCreateInput, TokenCreateInput, TokenRevokeInput, UserCreateInput } from './users.schemas.js'
 import { createCompany, createUser } from './users.service.js'
 
 export const usersCommands = [
@@ -12,7 +11,8 @@ export const usersCommands = [
       name: { value: 'N', description: 'the company name', required: true },
       timezone: { value: 'Area/City', description: 'IANA time zone for "today" of tasks (default UTC)' },
     },
-    run: (db, args) => createCompany(db, validate(CompanyCreateInput, args)),
+    input: CompanyCreateInput,
+    run: (db, input) => createCompany(db, input),
   }),
   defineCommand({
     name: 'user create',
@@ -23,18 +23,21 @@ export const usersCommands = [
       email: { value: 'E', description: 'the email, unique in the company', required: true },
       role: { value: 'admin|member', description: 'the role (default member)' },
     },
-    run: (db, args) => createUser(db, validate(UserCreateInput, args)),
+    input: UserCreateInput,
+    run: (db, input) => createUser(db, input),
   }),
   defineCommand({
     name: 'token create',
     summary: 'Create an api_token for a user (it is shown only this once)',
     options: { user: { value: 'ID', description: 'the user id', required: true } },
-    run: (db, args) => createToken(db, validate(TokenCreateInput, args).user),
+    input: TokenCreateInput,
+    run: (db, input) => createToken(db, input.user),
   }),
   defineCommand({
     name: 'token revoke',
     summary: 'Revoke an api_token at once (running servers drop it from their cache)',
     options: { token: { value: 'T', description: 'the token', required: true } },
-    run: (db, args) => revokeToken(db, args.token ?? ''),
+    input: TokenRevokeInput,
+    run: (db, input) => revokeToken(db, input.token),
   }),
 ]

@@ -49,3 +49,5 @@ export type UserCreateInput = Static<typeof UserCreateInput>
 
 export const TokenCreateInput = Type.Object({ user: Id })
 export type TokenCreateInput = Static<typeof TokenCreateInput>
+
+export const TokenRevokeInput = Type.Object({ token: NonBlank() })

@@ -1,0 +1,96 @@
+// The process as a user starts it: `npm start` on a fresh embedded database prints a demo
+// token that works over real HTTP; SIGTERM to the process group closes it with exit 0.
+import assert from 'node:assert/strict'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, describe, test } from 'node:test'
+import { freePort } from './rate-limit/helpers.js'
+
+const root = new URL('..', import.meta.url).pathname
+
+interface Started {
+  child: ChildProcess
+  output: () => string
+  stderr: () => string
+}
+
+function npmStart(env: Record<string, string>): Started {
+  const child = spawn('npm', ['start'], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...env },
+    detached: true, // its own process group, as a terminal or a supervisor would run it
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let out = ''
+  let err = ''
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()))
+  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()))
+  return { child, output: () => out, stderr: () => err }
+}
+
+async function waitForHealth(port: number, started: Started) {
+  const deadline = Date.now() + 60_000
+  while (Date.now() < deadline) {
+    if (started.child.exitCode !== null) throw new Error(`exited early: ${started.stderr()}`)
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/healthz`)
+      if (res.ok) return
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200))
+  }
+  throw new Error(`not healthy in time: ${started.stderr()}`)
+}
+
+async function stop(started: Started): Promise<number | null> {
+  const exited = once(started.child, 'exit')
+  if (started.child.pid) process.kill(-started.child.pid, 'SIGTERM')
+  const [code] = (await exited) as [number | null]
+  return code
+}
+
+describe('npm start', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'engage-start-'))
+  after(() => {
+    rmSync(dataDir, { recursive: true, force: true })
+  })
+
+  test('demo data and a working token on first start; SIGTERM exits 0; no new demo on restart', async () => {
+    const port = await freePort()
+    const first = npmStart({ DATA_DIR: dataDir, PORT: String(port) })
+    await waitForHealth(port, first)
+    const token = /eng_[A-Za-z0-9_-]+/.exec(first.output())?.[0]
+    assert.ok(token, `token printed: ${first.output()}`)
+    assert.match(first.output(), /curl http:\/\/localhost:\d+\/api\/v1\/users\/authorize_api -H "Authorization: Bearer eng_/)
+
+    const res = await fetch(`http://127.0.0.1:${port}/api/v1/users/authorize_api`, {
+      headers: { authorization: `Bearer ${token}` },
+    })
+    assert.equal(res.status, 200)
+    const body = (await res.json()) as { user: { role: string }; company: { name: string } }
+    assert.equal(body.company.name, 'Acme Sales')
+    assert.equal(body.user.role, 'admin')
+    assert.equal(res.headers.get('x-ratelimit-limit'), '60')
+    assert.ok(res.headers.get('x-request-id'))
+
+    assert.equal(await stop(first), 0)
+
+    const second = npmStart({ DATA_DIR: dataDir, PORT: String(port) })
+    await waitForHealth(port, second)
+    assert.doesNotMatch(second.output(), /eng_/)
+    const again = await fetch(`http://127.0.0.1:${port}/api/v1/users/authorize_api?api_token=${token}`)
+    assert.equal(again.status, 200)
+    assert.equal(await stop(second), 0)
+  })
+
+  test('a bad setting: a clear message and exit code 1', async () => {
+    const started = npmStart({ DATA_DIR: dataDir, PORT: 'eighty' })
+    const [code] = (await once(started.child, 'exit')) as [number | null]
+    assert.equal(code, 1)
+    assert.match(started.stderr(), /PORT must be a whole number from 0 to 65535, got "eighty"/)
+  })
+})
