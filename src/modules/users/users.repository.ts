@@ -1,4 +1,4 @@
-import { and, asc, count, eq } from 'drizzle-orm'
+import { and, asc, count, eq, sql } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
 import { companies, users } from '../../db/schema.js'
 import type { CompanyId } from '../../tenancy.js'
@@ -23,6 +23,29 @@ export async function countUsers(db: Database, companyId: CompanyId): Promise<nu
 
 export async function findUser(db: Database, companyId: CompanyId, id: number): Promise<UserRow | undefined> {
   const [row] = await db.select().from(users).where(and(eq(users.companyId, companyId), eq(users.id, id)))
+  return row
+}
+
+// Hot path (every authorize_api call): built once per database as a named prepared statement.
+const userWithCompanyQueries = new WeakMap<Database, ReturnType<typeof prepareUserWithCompany>>()
+
+function prepareUserWithCompany(db: Database) {
+  return db
+    .select({ user: users, company: { id: companies.id, name: companies.name, timezone: companies.timezone } })
+    .from(users)
+    .innerJoin(companies, eq(companies.id, users.companyId))
+    .where(and(eq(users.companyId, sql.placeholder('companyId')), eq(users.id, sql.placeholder('userId'))))
+    .prepare('user_with_company')
+}
+
+/** A user with the id, name and time zone of its company, in one round trip. */
+export async function findUserWithCompany(db: Database, companyId: CompanyId, userId: number) {
+  let query = userWithCompanyQueries.get(db)
+  if (!query) {
+    query = prepareUserWithCompany(db)
+    userWithCompanyQueries.set(db, query)
+  }
+  const [row] = await query.execute({ companyId, userId })
   return row
 }
 

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { notFound } from '../../errors.js'
 import { pageWindow, sendPage } from '../../http/pagination.js'
-import { countUsers, findCompany, findUser, listUsers } from './users.repository.js'
+import { countUsers, findUserWithCompany, listUsers } from './users.repository.js'
 import { AuthorizeResponse, UsersListQuery, UsersPage } from './users.schemas.js'
 import { toUser } from './users.service.js'
 
@@ -30,9 +30,9 @@ const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   }, async (request) => {
     const { companyId, userId } = request.caller
-    const [user, company] = await Promise.all([findUser(app.db, companyId, userId), findCompany(app.db, companyId)])
-    if (!user || !company) throw notFound()
-    return { user: toUser(user), company: { id: company.id, name: company.name, timezone: company.timezone } }
+    const found = await findUserWithCompany(app.db, companyId, userId)
+    if (!found) throw notFound()
+    return { user: toUser(found.user), company: found.company }
   })
 }
 

@@ -1,0 +1,26 @@
+// The service as the benchmark runs it: the production app (buildApp) on DATABASE_URL (or
+// an in-memory PGlite), a fresh company with a token, a rate limit too high to interfere.
+// Prints one JSON line {port, token, ...ids} when it listens.
+import { buildApp } from '../src/app.js'
+import { loadConfig } from '../src/config.js'
+import { openDatabase } from '../src/db/client.js'
+import { createToken } from '../src/modules/auth/tokens.service.js'
+import { createCompany, createUser } from '../src/modules/users/users.service.js'
+
+const base = loadConfig()
+const config = { ...base, logLevel: 'warn', rateLimit: { ...base.rateLimit, max: 100_000_000 } }
+const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.databaseUrl ? undefined : 'memory://' })
+const app = await buildApp(config, { database })
+
+const company = await createCompany(database.db, { name: `Bench ${Date.now()}`, timezone: 'UTC' })
+const user = await createUser(database.db, { company: company.id, name: 'Bench', email: `bench${Date.now()}@example.com`, role: 'admin' })
+const { token } = await createToken(database.db, user.id)
+
+await app.listen({ port: 0, host: '127.0.0.1' })
+const address = app.server.address()
+const port = typeof address === 'object' && address ? address.port : 0
+process.stdout.write(JSON.stringify({ port, token, companyId: company.id, userId: user.id }) + '\n')
+
+process.on('SIGTERM', () => {
+  void app.close().then(() => database.close()).then(() => process.exit(0))
+})
