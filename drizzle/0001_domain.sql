@@ -307,7 +307,7 @@ CREATE UNIQUE INDEX "api_tokens_token_hash_key" ON "api_tokens" USING btree ("to
 CREATE INDEX "api_tokens_company_user_idx" ON "api_tokens" USING btree ("company_id","user_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "businesses_company_name_key" ON "businesses" USING btree ("company_id",lower("name"));--> statement-breakpoint
 CREATE INDEX "contact_custom_values_field_idx" ON "contact_custom_values" USING btree ("company_id","custom_field_id");--> statement-breakpoint
-CREATE INDEX "contact_events_contact_idx" ON "contact_events" USING btree ("company_id","contact_id","id" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "contact_events_contact_idx" ON "contact_events" USING btree ("company_id","contact_id","id");--> statement-breakpoint
 CREATE INDEX "contact_tags_tag_idx" ON "contact_tags" USING btree ("company_id","tag_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "contacts_company_email_live_key" ON "contacts" USING btree ("company_id",lower("email")) WHERE "contacts"."deleted_at" is null;--> statement-breakpoint
 CREATE INDEX "contacts_company_live_idx" ON "contacts" USING btree ("company_id","id") WHERE "contacts"."deleted_at" is null;--> statement-breakpoint
@@ -325,12 +325,13 @@ CREATE INDEX "leads_company_user_idx" ON "leads" USING btree ("company_id","user
 CREATE INDEX "leads_company_user_linked_idx" ON "leads" USING btree ("company_id","user_id",("contact_id" is not null),"id");--> statement-breakpoint
 CREATE INDEX "leads_company_contact_idx" ON "leads" USING btree ("company_id","contact_id");--> statement-breakpoint
 CREATE INDEX "meet_transcriptions_user_idx" ON "meet_transcriptions" USING btree ("company_id","user_id",("task_id" is not null),"id");--> statement-breakpoint
+CREATE INDEX "meet_transcriptions_company_user_idx" ON "meet_transcriptions" USING btree ("company_id","user_id","id");--> statement-breakpoint
 CREATE UNIQUE INDEX "tags_company_name_key" ON "tags" USING btree ("company_id",lower("name"));--> statement-breakpoint
-CREATE INDEX "tasks_due_idx" ON "tasks" USING btree ("company_id","done","due_date","id");--> statement-breakpoint
-CREATE INDEX "tasks_assigned_idx" ON "tasks" USING btree ("company_id","assigned_to_id","done","due_date","id");--> statement-breakpoint
-CREATE INDEX "tasks_flow_idx" ON "tasks" USING btree ("company_id","flow_id","done","due_date","id");--> statement-breakpoint
+CREATE INDEX "tasks_due_idx" ON "tasks" USING btree ("company_id","done","due_date","id","kind");--> statement-breakpoint
+CREATE INDEX "tasks_assigned_idx" ON "tasks" USING btree ("company_id","assigned_to_id","done","due_date","id","kind","flow_id");--> statement-breakpoint
+CREATE INDEX "tasks_flow_idx" ON "tasks" USING btree ("company_id","flow_id","done","due_date","id","kind","assigned_to_id");--> statement-breakpoint
 CREATE INDEX "tasks_contact_idx" ON "tasks" USING btree ("company_id","contact_id","due_date","id");--> statement-breakpoint
-CREATE INDEX "tasks_done_on_idx" ON "tasks" USING btree ("company_id","done_on") WHERE "tasks"."done";--> statement-breakpoint
+CREATE INDEX "tasks_done_on_idx" ON "tasks" USING btree ("company_id","done_on","due_date","id","assigned_to_id","flow_id","kind") WHERE "tasks"."done";--> statement-breakpoint
 CREATE UNIQUE INDEX "users_company_email_key" ON "users" USING btree ("company_id",lower("email"));--> statement-breakpoint
 CREATE INDEX "whatsapp_chats_contact_recent_idx" ON "whatsapp_chats" USING btree ("company_id","contact_id","last_message_at" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "whatsapp_messages_contact_idx" ON "whatsapp_messages" USING btree ("company_id","contact_id","sent_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint

@@ -218,7 +218,8 @@ export const contactEvents = pgTable('contact_events', {
   occurredAt: instant('occurred_at').notNull().defaultNow(),
 }, (t) => [
   primaryKey({ columns: [t.companyId, t.id] }),
-  index('contact_events_contact_idx').on(t.companyId, t.contactId, t.id.desc()),
+  // Ascending: read backwards for newest first (ORDER BY id DESC, the default NULLS FIRST).
+  index('contact_events_contact_idx').on(t.companyId, t.contactId, t.id),
   sameCompany('contact_events_contact_fk', [t.companyId, t.contactId], [contacts.companyId, contacts.id], 'cascade'),
   sameCompany('contact_events_user_fk', [t.companyId, t.userId], [users.companyId, users.id]),
 ])
@@ -286,11 +287,16 @@ export const tasks = pgTable('tasks', {
   ...timestamps,
 }, (t) => [
   primaryKey({ columns: [t.companyId, t.id] }),
-  index('tasks_due_idx').on(t.companyId, t.done, t.dueDate, t.id),
-  index('tasks_assigned_idx').on(t.companyId, t.assignedToId, t.done, t.dueDate, t.id),
-  index('tasks_flow_idx').on(t.companyId, t.flowId, t.done, t.dueDate, t.id),
+  // Pages in due order per filter; the columns after id (INCLUDE, which Drizzle cannot
+  // declare) let the exact counts of filter pairs the counters do not keep run index-only.
+  index('tasks_due_idx').on(t.companyId, t.done, t.dueDate, t.id, t.kind),
+  index('tasks_assigned_idx').on(t.companyId, t.assignedToId, t.done, t.dueDate, t.id, t.kind, t.flowId),
+  index('tasks_flow_idx').on(t.companyId, t.flowId, t.done, t.dueDate, t.id, t.kind, t.assignedToId),
   index('tasks_contact_idx').on(t.companyId, t.contactId, t.dueDate, t.id),
-  index('tasks_done_on_idx').on(t.companyId, t.doneOn).where(sql`${t.done}`),
+  // Done-date filters: the page's ids are picked from this index alone, then sorted by due date.
+  index('tasks_done_on_idx')
+    .on(t.companyId, t.doneOn, t.dueDate, t.id, t.assignedToId, t.flowId, t.kind)
+    .where(sql`${t.done}`),
   sameCompany('tasks_assigned_fk', [t.companyId, t.assignedToId], [users.companyId, users.id]),
   sameCompany('tasks_flow_fk', [t.companyId, t.flowId], [flows.companyId, flows.id]),
   sameCompany('tasks_enrollment_fk', [t.companyId, t.enrollmentId], [flowEnrollments.companyId, flowEnrollments.id]),
@@ -347,6 +353,8 @@ export const meetTranscriptions = pgTable('meet_transcriptions', {
 }, (t) => [
   primaryKey({ columns: [t.companyId, t.id] }),
   index('meet_transcriptions_user_idx').on(t.companyId, t.userId, sql`(${t.taskId} is not null)`, t.id),
+  // A user's list without a task filter, in id order (the index above orders by id only within each value).
+  index('meet_transcriptions_company_user_idx').on(t.companyId, t.userId, t.id),
   sameCompany('meet_transcriptions_user_fk', [t.companyId, t.userId], [users.companyId, users.id]),
   sameCompany('meet_transcriptions_task_fk', [t.companyId, t.taskId], [tasks.companyId, tasks.id]),
 ])

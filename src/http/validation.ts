@@ -112,12 +112,14 @@ function coerce(schema: JsonSchema, value: unknown): unknown {
 function describe(errors: ErrorObject[]): ErrorDetails {
   const details: ErrorDetails = {}
   // A value of the wrong type fails its other keywords too; the type is what to fix.
-  const typeFailures = new Set(errors.filter((e) => e.keyword === 'type').map((e) => e.instancePath))
   const anyOfFailures = new Set(errors.filter((e) => e.keyword === 'anyOf').map((e) => e.instancePath))
+  // The null branch of a Nullable failing is no type problem: a bound of the other branch is.
+  const isNullBranch = (e: ErrorObject) => anyOfFailures.has(e.instancePath) && e.keyword === 'type' && e.params.type === 'null'
+  const typeFailures = new Set(errors.filter((e) => e.keyword === 'type' && !isNullBranch(e)).map((e) => e.instancePath))
   for (const error of errors) {
     // A failed union reports every branch; the null branch adds nothing for a caller.
     if (error.keyword === 'anyOf') continue
-    if (anyOfFailures.has(error.instancePath) && error.keyword === 'type' && error.params.type === 'null') continue
+    if (isNullBranch(error)) continue
     if (typeFailures.has(error.instancePath) && error.keyword !== 'type') continue
     const segments = error.instancePath.split('/').slice(1)
     const name =
@@ -175,5 +177,21 @@ function messageFor(error: ErrorObject): string {
       return 'is invalid'
     default:
       return error.message ?? 'is invalid'
+  }
+}
+
+/** Parameters a schema leaves optional but an operation's mode needs (`page` of a list without `id`). */
+export function requireGiven<T extends object, K extends keyof T & string>(
+  params: T,
+  names: K[],
+): asserts params is T & { [P in K]-?: NonNullable<T[P]> } {
+  const missing = names.filter((name) => params[name] === undefined)
+  if (missing.length > 0) throw invalid(Object.fromEntries(missing.map((name) => [name, ["can't be blank"]])))
+}
+
+/** Both flags of a pair (with_x and without_x, done and undone) given at once: 422 naming both. */
+export function exclusiveFlags<T extends object>(params: T, a: keyof T & string, b: keyof T & string): void {
+  if (params[a] === true && params[b] === true) {
+    throw invalid({ [a]: [`can't be combined with ${b}`], [b]: [`can't be combined with ${a}`] })
   }
 }
