@@ -1,0 +1,36 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { pageWindow, sendPage } from '../../http/pagination.js'
+import { IdParams } from '../../http/schemas.js'
+import { AddContactBody, Enrollment, FlowsListQuery, FlowsPage } from './flows.schemas.js'
+import { addContact, flowsPage } from './flows.service.js'
+
+const flowsRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get('/v1/flows', {
+    schema: {
+      tags: ['flows'],
+      summary: 'List flows (id ascending), optionally of one user or matching a name',
+      description: '`search_term` matches a case-insensitive substring of the flow name.',
+      querystring: FlowsListQuery,
+      response: { 200: FlowsPage },
+    },
+  }, async (request, reply) => {
+    const window = pageWindow(request.query)
+    const page = await flowsPage(app.db, request.caller.companyId, request.query, window)
+    return sendPage(request, reply, window, page.total, page.data)
+  })
+
+  app.put('/v1/flows/:id/add_contact', {
+    schema: {
+      tags: ['flows'],
+      summary: 'Add a contact to a flow: one task per step, due from today in your company time zone',
+      description:
+        "Each task is due on today (company time zone) plus the step's day, assigned to the contact's owner. " +
+        'A contact already active in the flow, a deleted or unknown contact, or a paused flow: 422.',
+      params: IdParams,
+      body: AddContactBody,
+      response: { 200: Enrollment },
+    },
+  }, async (request) => addContact(app.db, request.caller, request.params.id, request.body.contact_id, app.clock()))
+}
+
+export default flowsRoutes

@@ -1,0 +1,81 @@
+import { Type, type Static } from 'typebox'
+import { Id, MAX_ID, NonBlank, PagedList, PageParams, Str, Timestamp, Timestamps } from '../../http/schemas.js'
+import { Task, TaskKind } from '../tasks/tasks.schemas.js'
+
+export const FLOW_STATUSES = ['active', 'paused'] as const
+
+export const FlowStep = Type.Object({
+  position: Type.Integer({ description: 'order of the step in the flow, from 1' }),
+  day: Type.Integer({ description: 'days after the day the contact is added' }),
+  kind: TaskKind,
+  title: Type.String(),
+})
+
+export const Flow = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  user_id: Type.Integer({ description: 'the user who owns the flow' }),
+  status: Type.Enum(FLOW_STATUSES),
+  steps: Type.Array(FlowStep),
+  contacts_count: Type.Integer({ description: 'contacts active in the flow' }),
+  ...Timestamps,
+}, {
+  examples: [{
+    id: 7,
+    name: 'Inbound follow-up',
+    user_id: 3,
+    status: 'active',
+    steps: [
+      { position: 1, day: 0, kind: 'email', title: 'Thank-you email' },
+      { position: 2, day: 2, kind: 'phonecall', title: 'Intro call' },
+    ],
+    contacts_count: 42,
+    created_at: '2026-02-01T12:00:00.000Z',
+    updated_at: '2026-02-01T12:00:00.000Z',
+  }],
+})
+export type Flow = Static<typeof Flow>
+
+export const FlowsListQuery = Type.Object({
+  ...PageParams,
+  user_id: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_ID, description: 'flows of this user' })),
+  search_term: Type.Optional(Str()),
+})
+export type FlowsListQuery = Static<typeof FlowsListQuery>
+
+export const FlowsPage = PagedList(Flow)
+
+export const AddContactBody = Type.Object({ contact_id: Id }, { examples: [{ contact_id: 1204 }] })
+export type AddContactBody = Static<typeof AddContactBody>
+
+export const Enrollment = Type.Object({
+  id: Type.Integer(),
+  flow_id: Type.Integer(),
+  contact_id: Type.Integer(),
+  status: Type.Enum(['active', 'finished', 'removed']),
+  added_at: Timestamp,
+  tasks: Type.Array(Task, { description: "one per step, assigned to the contact's owner" }),
+  ...Timestamps,
+})
+export type Enrollment = Static<typeof Enrollment>
+
+// Admin command line inputs.
+export const FlowCreateInput = Type.Object({
+  company: Id,
+  user: Id,
+  name: NonBlank(),
+  steps: NonBlank(4096),
+  status: Type.Optional(Type.Enum(FLOW_STATUSES)),
+})
+export type FlowCreateInput = Static<typeof FlowCreateInput>
+
+export const MAX_STEP_DAY = 3650
+export const MAX_STEPS = 50
+
+/** One element of the --steps file. */
+export const FlowStepInput = Type.Object({
+  day: Type.Integer({ minimum: 0, maximum: MAX_STEP_DAY }),
+  kind: TaskKind,
+  title: NonBlank(),
+})
+export type FlowStepInput = Static<typeof FlowStepInput>

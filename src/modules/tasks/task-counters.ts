@@ -1,0 +1,136 @@
+// Task list totals from running counters instead of COUNT(*) over up to millions of rows.
+// Kept in the `counters` table, adjusted in the transaction that creates or completes tasks:
+//   tasks / tasks.done                      key 0           all tasks / done tasks
+//   tasks.assignee, tasks.flow, tasks.kind  key user, flow, kind number; each with a .done twin
+//   tasks.due / tasks.open_due              key = due day   all / open tasks by due day
+//   tasks.done_on                           key = done day  done tasks by finish day
+//   <any of the three day lists>.u<user>    the same, for the tasks of one assignee
+// Days are keyed by epochDay, so a date range or a status is a sum over a key range.
+// A filter set these cannot answer (contact, several of assignee/flow/kind, dates with flow
+// or kind) is counted exactly by the repository, over the rows of its most selective index.
+import type { CounterDelta } from '../../db/counters.js'
+import { epochDay } from './task-dates.js'
+import { TASK_KINDS, type TaskKind } from './tasks.schemas.js'
+
+const ALL = 'tasks'
+const DONE = 'tasks.done'
+const ASSIGNEE = 'tasks.assignee'
+const ASSIGNEE_DONE = 'tasks.assignee.done'
+const FLOW = 'tasks.flow'
+const FLOW_DONE = 'tasks.flow.done'
+const KIND = 'tasks.kind'
+const KIND_DONE = 'tasks.kind.done'
+const DUE = 'tasks.due'
+const OPEN_DUE = 'tasks.open_due'
+const DONE_ON = 'tasks.done_on'
+
+const ofUser = (list: string, userId: number) => `${list}.u${userId}`
+const kindKey = (kind: TaskKind) => TASK_KINDS.indexOf(kind)
+
+/** A normalized task filter: every field narrows the set (AND). */
+export interface TaskFilter {
+  assignedToId?: number
+  flowId?: number
+  contactId?: number
+  kind?: TaskKind
+  done?: boolean
+  dueFrom?: string
+  dueTo?: string
+  doneFrom?: string
+  doneTo?: string
+}
+
+export interface CountedTask {
+  assignedToId: number
+  flowId: number | null
+  kind: TaskKind
+  dueDate: string
+  doneOn: string | null
+}
+
+/** A signed sum of one counter list over an inclusive key range (unbounded where absent). */
+export interface CounterTerm {
+  list: string
+  from?: number
+  to?: number
+  sign: 1 | -1
+}
+
+/** Counter changes for new (open) tasks. */
+export function createdDeltas(created: CountedTask[]): CounterDelta[] {
+  return created.flatMap((task) => {
+    const user = task.assignedToId
+    const day = epochDay(task.dueDate)
+    const deltas: CounterDelta[] = [
+      { list: ALL, key: 0, delta: 1 },
+      { list: ASSIGNEE, key: user, delta: 1 },
+      { list: KIND, key: kindKey(task.kind), delta: 1 },
+      { list: DUE, key: day, delta: 1 },
+      { list: OPEN_DUE, key: day, delta: 1 },
+      { list: ofUser(DUE, user), key: day, delta: 1 },
+      { list: ofUser(OPEN_DUE, user), key: day, delta: 1 },
+    ]
+    if (task.flowId !== null) deltas.push({ list: FLOW, key: task.flowId, delta: 1 })
+    return deltas
+  })
+}
+
+/** Counter changes for a task that was open and is now done on `task.doneOn`. */
+export function completedDeltas(task: CountedTask & { doneOn: string }): CounterDelta[] {
+  const user = task.assignedToId
+  const due = epochDay(task.dueDate)
+  const doneOn = epochDay(task.doneOn)
+  const deltas: CounterDelta[] = [
+    { list: DONE, key: 0, delta: 1 },
+    { list: ASSIGNEE_DONE, key: user, delta: 1 },
+    { list: KIND_DONE, key: kindKey(task.kind), delta: 1 },
+    { list: OPEN_DUE, key: due, delta: -1 },
+    { list: ofUser(OPEN_DUE, user), key: due, delta: -1 },
+    { list: DONE_ON, key: doneOn, delta: 1 },
+    { list: ofUser(DONE_ON, user), key: doneOn, delta: 1 },
+  ]
+  if (task.flowId !== null) deltas.push({ list: FLOW_DONE, key: task.flowId, delta: 1 })
+  return deltas
+}
+
+const dayRange = (from?: string, to?: string) => ({
+  ...(from !== undefined ? { from: epochDay(from) } : {}),
+  ...(to !== undefined ? { to: epochDay(to) } : {}),
+})
+
+/**
+ * The counter sums that give the number of tasks matching `f`, or undefined when the
+ * counters cannot tell (the repository then counts rows). A done-date filter implies
+ * `done: true`, as the service normalizes it.
+ */
+export function counterPlan(f: TaskFilter): CounterTerm[] | undefined {
+  if (f.contactId !== undefined) return undefined
+  const dimensions = [f.assignedToId, f.flowId, f.kind].filter((d) => d !== undefined).length
+  if (dimensions > 1) return undefined
+  const user = f.assignedToId
+  const perUser = (list: string) => (user === undefined ? list : ofUser(list, user))
+
+  const byDue = f.dueFrom !== undefined || f.dueTo !== undefined
+  if (f.doneFrom !== undefined || f.doneTo !== undefined) {
+    if (byDue || f.flowId !== undefined || f.kind !== undefined) return undefined
+    return [{ list: perUser(DONE_ON), ...dayRange(f.doneFrom, f.doneTo), sign: 1 }]
+  }
+  if (byDue) {
+    if (f.flowId !== undefined || f.kind !== undefined) return undefined
+    const range = dayRange(f.dueFrom, f.dueTo)
+    if (f.done === false) return [{ list: perUser(OPEN_DUE), ...range, sign: 1 }]
+    if (f.done === true) {
+      return [{ list: perUser(DUE), ...range, sign: 1 }, { list: perUser(OPEN_DUE), ...range, sign: -1 }]
+    }
+    return [{ list: perUser(DUE), ...range, sign: 1 }]
+  }
+
+  const [all, done, key] =
+    user !== undefined ? [ASSIGNEE, ASSIGNEE_DONE, user]
+    : f.flowId !== undefined ? [FLOW, FLOW_DONE, f.flowId]
+    : f.kind !== undefined ? [KIND, KIND_DONE, kindKey(f.kind)]
+    : [ALL, DONE, 0]
+  if (f.done === undefined) return [{ list: all, from: key, to: key, sign: 1 }]
+  if (f.done) return [{ list: done, from: key, to: key, sign: 1 }]
+  return [{ list: all, from: key, to: key, sign: 1 }, { list: done, from: key, to: key, sign: -1 }]
+}

@@ -1,0 +1,207 @@
+import type { Database } from '../../db/client.js'
+import { ApiError, invalid } from '../../errors.js'
+import type { PageWindow } from '../../http/pagination.js'
+import { exclusiveFlags } from '../../http/validation.js'
+import { asCompanyId, type Caller, type CompanyId } from '../../tenancy.js'
+import { recordEvent } from '../events/events.repository.js'
+import { findCompany, findUser } from '../users/users.repository.js'
+import { counterPlan, type TaskFilter } from './task-counters.js'
+import { addDays, dayIn } from './task-dates.js'
+import {
+  completeTask as markDone,
+  countTasks,
+  findLiveContactAnyCompany,
+  findTaskAnyCompany,
+  insertTasks,
+  listTasks,
+  lockLiveContact,
+  sumCounters,
+  type TaskContact,
+  type TaskRow,
+} from './tasks.repository.js'
+import type { OpenStatus, Task, TaskCompleteInput, TaskCreateInput, TaskKind, TasksListQuery } from './tasks.schemas.js'
+
+export function taskStatus(task: { done: boolean; dueDate: string }, today: string): Task['status'] {
+  if (task.done) return 'done'
+  if (task.dueDate < today) return 'overdue'
+  return task.dueDate === today ? 'today' : 'future'
+}
+
+/** The one row → API mapping of a task; `today` is the company's day (for `status`). */
+export const toTask = (row: TaskRow, today: string): Task => ({
+  id: row.id,
+  kind: row.kind,
+  title: row.title,
+  due_date: row.dueDate,
+  done: row.done,
+  done_at: row.doneAt,
+  status: taskStatus(row, today),
+  assigned_to_id: row.assignedToId,
+  flow_id: row.flowId,
+  contact_id: row.contactId,
+  created_at: row.createdAt,
+  updated_at: row.updatedAt,
+})
+
+const STATUS_DAYS: Record<OpenStatus, (today: string) => { dueFrom?: string; dueTo?: string }> = {
+  today: (today) => ({ dueFrom: today, dueTo: today }),
+  overdue: (today) => ({ dueTo: addDays(today, -1) }),
+  future: (today) => ({ dueFrom: addDays(today, 1) }),
+}
+
+const later = (a: string | undefined, b: string | undefined) => (a === undefined ? b : b === undefined || a > b ? a : b)
+const earlier = (a: string | undefined, b: string | undefined) => (a === undefined ? b : b === undefined || a < b ? a : b)
+
+/**
+ * The list parameters as one filter: `status` is open tasks in a due-date range, a done-date
+ * bound implies done. Undefined when the parameters contradict each other (nothing matches).
+ */
+export function taskFilter(query: TasksListQuery, today: string): TaskFilter | undefined {
+  const byDoneDate = query.start_done_date !== undefined || query.end_done_date !== undefined
+  let done = query.done ? true : query.undone ? false : undefined
+  if (query.status !== undefined || byDoneDate) {
+    const wanted = query.status === undefined
+    if (done === !wanted || (query.status !== undefined && byDoneDate)) return undefined
+    done = wanted
+  }
+  const status = query.status === undefined ? {} : STATUS_DAYS[query.status](today)
+  const dueFrom = later(query.start_due_date, status.dueFrom)
+  const dueTo = earlier(query.end_due_date, status.dueTo)
+  return {
+    assignedToId: query.assigned_to_id,
+    flowId: query.flow_id,
+    contactId: query.contact_id,
+    kind: query.kind,
+    done,
+    dueFrom,
+    dueTo,
+    doneFrom: query.start_done_date,
+    doneTo: query.end_done_date,
+  }
+}
+
+/** One page of the caller's tasks, and the total. */
+export async function tasksPage(db: Database, caller: Caller, query: TasksListQuery, window: PageWindow, now: Date) {
+  exclusiveFlags(query, 'done', 'undone')
+  const today = dayIn(now, caller.timezone)
+  const filter = taskFilter(query, today)
+  if (!filter) return { total: 0, data: [] }
+  const plan = counterPlan(filter)
+  const total = plan ? await sumCounters(db, caller.companyId, plan) : await countTasks(db, caller.companyId, filter)
+  const rows = window.offset < total ? await listTasks(db, caller.companyId, filter, window) : []
+  return { total, data: rows.map((row) => toTask(row, today)) }
+}
+
+export interface PlannedTask {
+  kind: TaskKind
+  title: string
+  dueDate: string
+  flowId?: number
+  enrollmentId?: number
+}
+
+/**
+ * Open tasks about `contact`, in the caller's transaction; assigned to the contact's owner
+ * unless `assignedToId` says otherwise, created `at` (default: the database's now).
+ */
+export function createTasks(
+  tx: Database,
+  companyId: CompanyId,
+  contact: TaskContact,
+  planned: PlannedTask[],
+  options: { assignedToId?: number | undefined; at?: Date } = {},
+): Promise<TaskRow[]> {
+  const at = options.at ? { createdAt: options.at, updatedAt: options.at } : {}
+  return insertTasks(
+    tx,
+    companyId,
+    planned.map((p) => ({
+      kind: p.kind,
+      title: p.title,
+      dueDate: p.dueDate,
+      assignedToId: options.assignedToId ?? contact.userId,
+      flowId: p.flowId ?? null,
+      enrollmentId: p.enrollmentId ?? null,
+      contactId: contact.id,
+      ...at,
+    })),
+  )
+}
+
+/**
+ * Completes an open task at `at` (done_on: that instant's day in the company zone) and
+ * writes `task_completed` on its contact; undefined if it was done already.
+ */
+export async function completeOpenTask(
+  tx: Database,
+  companyId: CompanyId,
+  taskId: number,
+  at: Date,
+  timezone: string,
+  userId: number | null,
+): Promise<TaskRow | undefined> {
+  const row = await markDone(tx, companyId, taskId, at, dayIn(at, timezone))
+  if (row) {
+    await recordEvent(tx, companyId, {
+      contactId: row.contactId,
+      kind: 'task_completed',
+      userId,
+      data: { task_id: row.id, title: row.title, kind: row.kind, flow_id: row.flowId },
+      occurredAt: at,
+    })
+  }
+  return row
+}
+
+const DEFAULT_TITLE: Record<TaskKind, string> = {
+  phonecall: 'Call',
+  email: 'Email',
+  linkedin: 'LinkedIn message to',
+  social: 'Social touch with',
+  meeting: 'Meeting with',
+}
+
+/** "Call Ana Souza": the title of a task created without one, at most 255 characters. */
+export function defaultTitle(kind: TaskKind, contact: Pick<TaskContact, 'firstName' | 'lastName'>): string {
+  const name = [contact.firstName, contact.lastName].filter((part) => part).join(' ')
+  // Code points, as the contract counts string lengths.
+  return Array.from(`${DEFAULT_TITLE[kind]} ${name}`).slice(0, 255).join('')
+}
+
+async function companyZone(db: Database, companyId: CompanyId): Promise<string> {
+  return (await findCompany(db, companyId))?.timezone ?? 'UTC'
+}
+
+/** `task create`: one task outside any flow, in the contact's company. */
+export async function createStandaloneTask(db: Database, input: TaskCreateInput, now: Date): Promise<Task> {
+  const found = await findLiveContactAnyCompany(db, input.contact)
+  if (!found) throw invalid({ contact: ['does not exist'] })
+  const companyId = asCompanyId(found.companyId)
+  const assignee = input['assigned-to']
+  if (assignee !== undefined && !(await findUser(db, companyId, assignee))) {
+    throw invalid({ 'assigned-to': ['is not a user of the contact company'] })
+  }
+  const row = await db.transaction(async (tx) => {
+    const contact = await lockLiveContact(tx, companyId, found.id)
+    if (!contact) throw invalid({ contact: ['does not exist'] })
+    const title = input.title ?? defaultTitle(input.kind, contact)
+    const [created] = await createTasks(tx, companyId, contact, [{ kind: input.kind, title, dueDate: input.due }], {
+      assignedToId: assignee,
+      at: now,
+    })
+    return created
+  })
+  if (!row) throw new Error('insert returned no row')
+  return toTask(row, dayIn(now, await companyZone(db, companyId)))
+}
+
+/** `task complete`: done now; refused for a task that is done already. */
+export async function completeTaskCommand(db: Database, input: TaskCompleteInput, now: Date): Promise<Task> {
+  const task = await findTaskAnyCompany(db, input.id)
+  if (!task) throw new ApiError(404, `task ${input.id} not found`)
+  const companyId = asCompanyId(task.companyId)
+  const timezone = await companyZone(db, companyId)
+  const row = await db.transaction((tx) => completeOpenTask(tx, companyId, task.id, now, timezone, null))
+  if (!row) throw new ApiError(422, `task ${input.id} is already done`)
+  return toTask(row, dayIn(now, timezone))
+}

@@ -1,0 +1,225 @@
+// flow create, task create and task complete, run as a user would (a child process on the
+// test database), checked by their output and by the rows they leave.
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { and, eq } from 'drizzle-orm'
+import { buildApp } from '../../src/app.js'
+import { openDatabase, type DatabaseHandle } from '../../src/db/client.js'
+import { contactEvents, flows, flowSteps, tasks } from '../../src/db/schema.js'
+import { dayIn } from '../../src/modules/tasks/task-dates.js'
+import { backends, testConfig } from '../helpers/app.js'
+import { adminEnv, runAdmin, type CliResult } from '../helpers/cli.js'
+import { addUser, tenant, type Tenant } from '../helpers/factories.js'
+import { addContact } from '../helpers/flows-factories.js'
+
+function json(result: CliResult): Record<string, unknown> {
+  assert.equal(result.code, 0, result.stderr)
+  assert.equal(result.stderr, '')
+  assert.equal(result.stdout.trim().split('\n').length, 1, result.stdout)
+  const value: unknown = JSON.parse(result.stdout)
+  assert.ok(typeof value === 'object' && value !== null && !Array.isArray(value))
+  return value as Record<string, unknown>
+}
+
+function failure(result: CliResult, pattern: RegExp) {
+  assert.equal(result.code, 1, result.stdout)
+  assert.equal(result.stdout, '')
+  assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr)
+  assert.match(result.stderr, pattern)
+}
+
+for (const backend of backends()) {
+  describe(`flow and task admin commands (${backend.name})`, () => {
+    let env: Record<string, string>
+    let dir: string
+    let cleanup: () => Promise<void>
+    let inspect: () => Promise<DatabaseHandle>
+    let acme: Tenant
+    let other: Tenant
+    let memberId: number
+    let contact: { id: number; userId: number }
+
+    /** Looks at the database between commands (PGlite allows one process at a time). */
+    async function look<T>(fn: (db: DatabaseHandle['db']) => Promise<T>): Promise<T> {
+      const database = await inspect()
+      try {
+        return await fn(database.db)
+      } finally {
+        await database.close()
+      }
+    }
+
+    const stepsFile = (name: string, content: string) => {
+      const file = join(dir, name)
+      writeFileSync(file, content)
+      return file
+    }
+
+    before(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'engage-flows-cli-'))
+      if (backend.name === 'postgres') {
+        const opened = await backend.open()
+        await opened.database.close()
+        env = adminEnv({ url: opened.url })
+        cleanup = opened.drop
+        inspect = () => openDatabase({ databaseUrl: opened.url })
+      } else {
+        const dataDir = join(dir, 'data')
+        env = adminEnv({ dataDir })
+        cleanup = async () => undefined
+        inspect = () => openDatabase({ dataDir })
+      }
+      await look(async (db) => {
+        acme = await tenant(db, { timezone: 'Asia/Tokyo' })
+        other = await tenant(db)
+        memberId = (await addUser(db, acme.companyId)).id
+        contact = await addContact(db, acme.companyId, { userId: memberId, firstName: 'Ana', lastName: 'Souza' })
+      })
+    })
+    after(async () => {
+      await cleanup()
+      rmSync(dir, { recursive: true, force: true })
+    })
+
+    test('help lists the commands and their options', async () => {
+      const general = await runAdmin(['--help'], env)
+      for (const name of ['flow create', 'task create', 'task complete']) assert.ok(general.stdout.includes(name), name)
+      const help = await runAdmin(['task', 'create', '--help'], env)
+      assert.equal(help.code, 0)
+      assert.match(help.stdout, /--assigned-to ID/)
+      assert.match(help.stdout, /--due yyyy-mm-dd/)
+    })
+
+    test('flow create: the flow as the API shows it, with its steps', async () => {
+      const file = stepsFile('steps.json', JSON.stringify([
+        { day: 0, kind: 'email', title: 'Welcome' },
+        { day: '3', kind: 'phonecall', title: 'Call' },
+      ]))
+      const flow = json(await runAdmin([
+        'flow', 'create', '--company', String(acme.companyId), '--user', String(memberId), '--name', 'Onboarding',
+        '--steps', file, '--json',
+      ], env))
+      assert.deepEqual({ ...flow, id: undefined, created_at: undefined, updated_at: undefined }, {
+        id: undefined,
+        name: 'Onboarding',
+        user_id: memberId,
+        status: 'active',
+        steps: [
+          { position: 1, day: 0, kind: 'email', title: 'Welcome' },
+          { position: 2, day: 3, kind: 'phonecall', title: 'Call' },
+        ],
+        contacts_count: 0,
+        created_at: undefined,
+        updated_at: undefined,
+      })
+      assert.match(String(flow.created_at), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
+      const paused = json(await runAdmin([
+        'flow', 'create', '--company', String(acme.companyId), '--user', String(acme.userId), '--name', 'Later',
+        '--steps', file, '--status', 'paused', '--json',
+      ], env))
+      assert.equal(paused.status, 'paused')
+
+      await look(async (db) => {
+        const [row] = await db.select().from(flows).where(eq(flows.id, Number(flow.id)))
+        assert.equal(row?.companyId, acme.companyId)
+        const steps = await db.select().from(flowSteps).where(eq(flowSteps.flowId, Number(flow.id)))
+        assert.deepEqual(steps.map((s) => [s.position, s.day, s.kind, s.title]).sort(), [[1, 0, 'email', 'Welcome'], [2, 3, 'phonecall', 'Call']])
+      })
+    })
+
+    // The rules behind these messages are tested in-process in test/flows/commands.test.ts.
+    test('flow create: bad input, one line on stderr, nothing written', async () => {
+      const count = () => look(async (db) => (await db.select().from(flows)).length)
+      const before = await count()
+      const good = stepsFile('good.json', '[{"day": 1, "kind": "email", "title": "Hi"}]')
+      const run = (steps: string, extra: string[] = []) =>
+        runAdmin(['flow', 'create', '--company', String(acme.companyId), '--user', String(acme.userId), '--name', 'X', '--steps', steps, ...extra], env)
+      failure(await run(join(dir, 'missing.json')), /steps cannot be read \(ENOENT/)
+      failure(await run(stepsFile('day.json', '[{"day": 0, "kind": "email", "title": "a"}, {"day": -1, "kind": "email", "title": "b"}]')), /steps\[1\]\.day must be greater than or equal to 0/)
+      failure(
+        await runAdmin(['flow', 'create', '--company', String(acme.companyId), '--user', String(other.userId), '--name', 'X', '--steps', good], env),
+        /user is not a user of the company/,
+      )
+      assert.equal(await count(), before)
+    })
+
+    test('task create and task complete', async () => {
+      const created = json(await runAdmin(['task', 'create', '--contact', String(contact.id), '--kind', 'phonecall', '--due', '2020-01-31', '--json'], env))
+      assert.deepEqual({ ...created, id: undefined, created_at: undefined, updated_at: undefined }, {
+        id: undefined,
+        kind: 'phonecall',
+        title: 'Call Ana Souza',
+        due_date: '2020-01-31',
+        done: false,
+        done_at: null,
+        status: 'overdue',
+        assigned_to_id: memberId,
+        flow_id: null,
+        contact_id: contact.id,
+        created_at: undefined,
+        updated_at: undefined,
+      })
+      const titled = json(await runAdmin([
+        'task', 'create', '--contact', String(contact.id), '--kind', 'meeting', '--due', '2099-12-31', '--title', 'Quarterly review',
+        '--assigned-to', String(acme.userId), '--json',
+      ], env))
+      assert.deepEqual([titled.title, titled.assigned_to_id, titled.status], ['Quarterly review', acme.userId, 'future'])
+
+      const started = Date.now()
+      const done = json(await runAdmin(['task', 'complete', '--id', String(created.id), '--json'], env))
+      assert.equal(done.done, true)
+      assert.equal(done.status, 'done')
+      const doneAt = Date.parse(String(done.done_at))
+      assert.ok(doneAt >= started - 1000 && doneAt <= Date.now(), String(done.done_at))
+      failure(await runAdmin(['task', 'complete', '--id', String(created.id)], env), new RegExp(`task ${String(created.id)} is already done`))
+      failure(await runAdmin(['task', 'complete', '--id', '999999999'], env), /task 999999999 not found/)
+
+      const readable = await runAdmin(['task', 'complete', '--id', String(titled.id)], env)
+      assert.equal(readable.code, 0, readable.stderr)
+      assert.match(readable.stdout, /^status: done$/m)
+
+      const database = await inspect()
+      try {
+        const [row] = await database.db.select().from(tasks).where(eq(tasks.id, Number(created.id)))
+        assert.ok(row)
+        assert.equal(row.done, true)
+        assert.equal(row.doneAt?.toISOString(), done.done_at)
+        assert.equal(row.doneOn, dayIn(new Date(doneAt), 'Asia/Tokyo'))
+        assert.equal(row.companyId, acme.companyId)
+        const events = await database.db
+          .select()
+          .from(contactEvents)
+          .where(and(eq(contactEvents.contactId, contact.id), eq(contactEvents.kind, 'task_completed')))
+        assert.equal(events.length, 2)
+        assert.deepEqual(events.find((e) => e.data.task_id === created.id)?.data, {
+          task_id: created.id, title: 'Call Ana Souza', kind: 'phonecall', flow_id: null,
+        })
+        assert.equal(events[0]?.userId, null)
+        // The list (counted from counters) sees what the commands did.
+        const app = await buildApp(testConfig(), { database })
+        const res = await app.inject({ url: '/api/v1/tasks?page=1&done=true', headers: acme.auth })
+        assert.deepEqual(res.json().data.map((task: { id: number }) => task.id).sort(), [created.id, titled.id].sort())
+        assert.equal(res.json().meta.total_count, 2)
+        const open = await app.inject({ url: '/api/v1/tasks?page=1&undone=true', headers: acme.auth })
+        assert.equal(open.json().meta.total_count, 0)
+        await app.close()
+      } finally {
+        await database.close()
+      }
+    })
+
+    test('task create: bad input, one line on stderr, nothing written', async () => {
+      const count = () => look(async (db) => (await db.select().from(tasks)).length)
+      const before = await count()
+      const run = (args: string[]) => runAdmin(['task', 'create', ...args], env)
+      const c = String(contact.id)
+      failure(await run(['--contact', '999999999', '--kind', 'email', '--due', '2026-01-01']), /contact does not exist/)
+      failure(await run(['--contact', c, '--kind', 'fax', '--due', '2026-01-01']), /kind is not included in the list/)
+      failure(await run(['--contact', c, '--kind', 'email', '--due', '2026-01-01', '--assigned-to', String(other.userId)]), /assigned-to is not a user of the contact company/)
+      assert.equal(await count(), before)
+    })
+  })
+}

@@ -1,0 +1,81 @@
+// Factories for flows and tasks. Contacts are inserted directly (only the columns tasks
+// need); flows and tasks go through the services, so their counters are kept.
+import { sql } from 'drizzle-orm'
+import type { Database } from '../../src/db/client.js'
+import { contacts } from '../../src/db/schema.js'
+import { createFlow } from '../../src/modules/flows/flows.service.js'
+import type { FlowStepInput } from '../../src/modules/flows/flows.schemas.js'
+import { lockLiveContact } from '../../src/modules/tasks/tasks.repository.js'
+import type { TaskKind } from '../../src/modules/tasks/tasks.schemas.js'
+import { completeOpenTask, createTasks } from '../../src/modules/tasks/tasks.service.js'
+import type { CompanyId } from '../../src/tenancy.js'
+
+let sequence = 0
+const next = () => ++sequence
+
+export async function addContact(
+  db: Database,
+  companyId: CompanyId,
+  options: { userId: number; firstName?: string; lastName?: string | null; deleted?: boolean },
+) {
+  const n = next()
+  const [row] = await db
+    .insert(contacts)
+    .values({
+      companyId,
+      userId: options.userId,
+      firstName: options.firstName ?? `Contact${n}`,
+      lastName: options.lastName === undefined ? 'Test' : options.lastName,
+      email: `contact${n}@example.com`,
+      ...(options.deleted ? { deletedAt: sql`now()` } : {}),
+    })
+    .returning()
+  if (!row) throw new Error('no contact')
+  return row
+}
+
+export const STEPS: FlowStepInput[] = [
+  { day: 0, kind: 'email', title: 'Welcome email' },
+  { day: 2, kind: 'phonecall', title: 'Intro call' },
+  { day: 7, kind: 'meeting', title: 'Demo' },
+]
+
+export function addFlow(
+  db: Database,
+  companyId: CompanyId,
+  options: { userId: number; name?: string; status?: 'active' | 'paused'; steps?: FlowStepInput[] },
+) {
+  return createFlow(
+    db,
+    { company: companyId, user: options.userId, name: options.name ?? `Flow ${next()}`, steps: 'steps.json', status: options.status },
+    options.steps ?? STEPS,
+  )
+}
+
+/** A task outside any flow (or of `flowId`), through the service so that counters follow. */
+export async function addTask(
+  db: Database,
+  companyId: CompanyId,
+  contactId: number,
+  options: { kind?: TaskKind; due: string; title?: string; assignedToId?: number; flowId?: number },
+) {
+  return db.transaction(async (tx) => {
+    const contact = await lockLiveContact(tx, companyId, contactId)
+    if (!contact) throw new Error(`no live contact ${contactId}`)
+    const [row] = await createTasks(
+      tx,
+      companyId,
+      contact,
+      [{ kind: options.kind ?? 'phonecall', title: options.title ?? `Task ${next()}`, dueDate: options.due, flowId: options.flowId }],
+      { assignedToId: options.assignedToId },
+    )
+    if (!row) throw new Error('no task')
+    return row
+  })
+}
+
+export async function completeTask(db: Database, companyId: CompanyId, taskId: number, at: Date, timezone: string) {
+  const row = await db.transaction((tx) => completeOpenTask(tx, companyId, taskId, at, timezone, null))
+  if (!row) throw new Error(`task ${taskId} was done already`)
+  return row
+}
