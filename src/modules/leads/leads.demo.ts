@@ -1,0 +1,46 @@
+// Demo leads: a few dozen from several providers, spread over the demo users; the first
+// ones share their email with demo contacts (made by the contacts seeder), so they link.
+import type { DemoSeeder } from '../../demo/index.js'
+import { firstContactEmails } from './leads.repository.js'
+import { createLead } from './leads.service.js'
+
+const PROVIDERS = ['linkedin', 'apollo', 'hubspot', 'website']
+const FIRST = ['Marta', 'Diego', 'Helena', 'Rafael', 'Lucia', 'Tomás', 'Beatriz', 'André', 'Sofia', 'Paulo', 'Clara', 'Vitor']
+const LAST = ['Reis', 'Almeida', 'Costa', 'Ferreira', 'Rocha', 'Gomes', 'Martins', 'Barros', 'Teixeira', 'Pinto']
+const BUSINESSES = [
+  { name: 'Globex', sector: 'Logistics', size: 250, linkedin: 'https://www.linkedin.com/company/globex' },
+  { name: 'Initech', sector: 'Software', size: 80, linkedin: 'https://www.linkedin.com/company/initech' },
+  { name: 'Umbrella Foods', sector: 'Food & beverage', size: 1200, linkedin: 'https://www.linkedin.com/company/umbrella-foods' },
+  { name: 'Vandelay Import', sector: 'Wholesale', size: 35, linkedin: 'https://www.linkedin.com/company/vandelay' },
+]
+const POSITIONS = ['Head of Sales', 'CEO', 'Marketing Manager', 'Procurement Lead', 'CTO', 'Operations Director']
+const LINKED = 10
+const UNLINKED = 30
+
+export const seedLeads: DemoSeeder = async ({ db, companyId, userIds, random }) => {
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)] as T
+  const contacts = await firstContactEmails(db, companyId, LINKED)
+  const emails = [
+    ...contacts.map((c) => c.email),
+    ...Array.from({ length: UNLINKED }, (_, i) => `${FIRST[i % FIRST.length]}.${LAST[i % LAST.length]}${i}@prospects.example`.toLowerCase()),
+  ]
+  for (const [i, email] of emails.entries()) {
+    const business = random() < 0.7 ? pick(BUSINESSES) : undefined
+    const userId = userIds[i % userIds.length]
+    if (userId === undefined) throw new Error('demo company has no user')
+    await createLead(db, companyId, userId, {
+      first_name: FIRST[i % FIRST.length] ?? 'Lead',
+      last_name: LAST[(i * 3) % LAST.length] ?? null,
+      email,
+      provider: PROVIDERS[i % PROVIDERS.length] ?? 'website',
+      position: pick(POSITIONS),
+      city: pick(['São Paulo', 'Lisbon', 'Porto Alegre', 'Curitiba']),
+      country: pick(['Brazil', 'Portugal']),
+      degree_of_connection: 1 + Math.floor(random() * 3),
+      business_name: business?.name ?? null,
+      business_linkedin_url: business?.linkedin ?? null,
+      business_sector: business?.sector ?? null,
+      business_colaborators_count: business?.size ?? null,
+    })
+  }
+}

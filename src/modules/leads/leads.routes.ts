@@ -1,0 +1,67 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { pageWindow, sendPage } from '../../http/pagination.js'
+import { CountResponse, IdParams } from '../../http/schemas.js'
+import { requireGiven } from '../../http/validation.js'
+import { countLeads } from './leads.repository.js'
+import { Lead, LeadCreateBody, LeadsCountQuery, LeadsQuery, LeadsResponse } from './leads.schemas.js'
+import { createLead, getLead, leadsPage, linkFilter } from './leads.service.js'
+
+const leadsRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get('/v1/leads', {
+    schema: {
+      tags: ['leads'],
+      summary: 'List the leads of a user, or show one lead with id',
+      description:
+        'With `id`: that lead (404 if it is not one of your company). Without: the leads created by ' +
+        '`user_id`, a page at a time, id ascending; `page` and `user_id` are then required.',
+      querystring: LeadsQuery,
+      response: { 200: LeadsResponse },
+    },
+  }, async (request, reply) => {
+    const { companyId } = request.caller
+    const query = request.query
+    if (query.id !== undefined) return getLead(app.db, companyId, query.id)
+    requireGiven(query, ['page', 'user_id'])
+    const filter = linkFilter(query)
+    const window = pageWindow(query)
+    const { total, data } = await leadsPage(app.db, companyId, query.user_id, filter, window)
+    return sendPage(request, reply, window, total, data)
+  })
+
+  app.get('/v1/leads/count', {
+    schema: {
+      tags: ['leads'],
+      summary: 'Count the leads of a user',
+      querystring: LeadsCountQuery,
+      response: { 200: CountResponse },
+    },
+  }, async (request) => {
+    const filter = linkFilter(request.query)
+    return { count: await countLeads(app.db, request.caller.companyId, request.query.user_id, filter) }
+  })
+
+  app.get('/v1/leads/:id', {
+    schema: {
+      tags: ['leads'],
+      summary: 'Show one lead',
+      params: IdParams,
+      response: { 200: Lead },
+    },
+  }, async (request) => getLead(app.db, request.caller.companyId, request.params.id))
+
+  app.post('/v1/leads', {
+    config: { rootKey: 'lead' },
+    schema: {
+      tags: ['leads'],
+      summary: 'Create a lead (linked to the contact with the same email, if any)',
+      body: LeadCreateBody,
+      response: { 201: Lead },
+    },
+  }, async (request, reply) => {
+    const { companyId, userId } = request.caller
+    const lead = await createLead(app.db, companyId, userId, request.body)
+    return reply.code(201).header('location', `/api/v1/leads/${lead.id}`).send(lead)
+  })
+}
+
+export default leadsRoutes

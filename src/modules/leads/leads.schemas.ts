@@ -1,0 +1,88 @@
+import { Type, type Static } from 'typebox'
+import { Id, NonBlank, Nullable, PagedList, PageParams, Str, Timestamps, TrueFlag } from '../../http/schemas.js'
+
+const OptionalText = () => Type.Optional(Nullable(Str()))
+// Both integer columns are 4-byte integers.
+const Count = () => Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 2_147_483_647 })))
+
+export const LeadCreateBody = Type.Object({
+  first_name: NonBlank(),
+  last_name: OptionalText(),
+  email: Type.String({ format: 'email', maxLength: 255 }),
+  provider: NonBlank(),
+  position: OptionalText(),
+  linkedin_url: OptionalText(),
+  telephone: OptionalText(),
+  city: OptionalText(),
+  state_province: OptionalText(),
+  country: OptionalText(),
+  degree_of_connection: Count(),
+  business_name: OptionalText(),
+  business_linkedin_url: OptionalText(),
+  business_sector: OptionalText(),
+  business_colaborators_count: Count(),
+  business_telephone: OptionalText(),
+}, {
+  examples: [{
+    first_name: 'Marta',
+    last_name: 'Reis',
+    email: 'marta.reis@globex.example',
+    provider: 'linkedin',
+    position: 'Head of Sales',
+    degree_of_connection: 2,
+    business_name: 'Globex',
+    business_sector: 'Logistics',
+    business_colaborators_count: 250,
+  }],
+})
+export type LeadCreateBody = Static<typeof LeadCreateBody>
+
+const Text = Nullable(Type.String())
+const Int = Nullable(Type.Integer())
+
+export const Lead = Type.Object({
+  id: Type.Integer(),
+  user_id: Type.Integer({ description: 'the user who created the lead' }),
+  contact_id: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'the live contact of the company with the same email (case-insensitive), if any',
+  }),
+  first_name: Type.String(),
+  last_name: Text,
+  email: Type.String(),
+  provider: Type.String(),
+  position: Text,
+  linkedin_url: Text,
+  telephone: Text,
+  city: Text,
+  state_province: Text,
+  country: Text,
+  degree_of_connection: Int,
+  business_name: Text,
+  business_linkedin_url: Text,
+  business_sector: Text,
+  business_colaborators_count: Int,
+  business_telephone: Text,
+  ...Timestamps,
+})
+
+export const LeadsPage = PagedList(Lead)
+
+const LinkFlags = {
+  with_contact: Type.Optional(TrueFlag),
+  without_contact: Type.Optional(TrueFlag),
+}
+
+/** One operation, two modes: `id` answers that lead; without it, `page` and `user_id` are required. */
+export const LeadsQuery = Type.Object({
+  id: Type.Optional(Id),
+  page: Type.Optional(PageParams.page),
+  per_page: PageParams.per_page,
+  user_id: Type.Optional(Id),
+  ...LinkFlags,
+})
+export type LeadsQuery = Static<typeof LeadsQuery>
+
+export const LeadsCountQuery = Type.Object({ user_id: Id, ...LinkFlags })
+export type LeadsCountQuery = Static<typeof LeadsCountQuery>
+
+export const LeadsResponse = Type.Union([Lead, LeadsPage])

@@ -1,0 +1,120 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { pageWindow, sendPage } from '../../http/pagination.js'
+import { CountResponse, IdParams } from '../../http/schemas.js'
+import { requireGiven } from '../../http/validation.js'
+import { countTranscriptions } from './meet-transcriptions.repository.js'
+import {
+  MeetTranscription,
+  MeetTranscriptionCreateBody,
+  MeetTranscriptionsCountQuery,
+  MeetTranscriptionsQuery,
+  MeetTranscriptionsResponse,
+  StopBody,
+  ToTaskBody,
+  TranscriptBody,
+} from './meet-transcriptions.schemas.js'
+import {
+  createTranscription,
+  getTranscription,
+  linkToTask,
+  requireOwnCompany,
+  setTranscript,
+  stopTranscription,
+  taskFilter,
+  transcriptionsPage,
+} from './meet-transcriptions.service.js'
+
+const TRANSCRIPT_BODY_LIMIT = 10 * 1024 * 1024
+
+const tags = ['meet_transcriptions']
+
+const meetTranscriptionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get('/v1/meet_transcriptions', {
+    schema: {
+      tags,
+      summary: 'List the transcriptions of a user, or show one with id',
+      description:
+        'With `id`: that transcription with its transcript. Without: the transcriptions of `user_id`, ' +
+        'a page at a time, id ascending, each with `transcript_length` instead of the text; `page`, ' +
+        '`user_id` and `company_id` are then required. A `company_id` other than yours: 404.',
+      querystring: MeetTranscriptionsQuery,
+      response: { 200: MeetTranscriptionsResponse },
+    },
+  }, async (request, reply) => {
+    const { caller, query } = request
+    requireOwnCompany(caller, query.company_id)
+    if (query.id !== undefined) return getTranscription(app.db, caller.companyId, query.id)
+    requireGiven(query, ['page', 'user_id', 'company_id'])
+    const filter = taskFilter(query)
+    const window = pageWindow(query)
+    const { total, data } = await transcriptionsPage(app.db, caller.companyId, query.user_id, filter, window)
+    return sendPage(request, reply, window, total, data)
+  })
+
+  app.get('/v1/meet_transcriptions/count', {
+    schema: {
+      tags,
+      summary: 'Count the transcriptions of a user',
+      querystring: MeetTranscriptionsCountQuery,
+      response: { 200: CountResponse },
+    },
+  }, async (request) => {
+    const { caller, query } = request
+    requireOwnCompany(caller, query.company_id)
+    const filter = taskFilter(query)
+    return { count: await countTranscriptions(app.db, caller.companyId, query.user_id, filter) }
+  })
+
+  app.get('/v1/meet_transcriptions/:id', {
+    schema: { tags, summary: 'Show one transcription, with its transcript', params: IdParams, response: { 200: MeetTranscription } },
+  }, async (request) => getTranscription(app.db, request.caller.companyId, request.params.id))
+
+  app.post('/v1/meet_transcriptions', {
+    schema: {
+      tags,
+      summary: 'Start a transcription (status recording)',
+      body: MeetTranscriptionCreateBody,
+      response: { 201: MeetTranscription },
+    },
+  }, async (request, reply) => {
+    const transcription = await createTranscription(app.db, request.caller, request.body)
+    return reply.code(201).header('location', `/api/v1/meet_transcriptions/${transcription.id}`).send(transcription)
+  })
+
+  app.put('/v1/meet_transcriptions/:id/stop', {
+    schema: {
+      tags,
+      summary: 'Stop a recording transcription (recording → stopped)',
+      params: IdParams,
+      body: StopBody,
+      response: { 200: MeetTranscription },
+    },
+  }, async (request) => stopTranscription(app.db, request.caller, request.params.id, request.body.stopped_at))
+
+  app.put('/v1/meet_transcriptions/:id/transcript', {
+    bodyLimit: TRANSCRIPT_BODY_LIMIT,
+    schema: {
+      tags,
+      summary: 'Attach the transcript (stopped or transcribed → transcribed; replaces an earlier one)',
+      description: 'The body may be up to 10 MiB; the transcript has no other length limit.',
+      params: IdParams,
+      body: TranscriptBody,
+      response: { 200: MeetTranscription },
+    },
+  }, async (request) => setTranscript(app.db, request.caller.companyId, request.params.id, request.body.transcript))
+
+  app.put('/v1/meet_transcriptions/:id/to_task', {
+    schema: {
+      tags,
+      summary: 'Link the transcription to a task (in any state; replaces an earlier link)',
+      params: IdParams,
+      body: ToTaskBody,
+      response: { 200: MeetTranscription },
+    },
+  }, async (request) => {
+    const { companyId, userId } = request.caller
+    return linkToTask(app.db, companyId, userId, request.params.id, request.body.task_id)
+  })
+}
+
+export default meetTranscriptionsRoutes

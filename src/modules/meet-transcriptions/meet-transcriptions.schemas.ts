@@ -1,0 +1,63 @@
+import { Type, type Static } from 'typebox'
+import { DateParam, Id, NonBlank, Nullable, PagedList, PageParams, Timestamp, Timestamps, TrueFlag } from '../../http/schemas.js'
+
+export const TRANSCRIPTION_STATUSES = ['recording', 'stopped', 'transcribed'] as const
+
+const Common = {
+  id: Type.Integer(),
+  user_id: Type.Integer(),
+  company_id: Type.Integer(),
+  meet_id: Type.String(),
+  status: Type.Enum(TRANSCRIPTION_STATUSES, { description: 'recording (created) → stopped (stop) → transcribed (transcript)' }),
+  stopped_at: Nullable(Timestamp),
+  task_id: Nullable(Type.Integer()),
+}
+
+/** One transcription, with its transcript. */
+export const MeetTranscription = Type.Object({ ...Common, transcript: Nullable(Type.String()), ...Timestamps })
+
+/** A list item: the transcript's length (in characters) instead of its text. */
+export const MeetTranscriptionItem = Type.Object({
+  ...Common,
+  transcript_length: Nullable(Type.Integer({ description: 'characters of the transcript; null before there is one' })),
+  ...Timestamps,
+})
+
+export const MeetTranscriptionsPage = PagedList(MeetTranscriptionItem)
+export const MeetTranscriptionsResponse = Type.Union([MeetTranscription, MeetTranscriptionsPage])
+
+const TaskFlags = {
+  with_task: Type.Optional(TrueFlag),
+  without_task: Type.Optional(TrueFlag),
+}
+
+/** One operation, two modes: `id` answers that transcription; without it `page`, `user_id` and `company_id` are required. */
+export const MeetTranscriptionsQuery = Type.Object({
+  id: Type.Optional(Id),
+  page: Type.Optional(PageParams.page),
+  per_page: PageParams.per_page,
+  user_id: Type.Optional(Id),
+  company_id: Type.Optional(Id),
+  ...TaskFlags,
+})
+
+export const MeetTranscriptionsCountQuery = Type.Object({ user_id: Id, company_id: Id, ...TaskFlags })
+export type TaskFlags = Pick<Static<typeof MeetTranscriptionsCountQuery>, 'with_task' | 'without_task'>
+
+export const MeetTranscriptionCreateBody = Type.Object(
+  { user_id: Id, company_id: Id, meet_id: NonBlank() },
+  { examples: [{ user_id: 7, company_id: 3, meet_id: 'abc-defg-hij' }] },
+)
+export type MeetTranscriptionCreateBody = Static<typeof MeetTranscriptionCreateBody>
+
+export const StopBody = Type.Object({
+  stopped_at: Type.Union([DateParam, Type.String({ format: 'date-time' })], {
+    description: 'ISO 8601: a date (midnight in your company time zone) or a date-time with offset',
+    examples: ['2026-11-22T10:30:00Z'],
+  }),
+})
+
+/** The transcript has no 255 limit: the operation's 10 MiB body is its bound. */
+export const TranscriptBody = Type.Object({ transcript: Type.String({ minLength: 1, pattern: '\\S' }) })
+
+export const ToTaskBody = Type.Object({ task_id: Id })

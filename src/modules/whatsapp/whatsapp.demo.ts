@@ -1,0 +1,47 @@
+// Demo WhatsApp conversations: a few dozen demo contacts (made by the contacts seeder),
+// each talking with its owner and sometimes with another user, over the last two weeks.
+import type { DemoSeeder } from '../../demo/index.js'
+import { firstLiveContacts } from '../tasks/tasks.repository.js'
+import { importMessages, type NewMessage } from './whatsapp.repository.js'
+
+const CONTACTS = 36
+const MINUTE_MS = 60_000
+const OUTBOUND = [
+  'Hi! Thanks for your interest, do you have 15 minutes this week?',
+  'Sharing the deck we talked about.',
+  'Just checking in: any questions about the proposal?',
+  'Great, I will send the invite for Thursday at 10am.',
+]
+const INBOUND = [
+  'Hello! Yes, Wednesday afternoon works for me.',
+  'Got it, thanks. I will review it with my team.',
+  'Could you send the pricing for 20 seats?',
+  'Perfect, see you then.',
+]
+
+export const seedWhatsapp: DemoSeeder = async ({ db, companyId, userIds, now, random }) => {
+  const contacts = await firstLiveContacts(db, companyId, CONTACTS)
+  const messages: NewMessage[] = []
+  for (const contact of contacts) {
+    const others = userIds.filter((id) => id !== contact.userId)
+    const second = others[Math.floor(random() * others.length)]
+    const people = random() < 0.3 && second !== undefined ? [contact.userId, second] : [contact.userId]
+    for (const userId of people) {
+      let at = now.getTime() - Math.floor(random() * 14 * 24 * 60) * MINUTE_MS
+      const length = 3 + Math.floor(random() * 6)
+      for (let i = 0; i < length; i++) {
+        const outbound = i % 2 === 0
+        at = Math.min(at + (5 + Math.floor(random() * 600)) * MINUTE_MS, now.getTime())
+        messages.push({
+          contactId: contact.id,
+          userId,
+          direction: outbound ? 'outbound' : 'inbound',
+          status: outbound ? (['delivered', 'read', 'read', 'sent', 'failed'] as const)[Math.floor(random() * 5)] ?? 'read' : 'received',
+          body: (outbound ? OUTBOUND : INBOUND)[(i >> 1) % 4] ?? '',
+          sentAt: new Date(at).toISOString(),
+        })
+      }
+    }
+  }
+  await importMessages(db, companyId, messages)
+}

@@ -1,0 +1,132 @@
+import { readFile } from 'node:fs/promises'
+import type { Database } from '../../db/client.js'
+import { ApiError, notFound } from '../../errors.js'
+import type { PageWindow } from '../../http/pagination.js'
+import { validate } from '../../http/validation.js'
+import type { CompanyId } from '../../tenancy.js'
+import { requireCompany } from '../users/users.service.js'
+import {
+  companyUserIds,
+  countChats,
+  countMessages,
+  importMessages,
+  listChats,
+  listMessages,
+  liveContactIds,
+  type ChatRow,
+  type MessageRow,
+  type NewMessage,
+} from './whatsapp.repository.js'
+import { ImportLine } from './whatsapp.schemas.js'
+
+export const toMessage = (row: MessageRow) => ({
+  id: row.id,
+  contact_id: row.contactId,
+  user_id: row.userId,
+  direction: row.direction,
+  body: row.body,
+  status: row.status,
+  sent_at: row.sentAt,
+  created_at: row.createdAt,
+  updated_at: row.updatedAt,
+})
+
+export const toChat = ({ chat, message }: { chat: ChatRow; message: MessageRow }) => ({
+  contact_id: chat.contactId,
+  user_id: chat.userId,
+  messages_count: chat.messagesCount,
+  last_message: toMessage(message),
+  last_message_at: chat.lastMessageAt,
+})
+
+/** The subject of both operations: a live contact of the company, else 404. */
+async function requireLiveContact(db: Database, companyId: CompanyId, contactId: number) {
+  if (!(await liveContactIds(db, companyId, [contactId])).has(contactId)) throw notFound()
+}
+
+export async function messagesPage(db: Database, companyId: CompanyId, contactId: number, userId: number | undefined, window: PageWindow) {
+  await requireLiveContact(db, companyId, contactId)
+  const total = await countMessages(db, companyId, contactId, userId)
+  const rows = window.offset < total ? await listMessages(db, companyId, contactId, userId, window) : []
+  return { total, data: rows.map(toMessage) }
+}
+
+export async function chatsPage(db: Database, companyId: CompanyId, contactId: number, userId: number | undefined, window: PageWindow) {
+  await requireLiveContact(db, companyId, contactId)
+  const total = await countChats(db, companyId, contactId, userId)
+  const rows = window.offset < total ? await listChats(db, companyId, contactId, userId, window) : []
+  return { total, data: rows.map(toChat) }
+}
+
+/** How many bad lines the error message names before it only counts the rest. */
+const REPORTED_LINES = 20
+
+/**
+ * `whatsapp import`: every line of the JSON Lines file is checked first; one bad line and
+ * nothing is imported (the error names the bad lines by number). Then all of it in one
+ * transaction, chats included. Blank lines are skipped.
+ */
+export async function importFile(db: Database, input: { company: number; file: string }) {
+  const companyId = await requireCompany(db, input.company)
+  let text: string
+  try {
+    text = await readFile(input.file, 'utf8')
+  } catch (err) {
+    throw new ApiError(422, `cannot read ${input.file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`)
+  }
+
+  const problems = new Map<number, string[]>()
+  const complain = (line: number, problem: string) => {
+    problems.set(line, [...(problems.get(line) ?? []), problem])
+  }
+  const parsed: { line: number; value: ImportLine }[] = []
+  text.split('\n').forEach((raw, index) => {
+    const line = index + 1
+    if (raw.trim() === '') return
+    let json: unknown
+    try {
+      json = JSON.parse(raw)
+    } catch {
+      complain(line, 'is not valid JSON')
+      return
+    }
+    if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+      complain(line, 'is not a JSON object')
+      return
+    }
+    try {
+      parsed.push({ line, value: validate(ImportLine, json) })
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err
+      for (const [field, messages] of Object.entries(err.details ?? {})) {
+        for (const message of messages) complain(line, `${field} ${message}`)
+      }
+    }
+  })
+
+  const contactsFound = await liveContactIds(db, companyId, [...new Set(parsed.map((p) => p.value.contact_id))])
+  const usersFound = await companyUserIds(db, companyId, [...new Set(parsed.map((p) => p.value.user_id))])
+  for (const { line, value } of parsed) {
+    if (!contactsFound.has(value.contact_id)) complain(line, 'contact_id does not exist')
+    if (!usersFound.has(value.user_id)) complain(line, 'user_id does not exist')
+  }
+
+  if (problems.size > 0) {
+    const lines = [...problems.entries()].sort(([a], [b]) => a - b)
+    const named = lines.slice(0, REPORTED_LINES).map(([line, list]) => `line ${line}: ${list.join(', ')}`)
+    const rest = lines.length - named.length
+    if (rest > 0) named.push(`and ${rest} more bad line${rest === 1 ? '' : 's'}`)
+    throw new ApiError(422, `nothing imported: ${named.join('; ')}`)
+  }
+
+  const messages: NewMessage[] = parsed.map(({ value }) => ({
+    contactId: value.contact_id,
+    userId: value.user_id,
+    direction: value.direction,
+    status: value.status,
+    body: value.body,
+    sentAt: value.sent_at,
+  }))
+  const imported = await db.transaction((tx) => importMessages(tx, companyId, messages))
+  return { imported }
+}

@@ -1,0 +1,185 @@
+// `whatsapp import` run as a user would: a child process on the backend's database.
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { asc, eq } from 'drizzle-orm'
+import { openDatabase, type Database, type DatabaseHandle } from '../../src/db/client.js'
+import { whatsappChats, whatsappMessages } from '../../src/db/schema.js'
+import { addUser, tenant, type Tenant } from '../helpers/factories.js'
+import { addContact } from '../helpers/leads-factories.js'
+import { backends } from '../helpers/app.js'
+import { adminEnv, runAdmin } from '../helpers/cli.js'
+
+for (const backend of backends()) {
+  describe(`whatsapp import (${backend.name})`, () => {
+    let env: Record<string, string>
+    let cleanup: () => Promise<void>
+    /** Opens the database the command works on (PGlite: only while no command runs). */
+    let inspect: () => Promise<DatabaseHandle>
+    const files = mkdtempSync(join(tmpdir(), 'engage-wa-files-'))
+    let acme: Tenant
+    let other: Tenant
+    let bruno: number
+    let contactId: number
+    let deletedId: number
+    let theirContactId: number
+
+    async function withDb<T>(fn: (db: Database) => Promise<T>): Promise<T> {
+      const handle = await inspect()
+      try {
+        return await fn(handle.db)
+      } finally {
+        await handle.close()
+      }
+    }
+    const file = (name: string, lines: (object | string)[]) => {
+      const path = join(files, name)
+      writeFileSync(path, lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n')
+      return path
+    }
+    const messages = () => withDb((db) => db.select().from(whatsappMessages).orderBy(asc(whatsappMessages.id)))
+    const line = (fields: Record<string, unknown> = {}) => ({
+      contact_id: contactId, user_id: acme.userId, direction: 'outbound', body: 'Hi!', status: 'delivered',
+      sent_at: '2026-11-20T10:00:00-03:00', ...fields,
+    })
+
+    before(async () => {
+      if (backend.name === 'postgres') {
+        const opened = await backend.open()
+        await opened.database.close()
+        env = adminEnv({ url: opened.url })
+        cleanup = opened.drop
+        inspect = () => openDatabase({ databaseUrl: opened.url })
+      } else {
+        const dataDir = mkdtempSync(join(tmpdir(), 'engage-wa-'))
+        env = adminEnv({ dataDir })
+        cleanup = async () => {
+          rmSync(dataDir, { recursive: true, force: true })
+        }
+        inspect = () => openDatabase({ dataDir })
+      }
+      await withDb(async (db) => {
+        acme = await tenant(db)
+        other = await tenant(db)
+        bruno = (await addUser(db, acme.companyId)).id
+        contactId = (await addContact(db, acme.companyId, acme.userId)).id
+        deletedId = (await addContact(db, acme.companyId, acme.userId, { deleted: true })).id
+        theirContactId = (await addContact(db, other.companyId, other.userId)).id
+      })
+    })
+    after(async () => {
+      await cleanup()
+      rmSync(files, { recursive: true, force: true })
+    })
+
+    test('a bad line anywhere: exit 1, every bad line named by number on one stderr line, nothing imported', async () => {
+      const path = file('bad.jsonl', [
+        line(),
+        line({ status: 'seen' }),
+        '{"contact_id": 1,',
+        '',
+        line({ contact_id: theirContactId }),
+        line({ contact_id: deletedId, user_id: other.userId }),
+        line({ sent_at: '2026-11-20T10:00:00' }),
+        line({ direction: undefined, body: 5 }),
+        '[1, 2]',
+        line({ user_id: bruno }),
+      ])
+      const result = await runAdmin(['whatsapp', 'import', '--company', String(acme.companyId), '--file', path, '--json'], env)
+      assert.equal(result.code, 1)
+      assert.equal(result.stdout, '')
+      assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr)
+      assert.equal(
+        result.stderr.trim(),
+        'admin: nothing imported: ' + [
+          'line 2: status is not included in the list',
+          'line 3: is not valid JSON',
+          'line 5: contact_id does not exist',
+          'line 6: contact_id does not exist, user_id does not exist',
+          'line 7: sent_at must be a date-time (ISO 8601 with offset)',
+          "line 8: direction can't be blank, body must be a string",
+          'line 9: is not a JSON object',
+        ].join('; '),
+      )
+      assert.deepEqual(await messages(), [])
+    })
+
+    test('many bad lines: the first 20 named, the rest counted', async () => {
+      const path = file('many.jsonl', Array.from({ length: 25 }, () => line({ status: 'x' })))
+      const result = await runAdmin(['whatsapp', 'import', '--company', String(acme.companyId), '--file', path], env)
+      assert.equal(result.code, 1)
+      assert.match(result.stderr, /line 20: status is not included in the list; and 5 more bad lines\n$/)
+      assert.doesNotMatch(result.stderr, /line 21:/)
+    })
+
+    test('an unknown company or an unreadable file: exit 1', async () => {
+      const path = file('one.jsonl', [line()])
+      const noCompany = await runAdmin(['whatsapp', 'import', '--company', '999999', '--file', path], env)
+      assert.equal(noCompany.code, 1)
+      assert.match(noCompany.stderr, /company 999999 not found/)
+      const noFile = await runAdmin(['whatsapp', 'import', '--company', String(acme.companyId), '--file', join(files, 'nope.jsonl')], env)
+      assert.equal(noFile.code, 1)
+      assert.match(noFile.stderr, /cannot read .*nope\.jsonl: ENOENT/)
+      const badCompany = await runAdmin(['whatsapp', 'import', '--company', 'abc', '--file', path], env)
+      assert.equal(badCompany.code, 1)
+      assert.match(badCompany.stderr, /company must be an integer/)
+      assert.deepEqual(await messages(), [])
+    })
+
+    test('a good file: every line imported in one go, chats folded in; again: the chats add up', async () => {
+      const lines = [
+        line({ body: 'first', sent_at: '2026-11-20T10:00:00Z' }),
+        line({ body: 'reply', direction: 'inbound', status: 'received', sent_at: '2026-11-20T10:05:00.123+00:00' }),
+        line({ body: 'bruno', user_id: String(bruno), contact_id: String(contactId), sent_at: '2026-11-21 08:00:00Z' }),
+        ...Array.from({ length: 1500 }, (_, i) => line({ body: `bulk ${i}`, sent_at: '2026-11-19T00:00:00Z' })),
+      ]
+      const result = await runAdmin(['whatsapp', 'import', '--company', String(acme.companyId), '--file', file('good.jsonl', lines), '--json'], env)
+      assert.equal(result.code, 0, result.stderr)
+      assert.equal(result.stderr, '')
+      assert.deepEqual(JSON.parse(result.stdout), { imported: 1503 })
+
+      const rows = await messages()
+      assert.equal(rows.length, 1503)
+      assert.deepEqual(
+        rows.slice(0, 3).map((m) => [m.companyId, m.contactId, m.userId, m.direction, m.status, m.body, m.sentAt.toISOString()]),
+        [
+          [acme.companyId, contactId, acme.userId, 'outbound', 'delivered', 'first', '2026-11-20T10:00:00.000Z'],
+          [acme.companyId, contactId, acme.userId, 'inbound', 'received', 'reply', '2026-11-20T10:05:00.123Z'],
+          [acme.companyId, contactId, bruno, 'outbound', 'delivered', 'bruno', '2026-11-21T08:00:00.000Z'],
+        ],
+      )
+      const chats = () => withDb((db) => db.select().from(whatsappChats).where(eq(whatsappChats.contactId, contactId)).orderBy(asc(whatsappChats.userId)))
+      assert.deepEqual(
+        (await chats()).map((c) => [c.userId, c.messagesCount, c.lastMessageId, c.lastMessageAt.toISOString()]),
+        [
+          [acme.userId, 1502, rows[1]?.id, '2026-11-20T10:05:00.123Z'],
+          [bruno, 1, rows[2]?.id, '2026-11-21T08:00:00.000Z'],
+        ],
+      )
+
+      const second = await runAdmin(['whatsapp', 'import', '--company', String(acme.companyId), '--file', file('more.jsonl', [
+        line({ body: 'late', sent_at: '2026-11-22T09:00:00Z' }),
+        line({ body: 'old', user_id: bruno, sent_at: '2020-01-01T00:00:00Z' }),
+      ])], env)
+      assert.equal(second.code, 0, second.stderr)
+      assert.equal(second.stdout.trim(), 'imported: 2')
+      const after = await messages()
+      assert.deepEqual(
+        (await chats()).map((c) => [c.userId, c.messagesCount, c.lastMessageId]),
+        [
+          [acme.userId, 1503, after.find((m) => m.body === 'late')?.id],
+          [bruno, 2, rows[2]?.id], // an older message does not take the chat's last place
+        ],
+      )
+    })
+
+    test('--help describes the command', async () => {
+      const help = await runAdmin(['whatsapp', 'import', '--help'], env)
+      assert.equal(help.code, 0)
+      assert.match(help.stdout, /--company ID --file F/)
+      assert.match(help.stdout, /JSON Lines/)
+    })
+  })
+}
