@@ -5,6 +5,11 @@ import { count } from 'drizzle-orm'
 import type { Database } from '../db/client.js'
 import { companies } from '../db/schema.js'
 import { createToken } from '../modules/auth/tokens.service.js'
+import { seedContacts } from '../modules/contacts/contacts.demo.js'
+import { seedFlows } from '../modules/flows/flows.demo.js'
+import { seedLeads } from '../modules/leads/leads.demo.js'
+import { seedMeetTranscriptions } from '../modules/meet-transcriptions/meet-transcriptions.demo.js'
+import { seedWhatsapp } from '../modules/whatsapp/whatsapp.demo.js'
 import { insertCompany, insertUser } from '../modules/users/users.repository.js'
 import { asCompanyId, type CompanyId } from '../tenancy.js'
 
@@ -20,7 +25,7 @@ export interface DemoContext {
 
 export type DemoSeeder = (ctx: DemoContext) => Promise<void>
 
-const seeders: DemoSeeder[] = []
+const seeders: DemoSeeder[] = [seedContacts, seedFlows, seedLeads, seedMeetTranscriptions, seedWhatsapp]
 
 function mulberry32(seed: number): () => number {
   let a = seed

@@ -1,8 +1,8 @@
 // A business (a contact's employer) is one record per company per case-insensitive name,
 // created when a contact or lead first names it. Lead business fields fill in its details.
-import { and, eq, sql } from 'drizzle-orm'
+import { and, count, eq, isNull, sql } from 'drizzle-orm'
 import { rawRows, type Database } from '../../db/client.js'
-import { businesses } from '../../db/schema.js'
+import { businesses, contacts } from '../../db/schema.js'
 import type { CompanyId } from '../../tenancy.js'
 
 export type BusinessRow = typeof businesses.$inferSelect
@@ -55,4 +55,26 @@ export async function findBusiness(db: Database, companyId: CompanyId, id: numbe
     .from(businesses)
     .where(and(eq(businesses.companyId, companyId), eq(businesses.id, id)))
   return row
+}
+
+/** Live contacts pointing at the business, through contacts_company_business_idx. */
+export async function countBusinessContacts(db: Database, companyId: CompanyId, businessId: number): Promise<number> {
+  const [row] = await db
+    .select({ n: count() })
+    .from(contacts)
+    .where(and(eq(contacts.companyId, companyId), eq(contacts.businessId, businessId), isNull(contacts.deletedAt)))
+  return row?.n ?? 0
+}
+
+/** Many new businesses in one statement (demo data, on a company without any). */
+export async function insertBusinesses(
+  db: Database,
+  companyId: CompanyId,
+  values: (BusinessDetails & { name: string; createdAt: Date })[],
+): Promise<BusinessRow[]> {
+  if (values.length === 0) return []
+  return db
+    .insert(businesses)
+    .values(values.map((v) => ({ companyId, ...v, updatedAt: v.createdAt })))
+    .returning()
 }

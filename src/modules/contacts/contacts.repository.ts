@@ -1,0 +1,217 @@
+import { and, asc, count, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm'
+import type { Database } from '../../db/client.js'
+import { contactCustomValues, contacts, contactTags, customFields, tags } from '../../db/schema.js'
+import type { CompanyId } from '../../tenancy.js'
+
+export type ContactRow = typeof contacts.$inferSelect
+export type ContactInsert = Omit<typeof contacts.$inferInsert, 'companyId' | 'id'>
+export type ContactChanges = Partial<Omit<ContactInsert, 'createdAt'>>
+
+export interface ContactFilter {
+  userId?: number | undefined
+  /** Case-insensitive substring of full name, business or email. */
+  search?: string | undefined
+}
+
+export interface ContactTagRow {
+  contactId: number
+  id: number
+  name: string
+  color: string
+}
+
+export interface ContactValueRow {
+  contactId: number
+  customFieldId: number
+  field: string
+  value: string
+}
+
+const escapeLike = (term: string) => term.replace(/[\\%_]/g, '\\$&')
+
+/**
+ * The WHERE of a list: live contacts of the company, of a user, matching a search. The
+ * search expressions are exactly those of contacts_search_trgm_idx, so the GIN index serves it.
+ */
+function listCondition(companyId: CompanyId, filter: ContactFilter): SQL {
+  const conditions = [eq(contacts.companyId, companyId), isNull(contacts.deletedAt)]
+  if (filter.userId !== undefined) conditions.push(eq(contacts.userId, filter.userId))
+  if (filter.search !== undefined) {
+    const pattern = `%${escapeLike(filter.search)}%`
+    conditions.push(sql`(
+      (${contacts.firstName} || ' ' || coalesce(${contacts.lastName}, '')) ilike ${pattern}
+      or coalesce(${contacts.business}, '') ilike ${pattern}
+      or ${contacts.email} ilike ${pattern})`)
+  }
+  const condition = and(...conditions)
+  if (!condition) throw new Error('empty condition')
+  return condition
+}
+
+/**
+ * A page of live contacts, id ascending. The page's ids are picked from an index alone and
+ * only then are their rows read, so a deep page skips index entries, not table rows.
+ */
+export async function listContacts(
+  db: Database,
+  companyId: CompanyId,
+  filter: ContactFilter,
+  page: { limit: number; offset: number },
+): Promise<ContactRow[]> {
+  const ids = db
+    .select({ id: contacts.id })
+    .from(contacts)
+    .where(listCondition(companyId, filter))
+    .orderBy(asc(contacts.id))
+    .limit(page.limit)
+    .offset(page.offset)
+  return db
+    .select()
+    .from(contacts)
+    .where(and(eq(contacts.companyId, companyId), inArray(contacts.id, ids)))
+    .orderBy(asc(contacts.id))
+}
+
+/** Exact count of a filtered list; used for searches, which the trigram index narrows. */
+export async function countContacts(db: Database, companyId: CompanyId, filter: ContactFilter): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(contacts).where(listCondition(companyId, filter))
+  return row?.n ?? 0
+}
+
+export async function findLiveContact(
+  db: Database,
+  companyId: CompanyId,
+  id: number,
+  options: { forUpdate?: boolean } = {},
+): Promise<ContactRow | undefined> {
+  const query = db
+    .select()
+    .from(contacts)
+    .where(and(eq(contacts.companyId, companyId), eq(contacts.id, id), isNull(contacts.deletedAt)))
+  const [row] = await (options.forUpdate ? query.for('update') : query)
+  return row
+}
+
+export async function insertContact(db: Database, companyId: CompanyId, values: ContactInsert): Promise<ContactRow> {
+  const [row] = await db.insert(contacts).values({ ...values, companyId }).returning()
+  if (!row) throw new Error('insert returned no row')
+  return row
+}
+
+/** Many contacts in one statement (demo data), returned in the given order. */
+export async function insertContacts(db: Database, companyId: CompanyId, values: ContactInsert[]): Promise<ContactRow[]> {
+  if (values.length === 0) return []
+  const rows = await db.insert(contacts).values(values.map((v) => ({ ...v, companyId }))).returning()
+  return rows.sort((a, b) => a.id - b.id)
+}
+
+export async function updateContact(
+  db: Database,
+  companyId: CompanyId,
+  id: number,
+  changes: ContactChanges,
+): Promise<ContactRow> {
+  const [row] = await db
+    .update(contacts)
+    .set(changes)
+    .where(and(eq(contacts.companyId, companyId), eq(contacts.id, id)))
+    .returning()
+  if (!row) throw new Error('update returned no row')
+  return row
+}
+
+/** Tags of many contacts in one query, tag id ascending. */
+export async function tagsOfContacts(db: Database, companyId: CompanyId, contactIds: number[]): Promise<ContactTagRow[]> {
+  if (contactIds.length === 0) return []
+  return db
+    .select({ contactId: contactTags.contactId, id: tags.id, name: tags.name, color: tags.color })
+    .from(contactTags)
+    .innerJoin(tags, and(eq(tags.companyId, contactTags.companyId), eq(tags.id, contactTags.tagId)))
+    .where(and(eq(contactTags.companyId, companyId), inArray(contactTags.contactId, contactIds)))
+    .orderBy(asc(contactTags.contactId), asc(tags.id))
+}
+
+/** Custom field values of many contacts in one query, custom field id ascending. */
+export async function valuesOfContacts(db: Database, companyId: CompanyId, contactIds: number[]): Promise<ContactValueRow[]> {
+  if (contactIds.length === 0) return []
+  return db
+    .select({
+      contactId: contactCustomValues.contactId,
+      customFieldId: customFields.id,
+      field: customFields.field,
+      value: contactCustomValues.value,
+    })
+    .from(contactCustomValues)
+    .innerJoin(
+      customFields,
+      and(eq(customFields.companyId, contactCustomValues.companyId), eq(customFields.id, contactCustomValues.customFieldId)),
+    )
+    .where(and(eq(contactCustomValues.companyId, companyId), inArray(contactCustomValues.contactId, contactIds)))
+    .orderBy(asc(contactCustomValues.contactId), asc(customFields.id))
+}
+
+export async function addContactTags(
+  db: Database,
+  companyId: CompanyId,
+  contactId: number,
+  tagIds: number[],
+  now: Date,
+): Promise<void> {
+  if (tagIds.length === 0) return
+  await db.insert(contactTags).values(tagIds.map((tagId) => ({ companyId, contactId, tagId, createdAt: now })))
+}
+
+/** Tags of many contacts in one statement (demo data). */
+export async function insertContactTags(
+  db: Database,
+  companyId: CompanyId,
+  pairs: { contactId: number; tagId: number; createdAt: Date }[],
+): Promise<void> {
+  if (pairs.length === 0) return
+  await db.insert(contactTags).values(pairs.map((pair) => ({ companyId, ...pair })))
+}
+
+export async function removeContactTags(db: Database, companyId: CompanyId, contactId: number, tagIds: number[]) {
+  if (tagIds.length === 0) return
+  await db
+    .delete(contactTags)
+    .where(and(eq(contactTags.companyId, companyId), eq(contactTags.contactId, contactId), inArray(contactTags.tagId, tagIds)))
+}
+
+export async function setCustomValues(
+  db: Database,
+  companyId: CompanyId,
+  contactId: number,
+  values: { customFieldId: number; value: string }[],
+  now: Date,
+): Promise<void> {
+  if (values.length === 0) return
+  await db
+    .insert(contactCustomValues)
+    .values(values.map((v) => ({ companyId, contactId, customFieldId: v.customFieldId, value: v.value, createdAt: now, updatedAt: now })))
+    .onConflictDoUpdate({
+      target: [contactCustomValues.companyId, contactCustomValues.contactId, contactCustomValues.customFieldId],
+      set: { value: sql`excluded.value`, updatedAt: now },
+    })
+}
+
+/** Custom values of many contacts in one statement (demo data). */
+export async function insertCustomValues(
+  db: Database,
+  companyId: CompanyId,
+  values: { contactId: number; customFieldId: number; value: string; createdAt: Date }[],
+): Promise<void> {
+  if (values.length === 0) return
+  await db.insert(contactCustomValues).values(values.map((v) => ({ companyId, ...v, updatedAt: v.createdAt })))
+}
+
+export async function clearCustomValues(db: Database, companyId: CompanyId, contactId: number, customFieldIds: number[]) {
+  if (customFieldIds.length === 0) return
+  await db
+    .delete(contactCustomValues)
+    .where(and(
+      eq(contactCustomValues.companyId, companyId),
+      eq(contactCustomValues.contactId, contactId),
+      inArray(contactCustomValues.customFieldId, customFieldIds),
+    ))
+}

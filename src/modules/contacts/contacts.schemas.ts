@@ -1,0 +1,162 @@
+import { Type, type Static } from 'typebox'
+import { contactStage } from '../../db/schema.js'
+import { Id, NonBlank, Nullable, PagedList, PageParams, Str, Timestamps } from '../../http/schemas.js'
+
+export const STAGES = contactStage.enumValues
+export type Stage = (typeof STAGES)[number]
+
+/** 7 to 20 digits, an optional leading +, spaces, dashes, dots and parentheses; '' is no number. */
+export const PHONE_PATTERN = '^(?:\\+?(?=(?:[^0-9]*[0-9]){7,20}[^0-9]*$)[0-9 .()-]+)?$'
+
+const Phone = Type.String({ maxLength: 255, pattern: PHONE_PATTERN, description: '7-20 digits; + ( ) - . and spaces allowed' })
+const Email = Type.String({ minLength: 1, maxLength: 255, format: 'email' })
+const Text = Type.Optional(Nullable(Str()))
+
+const CustomFieldValueInput = Type.Object({
+  field: Type.Optional(Str()),
+  value: Type.Optional(Nullable(Str())),
+})
+
+/** The optional fields of create and update; on update an omitted one is left as it is, null clears it. */
+const optionalFields = {
+  last_name: Text,
+  position: Text,
+  telephone: Type.Optional(Nullable(Phone)),
+  cellphone: Type.Optional(Nullable(Phone)),
+  address: Type.Optional(Nullable(Str(1000))),
+  city: Text,
+  state: Text,
+  country: Text,
+  url: Text,
+  linkedin: Text,
+  variable1: Text,
+  variable2: Text,
+  variable3: Text,
+  carousel: Type.Optional(Nullable(Type.Boolean({ description: 'true or false (also as strings); null sets false' }))),
+  stage: Type.Optional(Nullable(Type.Enum(STAGES))),
+  custom_fields: Type.Optional(
+    Nullable(
+      Type.Array(CustomFieldValueInput, {
+        description: 'values by custom field name (case-insensitive); on update only the named fields change, null or "" clears one',
+      }),
+    ),
+  ),
+  tags: Type.Optional(Nullable(Type.Array(Id, { description: 'tag ids of your company; on update the whole set is replaced' }))),
+  contact_group_id: Type.Optional(Nullable(Id)),
+}
+
+export const ContactCreateBody = Type.Object(
+  {
+    first_name: NonBlank(),
+    email: Email,
+    business: Type.Optional(Nullable(Str())),
+    ...optionalFields,
+  },
+  {
+    examples: [
+      {
+        first_name: 'Ana',
+        last_name: 'Souza',
+        email: 'ana.souza@globex.example',
+        business: 'Globex',
+        position: 'Head of Sales',
+        cellphone: '+55 (11) 98765-4321',
+        stage: 'lead',
+        tags: [3],
+        custom_fields: [{ field: 'T-shirt size', value: 'M' }],
+      },
+    ],
+  },
+)
+export type ContactCreateBody = Static<typeof ContactCreateBody>
+
+export const ContactUpdateBody = Type.Object(
+  {
+    first_name: NonBlank(),
+    email: Email,
+    business: Nullable(Str()),
+    user_id: Type.Optional(Id),
+    ...optionalFields,
+  },
+  {
+    examples: [
+      { first_name: 'Ana', email: 'ana.souza@globex.example', business: 'Globex', stage: 'mql', tags: [3, 5] },
+    ],
+  },
+)
+export type ContactUpdateBody = Static<typeof ContactUpdateBody>
+
+export const ContactsListQuery = Type.Object({
+  ...PageParams,
+  user_id: Type.Optional(Id),
+  search_term: Type.Optional(Str()),
+})
+export type ContactsListQuery = Static<typeof ContactsListQuery>
+
+const NullableString = Nullable(Type.String())
+
+export const Contact = Type.Object(
+  {
+    id: Type.Integer(),
+    user_id: Type.Integer({ description: 'the owner' }),
+    first_name: Type.String(),
+    last_name: NullableString,
+    email: Type.String(),
+    business: NullableString,
+    position: NullableString,
+    telephone: NullableString,
+    cellphone: NullableString,
+    address: NullableString,
+    city: NullableString,
+    state: NullableString,
+    country: NullableString,
+    url: NullableString,
+    linkedin: NullableString,
+    variable1: NullableString,
+    variable2: NullableString,
+    variable3: NullableString,
+    carousel: Type.Boolean(),
+    stage: Nullable(Type.Enum(STAGES)),
+    contact_group_id: Nullable(Type.Integer()),
+    tags: Type.Array(Type.Object({ id: Type.Integer(), name: Type.String(), color: Type.String() }), {
+      description: 'tag id ascending',
+    }),
+    custom_fields: Type.Array(Type.Object({ field: Type.String(), value: Type.String() }), {
+      description: 'the fields with a value, by custom field id ascending',
+    }),
+    ...Timestamps,
+  },
+  {
+    examples: [
+      {
+        id: 7,
+        user_id: 2,
+        first_name: 'Ana',
+        last_name: 'Souza',
+        email: 'ana.souza@globex.example',
+        business: 'Globex',
+        position: 'Head of Sales',
+        telephone: null,
+        cellphone: '+55 (11) 98765-4321',
+        address: null,
+        city: null,
+        state: null,
+        country: null,
+        url: null,
+        linkedin: null,
+        variable1: null,
+        variable2: null,
+        variable3: null,
+        carousel: false,
+        stage: 'lead',
+        contact_group_id: null,
+        tags: [{ id: 3, name: 'Hot', color: '#e11d48' }],
+        custom_fields: [{ field: 'T-shirt size', value: 'M' }],
+        created_at: '2026-11-22T10:00:00.000Z',
+        updated_at: '2026-11-22T10:00:00.000Z',
+      },
+    ],
+  },
+)
+
+export const ContactsPage = PagedList(Contact)

@@ -1,0 +1,437 @@
+import { Type, type TSchema } from 'typebox'
+import { adjustCounter, readCounter } from '../../db/counters.js'
+import type { Database } from '../../db/client.js'
+import { uniqueViolation } from '../../db/errors.js'
+import { ApiError, invalid, notFound, type ErrorDetails } from '../../errors.js'
+import { DateParam } from '../../http/schemas.js'
+import { pageWindow, type PageRequest } from '../../http/pagination.js'
+import { validate } from '../../http/validation.js'
+import type { Caller, CompanyId } from '../../tenancy.js'
+import { countBusinessContacts, findBusiness, upsertBusiness } from '../businesses/businesses.repository.js'
+import { toBusiness } from '../businesses/businesses.service.js'
+import { findCustomFieldsByNames, type CustomFieldRow } from '../custom-fields/custom-fields.repository.js'
+import { countContactEvents, listContactEvents, recordEvents, type NewContactEvent } from '../events/events.repository.js'
+import { toContactEvent } from '../events/events.service.js'
+import { removeContactFromFlows } from '../flows/flows.repository.js'
+import { linkLeadsToContact, unlinkLeadsFromContact } from '../leads/lead-links.js'
+import { findTagsByIds } from '../tags/tags.repository.js'
+import { findUser } from '../users/users.repository.js'
+import {
+  addContactTags,
+  clearCustomValues,
+  countContacts,
+  findLiveContact,
+  insertContact,
+  listContacts,
+  removeContactTags,
+  setCustomValues,
+  tagsOfContacts,
+  updateContact,
+  valuesOfContacts,
+  type ContactChanges,
+  type ContactFilter,
+  type ContactRow,
+  type ContactTagRow,
+  type ContactValueRow,
+} from './contacts.repository.js'
+import { PHONE_PATTERN, type ContactCreateBody, type ContactsListQuery, type ContactUpdateBody } from './contacts.schemas.js'
+
+/** Counter lists (src/db/counters.ts): live contacts of the company (key 0) and per owner (key user id). */
+export const CONTACTS_COUNTER = 'contacts'
+export const CONTACTS_BY_USER_COUNTER = 'contacts_by_user'
+
+type ContactTag = Pick<ContactTagRow, 'id' | 'name' | 'color'>
+type ContactValue = Pick<ContactValueRow, 'field' | 'value'>
+
+export const toContact = (row: ContactRow, tags: ContactTag[], values: ContactValue[]) => ({
+  id: row.id,
+  user_id: row.userId,
+  first_name: row.firstName,
+  last_name: row.lastName,
+  email: row.email,
+  business: row.business,
+  position: row.position,
+  telephone: row.telephone,
+  cellphone: row.cellphone,
+  address: row.address,
+  city: row.city,
+  state: row.state,
+  country: row.country,
+  url: row.url,
+  linkedin: row.linkedin,
+  variable1: row.variable1,
+  variable2: row.variable2,
+  variable3: row.variable3,
+  carousel: row.carousel,
+  stage: row.stage,
+  contact_group_id: row.contactGroupId,
+  tags: tags.map((tag) => ({ id: tag.id, name: tag.name, color: tag.color })),
+  custom_fields: values.map((value) => ({ field: value.field, value: value.value })),
+  created_at: row.createdAt,
+  updated_at: row.updatedAt,
+})
+
+export type Contact = ReturnType<typeof toContact>
+
+function groupBy<T extends { contactId: number }>(rows: T[]): Map<number, T[]> {
+  const groups = new Map<number, T[]>()
+  for (const row of rows) {
+    const group = groups.get(row.contactId)
+    if (group) group.push(row)
+    else groups.set(row.contactId, [row])
+  }
+  return groups
+}
+
+/** Contacts with their tags and custom fields: one query each for all of them. */
+async function withExtras(db: Database, companyId: CompanyId, rows: ContactRow[]): Promise<Contact[]> {
+  const ids = rows.map((row) => row.id)
+  const [tagRows, valueRows] = await Promise.all([tagsOfContacts(db, companyId, ids), valuesOfContacts(db, companyId, ids)])
+  const tags = groupBy(tagRows)
+  const values = groupBy(valueRows)
+  return rows.map((row) => toContact(row, tags.get(row.id) ?? [], values.get(row.id) ?? []))
+}
+
+async function oneWithExtras(db: Database, companyId: CompanyId, row: ContactRow): Promise<Contact> {
+  const [contact] = await withExtras(db, companyId, [row])
+  if (!contact) throw new Error('contact vanished')
+  return contact
+}
+
+// The request fields stored as they come: column → API name (also the keys of `changes`).
+const COLUMNS = {
+  firstName: 'first_name',
+  lastName: 'last_name',
+  email: 'email',
+  business: 'business',
+  position: 'position',
+  telephone: 'telephone',
+  cellphone: 'cellphone',
+  address: 'address',
+  city: 'city',
+  state: 'state',
+  country: 'country',
+  url: 'url',
+  linkedin: 'linkedin',
+  variable1: 'variable1',
+  variable2: 'variable2',
+  variable3: 'variable3',
+  carousel: 'carousel',
+  stage: 'stage',
+  contactGroupId: 'contact_group_id',
+  userId: 'user_id',
+} as const satisfies Partial<Record<keyof ContactRow, string>>
+type Column = keyof typeof COLUMNS
+
+/** The columns a request gives (omitted ones left out); a null carousel is its default, false. */
+function requestedColumns(input: ContactCreateBody | ContactUpdateBody): Partial<Pick<ContactRow, Column>> {
+  const given: Record<string, unknown> = {}
+  const fields = input as Record<string, unknown>
+  for (const [column, name] of Object.entries(COLUMNS)) {
+    if (fields[name] !== undefined) given[column] = fields[name]
+  }
+  if (given.carousel === null) given.carousel = false
+  return given
+}
+
+const hasText = (value: string | null | undefined): value is string => value != null && /\S/.test(value)
+
+async function businessIdFor(db: Database, companyId: CompanyId, name: string | null | undefined): Promise<number | null> {
+  return hasText(name) ? (await upsertBusiness(db, companyId, name)).id : null
+}
+
+/** The tags named by id (deduplicated, ascending), or a problem for ids the company has not. */
+async function resolveTags(db: Database, companyId: CompanyId, ids: number[], problems: ErrorDetails) {
+  const wanted = [...new Set(ids)].sort((a, b) => a - b)
+  const found = await findTagsByIds(db, companyId, wanted)
+  const known = new Set(found.map((tag) => tag.id))
+  const missing = wanted.filter((id) => !known.has(id))
+  if (missing.length > 0) problems.tags = [`does not exist: ${missing.join(', ')}`]
+  return found
+}
+
+const fits = (schema: TSchema) => {
+  const wrapped = Type.Object({ value: schema })
+  return (value: string) => {
+    try {
+      validate(wrapped, { value })
+      return true
+    } catch (err) {
+      if (err instanceof ApiError) return false
+      throw err
+    }
+  }
+}
+const isEmail = fits(Type.String({ format: 'email' }))
+const isDate = fits(DateParam)
+const isPhone = fits(Type.String({ pattern: PHONE_PATTERN }))
+
+/** Why `value` does not fit the definition's kind, if it does not. */
+function kindProblem(definition: CustomFieldRow, value: string): string | undefined {
+  switch (definition.kind) {
+    case 'email':
+      return isEmail(value) ? undefined : 'is invalid'
+    case 'date':
+      return isDate(value) ? undefined : 'must be a date (yyyy-mm-dd)'
+    case 'telephone':
+      return isPhone(value) ? undefined : 'is invalid'
+    case 'dropdown':
+      return definition.options.some((option) => option.name === value) ? undefined : 'is not included in the list'
+    case 'input':
+    case 'textarea':
+      return undefined
+  }
+}
+
+interface ValueChange {
+  definition: CustomFieldRow
+  /** null clears the value. */
+  value: string | null
+}
+
+/** Custom field values by definition, checked against the kinds; problems go under `custom_fields`. */
+async function resolveCustomValues(
+  db: Database,
+  companyId: CompanyId,
+  entries: { field?: string | undefined; value?: string | null | undefined }[],
+  problems: ErrorDetails,
+): Promise<ValueChange[]> {
+  const list: string[] = []
+  const add = (message: string) => {
+    if (!list.includes(message)) list.push(message)
+  }
+  const named = entries.filter((entry) => {
+    if (hasText(entry.field)) return true
+    add("field can't be blank")
+    return false
+  })
+  const definitions = await findCustomFieldsByNames(db, companyId, named.map((entry) => entry.field ?? ''))
+  const byName = new Map(definitions.map((definition) => [definition.field.toLowerCase(), definition]))
+  const changes = new Map<number, ValueChange>()
+  for (const entry of named) {
+    const name = entry.field ?? ''
+    const definition = byName.get(name.toLowerCase())
+    if (!definition) {
+      add(`${name} does not exist`)
+      continue
+    }
+    if (changes.has(definition.id)) {
+      add(`${definition.field} is given more than once`)
+      continue
+    }
+    const value = entry.value === undefined || entry.value === null || entry.value === '' ? null : entry.value
+    const problem = value === null ? undefined : kindProblem(definition, value)
+    if (problem) add(`${definition.field} ${problem}`)
+    changes.set(definition.id, { definition, value })
+  }
+  if (list.length > 0) problems.custom_fields = list
+  return [...changes.values()].sort((a, b) => a.definition.id - b.definition.id)
+}
+
+function throwIfAny(problems: ErrorDetails) {
+  if (Object.keys(problems).length > 0) throw invalid(problems)
+}
+
+/** A taken email becomes a 422; the database's unique index decides between concurrent writers. */
+function rethrow(err: unknown): never {
+  if (uniqueViolation(err) === 'contacts_company_email_live_key') throw invalid({ email: ['has already been taken'] })
+  throw err
+}
+
+/** Per-owner counters, adjusted in user id order so concurrent owner swaps cannot deadlock. */
+async function adjustOwnerCounters(db: Database, companyId: CompanyId, deltas: [userId: number, delta: number][]) {
+  for (const [userId, delta] of [...deltas].sort((a, b) => a[0] - b[0])) {
+    await adjustCounter(db, companyId, CONTACTS_BY_USER_COUNTER, userId, delta)
+  }
+}
+
+export async function getContact(db: Database, caller: Caller, id: number): Promise<Contact> {
+  const row = await findLiveContact(db, caller.companyId, id)
+  if (!row) throw notFound()
+  return oneWithExtras(db, caller.companyId, row)
+}
+
+/**
+ * A page of contacts. Totals come from the counters (the rows query is skipped past the
+ * end); a search counts its matches through the trigram index, unless the page itself
+ * shows where the matches end (a short, non-empty page, or an empty first page).
+ */
+export async function contactsPage(db: Database, caller: Caller, query: ContactsListQuery) {
+  const { companyId } = caller
+  const window = pageWindow(query)
+  const filter: ContactFilter = {
+    userId: query.user_id,
+    search: query.search_term === '' ? undefined : query.search_term,
+  }
+  let total: number
+  let rows: ContactRow[]
+  if (filter.search !== undefined) {
+    rows = await listContacts(db, companyId, filter, window)
+    const lastPage = rows.length < window.limit && (rows.length > 0 || window.offset === 0)
+    total = lastPage ? window.offset + rows.length : await countContacts(db, companyId, filter)
+  } else {
+    total =
+      filter.userId === undefined
+        ? await readCounter(db, companyId, CONTACTS_COUNTER)
+        : await readCounter(db, companyId, CONTACTS_BY_USER_COUNTER, filter.userId)
+    rows = window.offset < total ? await listContacts(db, companyId, filter, window) : []
+  }
+  return { window, total, data: await withExtras(db, companyId, rows) }
+}
+
+export async function createContact(db: Database, caller: Caller, input: ContactCreateBody, now: Date): Promise<Contact> {
+  const { companyId, userId } = caller
+  try {
+    return await db.transaction(async (tx) => {
+      const problems: ErrorDetails = {}
+      const tags = await resolveTags(tx, companyId, input.tags ?? [], problems)
+      const values = await resolveCustomValues(tx, companyId, input.custom_fields ?? [], problems)
+      throwIfAny(problems)
+
+      const { userId: _ignored, ...columns } = requestedColumns(input)
+      const row = await insertContact(tx, companyId, {
+        ...columns,
+        firstName: input.first_name,
+        email: input.email,
+        userId,
+        businessId: await businessIdFor(tx, companyId, input.business),
+        createdAt: now,
+        updatedAt: now,
+      })
+      await setCustomValues(tx, companyId, row.id, values.flatMap((v) => (v.value === null ? [] : [{ customFieldId: v.definition.id, value: v.value }])), now)
+      await addContactTags(tx, companyId, row.id, tags.map((tag) => tag.id), now)
+      await recordEvents(tx, companyId, [{ contactId: row.id, kind: 'contact_created', userId, occurredAt: now }])
+      await adjustCounter(tx, companyId, CONTACTS_COUNTER, 0, 1)
+      await adjustOwnerCounters(tx, companyId, [[userId, 1]])
+      await linkLeadsToContact(tx, companyId, row.id, row.email)
+      return oneWithExtras(tx, companyId, row)
+    })
+  } catch (err) {
+    return rethrow(err)
+  }
+}
+
+export async function changeContact(
+  db: Database,
+  caller: Caller,
+  id: number,
+  input: ContactUpdateBody,
+  now: Date,
+): Promise<Contact> {
+  const { companyId } = caller
+  try {
+    return await db.transaction(async (tx) => {
+      const current = await findLiveContact(tx, companyId, id, { forUpdate: true })
+      if (!current) throw notFound()
+
+      const problems: ErrorDetails = {}
+      if (input.user_id !== undefined && input.user_id !== current.userId && !(await findUser(tx, companyId, input.user_id))) {
+        problems.user_id = ['does not exist']
+      }
+      const tags = input.tags === undefined ? undefined : await resolveTags(tx, companyId, input.tags ?? [], problems)
+      const values = await resolveCustomValues(tx, companyId, input.custom_fields ?? [], problems)
+      throwIfAny(problems)
+
+      // Field changes: only what differs from the stored contact.
+      const set: ContactChanges = {}
+      const changes: Record<string, [unknown, unknown]> = {}
+      for (const [column, value] of Object.entries(requestedColumns(input)) as [Column, unknown][]) {
+        if (current[column] === value) continue
+        Object.assign(set, { [column]: value })
+        changes[COLUMNS[column]] = [current[column], value]
+      }
+      if (set.business !== undefined) set.businessId = await businessIdFor(tx, companyId, set.business)
+
+      // Custom fields: set or clear the named ones.
+      const [currentTags, currentValues] = await Promise.all([
+        tagsOfContacts(tx, companyId, [id]),
+        valuesOfContacts(tx, companyId, [id]),
+      ])
+      const oldValues = new Map(currentValues.map((v) => [v.customFieldId, v]))
+      const toSet = values.filter((v) => v.value !== null && oldValues.get(v.definition.id)?.value !== v.value)
+      const toClear = values.filter((v) => v.value === null && oldValues.has(v.definition.id))
+      if (toSet.length > 0 || toClear.length > 0) {
+        const newValues = new Map(currentValues.map((v) => [v.customFieldId, { field: v.field, value: v.value }]))
+        for (const v of toSet) newValues.set(v.definition.id, { field: v.definition.field, value: v.value ?? '' })
+        for (const v of toClear) newValues.delete(v.definition.id)
+        changes.custom_fields = [
+          currentValues.map((v) => ({ field: v.field, value: v.value })),
+          [...newValues.entries()].sort((a, b) => a[0] - b[0]).map(([, v]) => v),
+        ]
+      }
+
+      // Tags: the given set replaces the current one.
+      const tagIds = new Set(tags?.map((tag) => tag.id))
+      const added = tags?.filter((tag) => !currentTags.some((t) => t.id === tag.id)) ?? []
+      const removed = tags === undefined ? [] : currentTags.filter((tag) => !tagIds.has(tag.id))
+
+      const changed = Object.keys(changes).length > 0 || added.length > 0 || removed.length > 0
+      if (!changed) return oneWithExtras(tx, companyId, current)
+
+      const row = await updateContact(tx, companyId, id, { ...set, updatedAt: now })
+      await setCustomValues(tx, companyId, id, toSet.map((v) => ({ customFieldId: v.definition.id, value: v.value ?? '' })), now)
+      await clearCustomValues(tx, companyId, id, toClear.map((v) => v.definition.id))
+      await removeContactTags(tx, companyId, id, removed.map((tag) => tag.id))
+      await addContactTags(tx, companyId, id, added.map((tag) => tag.id), now)
+
+      const event = (kind: NewContactEvent['kind'], data: Record<string, unknown>): NewContactEvent => ({
+        contactId: id,
+        kind,
+        userId: caller.userId,
+        data,
+        occurredAt: now,
+      })
+      const events: NewContactEvent[] = []
+      if (Object.keys(changes).length > 0) events.push(event('contact_updated', { changes }))
+      if (set.stage !== undefined) events.push(event('stage_changed', { from: current.stage, to: set.stage }))
+      for (const tag of added) events.push(event('tag_added', { tag_id: tag.id, name: tag.name }))
+      for (const tag of removed) events.push(event('tag_removed', { tag_id: tag.id, name: tag.name }))
+      await recordEvents(tx, companyId, events)
+
+      if (set.userId !== undefined) await adjustOwnerCounters(tx, companyId, [[current.userId, -1], [set.userId, 1]])
+      if (set.email !== undefined && set.email.toLowerCase() !== current.email.toLowerCase()) {
+        await unlinkLeadsFromContact(tx, companyId, id)
+        await linkLeadsToContact(tx, companyId, id, set.email)
+      }
+      return oneWithExtras(tx, companyId, row)
+    })
+  } catch (err) {
+    return rethrow(err)
+  }
+}
+
+/** Hides the contact (history kept, email free again) and unlinks its leads. */
+export async function deleteContact(db: Database, caller: Caller, id: number, now: Date): Promise<void> {
+  const { companyId } = caller
+  await db.transaction(async (tx) => {
+    const current = await findLiveContact(tx, companyId, id, { forUpdate: true })
+    if (!current) throw notFound()
+    await updateContact(tx, companyId, id, { deletedAt: now, updatedAt: now })
+    await unlinkLeadsFromContact(tx, companyId, id)
+    await removeContactFromFlows(tx, companyId, id, now)
+    await adjustCounter(tx, companyId, CONTACTS_COUNTER, 0, -1)
+    await adjustOwnerCounters(tx, companyId, [[current.userId, -1]])
+    await recordEvents(tx, companyId, [{ contactId: id, kind: 'contact_deleted', userId: caller.userId, occurredAt: now }])
+  })
+}
+
+export async function contactEventsPage(db: Database, caller: Caller, id: number, query: PageRequest) {
+  const { companyId } = caller
+  if (!(await findLiveContact(db, companyId, id))) throw notFound()
+  const window = pageWindow(query)
+  const total = await countContactEvents(db, companyId, id)
+  const rows = window.offset < total ? await listContactEvents(db, companyId, id, window) : []
+  return { window, total, data: rows.map(toContactEvent) }
+}
+
+export async function contactBusiness(db: Database, caller: Caller, id: number) {
+  const { companyId } = caller
+  const contact = await findLiveContact(db, companyId, id)
+  if (contact?.businessId == null) throw notFound()
+  const [business, contactsCount] = await Promise.all([
+    findBusiness(db, companyId, contact.businessId),
+    countBusinessContacts(db, companyId, contact.businessId),
+  ])
+  if (!business) throw notFound()
+  return toBusiness(business, contactsCount)
+}

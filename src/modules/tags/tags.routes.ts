@@ -1,0 +1,54 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import { IdParams } from '../../http/schemas.js'
+import { Tag, TagBody, TagsList } from './tags.schemas.js'
+import { changeTag, createTag, removeTag, tagsOfCompany } from './tags.service.js'
+
+const tagsRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get('/v1/tags', {
+    schema: {
+      tags: ['tags'],
+      summary: 'List the tags of your company (id ascending, not paged)',
+      response: { 200: TagsList },
+    },
+  }, async (request) => tagsOfCompany(app.db, request.caller))
+
+  app.post('/v1/tags', {
+    config: { rootKey: 'tag' },
+    schema: {
+      tags: ['tags'],
+      summary: 'Create a tag',
+      description: '`name` is unique in your company (case-insensitive); `color` is `#rgb` or `#rrggbb`.',
+      body: TagBody,
+      response: { 201: Tag },
+    },
+  }, async (request, reply) => {
+    const tag = await createTag(app.db, request.caller, request.body, app.clock())
+    return reply.code(201).header('location', `/api/v1/tags/${tag.id}`).send(tag)
+  })
+
+  app.put('/v1/tags/:id', {
+    config: { rootKey: 'tag' },
+    schema: {
+      tags: ['tags'],
+      summary: 'Rename or recolour a tag',
+      params: IdParams,
+      body: TagBody,
+      response: { 200: Tag },
+    },
+  }, async (request) => changeTag(app.db, request.caller, request.params.id, request.body, app.clock()))
+
+  app.delete('/v1/tags/:id', {
+    schema: {
+      tags: ['tags'],
+      summary: 'Delete a tag: it is taken off every contact (a tag_removed event on each)',
+      params: IdParams,
+      response: { 204: Type.Null({ description: 'Deleted' }) },
+    },
+  }, async (request, reply) => {
+    await removeTag(app.db, request.caller, request.params.id, app.clock())
+    return reply.code(204).send(null)
+  })
+}
+
+export default tagsRoutes

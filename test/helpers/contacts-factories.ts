@@ -1,0 +1,46 @@
+// Factories for contacts, tags and custom fields, through the service code.
+import type { Database } from '../../src/db/client.js'
+import { createContact } from '../../src/modules/contacts/contacts.service.js'
+import type { ContactCreateBody } from '../../src/modules/contacts/contacts.schemas.js'
+import { createCustomField } from '../../src/modules/custom-fields/custom-fields.service.js'
+import type { CustomFieldBody } from '../../src/modules/custom-fields/custom-fields.schemas.js'
+import { createTag } from '../../src/modules/tags/tags.service.js'
+import type { Caller, CompanyId } from '../../src/tenancy.js'
+
+let sequence = 0
+const next = () => ++sequence
+
+/** The caller a tenant's token resolves to. */
+export const callerOf = (who: { companyId: CompanyId; userId: number }): Caller => ({
+  tokenId: 0,
+  userId: who.userId,
+  companyId: who.companyId,
+  timezone: 'UTC',
+})
+
+export async function addTag(db: Database, who: { companyId: CompanyId; userId: number }, options: { name?: string; color?: string } = {}) {
+  return createTag(db, callerOf(who), { name: options.name ?? `Tag ${next()}`, color: options.color ?? '#123abc' }, new Date())
+}
+
+export async function addCustomField(
+  db: Database,
+  who: { companyId: CompanyId; userId: number },
+  options: Partial<CustomFieldBody> = {},
+) {
+  return createCustomField(db, callerOf(who), { field: options.field ?? `Field ${next()}`, kind: options.kind ?? 'input', ...options }, new Date())
+}
+
+export async function addContact(
+  db: Database,
+  who: { companyId: CompanyId; userId: number },
+  options: Partial<ContactCreateBody> = {},
+  now = new Date(),
+) {
+  const n = next()
+  return createContact(
+    db,
+    callerOf(who),
+    { first_name: options.first_name ?? `Person${n}`, email: options.email ?? `person${n}@example.com`, ...options },
+    now,
+  )
+}
