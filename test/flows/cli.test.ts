@@ -7,50 +7,26 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { and, eq } from 'drizzle-orm'
 import { buildApp } from '../../src/app.js'
-import { openDatabase, type DatabaseHandle } from '../../src/db/client.js'
+import type { Database } from '../../src/db/client.js'
 import { contactEvents, flows, flowSteps, tasks } from '../../src/db/schema.js'
 import { dayIn } from '../../src/modules/tasks/task-dates.js'
 import { backends, testConfig } from '../helpers/app.js'
-import { adminEnv, runAdmin, type CliResult } from '../helpers/cli.js'
+import { adminDatabase, expectFailure, expectJson, runAdmin, type AdminDatabase } from '../helpers/cli.js'
 import { addUser, tenant, type Tenant } from '../helpers/factories.js'
 import { addContact } from '../helpers/flows-factories.js'
 
-function json(result: CliResult): Record<string, unknown> {
-  assert.equal(result.code, 0, result.stderr)
-  assert.equal(result.stderr, '')
-  assert.equal(result.stdout.trim().split('\n').length, 1, result.stdout)
-  const value: unknown = JSON.parse(result.stdout)
-  assert.ok(typeof value === 'object' && value !== null && !Array.isArray(value))
-  return value as Record<string, unknown>
-}
-
-function failure(result: CliResult, pattern: RegExp) {
-  assert.equal(result.code, 1, result.stdout)
-  assert.equal(result.stdout, '')
-  assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr)
-  assert.match(result.stderr, pattern)
-}
-
 for (const backend of backends()) {
   describe(`flow and task admin commands (${backend.name})`, () => {
+    let admin: AdminDatabase
     let env: Record<string, string>
     let dir: string
-    let cleanup: () => Promise<void>
-    let inspect: () => Promise<DatabaseHandle>
     let acme: Tenant
     let other: Tenant
     let memberId: number
     let contact: { id: number; userId: number }
 
     /** Looks at the database between commands (PGlite allows one process at a time). */
-    async function look<T>(fn: (db: DatabaseHandle['db']) => Promise<T>): Promise<T> {
-      const database = await inspect()
-      try {
-        return await fn(database.db)
-      } finally {
-        await database.close()
-      }
-    }
+    const look = <T>(fn: (db: Database) => Promise<T>) => admin.use(fn)
 
     const stepsFile = (name: string, content: string) => {
       const file = join(dir, name)
@@ -60,18 +36,8 @@ for (const backend of backends()) {
 
     before(async () => {
       dir = mkdtempSync(join(tmpdir(), 'engage-flows-cli-'))
-      if (backend.name === 'postgres') {
-        const opened = await backend.open()
-        await opened.database.close()
-        env = adminEnv({ url: opened.url })
-        cleanup = opened.drop
-        inspect = () => openDatabase({ databaseUrl: opened.url })
-      } else {
-        const dataDir = join(dir, 'data')
-        env = adminEnv({ dataDir })
-        cleanup = async () => undefined
-        inspect = () => openDatabase({ dataDir })
-      }
+      admin = await adminDatabase(backend)
+      env = admin.env
       await look(async (db) => {
         acme = await tenant(db, { timezone: 'Asia/Tokyo' })
         other = await tenant(db)
@@ -80,7 +46,7 @@ for (const backend of backends()) {
       })
     })
     after(async () => {
-      await cleanup()
+      await admin.drop()
       rmSync(dir, { recursive: true, force: true })
     })
 
@@ -98,7 +64,7 @@ for (const backend of backends()) {
         { day: 0, kind: 'email', title: 'Welcome' },
         { day: '3', kind: 'phonecall', title: 'Call' },
       ]))
-      const flow = json(await runAdmin([
+      const flow = expectJson(await runAdmin([
         'flow', 'create', '--company', String(acme.companyId), '--user', String(memberId), '--name', 'Onboarding',
         '--steps', file, '--json',
       ], env))
@@ -116,7 +82,7 @@ for (const backend of backends()) {
         updated_at: undefined,
       })
       assert.match(String(flow.created_at), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
-      const paused = json(await runAdmin([
+      const paused = expectJson(await runAdmin([
         'flow', 'create', '--company', String(acme.companyId), '--user', String(acme.userId), '--name', 'Later',
         '--steps', file, '--status', 'paused', '--json',
       ], env))
@@ -137,9 +103,9 @@ for (const backend of backends()) {
       const good = stepsFile('good.json', '[{"day": 1, "kind": "email", "title": "Hi"}]')
       const run = (steps: string, extra: string[] = []) =>
         runAdmin(['flow', 'create', '--company', String(acme.companyId), '--user', String(acme.userId), '--name', 'X', '--steps', steps, ...extra], env)
-      failure(await run(join(dir, 'missing.json')), /steps cannot be read \(ENOENT/)
-      failure(await run(stepsFile('day.json', '[{"day": 0, "kind": "email", "title": "a"}, {"day": -1, "kind": "email", "title": "b"}]')), /steps\[1\]\.day must be greater than or equal to 0/)
-      failure(
+      expectFailure(await run(join(dir, 'missing.json')), /steps cannot be read \(ENOENT/)
+      expectFailure(await run(stepsFile('day.json', '[{"day": 0, "kind": "email", "title": "a"}, {"day": -1, "kind": "email", "title": "b"}]')), /steps\[1\]\.day must be greater than or equal to 0/)
+      expectFailure(
         await runAdmin(['flow', 'create', '--company', String(acme.companyId), '--user', String(other.userId), '--name', 'X', '--steps', good], env),
         /user is not a user of the company/,
       )
@@ -147,7 +113,7 @@ for (const backend of backends()) {
     })
 
     test('task create and task complete', async () => {
-      const created = json(await runAdmin(['task', 'create', '--contact', String(contact.id), '--kind', 'phonecall', '--due', '2020-01-31', '--json'], env))
+      const created = expectJson(await runAdmin(['task', 'create', '--contact', String(contact.id), '--kind', 'phonecall', '--due', '2020-01-31', '--json'], env))
       assert.deepEqual({ ...created, id: undefined, created_at: undefined, updated_at: undefined }, {
         id: undefined,
         kind: 'phonecall',
@@ -162,26 +128,26 @@ for (const backend of backends()) {
         created_at: undefined,
         updated_at: undefined,
       })
-      const titled = json(await runAdmin([
+      const titled = expectJson(await runAdmin([
         'task', 'create', '--contact', String(contact.id), '--kind', 'meeting', '--due', '2099-12-31', '--title', 'Quarterly review',
         '--assigned-to', String(acme.userId), '--json',
       ], env))
       assert.deepEqual([titled.title, titled.assigned_to_id, titled.status], ['Quarterly review', acme.userId, 'future'])
 
       const started = Date.now()
-      const done = json(await runAdmin(['task', 'complete', '--id', String(created.id), '--json'], env))
+      const done = expectJson(await runAdmin(['task', 'complete', '--id', String(created.id), '--json'], env))
       assert.equal(done.done, true)
       assert.equal(done.status, 'done')
       const doneAt = Date.parse(String(done.done_at))
       assert.ok(doneAt >= started - 1000 && doneAt <= Date.now(), String(done.done_at))
-      failure(await runAdmin(['task', 'complete', '--id', String(created.id)], env), new RegExp(`task ${String(created.id)} is already done`))
-      failure(await runAdmin(['task', 'complete', '--id', '999999999'], env), /task 999999999 not found/)
+      expectFailure(await runAdmin(['task', 'complete', '--id', String(created.id)], env), new RegExp(`task ${String(created.id)} is already done`))
+      expectFailure(await runAdmin(['task', 'complete', '--id', '999999999'], env), /task 999999999 not found/)
 
       const readable = await runAdmin(['task', 'complete', '--id', String(titled.id)], env)
       assert.equal(readable.code, 0, readable.stderr)
       assert.match(readable.stdout, /^status: done$/m)
 
-      const database = await inspect()
+      const database = await admin.open()
       try {
         const [row] = await database.db.select().from(tasks).where(eq(tasks.id, Number(created.id)))
         assert.ok(row)
@@ -216,9 +182,9 @@ for (const backend of backends()) {
       const before = await count()
       const run = (args: string[]) => runAdmin(['task', 'create', ...args], env)
       const c = String(contact.id)
-      failure(await run(['--contact', '999999999', '--kind', 'email', '--due', '2026-01-01']), /contact does not exist/)
-      failure(await run(['--contact', c, '--kind', 'fax', '--due', '2026-01-01']), /kind is not included in the list/)
-      failure(await run(['--contact', c, '--kind', 'email', '--due', '2026-01-01', '--assigned-to', String(other.userId)]), /assigned-to is not a user of the contact company/)
+      expectFailure(await run(['--contact', '999999999', '--kind', 'email', '--due', '2026-01-01']), /contact does not exist/)
+      expectFailure(await run(['--contact', c, '--kind', 'fax', '--due', '2026-01-01']), /kind is not included in the list/)
+      expectFailure(await run(['--contact', c, '--kind', 'email', '--due', '2026-01-01', '--assigned-to', String(other.userId)]), /assigned-to is not a user of the contact company/)
       assert.equal(await count(), before)
     })
   })

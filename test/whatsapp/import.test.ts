@@ -5,19 +5,17 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { asc, eq } from 'drizzle-orm'
-import { openDatabase, type Database, type DatabaseHandle } from '../../src/db/client.js'
+import type { Database } from '../../src/db/client.js'
 import { whatsappChats, whatsappMessages } from '../../src/db/schema.js'
 import { addUser, tenant, type Tenant } from '../helpers/factories.js'
 import { addContact } from '../helpers/leads-factories.js'
 import { backends } from '../helpers/app.js'
-import { adminEnv, runAdmin } from '../helpers/cli.js'
+import { adminDatabase, runAdmin, type AdminDatabase } from '../helpers/cli.js'
 
 for (const backend of backends()) {
   describe(`whatsapp import (${backend.name})`, () => {
+    let admin: AdminDatabase
     let env: Record<string, string>
-    let cleanup: () => Promise<void>
-    /** Opens the database the command works on (PGlite: only while no command runs). */
-    let inspect: () => Promise<DatabaseHandle>
     const files = mkdtempSync(join(tmpdir(), 'engage-wa-files-'))
     let acme: Tenant
     let other: Tenant
@@ -26,14 +24,7 @@ for (const backend of backends()) {
     let deletedId: number
     let theirContactId: number
 
-    async function withDb<T>(fn: (db: Database) => Promise<T>): Promise<T> {
-      const handle = await inspect()
-      try {
-        return await fn(handle.db)
-      } finally {
-        await handle.close()
-      }
-    }
+    const withDb = <T>(fn: (db: Database) => Promise<T>) => admin.use(fn)
     const file = (name: string, lines: (object | string)[]) => {
       const path = join(files, name)
       writeFileSync(path, lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n')
@@ -46,20 +37,8 @@ for (const backend of backends()) {
     })
 
     before(async () => {
-      if (backend.name === 'postgres') {
-        const opened = await backend.open()
-        await opened.database.close()
-        env = adminEnv({ url: opened.url })
-        cleanup = opened.drop
-        inspect = () => openDatabase({ databaseUrl: opened.url })
-      } else {
-        const dataDir = mkdtempSync(join(tmpdir(), 'engage-wa-'))
-        env = adminEnv({ dataDir })
-        cleanup = async () => {
-          rmSync(dataDir, { recursive: true, force: true })
-        }
-        inspect = () => openDatabase({ dataDir })
-      }
+      admin = await adminDatabase(backend)
+      env = admin.env
       await withDb(async (db) => {
         acme = await tenant(db)
         other = await tenant(db)
@@ -70,7 +49,7 @@ for (const backend of backends()) {
       })
     })
     after(async () => {
-      await cleanup()
+      await admin.drop()
       rmSync(files, { recursive: true, force: true })
     })
 
