@@ -1,7 +1,7 @@
 // Demo leads: a few dozen from several providers, spread over the demo users; the first
 // ones share their email with demo contacts (made by the contacts seeder), so they link.
 import type { DemoSeeder } from '../../demo/index.js'
-import { firstContactEmails } from './leads.repository.js'
+import { firstContacts } from './leads.repository.js'
 import { createLead } from './leads.service.js'
 
 const PROVIDERS = ['linkedin', 'apollo', 'hubspot', 'website']
@@ -14,23 +14,29 @@ const BUSINESSES = [
   { name: 'Vandelay Import', sector: 'Wholesale', size: 35, linkedin: 'https://www.linkedin.com/company/vandelay' },
 ]
 const POSITIONS = ['Head of Sales', 'CEO', 'Marketing Manager', 'Procurement Lead', 'CTO', 'Operations Director']
+/** Tomás → tomas: addresses stay plain ASCII. */
+const ascii = (text: string) => text.normalize('NFD').replace(/[\u0300-\u036f]/g, '')
 const LINKED = 10
 const UNLINKED = 30
 
 export const seedLeads: DemoSeeder = async ({ db, companyId, userIds, random }) => {
   const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)] as T
-  const contacts = await firstContactEmails(db, companyId, LINKED)
-  const emails = [
-    ...contacts.map((c) => c.email),
-    ...Array.from({ length: UNLINKED }, (_, i) => `${FIRST[i % FIRST.length]}.${LAST[i % LAST.length]}${i}@prospects.example`.toLowerCase()),
+  // The same people as the first demo contacts (so they link), then prospects of their own.
+  const people = [
+    ...(await firstContacts(db, companyId, LINKED)),
+    ...Array.from({ length: UNLINKED }, (_, i) => {
+      const firstName = FIRST[i % FIRST.length] ?? 'Lead'
+      const lastName = LAST[(i * 3) % LAST.length] ?? null
+      return { firstName, lastName, email: ascii(`${firstName}.${lastName ?? ''}${i}@prospects.example`.toLowerCase()) }
+    }),
   ]
-  for (const [i, email] of emails.entries()) {
+  for (const [i, { firstName, lastName, email }] of people.entries()) {
     const business = random() < 0.7 ? pick(BUSINESSES) : undefined
     const userId = userIds[i % userIds.length]
     if (userId === undefined) throw new Error('demo company has no user')
     await createLead(db, companyId, userId, {
-      first_name: FIRST[i % FIRST.length] ?? 'Lead',
-      last_name: LAST[(i * 3) % LAST.length] ?? null,
+      first_name: firstName,
+      last_name: lastName,
       email,
       provider: PROVIDERS[i % PROVIDERS.length] ?? 'website',
       position: pick(POSITIONS),

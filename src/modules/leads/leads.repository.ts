@@ -58,9 +58,10 @@ export const countLeads = (db: Database, companyId: CompanyId, userId: number, f
   readSplitCounter(db, companyId, COUNTERS, userId, filter)
 
 /** Demo data: the first live contacts of the company, to make leads that link to them. */
-export async function firstContactEmails(db: Database, companyId: CompanyId, limit: number): Promise<{ id: number; email: string }[]> {
+/** Demo data: the first live contacts, whom some demo leads describe again. */
+export async function firstContacts(db: Database, companyId: CompanyId, limit: number) {
   return db
-    .select({ id: contacts.id, email: contacts.email })
+    .select({ id: contacts.id, email: contacts.email, firstName: contacts.firstName, lastName: contacts.lastName })
     .from(contacts)
     .where(and(eq(contacts.companyId, companyId), isNull(contacts.deletedAt)))
     .orderBy(asc(contacts.id))
