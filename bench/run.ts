@@ -74,7 +74,7 @@ const benchUrl = new URL(adminUrl)
 benchUrl.pathname = `/${dbName}`
 
 const rows: Row[] = []
-const service = await start<{ port: number; token: string; userId: number }>('bench/server.ts', {
+const service = await start<{ port: number; token: string; userId: number; contactId: number }>('bench/server.ts', {
   DATABASE_URL: benchUrl.toString(),
 })
 const baseline = await start<{ port: number }>('bench/baseline.ts', { DATABASE_URL: benchUrl.toString() })
@@ -85,6 +85,8 @@ try {
   rows.push(await measure('GET /healthz (no auth, no I/O)', `http://127.0.0.1:${service.info.port}/healthz`))
   rows.push(await measure('GET /api/v1/users/authorize_api', `${api}/users/authorize_api`, auth))
   rows.push(await measure('GET /api/v1/users?page=1', `${api}/users?page=1`, auth))
+  rows.push(await measure('GET /api/v1/contacts/:id', `${api}/contacts/${service.info.contactId}`, auth))
+  rows.push(await measure('GET /api/v1/contacts?page=1 (25 with tags)', `${api}/contacts?page=1`, auth))
   console.log(`\nengage bench: ${connections} connections, ${seconds} s per scenario, PostgreSQL ${adminUrl.replace(/\/\/.*@/, '//…@')}`)
   const base = rows[0]?.rps ?? 1
   console.table(

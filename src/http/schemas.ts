@@ -1,6 +1,6 @@
 // Building blocks for the per-operation TypeBox schemas: parameter types with the
 // contract's rules, and the shared response shapes (records, lists, counts, errors).
-import { Type, type TSchema } from 'typebox'
+import { Type, type Static, type TSchema, type TUnsafe } from 'typebox'
 
 export const MAX_ID = Number.MAX_SAFE_INTEGER
 
@@ -15,7 +15,18 @@ export const Str = (max = 255) => Type.String({ maxLength: max })
 /** A required string that must hold something besides white space. */
 export const NonBlank = (max = 255) => Type.String({ minLength: 1, maxLength: max, pattern: '\\S' })
 
-export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+/**
+ * The schema or null. Written as `type: [t, 'null']` (or `enum: [..., null]`) where it can
+ * be, not anyOf: fast-json-stringify serializes anyOf by running a validator per value.
+ */
+export function Nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null> {
+  const json = schema as unknown as { type?: unknown; enum?: unknown[]; const?: unknown; anyOf?: unknown }
+  if (json.const === undefined && json.anyOf === undefined) {
+    if (typeof json.type === 'string') return Type.Unsafe<Static<T> | null>({ ...json, type: [json.type, 'null'] })
+    if (Array.isArray(json.enum)) return Type.Unsafe<Static<T> | null>({ ...json, enum: [...json.enum, null] })
+  }
+  return Type.Unsafe<Static<T> | null>(Type.Union([schema, Type.Null()]))
+}
 
 /** A parameter whose only value is true (JSON true or the string 'true'). */
 export const TrueFlag = Type.Literal(true)

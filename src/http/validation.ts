@@ -140,7 +140,8 @@ function messageFor(error: ErrorObject): string {
     case 'required':
       return "can't be blank"
     case 'type':
-      switch (p.type) {
+      // A nullable parameter reports its types as a list: the first one is what to send.
+      switch (String(p.type).split(',')[0]) {
         case 'integer':
         case 'number':
           return 'must be an integer'

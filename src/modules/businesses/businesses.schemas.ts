@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { Timestamps } from '../../http/schemas.js'
+import { Nullable, Timestamps } from '../../http/schemas.js'
 
 const NullableString = Type.Union([Type.String(), Type.Null()])
 
@@ -9,7 +9,7 @@ export const Business = Type.Object(
     name: Type.String(),
     linkedin_url: NullableString,
     sector: NullableString,
-    colaborators_count: Type.Union([Type.Integer(), Type.Null()]),
+    colaborators_count: Nullable(Type.Integer()),
     telephone: NullableString,
     contacts_count: Type.Integer({ description: 'live contacts whose business this is' }),
     ...Timestamps,

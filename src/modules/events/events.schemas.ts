@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { PagedList, PageParams, Timestamp } from '../../http/schemas.js'
+import { Nullable, PagedList, PageParams, Timestamp } from '../../http/schemas.js'
 import { contactEventKind } from '../../db/schema.js'
 
 export const ContactEvent = Type.Object(
@@ -7,7 +7,7 @@ export const ContactEvent = Type.Object(
     id: Type.Integer(),
     contact_id: Type.Integer(),
     kind: Type.Enum(contactEventKind.enumValues),
-    user_id: Type.Union([Type.Integer(), Type.Null()], { description: 'who caused it; null for the admin command line' }),
+    user_id: Nullable(Type.Integer({ description: 'who caused it; null for the admin command line' })),
     data: Type.Record(Type.String(), Type.Unknown(), {
       description:
         'contact_updated: {changes: {field: [old, new]}}; stage_changed: {from, to}; tag_added/tag_removed: {tag_id, name}',

@@ -43,9 +43,9 @@ const Int = Nullable(Type.Integer())
 export const Lead = Type.Object({
   id: Type.Integer(),
   user_id: Type.Integer({ description: 'the user who created the lead' }),
-  contact_id: Type.Union([Type.Integer(), Type.Null()], {
+  contact_id: Nullable(Type.Integer({
     description: 'the live contact of the company with the same email (case-insensitive), if any',
-  }),
+  })),
   first_name: Type.String(),
   last_name: Text,
   email: Type.String(),
