@@ -2,10 +2,12 @@
 export interface Config {
   port: number
   host: string
-  /** PostgreSQL server; when unset the embedded PGlite under dataDir is used. */
+  /** PostgreSQL server; when unset the embedded PostgreSQL cluster under dataDir is used. */
   databaseUrl: string | undefined
-  /** Where PGlite keeps its files; 'memory://' keeps them in memory (tests). */
+  /** Where the embedded PostgreSQL cluster keeps its files (without databaseUrl). */
   dataDir: string
+  /** Longest a database statement may run before the request answers 503. */
+  statementTimeoutMs: number
   redisUrl: string | undefined
   /** keyPrefix namespaces the Redis keys (fixed in production; tests isolate with it). */
   rateLimit: { max: number; windowMs: number; keyPrefix: string }
@@ -61,6 +63,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: env.HOST || '0.0.0.0',
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     dataDir: env.DATA_DIR || './data',
+    statementTimeoutMs: integer(env, 'DB_STATEMENT_TIMEOUT_MS', 4000, 100, 600_000),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     rateLimit: {
       max: integer(env, 'RATE_LIMIT_MAX', 60, 1, 1_000_000),

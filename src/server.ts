@@ -14,7 +14,7 @@ try {
   process.exit(1)
 }
 
-const app = await buildApp(config)
+const app = await buildApp(config, { onProgress: (message) => process.stdout.write(`engage: ${message}\n`) })
 
 closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
   if (err) app.log.error({ err }, 'fatal error, closing')

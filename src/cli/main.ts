@@ -103,7 +103,14 @@ async function main(argv: string[]): Promise<number> {
 
   const input = validate(command.input, args)
   const config = loadConfig()
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    // One-off commands (a large import) may take longer than a request may.
+    statementTimeoutMs: Math.max(config.statementTimeoutMs, 120_000),
+    // Only for a person at a terminal: scripts get exactly one line on failure.
+    onProgress: process.stderr.isTTY ? (message) => process.stderr.write(`admin: ${message}\n`) : undefined,
+  })
   try {
     const result = await command.run(database.db, input as never)
     process.stdout.write((parsed.values.json ? JSON.stringify(result) : readable(result)) + '\n')

@@ -1,19 +1,13 @@
-// Opens the database: PostgreSQL through node-postgres when a URL is given, else the
-// embedded PGlite (on disk, or in memory for tests). Both get the same schema, the same
-// migrations and the same Drizzle API, so the rest of the service has one code path.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { PGlite } from '@electric-sql/pglite'
-import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin'
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
-import { sql, type SQL } from 'drizzle-orm'
-import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres'
-import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator'
+// Opens the database: PostgreSQL through node-postgres, either the server named by
+// DATABASE_URL or the embedded cluster under DATA_DIR (src/db/embedded.ts). One driver, one
+// dialect; Drizzle keeps the schema and migrations.
+import { drizzle } from 'drizzle-orm/node-postgres'
+import { migrate as migrateDrizzle } from 'drizzle-orm/node-postgres/migrator'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator'
+import type { SQL } from 'drizzle-orm'
+import { fileURLToPath } from 'node:url'
 import pg from 'pg'
+import { startEmbeddedCluster, type EmbeddedCluster } from './embedded.js'
 import * as schema from './schema.js'
 
 export type Schema = typeof schema
@@ -21,8 +15,8 @@ export type Schema = typeof schema
 export type Database = PgDatabase<PgQueryResultHKT, Schema>
 
 /**
- * Rows of a raw SQL statement (both drivers answer `{ rows }`). Raw rows are as the driver
- * gives them: snake_case names, and bigint columns as strings unless cast in the SQL.
+ * Rows of a raw SQL statement. Raw rows are as the driver gives them: snake_case names, and
+ * bigint columns as strings unless cast in the SQL.
  */
 export async function rawRows<T>(db: Database, query: SQL): Promise<T[]> {
   const result = (await db.execute(query)) as { rows: T[] }
@@ -31,12 +25,12 @@ export async function rawRows<T>(db: Database, query: SQL): Promise<T[]> {
 
 export interface DatabaseHandle {
   readonly db: Database
-  readonly kind: 'postgres' | 'pglite'
+  readonly kind: 'postgres' | 'embedded'
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>
   /**
-   * LISTEN on a channel. On PostgreSQL a dedicated connection, re-established after a
-   * failure; `onReconnect` then runs because notifications may have been missed meanwhile.
+   * LISTEN on a channel, on a dedicated connection re-established after a failure;
+   * `onReconnect` then runs because notifications may have been missed meanwhile.
    */
   listen(channel: string, onMessage: (payload: string) => void, onReconnect?: () => void): Promise<void>
   close(): Promise<void>
@@ -44,20 +38,28 @@ export interface DatabaseHandle {
 
 export interface DatabaseOptions {
   databaseUrl?: string | undefined
-  /** PGlite data directory; 'memory://' for an in-memory database. */
+  /** Without databaseUrl: the embedded cluster lives under this folder (DATA_DIR). */
   dataDir?: string | undefined
   /** Apply the committed migrations (default true). */
   migrate?: boolean
+  /** Longest a statement may run on the server; the client gives up a little later. */
+  statementTimeoutMs?: number
   onError?: (err: Error) => void
+  /** What a person watching a first start is told ("preparing the database…"). */
+  onProgress?: (message: string) => void
 }
+
+/** The database the service keeps its data in on the embedded cluster. */
+const EMBEDDED_DATABASE = 'engage'
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 4000
 
 const migrationsFolder = fileURLToPath(new URL('../../drizzle', import.meta.url))
 const MIGRATION_LOCK = 7_401_229 // pg_advisory_lock key: one migrator at a time across instances
 
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   const handle = options.databaseUrl
-    ? openPostgres(options.databaseUrl, options.onError)
-    : await openPglite(options.dataDir ?? 'memory://')
+    ? openPostgres(options.databaseUrl, options)
+    : await openEmbedded(options.dataDir ?? './data', options)
   if (options.migrate !== false) {
     try {
       await handle.migrate()
@@ -73,16 +75,65 @@ interface OpenedHandle extends DatabaseHandle {
   migrate(): Promise<void>
 }
 
-function openPostgres(url: string, onError: (err: Error) => void = () => {}): OpenedHandle {
+async function openEmbedded(dataDir: string, options: DatabaseOptions): Promise<OpenedHandle> {
+  const cluster = await startEmbeddedCluster({ dataDir, onProgress: options.onProgress })
+  try {
+    await ensureDatabase(cluster)
+  } catch (err) {
+    await cluster.release()
+    throw err
+  }
+  const handle = openPostgres(cluster.url(EMBEDDED_DATABASE), options)
+  return {
+    ...handle,
+    kind: 'embedded',
+    async close() {
+      await handle.close()
+      await cluster.release()
+    },
+  }
+}
+
+async function ensureDatabase(cluster: EmbeddedCluster): Promise<void> {
+  const client = new pg.Client({ connectionString: cluster.url('postgres') })
+  await client.connect()
+  try {
+    const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [EMBEDDED_DATABASE])
+    if (rowCount === 0) {
+      await client.query(`CREATE DATABASE ${pg.escapeIdentifier(EMBEDDED_DATABASE)}`).catch((err: unknown) => {
+        if ((err as { code?: string }).code !== '42P04') throw err // created by a process that started at the same moment
+      })
+    }
+  } finally {
+    await client.end()
+  }
+}
+
+function openPostgres(url: string, options: DatabaseOptions): OpenedHandle {
+  const onError = options.onError ?? (() => {})
+  const statementTimeout = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
     // A down database must answer 503 quickly, not hang a request.
     connectionTimeoutMillis: 3000,
     idleTimeoutMillis: 30_000,
+    // Every statement is bounded on the server, and on the client a little later for a
+    // database that does not answer at all (stopped, frozen, cut off).
+    statement_timeout: statementTimeout,
+    query_timeout: statementTimeout + 1000,
+    lock_timeout: statementTimeout,
+    idle_in_transaction_session_timeout: 4 * statementTimeout,
   })
-  pool.on('error', onError) // an idle client lost its server: the pool replaces it
-  const db = drizzlePg({ client: pool, schema }) as unknown as Database
+  // An idle client that lost its server: the pool replaces it.
+  pool.on('error', onError)
+  // A client checked out (inside a transaction, between two statements) has no listener of
+  // the pool's: without this, a connection killed there is an uncaught error that ends the
+  // process. The statement in progress fails on its own and the pool drops the client.
+  pool.on('connect', (client) => {
+    client.on('error', onError)
+  })
+  const db = drizzle({ client: pool, schema }) as unknown as Database
   const listeners: pg.Client[] = []
   let closed = false
 
@@ -95,16 +146,19 @@ function openPostgres(url: string, onError: (err: Error) => void = () => {}): Op
     async migrate() {
       const client = await pool.connect()
       try {
+        // Migrations may build indexes on big tables: no statement timeout for them.
+        await client.query('set statement_timeout = 0; set lock_timeout = 0')
         await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK])
-        await migratePg(drizzlePg({ client, schema }), { migrationsFolder })
+        await migrateDrizzle(drizzle({ client, schema }), { migrationsFolder })
       } finally {
         await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined)
+        await client.query('reset statement_timeout; reset lock_timeout').catch(() => undefined)
         client.release()
       }
     },
     async listen(channel, onMessage, onReconnect) {
       const connect = async (): Promise<void> => {
-        const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 })
+        const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000, keepAlive: true })
         const retry = () => {
           const index = listeners.indexOf(client)
           if (index >= 0) listeners.splice(index, 1)
@@ -135,69 +189,5 @@ function openPostgres(url: string, onError: (err: Error) => void = () => {}): Op
       await Promise.all(listeners.map((client) => client.end().catch(() => undefined)))
       await pool.end()
     },
-  }
-}
-
-async function openPglite(dataDir: string): Promise<OpenedHandle> {
-  const inMemory = dataDir.startsWith('memory://')
-  const releaseLock = inMemory ? () => {} : lockDataDir(dataDir)
-  let client: PGlite
-  try {
-    client = await PGlite.create(inMemory ? undefined : dataDir, { extensions: { pg_trgm, btree_gin } })
-  } catch (err) {
-    releaseLock()
-    throw err
-  }
-  const db = drizzlePglite({ client, schema }) as unknown as Database
-  return {
-    db,
-    kind: 'pglite',
-    async ping() {
-      await db.execute(sql`select 1`)
-    },
-    async migrate() {
-      await migratePglite(drizzlePglite({ client, schema }), { migrationsFolder })
-    },
-    async listen(channel, onMessage) {
-      await client.listen(channel, onMessage)
-    },
-    async close() {
-      if (client.closed) return
-      await client.close()
-      releaseLock()
-    },
-  }
-}
-
-/**
- * PGlite is a single-process database: two processes on one data directory would corrupt
- * it. A pid file keeps a second server or admin command out with a clear message.
- */
-function lockDataDir(dataDir: string): () => void {
-  mkdirSync(dataDir, { recursive: true })
-  const lockFile = join(dataDir, 'engage.pid')
-  let holder: number | undefined
-  try {
-    holder = Number(readFileSync(lockFile, 'utf8'))
-  } catch {
-    holder = undefined
-  }
-  if (holder && holder !== process.pid && isAlive(holder)) {
-    throw new Error(
-      `the embedded database in ${dataDir} is in use by process ${holder}; stop it first, or run both against PostgreSQL with DATABASE_URL`,
-    )
-  }
-  writeFileSync(lockFile, String(process.pid))
-  return () => {
-    rmSync(lockFile, { force: true })
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM'
   }
 }

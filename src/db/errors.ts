@@ -28,12 +28,14 @@ const UNAVAILABLE_CODES = new Set([
   '57P01', '57P02', '57P03', // admin_shutdown, crash_shutdown, cannot_connect_now
   '08000', '08001', '08003', '08004', '08006', // connection exceptions
   '53300', // too_many_connections
+  '57014', '55P03', // statement_timeout and lock_timeout reached: the database is overloaded or stuck
 ])
 const UNAVAILABLE_MESSAGES = [
   'Connection terminated',
   'timeout exceeded when trying to connect',
   'Client has encountered a connection error',
   'Connection ended',
+  'Query read timeout', // the client's query_timeout: the server did not answer at all
 ]
 
 export function isDatabaseUnavailable(err: unknown): boolean {

@@ -113,16 +113,5 @@ for (const backend of backends()) {
         await after.close()
       }
     })
-
-    if (backend.name === 'pglite') {
-      test('the embedded database is not opened twice', async () => {
-        const held = await inspect()
-        try {
-          expectFailure(await runAdmin(['company', 'create', '--name', 'Y'], env), /in use by process/)
-        } finally {
-          await held.close()
-        }
-      })
-    }
   })
 }

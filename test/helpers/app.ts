@@ -1,57 +1,116 @@
-// One way for every test file to get a fresh database and the production app on it:
-// PGlite in memory always, plus a fresh PostgreSQL database when TEST_DATABASE_URL is set
-// (and Redis for the rate limit when REDIS_URL is set). Nothing is shared between files.
-import { randomBytes } from 'node:crypto'
+// One way for every test file to get a fresh database and the production app on it: a
+// database cloned from a migrated template, on the PostgreSQL named by TEST_DATABASE_URL or,
+// without it, on an embedded cluster shared by the test run (and Redis for the rate limit
+// when REDIS_URL is set). Nothing is shared between files but the template.
+import { createHash, randomBytes } from 'node:crypto'
+import { readdirSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { buildApp, type App, type AppDeps } from '../../src/app.js'
 import { loadConfig, type Config } from '../../src/config.js'
 import { openDatabase, type Database, type DatabaseHandle } from '../../src/db/client.js'
+import { startEmbeddedCluster, type EmbeddedCluster } from '../../src/db/embedded.js'
 
 export interface Backend {
-  name: 'pglite' | 'postgres'
+  /** `postgres`: the server of TEST_DATABASE_URL; `embedded`: the test run's own cluster. */
+  name: 'postgres' | 'embedded'
   /** A new, migrated, empty database; `drop` closes and deletes it. */
-  open: () => Promise<{ database: DatabaseHandle; url?: string; drop: () => Promise<void> }>
+  open: () => Promise<{ database: DatabaseHandle; url: string; drop: () => Promise<void> }>
 }
 
-const pgliteBackend: Backend = {
-  name: 'pglite',
-  async open() {
-    const database = await openDatabase({ dataDir: 'memory://' })
-    return { database, drop: () => database.close() }
-  },
+const migrations = fileURLToPath(new URL('../../drizzle', import.meta.url))
+/** The template's name changes with the migrations, so a changed schema gets a new one. */
+function templateName(): string {
+  const hash = createHash('sha256')
+  for (const file of readdirSync(migrations, { recursive: true, withFileTypes: true })) {
+    if (file.isFile()) hash.update(file.name).update(readFileSync(join(file.parentPath, file.name)))
+  }
+  return `engage_template_${hash.digest('hex').slice(0, 12)}`
 }
 
-function postgresBackend(adminUrl: string): Backend {
+const TEMPLATE_LOCK = 7_401_230
+
+async function withAdmin<T>(adminUrl: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: adminUrl })
+  await client.connect()
+  try {
+    return await fn(client)
+  } finally {
+    await client.end()
+  }
+}
+
+function databaseUrl(adminUrl: string, name: string): string {
+  const url = new URL(adminUrl)
+  url.pathname = `/${name}`
+  return url.toString()
+}
+
+/** Creates and migrates the template once per schema, one test process at a time. */
+async function ensureTemplate(adminUrl: string, template: string): Promise<void> {
+  await withAdmin(adminUrl, async (admin) => {
+    await admin.query('select pg_advisory_lock($1)', [TEMPLATE_LOCK])
+    try {
+      const { rows } = await admin.query<{ ready: boolean }>(
+        'select datistemplate as ready from pg_database where datname = $1',
+        [template],
+      )
+      if (rows[0]?.ready) return
+      if (rows[0]) await admin.query(`DROP DATABASE ${template} WITH (FORCE)`) // a half-made one
+      await admin.query(`CREATE DATABASE ${template}`)
+      const database = await openDatabase({ databaseUrl: databaseUrl(adminUrl, template) })
+      await database.close()
+      await admin.query(`ALTER DATABASE ${template} IS_TEMPLATE true ALLOW_CONNECTIONS false`)
+    } finally {
+      await admin.query('select pg_advisory_unlock($1)', [TEMPLATE_LOCK])
+    }
+  })
+}
+
+function backendOn(name: Backend['name'], adminUrl: () => Promise<string>): Backend {
+  let template: Promise<string> | undefined
   return {
-    name: 'postgres',
+    name,
     async open() {
-      const name = `engage_test_${randomBytes(6).toString('hex')}`
-      const admin = new pg.Client({ connectionString: adminUrl })
-      await admin.connect()
-      await admin.query(`CREATE DATABASE ${name}`)
-      await admin.end()
-      const url = new URL(adminUrl)
-      url.pathname = `/${name}`
-      const database = await openDatabase({ databaseUrl: url.toString() })
+      const admin = await adminUrl()
+      template ??= (async () => {
+        const chosen = templateName()
+        await ensureTemplate(admin, chosen)
+        return chosen
+      })()
+      const source = await template
+      const database = `engage_test_${randomBytes(6).toString('hex')}`
+      await withAdmin(admin, (client) => client.query(`CREATE DATABASE ${database} TEMPLATE ${source}`))
+      const url = databaseUrl(admin, database)
+      const handle = await openDatabase({ databaseUrl: url, migrate: false })
       return {
-        database,
-        url: url.toString(),
+        database: handle,
+        url,
         async drop() {
-          await database.close()
-          const client = new pg.Client({ connectionString: adminUrl })
-          await client.connect()
-          await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-          await client.end()
+          await handle.close()
+          await withAdmin(admin, (client) => client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`))
         },
       }
     },
   }
 }
 
-/** The backends this run covers: PGlite always, PostgreSQL when TEST_DATABASE_URL is set. */
+let embedded: Promise<EmbeddedCluster> | undefined
+/** The test run's cluster: started by the first test file that needs it, stopped by the last. */
+function embeddedAdminUrl(): Promise<string> {
+  embedded ??= startEmbeddedCluster({ dataDir: join(tmpdir(), 'engage-test-postgres') }).then((cluster) => {
+    process.once('beforeExit', () => void cluster.release())
+    return cluster
+  })
+  return embedded.then((cluster) => cluster.url('postgres'))
+}
+
+/** The backend this run covers: TEST_DATABASE_URL's PostgreSQL, else the embedded cluster. */
 export function backends(): Backend[] {
   const url = process.env.TEST_DATABASE_URL
-  return url ? [pgliteBackend, postgresBackend(url)] : [pgliteBackend]
+  return url ? [backendOn('postgres', () => Promise.resolve(url))] : [backendOn('embedded', embeddedAdminUrl)]
 }
 
 /** The production config, quiet, with a high rate limit unless a test is about the limit. */

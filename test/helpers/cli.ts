@@ -2,9 +2,6 @@
 // given by its environment (DATABASE_URL or DATA_DIR).
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { openDatabase, type Database, type DatabaseHandle } from '../../src/db/client.js'
 import type { Backend } from './app.js'
@@ -57,35 +54,20 @@ export function expectFailure(result: CliResult, pattern: RegExp): void {
 export interface AdminDatabase {
   /** The environment that points the admin command line at this database. */
   env: Record<string, string>
-  /** Opens the database in this process (PGlite: close it before the next command runs). */
+  /** Opens the database in this process. */
   open: () => Promise<DatabaseHandle>
   /** Runs `fn` on the database between commands. */
   use: <T>(fn: (db: Database) => Promise<T>) => Promise<T>
   drop: () => Promise<void>
 }
 
-/**
- * A fresh database for admin commands of `backend`: a PostgreSQL database by URL, or an
- * embedded one on disk (a child process cannot reach a PGlite in this process' memory).
- */
+/** A fresh database for admin commands, reached by URL from a child process and from this one. */
 export async function adminDatabase(backend: Backend): Promise<AdminDatabase> {
-  let env: Record<string, string>
-  let open: () => Promise<DatabaseHandle>
-  let drop: () => Promise<void>
-  if (backend.name === 'postgres') {
-    const opened = await backend.open()
-    await opened.database.close()
-    env = adminEnv({ url: opened.url })
-    open = () => openDatabase({ databaseUrl: opened.url })
-    drop = opened.drop
-  } else {
-    const dataDir = mkdtempSync(join(tmpdir(), 'engage-admin-'))
-    env = adminEnv({ dataDir })
-    open = () => openDatabase({ dataDir })
-    drop = async () => {
-      rmSync(dataDir, { recursive: true, force: true })
-    }
-  }
+  const opened = await backend.open()
+  await opened.database.close()
+  const env = adminEnv({ url: opened.url })
+  const open = () => openDatabase({ databaseUrl: opened.url, migrate: false })
+  const drop = opened.drop
   return {
     env,
     open,
