@@ -1,0 +1,112 @@
+// The embedded PostgreSQL cluster under DATA_DIR: created on first use, shared by every
+// process that opens it (the server and the admin command line), stopped by the last one
+// out, adopted after its owner crashed, and recovered after the database itself crashed.
+import assert from 'node:assert/strict'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, describe, test } from 'node:test'
+import { openDatabase } from '../../src/db/client.js'
+import { startEmbeddedCluster } from '../../src/db/embedded.js'
+
+function postmasterPid(dataDir: string): number | undefined {
+  const file = join(dataDir, 'postgres', 'postmaster.pid')
+  return existsSync(file) ? Number(readFileSync(file, 'utf8').split('\n')[0]) : undefined
+}
+
+function alive(pid: number | undefined): boolean {
+  if (!pid) return false
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+async function waitUntil(check: () => boolean, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time')
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+describe('embedded PostgreSQL', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'engage-embedded-'))
+  after(async () => {
+    const pid = postmasterPid(dataDir)
+    if (alive(pid)) process.kill(pid as number, 'SIGINT')
+    await waitUntil(() => !alive(pid)).catch(() => undefined)
+    rmSync(dataDir, { recursive: true, force: true })
+  })
+
+  test('first open creates and migrates the cluster; a second opener attaches; the last one out stops it', async () => {
+    const first = await openDatabase({ dataDir })
+    assert.equal(first.kind, 'embedded')
+    const pid = postmasterPid(dataDir)
+    assert.ok(alive(pid), 'the cluster runs')
+    const tables = await first.db.execute("select count(*)::int as n from pg_tables where tablename = 'contacts'")
+    assert.deepEqual(tables.rows, [{ n: 1 }])
+
+    // The admin command line while the server runs: same cluster, same data.
+    const second = await openDatabase({ dataDir })
+    assert.equal(postmasterPid(dataDir), pid)
+    await first.db.execute("insert into companies (name, timezone) values ('Shared', 'UTC')")
+    const seen = await second.db.execute("select name from companies where name = 'Shared'")
+    assert.equal(seen.rows.length, 1)
+
+    // The owner leaves while another process still uses the cluster: it keeps running.
+    await first.close()
+    assert.ok(alive(pid), 'still running for the second opener')
+    await second.ping()
+
+    // The last one out stops it.
+    await second.close()
+    await waitUntil(() => !alive(pid))
+  })
+
+  test('a restart keeps the data; a cluster whose owner died is adopted and stopped by its new owner', async () => {
+    const opened = await openDatabase({ dataDir })
+    const rows = await opened.db.execute("select name from companies where name = 'Shared'")
+    assert.equal(rows.rows.length, 1, 'data survived the stop')
+    // The owner died without stopping the cluster (SIGKILL): its pid is no longer alive.
+    writeFileSync(join(dataDir, 'postgres.owner'), '2147483646')
+    await opened.close()
+    const pid = postmasterPid(dataDir)
+    await waitUntil(() => !alive(pid))
+  })
+
+  test('after the database itself crashed (SIGKILL), the next start recovers it', async () => {
+    const opened = await openDatabase({ dataDir })
+    await opened.db.execute("insert into companies (name, timezone) values ('Before crash', 'UTC')")
+    const pid = postmasterPid(dataDir)
+    process.kill(pid as number, 'SIGKILL')
+    await waitUntil(() => !alive(pid))
+    await opened.close().catch(() => undefined)
+    // Its backends die with it shortly; the stale postmaster.pid stays behind.
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    const again = await openDatabase({ dataDir })
+    try {
+      const rows = await again.db.execute("select name from companies where name = 'Before crash'")
+      assert.equal(rows.rows.length, 1, 'committed data survived the crash')
+    } finally {
+      await again.close()
+    }
+  })
+
+  test('a DATA_DIR too long for the socket gets a clear message', async () => {
+    const long = join(dataDir, 'x'.repeat(120))
+    await assert.rejects(startEmbeddedCluster({ dataDir: long }), /too long a path for the database's socket/)
+  })
+
+  test('the cluster listens on no TCP port', async () => {
+    const opened = await openDatabase({ dataDir })
+    try {
+      const setting = await opened.db.execute("select current_setting('listen_addresses') as value")
+      assert.deepEqual(setting.rows, [{ value: '' }])
+    } finally {
+      await opened.close()
+    }
+  })
+})
