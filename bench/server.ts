@@ -1,5 +1,5 @@
 // The service as the benchmark runs it: the production app (buildApp) on DATABASE_URL (or
-// an in-memory PGlite), a fresh company with a token, a rate limit too high to interfere.
+// the embedded PostgreSQL under DATA_DIR), a fresh company with a token, a rate limit too high to interfere.
 // Prints one JSON line {port, token, ...ids} when it listens.
 import { buildApp } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
@@ -12,7 +12,7 @@ import { createCompany, createUser } from '../src/modules/users/users.service.js
 
 const base = loadConfig()
 const config = { ...base, logLevel: 'warn', rateLimit: { ...base.rateLimit, max: 100_000_000 } }
-const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.databaseUrl ? undefined : 'memory://' })
+const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
 const app = await buildApp(config, { database })
 
 const company = await createCompany(database.db, { name: `Bench ${Date.now()}`, timezone: 'UTC' })

@@ -3,7 +3,7 @@ import type { Database, DatabaseHandle } from '../db/client.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Drizzle over PostgreSQL or PGlite; repositories take it (or a transaction). */
+    /** Drizzle over node-postgres; repositories take it (or a transaction). */
     db: Database
     database: DatabaseHandle
   }

@@ -25,7 +25,7 @@ for (const backend of backends()) {
     let memberId: number
     let contact: { id: number; userId: number }
 
-    /** Looks at the database between commands (PGlite allows one process at a time). */
+    /** Looks at the database between commands (closed before the next command runs). */
     const look = <T>(fn: (db: Database) => Promise<T>) => admin.use(fn)
 
     const stepsFile = (name: string, content: string) => {
