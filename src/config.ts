@@ -8,6 +8,8 @@ export interface Config {
   dataDir: string
   /** Longest a database statement may run before the request answers 503. */
   statementTimeoutMs: number
+  /** Named prepared statements (off behind a transaction-mode pooler older than PgBouncer 1.21). */
+  preparedStatements: boolean
   redisUrl: string | undefined
   /** keyPrefix namespaces the Redis keys (fixed in production; tests isolate with it). */
   rateLimit: { max: number; windowMs: number; keyPrefix: string }
@@ -64,6 +66,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     dataDir: env.DATA_DIR || './data',
     statementTimeoutMs: integer(env, 'DB_STATEMENT_TIMEOUT_MS', 4000, 100, 600_000),
+    preparedStatements: flag(env, 'DB_PREPARED_STATEMENTS', true),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     rateLimit: {
       max: integer(env, 'RATE_LIMIT_MAX', 60, 1, 1_000_000),

@@ -5,6 +5,7 @@
 import { parseArgs } from 'node:util'
 import { ConfigError, loadConfig } from '../config.js'
 import { openDatabase } from '../db/client.js'
+import { usePreparedStatements } from '../db/query.js'
 import { ApiError } from '../errors.js'
 import { validate } from '../http/validation.js'
 import type { Command } from './command.js'
@@ -103,6 +104,7 @@ async function main(argv: string[]): Promise<number> {
 
   const input = validate(command.input, args)
   const config = loadConfig()
+  usePreparedStatements(config.preparedStatements)
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,

@@ -6,7 +6,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, test } from 'node:test'
-import { openDatabase } from '../../src/db/client.js'
+import { sql } from 'drizzle-orm'
+import { openDatabase, rawRows } from '../../src/db/client.js'
 import { startEmbeddedCluster } from '../../src/db/embedded.js'
 
 function postmasterPid(dataDir: string): number | undefined {
@@ -46,15 +47,15 @@ describe('embedded PostgreSQL', () => {
     assert.equal(first.kind, 'embedded')
     const pid = postmasterPid(dataDir)
     assert.ok(alive(pid), 'the cluster runs')
-    const tables = await first.db.execute("select count(*)::int as n from pg_tables where tablename = 'contacts'")
-    assert.deepEqual(tables.rows, [{ n: 1 }])
+    const tables = await rawRows(first.db, sql`select count(*)::int as n from pg_tables where tablename = 'contacts'`)
+    assert.deepEqual(tables, [{ n: 1 }])
 
     // The admin command line while the server runs: same cluster, same data.
     const second = await openDatabase({ dataDir })
     assert.equal(postmasterPid(dataDir), pid)
-    await first.db.execute("insert into companies (name, timezone) values ('Shared', 'UTC')")
-    const seen = await second.db.execute("select name from companies where name = 'Shared'")
-    assert.equal(seen.rows.length, 1)
+    await rawRows(first.db, sql`insert into companies (name, timezone) values ('Shared', 'UTC')`)
+    const seen = await rawRows(second.db, sql`select name from companies where name = 'Shared'`)
+    assert.equal(seen.length, 1)
 
     // The owner leaves while another process still uses the cluster: it keeps running.
     await first.close()
@@ -68,8 +69,8 @@ describe('embedded PostgreSQL', () => {
 
   test('a restart keeps the data; a cluster whose owner died is adopted and stopped by its new owner', async () => {
     const opened = await openDatabase({ dataDir })
-    const rows = await opened.db.execute("select name from companies where name = 'Shared'")
-    assert.equal(rows.rows.length, 1, 'data survived the stop')
+    const rows = await rawRows(opened.db, sql`select name from companies where name = 'Shared'`)
+    assert.equal(rows.length, 1, 'data survived the stop')
     // The owner died without stopping the cluster (SIGKILL): its pid is no longer alive.
     writeFileSync(join(dataDir, 'postgres.owner'), '2147483646')
     await opened.close()
@@ -79,7 +80,7 @@ describe('embedded PostgreSQL', () => {
 
   test('after the database itself crashed (SIGKILL), the next start recovers it', async () => {
     const opened = await openDatabase({ dataDir })
-    await opened.db.execute("insert into companies (name, timezone) values ('Before crash', 'UTC')")
+    await rawRows(opened.db, sql`insert into companies (name, timezone) values ('Before crash', 'UTC')`)
     const pid = postmasterPid(dataDir)
     process.kill(pid as number, 'SIGKILL')
     await waitUntil(() => !alive(pid))
@@ -88,8 +89,8 @@ describe('embedded PostgreSQL', () => {
     await new Promise((resolve) => setTimeout(resolve, 500))
     const again = await openDatabase({ dataDir })
     try {
-      const rows = await again.db.execute("select name from companies where name = 'Before crash'")
-      assert.equal(rows.rows.length, 1, 'committed data survived the crash')
+      const rows = await rawRows(again.db, sql`select name from companies where name = 'Before crash'`)
+      assert.equal(rows.length, 1, 'committed data survived the crash')
     } finally {
       await again.close()
     }
@@ -103,8 +104,8 @@ describe('embedded PostgreSQL', () => {
   test('the cluster listens on no TCP port', async () => {
     const opened = await openDatabase({ dataDir })
     try {
-      const setting = await opened.db.execute("select current_setting('listen_addresses') as value")
-      assert.deepEqual(setting.rows, [{ value: '' }])
+      const setting = await rawRows(opened.db, sql`select current_setting('listen_addresses') as value`)
+      assert.deepEqual(setting, [{ value: '' }])
     } finally {
       await opened.close()
     }

@@ -1,51 +1,59 @@
-import { and, asc, count, eq, sql } from 'drizzle-orm'
+import { and, eq } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
+import { defineQuery, run, runOne } from '../../db/query.js'
 import { companies, users } from '../../db/schema.js'
 import type { CompanyId } from '../../tenancy.js'
 
 export type UserRow = typeof users.$inferSelect
 export type CompanyRow = typeof companies.$inferSelect
 
-export async function listUsers(db: Database, companyId: CompanyId, page: { limit: number; offset: number }) {
-  return db
-    .select()
-    .from(users)
-    .where(eq(users.companyId, companyId))
-    .orderBy(asc(users.id))
-    .limit(page.limit)
-    .offset(page.offset)
+/** A user as the API shows it: the columns carry the API's names, so rows go out as they are. */
+export interface ApiUser {
+  id: number
+  name: string
+  email: string
+  role: 'admin' | 'member'
+  active: boolean
+  created_at: Date
+  updated_at: Date
 }
 
-export async function countUsers(db: Database, companyId: CompanyId): Promise<number> {
-  const [row] = await db.select({ n: count() }).from(users).where(eq(users.companyId, companyId))
-  return row?.n ?? 0
+const USER_COLUMNS = 'id, name, email, role, active, created_at, updated_at'
+
+// A page and the company's total in one round trip: the count, then the page beside it
+// (LEFT JOIN LATERAL, so an empty page still answers its total). Both from the primary
+// key (company_id, id).
+const usersPage = defineQuery<{ total: number } & ({ id: null } | ApiUser)>(
+  'users.page',
+  `select t.total, u.*
+     from (select count(*)::int as total from users where company_id = $1) t
+     left join lateral (
+       select ${USER_COLUMNS} from users where company_id = $1 order by id limit $2 offset $3
+     ) u on true`,
+)
+
+export async function usersPageWithTotal(db: Database, companyId: CompanyId, page: { limit: number; offset: number }) {
+  const rows = await run(db, usersPage, [companyId, page.limit, page.offset])
+  const total = rows[0]?.total ?? 0
+  return { total, rows: rows[0]?.id === null ? [] : (rows as ApiUser[]) }
+}
+
+// Every authorize_api call: the caller's user and company by primary keys.
+const userWithCompany = defineQuery<ApiUser & { company_name: string; timezone: string }>(
+  'users.withCompany',
+  `select u.id, u.name, u.email, u.role, u.active, u.created_at, u.updated_at, c.name as company_name, c.timezone
+     from users u join companies c on c.id = u.company_id
+    where u.company_id = $1 and u.id = $2`,
+)
+
+/** A user with the id, name and time zone of its company, in one round trip. */
+export async function findUserWithCompany(db: Database, companyId: CompanyId, userId: number) {
+  const row = await runOne(db, userWithCompany, [companyId, userId])
+  return row && { user: row, company: { id: companyId as number, name: row.company_name, timezone: row.timezone } }
 }
 
 export async function findUser(db: Database, companyId: CompanyId, id: number): Promise<UserRow | undefined> {
   const [row] = await db.select().from(users).where(and(eq(users.companyId, companyId), eq(users.id, id)))
-  return row
-}
-
-// Hot path (every authorize_api call): built once per database as a named prepared statement.
-const userWithCompanyQueries = new WeakMap<Database, ReturnType<typeof prepareUserWithCompany>>()
-
-function prepareUserWithCompany(db: Database) {
-  return db
-    .select({ user: users, company: { id: companies.id, name: companies.name, timezone: companies.timezone } })
-    .from(users)
-    .innerJoin(companies, eq(companies.id, users.companyId))
-    .where(and(eq(users.companyId, sql.placeholder('companyId')), eq(users.id, sql.placeholder('userId'))))
-    .prepare('user_with_company')
-}
-
-/** A user with the id, name and time zone of its company, in one round trip. */
-export async function findUserWithCompany(db: Database, companyId: CompanyId, userId: number) {
-  let query = userWithCompanyQueries.get(db)
-  if (!query) {
-    query = prepareUserWithCompany(db)
-    userWithCompanyQueries.set(db, query)
-  }
-  const [row] = await query.execute({ companyId, userId })
   return row
 }
 

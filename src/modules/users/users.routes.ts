@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { notFound } from '../../errors.js'
 import { pageWindow, sendPage } from '../../http/pagination.js'
-import { countUsers, findUserWithCompany, listUsers } from './users.repository.js'
+import { findUserWithCompany, usersPageWithTotal } from './users.repository.js'
 import { AuthorizeResponse, UsersListQuery, UsersPage } from './users.schemas.js'
-import { toUser } from './users.service.js'
 
 const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/v1/users', {
@@ -16,9 +15,8 @@ const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request, reply) => {
     const { companyId } = request.caller
     const window = pageWindow(request.query)
-    const total = await countUsers(app.db, companyId)
-    const rows = window.offset < total ? await listUsers(app.db, companyId, window) : []
-    return sendPage(request, reply, window, total, rows.map(toUser))
+    const { total, rows } = await usersPageWithTotal(app.db, companyId, window)
+    return sendPage(request, reply, window, total, rows)
   })
 
   app.get('/v1/users/authorize_api', {
@@ -32,7 +30,7 @@ const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const { companyId, userId } = request.caller
     const found = await findUserWithCompany(app.db, companyId, userId)
     if (!found) throw notFound()
-    return { user: toUser(found.user), company: found.company }
+    return found
   })
 }
 

@@ -1,0 +1,58 @@
+// Statements written once, as SQL a reviewer can read, and run as named prepared
+// statements: PostgreSQL parses and plans each once per connection, and nothing assembles
+// SQL per request. A repository defines its statements at module load with defineQuery and
+// runs them with run(db, query, params), where db is the database or a transaction.
+import type pg from 'pg'
+import type { Database } from './client.js'
+
+export interface Query<Row> {
+  /** `<module>.<what>`, unique: the prepared statement's name on every connection. */
+  readonly name: string
+  readonly text: string
+  /** Phantom: the row type the statement answers. */
+  readonly row?: Row
+}
+
+const registry = new Map<string, Query<unknown>>()
+
+export function defineQuery<Row>(name: string, text: string): Query<Row> {
+  if (registry.has(name)) throw new Error(`query ${name} is defined twice`)
+  const query: Query<Row> = { name, text }
+  registry.set(name, query)
+  return query
+}
+
+/** Every statement defined so far (the snapshot test prepares each against the schema). */
+export function definedQueries(): Query<unknown>[] {
+  return [...registry.values()]
+}
+
+let named = true
+/**
+ * Named prepared statements are on by default. A transaction-mode pooler older than
+ * PgBouncer 1.21 cannot keep them: DB_PREPARED_STATEMENTS=false sends every statement
+ * unnamed (parsed each time, which costs the database a little more CPU).
+ */
+export function usePreparedStatements(on: boolean): void {
+  named = on
+}
+
+type Queryable = pg.Pool | pg.PoolClient
+
+/** Drizzle's database or transaction keeps the pool or the transaction's client here. */
+function clientOf(db: Database): Queryable {
+  return (db as unknown as { session: { client: Queryable } }).session.client
+}
+
+export async function run<Row>(db: Database, query: Query<Row>, params: unknown[]): Promise<Row[]> {
+  const result = await clientOf(db).query<Row & pg.QueryResultRow>(
+    named ? { name: query.name, text: query.text, values: params } : { text: query.text, values: params },
+  )
+  return result.rows
+}
+
+/** The first row, or undefined. */
+export async function runOne<Row>(db: Database, query: Query<Row>, params: unknown[]): Promise<Row | undefined> {
+  const rows = await run(db, query, params)
+  return rows[0]
+}
