@@ -8,6 +8,7 @@ import Fastify, { type FastifyServerOptions } from 'fastify'
 import api from './api.js'
 import type { Config } from './config.js'
 import { openDatabase, type DatabaseHandle } from './db/client.js'
+import { usePreparedStatements } from './db/query.js'
 import { parseForm } from './http/form.js'
 import { ErrorResponse } from './http/schemas.js'
 import { validatorCompiler } from './http/validation.js'
@@ -31,6 +32,8 @@ export interface AppDeps {
   database?: DatabaseHandle
   clock?: () => Date
   logger?: FastifyServerOptions['logger']
+  /** Told what a slow first start is doing (creating the embedded database). */
+  onProgress?: (message: string) => void
 }
 
 export const BODY_LIMIT = 1024 * 1024
@@ -65,11 +68,14 @@ export async function buildApp(config: Config, deps: AppDeps = {}) {
     done()
   })
 
+  usePreparedStatements(config.preparedStatements)
   const database =
     deps.database ??
     (await openDatabase({
       databaseUrl: config.databaseUrl,
       dataDir: config.dataDir,
+      statementTimeoutMs: config.statementTimeoutMs,
+      onProgress: deps.onProgress,
       onError: (err) => {
         app.log.warn({ err }, 'database connection error')
       },
