@@ -8,20 +8,19 @@
 // can never clash with another PostgreSQL, and only its owner can reach it), with trust
 // authentication behind that folder's 0700 permissions. Any number of processes (the server,
 // the admin command line, test files) share one cluster: the first starts it, the others
-// attach, and the last one out stops it.
+// attach, and the last one out stops it (processes that died are not counted).
 import { execFile, spawn } from 'node:child_process'
-import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { arch, platform, userInfo } from 'node:os'
 import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
-import pg from 'pg'
 
 const run = promisify(execFile)
 
 export interface EmbeddedCluster {
   /** A connection string for `database` on this cluster. */
   url(database: string): string
-  /** Stops the cluster if this process started it (or adopted it) and no one else uses it. */
+  /** This process is done with the cluster; the last one out stops it. */
   release(): Promise<void>
 }
 
@@ -128,11 +127,57 @@ export interface EmbeddedOptions {
   onProgress?: (message: string) => void
 }
 
+const LOCK_WAIT_MS = 90_000
+
+/**
+ * A lock between the processes sharing the cluster (mkdir is atomic), held while one
+ * registers and starts the cluster or unregisters and stops it, so that no process stops
+ * the cluster while another is attaching to it. A lock left by a dead process is broken.
+ */
+async function withLock<T>(folder: string, fn: () => Promise<T>): Promise<T> {
+  const holderFile = join(folder, 'pid')
+  const deadline = Date.now() + LOCK_WAIT_MS
+  for (;;) {
+    try {
+      mkdirSync(folder)
+      writeFileSync(holderFile, String(process.pid))
+      break
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
+      const holder = Number(existsSync(holderFile) ? readFileSync(holderFile, 'utf8') : '')
+      if (holder && !isAlive(holder)) rmSync(folder, { recursive: true, force: true })
+      if (Date.now() > deadline) throw new EmbeddedClusterError(`the embedded database is locked by ${folder}`)
+      await new Promise((resolveWait) => setTimeout(resolveWait, 25))
+    }
+  }
+  try {
+    return await fn()
+  } finally {
+    rmSync(folder, { recursive: true, force: true })
+  }
+}
+
+/** The processes using the cluster: one file per pid; files of dead processes are pruned. */
+function liveUsers(folder: string): number[] {
+  mkdirSync(folder, { recursive: true })
+  const live: number[] = []
+  for (const name of readdirSync(folder)) {
+    const pid = Number(name)
+    if (isAlive(pid)) live.push(pid)
+    else rmSync(join(folder, name), { force: true })
+  }
+  return live
+}
+
+// Handles this process holds per cluster folder: the process counts as one user until its last is released.
+const handles = new Map<string, number>()
+
 export async function startEmbeddedCluster(options: EmbeddedOptions): Promise<EmbeddedCluster> {
   const root = resolve(options.dataDir)
   const dir = join(root, 'postgres')
-  const ownerFile = join(root, 'postgres.owner')
   const logFile = join(root, 'postgres.log')
+  const lock = join(root, 'postgres.lock')
+  const users = join(root, 'postgres.users')
   const socket = join(dir, `.s.PGSQL.${SOCKET_PORT}`)
   if (Buffer.byteLength(socket) > 103) {
     throw new EmbeddedClusterError(`DATA_DIR ${root} is too long a path for the database's socket; choose a shorter one`)
@@ -143,67 +188,61 @@ export async function startEmbeddedCluster(options: EmbeddedOptions): Promise<Em
   mkdirSync(root, { recursive: true })
   // As root the cluster runs as its own user, which must be able to enter DATA_DIR.
   if (as.uid !== undefined) chmodSync(root, 0o755)
-
-  if (!existsSync(join(dir, 'PG_VERSION'))) {
-    options.onProgress?.(`preparing the database in ${dir} (first start only)…`)
-    mkdirSync(dir, { recursive: true, mode: 0o700 })
-    if (as.uid !== undefined) chownSync(dir, as.uid, as.gid ?? as.uid)
-    const init = await exec(
-      bin.initdb,
-      ['-D', dir, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C.UTF-8', '--no-instructions'],
-      as,
-    )
-    if (init.code !== 0) {
-      throw new EmbeddedClusterError(`could not create the embedded database in ${dir}: ${init.output.trim().split('\n').pop()}`)
-    }
-  }
-
   const running = async () => (await exec(bin.pg_ctl, ['status', '-D', dir], as)).code === 0
-  let startedHere = false
-  if (!(await running())) {
-    if (as.uid !== undefined) {
-      writeFileSync(logFile, '', { flag: 'a' })
-      chownSync(logFile, as.uid, as.gid ?? as.uid)
-    }
-    const settings = [...SERVER_SETTINGS, `unix_socket_directories='${dir}'`, `port=${SOCKET_PORT}`]
-    const start = await exec(
-      bin.pg_ctl,
-      ['start', '-D', dir, '-w', '-t', String(START_TIMEOUT_S), '-l', logFile, '-o', settings.map((s) => `-c ${s}`).join(' ')],
-      as,
-    )
-    // Another process may have started it at the same moment: attaching is then fine.
-    if (start.code !== 0 && !(await running())) {
-      throw new EmbeddedClusterError(
-        `the embedded database in ${dir} did not start (see ${logFile}): ${tail(logFile, 1) || start.output.trim()}`,
+
+  await withLock(lock, async () => {
+    if (!existsSync(join(dir, 'PG_VERSION'))) {
+      options.onProgress?.(`preparing the database in ${dir} (first start only)…`)
+      mkdirSync(dir, { recursive: true, mode: 0o700 })
+      if (as.uid !== undefined) chownSync(dir, as.uid, as.gid ?? as.uid)
+      const init = await exec(
+        bin.initdb,
+        ['-D', dir, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C.UTF-8', '--no-instructions'],
+        as,
       )
+      if (init.code !== 0) {
+        throw new EmbeddedClusterError(`could not create the embedded database in ${dir}: ${init.output.trim().split('\n').pop()}`)
+      }
     }
-    startedHere = start.code === 0
-  }
-  // The owner stops the cluster when it ends; a cluster whose owner died (a crash) is adopted.
-  const owner = Number(existsSync(ownerFile) ? readFileSync(ownerFile, 'utf8') : '')
-  if (startedHere || !isAlive(owner)) writeFileSync(ownerFile, String(process.pid))
+    if (!(await running())) {
+      if (as.uid !== undefined) {
+        writeFileSync(logFile, '', { flag: 'a' })
+        chownSync(logFile, as.uid, as.gid ?? as.uid)
+      }
+      const settings = [...SERVER_SETTINGS, `unix_socket_directories='${dir}'`, `port=${SOCKET_PORT}`]
+      const start = await exec(
+        bin.pg_ctl,
+        ['start', '-D', dir, '-w', '-t', String(START_TIMEOUT_S), '-l', logFile, '-o', settings.map((s) => `-c ${s}`).join(' ')],
+        as,
+      )
+      if (start.code !== 0) {
+        throw new EmbeddedClusterError(
+          `the embedded database in ${dir} did not start (see ${logFile}): ${tail(logFile, 1) || start.output.trim()}`,
+        )
+      }
+    }
+    liveUsers(users)
+    writeFileSync(join(users, String(process.pid)), '')
+  })
+  handles.set(root, (handles.get(root) ?? 0) + 1)
 
   const url = (database: string) =>
     `postgres://postgres@localhost/${encodeURIComponent(database)}?host=${encodeURIComponent(dir)}&port=${SOCKET_PORT}`
 
+  let released = false
   return {
     url,
     async release() {
-      const current = Number(existsSync(ownerFile) ? readFileSync(ownerFile, 'utf8') : '')
-      if (current !== process.pid && isAlive(current)) return
-      // Others still connected (the server while an admin command ends): leave it running.
-      const client = new pg.Client({ connectionString: url('postgres') })
-      try {
-        await client.connect()
-        const { rows } = await client.query<{ n: number }>(
-          "select count(*)::int as n from pg_stat_activity where backend_type = 'client backend' and pid <> pg_backend_pid()",
-        )
-        await client.end()
-        if ((rows[0]?.n ?? 0) > 0) return
-      } catch {
-        await client.end().catch(() => undefined)
-      }
-      await exec(bin.pg_ctl, ['stop', '-D', dir, '-m', 'fast', '-w'], as)
+      if (released) return
+      released = true
+      const left = (handles.get(root) ?? 1) - 1
+      handles.set(root, left)
+      if (left > 0) return
+      await withLock(lock, async () => {
+        rmSync(join(users, String(process.pid)), { force: true })
+        // The last process out stops the cluster (the server while no admin command runs).
+        if (liveUsers(users).length === 0) await exec(bin.pg_ctl, ['stop', '-D', dir, '-m', 'fast', '-w'], as)
+      })
     },
   }
 }

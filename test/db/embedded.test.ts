@@ -1,8 +1,10 @@
 // The embedded PostgreSQL cluster under DATA_DIR: created on first use, shared by every
 // process that opens it (the server and the admin command line), stopped by the last one
-// out, adopted after its owner crashed, and recovered after the database itself crashed.
+// out (processes that died do not count), and recovered after the database itself crashed.
 import assert from 'node:assert/strict'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, test } from 'node:test'
@@ -50,32 +52,40 @@ describe('embedded PostgreSQL', () => {
     const tables = await rawRows(first.db, sql`select count(*)::int as n from pg_tables where tablename = 'contacts'`)
     assert.deepEqual(tables, [{ n: 1 }])
 
-    // The admin command line while the server runs: same cluster, same data.
     const second = await openDatabase({ dataDir })
     assert.equal(postmasterPid(dataDir), pid)
     await rawRows(first.db, sql`insert into companies (name, timezone) values ('Shared', 'UTC')`)
-    const seen = await rawRows(second.db, sql`select name from companies where name = 'Shared'`)
-    assert.equal(seen.length, 1)
+    assert.equal((await rawRows(second.db, sql`select name from companies where name = 'Shared'`)).length, 1)
 
-    // The owner leaves while another process still uses the cluster: it keeps running.
     await first.close()
     assert.ok(alive(pid), 'still running for the second opener')
     await second.ping()
-
-    // The last one out stops it.
     await second.close()
     await waitUntil(() => !alive(pid))
   })
 
-  test('a restart keeps the data; a cluster whose owner died is adopted and stopped by its new owner', async () => {
-    const opened = await openDatabase({ dataDir })
-    const rows = await rawRows(opened.db, sql`select name from companies where name = 'Shared'`)
-    assert.equal(rows.length, 1, 'data survived the stop')
-    // The owner died without stopping the cluster (SIGKILL): its pid is no longer alive.
-    writeFileSync(join(dataDir, 'postgres.owner'), '2147483646')
-    await opened.close()
-    const pid = postmasterPid(dataDir)
-    await waitUntil(() => !alive(pid))
+  test('another live process using the cluster keeps it running; a dead one does not', async () => {
+    // Another process (the server while an admin command ends) registered as a user.
+    const other = spawn('sleep', ['30'], { stdio: 'ignore' })
+    const users = join(dataDir, 'postgres.users')
+    try {
+      const opened = await openDatabase({ dataDir })
+      const pid = postmasterPid(dataDir)
+      assert.equal((await rawRows(opened.db, sql`select name from companies where name = 'Shared'`)).length, 1, 'data survived the stop')
+      writeFileSync(join(users, String(other.pid)), '')
+      writeFileSync(join(users, '2147483646'), '') // a user that crashed without unregistering
+      await opened.close()
+      assert.ok(alive(pid), 'kept running for the other process')
+
+      other.kill('SIGKILL')
+      await once(other, 'exit')
+      const again = await openDatabase({ dataDir })
+      await again.close()
+      await waitUntil(() => !alive(pid))
+      assert.deepEqual(readdirSync(users), [], 'dead users are pruned')
+    } finally {
+      other.kill('SIGKILL')
+    }
   })
 
   test('after the database itself crashed (SIGKILL), the next start recovers it', async () => {
