@@ -14,13 +14,29 @@ try {
   process.exit(1)
 }
 
-const app = await buildApp(config, { onProgress: (message) => process.stdout.write(`engage: ${message}\n`) })
+const appReady = buildApp(config, { onProgress: (message) => process.stdout.write(`engage: ${message}\n`) })
 
-closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
-  if (err) app.log.error({ err }, 'fatal error, closing')
-  else app.log.info({ signal }, 'closing: finishing requests in flight')
-  await app.close()
+// Signals are ours, not close-with-grace's: a signal to npm start's process group reaches
+// node twice (directly and forwarded by npm), and a repeated one must not cut the shutdown
+// short; only the grace delay does. A signal during start-up waits for it, then closes.
+const state = { stopping: false }
+const grace = closeWithGrace({ delay: 10_000, skip: ['SIGTERM', 'SIGINT'] }, async ({ err }) => {
+  const app = await appReady.catch(() => undefined)
+  if (err) app?.log.error({ err }, 'fatal error, closing')
+  await app?.close()
 })
+function onSignal(signal: NodeJS.Signals) {
+  if (state.stopping) return
+  state.stopping = true
+  void appReady.then((app) => {
+    app.log.info({ signal }, 'closing: finishing requests in flight')
+  }, () => undefined)
+  grace.close()
+}
+process.on('SIGTERM', onSignal)
+process.on('SIGINT', onSignal)
+
+const app = await appReady
 
 if (config.seedDemo) {
   const demo = await seedDemoIfEmpty(app.db)
@@ -42,4 +58,4 @@ if (config.seedDemo) {
   }
 }
 
-await app.listen({ port: config.port, host: config.host })
+if (!state.stopping) await app.listen({ port: config.port, host: config.host })
