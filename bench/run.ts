@@ -43,22 +43,44 @@ function rssOf(pid: number | undefined): string {
   }
 }
 
+/** CPU time (user + system) a process has used, in microseconds (/proc, Linux). */
+function cpuMicros(pid: number | undefined): number {
+  if (!pid) return NaN
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+    // utime and stime are fields 14 and 15 of stat, 12 and 13 after the command name.
+    return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / 100
+  } catch {
+    return NaN
+  }
+}
+
 interface Row {
   scenario: string
   rps: number
+  /** Node CPU of the serving process per request, in µs. */
+  cpu: number
   p50: number
   p99: number
   errors: number
   non2xx: number
 }
 
-async function measure(scenario: string, url: string, headers: Record<string, string> = {}): Promise<Row> {
+async function measure(
+  scenario: string,
+  url: string,
+  server: ChildProcess,
+  headers: Record<string, string> = {},
+): Promise<Row> {
   // A short warm-up so JIT and pools settle, then the measured run.
   await autocannon({ url, connections, duration: 2, headers })
+  const cpuBefore = cpuMicros(server.pid)
   const result = await autocannon({ url, connections, duration: seconds, headers })
+  const cpu = (cpuMicros(server.pid) - cpuBefore) / Math.max(result.requests.total, 1)
   return {
     scenario,
     rps: Math.round(result.requests.average),
+    cpu: Math.round(cpu),
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors: result.errors,
@@ -81,12 +103,13 @@ const baseline = await start<{ port: number }>('bench/baseline.ts', { DATABASE_U
 try {
   const auth = { authorization: `Bearer ${service.info.token}` }
   const api = `http://127.0.0.1:${service.info.port}/api/v1`
-  rows.push(await measure('baseline: bare fastify + pg, one row by id', `http://127.0.0.1:${baseline.info.port}/row/${service.info.userId}`))
-  rows.push(await measure('GET /healthz (no auth, no I/O)', `http://127.0.0.1:${service.info.port}/healthz`))
-  rows.push(await measure('GET /api/v1/users/authorize_api', `${api}/users/authorize_api`, auth))
-  rows.push(await measure('GET /api/v1/users?page=1', `${api}/users?page=1`, auth))
-  rows.push(await measure('GET /api/v1/contacts/:id', `${api}/contacts/${service.info.contactId}`, auth))
-  rows.push(await measure('GET /api/v1/contacts?page=1 (25 with tags)', `${api}/contacts?page=1`, auth))
+  const served = service.child
+  rows.push(await measure('baseline: bare fastify + pg, one row by id', `http://127.0.0.1:${baseline.info.port}/row/${service.info.userId}`, baseline.child))
+  rows.push(await measure('GET /healthz (no auth, no I/O)', `http://127.0.0.1:${service.info.port}/healthz`, served))
+  rows.push(await measure('GET /api/v1/users/authorize_api', `${api}/users/authorize_api`, served, auth))
+  rows.push(await measure('GET /api/v1/users?page=1', `${api}/users?page=1`, served, auth))
+  rows.push(await measure('GET /api/v1/contacts/:id', `${api}/contacts/${service.info.contactId}`, served, auth))
+  rows.push(await measure('GET /api/v1/contacts?page=1 (25 with tags)', `${api}/contacts?page=1`, served, auth))
   console.log(`\nengage bench: ${connections} connections, ${seconds} s per scenario, PostgreSQL ${adminUrl.replace(/\/\/.*@/, '//…@')}`)
   const base = rows[0]?.rps ?? 1
   console.table(
@@ -94,6 +117,7 @@ try {
       scenario: r.scenario,
       'req/s': r.rps,
       'vs baseline': `${Math.round((r.rps / base) * 100)} %`,
+      'CPU µs/req': r.cpu,
       'p50 ms': r.p50,
       'p99 ms': r.p99,
       errors: r.errors + r.non2xx,
