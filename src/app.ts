@@ -1,21 +1,21 @@
 // buildApp is the only way to make the service: production (server.ts), the tests and the
 // benchmark all run this very app. Plugins load in a fixed order: external, the app's own,
 // then the routes.
-import { randomUUID } from 'node:crypto'
-import type { IncomingMessage } from 'node:http'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyServerOptions } from 'fastify'
 import api from './api.js'
 import type { Config } from './config.js'
 import { openDatabase, type DatabaseHandle } from './db/client.js'
 import { usePreparedStatements } from './db/query.js'
+import { requestsDrained } from './http/drain.js'
 import { parseForm } from './http/form.js'
 import { ErrorResponse } from './http/schemas.js'
 import { validatorCompiler } from './http/validation.js'
+import { loggerOptions, RequestLog } from './logging.js'
 import { Company, User } from './modules/users/users.schemas.js'
 import dbPlugin from './plugins/db.js'
 import docs from './plugins/docs.js'
-import errors from './plugins/errors.js'
+import errors, { clientErrorHandler, frameworkErrors, requestId } from './plugins/errors.js'
 import health from './plugins/health.js'
 import requestParams from './plugins/request-params.js'
 import { createRateLimiter } from './rate-limit/limiter.js'
@@ -32,18 +32,19 @@ export interface AppDeps {
   database?: DatabaseHandle
   clock?: () => Date
   logger?: FastifyServerOptions['logger']
+  /** Shorter HTTP timeouts (tests); otherwise REQUEST_TIMEOUT_MS. */
+  timeouts?: { requestMs: number; checkIntervalMs: number }
   /** Told what a slow first start is doing (creating the embedded database). */
   onProgress?: (message: string) => void
 }
 
 export const BODY_LIMIT = 1024 * 1024
 
-const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/
+/** Headers, and the whole request (body included), must arrive within this, else 408. */
+export const REQUEST_TIMEOUT_MS = 30_000
 
-function requestId(req: IncomingMessage): string {
-  const given = req.headers['x-request-id']
-  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID()
-}
+/** Past Node's 16 KiB header limit, so a long path id always reaches the validator (422). */
+const MAX_PARAM_LENGTH = 16 * 1024
 
 function parseQuery(query: string) {
   try {
@@ -55,10 +56,20 @@ function parseQuery(query: string) {
 
 export async function buildApp(config: Config, deps: AppDeps = {}) {
   const app = Fastify({
-    logger: deps.logger ?? { level: config.logLevel },
+    logger: loggerOptions(config.logLevel, deps.logger),
+    logController: new RequestLog(),
     genReqId: requestId,
     bodyLimit: BODY_LIMIT,
-    routerOptions: { querystringParser: parseQuery },
+    // Node checks these timeouts every checkIntervalMs (its default, 30 s, would double them).
+    requestTimeout: deps.timeouts?.requestMs ?? REQUEST_TIMEOUT_MS,
+    http: {
+      headersTimeout: deps.timeouts?.requestMs ?? REQUEST_TIMEOUT_MS,
+      connectionsCheckingInterval: deps.timeouts?.checkIntervalMs ?? 1_000,
+    },
+    clientErrorHandler,
+    frameworkErrors,
+    return503OnClosing: false, // the errors plugin answers the contract's 503 instead
+    routerOptions: { querystringParser: parseQuery, maxParamLength: MAX_PARAM_LENGTH },
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   app.setValidatorCompiler(validatorCompiler)
@@ -82,6 +93,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}) {
     }))
   const limiter = await createRateLimiter({ ...config.rateLimit, redisUrl: config.redisUrl, logger: app.log })
   app.addHook('onClose', async () => {
+    await requestsDrained(app.server)
     await limiter.close()
   })
 

@@ -67,7 +67,11 @@ export const ErrorResponse = Type.Object(
     error: Type.Object({
       status: Type.Integer(),
       message: Type.String(),
+      code: Type.String({ description: 'the kind of error, stable (docs/api-conventions.md lists them)' }),
       details: Type.Optional(Type.Record(Type.String(), Type.Array(Type.String()))),
+      detail_codes: Type.Optional(
+        Type.Record(Type.String(), Type.Array(Type.String()), { description: 'one stable code per message of details' }),
+      ),
       request_id: Type.String(),
     }),
   },

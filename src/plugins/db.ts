@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin'
 import type { Database, DatabaseHandle } from '../db/client.js'
+import { requestsDrained } from '../http/drain.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -19,7 +20,12 @@ export default fp<DbPluginOptions>(
   (app, { database, owned }, done) => {
     app.decorate('db', database.db)
     app.decorate('database', database)
-    if (owned) app.addHook('onClose', () => database.close())
+    if (owned) {
+      app.addHook('onClose', async () => {
+        await requestsDrained(app.server)
+        await database.close()
+      })
+    }
     done()
   },
   { name: 'db' },

@@ -1,12 +1,38 @@
 // The one place errors become the contract's body:
-// {"error": {"status", "message", "details"?, "request_id"}}. 5xx never show internals;
-// they are logged with the request id.
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+// {"error": {"status", "message", "code", "details"?, "detail_codes"?, "request_id"}}.
+// 5xx never show internals; they are logged with the request id. Also the errors that
+// happen before a request reaches a route (a bad URL, a request the HTTP parser refuses or
+// that times out, a request during shutdown) answer the same body and X-Request-Id.
+import { randomUUID } from 'node:crypto'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Socket } from 'node:net'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { isDatabaseUnavailable } from '../db/errors.js'
-import { ApiError, MESSAGES, type ErrorDetails, type ErrorStatus } from '../errors.js'
+import { redactUrl } from '../logging.js'
+import { ApiError, CODES, detailCodes, MESSAGES, type ErrorCode, type ErrorDetails, type ErrorStatus } from '../errors.js'
 
 const RETRY_AFTER_SECONDS = 5
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/
+
+/** The caller's X-Request-Id when it is 1-128 of A-Za-z0-9._-, else a new one. */
+export function requestId(req: IncomingMessage): string {
+  const given = req.headers['x-request-id']
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID()
+}
+
+function errorBody(status: ErrorStatus, message: string, code: ErrorCode, id: string, details?: ErrorDetails) {
+  return {
+    error: {
+      status,
+      message,
+      code,
+      ...(details ? { details, detail_codes: detailCodes(details) } : {}),
+      request_id: id,
+    },
+  }
+}
 
 export function sendError(
   request: FastifyRequest,
@@ -14,11 +40,13 @@ export function sendError(
   status: ErrorStatus,
   message: string = MESSAGES[status],
   details?: ErrorDetails,
+  code: ErrorCode = CODES[status],
 ) {
   return reply
     .code(status)
+    .header('x-request-id', request.id)
     .type('application/json; charset=utf-8')
-    .send({ error: { status, message, ...(details ? { details } : {}), request_id: request.id } })
+    .send(errorBody(status, message, code, request.id, details))
 }
 
 function classify(error: FastifyError): ApiError | undefined {
@@ -36,26 +64,108 @@ function classify(error: FastifyError): ApiError | undefined {
   return undefined
 }
 
+function sendUnavailable(request: FastifyRequest, reply: FastifyReply) {
+  reply.header('retry-after', String(RETRY_AFTER_SECONDS))
+  return sendError(request, reply, 503)
+}
+
+/**
+ * Fastify's `frameworkErrors`: a path with a bad percent escape (FST_ERR_BAD_URL) and the
+ * like, before any route or hook runs. Fastify would answer its own body, echoing the URL.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const known = classify(error) ?? new ApiError(400)
+  // Fastify writes no "request completed" line for these: this is the request's one line.
+  request.log.info(
+    { method: request.method, url: redactUrl(request.url), statusCode: known.statusCode, reason: error.code },
+    'rejected request',
+  )
+  void sendError(request, reply, known.statusCode, known.message, known.details, known.code)
+}
+
+// The id Fastify gave a request whose body is still arriving, for a 408 that ends it.
+const requestIds = new WeakMap<IncomingMessage, string>()
+
+const CLIENT_ERROR_STATUS: Record<string, ErrorStatus> = {
+  ERR_HTTP_REQUEST_TIMEOUT: 408,
+  HPE_HEADER_OVERFLOW: 431,
+}
+
+/**
+ * The HTTP server's `clientError`: a request Node's parser refuses (headers or URL over
+ * 16 KiB: 431, malformed: 400) or that did not arrive in time (408). Fastify never sees
+ * these; the answer is written on the socket, complete, and the connection closed.
+ */
+export function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoException, socket: Socket) {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return
+  // A second error on a socket already answered (more bytes after a parse error).
+  if (socket.writableEnded) return
+  const status = CLIENT_ERROR_STATUS[err.code ?? ''] ?? 400
+  const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage
+  // Part of a response was written already: another response cannot follow; only close.
+  if (!socket.writable || inFlight?.headersSent) {
+    socket.destroy()
+    return
+  }
+  const id = (inFlight && requestIds.get(inFlight.req)) ?? randomUUID()
+  this.log.info({ reqId: id, reason: err.code, statusCode: status }, 'rejected request')
+  const body = JSON.stringify(errorBody(status, MESSAGES[status], CODES[status], id))
+  socket.end(
+    `HTTP/1.1 ${String(status)} ${MESSAGES[status]}\r\n` +
+      'Content-Type: application/json; charset=utf-8\r\n' +
+      `Content-Length: ${String(Buffer.byteLength(body))}\r\n` +
+      `X-Request-Id: ${id}\r\n` +
+      'Connection: close\r\n\r\n' +
+      body,
+  )
+  // Closing at once with unread bytes in the socket makes the kernel send a reset, which
+  // may destroy the answer before the client reads it: read and drop what still comes,
+  // and close after a moment.
+  socket.resume()
+  setTimeout(() => socket.destroy(), 1_000).unref()
+}
+
 export default fp(
   (app, _opts, done) => {
     app.setErrorHandler((error: FastifyError, request, reply) => {
       const known = classify(error)
       if (known) {
         if (known.statusCode === 422 || known.statusCode === 400) {
-          request.log.info({ details: known.details, reason: error.message }, 'rejected request')
+          // The code only for Fastify's own errors: a JSON parse message quotes the body.
+          const reason = known === error ? error.message : error.code
+          request.log.info({ details: known.details, reason }, 'rejected request')
         }
-        return sendError(request, reply, known.statusCode, known.message, known.details)
+        if (known.statusCode === 503) return sendUnavailable(request, reply) // busy (search slots)
+        return sendError(request, reply, known.statusCode, known.message, known.details, known.code)
       }
       if (isDatabaseUnavailable(error)) {
         request.log.error({ err: error }, 'database unavailable')
-        reply.header('retry-after', String(RETRY_AFTER_SECONDS))
-        return sendError(request, reply, 503)
+        return sendUnavailable(request, reply)
       }
       request.log.error({ err: error }, 'unhandled error')
       return sendError(request, reply, 500)
     })
 
     app.setNotFoundHandler((request, reply) => sendError(request, reply, 404))
+
+    // During shutdown (app.close() until the server has closed) requests still arriving on
+    // open connections get the contract's 503 with Retry-After, on a connection that closes
+    // (app.ts sets return503OnClosing: false so that they reach this hook). Requests in
+    // flight when it began finish normally. Every request's id is noted for clientErrorHandler.
+    let closing = false
+    app.addHook('preClose', (next) => {
+      closing = true
+      next()
+    })
+    app.addHook('onRequest', (request, reply, next) => {
+      requestIds.set(request.raw, request.id)
+      if (!closing) {
+        next()
+        return
+      }
+      reply.header('connection', 'close')
+      void sendUnavailable(request, reply)
+    })
     done()
   },
   { name: 'errors' },

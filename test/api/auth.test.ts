@@ -42,7 +42,7 @@ for (const backend of backends()) {
       const res = await authorize({})
       assert.equal(res.statusCode, 401)
       assert.deepEqual(res.json(), {
-        error: { status: 401, message: 'Missing api_token', request_id: res.headers['x-request-id'] },
+        error: { status: 401, message: 'Missing api_token', code: 'token_missing', request_id: res.headers['x-request-id'] },
       })
     })
 

@@ -63,7 +63,7 @@ describe('database outage', { skip: !postgres && 'TEST_DATABASE_URL not set' }, 
       const started = Date.now()
       const down = await call()
       assert.equal(down.statusCode, 503)
-      assert.deepEqual(down.json().error, { status: 503, message: 'Service unavailable', request_id: down.headers['x-request-id'] })
+      assert.deepEqual(down.json().error, { status: 503, message: 'Service unavailable', code: 'service_unavailable', request_id: down.headers['x-request-id'] })
       assert.ok(Number(down.headers['retry-after']) >= 1)
       assert.ok(Date.now() - started < 5000, 'answered within the connection timeout, no hang')
       const notReady = await app.inject({ url: '/readyz' })

@@ -38,7 +38,7 @@ for (const backend of backends()) {
       const res = await call(auth, ip)
       assert.equal(res.statusCode, 429)
       assert.deepEqual(res.json(), {
-        error: { status: 429, message: 'Requests limit exceeded for api_token', request_id: res.headers['x-request-id'] },
+        error: { status: 429, message: 'Requests limit exceeded for api_token', code: 'rate_limited', request_id: res.headers['x-request-id'] },
       })
       assert.equal(res.headers['x-ratelimit-remaining'], '0')
       const retryAfter = Number(res.headers['retry-after'])

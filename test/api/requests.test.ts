@@ -79,7 +79,7 @@ for (const backend of backends()) {
     test('body of another content type: 415', async () => {
       const res = await put('name=x', 'text/plain')
       assert.equal(res.statusCode, 415)
-      assert.deepEqual(res.json().error, { status: 415, message: 'Unsupported media type', request_id: res.headers['x-request-id'] })
+      assert.deepEqual(res.json().error, { status: 415, message: 'Unsupported media type', code: 'unsupported_media_type', request_id: res.headers['x-request-id'] })
     })
 
     test('unparseable bodies: 400', async () => {
@@ -104,7 +104,7 @@ for (const backend of backends()) {
     test('unknown routes: 404 in the error shape', async () => {
       const res = await t.app.inject({ url: '/api/v1/nothing' })
       assert.equal(res.statusCode, 404)
-      assert.deepEqual(res.json().error, { status: 404, message: 'Not found', request_id: res.headers['x-request-id'] })
+      assert.deepEqual(res.json().error, { status: 404, message: 'Not found', code: 'not_found', request_id: res.headers['x-request-id'] })
     })
 
     test('X-Request-Id: the caller\'s when well-formed, else a new one', async () => {
@@ -123,7 +123,7 @@ for (const backend of backends()) {
     test('500 hides internals', async () => {
       const res = await t.app.inject({ url: '/test/boom', headers: { 'x-request-id': 'boom-1' } })
       assert.equal(res.statusCode, 500)
-      assert.deepEqual(res.json(), { error: { status: 500, message: 'Internal Server Error', request_id: 'boom-1' } })
+      assert.deepEqual(res.json(), { error: { status: 500, message: 'Internal Server Error', code: 'internal_error', request_id: 'boom-1' } })
       assert.doesNotMatch(res.body, /secret|relation/)
     })
 

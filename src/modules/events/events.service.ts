@@ -1,5 +1,6 @@
 import type { ContactEventRow } from './events.repository.js'
 
+// Events are never changed once written, so both timestamps are the moment it happened.
 export const toContactEvent = (row: ContactEventRow) => ({
   id: row.id,
   contact_id: row.contactId,
@@ -7,4 +8,6 @@ export const toContactEvent = (row: ContactEventRow) => ({
   user_id: row.userId,
   data: row.data,
   occurred_at: row.occurredAt,
+  created_at: row.occurredAt,
+  updated_at: row.occurredAt,
 })

@@ -1,6 +1,6 @@
 import type { Database } from '../../db/client.js'
 import { uniqueViolation } from '../../db/errors.js'
-import { ApiError, invalid, notFound, type ErrorDetails } from '../../errors.js'
+import { ApiError, invalid, notFound, refused, type ErrorDetails } from '../../errors.js'
 import type { PageWindow } from '../../http/pagination.js'
 import { validate } from '../../http/validation.js'
 import type { Caller, CompanyId } from '../../tenancy.js'
@@ -111,7 +111,7 @@ export async function addContact(db: Database, caller: Caller, flowId: number, c
       const problems: ErrorDetails = {}
       if (flow.status === 'paused') problems.base = ['flow is paused']
       if (!contact) problems.contact_id = ['does not exist']
-      if (!contact || flow.status === 'paused') throw invalid(problems)
+      if (!contact || flow.status === 'paused') throw contact ? refused(problems) : invalid(problems)
       const steps = await stepsOfFlows(tx, companyId, [flow.id])
       return enroll(tx, companyId, { flow, steps, contact, enrolledOn: today, at: now, userId: caller.userId })
     })

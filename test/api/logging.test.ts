@@ -1,0 +1,147 @@
+// What the logs hold: one line per request (when it is done), the URL without the
+// api_token, health probes below info, and database errors without bound parameters or
+// row values (an email in a query parameter, in PostgreSQL's detail or in its message).
+import assert from 'node:assert/strict'
+import { Writable } from 'node:stream'
+import { after, before, describe, test } from 'node:test'
+import { sql } from 'drizzle-orm'
+import { redactUrl, serializeError } from '../../src/logging.js'
+import { tenant, type Tenant } from '../helpers/factories.js'
+import { backends, startApp, type TestApp } from '../helpers/app.js'
+
+interface LogLine {
+  level: number
+  msg: string
+  reqId?: string
+  [key: string]: unknown
+}
+
+const INFO = 30
+const DEBUG = 20
+
+describe('log redaction helpers', () => {
+  test('redactUrl replaces every api_token value, keeps the rest as sent', () => {
+    assert.equal(redactUrl('/api/v1/contacts?page=2&api_token=eng_abc&x=1'), '/api/v1/contacts?page=2&api_token=[redacted]&x=1')
+    assert.equal(redactUrl('/a?api%5Ftoken=eng_abc'), '/a?api%5Ftoken=[redacted]')
+    assert.equal(redactUrl('/a?api_token[]=eng_abc&api_token=eng_def'), '/a?api_token[]=[redacted]&api_token=[redacted]')
+    assert.equal(redactUrl('/a?api_tokens=kept'), '/a?api_tokens=kept')
+    assert.equal(redactUrl('/a'), '/a')
+  })
+
+  test('serializeError drops Drizzle params and quoted values of PostgreSQL messages', () => {
+    const cause = Object.assign(new Error('invalid input syntax for type integer: "ana@example.com"'), {
+      code: '22P02',
+      severity: 'ERROR',
+      detail: 'ana@example.com',
+    })
+    const err = Object.assign(new Error('Failed query: select $1::int\nfrom x\nparams: ana@example.com'), {
+      query: 'select $1::int\nfrom x',
+      params: ['ana@example.com'],
+      cause,
+    })
+    const out = serializeError(err)
+    assert.doesNotMatch(JSON.stringify(out), /ana@example\.com/)
+    assert.equal(out.message, 'Failed query: select $1::int')
+    assert.deepEqual(out.cause, {
+      type: 'Error',
+      message: 'invalid input syntax for type integer: [redacted]',
+      code: '22P02',
+      stack: (out.cause as { stack: string }).stack,
+    })
+    assert.match(String(out.stack), /^Error: Failed query: select \$1::int\n {4}at /)
+  })
+})
+
+for (const backend of backends()) {
+  describe(`logs (${backend.name})`, () => {
+    let t: TestApp
+    let acme: Tenant
+    const lines: LogLine[] = []
+    let text = ''
+
+    before(async () => {
+      const stream = new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          text += chunk.toString()
+          for (const line of chunk.toString().split('\n')) if (line.trim()) lines.push(JSON.parse(line) as LogLine)
+          done()
+        },
+      })
+      t = await startApp(backend, {
+        deps: { logger: { level: 'debug', stream } },
+        extend(app) {
+          app.get('/test/bad-cast', async () => app.db.execute(sql`select ${'ana.secret@example.com'}::int as n`))
+          app.get('/test/duplicate', async () => {
+            const insert = sql`insert into users (company_id, name, email) values (${acme.companyId}, ${'Dup Licate'}, ${'dup.secret@example.com'})`
+            await app.db.execute(insert)
+            await app.db.execute(insert)
+            return {}
+          })
+        },
+      })
+      acme = await tenant(t.db)
+    })
+    after(() => t.close())
+
+    const linesOf = (reqId: string) => lines.filter((line) => line.reqId === reqId)
+
+    test('one line per request, when it is done, without the api_token', async () => {
+      const res = await t.app.inject({ url: `/api/v1/users/authorize_api?page=1&api_token=${acme.token}`, headers: { 'x-request-id': 'log-1' } })
+      assert.equal(res.statusCode, 200)
+      const mine = linesOf('log-1')
+      assert.equal(mine.length, 1, JSON.stringify(mine))
+      const [line] = mine as [LogLine]
+      assert.equal(line.level, INFO)
+      assert.equal(line.msg, 'request completed')
+      assert.equal(line.method, 'GET')
+      assert.equal(line.url, '/api/v1/users/authorize_api?page=1&api_token=[redacted]')
+      assert.equal(line.statusCode, 200)
+      assert.equal(typeof line.responseTime, 'number')
+      assert.ok(!text.includes(acme.token), 'the token is nowhere in the logs')
+    })
+
+    test('a request refused before routing: one line, the token redacted too', async () => {
+      const res = await t.app.inject({ url: `/api/v1/contacts/%E0%A4%A?api_token=${acme.token}`, headers: { 'x-request-id': 'log-bad-url' } })
+      assert.equal(res.statusCode, 400)
+      const mine = linesOf('log-bad-url')
+      assert.equal(mine.length, 1, JSON.stringify(mine))
+      const [line] = mine as [LogLine]
+      assert.equal(line.statusCode, 400)
+      assert.equal(line.url, '/api/v1/contacts/%E0%A4%A?api_token=[redacted]')
+      assert.ok(!text.includes(acme.token))
+    })
+
+    test('health probes log below info', async () => {
+      for (const url of ['/healthz', '/readyz']) {
+        const res = await t.app.inject({ url, headers: { 'x-request-id': `probe${url.replace('/', '-')}` } })
+        assert.equal(res.statusCode, 200)
+        const mine = linesOf(`probe${url.replace('/', '-')}`)
+        assert.equal(mine.length, 1)
+        assert.equal(mine[0]?.level, DEBUG)
+      }
+    })
+
+    test('database errors: code, constraint, table and the SQL head; no parameters or values', async () => {
+      const cast = await t.app.inject({ url: '/test/bad-cast', headers: { 'x-request-id': 'log-cast' } })
+      assert.equal(cast.statusCode, 500)
+      const dup = await t.app.inject({ url: '/test/duplicate', headers: { 'x-request-id': 'log-dup' } })
+      assert.equal(dup.statusCode, 500)
+      assert.doesNotMatch(text, /secret@example\.com|Dup Licate/)
+
+      const castError = linesOf('log-cast').find((line) => line.msg === 'unhandled error')
+      const castErr = castError?.err as { message: string; cause: { code: string; message: string } }
+      assert.match(castErr.message, /^Failed query: select \$1::int as n$/)
+      assert.equal(castErr.cause.code, '22P02')
+      assert.equal(castErr.cause.message, 'invalid input syntax for type integer: [redacted]')
+
+      const dupError = linesOf('log-dup').find((line) => line.msg === 'unhandled error')
+      const dupErr = dupError?.err as { message: string; cause: Record<string, unknown> }
+      assert.match(dupErr.message, /^Failed query: insert into users/)
+      assert.equal(dupErr.cause.code, '23505')
+      assert.equal(dupErr.cause.constraint, 'users_company_email_key')
+      assert.equal(dupErr.cause.table, 'users')
+      assert.equal(dupErr.cause.detail, undefined)
+      assert.equal(linesOf('log-dup').filter((line) => line.msg === 'request completed').length, 1)
+    })
+  })
+}
