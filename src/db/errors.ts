@@ -22,6 +22,14 @@ export function uniqueViolation(err: unknown): string | undefined {
   return undefined
 }
 
+/** The name of the foreign key that `err` violated, if it is a foreign-key violation. */
+export function foreignKeyViolation(err: unknown): string | undefined {
+  for (const link of chain(err)) {
+    if (link.code === '23503') return typeof link.constraint === 'string' ? link.constraint : ''
+  }
+  return undefined
+}
+
 // Connection-level failures: the database is down or unreachable, not a bad query.
 const UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'EAI_AGAIN',
@@ -36,6 +44,7 @@ const UNAVAILABLE_MESSAGES = [
   'Client has encountered a connection error',
   'Connection ended',
   'Query read timeout', // the client's query_timeout: the server did not answer at all
+  'Client was closed and is not queryable', // a statement after its connection was destroyed
 ]
 
 export function isDatabaseUnavailable(err: unknown): boolean {

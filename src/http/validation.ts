@@ -3,12 +3,16 @@
 // - Integer: a JSON integer or a string of decimal digits; true-flags and booleans: JSON
 //   booleans or the strings 'true'/'false'. Nothing else is coerced (no '1e3', no true → 1).
 // - '' for an optional parameter that is not a string counts as not given.
+// - Every string a schema takes must be text PostgreSQL stores exactly: no NUL, no lone
+//   UTF-16 surrogate (nested ones too: custom_fields[].value, options[].name).
+// - Dates and date-times are those of src/http/dates.ts (years 0001-9999, offsets ±15:59).
 // - Failures become one 422 ApiError whose details name each parameter with its problems.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import addFormats from 'ajv-formats'
 import type { FastifySchemaCompiler } from 'fastify'
 import type { Static, TSchema } from 'typebox'
-import { invalid, type ErrorDetails } from '../errors.js'
+import { invalid, type ApiError, type ErrorDetails } from '../errors.js'
+import { checkDateTime, checkDay, DAY_OUT_OF_RANGE, INSTANT_OUT_OF_RANGE } from './dates.js'
 
 export interface JsonSchema {
   type?: string | string[]
@@ -21,7 +25,14 @@ export interface JsonSchema {
 
 // verbose: errors carry their schema, to word messages (a true-flag, a blank check).
 const ajv = new Ajv({ allErrors: true, verbose: true, strict: false, coerceTypes: false, useDefaults: true })
-addFormats.default(ajv, ['date', 'date-time', 'email'])
+addFormats.default(ajv, ['email'])
+ajv.addFormat('date', (text: string) => checkDay(text) === 'ok')
+ajv.addFormat('date-time', (text: string) => checkDateTime(text) === 'ok')
+
+export const UNSTORABLE_TEXT = 'contains a character that cannot be stored (NUL or a lone surrogate)'
+
+/** Text PostgreSQL keeps exactly: no NUL (text cannot hold it) and well-formed UTF-16 (else U+FFFD or an error). */
+export const isStorableText = (text: string) => !text.includes('\u0000') && text.isWellFormed()
 
 const compiled = new WeakMap<object, ValidateFunction>()
 
@@ -36,20 +47,27 @@ function compile(schema: JsonSchema): ValidateFunction {
 
 /** Validates (after the contract's coercions) and returns the data, or throws a 422 ApiError. */
 export function validate<S extends TSchema>(schema: S, data: unknown): Static<S> {
-  const json = schema as unknown as JsonSchema
-  const value = coerce(json, data ?? {})
-  const check = compile(json)
-  if (!check(value)) throw invalid(describe(check.errors ?? []))
-  return value as Static<S>
+  const result = run(compile(schema as unknown as JsonSchema), schema as unknown as JsonSchema, data)
+  if ('error' in result) throw result.error
+  return result.value as Static<S>
 }
 
 export const validatorCompiler: FastifySchemaCompiler<JsonSchema> = ({ schema }) => {
   const check = compile(schema)
-  return (data: unknown) => {
-    const value = coerce(schema, data ?? {})
-    if (check(value)) return { value }
-    return { error: invalid(describe(check.errors ?? [])) }
-  }
+  return (data: unknown) => run(check, schema, data)
+}
+
+function run(check: ValidateFunction, schema: JsonSchema, data: unknown): { value: unknown } | { error: ApiError } {
+  const unstorable: string[] = []
+  const value = coerce(schema, data ?? {}, '', unstorable)
+  if (check(value) && unstorable.length === 0) return { value }
+  const errors = check.errors ?? []
+  // A value that already fails its schema (too long, not a date) reports that instead.
+  const failed = new Set(errors.map((e) => e.instancePath))
+  const extra = unstorable
+    .filter((path) => !failed.has(path))
+    .map((instancePath): ErrorObject => ({ instancePath, schemaPath: '', keyword: 'storable', params: {}, message: UNSTORABLE_TEXT }))
+  return { error: invalid(describe([...errors, ...extra])) }
 }
 
 function typesOf(schema: JsonSchema): Set<string> {
@@ -79,10 +97,14 @@ function objectSchema(schema: JsonSchema): JsonSchema | undefined {
   return schema.properties ? schema : schema.anyOf?.find((s) => s.properties)
 }
 
-function coerce(schema: JsonSchema, value: unknown): unknown {
+/** The contract's coercions; `unstorable` collects the paths of strings PostgreSQL cannot store. */
+function coerce(schema: JsonSchema, value: unknown, path: string, unstorable: string[]): unknown {
   const types = typesOf(schema)
   if (typeof value === 'string') {
-    if (types.has('string')) return value
+    if (types.has('string')) {
+      if (!isStorableText(value)) unstorable.push(path)
+      return value
+    }
     if ((types.has('integer') || types.has('number')) && /^\d{1,16}$/.test(value)) {
       const n = Number(value)
       if (Number.isSafeInteger(n)) return n
@@ -92,7 +114,7 @@ function coerce(schema: JsonSchema, value: unknown): unknown {
   }
   if (Array.isArray(value)) {
     const items = arrayItems(schema)
-    return items ? value.map((item: unknown) => coerce(items, item)) : value
+    return items ? value.map((item: unknown, i) => coerce(items, item, `${path}/${String(i)}`, unstorable)) : value
   }
   if (typeof value === 'object' && value !== null) {
     const shape = objectSchema(schema)
@@ -102,12 +124,15 @@ function coerce(schema: JsonSchema, value: unknown): unknown {
     for (const [key, v] of Object.entries(value)) {
       const propSchema = shape.properties[key]
       if (!propSchema) result[key] = v
-      else if (v !== '' || required.has(key) || acceptsFreeText(propSchema)) result[key] = coerce(propSchema, v)
+      else if (v !== '' || required.has(key) || acceptsFreeText(propSchema)) result[key] = coerce(propSchema, v, `${path}/${escapePointer(key)}`, unstorable)
     }
     return result
   }
   return value
 }
+
+// JSON Pointer escaping, as ajv writes instancePath.
+const escapePointer = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1')
 
 function describe(errors: ErrorObject[]): ErrorDetails {
   const details: ErrorDetails = {}
@@ -131,8 +156,16 @@ function describe(errors: ErrorObject[]): ErrorDetails {
     const list = (details[key] ??= [])
     if (!list.includes(message)) list.push(message)
   }
+  // A date-or-date-time in the shape of one but out of range: its range is what to fix.
+  for (const [key, list] of Object.entries(details)) {
+    if (list.includes(DAY_OUT_OF_RANGE) || list.includes(INSTANT_OUT_OF_RANGE)) details[key] = list.filter((m) => !DATE_SHAPES.has(m))
+  }
   return details
 }
+
+const DATE_SHAPE = 'must be a date (yyyy-mm-dd)'
+const DATE_TIME_SHAPE = 'must be a date-time (ISO 8601 with offset)'
+const DATE_SHAPES = new Set([DATE_SHAPE, DATE_TIME_SHAPE])
 
 function messageFor(error: ErrorObject): string {
   const p = error.params as Record<string, unknown>
@@ -173,9 +206,17 @@ function messageFor(error: ErrorObject): string {
     case 'pattern':
       return error.schema === '\\S' ? "can't be blank" : 'is invalid'
     case 'format':
-      if (p.format === 'date') return 'must be a date (yyyy-mm-dd)'
-      if (p.format === 'date-time') return 'must be a date-time (ISO 8601 with offset)'
+      if (p.format === 'date') {
+        return typeof error.data === 'string' && checkDay(error.data) === 'out_of_range' ? DAY_OUT_OF_RANGE : DATE_SHAPE
+      }
+      if (p.format === 'date-time') {
+        return typeof error.data === 'string' && checkDateTime(error.data) === 'out_of_range'
+          ? INSTANT_OUT_OF_RANGE
+          : DATE_TIME_SHAPE
+      }
       return 'is invalid'
+    case 'storable':
+      return UNSTORABLE_TEXT
     default:
       return error.message ?? 'is invalid'
   }

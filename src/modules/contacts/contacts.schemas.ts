@@ -12,6 +12,10 @@ const Phone = Type.String({ maxLength: 255, pattern: PHONE_PATTERN, description:
 const Email = Type.String({ minLength: 1, maxLength: 255, format: 'email' })
 const Text = Type.Optional(Nullable(Str()))
 
+// Lists a request may carry: far above real use, far below the statement parameter limit (65,535).
+export const MAX_TAGS = 100
+export const MAX_CUSTOM_FIELD_VALUES = 100
+
 const CustomFieldValueInput = Type.Object({
   field: Type.Optional(Str()),
   value: Type.Optional(Nullable(Str())),
@@ -37,11 +41,12 @@ const optionalFields = {
   custom_fields: Type.Optional(
     Nullable(
       Type.Array(CustomFieldValueInput, {
-        description: 'values by custom field name (case-insensitive); on update only the named fields change, null or "" clears one',
+        maxItems: MAX_CUSTOM_FIELD_VALUES,
+        description: 'values by custom field name (case-insensitive); at most 100; on update only the named fields change, null or "" clears one',
       }),
     ),
   ),
-  tags: Type.Optional(Nullable(Type.Array(Id, { description: 'tag ids of your company; on update the whole set is replaced' }))),
+  tags: Type.Optional(Nullable(Type.Array(Id, { maxItems: MAX_TAGS, description: 'tag ids of your company (at most 100); on update the whole set is replaced' }))),
   contact_group_id: Type.Optional(Nullable(Id)),
 }
 

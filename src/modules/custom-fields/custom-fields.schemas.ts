@@ -4,6 +4,9 @@ import { NonBlank, Nullable, Str, Timestamps, UnpagedList } from '../../http/sch
 export const CUSTOM_FIELD_KINDS = ['input', 'textarea', 'email', 'telephone', 'date', 'dropdown'] as const
 export type CustomFieldKind = (typeof CUSTOM_FIELD_KINDS)[number]
 
+/** The choices of one dropdown (stored together, returned with every read of the field). */
+export const MAX_OPTIONS = 1000
+
 const Option = Type.Object({ name: Type.String() })
 
 export const CustomField = Type.Object(
@@ -37,7 +40,8 @@ export const CustomFieldBody = Type.Object(
     options: Type.Optional(
       Nullable(
         Type.Array(Type.Object({ name: Type.Optional(Str()) }), {
-          description: 'dropdown only (at least one, names non-blank and unique); ignored for other kinds; omitted on update keeps the current ones',
+          maxItems: MAX_OPTIONS,
+          description: 'dropdown only (1 to 1,000, names non-blank and unique); ignored for other kinds; omitted on update keeps the current ones',
         }),
       ),
     ),

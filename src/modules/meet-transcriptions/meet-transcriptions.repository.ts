@@ -1,7 +1,8 @@
 import { and, asc, eq, getTableColumns, inArray, sql } from 'drizzle-orm'
 import type { PgUpdateSetSource } from 'drizzle-orm/pg-core'
-import type { Database } from '../../db/client.js'
+import { rawRows, type Database } from '../../db/client.js'
 import { adjustCounter, readSplitCounter, type SplitPart } from '../../db/counters.js'
+import { exactInstant } from '../../db/instants.js'
 import { meetTranscriptions, tasks } from '../../db/schema.js'
 import type { PageWindow } from '../../http/pagination.js'
 import type { CompanyId } from '../../tenancy.js'
@@ -17,7 +18,9 @@ export type TaskFilter = SplitPart
 /** Counter lists (key: user id) of a user's transcriptions, and of those linked to a task. */
 const COUNTERS = { all: 'meet_transcriptions', with: 'meet_transcriptions_linked' }
 
-const { transcript: _transcript, ...summaryColumns } = getTableColumns(meetTranscriptions)
+// stopped_at is a caller's instant (any year 0001-9999): read exactly, not through drizzle's Date parsing.
+const columns = { ...getTableColumns(meetTranscriptions), stoppedAt: exactInstant(meetTranscriptions.stoppedAt) }
+const { transcript: _transcript, ...summaryColumns } = columns
 // The expression of meet_transcriptions_user_idx. `= true` and `is false` keep it whole for
 // the planner (`= false` would be rewritten to `task_id is null`, which the index lacks).
 const hasTask = sql`(${meetTranscriptions.taskId} is not null)`
@@ -38,14 +41,14 @@ export async function insertTranscription(
   companyId: CompanyId,
   values: { userId: number; meetId: string },
 ): Promise<TranscriptionRow> {
-  const [row] = await db.insert(meetTranscriptions).values({ companyId, ...values }).returning()
+  const [row] = await db.insert(meetTranscriptions).values({ companyId, ...values }).returning(columns)
   if (!row) throw new Error('insert returned no row')
   await adjustCounter(db, companyId, COUNTERS.all, row.userId, 1)
   return row
 }
 
 export async function findTranscription(db: Database, companyId: CompanyId, id: number): Promise<TranscriptionRow | undefined> {
-  const [row] = await db.select().from(meetTranscriptions).where(byId(companyId, id))
+  const [row] = await db.select(columns).from(meetTranscriptions).where(byId(companyId, id))
   return row
 }
 
@@ -103,8 +106,18 @@ export async function moveTranscription(
     .update(meetTranscriptions)
     .set({ ...set, updatedAt: sql`now()` })
     .where(and(byId(companyId, id), inArray(meetTranscriptions.status, from)))
-    .returning()
+    .returning(columns)
   return row
+}
+
+/** Epoch milliseconds of the midnight that starts `day` (yyyy-mm-dd) in `timezone`, by PostgreSQL's zone rules. */
+export async function midnightIn(db: Database, day: string, timezone: string): Promise<number> {
+  const [row] = await rawRows<{ ms: number }>(
+    db,
+    sql`select round(extract(epoch from (${day}::date::timestamp at time zone ${timezone})) * 1000)::float8 as ms`,
+  )
+  if (!row) throw new Error('select returned no row')
+  return row.ms
 }
 
 /** The contact of a task of the company, if the task is one. */

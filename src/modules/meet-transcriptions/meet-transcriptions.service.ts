@@ -1,6 +1,6 @@
-import { sql } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
-import { invalid, notFound } from '../../errors.js'
+import { invalid, notFound, refused } from '../../errors.js'
+import { inRange, instantOf, INSTANT_OUT_OF_RANGE } from '../../http/dates.js'
 import type { PageWindow } from '../../http/pagination.js'
 import { exclusiveFlags } from '../../http/validation.js'
 import type { Caller, CompanyId } from '../../tenancy.js'
@@ -16,6 +16,7 @@ import {
   insertTranscription,
   listTranscriptions,
   lockTranscriptionLink,
+  midnightIn,
   moveTranscription,
   type TaskFilter,
   type TranscriptionRow,
@@ -75,17 +76,20 @@ export async function createTranscription(db: Database, caller: Caller, input: M
 async function refuse(db: Database, companyId: CompanyId, id: number, why: (status: TranscriptionStatus) => string): Promise<never> {
   const status = await findTranscriptionStatus(db, companyId, id)
   if (!status) throw notFound()
-  throw invalid({ status: [why(status)] })
+  throw refused({ status: [why(status)] })
 }
 
 const DAY = /^\d{4}-\d\d-\d\d$/
 
-/** recording → stopped. A bare date is midnight of that day in the company's time zone. */
+/**
+ * recording → stopped. A bare date is midnight of that day in the company's time zone. The
+ * instant must be one the API gives back as written (src/http/dates.ts): 0001-01-01 in a
+ * zone east of UTC starts in year 0.
+ */
 export async function stopTranscription(db: Database, caller: Caller, id: number, stoppedAt: string) {
   const { companyId } = caller
-  const at = DAY.test(stoppedAt)
-    ? sql`(${stoppedAt}::date::timestamp at time zone ${caller.timezone})`
-    : sql`${stoppedAt}::timestamptz`
+  const at = DAY.test(stoppedAt) ? new Date(await midnightIn(db, stoppedAt, caller.timezone)) : instantOf(stoppedAt)
+  if (!inRange(at.getTime())) throw invalid({ stopped_at: [INSTANT_OUT_OF_RANGE] })
   const row = await moveTranscription(db, companyId, id, ['recording'], { status: 'stopped', stoppedAt: at })
   return row ? toTranscription(row) : refuse(db, companyId, id, (s) => `is ${s}: only a recording transcription can be stopped`)
 }

@@ -1,6 +1,7 @@
-import { and, count, eq, inArray, isNull, sql, sum } from 'drizzle-orm'
+import { and, count, eq, getTableColumns, inArray, isNull, sql, sum } from 'drizzle-orm'
 import type { AnyPgColumn } from 'drizzle-orm/pg-core'
 import type { Database } from '../../db/client.js'
+import { exactInstant } from '../../db/instants.js'
 import { contacts, users, whatsappChats, whatsappMessages } from '../../db/schema.js'
 import type { PageWindow } from '../../http/pagination.js'
 import type { CompanyId } from '../../tenancy.js'
@@ -14,9 +15,13 @@ export interface NewMessage {
   direction: MessageRow['direction']
   status: MessageRow['status']
   body: string
-  /** ISO 8601 with offset, parsed by PostgreSQL (it takes every form the validator accepts). */
+  /** An instant of the years 0001-9999 UTC (src/http/dates.ts), as ISO 8601. */
   sentAt: string
 }
+
+// Instants read exactly (any year 0001-9999), not through drizzle's Date parsing.
+const messageColumns = { ...getTableColumns(whatsappMessages), sentAt: exactInstant(whatsappMessages.sentAt) }
+const chatColumns = { ...getTableColumns(whatsappChats), lastMessageAt: exactInstant(whatsappChats.lastMessageAt) }
 
 const BATCH = 1000
 type Page = Pick<PageWindow, 'limit' | 'offset'>
@@ -79,7 +84,7 @@ export async function importMessages(db: Database, companyId: CompanyId, message
           sentAt: sql`${m.sentAt}::timestamptz`,
         })),
       )
-      .returning({ id: whatsappMessages.id, contactId: whatsappMessages.contactId, userId: whatsappMessages.userId, sentAt: whatsappMessages.sentAt })
+      .returning({ id: whatsappMessages.id, contactId: whatsappMessages.contactId, userId: whatsappMessages.userId, sentAt: messageColumns.sentAt })
     for (const row of inserted) {
       const key = `${row.contactId}:${row.userId}`
       const chat = chats.get(key)
@@ -139,7 +144,7 @@ export async function listMessages(
   page: Page,
 ): Promise<MessageRow[]> {
   return db
-    .select()
+    .select(messageColumns)
     .from(whatsappMessages)
     .where(and(
       eq(whatsappMessages.companyId, companyId),
@@ -165,7 +170,7 @@ export async function listChats(
   page: Page,
 ): Promise<{ chat: ChatRow; message: MessageRow }[]> {
   return db
-    .select({ chat: whatsappChats, message: whatsappMessages })
+    .select({ chat: chatColumns, message: messageColumns })
     .from(whatsappChats)
     .innerJoin(whatsappMessages, and(
       eq(whatsappMessages.companyId, whatsappChats.companyId),

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import type { Database } from '../../db/client.js'
 import { ApiError, notFound } from '../../errors.js'
+import { instantOf } from '../../http/dates.js'
 import type { PageWindow } from '../../http/pagination.js'
 import { validate } from '../../http/validation.js'
 import type { CompanyId } from '../../tenancy.js'
@@ -125,7 +126,7 @@ export async function importFile(db: Database, input: { company: number; file: s
     direction: value.direction,
     status: value.status,
     body: value.body,
-    sentAt: value.sent_at,
+    sentAt: instantOf(value.sent_at).toISOString(),
   }))
   const imported = await db.transaction((tx) => importMessages(tx, companyId, messages))
   return { imported }

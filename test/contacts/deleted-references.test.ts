@@ -1,0 +1,171 @@
+// A tag or custom field deleted while a contact is being written with it (issue 10, item 4):
+// the write's checks passed, then the foreign key fails. The answer is the 422 the checks
+// give for a tag or field that does not exist, and nothing of the write is left behind.
+// The race is made deterministic: another transaction holds the contact's email (an
+// uncommitted row under the live-email unique index), so the write waits between its
+// checks and its rows; the tag or field is deleted meanwhile, then the holder rolls back.
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { sql } from 'drizzle-orm'
+import type { Response as Reply } from 'light-my-request'
+import { rawRows } from '../../src/db/client.js'
+import { contacts } from '../../src/db/schema.js'
+import { backends, startApp, type TestApp } from '../helpers/app.js'
+import { addContact, addCustomField, addTag } from '../helpers/contacts-factories.js'
+import { tenant, type Tenant } from '../helpers/factories.js'
+
+const TABLES = ['contacts', 'contact_tags', 'contact_custom_values', 'contact_events', 'businesses', 'counters']
+
+for (const backend of backends()) {
+  describe(`contacts written with a tag or field deleted meanwhile (${backend.name})`, () => {
+    let t: TestApp
+    let acme: Tenant
+
+    before(async () => {
+      t = await startApp(backend)
+      acme = await tenant(t.db)
+    })
+    after(() => t.close())
+
+    const snapshot = async () => {
+      const state: Record<string, string> = {}
+      for (const table of TABLES) {
+        const [row] = await rawRows<{ rows: string | null }>(
+          t.db,
+          sql`select string_agg(r::text, E'\n' order by r::text) as rows from ${sql.identifier(table)} r`,
+        )
+        state[table] = row?.rows ?? ''
+      }
+      return state
+    }
+
+    /** Another transaction inserts a live contact with `email` and keeps it uncommitted until `release`. */
+    async function holdEmail(email: string) {
+      let release!: () => void
+      let held!: () => void
+      const gate = new Promise<void>((resolve) => (release = resolve))
+      const holding = new Promise<void>((resolve) => (held = resolve))
+      const done = t.db
+        .transaction(async (tx) => {
+          await tx.insert(contacts).values({ companyId: acme.companyId, userId: acme.userId, firstName: 'Holder', email })
+          held()
+          await gate
+          tx.rollback()
+        })
+        .catch(() => undefined)
+      await holding
+      return async () => {
+        release()
+        await done
+      }
+    }
+
+    /** Until a statement of this database waits for a lock (the write, on the held email). */
+    async function waitForLockWait() {
+      for (let i = 0; i < 200; i++) {
+        const [row] = await rawRows<{ n: number }>(
+          t.db,
+          sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
+        )
+        if ((row?.n ?? 0) > 0) return
+        await new Promise((resolve) => setTimeout(resolve, 10))
+      }
+      throw new Error('the write never waited')
+    }
+
+    /** Runs `write` held on `email`, deletes with `remove` meanwhile, and returns the write's answer. */
+    async function race(email: string, write: () => Promise<Reply>, remove: () => Promise<Reply>) {
+      const release = await holdEmail(email)
+      const pending = write()
+      await waitForLockWait()
+      const removed = await remove()
+      assert.equal(removed.statusCode, 204, removed.body)
+      await release()
+      return pending
+    }
+
+    const post = (payload: object) => t.app.inject({ method: 'POST', url: '/api/v1/contacts', headers: acme.auth, payload })
+    const put = (id: number, payload: object) => t.app.inject({ method: 'PUT', url: `/api/v1/contacts/${id}`, headers: acme.auth, payload })
+    const del = (url: string) => t.app.inject({ method: 'DELETE', url: `/api/v1${url}`, headers: acme.auth })
+
+    test('create with a tag deleted meanwhile: 422 tags "does not exist", no contact, no row written', async () => {
+      const kept = await addTag(t.db, acme)
+      const doomed = await addTag(t.db, acme)
+      const before = await snapshot()
+      const res = await race(
+        'race.tag@acme.example',
+        () => post({ first_name: 'Race', email: 'race.tag@acme.example', business: 'Race Inc', tags: [kept.id, doomed.id] }),
+        () => del(`/tags/${doomed.id}`),
+      )
+      assert.equal(res.statusCode, 422, res.body)
+      assert.deepEqual(res.json().error.details, { tags: [`does not exist: ${doomed.id}`] })
+      assert.deepEqual(await snapshot(), before) // the deleted tag had no contacts, so no events either
+    })
+
+    test('create with a custom field deleted meanwhile: 422 custom_fields "<name> does not exist", nothing written', async () => {
+      await addCustomField(t.db, acme, { field: 'Kept', kind: 'input' })
+      const doomed = await addCustomField(t.db, acme, { field: 'Doomed', kind: 'input' })
+      const before = await snapshot()
+      const res = await race(
+        'race.field@acme.example',
+        () => post({ first_name: 'Race', email: 'race.field@acme.example', custom_fields: [{ field: 'Kept', value: 'a' }, { field: 'Doomed', value: 'b' }] }),
+        () => del(`/custom_fields/${doomed.id}`),
+      )
+      assert.equal(res.statusCode, 422, res.body)
+      assert.deepEqual(res.json().error.details, { custom_fields: ['Doomed does not exist'] })
+      assert.deepEqual(await snapshot(), before)
+    })
+
+    test('update with a tag deleted meanwhile: 422, the contact exactly as it was', async () => {
+      const kept = await addTag(t.db, acme)
+      const doomed = await addTag(t.db, acme)
+      const contact = await addContact(t.db, acme, { email: 'before@acme.example', tags: [kept.id] })
+      const before = await snapshot()
+      const res = await race(
+        'after@acme.example',
+        () => put(contact.id, { first_name: 'Changed', email: 'after@acme.example', business: null, tags: [kept.id, doomed.id] }),
+        () => del(`/tags/${doomed.id}`),
+      )
+      assert.equal(res.statusCode, 422, res.body)
+      assert.deepEqual(res.json().error.details, { tags: [`does not exist: ${doomed.id}`] })
+      assert.deepEqual(await snapshot(), before)
+      const read = await t.app.inject({ url: `/api/v1/contacts/${contact.id}`, headers: acme.auth })
+      assert.equal(read.json().email, 'before@acme.example')
+      assert.deepEqual(read.json().tags.map((tag: { id: number }) => tag.id), [kept.id])
+    })
+
+    test('update with a custom field deleted meanwhile: 422, the contact exactly as it was', async () => {
+      const doomed = await addCustomField(t.db, acme, { field: 'Gone soon', kind: 'input' })
+      const contact = await addContact(t.db, acme, { email: 'field.before@acme.example' })
+      const before = await snapshot()
+      const res = await race(
+        'field.after@acme.example',
+        () => put(contact.id, { first_name: 'Changed', email: 'field.after@acme.example', business: null, custom_fields: [{ field: 'Gone soon', value: 'x' }] }),
+        () => del(`/custom_fields/${doomed.id}`),
+      )
+      assert.equal(res.statusCode, 422, res.body)
+      assert.deepEqual(res.json().error.details, { custom_fields: ['Gone soon does not exist'] })
+      assert.deepEqual(await snapshot(), before)
+    })
+
+    test('many writes racing a tag deletion: each 201 or 422, never 500, and no half-written contact', async () => {
+      const doomed = await addTag(t.db, acme)
+      const writes = Array.from({ length: 30 }, (_, i) => post({ first_name: 'Many', email: `many${String(i)}@acme.example`, tags: [doomed.id] }))
+      const removal = del(`/tags/${doomed.id}`)
+      const answers = await Promise.all(writes)
+      assert.equal((await removal).statusCode, 204)
+      for (const res of answers) {
+        assert.ok([201, 422].includes(res.statusCode), res.body)
+        if (res.statusCode === 422) assert.deepEqual(res.json().error.details, { tags: [`does not exist: ${doomed.id}`] })
+      }
+      const created = answers.filter((res) => res.statusCode === 201).length
+      const [row] = await rawRows<{ n: number; events: number }>(
+        t.db,
+        sql`select count(distinct c.id)::int as n, count(e.id)::int as events
+            from contacts c left join contact_events e on e.company_id = c.company_id and e.contact_id = c.id and e.kind = 'contact_created'
+            where c.email like 'many%@acme.example'`,
+      )
+      assert.deepEqual(row, { n: created, events: created })
+    })
+  })
+}
