@@ -8,6 +8,7 @@ import type { SQL } from 'drizzle-orm'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { startEmbeddedCluster, type EmbeddedCluster } from './embedded.js'
+import { isDatabaseUnavailable } from './errors.js'
 import * as schema from './schema.js'
 
 export type Schema = typeof schema
@@ -51,7 +52,7 @@ export interface DatabaseOptions {
 
 /** The database the service keeps its data in on the embedded cluster. */
 const EMBEDDED_DATABASE = 'engage'
-export const DEFAULT_STATEMENT_TIMEOUT_MS = 4000
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 3000
 
 const migrationsFolder = fileURLToPath(new URL('../../drizzle', import.meta.url))
 const MIGRATION_LOCK = 7_401_229 // pg_advisory_lock key: one migrator at a time across instances
@@ -109,6 +110,44 @@ async function ensureDatabase(cluster: EmbeddedCluster): Promise<void> {
   }
 }
 
+/**
+ * Clients checked out of the pool (transactions, migrations) are destroyed as soon as one of
+ * their statements fails for a connection-level reason (the connection was cut, the database
+ * did not answer in time), and releasing them twice is harmless. Drizzle's transaction sends
+ * BEGIN before its own release is armed: a BEGIN that fails that way would otherwise keep the
+ * client checked out forever, and a client whose statement timed out would go back to the pool
+ * still busy. (pool.query, used outside transactions, already destroys such clients.)
+ */
+function hardenCheckouts(pool: pg.Pool): void {
+  const connect = pool.connect.bind(pool) as (callback?: unknown) => Promise<pg.PoolClient> | undefined
+  pool.connect = ((callback?: unknown) => {
+    if (callback) return connect(callback) // pool.query's own path
+    return (connect() as Promise<pg.PoolClient>).then(harden)
+  }) as typeof pool.connect
+}
+
+function harden(client: pg.PoolClient): pg.PoolClient {
+  const release = client.release.bind(client)
+  let released = false
+  client.release = (err?: Error | boolean) => {
+    if (released) return
+    released = true
+    release(err)
+  }
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown
+  client.query = ((...args: unknown[]) => {
+    const result = query(...args)
+    if (result instanceof Promise) {
+      return result.catch((err: unknown) => {
+        if (isDatabaseUnavailable(err)) client.release(err as Error)
+        throw err
+      })
+    }
+    return result
+  }) as typeof client.query
+  return client
+}
+
 function openPostgres(url: string, options: DatabaseOptions): OpenedHandle {
   const onError = options.onError ?? (() => {})
   const statementTimeout = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS
@@ -121,9 +160,11 @@ function openPostgres(url: string, options: DatabaseOptions): OpenedHandle {
     // Every statement is bounded on the server, and on the client a little later for a
     // database that does not answer at all (stopped, frozen, cut off).
     statement_timeout: statementTimeout,
-    query_timeout: statementTimeout + 1000,
+    query_timeout: statementTimeout + 500,
     lock_timeout: statementTimeout,
     idle_in_transaction_session_timeout: 4 * statementTimeout,
+    // Timestamps are parsed as UTC offsets whatever the server's or cluster's default zone.
+    options: '-c timezone=UTC',
   })
   // An idle client that lost its server: the pool replaces it.
   pool.on('error', onError)
@@ -133,6 +174,7 @@ function openPostgres(url: string, options: DatabaseOptions): OpenedHandle {
   pool.on('connect', (client) => {
     client.on('error', onError)
   })
+  hardenCheckouts(pool)
   const db = drizzle({ client: pool, schema }) as unknown as Database
   const listeners: pg.Client[] = []
   let closed = false

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm'
+import { and, asc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
 import { contactCustomValues, contacts, contactTags, customFields, tags } from '../../db/schema.js'
 import type { CompanyId } from '../../tenancy.js'
@@ -49,33 +49,75 @@ function listCondition(companyId: CompanyId, filter: ContactFilter): SQL {
 }
 
 /**
- * A page of live contacts, id ascending. The page's ids are picked from an index alone and
- * only then are their rows read, so a deep page skips index entries, not table rows.
+ * A page of live contacts without a search, id ascending. The page's ids are picked from
+ * an index alone (contacts_company_live_idx, or contacts_company_user_live_idx with a
+ * user) in an uncorrelated ARRAY(...) sublink, which PostgreSQL runs once as an InitPlan;
+ * only then are those rows read by primary key. Unlike `id IN (SELECT … LIMIT)`, which
+ * the planner may turn into a semi join that re-runs the LIMIT subquery for every row of
+ * the company when its statistics underestimate the company, no plan of this shape can
+ * run the subquery more than once, whatever the statistics. A deep page skips index
+ * entries, not table rows. Returns the statement (awaiting it runs it; the tests EXPLAIN it).
  */
-export async function listContacts(
+export function listContacts(
   db: Database,
   companyId: CompanyId,
-  filter: ContactFilter,
+  filter: Pick<ContactFilter, 'userId'>,
   page: { limit: number; offset: number },
-): Promise<ContactRow[]> {
-  const ids = db
-    .select({ id: contacts.id })
-    .from(contacts)
-    .where(listCondition(companyId, filter))
-    .orderBy(asc(contacts.id))
-    .limit(page.limit)
-    .offset(page.offset)
+) {
+  const pageIds = sql`array(
+    select ${contacts.id} from ${contacts} where ${listCondition(companyId, { userId: filter.userId })}
+    order by ${contacts.id} limit ${page.limit} offset ${page.offset})`
   return db
     .select()
     .from(contacts)
-    .where(and(eq(contacts.companyId, companyId), inArray(contacts.id, ids)))
+    .where(and(eq(contacts.companyId, companyId), sql`${contacts.id} = any(${pageIds})`))
     .orderBy(asc(contacts.id))
 }
 
-/** Exact count of a filtered list; used for searches, which the trigram index narrows. */
-export async function countContacts(db: Database, companyId: CompanyId, filter: ContactFilter): Promise<number> {
-  const [row] = await db.select({ n: count() }).from(contacts).where(listCondition(companyId, filter))
-  return row?.n ?? 0
+/**
+ * A page of a search and its total, in one statement. The match set is computed once,
+ * first and whole, in a MATERIALIZED CTE (through contacts_search_trgm_idx when the term
+ * has trigrams), then the page's ids and the count are both read from it in InitPlans,
+ * and the page's rows by primary key. Each part runs exactly once whatever the planner
+ * believes about the company, so the worst case is one pass over the company's live
+ * contacts; a per-row loop (`id IN (SELECT … LIMIT)` re-run for every row: 40 s for 5,000
+ * fresh contacts) cannot happen. docs/contacts.md has the EXPLAIN figures.
+ *
+ * The outer LEFT JOIN from the one-row summary keeps the total when the page is past the
+ * end: then the only row has the total and no contact.
+ */
+export async function searchContacts(
+  db: Database,
+  companyId: CompanyId,
+  filter: ContactFilter & { search: string },
+  page: { limit: number; offset: number },
+): Promise<{ rows: ContactRow[]; total: number }> {
+  const result = await searchStatement(db, companyId, filter, page)
+  const rows: ContactRow[] = []
+  for (const row of result) if (row.contact) rows.push(row.contact)
+  return { rows, total: result[0]?.total ?? 0 }
+}
+
+/** The statement of `searchContacts`, unrun: the tests EXPLAIN it. */
+export function searchStatement(
+  db: Database,
+  companyId: CompanyId,
+  filter: ContactFilter & { search: string },
+  page: { limit: number; offset: number },
+) {
+  const summary = sql`(
+    with matches as materialized (
+      select ${contacts.id} as id from ${contacts} where ${listCondition(companyId, filter)}
+    )
+    select
+      (select count(*) from matches)::int as total,
+      array(select id from matches order by id limit ${page.limit} offset ${page.offset}) as ids
+  ) summary`
+  return db
+    .select({ total: sql<number>`summary.total`, contact: contacts })
+    .from(summary)
+    .leftJoin(contacts, and(eq(contacts.companyId, companyId), sql`${contacts.id} = any(summary.ids)`))
+    .orderBy(asc(contacts.id))
 }
 
 export async function findLiveContact(

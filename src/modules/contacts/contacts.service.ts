@@ -1,7 +1,7 @@
 import { Type, type TSchema } from 'typebox'
 import { adjustCounter, readCounter } from '../../db/counters.js'
 import type { Database } from '../../db/client.js'
-import { uniqueViolation } from '../../db/errors.js'
+import { foreignKeyViolation, uniqueViolation } from '../../db/errors.js'
 import { ApiError, invalid, notFound, type ErrorDetails } from '../../errors.js'
 import { DateParam } from '../../http/schemas.js'
 import { pageWindow, type PageRequest } from '../../http/pagination.js'
@@ -19,21 +19,21 @@ import { findUser } from '../users/users.repository.js'
 import {
   addContactTags,
   clearCustomValues,
-  countContacts,
   findLiveContact,
   insertContact,
   listContacts,
   removeContactTags,
+  searchContacts,
   setCustomValues,
   tagsOfContacts,
   updateContact,
   valuesOfContacts,
   type ContactChanges,
-  type ContactFilter,
   type ContactRow,
   type ContactTagRow,
   type ContactValueRow,
 } from './contacts.repository.js'
+import { searchSlots } from './search-slots.js'
 import { PHONE_PATTERN, type ContactCreateBody, type ContactsListQuery, type ContactUpdateBody } from './contacts.schemas.js'
 
 /** Counter lists (src/db/counters.ts): live contacts of the company (key 0) and per owner (key user id). */
@@ -232,9 +232,24 @@ function throwIfAny(problems: ErrorDetails) {
   if (Object.keys(problems).length > 0) throw invalid(problems)
 }
 
-/** A taken email becomes a 422; the database's unique index decides between concurrent writers. */
-function rethrow(err: unknown): never {
+type ContactInput = Pick<ContactCreateBody, 'tags' | 'custom_fields'>
+
+/**
+ * A taken email becomes a 422; the database's unique index decides between concurrent writers.
+ * A tag or custom field deleted between the checks and the write breaks a foreign key: the
+ * transaction is gone, so the checks run again on what is committed and answer as if it had
+ * never existed.
+ */
+async function rethrow(err: unknown, db: Database, companyId: CompanyId, input: ContactInput): Promise<never> {
   if (uniqueViolation(err) === 'contacts_company_email_live_key') throw invalid({ email: ['has already been taken'] })
+  const foreignKey = foreignKeyViolation(err)
+  if (foreignKey === 'contact_tags_tag_fk' || foreignKey === 'contact_custom_values_field_fk') {
+    const problems: ErrorDetails = {}
+    await resolveTags(db, companyId, input.tags ?? [], problems)
+    await resolveCustomValues(db, companyId, input.custom_fields ?? [], problems)
+    if (Object.keys(problems).length === 0) problems[foreignKey === 'contact_tags_tag_fk' ? 'tags' : 'custom_fields'] = ['does not exist']
+    throw invalid(problems)
+  }
   throw err
 }
 
@@ -253,29 +268,23 @@ export async function getContact(db: Database, caller: Caller, id: number): Prom
 
 /**
  * A page of contacts. Totals come from the counters (the rows query is skipped past the
- * end); a search counts its matches through the trigram index, unless the page itself
- * shows where the matches end (a short, non-empty page, or an empty first page).
+ * end); a search gets its page and its total in one statement, in one of the few search
+ * slots of the process (search-slots.ts).
  */
 export async function contactsPage(db: Database, caller: Caller, query: ContactsListQuery) {
   const { companyId } = caller
   const window = pageWindow(query)
-  const filter: ContactFilter = {
-    userId: query.user_id,
-    search: query.search_term === '' ? undefined : query.search_term,
+  const userId = query.user_id
+  const search = query.search_term === '' ? undefined : query.search_term
+  if (search !== undefined) {
+    const found = await searchSlots.run(() => searchContacts(db, companyId, { userId, search }, window))
+    return { window, total: found.total, data: await withExtras(db, companyId, found.rows) }
   }
-  let total: number
-  let rows: ContactRow[]
-  if (filter.search !== undefined) {
-    rows = await listContacts(db, companyId, filter, window)
-    const lastPage = rows.length < window.limit && (rows.length > 0 || window.offset === 0)
-    total = lastPage ? window.offset + rows.length : await countContacts(db, companyId, filter)
-  } else {
-    total =
-      filter.userId === undefined
-        ? await readCounter(db, companyId, CONTACTS_COUNTER)
-        : await readCounter(db, companyId, CONTACTS_BY_USER_COUNTER, filter.userId)
-    rows = window.offset < total ? await listContacts(db, companyId, filter, window) : []
-  }
+  const total =
+    userId === undefined
+      ? await readCounter(db, companyId, CONTACTS_COUNTER)
+      : await readCounter(db, companyId, CONTACTS_BY_USER_COUNTER, userId)
+  const rows = window.offset < total ? await listContacts(db, companyId, { userId }, window) : []
   return { window, total, data: await withExtras(db, companyId, rows) }
 }
 
@@ -307,7 +316,7 @@ export async function createContact(db: Database, caller: Caller, input: Contact
       return oneWithExtras(tx, companyId, row)
     })
   } catch (err) {
-    return rethrow(err)
+    return rethrow(err, db, companyId, input)
   }
 }
 
@@ -396,7 +405,7 @@ export async function changeContact(
       return oneWithExtras(tx, companyId, row)
     })
   } catch (err) {
-    return rethrow(err)
+    return rethrow(err, db, companyId, input)
   }
 }
 
