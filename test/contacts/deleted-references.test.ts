@@ -12,6 +12,7 @@ import { rawRows } from '../../src/db/client.js'
 import { contacts } from '../../src/db/schema.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addContact, addCustomField, addTag } from '../helpers/contacts-factories.js'
+import { tableSnapshot } from '../helpers/snapshot.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
 
 const TABLES = ['contacts', 'contact_tags', 'contact_custom_values', 'contact_events', 'businesses', 'counters']
@@ -27,17 +28,7 @@ for (const backend of backends()) {
     })
     after(() => t.close())
 
-    const snapshot = async () => {
-      const state: Record<string, string> = {}
-      for (const table of TABLES) {
-        const [row] = await rawRows<{ rows: string | null }>(
-          t.db,
-          sql`select string_agg(r::text, E'\n' order by r::text) as rows from ${sql.identifier(table)} r`,
-        )
-        state[table] = row?.rows ?? ''
-      }
-      return state
-    }
+    const snapshot = () => tableSnapshot(t.db, TABLES)
 
     /** Another transaction inserts a live contact with `email` and keeps it uncommitted until `release`. */
     async function holdEmail(email: string) {

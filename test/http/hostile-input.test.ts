@@ -9,6 +9,7 @@ import type { Response as Reply } from 'light-my-request'
 import { rawRows } from '../../src/db/client.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addContact, addCustomField, addTag } from '../helpers/contacts-factories.js'
+import { tableSnapshot } from '../helpers/snapshot.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
 import { addTask } from '../helpers/flows-factories.js'
 
@@ -41,18 +42,7 @@ for (const backend of backends()) {
     })
     after(() => t.close())
 
-    /** Every row of the tables a write could touch, as one text per table. */
-    const snapshot = async () => {
-      const state: Record<string, string> = {}
-      for (const table of TABLES) {
-        const [row] = await rawRows<{ rows: string | null }>(
-          t.db,
-          sql`select string_agg(r::text, E'\n' order by r::text) as rows from ${sql.identifier(table)} r`,
-        )
-        state[table] = row?.rows ?? ''
-      }
-      return state
-    }
+    const snapshot = () => tableSnapshot(t.db, TABLES)
 
     // A string payload is sent as written: raw JSON (lone surrogates) or a form.
     const send = (method: 'GET' | 'POST' | 'PUT', url: string, payload?: object | string, contentType = 'application/json', who = acme) =>

@@ -1,0 +1,16 @@
+// "Nothing changed": every row of the named tables as one text per table, to compare
+// before and after a request that must be refused.
+import { sql } from 'drizzle-orm'
+import { rawRows, type Database } from '../../src/db/client.js'
+
+export async function tableSnapshot(db: Database, tables: readonly string[]): Promise<Record<string, string>> {
+  const state: Record<string, string> = {}
+  for (const table of tables) {
+    const [row] = await rawRows<{ rows: string | null }>(
+      db,
+      sql`select string_agg(r::text, E'\n' order by r::text) as rows from ${sql.identifier(table)} r`,
+    )
+    state[table] = row?.rows ?? ''
+  }
+  return state
+}
