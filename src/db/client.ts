@@ -11,14 +11,16 @@ import { startEmbeddedCluster, type EmbeddedCluster } from './embedded.js'
 import { isDatabaseUnavailable } from './errors.js'
 import * as schema from './schema.js'
 
+// bigint columns (ids, counts) arrive as JavaScript numbers, as Drizzle's `mode: 'number'`
+// gives them: ids are at most 2^53-1 by contract, so no value loses precision, and rows of
+// raw statements can go out as they are.
+pg.types.setTypeParser(pg.types.builtins.INT8, Number)
+
 export type Schema = typeof schema
 /** The database or a transaction: repositories take either. */
 export type Database = PgDatabase<PgQueryResultHKT, Schema>
 
-/**
- * Rows of a raw SQL statement. Raw rows are as the driver gives them: snake_case names, and
- * bigint columns as strings unless cast in the SQL.
- */
+/** Rows of a raw SQL statement, as the driver gives them: snake_case names. */
 export async function rawRows<T>(db: Database, query: SQL): Promise<T[]> {
   const result = (await db.execute(query)) as { rows: T[] }
   return result.rows

@@ -6,7 +6,9 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import pg from 'pg'
 import { ApiError } from '../../src/errors.js'
-import { listContacts, searchStatement } from '../../src/modules/contacts/contacts.repository.js'
+import { definedQueries } from '../../src/db/query.js'
+import { searchStatement } from '../../src/modules/contacts/contacts.repository.js'
+import { CONTACTS_COUNTER } from '../../src/modules/contacts/contacts.service.js'
 import { SEARCH_SLOTS, SEARCH_WAIT_MS, Slots } from '../../src/modules/contacts/search-slots.js'
 import { buildApp, type App } from '../../src/app.js'
 import type { DatabaseHandle } from '../../src/db/client.js'
@@ -140,9 +142,19 @@ for (const backend of backends()) {
         const query = searchStatement(database.db, fresh.companyId, { search }, page).toSQL()
         assertEachScanOnce(await explain(url, query, true), `search ${search}`)
       }
-      const deep = listContacts(database.db, fresh.companyId, {}, { limit: 25, offset: 4950 }).toSQL()
+      // The list statements as the service runs them (named, prepared; here with EXPLAIN).
+      const statement = (name: string) => {
+        const found = definedQueries().find((q) => q.name === name)
+        if (!found) throw new Error(`no statement ${name}`)
+        return found.text
+      }
+      const deep = { sql: statement('contacts.page'), params: [fresh.companyId, CONTACTS_COUNTER, 0, 25, 4950] }
       assertEachScanOnce(await explain(url, deep, true), 'list, deep page')
-      const mine = listContacts(database.db, fresh.companyId, { userId: fresh.userId }, page).toSQL()
+      const mine = {
+        sql: statement('contacts.pageOfUser'),
+        // The company's total, so that the page is read (this bulk-made company's owner has no counter row).
+        params: [fresh.companyId, CONTACTS_COUNTER, 0, page.limit, page.offset, fresh.userId],
+      }
       assertEachScanOnce(await explain(url, mine, true), 'list of an owner')
     })
 

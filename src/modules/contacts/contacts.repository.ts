@@ -1,7 +1,9 @@
 import { and, asc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
+import { defineQuery, run, runOne } from '../../db/query.js'
 import { contactCustomValues, contacts, contactTags, customFields, tags } from '../../db/schema.js'
 import type { CompanyId } from '../../tenancy.js'
+import type { Contact } from './contacts.service.js'
 
 export type ContactRow = typeof contacts.$inferSelect
 export type ContactInsert = Omit<typeof contacts.$inferInsert, 'companyId' | 'id'>
@@ -49,32 +51,6 @@ function listCondition(companyId: CompanyId, filter: ContactFilter): SQL {
 }
 
 /**
- * A page of live contacts without a search, id ascending. The page's ids are picked from
- * an index alone (contacts_company_live_idx, or contacts_company_user_live_idx with a
- * user) in an uncorrelated ARRAY(...) sublink, which PostgreSQL runs once as an InitPlan;
- * only then are those rows read by primary key. Unlike `id IN (SELECT … LIMIT)`, which
- * the planner may turn into a semi join that re-runs the LIMIT subquery for every row of
- * the company when its statistics underestimate the company, no plan of this shape can
- * run the subquery more than once, whatever the statistics. A deep page skips index
- * entries, not table rows. Returns the statement (awaiting it runs it; the tests EXPLAIN it).
- */
-export function listContacts(
-  db: Database,
-  companyId: CompanyId,
-  filter: Pick<ContactFilter, 'userId'>,
-  page: { limit: number; offset: number },
-) {
-  const pageIds = sql`array(
-    select ${contacts.id} from ${contacts} where ${listCondition(companyId, { userId: filter.userId })}
-    order by ${contacts.id} limit ${page.limit} offset ${page.offset})`
-  return db
-    .select()
-    .from(contacts)
-    .where(and(eq(contacts.companyId, companyId), sql`${contacts.id} = any(${pageIds})`))
-    .orderBy(asc(contacts.id))
-}
-
-/**
  * A page of a search and its total, in one statement. The match set is computed once,
  * first and whole, in a MATERIALIZED CTE (through contacts_search_trgm_idx when the term
  * has trigrams), then the page's ids and the count are both read from it in InitPlans,
@@ -118,6 +94,83 @@ export function searchStatement(
     .from(summary)
     .leftJoin(contacts, and(eq(contacts.companyId, companyId), sql`${contacts.id} = any(summary.ids)`))
     .orderBy(asc(contacts.id))
+}
+
+// A contact as the API shows it, from `contacts c`: its tags (tag id ascending) and custom
+// fields (field id ascending) aggregated in the same statement, so rows go out as they are.
+// Each aggregate reads contact_tags / contact_custom_values by their primary keys
+// (company_id, contact_id, …) and joins tags / custom_fields by primary key.
+const CONTACT_RECORD = `c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone,
+          c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1,
+          c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
+          coalesce((select json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) order by t.id)
+                      from contact_tags ct
+                      join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
+                     where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags,
+          coalesce((select json_agg(json_build_object('field', f.field, 'value', v.value) order by f.id)
+                      from contact_custom_values v
+                      join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
+                     where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
+          c.created_at, c.updated_at`
+
+const contactById = defineQuery<Contact>(
+  'contacts.byId',
+  `select ${CONTACT_RECORD}
+     from contacts c
+    where c.company_id = $1 and c.id = $2 and c.deleted_at is null`,
+)
+
+// A page of live contacts with the list's total from its counter row, in one statement.
+// The page's ids come from an index alone in an uncorrelated ARRAY(...) (run once, whatever
+// the statistics), then their rows by primary key; a page past the end reads no index at
+// all (the lateral part is skipped when the offset is not below the total).
+const pageStatement = (name: string, idsOfPage: string) =>
+  defineQuery<{ total: number } & ({ id: null } | Contact)>(
+    name,
+    `with total as (
+       select coalesce((select value from counters where company_id = $1 and list = $2 and key = $3), 0) as n
+     )
+     select total.n as total, p.*
+       from total
+       left join lateral (
+         select ${CONTACT_RECORD}
+           from contacts c
+          where c.company_id = $1 and c.id = any(array(${idsOfPage}))
+            and $5 < total.n
+          order by c.id
+       ) p on true`,
+  )
+
+// Ids from contacts_company_live_idx (company_id, id) where deleted_at is null.
+const contactsPage = pageStatement(
+  'contacts.page',
+  'select id from contacts where company_id = $1 and deleted_at is null order by id limit $4 offset $5',
+)
+
+// Ids from contacts_company_user_live_idx (company_id, user_id, id) where deleted_at is null.
+const contactsPageOfUser = pageStatement(
+  'contacts.pageOfUser',
+  'select id from contacts where company_id = $1 and user_id = $6 and deleted_at is null order by id limit $4 offset $5',
+)
+
+/** A page of live contacts (of one owner when userId is given) and the list's total from `counter`. */
+export async function contactsPageWithTotal(
+  db: Database,
+  companyId: CompanyId,
+  counter: { list: string; key: number },
+  userId: number | undefined,
+  page: { limit: number; offset: number },
+): Promise<{ total: number; rows: Contact[] }> {
+  const params = [companyId, counter.list, counter.key, page.limit, page.offset]
+  const rows = await (userId === undefined
+    ? run(db, contactsPage, params)
+    : run(db, contactsPageOfUser, [...params, userId]))
+  return { total: rows[0]?.total ?? 0, rows: rows[0]?.id === null ? [] : (rows as Contact[]) }
+}
+
+/** A live contact in its API shape, or undefined. */
+export function findContactRecord(db: Database, companyId: CompanyId, id: number): Promise<Contact | undefined> {
+  return runOne(db, contactById, [companyId, id])
 }
 
 export async function findLiveContact(

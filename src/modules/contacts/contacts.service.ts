@@ -1,5 +1,5 @@
 import { Type, type TSchema } from 'typebox'
-import { adjustCounter, readCounter } from '../../db/counters.js'
+import { adjustCounter } from '../../db/counters.js'
 import type { Database } from '../../db/client.js'
 import { foreignKeyViolation, uniqueViolation } from '../../db/errors.js'
 import { ApiError, invalid, notFound, type ErrorDetails } from '../../errors.js'
@@ -19,9 +19,10 @@ import { findUser } from '../users/users.repository.js'
 import {
   addContactTags,
   clearCustomValues,
+  contactsPageWithTotal,
+  findContactRecord,
   findLiveContact,
   insertContact,
-  listContacts,
   removeContactTags,
   searchContacts,
   setCustomValues,
@@ -261,9 +262,9 @@ async function adjustOwnerCounters(db: Database, companyId: CompanyId, deltas: [
 }
 
 export async function getContact(db: Database, caller: Caller, id: number): Promise<Contact> {
-  const row = await findLiveContact(db, caller.companyId, id)
-  if (!row) throw notFound()
-  return oneWithExtras(db, caller.companyId, row)
+  const contact = await findContactRecord(db, caller.companyId, id)
+  if (!contact) throw notFound()
+  return contact
 }
 
 /**
@@ -280,12 +281,10 @@ export async function contactsPage(db: Database, caller: Caller, query: Contacts
     const found = await searchSlots.run(() => searchContacts(db, companyId, { userId, search }, window))
     return { window, total: found.total, data: await withExtras(db, companyId, found.rows) }
   }
-  const total =
-    userId === undefined
-      ? await readCounter(db, companyId, CONTACTS_COUNTER)
-      : await readCounter(db, companyId, CONTACTS_BY_USER_COUNTER, userId)
-  const rows = window.offset < total ? await listContacts(db, companyId, { userId }, window) : []
-  return { window, total, data: await withExtras(db, companyId, rows) }
+  const counter =
+    userId === undefined ? { list: CONTACTS_COUNTER, key: 0 } : { list: CONTACTS_BY_USER_COUNTER, key: userId }
+  const { total, rows } = await contactsPageWithTotal(db, companyId, counter, userId, window)
+  return { window, total, data: rows }
 }
 
 export async function createContact(db: Database, caller: Caller, input: ContactCreateBody, now: Date): Promise<Contact> {
