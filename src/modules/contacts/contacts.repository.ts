@@ -168,6 +168,150 @@ export async function contactsPageWithTotal(
   return { total: rows[0]?.total ?? 0, rows: rows[0]?.id === null ? [] : (rows as Contact[]) }
 }
 
+// What a write must check before it changes anything, in one statement: the named tags
+// (by id) and custom field definitions (by lower-cased name) of the company.
+const REFERENCES = `(select coalesce(json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) order by t.id), '[]')
+             from tags t where t.company_id = $1 and t.id = any($2::bigint[])) as tags,
+          (select coalesce(json_agg(json_build_object('id', f.id, 'field', f.field, 'kind', f.kind, 'options', f.options) order by f.id), '[]')
+             from custom_fields f where f.company_id = $1 and lower(f.field) = any($3::text[])) as custom_fields`
+
+export interface ContactReferences {
+  tags: { id: number; name: string; color: string }[]
+  custom_fields: { id: number; field: string; kind: CustomFieldKind; options: { name: string }[] }[]
+}
+type CustomFieldKind = (typeof customFields.$inferSelect)['kind']
+
+const contactReferences = defineQuery<ContactReferences>('contacts.references', `select ${REFERENCES}`)
+
+// The same, first taking the transaction's advisory lock on the email's lead links
+// (lead-links.ts: the same key), so that a lead with this email created concurrently is
+// either seen by the insert that follows or sees this contact.
+const contactReferencesLockingEmail = defineQuery<ContactReferences>(
+  'contacts.referencesLockingEmail',
+  `select ${REFERENCES}
+     from (select pg_advisory_xact_lock(hashtextextended('lead-link:' || $1::bigint || ':' || lower($4::text), 0))) as lock`,
+)
+
+/** Tags by id and custom field definitions by name; with `lockEmail`, inside a transaction, after the lead-link lock. */
+export async function findContactReferences(
+  db: Database,
+  companyId: CompanyId,
+  tagIds: number[],
+  fieldNames: string[],
+  lockEmail?: string,
+): Promise<ContactReferences> {
+  const lowered = fieldNames.map((name) => name.toLowerCase())
+  const row = await (lockEmail === undefined
+    ? runOne(db, contactReferences, [companyId, tagIds, lowered])
+    : runOne(db, contactReferencesLockingEmail, [companyId, tagIds, lowered, lockEmail]))
+  if (!row) throw new Error('references returned no row')
+  return row
+}
+
+/** A new contact's columns, in the order of the insert's parameters $2 to $21. */
+export interface NewContact {
+  userId: number
+  firstName: string
+  lastName: string | null
+  email: string
+  business: string | null
+  position: string | null
+  telephone: string | null
+  cellphone: string | null
+  address: string | null
+  city: string | null
+  state: string | null
+  country: string | null
+  url: string | null
+  linkedin: string | null
+  variable1: string | null
+  variable2: string | null
+  variable3: string | null
+  carousel: boolean
+  stage: string | null
+  contactGroupId: number | null
+}
+
+// A contact created whole in one statement: its business (found or created by name), the
+// contact, its tags and custom values, its contact_created event, its leads linked by email
+// (the caller holds the lead-link lock), and the counters. The counters' insert is the one
+// data-modifying part nothing reads, so PostgreSQL runs it after everything else: the hot
+// counter rows are locked at the very end, until the COMMIT that follows. They are updated
+// in (list, key) order, as everywhere, so concurrent writers cannot deadlock on them.
+// Answers the contact in its API shape, tags and custom fields built from the same inputs.
+const insertContactStatement = defineQuery<Contact>(
+  'contacts.insert',
+  `with business as (
+     insert into businesses (company_id, name)
+     select $1, $22::text where $22::text is not null
+     on conflict (company_id, lower(name)) do update set updated_at = businesses.updated_at
+     returning id
+   ), c as (
+     insert into contacts (company_id, user_id, first_name, last_name, email, business, position, telephone,
+                           cellphone, address, city, state, country, url, linkedin, variable1, variable2,
+                           variable3, carousel, stage, contact_group_id, business_id, created_at, updated_at)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21,
+             (select id from business), $23, $23)
+     returning *
+   ), tagged as (
+     insert into contact_tags (company_id, contact_id, tag_id, created_at)
+     select $1, c.id, tag_id, $23 from c, unnest($24::bigint[]) as tag_id
+   ), valued as (
+     insert into contact_custom_values (company_id, contact_id, custom_field_id, value, created_at, updated_at)
+     select $1, c.id, v.field_id, v.value, $23, $23 from c, unnest($25::bigint[], $26::text[]) as v(field_id, value)
+   ), event as (
+     insert into contact_events (company_id, contact_id, kind, user_id, data, occurred_at)
+     select $1, c.id, 'contact_created', $2, '{}', $23 from c
+   ), linked as (
+     update leads l set contact_id = c.id, updated_at = now()
+       from c
+      where l.company_id = $1 and lower(l.email) = lower($5) and l.contact_id is null
+     returning l.user_id
+   ), counted as (
+     insert into counters (company_id, list, key, value)
+     select $1, d.list, d.key, d.delta
+       from (select 'contacts' as list, 0::bigint as key, 1::bigint as delta
+             union all select 'contacts_by_user', $2, 1
+             union all select 'leads_linked', user_id, count(*) from linked group by user_id) d
+      order by d.list, d.key
+     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
+   )
+   select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone,
+          c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1,
+          c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
+          coalesce((select json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) order by t.id)
+                      from tags t where t.company_id = $1 and t.id = any($24::bigint[])), '[]') as tags,
+          coalesce((select json_agg(json_build_object('field', f.field, 'value', v.value) order by f.id)
+                      from unnest($25::bigint[], $26::text[]) as v(field_id, value)
+                      join custom_fields f on f.company_id = $1 and f.id = v.field_id), '[]') as custom_fields,
+          c.created_at, c.updated_at
+     from c`,
+)
+
+/**
+ * Creates a contact with everything that comes with it (see insertContactStatement); call
+ * inside a transaction holding the lead-link lock of its email. `businessName` is the
+ * business to find or create, null for none; tags and values are known to exist.
+ */
+export async function insertContactRecord(
+  db: Database,
+  companyId: CompanyId,
+  contact: NewContact,
+  businessName: string | null,
+  tagIds: number[],
+  values: { customFieldId: number; value: string }[],
+  now: Date,
+): Promise<Contact> {
+  const c = contact
+  const row = await runOne(db, insertContactStatement, [
+    companyId, c.userId, c.firstName, c.lastName, c.email, c.business, c.position, c.telephone, c.cellphone,
+    c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel,
+    c.stage, c.contactGroupId, businessName, now, tagIds, values.map((v) => v.customFieldId), values.map((v) => v.value),
+  ])
+  if (!row) throw new Error('insert returned no row')
+  return row
+}
+
 /** A live contact in its API shape, or undefined. */
 export function findContactRecord(db: Database, companyId: CompanyId, id: number): Promise<Contact | undefined> {
   return runOne(db, contactById, [companyId, id])

@@ -7,22 +7,22 @@ import { DateParam } from '../../http/schemas.js'
 import { pageWindow, type PageRequest } from '../../http/pagination.js'
 import { validate } from '../../http/validation.js'
 import type { Caller, CompanyId } from '../../tenancy.js'
-import { countBusinessContacts, findBusiness, upsertBusiness } from '../businesses/businesses.repository.js'
-import { toBusiness } from '../businesses/businesses.service.js'
-import { findCustomFieldsByNames, type CustomFieldRow } from '../custom-fields/custom-fields.repository.js'
+import { upsertBusiness } from '../businesses/businesses.repository.js'
+import { contactBusiness as businessOfContact } from '../businesses/businesses.service.js'
 import { countContactEvents, listContactEvents, recordEvents, type NewContactEvent } from '../events/events.repository.js'
 import { toContactEvent } from '../events/events.service.js'
 import { removeContactFromFlows } from '../flows/flows.repository.js'
 import { linkLeadsToContact, unlinkLeadsFromContact } from '../leads/lead-links.js'
-import { findTagsByIds } from '../tags/tags.repository.js'
 import { findUser } from '../users/users.repository.js'
 import {
   addContactTags,
   clearCustomValues,
   contactsPageWithTotal,
   findContactRecord,
+  findContactReferences,
+  insertContactRecord,
+  type ContactReferences,
   findLiveContact,
-  insertContact,
   removeContactTags,
   searchContacts,
   setCustomValues,
@@ -142,13 +142,16 @@ async function businessIdFor(db: Database, companyId: CompanyId, name: string | 
 }
 
 /** The tags named by id (deduplicated, ascending), or a problem for ids the company has not. */
-async function resolveTags(db: Database, companyId: CompanyId, ids: number[], problems: ErrorDetails) {
-  const wanted = [...new Set(ids)].sort((a, b) => a - b)
-  const found = await findTagsByIds(db, companyId, wanted)
+function checkTags(ids: number[], found: ContactReferences['tags'], problems: ErrorDetails) {
   const known = new Set(found.map((tag) => tag.id))
-  const missing = wanted.filter((id) => !known.has(id))
+  const missing = [...new Set(ids)].sort((a, b) => a - b).filter((id) => !known.has(id))
   if (missing.length > 0) problems.tags = [`does not exist: ${missing.join(', ')}`]
   return found
+}
+
+async function resolveTags(db: Database, companyId: CompanyId, ids: number[], problems: ErrorDetails) {
+  const { tags } = await findContactReferences(db, companyId, ids, [])
+  return checkTags(ids, tags, problems)
 }
 
 const fits = (schema: TSchema) => {
@@ -167,8 +170,10 @@ const isEmail = fits(Type.String({ format: 'email' }))
 const isDate = fits(DateParam)
 const isPhone = fits(Type.String({ pattern: PHONE_PATTERN }))
 
+type CustomFieldDefinition = ContactReferences['custom_fields'][number]
+
 /** Why `value` does not fit the definition's kind, if it does not. */
-function kindProblem(definition: CustomFieldRow, value: string): string | undefined {
+function kindProblem(definition: CustomFieldDefinition, value: string): string | undefined {
   switch (definition.kind) {
     case 'email':
       return isEmail(value) ? undefined : 'is invalid'
@@ -185,18 +190,19 @@ function kindProblem(definition: CustomFieldRow, value: string): string | undefi
 }
 
 interface ValueChange {
-  definition: CustomFieldRow
+  definition: CustomFieldDefinition
   /** null clears the value. */
   value: string | null
 }
 
+type CustomValueEntry = { field?: string | undefined; value?: string | null | undefined }
+
 /** Custom field values by definition, checked against the kinds; problems go under `custom_fields`. */
-async function resolveCustomValues(
-  db: Database,
-  companyId: CompanyId,
-  entries: { field?: string | undefined; value?: string | null | undefined }[],
+function checkCustomValues(
+  entries: CustomValueEntry[],
+  definitions: CustomFieldDefinition[],
   problems: ErrorDetails,
-): Promise<ValueChange[]> {
+): ValueChange[] {
   const list: string[] = []
   const add = (message: string) => {
     if (!list.includes(message)) list.push(message)
@@ -206,7 +212,6 @@ async function resolveCustomValues(
     add("field can't be blank")
     return false
   })
-  const definitions = await findCustomFieldsByNames(db, companyId, named.map((entry) => entry.field ?? ''))
   const byName = new Map(definitions.map((definition) => [definition.field.toLowerCase(), definition]))
   const changes = new Map<number, ValueChange>()
   for (const entry of named) {
@@ -227,6 +232,13 @@ async function resolveCustomValues(
   }
   if (list.length > 0) problems.custom_fields = list
   return [...changes.values()].sort((a, b) => a.definition.id - b.definition.id)
+}
+
+const fieldNames = (entries: CustomValueEntry[]) => entries.flatMap((entry) => (hasText(entry.field) ? [entry.field] : []))
+
+async function resolveCustomValues(db: Database, companyId: CompanyId, entries: CustomValueEntry[], problems: ErrorDetails) {
+  const { custom_fields } = await findContactReferences(db, companyId, [], fieldNames(entries))
+  return checkCustomValues(entries, custom_fields, problems)
 }
 
 function throwIfAny(problems: ErrorDetails) {
@@ -287,32 +299,51 @@ export async function contactsPage(db: Database, caller: Caller, query: Contacts
   return { window, total, data: rows }
 }
 
+/**
+ * Four round trips: BEGIN; the lead-link lock with the tags and custom fields to check;
+ * one statement that writes everything and answers the contact (counters last); COMMIT.
+ */
 export async function createContact(db: Database, caller: Caller, input: ContactCreateBody, now: Date): Promise<Contact> {
   const { companyId, userId } = caller
+  const tagIds = input.tags ?? []
+  const entries = input.custom_fields ?? []
   try {
     return await db.transaction(async (tx) => {
+      const references = await findContactReferences(tx, companyId, tagIds, fieldNames(entries), input.email)
       const problems: ErrorDetails = {}
-      const tags = await resolveTags(tx, companyId, input.tags ?? [], problems)
-      const values = await resolveCustomValues(tx, companyId, input.custom_fields ?? [], problems)
+      const tags = checkTags(tagIds, references.tags, problems)
+      const values = checkCustomValues(entries, references.custom_fields, problems)
       throwIfAny(problems)
-
-      const { userId: _ignored, ...columns } = requestedColumns(input)
-      const row = await insertContact(tx, companyId, {
-        ...columns,
-        firstName: input.first_name,
-        email: input.email,
-        userId,
-        businessId: await businessIdFor(tx, companyId, input.business),
-        createdAt: now,
-        updatedAt: now,
-      })
-      await setCustomValues(tx, companyId, row.id, values.flatMap((v) => (v.value === null ? [] : [{ customFieldId: v.definition.id, value: v.value }])), now)
-      await addContactTags(tx, companyId, row.id, tags.map((tag) => tag.id), now)
-      await recordEvents(tx, companyId, [{ contactId: row.id, kind: 'contact_created', userId, occurredAt: now }])
-      await adjustCounter(tx, companyId, CONTACTS_COUNTER, 0, 1)
-      await adjustOwnerCounters(tx, companyId, [[userId, 1]])
-      await linkLeadsToContact(tx, companyId, row.id, row.email)
-      return oneWithExtras(tx, companyId, row)
+      return insertContactRecord(
+        tx,
+        companyId,
+        {
+          userId,
+          firstName: input.first_name,
+          lastName: input.last_name ?? null,
+          email: input.email,
+          business: input.business ?? null,
+          position: input.position ?? null,
+          telephone: input.telephone ?? null,
+          cellphone: input.cellphone ?? null,
+          address: input.address ?? null,
+          city: input.city ?? null,
+          state: input.state ?? null,
+          country: input.country ?? null,
+          url: input.url ?? null,
+          linkedin: input.linkedin ?? null,
+          variable1: input.variable1 ?? null,
+          variable2: input.variable2 ?? null,
+          variable3: input.variable3 ?? null,
+          carousel: input.carousel ?? false,
+          stage: input.stage ?? null,
+          contactGroupId: input.contact_group_id ?? null,
+        },
+        hasText(input.business) ? input.business : null,
+        tags.map((tag) => tag.id),
+        values.flatMap((v) => (v.value === null ? [] : [{ customFieldId: v.definition.id, value: v.value }])),
+        now,
+      )
     })
   } catch (err) {
     return rethrow(err, db, companyId, input)
@@ -432,14 +463,6 @@ export async function contactEventsPage(db: Database, caller: Caller, id: number
   return { window, total, data: rows.map(toContactEvent) }
 }
 
-export async function contactBusiness(db: Database, caller: Caller, id: number) {
-  const { companyId } = caller
-  const contact = await findLiveContact(db, companyId, id)
-  if (contact?.businessId == null) throw notFound()
-  const [business, contactsCount] = await Promise.all([
-    findBusiness(db, companyId, contact.businessId),
-    countBusinessContacts(db, companyId, contact.businessId),
-  ])
-  if (!business) throw notFound()
-  return toBusiness(business, contactsCount)
+export function contactBusiness(db: Database, caller: Caller, id: number) {
+  return businessOfContact(db, caller, id)
 }
