@@ -234,6 +234,31 @@ for (const backend of backends()) {
         assert.deepEqual(past.json().data, [])
       })
 
+      test('every page of each filter, one lead a page: the later ones are read backwards, past the end is empty', async () => {
+        const all = [...linkedIds, ...unlinkedIds].sort((a, b) => a - b)
+        for (const [flag, expected] of [['', all], ['&with_contact=true', linkedIds], ['&without_contact=true', unlinkedIds]] as const) {
+          const got: number[] = []
+          for (let page = 1; page <= expected.length + 1; page++) {
+            const res = await get(acme, `/api/v1/leads?page=${page}&per_page=1&user_id=${seller.userId}${flag}`)
+            assert.equal(res.statusCode, 200)
+            assert.deepEqual(res.json().meta, { page, per_page: 1, total_count: expected.length, total_pages: expected.length }, flag)
+            got.push(...ids(res))
+          }
+          assert.deepEqual(got, expected, flag)
+        }
+      })
+
+      test('a listed lead is the lead its POST answered and GET by id shows', async () => {
+        const res = await get(acme, `/api/v1/leads?page=1&per_page=100&user_id=${seller.userId}`)
+        for (const lead of res.json().data as { id: number }[]) {
+          assert.deepEqual((await get(acme, `/api/v1/leads/${lead.id}`)).json(), lead)
+        }
+        // The caller's own lead (the seller's counts stay as the other tests expect them).
+        const created = await createLead(acme, { first_name: 'Listed', last_name: null, degree_of_connection: 1 })
+        const listed = await get(seller, `/api/v1/leads?page=1&per_page=100&user_id=${acme.userId}&without_contact=true`)
+        assert.deepEqual(listed.json().data.find((l: { id: number }) => l.id === created.id), created)
+      })
+
       test('with_contact and without_contact filter the list and the count', async () => {
         const withContact = await get(acme, `/api/v1/leads?page=1&user_id=${seller.userId}&with_contact=true`)
         assert.deepEqual(ids(withContact), linkedIds)

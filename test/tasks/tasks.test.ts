@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { eq } from 'drizzle-orm'
-import { tasks } from '../../src/db/schema.js'
+import { and, eq, sql } from 'drizzle-orm'
+import { contactEvents, tasks } from '../../src/db/schema.js'
+import { completeTaskCommand, createStandaloneTask } from '../../src/modules/tasks/tasks.service.js'
 import { addUser, tenant, type Tenant } from '../helpers/factories.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addContact, addFlow, addTask, completeTask } from '../helpers/flows-factories.js'
@@ -254,6 +255,46 @@ for (const backend of backends()) {
     test('no token: 401', async () => {
       const res = await t.app.inject({ url: '/api/v1/tasks?page=1' })
       assert.equal(res.statusCode, 401)
+    })
+
+    test('a page past the end answers the total and no rows, whichever way the total is found', async () => {
+      for (const [query, total] of [
+        ['', 8], // counters
+        [`contact_id=${c1}`, 4], // the contact's tasks, counted
+        ['kind=email&start_due_date=2026-03-01', 2], // counted on tasks_due_idx
+        [`assigned_to_id=${memberId}&kind=social`, 1], // counted on tasks_assigned_idx
+        [`flow_id=${flowId}&assigned_to_id=${memberId}`, 3], // counted on tasks_flow_idx
+        ['start_done_date=2026-03-01&kind=social', 1], // counted on tasks_done_on_idx
+        ['start_done_date=2026-03-01', 2], // counters by finish day
+      ] as const) {
+        const res = await t.app.inject({ url: `/api/v1/tasks?page=9&per_page=1&${query}`, headers: acme.auth })
+        assert.equal(res.statusCode, 200, query)
+        assert.deepEqual(res.json(), { data: [], meta: { page: 9, per_page: 1, total_count: total, total_pages: total } }, query)
+      }
+    })
+
+    test('a task written by the command line answers what the list then shows', async () => {
+      const created = await createStandaloneTask(t.db, { contact: c2, kind: 'meeting', due: '2026-03-11', title: 'Written' }, NOW)
+      const listed = async () => (await list(`contact_id=${c2}&kind=meeting`)).body.data.find((x: { id: number }) => x.id === created.id)
+      assert.deepEqual(await listed(), JSON.parse(JSON.stringify(created)))
+      assert.equal(created.status, 'future')
+
+      const done = await completeTaskCommand(t.db, { id: created.id }, NOW)
+      assert.deepEqual(await listed(), JSON.parse(JSON.stringify(done)))
+      assert.deepEqual([done.done, done.done_at, done.status, done.updated_at], [true, NOW, 'done', NOW])
+      assert.deepEqual({ ...done, done: false, done_at: null, status: 'future', updated_at: created.updated_at }, created)
+
+      const [event] = await t.db
+        .select()
+        .from(contactEvents)
+        .where(and(eq(contactEvents.companyId, acme.companyId), eq(contactEvents.kind, 'task_completed'), sql`${contactEvents.data}->>'task_id' = ${String(created.id)}`))
+      assert.deepEqual(
+        { contactId: event?.contactId, userId: event?.userId, data: event?.data, occurredAt: event?.occurredAt },
+        { contactId: c2, userId: null, data: { task_id: created.id, title: 'Written', kind: 'meeting', flow_id: null }, occurredAt: NOW },
+      )
+      // Both writes moved the counters: the totals they answer include the task.
+      assert.equal((await list('kind=meeting&done=true')).total, 1)
+      assert.equal((await list('start_done_date=2026-03-10&end_done_date=2026-03-10')).total, 2)
     })
 
     test('done_on is kept as the finish day in the company zone', async () => {

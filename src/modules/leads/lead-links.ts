@@ -7,51 +7,56 @@
 // so a lead and a contact with the same email created at the same moment still meet:
 // whichever commits second sees the other. The per-user count of linked leads (a counter,
 // see leads.repository.ts) moves in the same statement as the links.
-import { sql } from 'drizzle-orm'
-import { rawRows, type Database } from '../../db/client.js'
-import { contacts, counters, leads } from '../../db/schema.js'
+import type { Database } from '../../db/client.js'
+import { defineQuery, run } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
 
 /** Counter list of the leads of a user (key: user id) that have a contact. */
 export const LINKED_LEADS = 'leads_linked'
 
+// The same key as contacts.referencesLockingEmail (contacts.repository.ts).
+const lockEmail = defineQuery<{ locked: unknown }>(
+  'leads.lockEmail',
+  `select pg_advisory_xact_lock(hashtextextended('lead-link:' || $1::bigint || ':' || lower($2::text), 0)) as locked`,
+)
+
 export async function lockLeadEmail(db: Database, companyId: CompanyId, email: string): Promise<void> {
-  await db.execute(sql`select pg_advisory_xact_lock(hashtextextended('lead-link:' || ${companyId} || ':' || lower(${email}), 0))`)
+  await run(db, lockEmail, [companyId, email])
 }
 
-/**
- * The live contact with this email, share-locked so that a concurrent delete waits for the
- * linking transaction (and then unlinks what it linked) instead of slipping past it.
- */
-export async function liveContactIdForEmail(db: Database, companyId: CompanyId, email: string): Promise<number | undefined> {
-  const [row] = await rawRows<{ id: string }>(db, sql`
-    select ${contacts.id} as id from ${contacts}
-    where ${contacts.companyId} = ${companyId} and lower(${contacts.email}) = lower(${email}) and ${contacts.deletedAt} is null
-    for share`)
-  return row ? Number(row.id) : undefined
-}
+// The leads of the email without a contact, through leads_company_email_idx (company_id,
+// lower(email)); the counter rows last, in key order.
+const linkStatement = defineQuery<never>(
+  'leads.linkToContact',
+  `with linked as (
+     update leads set contact_id = $2, updated_at = now()
+      where company_id = $1 and lower(email) = lower($3) and contact_id is null
+     returning user_id
+   )
+   insert into counters (company_id, list, key, value)
+   select $1, '${LINKED_LEADS}', user_id, count(*) from linked group by user_id order by user_id
+   on conflict (company_id, list, key) do update set value = counters.value + excluded.value`,
+)
 
+/** Links the contact's email's unlinked leads to it; call holding the email's lead-link lock. */
 export async function linkLeadsToContact(db: Database, companyId: CompanyId, contactId: number, email: string) {
   await lockLeadEmail(db, companyId, email)
-  await db.execute(sql`
-    with linked as (
-      update ${leads} set contact_id = ${contactId}, updated_at = now()
-      where ${leads.companyId} = ${companyId} and lower(${leads.email}) = lower(${email}) and ${leads.contactId} is null
-      returning ${leads.userId} as user_id
-    )
-    insert into ${counters} (company_id, list, key, value)
-    select ${companyId}, ${LINKED_LEADS}, user_id, count(*) from linked group by user_id
-    on conflict (company_id, list, key) do update set value = ${counters.value} + excluded.value`)
+  await run(db, linkStatement, [companyId, contactId, email])
 }
 
+// The contact's leads through leads_company_contact_idx (company_id, contact_id).
+const unlinkStatement = defineQuery<never>(
+  'leads.unlinkFromContact',
+  `with unlinked as (
+     update leads set contact_id = null, updated_at = now()
+      where company_id = $1 and contact_id = $2
+     returning user_id
+   )
+   insert into counters (company_id, list, key, value)
+   select $1, '${LINKED_LEADS}', user_id, -count(*) from unlinked group by user_id order by user_id
+   on conflict (company_id, list, key) do update set value = counters.value + excluded.value`,
+)
+
 export async function unlinkLeadsFromContact(db: Database, companyId: CompanyId, contactId: number) {
-  await db.execute(sql`
-    with unlinked as (
-      update ${leads} set contact_id = null, updated_at = now()
-      where ${leads.companyId} = ${companyId} and ${leads.contactId} = ${contactId}
-      returning ${leads.userId} as user_id
-    )
-    insert into ${counters} (company_id, list, key, value)
-    select ${companyId}, ${LINKED_LEADS}, user_id, -count(*) from unlinked group by user_id
-    on conflict (company_id, list, key) do update set value = ${counters.value} + excluded.value`)
+  await run(db, unlinkStatement, [companyId, contactId])
 }

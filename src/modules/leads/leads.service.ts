@@ -4,35 +4,11 @@ import { invalid, notFound } from '../../errors.js'
 import type { PageWindow } from '../../http/pagination.js'
 import { exclusiveFlags } from '../../http/validation.js'
 import type { CompanyId } from '../../tenancy.js'
-import { upsertBusiness } from '../businesses/businesses.repository.js'
-import { liveContactIdForEmail, lockLeadEmail } from './lead-links.js'
+import { lockLeadEmail } from './lead-links.js'
 import type { LeadCreateBody, LeadsCountQuery } from './leads.schemas.js'
-import { countLeads, findLead, insertLead, listLeads, type LeadRow, type LinkFilter } from './leads.repository.js'
+import { findLead, insertLead, leadsPageWithTotal, type Lead, type LinkFilter } from './leads.repository.js'
 
-export const toLead = (row: LeadRow) => ({
-  id: row.id,
-  user_id: row.userId,
-  contact_id: row.contactId,
-  first_name: row.firstName,
-  last_name: row.lastName,
-  email: row.email,
-  provider: row.provider,
-  position: row.position,
-  linkedin_url: row.linkedinUrl,
-  telephone: row.telephone,
-  city: row.city,
-  state_province: row.stateProvince,
-  country: row.country,
-  degree_of_connection: row.degreeOfConnection,
-  business_name: row.businessName,
-  business_linkedin_url: row.businessLinkedinUrl,
-  business_sector: row.businessSector,
-  business_colaborators_count: row.businessColaboratorsCount,
-  business_telephone: row.businessTelephone,
-  created_at: row.createdAt,
-  updated_at: row.updatedAt,
-})
-export type Lead = ReturnType<typeof toLead>
+export type { Lead } from './leads.repository.js'
 
 export function linkFilter(query: Pick<LeadsCountQuery, 'with_contact' | 'without_contact'>): LinkFilter {
   exclusiveFlags(query, 'with_contact', 'without_contact')
@@ -42,38 +18,29 @@ export function linkFilter(query: Pick<LeadsCountQuery, 'with_contact' | 'withou
 }
 
 export async function getLead(db: Database, companyId: CompanyId, id: number): Promise<Lead> {
-  const row = await findLead(db, companyId, id)
-  if (!row) throw notFound()
-  return toLead(row)
+  const lead = await findLead(db, companyId, id)
+  if (!lead) throw notFound()
+  return lead
 }
 
+/** One page of a user's leads and the filter's total: one statement. */
 export async function leadsPage(db: Database, companyId: CompanyId, userId: number, filter: LinkFilter, window: PageWindow) {
-  const total = await countLeads(db, companyId, userId, filter)
-  const rows = window.offset < total ? await listLeads(db, companyId, userId, filter, window) : []
-  return { total, data: rows.map(toLead) }
+  const { total, rows } = await leadsPageWithTotal(db, companyId, userId, filter, window)
+  return { total, data: rows }
 }
 
 /**
  * Creates a lead for `userId` (the creator), linked to the live contact with its email and
  * filling in its business. One lead per provider and email (case-insensitive) in a company.
+ * Two statements in the transaction: the lead-link lock (so that the insert's snapshot sees
+ * a contact with this email committed meanwhile), then the insert with everything else.
  */
 export async function createLead(db: Database, companyId: CompanyId, userId: number, input: LeadCreateBody): Promise<Lead> {
   try {
-    const row = await db.transaction(async (tx) => {
+    return await db.transaction(async (tx) => {
       await lockLeadEmail(tx, companyId, input.email)
-      const contactId = await liveContactIdForEmail(tx, companyId, input.email)
       const businessName = input.business_name?.trim() ? input.business_name : null
-      const business = businessName
-        ? await upsertBusiness(tx, companyId, businessName, {
-            linkedinUrl: input.business_linkedin_url,
-            sector: input.business_sector,
-            colaboratorsCount: input.business_colaborators_count,
-            telephone: input.business_telephone,
-          })
-        : undefined
-      return insertLead(tx, companyId, {
-        userId,
-        contactId: contactId ?? null,
+      return insertLead(tx, companyId, userId, {
         firstName: input.first_name,
         lastName: input.last_name ?? null,
         email: input.email,
@@ -90,10 +57,8 @@ export async function createLead(db: Database, companyId: CompanyId, userId: num
         businessSector: input.business_sector ?? null,
         businessColaboratorsCount: input.business_colaborators_count ?? null,
         businessTelephone: input.business_telephone ?? null,
-        businessId: business?.id ?? null,
-      })
+      }, businessName)
     })
-    return toLead(row)
   } catch (err) {
     if (uniqueViolation(err) === 'leads_company_provider_email_key') throw invalid({ email: ['has already been taken'] })
     throw err

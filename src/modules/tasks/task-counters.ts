@@ -93,6 +93,40 @@ export function completedDeltas(task: CountedTask & { doneOn: string }): Counter
   return deltas
 }
 
+/**
+ * `completedDeltas` as SQL, for a statement that completes a task and counts it at once:
+ * rows (list, key, delta) over the completed task `r`, a relation with the task's columns,
+ * `due_day` and `done_day` (epoch days). Written from the same list names as above.
+ */
+export function completedDeltasSql(r: string): string {
+  const kindKey = `array_position(array[${TASK_KINDS.map((k) => `'${k}'`).join(', ')}], ${r}.kind::text) - 1`
+  return `values ('${DONE}', 0::bigint, 1),
+                 ('${ASSIGNEE_DONE}', ${r}.assigned_to_id, 1),
+                 ('${KIND_DONE}', ${kindKey}, 1),
+                 ('${OPEN_DUE}', ${r}.due_day, -1),
+                 ('${OPEN_DUE}.u' || ${r}.assigned_to_id, ${r}.due_day, -1),
+                 ('${DONE_ON}', ${r}.done_day, 1),
+                 ('${DONE_ON}.u' || ${r}.assigned_to_id, ${r}.done_day, 1),
+                 ('${FLOW_DONE}', ${r}.flow_id, 1)`
+}
+
+/**
+ * Deltas merged per counter row, without the zero ones, in (list, key) order: the order in
+ * which every writer locks counter rows (lists compare as bytes, as `collate "C"` does).
+ */
+export function mergedDeltas(deltas: CounterDelta[]): CounterDelta[] {
+  const merged = new Map<string, CounterDelta>()
+  for (const d of deltas) {
+    const id = `${d.list} ${d.key}`
+    const row = merged.get(id)
+    if (row) row.delta += d.delta
+    else merged.set(id, { ...d })
+  }
+  return [...merged.values()]
+    .filter((d) => d.delta !== 0)
+    .sort((a, b) => (a.list === b.list ? a.key - b.key : a.list < b.list ? -1 : 1))
+}
+
 const dayRange = (from?: string, to?: string) => ({
   ...(from !== undefined ? { from: epochDay(from) } : {}),
   ...(to !== undefined ? { to: epochDay(to) } : {}),

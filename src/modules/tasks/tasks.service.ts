@@ -3,19 +3,16 @@ import { ApiError, invalid } from '../../errors.js'
 import type { PageWindow } from '../../http/pagination.js'
 import { exclusiveFlags } from '../../http/validation.js'
 import { asCompanyId, type Caller, type CompanyId } from '../../tenancy.js'
-import { recordEvent } from '../events/events.repository.js'
 import { findCompany, findUser } from '../users/users.repository.js'
 import { counterPlan, type TaskFilter } from './task-counters.js'
 import { addDays, dayIn } from './task-dates.js'
 import {
   completeTask as markDone,
-  countTasks,
   findLiveContactAnyCompany,
   findTaskAnyCompany,
   insertTasks,
-  listTasks,
   lockLiveContact,
-  sumCounters,
+  tasksPageWithTotal,
   type TaskContact,
   type TaskRow,
 } from './tasks.repository.js'
@@ -27,7 +24,10 @@ export function taskStatus(task: { done: boolean; dueDate: string }, today: stri
   return task.dueDate === today ? 'today' : 'future'
 }
 
-/** The one row → API mapping of a task; `today` is the company's day (for `status`). */
+/**
+ * A written task (as the write statements return it) in its API shape; `today` is the
+ * company's day (for `status`). Reads come out of the database in this shape already.
+ */
 export const toTask = (row: TaskRow, today: string): Task => ({
   id: row.id,
   kind: row.kind,
@@ -80,16 +80,14 @@ export function taskFilter(query: TasksListQuery, today: string): TaskFilter | u
   }
 }
 
-/** One page of the caller's tasks, and the total. */
+/** One page of the caller's tasks, and the total: one statement. */
 export async function tasksPage(db: Database, caller: Caller, query: TasksListQuery, window: PageWindow, now: Date) {
   exclusiveFlags(query, 'done', 'undone')
   const today = dayIn(now, caller.timezone)
   const filter = taskFilter(query, today)
   if (!filter) return { total: 0, data: [] }
-  const plan = counterPlan(filter)
-  const total = plan ? await sumCounters(db, caller.companyId, plan) : await countTasks(db, caller.companyId, filter)
-  const rows = window.offset < total ? await listTasks(db, caller.companyId, filter, window) : []
-  return { total, data: rows.map((row) => toTask(row, today)) }
+  const { total, rows } = await tasksPageWithTotal(db, caller.companyId, filter, counterPlan(filter), today, window)
+  return { total, data: rows }
 }
 
 export interface PlannedTask {
@@ -111,7 +109,6 @@ export function createTasks(
   planned: PlannedTask[],
   options: { assignedToId?: number | undefined; at?: Date } = {},
 ): Promise<TaskRow[]> {
-  const at = options.at ? { createdAt: options.at, updatedAt: options.at } : {}
   return insertTasks(
     tx,
     companyId,
@@ -123,16 +120,16 @@ export function createTasks(
       flowId: p.flowId ?? null,
       enrollmentId: p.enrollmentId ?? null,
       contactId: contact.id,
-      ...at,
     })),
+    options.at,
   )
 }
 
 /**
  * Completes an open task at `at` (done_on: that instant's day in the company zone) and
- * writes `task_completed` on its contact; undefined if it was done already.
+ * writes `task_completed` on its contact, in one statement; undefined if it was done already.
  */
-export async function completeOpenTask(
+export function completeOpenTask(
   tx: Database,
   companyId: CompanyId,
   taskId: number,
@@ -140,17 +137,7 @@ export async function completeOpenTask(
   timezone: string,
   userId: number | null,
 ): Promise<TaskRow | undefined> {
-  const row = await markDone(tx, companyId, taskId, at, dayIn(at, timezone))
-  if (row) {
-    await recordEvent(tx, companyId, {
-      contactId: row.contactId,
-      kind: 'task_completed',
-      userId,
-      data: { task_id: row.id, title: row.title, kind: row.kind, flow_id: row.flowId },
-      occurredAt: at,
-    })
-  }
-  return row
+  return markDone(tx, companyId, taskId, at, dayIn(at, timezone), userId)
 }
 
 const DEFAULT_TITLE: Record<TaskKind, string> = {
@@ -201,7 +188,8 @@ export async function completeTaskCommand(db: Database, input: TaskCompleteInput
   if (!task) throw new ApiError(404, `task ${input.id} not found`)
   const companyId = asCompanyId(task.companyId)
   const timezone = await companyZone(db, companyId)
-  const row = await db.transaction((tx) => completeOpenTask(tx, companyId, task.id, now, timezone, null))
+  // One statement: atomic without a transaction of its own.
+  const row = await completeOpenTask(db, companyId, task.id, now, timezone, null)
   if (!row) throw new ApiError(422, `task ${input.id} is already done`)
   return toTask(row, dayIn(now, timezone))
 }

@@ -1,0 +1,138 @@
+-- leads.byId
+select id, user_id, contact_id, first_name, last_name, email, provider, position, linkedin_url, telephone,
+          city, state_province, country, degree_of_connection, business_name, business_linkedin_url, business_sector,
+          business_colaborators_count, business_telephone, created_at, updated_at from leads where company_id = (select $1::bigint) and id = $2;
+
+-- leads.count
+select (select coalesce(sum(k.value * case k.list when 'leads' then 1 else 0 end), 0)::bigint
+             from counters k
+            where k.company_id = (select $1::bigint) and k.list in ('leads', 'leads_linked') and k.key = $2) as count;
+
+-- leads.countLinked
+select (select coalesce(sum(k.value * case k.list when 'leads' then 0 else 1 end), 0)::bigint
+             from counters k
+            where k.company_id = (select $1::bigint) and k.list in ('leads', 'leads_linked') and k.key = $2) as count;
+
+-- leads.countUnlinked
+select (select coalesce(sum(k.value * case k.list when 'leads' then 1 else -1 end), 0)::bigint
+             from counters k
+            where k.company_id = (select $1::bigint) and k.list in ('leads', 'leads_linked') and k.key = $2) as count;
+
+-- leads.firstContacts
+select id, email, first_name as "firstName", last_name as "lastName"
+     from contacts where company_id = $1 and deleted_at is null order by id limit $2;
+
+-- leads.insert
+with contact as (
+     select id from contacts
+      where company_id = $1 and lower(email) = lower($5) and deleted_at is null
+        for share
+   ), business as (
+     insert into businesses (company_id, name, linkedin_url, sector, colaborators_count, telephone)
+     select $1, $19::text, $15, $16, $17, $18 where $19::text is not null
+     on conflict (company_id, lower(name)) do update set
+       linkedin_url = coalesce(excluded.linkedin_url, businesses.linkedin_url),
+       sector = coalesce(excluded.sector, businesses.sector),
+       colaborators_count = coalesce(excluded.colaborators_count, businesses.colaborators_count),
+       telephone = coalesce(excluded.telephone, businesses.telephone),
+       updated_at = case when coalesce(excluded.linkedin_url, excluded.sector, excluded.colaborators_count::text, excluded.telephone) is not null
+                         then now() else businesses.updated_at end
+     returning id
+   ), lead as (
+     insert into leads (company_id, user_id, contact_id, first_name, last_name, email, provider, position, linkedin_url,
+                        telephone, city, state_province, country, degree_of_connection, business_name,
+                        business_linkedin_url, business_sector, business_colaborators_count, business_telephone, business_id)
+     values ($1, $2, (select id from contact), $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
+             (select id from business))
+     returning id, user_id, contact_id, first_name, last_name, email, provider, position, linkedin_url, telephone,
+          city, state_province, country, degree_of_connection, business_name, business_linkedin_url, business_sector,
+          business_colaborators_count, business_telephone, created_at, updated_at
+   ), counted as (
+     insert into counters (company_id, list, key, value)
+     select $1, d.list, lead.user_id, 1
+       from lead, (values ('leads', true), ('leads_linked', false)) as d(list, all_leads)
+      where d.all_leads or lead.contact_id is not null
+      order by d.list
+     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
+   )
+   select * from lead;
+
+-- leads.linkToContact
+with linked as (
+     update leads set contact_id = $2, updated_at = now()
+      where company_id = $1 and lower(email) = lower($3) and contact_id is null
+     returning user_id
+   )
+   insert into counters (company_id, list, key, value)
+   select $1, 'leads_linked', user_id, count(*) from linked group by user_id order by user_id
+   on conflict (company_id, list, key) do update set value = counters.value + excluded.value;
+
+-- leads.lockEmail
+select pg_advisory_xact_lock(hashtextextended('lead-link:' || $1::bigint || ':' || lower($2::text), 0)) as locked;
+
+-- leads.page
+with total as materialized (select (select coalesce(sum(k.value * case k.list when 'leads' then 1 else 0 end), 0)::bigint
+             from counters k
+            where k.company_id = (select $1::bigint) and k.list in ('leads', 'leads_linked') and k.key = $2) as n)
+     select total.n as total, p.*
+       from total
+       left join lateral (
+         select id, user_id, contact_id, first_name, last_name, email, provider, position, linkedin_url, telephone,
+          city, state_province, country, degree_of_connection, business_name, business_linkedin_url, business_sector,
+          business_colaborators_count, business_telephone, created_at, updated_at
+           from leads
+          where company_id = (select $1::bigint)
+            and id = any(case when $4 >= total.n then '{}'
+                              when 2 * $4 < total.n then array(select id from leads where company_id = (select $1::bigint) and user_id = $2 order by id limit $3 offset $4)
+                              else array(select id from leads where company_id = (select $1::bigint) and user_id = $2 order by id desc limit least($3, total.n - $4) offset greatest(total.n - $4 - $3, 0))
+                         end)
+          order by id
+       ) p on true;
+
+-- leads.pageLinked
+with total as materialized (select (select coalesce(sum(k.value * case k.list when 'leads' then 0 else 1 end), 0)::bigint
+             from counters k
+            where k.company_id = (select $1::bigint) and k.list in ('leads', 'leads_linked') and k.key = $2) as n)
+     select total.n as total, p.*
+       from total
+       left join lateral (
+         select id, user_id, contact_id, first_name, last_name, email, provider, position, linkedin_url, telephone,
+          city, state_province, country, degree_of_connection, business_name, business_linkedin_url, business_sector,
+          business_colaborators_count, business_telephone, created_at, updated_at
+           from leads
+          where company_id = (select $1::bigint)
+            and id = any(case when $4 >= total.n then '{}'
+                              when 2 * $4 < total.n then array(select id from leads where company_id = (select $1::bigint) and user_id = $2 and (contact_id is not null) = true order by id limit $3 offset $4)
+                              else array(select id from leads where company_id = (select $1::bigint) and user_id = $2 and (contact_id is not null) = true order by id desc limit least($3, total.n - $4) offset greatest(total.n - $4 - $3, 0))
+                         end)
+          order by id
+       ) p on true;
+
+-- leads.pageUnlinked
+with total as materialized (select (select coalesce(sum(k.value * case k.list when 'leads' then 1 else -1 end), 0)::bigint
+             from counters k
+            where k.company_id = (select $1::bigint) and k.list in ('leads', 'leads_linked') and k.key = $2) as n)
+     select total.n as total, p.*
+       from total
+       left join lateral (
+         select id, user_id, contact_id, first_name, last_name, email, provider, position, linkedin_url, telephone,
+          city, state_province, country, degree_of_connection, business_name, business_linkedin_url, business_sector,
+          business_colaborators_count, business_telephone, created_at, updated_at
+           from leads
+          where company_id = (select $1::bigint)
+            and id = any(case when $4 >= total.n then '{}'
+                              when 2 * $4 < total.n then array(select id from leads where company_id = (select $1::bigint) and user_id = $2 and (contact_id is not null) is false order by id limit $3 offset $4)
+                              else array(select id from leads where company_id = (select $1::bigint) and user_id = $2 and (contact_id is not null) is false order by id desc limit least($3, total.n - $4) offset greatest(total.n - $4 - $3, 0))
+                         end)
+          order by id
+       ) p on true;
+
+-- leads.unlinkFromContact
+with unlinked as (
+     update leads set contact_id = null, updated_at = now()
+      where company_id = $1 and contact_id = $2
+     returning user_id
+   )
+   insert into counters (company_id, list, key, value)
+   select $1, 'leads_linked', user_id, -count(*) from unlinked group by user_id order by user_id
+   on conflict (company_id, list, key) do update set value = counters.value + excluded.value;
