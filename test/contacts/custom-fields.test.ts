@@ -138,6 +138,44 @@ for (const backend of backends()) {
       assert.deepEqual(missing.json().error.details, { field: ["can't be blank"], kind: ["can't be blank"] })
     })
 
+    test('a refused PUT changes nothing; a missing or foreign id is 404 before any problem of the options', async () => {
+      const field = await addCustomField(t.db, acme, { field: 'Tier', kind: 'input' })
+      const before = await t.db.select().from(customFields).where(eq(customFields.id, field.id))
+      for (const payload of [
+        { field: 'Tier 2', kind: 'dropdown' },
+        { field: 'Tier 2', kind: 'dropdown', options: null },
+        { field: 'Tier 2', kind: 'dropdown', options: [{ name: 'A' }, { name: 'a' }] },
+        { field: 'Tier 2', kind: 'dropdown', options: [{ name: ' ' }] },
+      ]) {
+        const res = await put(field.id, payload)
+        assert.equal(res.statusCode, 422, JSON.stringify(payload))
+        assert.deepEqual(Object.keys(res.json().error.details), ['options'], JSON.stringify(payload))
+        assert.deepEqual(await t.db.select().from(customFields).where(eq(customFields.id, field.id)), before)
+      }
+      const foreign = await addCustomField(t.db, other, { field: 'Their tier' })
+      for (const id of [foreign.id, 987655]) {
+        for (const payload of [{ field: 'X', kind: 'dropdown' }, { field: 'X', kind: 'dropdown', options: [] }]) {
+          assert.equal((await put(id, payload)).statusCode, 404, `${id} ${JSON.stringify(payload)}`)
+        }
+      }
+    })
+
+    test('every write answers exactly the record a later GET lists', async () => {
+      const listed = async (id: number) => {
+        const res = await t.app.inject({ url: '/api/v1/custom_fields', headers: acme.auth })
+        return JSON.stringify(res.json<{ data: { id: number }[] }>().data.find((f) => f.id === id))
+      }
+      const created = await post({ field: 'Echo', kind: 'dropdown', options: [{ name: 'Ünï' }, { name: '"quoted"' }] })
+      assert.equal(created.statusCode, 201)
+      const id = created.json<{ id: number }>().id
+      assert.equal(created.body, await listed(id))
+      for (const payload of [{ field: 'Echo 2', kind: 'dropdown' }, { field: 'Echo 3', kind: 'date', options: [{ name: 'x' }] }]) {
+        const res = await put(id, payload)
+        assert.equal(res.statusCode, 200, res.body)
+        assert.equal(res.body, await listed(id))
+      }
+    })
+
     test('DELETE removes the definition and its values on contacts; 404 after and for foreign ids', async () => {
       const doomed = await addCustomField(t.db, acme, { field: 'Doomed' })
       const kept = await addCustomField(t.db, acme, { field: 'Kept' })

@@ -127,6 +127,20 @@ for (const backend of backends()) {
       assert.deepEqual(missingFields.json().error.details, { name: ["can't be blank"], color: ["can't be blank"] })
     })
 
+    test('every write answers exactly the record a later GET lists', async () => {
+      const listed = async (id: number) => {
+        const res = await t.app.inject({ url: '/api/v1/tags', headers: acme.auth })
+        return JSON.stringify(res.json<{ data: { id: number }[] }>().data.find((tag) => tag.id === id))
+      }
+      const created = await t.app.inject({ method: 'POST', url: '/api/v1/tags', headers: acme.auth, payload: { name: 'Écho "1"', color: '#abc' } })
+      assert.equal(created.statusCode, 201)
+      const id = created.json<{ id: number }>().id
+      assert.equal(created.body, await listed(id))
+      const changed = await t.app.inject({ method: 'PUT', url: `/api/v1/tags/${id}`, headers: acme.auth, payload: { name: 'Echo 2', color: '#aabbcc' } })
+      assert.equal(changed.statusCode, 200)
+      assert.equal(changed.body, await listed(id))
+    })
+
     test('DELETE removes the tag from contacts with a tag_removed event on each live one', async () => {
       const tag = await addTag(t.db, acme, { name: 'Doomed' })
       const keep = await addTag(t.db, acme, { name: 'Kept' })

@@ -106,6 +106,44 @@ for (const backend of backends()) {
       }
     })
 
+    test('every page of each filter combination; past the end: the total and no flows', async () => {
+      const all = [...flowIds, pausedId]
+      const members = [flowIds[1], flowIds[2]]
+      const inbound = [flowIds[0], flowIds[3]]
+      for (const [query, expected] of [
+        ['', all],
+        [`&user_id=${memberId}`, members],
+        ['&search_term=inbound', inbound],
+        [`&search_term=o&user_id=${acme.userId}`, [flowIds[0], flowIds[3], pausedId]],
+        [`&search_term=inbound&user_id=${memberId}`, []],
+      ] as const) {
+        for (const perPage of [1, 2, 100]) {
+          const pages = Math.ceil(expected.length / perPage)
+          for (let page = 1; page <= pages + 1; page++) {
+            const res = await t.app.inject({ url: `/api/v1/flows?page=${page}&per_page=${perPage}${query}`, headers: acme.auth })
+            const label = `${query} page ${page} per_page ${perPage}`
+            assert.equal(res.statusCode, 200, label)
+            assert.deepEqual(res.json().data.map((f: { id: number }) => f.id), expected.slice((page - 1) * perPage, page * perPage), label)
+            assert.deepEqual(res.json().meta, { page, per_page: perPage, total_count: expected.length, total_pages: pages }, label)
+          }
+        }
+      }
+    })
+
+    test('flow create answers exactly the record the list shows', async () => {
+      const created = await addFlow(t.db, tokyo.companyId, {
+        userId: tokyo.userId,
+        name: 'Echo "quoted" flow',
+        steps: [{ day: 3, kind: 'social', title: 'Ünïcode step' }, { day: 0, kind: 'email', title: 'First' }],
+      })
+      assert.deepEqual(created.steps, [
+        { position: 1, day: 3, kind: 'social', title: 'Ünïcode step' },
+        { position: 2, day: 0, kind: 'email', title: 'First' },
+      ])
+      const res = await t.app.inject({ url: '/api/v1/flows?page=1&search_term=echo', headers: tokyo.auth })
+      assert.deepEqual(res.json().data, [JSON.parse(JSON.stringify(created))])
+    })
+
     test('add_contact: enrollment, one task per step due from today in the company zone, event, count', async () => {
       const contact = await addContact(t.db, acme.companyId, { userId: memberId })
       const flowId = flowIds[0] ?? 0

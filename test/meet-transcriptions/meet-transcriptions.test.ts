@@ -246,6 +246,40 @@ for (const backend of backends()) {
       assert.equal((await t.db.select().from(contactEvents)).length, eventsBefore)
     })
 
+    test('every write answers exactly what a later GET shows', async () => {
+      const contact = await addContact(t.db, acme.companyId, acme.userId)
+      const task = await addTask(t.db, acme.companyId, { contactId: contact.id, assignedToId: acme.userId })
+      const created = await request(acme, 'POST', '', { user_id: acme.userId, company_id: acme.companyId, meet_id: 'same-as-get' })
+      const id = created.json<{ id: number }>().id
+      const writes: [string, () => Promise<Reply>][] = [
+        ['create', () => Promise.resolve(created)],
+        ['to_task', () => request(acme, 'PUT', `/${id}/to_task`, { task_id: task.id })],
+        // Midnight in São Paulo of year 1, by its local mean time: still year 1 in UTC.
+        ['stop', () => request(acme, 'PUT', `/${id}/stop`, { stopped_at: '0001-01-01' })],
+        ['transcript', () => request(acme, 'PUT', `/${id}/transcript`, { transcript: 'Once upon a time' })],
+      ]
+      for (const [what, write] of writes) {
+        const res = await write()
+        assert.ok(res.statusCode === 200 || res.statusCode === 201, `${what}: ${res.body}`)
+        assert.deepEqual(Object.keys(res.json()).sort(), RECORD_KEYS, what)
+        assert.equal(res.body, (await request(acme, 'GET', `/${id}`)).body, what)
+      }
+      const final = await request(acme, 'GET', `?id=${id}`)
+      assert.equal(final.json().stopped_at, '0001-01-01T03:06:28.000Z')
+    })
+
+    test('stop with a day whose midnight in the company zone is before year 1: 422, nothing changes', async () => {
+      const tokyo = await tenant(t.db, { timezone: 'Asia/Tokyo' })
+      const a = await create(tokyo)
+      const before = await rowOf(a.id)
+      const res = await request(tokyo, 'PUT', `/${a.id}/stop`, { stopped_at: '0001-01-01' })
+      assert.equal(res.statusCode, 422)
+      assert.deepEqual(Object.keys(res.json().error.details), ['stopped_at'])
+      assert.deepEqual(await rowOf(a.id), before)
+      // Out of range answers before the subject: as the check order has it for parameters.
+      assert.equal((await request(tokyo, 'PUT', '/999999/stop', { stopped_at: '0001-01-01' })).statusCode, 422)
+    })
+
     describe('lists and counts', () => {
       let owner: { id: number }
       const linked: number[] = []
@@ -281,6 +315,34 @@ for (const backend of backends()) {
         assert.deepEqual((await request(acme, 'GET', `/count${q('')}`)).json(), { count: 5 })
         assert.deepEqual((await request(acme, 'GET', `/count${q('&with_task=true')}`)).json(), { count: 2 })
         assert.deepEqual((await request(acme, 'GET', `/count${q('&without_task=true')}`)).json(), { count: 3 })
+      })
+
+      test('every page of every filter, first half and second half alike; past the end: the total and no rows', async () => {
+        const all = [...linked, ...unlinked].sort((a, b) => a - b)
+        for (const [flag, expected] of [['', all], ['&with_task=true', linked], ['&without_task=true', unlinked]] as const) {
+          for (const perPage of [1, 2, 3, 100]) {
+            const pages = Math.ceil(expected.length / perPage)
+            for (let page = 1; page <= pages + 1; page++) {
+              const res = await request(acme, 'GET', q(`&page=${page}&per_page=${perPage}${flag}`))
+              const label = `${flag} page ${page} per_page ${perPage}`
+              assert.equal(res.statusCode, 200, label)
+              assert.deepEqual(ids(res), expected.slice((page - 1) * perPage, page * perPage), label)
+              assert.deepEqual(res.json().meta, { page, per_page: perPage, total_count: expected.length, total_pages: pages }, label)
+            }
+          }
+        }
+        const far = await request(acme, 'GET', q('&page=1000000&per_page=100'))
+        assert.deepEqual([far.statusCode, far.json().data, far.json().meta.total_count], [200, [], 5])
+      })
+
+      test('a list item is the record without its transcript, with transcript_length', async () => {
+        const s = await stopped(acme)
+        const written = await request(acme, 'PUT', `/${s.id}/transcript`, { transcript: 'Olá 👋' })
+        const listed = await request(acme, 'GET', `?page=1&per_page=100&user_id=${acme.userId}&company_id=${acme.companyId}`)
+        const item = listed.json<{ data: { id: number }[] }>().data.find((i) => i.id === s.id)
+        const { transcript, ...rest } = written.json<{ transcript: string }>()
+        assert.equal(transcript, 'Olá 👋')
+        assert.deepEqual(item, { ...rest, transcript_length: 5 })
       })
 
       test('required parameters, flag pairs and bad flags: 422', async () => {

@@ -99,6 +99,45 @@ for (const backend of backends()) {
       assert.deepEqual([row?.messagesCount, row?.lastMessageAt.toISOString()], [3, '2026-11-21T09:00:00.000Z'])
     })
 
+    test('every page, first half and second half alike (newest first, ties by id), with and without user_id', async () => {
+      const chatty = (await addContact(t.db, acme.companyId, acme.userId)).id
+      // Two imports, instants out of id order and shared, so the order is sent_at then id, not insertion.
+      const instants = ['2026-01-05T10:00:00Z', '2026-01-03T10:00:00Z', '2026-01-05T10:00:00Z', '2026-01-01T10:00:00Z', '2026-01-04T10:00:00Z']
+      await addMessages(t.db, acme.companyId, instants.map((sentAt, i) => ({ contactId: chatty, userId: i % 2 ? bruno.id : acme.userId, sentAt, body: `first ${i}` })))
+      await addMessages(t.db, acme.companyId, instants.map((sentAt, i) => ({ contactId: chatty, userId: i % 2 ? acme.userId : bruno.id, sentAt, body: `second ${i}` })))
+      const everything = await get(acme, `?page=1&per_page=100&contact_id=${chatty}`)
+      interface Message { id: number; user_id: number; sent_at: string; body: string }
+      const all = everything.json<{ data: Message[] }>().data
+      assert.equal(all.length, 10)
+      const newestFirst = [...all].sort((a, b) => b.sent_at.localeCompare(a.sent_at) || b.id - a.id)
+      assert.deepEqual(all, newestFirst)
+      for (const [filter, expected] of [
+        ['', all],
+        [`&user_id=${bruno.id}`, all.filter((m) => m.user_id === bruno.id)],
+        [`&user_id=${other.userId}`, []],
+      ] as const) {
+        for (const perPage of [1, 2, 3, 4]) {
+          const pages = Math.ceil(expected.length / perPage)
+          for (let page = 1; page <= pages + 1; page++) {
+            const res = await get(acme, `?page=${page}&per_page=${perPage}&contact_id=${chatty}${filter}`)
+            const label = `${filter} page ${page} per_page ${perPage}`
+            assert.equal(res.statusCode, 200, label)
+            assert.deepEqual(res.json().data, expected.slice((page - 1) * perPage, page * perPage), label)
+            assert.deepEqual(res.json().meta, { page, per_page: perPage, total_count: expected.length, total_pages: pages }, label)
+          }
+        }
+      }
+      // A chat's last message is the message as the messages list shows it, byte for byte.
+      const chats = await get(acme, `/chats?page=1&contact_id=${chatty}`)
+      for (const chat of chatsOf(chats)) {
+        const last = all.find((m) => m.user_id === chat.user_id)
+        assert.deepEqual(chat.last_message, last)
+        assert.equal(chat.last_message_at, last?.sent_at)
+      }
+      const past = await get(acme, `/chats?page=3&per_page=1&contact_id=${chatty}`)
+      assert.deepEqual([past.statusCode, past.json().data, past.json().meta.total_count], [200, [], 2])
+    })
+
     test('a contact of another company, deleted, or none: 404', async () => {
       const theirs = await addContact(t.db, other.companyId, other.userId)
       const deleted = await addContact(t.db, acme.companyId, acme.userId, { deleted: true })

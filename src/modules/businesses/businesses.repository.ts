@@ -1,11 +1,22 @@
 // A business (a contact's employer) is one record per company per case-insensitive name,
 // created when a contact or lead first names it. Lead business fields fill in its details.
-import { and, count, eq, isNull, sql } from 'drizzle-orm'
-import { rawRows, type Database } from '../../db/client.js'
-import { businesses, contacts } from '../../db/schema.js'
+import type { Database } from '../../db/client.js'
+import { defineQuery, runOne } from '../../db/query.js'
+import { businesses } from '../../db/schema.js'
 import type { CompanyId } from '../../tenancy.js'
 
-export type BusinessRow = typeof businesses.$inferSelect
+/** A business as the API shows it (rows come out of PostgreSQL in this shape). */
+export interface ApiBusiness {
+  id: number
+  name: string
+  linkedin_url: string | null
+  sector: string | null
+  colaborators_count: number | null
+  telephone: string | null
+  contacts_count: number
+  created_at: Date
+  updated_at: Date
+}
 
 export interface BusinessDetails {
   linkedinUrl?: string | null
@@ -14,56 +25,62 @@ export interface BusinessDetails {
   telephone?: string | null
 }
 
+// The conflict target is the expression index businesses_company_name_key (company_id,
+// lower(name)); the no-op update on conflict still makes RETURNING yield the row. Given
+// (non-null) details overwrite the stored ones and touch updated_at.
+const upsertStatement = defineQuery<{ id: number }>(
+  'businesses.upsert',
+  `insert into businesses (company_id, name, linkedin_url, sector, colaborators_count, telephone)
+   values ($1, $2, $3, $4, $5, $6)
+   on conflict (company_id, lower(name)) do update set
+     linkedin_url = coalesce(excluded.linkedin_url, businesses.linkedin_url),
+     sector = coalesce(excluded.sector, businesses.sector),
+     colaborators_count = coalesce(excluded.colaborators_count, businesses.colaborators_count),
+     telephone = coalesce(excluded.telephone, businesses.telephone),
+     updated_at = case
+       when coalesce(excluded.linkedin_url, excluded.sector, excluded.colaborators_count::text, excluded.telephone) is not null
+       then now() else businesses.updated_at end
+   returning id`,
+)
+
 /**
- * The business named `name` (case-insensitive), created if new; given non-null details
- * overwrite the stored ones. Safe under concurrency: one statement on the unique key.
+ * The business named `name` (case-insensitive), created if new. Safe under concurrency:
+ * one statement on the unique key.
  */
 export async function upsertBusiness(
   db: Database,
   companyId: CompanyId,
   name: string,
   details: BusinessDetails = {},
-): Promise<BusinessRow> {
-  const d = {
-    linkedinUrl: details.linkedinUrl ?? null,
-    sector: details.sector ?? null,
-    colaboratorsCount: details.colaboratorsCount ?? null,
-    telephone: details.telephone ?? null,
-  }
-  const given = Object.values(d).some((v) => v !== null)
-  // The conflict target is the expression index (company_id, lower(name)), which Drizzle's
-  // builder cannot name; a no-op update on conflict still makes RETURNING yield the row.
-  const [inserted] = await rawRows<{ id: string }>(db, sql`
-    insert into ${businesses} (company_id, name, linkedin_url, sector, colaborators_count, telephone)
-    values (${companyId}, ${name}, ${d.linkedinUrl}, ${d.sector}, ${d.colaboratorsCount}, ${d.telephone})
-    on conflict (company_id, lower(name)) do update set
-      linkedin_url = coalesce(excluded.linkedin_url, ${businesses.linkedinUrl}),
-      sector = coalesce(excluded.sector, ${businesses.sector}),
-      colaborators_count = coalesce(excluded.colaborators_count, ${businesses.colaboratorsCount}),
-      telephone = coalesce(excluded.telephone, ${businesses.telephone}),
-      updated_at = case when ${given} then now() else ${businesses.updatedAt} end
-    returning id`)
-  const id = Number(inserted?.id)
-  const row = await findBusiness(db, companyId, id)
+): Promise<{ id: number }> {
+  const row = await runOne(db, upsertStatement, [
+    companyId,
+    name,
+    details.linkedinUrl ?? null,
+    details.sector ?? null,
+    details.colaboratorsCount ?? null,
+    details.telephone ?? null,
+  ])
   if (!row) throw new Error('upsert returned no row')
   return row
 }
 
-export async function findBusiness(db: Database, companyId: CompanyId, id: number): Promise<BusinessRow | undefined> {
-  const [row] = await db
-    .select()
-    .from(businesses)
-    .where(and(eq(businesses.companyId, companyId), eq(businesses.id, id)))
-  return row
-}
+// The live contact's business by primary keys, with its live contacts counted from
+// contacts_company_business_idx (company_id, business_id).
+const ofContactStatement = defineQuery<ApiBusiness>(
+  'businesses.ofContact',
+  `select b.id, b.name, b.linkedin_url, b.sector, b.colaborators_count, b.telephone,
+          (select count(*) from contacts x
+            where x.company_id = b.company_id and x.business_id = b.id and x.deleted_at is null)::int as contacts_count,
+          b.created_at, b.updated_at
+     from contacts c
+     join businesses b on b.company_id = c.company_id and b.id = c.business_id
+    where c.company_id = $1 and c.id = $2 and c.deleted_at is null`,
+)
 
-/** Live contacts pointing at the business, through contacts_company_business_idx. */
-export async function countBusinessContacts(db: Database, companyId: CompanyId, businessId: number): Promise<number> {
-  const [row] = await db
-    .select({ n: count() })
-    .from(contacts)
-    .where(and(eq(contacts.companyId, companyId), eq(contacts.businessId, businessId), isNull(contacts.deletedAt)))
-  return row?.n ?? 0
+/** The business of a live contact in its API shape; undefined when there is no such contact or it has none. */
+export function findContactBusiness(db: Database, companyId: CompanyId, contactId: number): Promise<ApiBusiness | undefined> {
+  return runOne(db, ofContactStatement, [companyId, contactId])
 }
 
 /** Many new businesses in one statement (demo data, on a company without any). */
@@ -71,7 +88,7 @@ export async function insertBusinesses(
   db: Database,
   companyId: CompanyId,
   values: (BusinessDetails & { name: string; createdAt: Date })[],
-): Promise<BusinessRow[]> {
+): Promise<(typeof businesses.$inferSelect)[]> {
   if (values.length === 0) return []
   return db
     .insert(businesses)

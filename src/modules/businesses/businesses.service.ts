@@ -1,13 +1,11 @@
-import type { BusinessRow } from './businesses.repository.js'
+import type { Database } from '../../db/client.js'
+import { notFound } from '../../errors.js'
+import type { Caller } from '../../tenancy.js'
+import { findContactBusiness } from './businesses.repository.js'
 
-export const toBusiness = (row: BusinessRow, contactsCount: number) => ({
-  id: row.id,
-  name: row.name,
-  linkedin_url: row.linkedinUrl,
-  sector: row.sector,
-  colaborators_count: row.colaboratorsCount,
-  telephone: row.telephone,
-  contacts_count: contactsCount,
-  created_at: row.createdAt,
-  updated_at: row.updatedAt,
-})
+/** GET /contacts/:id/business: the live contact's business, else 404 (no contact, or none named). */
+export async function contactBusiness(db: Database, caller: Caller, contactId: number) {
+  const business = await findContactBusiness(db, caller.companyId, contactId)
+  if (!business) throw notFound()
+  return business
+}

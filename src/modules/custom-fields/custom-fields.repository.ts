@@ -1,10 +1,18 @@
-import { and, asc, eq, inArray, sql } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
+import { defineQuery, run, runOne } from '../../db/query.js'
 import { customFields } from '../../db/schema.js'
 import type { CompanyId } from '../../tenancy.js'
 import type { CustomFieldKind } from './custom-fields.schemas.js'
 
-export type CustomFieldRow = typeof customFields.$inferSelect
+/** A definition as the API shows it (rows come out of PostgreSQL in this shape). */
+export interface ApiCustomField {
+  id: number
+  field: string
+  kind: CustomFieldKind
+  options: { name: string }[]
+  created_at: Date
+  updated_at: Date
+}
 
 export interface CustomFieldValues {
   field: string
@@ -13,43 +21,38 @@ export interface CustomFieldValues {
   now: Date
 }
 
-export async function listCustomFields(db: Database, companyId: CompanyId): Promise<CustomFieldRow[]> {
-  return db.select().from(customFields).where(eq(customFields.companyId, companyId)).orderBy(asc(customFields.id))
+// options is jsonb [{name}], written only by this module in exactly that shape.
+const FIELD = 'id, field, kind, options, created_at, updated_at'
+
+// The primary key (company_id, id), in order.
+const listStatement = defineQuery<ApiCustomField>(
+  'customFields.list',
+  `select ${FIELD} from custom_fields where company_id = $1 order by id`,
+)
+
+export function listCustomFields(db: Database, companyId: CompanyId): Promise<ApiCustomField[]> {
+  return run(db, listStatement, [companyId])
 }
 
-export async function findCustomField(db: Database, companyId: CompanyId, id: number): Promise<CustomFieldRow | undefined> {
-  const [row] = await db
-    .select()
-    .from(customFields)
-    .where(and(eq(customFields.companyId, companyId), eq(customFields.id, id)))
-  return row
+const existsStatement = defineQuery<{ id: number }>(
+  'customFields.exists',
+  'select id from custom_fields where company_id = $1 and id = $2',
+)
+
+export async function customFieldExists(db: Database, companyId: CompanyId, id: number): Promise<boolean> {
+  return (await runOne(db, existsStatement, [companyId, id])) !== undefined
 }
 
-/** The definitions named (case-insensitively) in `names`, through the unique (company_id, lower(field)) index. */
-export async function findCustomFieldsByNames(db: Database, companyId: CompanyId, names: string[]): Promise<CustomFieldRow[]> {
-  if (names.length === 0) return []
-  return db
-    .select()
-    .from(customFields)
-    .where(and(
-      eq(customFields.companyId, companyId),
-      inArray(sql`lower(${customFields.field})`, names.map((name) => name.toLowerCase())),
-    ))
-    .orderBy(asc(customFields.id))
-}
+// custom_fields_company_field_key refuses a field name the company has (case-insensitive).
+const insertStatement = defineQuery<ApiCustomField>(
+  'customFields.insert',
+  `insert into custom_fields (company_id, field, kind, options, created_at, updated_at)
+   values ($1, $2, $3, $4::jsonb, $5, $5)
+   returning ${FIELD}`,
+)
 
-export async function insertCustomField(db: Database, companyId: CompanyId, values: CustomFieldValues): Promise<CustomFieldRow> {
-  const [row] = await db
-    .insert(customFields)
-    .values({
-      companyId,
-      field: values.field,
-      kind: values.kind,
-      options: values.options,
-      createdAt: values.now,
-      updatedAt: values.now,
-    })
-    .returning()
+export async function insertCustomField(db: Database, companyId: CompanyId, values: CustomFieldValues): Promise<ApiCustomField> {
+  const row = await runOne(db, insertStatement, [companyId, values.field, values.kind, JSON.stringify(values.options), values.now])
   if (!row) throw new Error('insert returned no row')
   return row
 }
@@ -59,7 +62,7 @@ export async function insertCustomFields(
   db: Database,
   companyId: CompanyId,
   values: CustomFieldValues[],
-): Promise<CustomFieldRow[]> {
+): Promise<(typeof customFields.$inferSelect)[]> {
   if (values.length === 0) return []
   return db
     .insert(customFields)
@@ -67,25 +70,37 @@ export async function insertCustomFields(
     .returning()
 }
 
-export async function updateCustomField(
+// Options null ($5) keep the current ones: a dropdown then needs some, else nothing is
+// changed (no row: the caller tells a missing field from that refusal).
+const updateStatement = defineQuery<ApiCustomField>(
+  'customFields.update',
+  `update custom_fields
+      set field = $3, kind = $4, options = coalesce($5::jsonb, options), updated_at = $6
+    where company_id = $1 and id = $2
+      and ($5::jsonb is not null or $4::custom_field_kind <> 'dropdown' or jsonb_array_length(options) > 0)
+   returning ${FIELD}`,
+)
+
+/**
+ * Changes the definition; `options` undefined keeps the current ones. Undefined when there
+ * is no such field, or when it would be a dropdown without options.
+ */
+export function updateCustomField(
   db: Database,
   companyId: CompanyId,
   id: number,
-  values: CustomFieldValues,
-): Promise<CustomFieldRow | undefined> {
-  const [row] = await db
-    .update(customFields)
-    .set({ field: values.field, kind: values.kind, options: values.options, updatedAt: values.now })
-    .where(and(eq(customFields.companyId, companyId), eq(customFields.id, id)))
-    .returning()
-  return row
+  values: Omit<CustomFieldValues, 'options'> & { options: { name: string }[] | undefined },
+): Promise<ApiCustomField | undefined> {
+  const options = values.options === undefined ? null : JSON.stringify(values.options)
+  return runOne(db, updateStatement, [companyId, id, values.field, values.kind, options, values.now])
 }
+
+const deleteStatement = defineQuery<{ id: number }>(
+  'customFields.delete',
+  'delete from custom_fields where company_id = $1 and id = $2 returning id',
+)
 
 /** Deletes the definition; the foreign key cascade deletes its values on contacts. */
 export async function deleteCustomField(db: Database, companyId: CompanyId, id: number): Promise<boolean> {
-  const rows = await db
-    .delete(customFields)
-    .where(and(eq(customFields.companyId, companyId), eq(customFields.id, id)))
-    .returning({ id: customFields.id })
-  return rows.length > 0
+  return (await runOne(db, deleteStatement, [companyId, id])) !== undefined
 }

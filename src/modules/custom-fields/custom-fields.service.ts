@@ -3,33 +3,21 @@ import { uniqueViolation } from '../../db/errors.js'
 import { invalid, notFound } from '../../errors.js'
 import type { Caller } from '../../tenancy.js'
 import {
+  customFieldExists,
   deleteCustomField,
-  findCustomField,
   insertCustomField,
   listCustomFields,
   updateCustomField,
-  type CustomFieldRow,
+  type ApiCustomField,
 } from './custom-fields.repository.js'
 import type { CustomFieldBody } from './custom-fields.schemas.js'
 
-export const toCustomField = (row: CustomFieldRow) => ({
-  id: row.id,
-  field: row.field,
-  kind: row.kind,
-  options: row.options.map((option) => ({ name: option.name })),
-  created_at: row.createdAt,
-  updated_at: row.updatedAt,
-})
+const NO_OPTIONS = 'must have at least 1 item for a dropdown'
 
-/**
- * The options to store: a dropdown's (given, else the current ones on update), checked;
- * other kinds keep none.
- */
-function dropdownOptions(input: CustomFieldBody, current: { name: string }[]): { name: string }[] {
-  if (input.kind !== 'dropdown') return []
-  const options = input.options === undefined ? current : (input.options ?? [])
+/** A dropdown's options as given, checked: at least one, names non-blank and unique. */
+function checkedOptions(options: { name?: string | undefined }[]): { options: { name: string }[]; problems: string[] } {
   const problems: string[] = []
-  if (options.length === 0) problems.push('must have at least 1 item for a dropdown')
+  if (options.length === 0) problems.push(NO_OPTIONS)
   const seen = new Set<string>()
   const names: { name: string }[] = []
   for (const option of options) {
@@ -43,8 +31,17 @@ function dropdownOptions(input: CustomFieldBody, current: { name: string }[]): {
     seen.add(key)
     names.push({ name })
   }
-  if (problems.length > 0) throw invalid({ options: problems })
-  return names
+  return { options: names, problems }
+}
+
+/**
+ * The options to store: a dropdown's as given (null: none), checked; other kinds keep none;
+ * undefined for a dropdown whose options are not given (the current ones stay).
+ */
+function optionsToStore(input: CustomFieldBody): { options: { name: string }[] | undefined; problems: string[] } {
+  if (input.kind !== 'dropdown') return { options: [], problems: [] }
+  if (input.options === undefined) return { options: undefined, problems: [] }
+  return checkedOptions(input.options ?? [])
 }
 
 function fieldTaken(err: unknown): never {
@@ -54,31 +51,40 @@ function fieldTaken(err: unknown): never {
 
 export async function customFieldsOfCompany(db: Database, caller: Caller) {
   const rows = await listCustomFields(db, caller.companyId)
-  return { data: rows.map(toCustomField), meta: { total_count: rows.length } }
+  return { data: rows, meta: { total_count: rows.length } }
 }
 
 export async function createCustomField(db: Database, caller: Caller, input: CustomFieldBody, now: Date) {
-  const options = dropdownOptions(input, [])
+  const { options = [], problems } = optionsToStore({ ...input, options: input.options ?? null })
+  if (problems.length > 0) throw invalid({ options: problems })
   try {
-    return toCustomField(await insertCustomField(db, caller.companyId, { field: input.field, kind: input.kind, options, now }))
+    return await insertCustomField(db, caller.companyId, { field: input.field, kind: input.kind, options, now })
   } catch (err) {
     return fieldTaken(err)
   }
 }
 
-/** Existing values on contacts are kept as they are when the kind or the options change. */
+/**
+ * Existing values on contacts are kept as they are when the kind or the options change.
+ * One statement; a missing field (404) is told apart from refused options (422) only when
+ * the change fails.
+ */
 export async function changeCustomField(db: Database, caller: Caller, id: number, input: CustomFieldBody, now: Date) {
-  const current = await findCustomField(db, caller.companyId, id)
-  if (!current) throw notFound()
-  const options = dropdownOptions(input, current.options)
-  let row: CustomFieldRow | undefined
+  const { companyId } = caller
+  const { options, problems } = optionsToStore(input)
+  const refuse = async (list: string[]): Promise<never> => {
+    if (!(await customFieldExists(db, companyId, id))) throw notFound()
+    throw invalid({ options: list })
+  }
+  if (problems.length > 0) return refuse(problems)
+  let row: ApiCustomField | undefined
   try {
-    row = await updateCustomField(db, caller.companyId, id, { field: input.field, kind: input.kind, options, now })
+    row = await updateCustomField(db, companyId, id, { field: input.field, kind: input.kind, options, now })
   } catch (err) {
+    // A name clash on a missing field cannot happen: no row was changed.
     return fieldTaken(err)
   }
-  if (!row) throw notFound()
-  return toCustomField(row)
+  return row ?? refuse([NO_OPTIONS])
 }
 
 export async function removeCustomField(db: Database, caller: Caller, id: number): Promise<void> {

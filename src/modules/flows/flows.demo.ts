@@ -67,15 +67,15 @@ export const seedFlows: DemoSeeder = async ({ db, companyId, userIds, now, rando
       spec.steps.map(([day, kind, title], i) => ({ position: i + 1, day, kind, title })),
     ))
   }
-  const active = flows.filter((f) => f.flow.status === 'active')
+  const active = flows.filter((f) => f.status === 'active')
 
   const contacts = await firstLiveContacts(db, companyId, ENROLLED + STANDALONE)
   for (const [i, contact] of contacts.slice(0, ENROLLED).entries()) {
-    const { flow, steps } = active[i % active.length] ?? flows[0] ?? { flow: undefined, steps: [] }
+    const flow = active[i % active.length] ?? flows[0]
     if (!flow) break
     const daysAgo = Math.floor(random() * 21)
     const at = new Date(now.getTime() - daysAgo * DAY_MS)
-    const { tasks } = await enroll(db, companyId, { flow, steps, contact, enrolledOn: dayIn(at, timezone), at, userId: flow.userId })
+    const { tasks } = await enroll(db, companyId, { flow, contact, enrolledOn: dayIn(at, timezone), at, userId: flow.user_id })
     for (const task of tasks) {
       // Most past tasks were done on their day or the next; some of today's are done already.
       const finished = task.dueDate < today ? random() < 0.7 : task.dueDate === today && random() < 0.3

@@ -11,16 +11,13 @@ import { addDays, dayIn } from '../tasks/task-dates.js'
 import { lockLiveContact, type TaskContact, type TaskRow } from '../tasks/tasks.repository.js'
 import { createTasks, toTask } from '../tasks/tasks.service.js'
 import {
-  contactCounts,
-  countFlows,
-  findFlow,
+  countEnrollment,
+  findFlowForEnrollment,
+  flowsPageWithTotal,
   insertEnrollment,
   insertFlow,
-  listFlows,
-  stepsOfFlows,
-  type EnrollmentRow,
-  type FlowRow,
-  type FlowStepRow,
+  type EnrollmentRecord,
+  type FlowForEnrollment,
 } from './flows.repository.js'
 import {
   FlowStepInput,
@@ -31,56 +28,29 @@ import {
   type FlowsListQuery,
 } from './flows.schemas.js'
 
-/** The one row → API mapping of a flow. */
-export const toFlow = (row: FlowRow, steps: FlowStepRow[], contactsCount: number): Flow => ({
-  id: row.id,
-  name: row.name,
-  user_id: row.userId,
-  status: row.status,
-  steps: steps.map((s) => ({ position: s.position, day: s.day, kind: s.kind, title: s.title })),
-  contacts_count: contactsCount,
-  created_at: row.createdAt,
-  updated_at: row.updatedAt,
-})
-
-export const toEnrollment = (row: EnrollmentRow, tasks: TaskRow[], today: string): Enrollment => ({
-  id: row.id,
-  flow_id: row.flowId,
-  contact_id: row.contactId,
-  status: row.status,
-  added_at: row.addedAt,
-  tasks: tasks.map((t) => toTask(t, today)),
-  created_at: row.createdAt,
-  updated_at: row.updatedAt,
-})
-
-/** A page of flows with their steps and contact counts: three queries whatever the page size. */
+/** A page of flows with their steps and contact counts: one statement whatever the page size. */
 export async function flowsPage(db: Database, companyId: CompanyId, query: FlowsListQuery, window: PageWindow) {
-  const filter = { userId: query.user_id, search: query.search_term }
-  const total = await countFlows(db, companyId, filter)
-  const rows = window.offset < total ? await listFlows(db, companyId, filter, window) : []
-  const ids = rows.map((r) => r.id)
-  const [steps, counts] = await Promise.all([stepsOfFlows(db, companyId, ids), contactCounts(db, companyId, ids)])
-  const data = rows.map((row) => toFlow(row, steps.filter((s) => s.flowId === row.id), counts.get(row.id) ?? 0))
-  return { total, data }
+  const { total, rows } = await flowsPageWithTotal(db, companyId, { userId: query.user_id, search: query.search_term }, window)
+  return { total, data: rows }
 }
 
 /**
  * Enrolls a contact in a flow, in the caller's transaction: the enrollment, one task per
- * step (due `enrolledOn` + step day, assigned to the contact's owner) and the
- * `added_to_flow` event. Throws the unique violation of a second active enrollment.
+ * step (due `enrolledOn` + step day, assigned to the contact's owner), the `added_to_flow`
+ * event, and last the flow's contacts_count (its counter row stays locked only until
+ * COMMIT). Throws the unique violation of a second active enrollment.
  */
 export async function enroll(
   tx: Database,
   companyId: CompanyId,
-  e: { flow: FlowRow; steps: FlowStepRow[]; contact: TaskContact; enrolledOn: string; at: Date; userId: number | null },
-) {
+  e: { flow: Pick<FlowForEnrollment, 'id' | 'name' | 'steps'>; contact: TaskContact; enrolledOn: string; at: Date; userId: number | null },
+): Promise<{ enrollment: EnrollmentRecord; tasks: TaskRow[] }> {
   const enrollment = await insertEnrollment(tx, companyId, { flowId: e.flow.id, contactId: e.contact.id, addedAt: e.at })
   const tasks = await createTasks(
     tx,
     companyId,
     e.contact,
-    e.steps.map((step) => ({
+    e.flow.steps.map((step) => ({
       kind: step.kind,
       title: step.title,
       dueDate: addDays(e.enrolledOn, step.day),
@@ -96,13 +66,15 @@ export async function enroll(
     data: { flow_id: e.flow.id, flow_name: e.flow.name, enrollment_id: enrollment.id, task_ids: tasks.map((t) => t.id) },
     occurredAt: e.at,
   })
+  await countEnrollment(tx, companyId, e.flow.id)
   return { enrollment, tasks }
 }
 
 /** PUT /flows/:id/add_contact. */
-export async function addContact(db: Database, caller: Caller, flowId: number, contactId: number, now: Date) {
+export async function addContact(db: Database, caller: Caller, flowId: number, contactId: number, now: Date): Promise<Enrollment> {
   const { companyId } = caller
-  const flow = await findFlow(db, companyId, flowId)
+  // Flows and their steps never change once created: read before the transaction.
+  const flow = await findFlowForEnrollment(db, companyId, flowId)
   if (!flow) throw notFound()
   const today = dayIn(now, caller.timezone)
   try {
@@ -112,10 +84,9 @@ export async function addContact(db: Database, caller: Caller, flowId: number, c
       if (flow.status === 'paused') problems.base = ['flow is paused']
       if (!contact) problems.contact_id = ['does not exist']
       if (!contact || flow.status === 'paused') throw contact ? refused(problems) : invalid(problems)
-      const steps = await stepsOfFlows(tx, companyId, [flow.id])
-      return enroll(tx, companyId, { flow, steps, contact, enrolledOn: today, at: now, userId: caller.userId })
+      return enroll(tx, companyId, { flow, contact, enrolledOn: today, at: now, userId: caller.userId })
     })
-    return toEnrollment(enrollment, tasks, today)
+    return { ...enrollment, tasks: tasks.map((t) => toTask(t, today)) }
   } catch (err) {
     if (uniqueViolation(err) === 'flow_enrollments_active_key') {
       throw invalid({ contact_id: ['is already active in this flow'] })
@@ -150,13 +121,10 @@ export function parseSteps(text: string): FlowStepInput[] {
 export async function createFlow(db: Database, input: FlowCreateInput, steps: FlowStepInput[]): Promise<Flow> {
   const companyId = await requireCompany(db, input.company)
   if (!(await findUser(db, companyId, input.user))) throw invalid({ user: ['is not a user of the company'] })
-  const created = await db.transaction((tx) =>
-    insertFlow(
-      tx,
-      companyId,
-      { userId: input.user, name: input.name, status: input.status ?? 'active' },
-      steps.map((s, i) => ({ position: i + 1, day: s.day, kind: s.kind, title: s.title })),
-    ),
+  return insertFlow(
+    db,
+    companyId,
+    { userId: input.user, name: input.name, status: input.status ?? 'active' },
+    steps.map((s, i) => ({ position: i + 1, day: s.day, kind: s.kind, title: s.title })),
   )
-  return toFlow(created.flow, created.steps, 0)
 }

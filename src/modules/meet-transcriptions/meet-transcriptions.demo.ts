@@ -1,7 +1,7 @@
 // Demo transcriptions: a dozen meetings of the demo users in every state (recording,
 // stopped, transcribed), some linked to tasks made by the flows/tasks seeder.
 import type { DemoSeeder } from '../../demo/index.js'
-import { firstTaskIds, insertTranscription, moveTranscription } from './meet-transcriptions.repository.js'
+import { firstTaskIds, insertTranscription, stopRecording } from './meet-transcriptions.repository.js'
 import { linkToTask, setTranscript } from './meet-transcriptions.service.js'
 
 const HOUR_MS = 3_600_000
@@ -25,7 +25,7 @@ export const seedMeetTranscriptions: DemoSeeder = async ({ db, companyId, userId
     const state = i % 3 // 0 recording, 1 stopped, 2 transcribed
     if (state >= 1) {
       const stoppedAt = new Date(now.getTime() - (COUNT - i) * 6 * HOUR_MS)
-      await moveTranscription(db, companyId, row.id, ['recording'], { status: 'stopped', stoppedAt })
+      await stopRecording(db, companyId, row.id, { at: stoppedAt })
     }
     if (state === 2) {
       await setTranscript(db, companyId, row.id, LINES.slice(0, 2 + (i % LINES.length)).join('\n'))

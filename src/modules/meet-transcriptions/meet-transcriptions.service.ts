@@ -1,45 +1,22 @@
 import type { Database } from '../../db/client.js'
+import { foreignKeyViolation } from '../../db/errors.js'
 import { invalid, notFound, refused } from '../../errors.js'
-import { inRange, instantOf, INSTANT_OUT_OF_RANGE } from '../../http/dates.js'
+import { instantOf, INSTANT_OUT_OF_RANGE } from '../../http/dates.js'
 import type { PageWindow } from '../../http/pagination.js'
 import { exclusiveFlags } from '../../http/validation.js'
 import type { Caller, CompanyId } from '../../tenancy.js'
-import { recordEvent } from '../events/events.repository.js'
-import { findUser } from '../users/users.repository.js'
 import type { MeetTranscriptionCreateBody, TaskFlags } from './meet-transcriptions.schemas.js'
 import {
-  countFirstLink,
-  countTranscriptions,
-  findTaskContactId,
+  attachTranscript,
   findTranscription,
   findTranscriptionStatus,
   insertTranscription,
-  listTranscriptions,
-  lockTranscriptionLink,
-  midnightIn,
-  moveTranscription,
+  linkTask,
+  stopRecording,
+  transcriptionsPageWithTotal,
   type TaskFilter,
-  type TranscriptionRow,
   type TranscriptionStatus,
-  type TranscriptionSummaryRow,
 } from './meet-transcriptions.repository.js'
-
-const summary = (row: TranscriptionSummaryRow) => ({
-  id: row.id,
-  user_id: row.userId,
-  company_id: row.companyId,
-  meet_id: row.meetId,
-  status: row.status,
-  stopped_at: row.stoppedAt,
-  task_id: row.taskId,
-  created_at: row.createdAt,
-  updated_at: row.updatedAt,
-})
-
-/** One transcription, with its transcript. */
-export const toTranscription = (row: TranscriptionRow) => ({ ...summary(row), transcript: row.transcript })
-/** A list item: the transcript's length instead of its text. */
-export const toTranscriptionItem = (row: TranscriptionSummaryRow) => ({ ...summary(row), transcript_length: row.transcriptLength })
 
 /** Reads name the company in `company_id`: another company's (or none) is a missing subject. */
 export function requireOwnCompany(caller: Caller, companyId: number | undefined) {
@@ -56,20 +33,23 @@ export function taskFilter(flags: TaskFlags): TaskFilter {
 export async function getTranscription(db: Database, companyId: CompanyId, id: number) {
   const row = await findTranscription(db, companyId, id)
   if (!row) throw notFound()
-  return toTranscription(row)
+  return row
 }
 
 export async function transcriptionsPage(db: Database, companyId: CompanyId, userId: number, filter: TaskFilter, window: PageWindow) {
-  const total = await countTranscriptions(db, companyId, userId, filter)
-  const rows = window.offset < total ? await listTranscriptions(db, companyId, userId, filter, window) : []
-  return { total, data: rows.map(toTranscriptionItem) }
+  const { total, rows } = await transcriptionsPageWithTotal(db, companyId, userId, filter, window)
+  return { total, data: rows }
 }
 
 export async function createTranscription(db: Database, caller: Caller, input: MeetTranscriptionCreateBody) {
   const { companyId } = caller
   if (input.company_id !== companyId) throw invalid({ company_id: ['does not exist'] })
-  if (!(await findUser(db, companyId, input.user_id))) throw invalid({ user_id: ['does not exist'] })
-  return toTranscription(await insertTranscription(db, companyId, { userId: input.user_id, meetId: input.meet_id }))
+  try {
+    return await insertTranscription(db, companyId, { userId: input.user_id, meetId: input.meet_id })
+  } catch (err) {
+    if (foreignKeyViolation(err) === 'meet_transcriptions_user_fk') throw invalid({ user_id: ['does not exist'] })
+    throw err
+  }
 }
 
 /** A refused move: 404 when there is no such transcription, else 422 naming its state. */
@@ -88,10 +68,10 @@ const DAY = /^\d{4}-\d\d-\d\d$/
  */
 export async function stopTranscription(db: Database, caller: Caller, id: number, stoppedAt: string) {
   const { companyId } = caller
-  const at = DAY.test(stoppedAt) ? new Date(await midnightIn(db, stoppedAt, caller.timezone)) : instantOf(stoppedAt)
-  if (!inRange(at.getTime())) throw invalid({ stopped_at: [INSTANT_OUT_OF_RANGE] })
-  const row = await moveTranscription(db, companyId, id, ['recording'], { status: 'stopped', stoppedAt: at })
-  return row ? toTranscription(row) : refuse(db, companyId, id, (s) => `is ${s}: only a recording transcription can be stopped`)
+  const when = DAY.test(stoppedAt) ? { day: stoppedAt, timezone: caller.timezone } : { at: instantOf(stoppedAt) }
+  const { inRange, row } = await stopRecording(db, companyId, id, when)
+  if (!inRange) throw invalid({ stopped_at: [INSTANT_OUT_OF_RANGE] })
+  return row ?? refuse(db, companyId, id, (s) => `is ${s}: only a recording transcription can be stopped`)
 }
 
 /** Characters as the API counts them (code points), not UTF-16 units. */
@@ -106,12 +86,8 @@ function codePoints(text: string): number {
 
 /** stopped or transcribed → transcribed; a later transcript replaces the earlier one. */
 export async function setTranscript(db: Database, companyId: CompanyId, id: number, transcript: string) {
-  const row = await moveTranscription(db, companyId, id, ['stopped', 'transcribed'], {
-    status: 'transcribed',
-    transcript,
-    transcriptLength: codePoints(transcript),
-  })
-  return row ? toTranscription(row) : refuse(db, companyId, id, (s) => `is ${s}: stop it before sending its transcript`)
+  const row = await attachTranscript(db, companyId, id, transcript, codePoints(transcript))
+  return row ?? refuse(db, companyId, id, (s) => `is ${s}: stop it before sending its transcript`)
 }
 
 /**
@@ -119,20 +95,8 @@ export async function setTranscript(db: Database, companyId: CompanyId, id: numb
  * link), with a meet_transcription_linked event on the task's contact.
  */
 export async function linkToTask(db: Database, companyId: CompanyId, userId: number, id: number, taskId: number) {
-  return db.transaction(async (tx) => {
-    const current = await lockTranscriptionLink(tx, companyId, id)
-    if (!current) throw notFound()
-    const contactId = await findTaskContactId(tx, companyId, taskId)
-    if (contactId === undefined) throw invalid({ task_id: ['does not exist'] })
-    const row = await moveTranscription(tx, companyId, id, ['recording', 'stopped', 'transcribed'], { taskId })
-    if (!row) throw notFound()
-    if (current.taskId === null) await countFirstLink(tx, companyId, current.userId)
-    await recordEvent(tx, companyId, {
-      contactId,
-      kind: 'meet_transcription_linked',
-      userId,
-      data: { meet_transcription_id: row.id, meet_id: row.meetId, task_id: taskId },
-    })
-    return toTranscription(row)
-  })
+  const { found, taskFound, row } = await linkTask(db, companyId, id, taskId, userId)
+  if (!found) throw notFound()
+  if (!taskFound || !row) throw invalid({ task_id: ['does not exist'] })
+  return row
 }

@@ -1,44 +1,34 @@
-import { and, asc, eq, inArray, sql } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
-import { contactEvents, contacts, contactTags, tags } from '../../db/schema.js'
+import { defineQuery, run, runOne } from '../../db/query.js'
+import { tags } from '../../db/schema.js'
 import type { CompanyId } from '../../tenancy.js'
 
-export type TagRow = typeof tags.$inferSelect
-
-export async function listTags(db: Database, companyId: CompanyId): Promise<TagRow[]> {
-  return db.select().from(tags).where(eq(tags.companyId, companyId)).orderBy(asc(tags.id))
+/** A tag as the API shows it (rows come out of PostgreSQL in this shape). */
+export interface ApiTag {
+  id: number
+  name: string
+  color: string
+  created_at: Date
+  updated_at: Date
 }
 
-export async function findTag(
-  db: Database,
-  companyId: CompanyId,
-  id: number,
-  options: { forUpdate?: boolean } = {},
-): Promise<TagRow | undefined> {
-  const query = db.select().from(tags).where(and(eq(tags.companyId, companyId), eq(tags.id, id)))
-  const [row] = await (options.forUpdate ? query.for('update') : query)
-  return row
+const TAG = 'id, name, color, created_at, updated_at'
+
+// The primary key (company_id, id), in order.
+const listStatement = defineQuery<ApiTag>('tags.list', `select ${TAG} from tags where company_id = $1 order by id`)
+
+export function listTags(db: Database, companyId: CompanyId): Promise<ApiTag[]> {
+  return run(db, listStatement, [companyId])
 }
 
-/** The tags of the company among `ids`, id ascending. */
-export async function findTagsByIds(db: Database, companyId: CompanyId, ids: number[]): Promise<TagRow[]> {
-  if (ids.length === 0) return []
-  return db
-    .select()
-    .from(tags)
-    .where(and(eq(tags.companyId, companyId), inArray(tags.id, ids)))
-    .orderBy(asc(tags.id))
-}
+// tags_company_name_key refuses a name the company has (case-insensitive).
+const insertStatement = defineQuery<ApiTag>(
+  'tags.insert',
+  `insert into tags (company_id, name, color, created_at, updated_at) values ($1, $2, $3, $4, $4) returning ${TAG}`,
+)
 
-export async function insertTag(
-  db: Database,
-  companyId: CompanyId,
-  values: { name: string; color: string; now: Date },
-): Promise<TagRow> {
-  const [row] = await db
-    .insert(tags)
-    .values({ companyId, name: values.name, color: values.color, createdAt: values.now, updatedAt: values.now })
-    .returning()
+export async function insertTag(db: Database, companyId: CompanyId, values: { name: string; color: string; now: Date }): Promise<ApiTag> {
+  const row = await runOne(db, insertStatement, [companyId, values.name, values.color, values.now])
   if (!row) throw new Error('insert returned no row')
   return row
 }
@@ -49,7 +39,7 @@ export async function insertTags(
   companyId: CompanyId,
   values: { name: string; color: string }[],
   now: Date,
-): Promise<TagRow[]> {
+): Promise<(typeof tags.$inferSelect)[]> {
   if (values.length === 0) return []
   return db
     .insert(tags)
@@ -57,40 +47,59 @@ export async function insertTags(
     .returning()
 }
 
-export async function updateTag(
+const updateStatement = defineQuery<ApiTag>(
+  'tags.update',
+  `update tags set name = $3, color = $4, updated_at = $5 where company_id = $1 and id = $2 returning ${TAG}`,
+)
+
+export function updateTag(
   db: Database,
   companyId: CompanyId,
   id: number,
   values: { name: string; color: string; now: Date },
-): Promise<TagRow | undefined> {
-  const [row] = await db
-    .update(tags)
-    .set({ name: values.name, color: values.color, updatedAt: values.now })
-    .where(and(eq(tags.companyId, companyId), eq(tags.id, id)))
-    .returning()
-  return row
+): Promise<ApiTag | undefined> {
+  return runOne(db, updateStatement, [companyId, id, values.name, values.color, values.now])
 }
 
-/** Deletes the tag; the foreign key cascade takes it off every contact. */
-export async function deleteTag(db: Database, companyId: CompanyId, id: number): Promise<void> {
-  await db.delete(tags).where(and(eq(tags.companyId, companyId), eq(tags.id, id)))
-}
+// Locked first, in a statement of its own: a contact write adding the tag meanwhile (its
+// foreign key check shares the row's lock) has committed before the next statement looks
+// at contact_tags, so its contact gets its event too.
+const lockStatement = defineQuery<{ id: number }>(
+  'tags.lock',
+  'select id from tags where company_id = $1 and id = $2 for update',
+)
 
-/** One `tag_removed` event per live contact carrying the tag, in one statement. */
-export async function recordTagRemovedFromAll(
-  db: Database,
+// One `tag_removed` event per live contact carrying the tag (contact_tags_tag_idx, then
+// contacts by primary key) and the tag deleted, in one statement: every part sees
+// contact_tags as it was before the foreign key cascade takes the tag off the contacts.
+const deleteStatement = defineQuery<never>(
+  'tags.delete',
+  `with gone as (
+     delete from tags where company_id = $1 and id = $2 returning id, name
+   )
+   insert into contact_events (company_id, contact_id, kind, user_id, data, occurred_at)
+   select ct.company_id, ct.contact_id, 'tag_removed', $3,
+          jsonb_build_object('tag_id', gone.id, 'name', gone.name, 'reason', 'tag_deleted'), $4
+     from gone
+     join contact_tags ct on ct.company_id = $1 and ct.tag_id = gone.id
+     join contacts c on c.company_id = ct.company_id and c.id = ct.contact_id
+    where c.deleted_at is null
+    order by ct.contact_id`,
+)
+
+/**
+ * Deletes the tag, the foreign key cascade taking it off every contact, with a
+ * `tag_removed` event on each live one; in the caller's transaction. False when there is
+ * no such tag.
+ */
+export async function deleteTagWithEvents(
+  tx: Database,
   companyId: CompanyId,
-  tag: TagRow,
+  id: number,
   userId: number | null,
   now: Date,
-): Promise<void> {
-  await db.execute(sql`
-    insert into ${contactEvents} (company_id, contact_id, kind, user_id, data, occurred_at)
-    select ${contactTags.companyId}, ${contactTags.contactId}, 'tag_removed', ${userId}::bigint,
-      jsonb_build_object('tag_id', ${tag.id}::bigint, 'name', ${tag.name}::text, 'reason', 'tag_deleted'),
-      ${now.toISOString()}::timestamptz
-    from ${contactTags}
-    join ${contacts} on ${contacts.companyId} = ${contactTags.companyId} and ${contacts.id} = ${contactTags.contactId}
-    where ${contactTags.companyId} = ${companyId} and ${contactTags.tagId} = ${tag.id} and ${contacts.deletedAt} is null
-    order by ${contactTags.contactId}`)
+): Promise<boolean> {
+  if (!(await runOne(tx, lockStatement, [companyId, id]))) return false
+  await run(tx, deleteStatement, [companyId, id, userId, now])
+  return true
 }

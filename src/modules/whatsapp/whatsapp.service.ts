@@ -7,56 +7,26 @@ import { validate } from '../../http/validation.js'
 import type { CompanyId } from '../../tenancy.js'
 import { requireCompany } from '../users/users.service.js'
 import {
+  chatsPageWithTotal,
   companyUserIds,
-  countChats,
-  countMessages,
   importMessages,
-  listChats,
-  listMessages,
   liveContactIds,
-  type ChatRow,
-  type MessageRow,
+  messagesPageWithTotal,
   type NewMessage,
 } from './whatsapp.repository.js'
 import { ImportLine } from './whatsapp.schemas.js'
 
-export const toMessage = (row: MessageRow) => ({
-  id: row.id,
-  contact_id: row.contactId,
-  user_id: row.userId,
-  direction: row.direction,
-  body: row.body,
-  status: row.status,
-  sent_at: row.sentAt,
-  created_at: row.createdAt,
-  updated_at: row.updatedAt,
-})
-
-export const toChat = ({ chat, message }: { chat: ChatRow; message: MessageRow }) => ({
-  contact_id: chat.contactId,
-  user_id: chat.userId,
-  messages_count: chat.messagesCount,
-  last_message: toMessage(message),
-  last_message_at: chat.lastMessageAt,
-})
-
-/** The subject of both operations: a live contact of the company, else 404. */
-async function requireLiveContact(db: Database, companyId: CompanyId, contactId: number) {
-  if (!(await liveContactIds(db, companyId, [contactId])).has(contactId)) throw notFound()
-}
-
+/** Both lists answer 404 unless the contact is a live contact of the company. */
 export async function messagesPage(db: Database, companyId: CompanyId, contactId: number, userId: number | undefined, window: PageWindow) {
-  await requireLiveContact(db, companyId, contactId)
-  const total = await countMessages(db, companyId, contactId, userId)
-  const rows = window.offset < total ? await listMessages(db, companyId, contactId, userId, window) : []
-  return { total, data: rows.map(toMessage) }
+  const { found, total, rows } = await messagesPageWithTotal(db, companyId, contactId, userId, window)
+  if (!found) throw notFound()
+  return { total, data: rows }
 }
 
 export async function chatsPage(db: Database, companyId: CompanyId, contactId: number, userId: number | undefined, window: PageWindow) {
-  await requireLiveContact(db, companyId, contactId)
-  const total = await countChats(db, companyId, contactId, userId)
-  const rows = window.offset < total ? await listChats(db, companyId, contactId, userId, window) : []
-  return { total, data: rows.map(toChat) }
+  const { found, total, rows } = await chatsPageWithTotal(db, companyId, contactId, userId, window)
+  if (!found) throw notFound()
+  return { total, data: rows }
 }
 
 /** How many bad lines the error message names before it only counts the rest. */
