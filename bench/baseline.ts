@@ -1,5 +1,6 @@
-// The yardstick: a bare Fastify + node-postgres handler reading one row by id, with none of
-// the service's layers. The service should keep at least 80 % of its throughput.
+// The yardsticks: bare Fastify + node-postgres handlers with none of the service's layers
+// (no auth, validation, counters, serialization schemas): one row by id, and a page of 25
+// contact rows (every column, no tags or custom fields, no total, no Link header).
 import Fastify from 'fastify'
 import pg from 'pg'
 
@@ -10,6 +11,13 @@ const app = Fastify({ logger: false })
 app.get<{ Params: { id: string } }>('/row/:id', async (request) => {
   const { rows } = await pool.query('select id, name, email from users where id = $1', [request.params.id])
   return rows[0] ?? {}
+})
+app.get<{ Params: { company: string } }>('/page/:company', async (request) => {
+  const { rows } = await pool.query(
+    'select * from contacts where company_id = $1 and deleted_at is null order by id limit 25',
+    [request.params.company],
+  )
+  return { data: rows }
 })
 await app.listen({ port: 0, host: '127.0.0.1' })
 const address = app.server.address()

@@ -1,16 +1,21 @@
-// npm run bench: throughput, latency and memory of the full stack over real HTTP, next to a
-// bare Fastify + pg baseline. The server runs in its own process; autocannon drives it
-// from this one. DATABASE_URL picks PostgreSQL (the meaningful setting; default: a scratch
+// npm run bench: throughput, latency and memory of the full stack over real HTTP, next to
+// bare Fastify + pg handlers. The server runs in its own process; autocannon drives it from
+// this one. DATABASE_URL picks PostgreSQL (the meaningful setting; default: a scratch
 // database on 127.0.0.1); BENCH_SECONDS and BENCH_CONNECTIONS tune the runs.
+//
+// npm run bench -- --scale [--regenerate] [--no-company-stats]: the scale scenarios instead
+// (bench/scale.ts); --no-company-stats tries them without statistics on company_id.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { readFileSync } from 'node:fs'
+import { cpus } from 'node:os'
 import { createInterface } from 'node:readline'
 import autocannon from 'autocannon'
 import pg from 'pg'
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50)
+const writeConnections = 32
 const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 
 interface Started<T> {
@@ -55,6 +60,12 @@ function cpuMicros(pid: number | undefined): number {
   }
 }
 
+/** Which yardstick a scenario is held against, and the share of its throughput it must keep. */
+interface Goal {
+  against: 'row' | 'page' | 'ten companies'
+  percent: number
+}
+
 interface Row {
   scenario: string
   rps: number
@@ -64,18 +75,22 @@ interface Row {
   p99: number
   errors: number
   non2xx: number
+  goal?: Goal
 }
 
-async function measure(
-  scenario: string,
-  url: string,
-  server: ChildProcess,
-  headers: Record<string, string> = {},
-): Promise<Row> {
+type Options = Omit<autocannon.Options, 'url'>
+
+/** BENCH_ONLY=text runs only the scenarios whose name contains it (and both yardsticks). */
+const only = process.env.BENCH_ONLY
+
+async function measure(scenario: string, url: string, server: ChildProcess, options: Options = {}, goal?: Goal): Promise<Row> {
+  if (only !== undefined && !scenario.includes(only) && !scenario.startsWith('baseline')) {
+    return { scenario, rps: NaN, cpu: NaN, p50: NaN, p99: NaN, errors: 0, non2xx: 0 }
+  }
   // A short warm-up so JIT and pools settle, then the measured run.
-  await autocannon({ url, connections, duration: 2, headers })
+  await autocannon({ url, connections, ...options, duration: 2 })
   const cpuBefore = cpuMicros(server.pid)
-  const result = await autocannon({ url, connections, duration: seconds, headers })
+  const result = await autocannon({ url, connections, ...options, duration: seconds })
   const cpu = (cpuMicros(server.pid) - cpuBefore) / Math.max(result.requests.total, 1)
   return {
     scenario,
@@ -85,48 +100,129 @@ async function measure(
     p99: result.latency.p99,
     errors: result.errors,
     non2xx: result.non2xx,
+    ...(goal ? { goal } : {}),
   }
 }
 
-const dbName = `engage_bench_${Date.now()}`
-const admin = new pg.Client({ connectionString: adminUrl })
-await admin.connect()
-await admin.query(`CREATE DATABASE ${dbName}`)
-const benchUrl = new URL(adminUrl)
-benchUrl.pathname = `/${dbName}`
+/** POST /contacts with a new email each time, spread round-robin over the given tokens. */
+function contactWrites(tokens: string[]): Options {
+  let n = 0
+  const run = Date.now()
+  return {
+    connections: writeConnections,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    requests: [
+      {
+        method: 'POST',
+        setupRequest: (request) => {
+          const i = n++
+          return {
+            ...request,
+            headers: { ...request.headers, authorization: `Bearer ${tokens[i % tokens.length] ?? ''}` },
+            body: JSON.stringify({
+              first_name: 'Writer',
+              last_name: `Number ${i}`,
+              email: `w${run}.${i}@writes.example`,
+              // BENCH_WRITE_BUSINESS=false leaves the business out (tells its upsert's row locks apart).
+              ...(process.env.BENCH_WRITE_BUSINESS === 'false' ? {} : { business: `Business ${i % 20}` }),
+              stage: 'lead',
+            }),
+          }
+        },
+      },
+    ],
+  }
+}
 
-const rows: Row[] = []
-const service = await start<{ port: number; token: string; userId: number; contactId: number }>('bench/server.ts', {
-  DATABASE_URL: benchUrl.toString(),
-})
-const baseline = await start<{ port: number }>('bench/baseline.ts', { DATABASE_URL: benchUrl.toString() })
-try {
-  const auth = { authorization: `Bearer ${service.info.token}` }
-  const api = `http://127.0.0.1:${service.info.port}/api/v1`
-  const served = service.child
-  rows.push(await measure('baseline: bare fastify + pg, one row by id', `http://127.0.0.1:${baseline.info.port}/row/${service.info.userId}`, baseline.child))
-  rows.push(await measure('GET /healthz (no auth, no I/O)', `http://127.0.0.1:${service.info.port}/healthz`, served))
-  rows.push(await measure('GET /api/v1/users/authorize_api', `${api}/users/authorize_api`, served, auth))
-  rows.push(await measure('GET /api/v1/users?page=1', `${api}/users?page=1`, served, auth))
-  rows.push(await measure('GET /api/v1/contacts/:id', `${api}/contacts/${service.info.contactId}`, served, auth))
-  rows.push(await measure('GET /api/v1/contacts?page=1 (25 with tags)', `${api}/contacts?page=1`, served, auth))
-  console.log(`\nengage bench: ${connections} connections, ${seconds} s per scenario, PostgreSQL ${adminUrl.replace(/\/\/.*@/, '//…@')}`)
-  const base = rows[0]?.rps ?? 1
-  console.table(
-    rows.map((r) => ({
-      scenario: r.scenario,
-      'req/s': r.rps,
-      'vs baseline': `${Math.round((r.rps / base) * 100)} %`,
-      'CPU µs/req': r.cpu,
-      'p50 ms': r.p50,
-      'p99 ms': r.p99,
-      errors: r.errors + r.non2xx,
-    })),
-  )
-  console.log(`service RSS after the runs: ${rssOf(service.child.pid)}`)
-} finally {
-  await stop(service.child)
-  await stop(baseline.child)
-  await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`)
-  await admin.end()
+interface ServiceInfo {
+  port: number
+  token: string
+  writeTokens: string[]
+  companyId: number
+  userId: number
+  memberId: number
+  contactId: number
+  flowId: number
+}
+
+async function sideBySide() {
+  const dbName = `engage_bench_${Date.now()}`
+  const admin = new pg.Client({ connectionString: adminUrl })
+  await admin.connect()
+  await admin.query(`CREATE DATABASE ${dbName}`)
+  const benchUrl = new URL(adminUrl)
+  benchUrl.pathname = `/${dbName}`
+
+  const rows: Row[] = []
+  let service: Started<ServiceInfo> | undefined
+  let baseline: Started<{ port: number }> | undefined
+  try {
+    service = await start<ServiceInfo>('bench/server.ts', { DATABASE_URL: benchUrl.toString() })
+    baseline = await start<{ port: number }>('bench/baseline.ts', { DATABASE_URL: benchUrl.toString() })
+    const s = service.info
+    const options: Options = { headers: { authorization: `Bearer ${s.token}` } }
+    const api = `http://127.0.0.1:${s.port}/api/v1`
+    const bare = `http://127.0.0.1:${baseline.info.port}`
+    const served = service.child
+    const read = (scenario: string, path: string, goal?: Goal) => measure(scenario, `${api}${path}`, served, options, goal)
+    const list = (scenario: string, path: string, percent = 40) => read(scenario, path, { against: 'page', percent })
+
+    rows.push(await measure('baseline: bare fastify + pg, one row by id', `${bare}/row/${s.userId}`, baseline.child))
+    rows.push(await measure('baseline: bare fastify + pg, 25 contact rows', `${bare}/page/${s.companyId}`, baseline.child))
+    rows.push(await measure('GET /healthz (no auth, no I/O)', `http://127.0.0.1:${s.port}/healthz`, served))
+    rows.push(await read('GET /api/v1/users/authorize_api', '/users/authorize_api', { against: 'row', percent: 100 }))
+    rows.push(await read('GET /api/v1/users?page=1', '/users?page=1', { against: 'row', percent: 80 }))
+    rows.push(await read('GET /api/v1/contacts/:id', `/contacts/${s.contactId}`, { against: 'row', percent: 80 }))
+    rows.push(await list('GET /api/v1/contacts?page=1 (25 with tags, fields)', '/contacts?page=1', 50))
+    rows.push(await list('GET /api/v1/contacts?page=1&user_id', `/contacts?page=1&user_id=${s.memberId}`))
+    rows.push(await list('GET /api/v1/contacts/:id/events?page=1', `/contacts/${s.contactId}/events?page=1`))
+    rows.push(await list('GET /api/v1/custom_fields', '/custom_fields'))
+    rows.push(await list('GET /api/v1/tags', '/tags'))
+    rows.push(await list('GET /api/v1/flows?page=1', '/flows?page=1'))
+    rows.push(await list('GET /api/v1/tasks?page=1', '/tasks?page=1'))
+    rows.push(await list('GET /api/v1/tasks?page=1&assigned_to_id&status=overdue', `/tasks?page=1&assigned_to_id=${s.memberId}&status=overdue`))
+    rows.push(await list('GET /api/v1/leads?page=1&user_id', `/leads?page=1&user_id=${s.memberId}`))
+    rows.push(await list('GET /api/v1/meet_transcriptions?page=1&user_id&company_id', `/meet_transcriptions?page=1&user_id=${s.memberId}&company_id=${s.companyId}`))
+    rows.push(await list('GET /api/v1/whatsapp_messages?page=1&contact_id', `/whatsapp_messages?page=1&contact_id=${s.contactId}`))
+    rows.push(await list('GET /api/v1/whatsapp_messages/chats?page=1&contact_id', `/whatsapp_messages/chats?page=1&contact_id=${s.contactId}`))
+    const [first] = s.writeTokens
+    rows.push(await measure(`POST /api/v1/contacts, ${writeConnections} connections, ten companies`, `${api}/contacts`, served, contactWrites(s.writeTokens)))
+    rows.push(await measure(`POST /api/v1/contacts, ${writeConnections} connections, one company`, `${api}/contacts`, served,
+      contactWrites(first ? [first] : []), { against: 'ten companies', percent: 90 }))
+
+    const rps = (prefix: string) => rows.find((r) => r.scenario.startsWith(prefix))?.rps ?? NaN
+    const yardstick = { row: rps('baseline: bare fastify + pg, one row'), page: rps('baseline: bare fastify + pg, 25'), 'ten companies': rps('POST /api/v1/contacts, 32 connections, ten') }
+    const share = (r: Row, against: keyof typeof yardstick) => Math.round((r.rps / yardstick[against]) * 100)
+    console.log(`\nengage bench: ${connections} connections (writes ${writeConnections}), ${seconds} s per scenario after a 2 s warm-up,` +
+      ` ${cpus().length} cores, PostgreSQL ${adminUrl.replace(/\/\/.*@/, '//…@')}`)
+    console.table(
+      rows.filter((r) => !Number.isNaN(r.rps)).map((r) => ({
+        scenario: r.scenario,
+        'req/s': r.rps,
+        'vs one row': `${share(r, 'row')} %`,
+        'vs 25 rows': `${share(r, 'page')} %`,
+        goal: r.goal ? `≥ ${r.goal.percent} % of ${r.goal.against}` : '',
+        met: r.goal ? (share(r, r.goal.against) >= r.goal.percent ? 'yes' : `NO (${share(r, r.goal.against)} %)`) : '',
+        'CPU µs/req': r.cpu,
+        'p50 ms': r.p50,
+        'p99 ms': r.p99,
+        errors: r.errors + r.non2xx,
+      })),
+    )
+    console.log(`service RSS after the runs: ${rssOf(served.pid)}`)
+  } finally {
+    if (service) await stop(service.child)
+    if (baseline) await stop(baseline.child)
+    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`)
+    await admin.end()
+  }
+}
+
+const args = process.argv.slice(2)
+if (args.includes('--scale')) {
+  const { runScale } = await import('./scale.js')
+  await runScale({ regenerate: args.includes('--regenerate'), companyStats: !args.includes('--no-company-stats') })
+} else {
+  await sideBySide()
 }
