@@ -3,22 +3,21 @@
 // then the routes.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyServerOptions } from 'fastify'
-import api from './api.js'
+import api, { componentSchemas } from './api.js'
 import type { Config } from './config.js'
 import { openDatabase, type DatabaseHandle } from './db/client.js'
 import { usePreparedStatements } from './db/query.js'
 import { requestsDrained } from './http/drain.js'
 import { parseForm } from './http/form.js'
-import { ErrorResponse } from './http/schemas.js'
 import { validatorCompiler } from './http/validation.js'
 import { loggerOptions, RequestLog } from './logging.js'
-import { Company, User } from './modules/users/users.schemas.js'
 import dbPlugin from './plugins/db.js'
 import docs from './plugins/docs.js'
 import errors, { clientErrorHandler, frameworkErrors, requestId } from './plugins/errors.js'
 import health from './plugins/health.js'
 import requestParams from './plugins/request-params.js'
 import { createRateLimiter } from './rate-limit/limiter.js'
+import web from './web/index.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -97,9 +96,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}) {
     await limiter.close()
   })
 
-  app.addSchema(ErrorResponse)
-  app.addSchema(User)
-  app.addSchema(Company)
+  for (const schema of componentSchemas) app.addSchema(schema)
 
   await app.register(dbPlugin, { database, owned: !deps.database })
   await app.register(errors)
@@ -107,6 +104,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}) {
   await app.register(docs)
   await app.register(health)
   await app.register(api, { prefix: '/api', limiter })
+  await app.register(web, { config })
   return app
 }
 

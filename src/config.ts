@@ -15,6 +15,13 @@ export interface Config {
   rateLimit: { max: number; windowMs: number; keyPrefix: string }
   seedDemo: boolean
   logLevel: string
+  /**
+   * Where people reach the service (links the admin command line prints, the curl line of
+   * the web application); an https one makes the web application's cookies Secure.
+   */
+  publicUrl: string | undefined
+  /** Web application sign-in attempts allowed per email and per client address in a window. */
+  signInLimit: { max: number; windowMs: number }
 }
 
 export class ConfigError extends Error {}
@@ -75,5 +82,15 @@ export function loadConfig(env: Env = process.env): Config {
     },
     seedDemo: flag(env, 'SEED_DEMO', true),
     logLevel,
+    publicUrl: url(env, 'PUBLIC_URL', ['http:', 'https:'])?.replace(/\/+$/, ''),
+    signInLimit: {
+      max: integer(env, 'SIGN_IN_LIMIT_MAX', 10, 1, 1_000_000),
+      windowMs: integer(env, 'SIGN_IN_LIMIT_WINDOW_MS', 15 * 60_000, 1000, 86_400_000),
+    },
   }
+}
+
+/** The service's address as people reach it: PUBLIC_URL, else this machine's port. */
+export function publicBaseUrl(config: Pick<Config, 'publicUrl' | 'port'>): string {
+  return config.publicUrl ?? `http://localhost:${String(config.port)}`
 }

@@ -1,8 +1,9 @@
 // Every admin command; each resource module keeps its own in <resource>.cli.ts.
+import { authCommands } from '../modules/auth/auth.cli.js'
 import { flowsCommands } from '../modules/flows/flows.cli.js'
 import { tasksCommands } from '../modules/tasks/tasks.cli.js'
 import { usersCommands } from '../modules/users/users.cli.js'
 import { whatsappCommands } from '../modules/whatsapp/whatsapp.cli.js'
 import type { Command } from './command.js'
 
-export const commands: Command[] = [...usersCommands, ...flowsCommands, ...tasksCommands, ...whatsappCommands]
+export const commands: Command[] = [...usersCommands, ...authCommands, ...flowsCommands, ...tasksCommands, ...whatsappCommands]

@@ -76,10 +76,14 @@ export const users = pgTable('users', {
   email: varchar('email', { length: 255 }).notNull(),
   role: userRole('role').notNull().default('member'),
   active: boolean('active').notNull().default(true),
+  // argon2id (PHC string) for signing in to the web application; null: no password yet.
+  passwordHash: text('password_hash'),
   ...timestamps,
 }, (t) => [
   primaryKey({ columns: [t.companyId, t.id] }),
   uniqueIndex('users_company_email_key').on(t.companyId, sql`lower(${t.email})`),
+  // Signing in names an email before the company is known: the one lookup across companies.
+  index('users_email_idx').on(sql`lower(${t.email})`),
 ])
 
 // Only a SHA-256 of the token is kept. The hash is looked up before the company is known,
@@ -90,6 +94,9 @@ export const apiTokens = pgTable('api_tokens', {
   userId: ref('user_id').notNull(),
   tokenHash: text('token_hash').notNull(),
   prefix: varchar('prefix', { length: 16 }).notNull(), // the first characters, to tell tokens apart
+  label: varchar('label', { length: 255 }), // the holder's note ("Zapier", "CRM sync")
+  // Kept in memory on each request and written at most once a minute per token.
+  lastUsedAt: instant('last_used_at'),
   revokedAt: instant('revoked_at'),
   ...timestamps,
 }, (t) => [
@@ -97,6 +104,41 @@ export const apiTokens = pgTable('api_tokens', {
   uniqueIndex('api_tokens_token_hash_key').on(t.tokenHash),
   index('api_tokens_company_user_idx').on(t.companyId, t.userId),
   sameCompany('api_tokens_user_fk', [t.companyId, t.userId], [users.companyId, users.id], 'cascade'),
+])
+
+// Web application sessions, server-side so that signing out and deactivation end them at
+// once. The cookie carries a random id; only its SHA-256 is stored, looked up before the
+// company is known (a global unique key, as for api tokens). Idle and absolute expiry are
+// read from last_seen_at and created_at.
+export const webSessions = pgTable('web_sessions', {
+  companyId: companyId(),
+  id: id(),
+  userId: ref('user_id').notNull(),
+  tokenHash: text('token_hash').notNull(),
+  createdAt: instant('created_at').notNull().defaultNow(),
+  lastSeenAt: instant('last_seen_at').notNull().defaultNow(),
+}, (t) => [
+  primaryKey({ columns: [t.companyId, t.id] }),
+  uniqueIndex('web_sessions_token_hash_key').on(t.tokenHash),
+  index('web_sessions_company_user_idx').on(t.companyId, t.userId),
+  sameCompany('web_sessions_user_fk', [t.companyId, t.userId], [users.companyId, users.id], 'cascade'),
+])
+
+// One-time links (`user invite`) where a user chooses a password; only a SHA-256 of the
+// link's token is stored. A new invite replaces the user's earlier unused ones.
+export const userInvites = pgTable('user_invites', {
+  companyId: companyId(),
+  id: id(),
+  userId: ref('user_id').notNull(),
+  tokenHash: text('token_hash').notNull(),
+  expiresAt: instant('expires_at').notNull(),
+  usedAt: instant('used_at'),
+  createdAt: instant('created_at').notNull().defaultNow(),
+}, (t) => [
+  primaryKey({ columns: [t.companyId, t.id] }),
+  uniqueIndex('user_invites_token_hash_key').on(t.tokenHash),
+  index('user_invites_company_user_idx').on(t.companyId, t.userId),
+  sameCompany('user_invites_user_fk', [t.companyId, t.userId], [users.companyId, users.id], 'cascade'),
 ])
 
 export const businesses = pgTable('businesses', {

@@ -1,9 +1,10 @@
-// Demo data for a fresh database: one company with a few users and one printed token,
-// extended by each resource's seeder (they run in order, in one transaction, and find
+// Demo data for a fresh database: one company with a few users, one printed token and the
+// admin's printed password for the web application, extended by each resource's seeder (they run in order, in one transaction, and find
 // what earlier seeders made by reading the database).
 import { count } from 'drizzle-orm'
 import type { Database } from '../db/client.js'
 import { companies } from '../db/schema.js'
+import { setPassword } from '../modules/auth/accounts.service.js'
 import { createToken } from '../modules/auth/tokens.service.js'
 import { seedContacts } from '../modules/contacts/contacts.demo.js'
 import { seedFlows } from '../modules/flows/flows.demo.js'
@@ -37,8 +38,11 @@ function mulberry32(seed: number): () => number {
   }
 }
 
-/** Loads the demo company when the database has no company yet; returns its token. */
-export async function seedDemoIfEmpty(db: Database, now = new Date()): Promise<{ token: string; userId: number } | undefined> {
+/** Loads the demo company when the database has no company yet; returns its admin's token and password. */
+export async function seedDemoIfEmpty(
+  db: Database,
+  now = new Date(),
+): Promise<{ token: string; userId: number; email: string; password: string } | undefined> {
   const [existing] = await db.select({ n: count() }).from(companies)
   if ((existing?.n ?? 0) > 0) return undefined
   return db.transaction(async (tx) => {
@@ -56,6 +60,9 @@ export async function seedDemoIfEmpty(db: Database, now = new Date()): Promise<{
     const [adminId] = userIds
     if (adminId === undefined) throw new Error('demo company has no user')
     const { token } = await createToken(tx, adminId)
-    return { token, userId: adminId }
+    // A generated password (printed once at first start), never a fixed one: demo data may end up reachable.
+    const { email, password } = await setPassword(tx, adminId, { generate: true })
+    if (password === undefined) throw new Error('no password was generated')
+    return { token, userId: adminId, email, password }
   })
 }

@@ -2,12 +2,14 @@
 // (through the in-process token cache), then spend one request of the caller's rate
 // limit. Requests without a valid token spend from their client address's limit instead,
 // so tokens cannot be guessed at speed. Every answer carries the X-RateLimit-* headers.
+// A token's use is noted in memory for its "last used" (written once a minute, not per request).
 import type { FastifyReply } from 'fastify'
 import fp from 'fastify-plugin'
 import { ApiError, invalidToken, missingToken } from '../errors.js'
+import { LastUsedTracker } from '../modules/auth/last-used.js'
 import { TokenCache } from '../modules/auth/token-cache.js'
 import { findCallerByTokenHash } from '../modules/auth/tokens.repository.js'
-import { hashToken, REVOKE_CHANNEL } from '../modules/auth/tokens.service.js'
+import { hashToken, parseRevocation, REVOKE_CHANNEL } from '../modules/auth/tokens.service.js'
 import type { RateLimitDecision, RateLimiter } from '../rate-limit/limiter.js'
 import type { Caller } from '../tenancy.js'
 
@@ -28,17 +30,33 @@ function setRateHeaders(reply: FastifyReply, decision: RateLimitDecision) {
 export interface AuthOptions {
   limiter: RateLimiter
   cache?: TokenCache
+  /** Where token uses are noted (tests flush it themselves); a new one flushing every minute otherwise. */
+  lastUsed?: LastUsedTracker
 }
 
 export default fp<AuthOptions>(
-  async (app, { limiter, cache = new TokenCache() }) => {
+  async (app, { limiter, cache = new TokenCache(), lastUsed: given }) => {
     app.decorateRequest('caller', null as unknown as Caller)
-    // Another process (the admin command line) revoked a token: forget it now. After a lost
-    // LISTEN connection, forget everything, since announcements may have been missed.
+    const lastUsed =
+      given ??
+      new LastUsedTracker(app.db, (err) => {
+        app.log.warn({ err }, 'could not record when api tokens were last used')
+      })
+    if (!given) lastUsed.start()
+    app.addHook('onClose', async () => {
+      await lastUsed.stop().catch((err: unknown) => {
+        app.log.warn({ err }, 'could not record when api tokens were last used')
+      })
+    })
+    // Another process (the admin command line, the web application) revoked a token or
+    // deactivated a user: forget it now. After a lost LISTEN connection, forget everything,
+    // since announcements may have been missed.
     await app.database.listen(
       REVOKE_CHANNEL,
-      (tokenHash) => {
-        cache.delete(tokenHash)
+      (payload) => {
+        const revoked = parseRevocation(payload)
+        if ('userId' in revoked) cache.deleteUser(revoked.userId)
+        else cache.delete(revoked.tokenHash)
       },
       () => {
         cache.clear()
@@ -68,6 +86,7 @@ export default fp<AuthOptions>(
         throw invalidToken()
       }
       request.caller = caller
+      lastUsed.touch(caller.tokenId, caller.companyId)
       await spend(`token:${caller.tokenId}`, reply)
     })
   },

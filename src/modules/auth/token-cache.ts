@@ -1,6 +1,6 @@
 // Token → caller, kept in process so a request does not cost a query for its token.
-// Staleness is bounded by the TTL; a revocation is announced with NOTIFY and drops the
-// entry at once (a deactivated user's or a renamed company's entry lives out its TTL).
+// Staleness is bounded by the TTL; a revocation or a user's deactivation is announced with
+// NOTIFY and drops the entries at once (a renamed company's entry lives out its TTL).
 import type { Caller } from '../../tenancy.js'
 
 export const TOKEN_CACHE_TTL_MS = 10_000
@@ -35,6 +35,13 @@ export class TokenCache {
 
   delete(tokenHash: string): void {
     this.entries.delete(tokenHash)
+  }
+
+  /** Forgets every token of a user (deactivated). User ids are unique across companies. */
+  deleteUser(userId: number): void {
+    for (const [tokenHash, entry] of this.entries) {
+      if (entry.caller.userId === userId) this.entries.delete(tokenHash)
+    }
   }
 
   clear(): void {

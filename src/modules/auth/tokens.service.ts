@@ -1,16 +1,23 @@
 // api tokens: random, prefixed, shown once; only a SHA-256 hash is stored. A slow hash
 // buys nothing for 192 random bits, and a fast one keeps the lookup cheap.
 import { createHash, randomBytes } from 'node:crypto'
-import { sql } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
-import { ApiError } from '../../errors.js'
+import { defineQuery, run } from '../../db/query.js'
+import { ApiError, invalid, notFound } from '../../errors.js'
+import { isStorableText } from '../../http/validation.js'
 import { findUserAnyCompany } from '../users/users.repository.js'
-import { asCompanyId } from '../../tenancy.js'
-import { insertToken, revokeTokenByHash } from './tokens.repository.js'
+import { asCompanyId, type CompanyId } from '../../tenancy.js'
+import { insertToken, liveTokenOf, liveTokensOf, revokeTokenByHash, revokeTokenOf, type ListedToken } from './tokens.repository.js'
 
 export const TOKEN_PREFIX = 'eng_'
-/** Channel on which revocations are announced, so every server drops its cached entry at once. */
+/**
+ * Channel on which revocations are announced, so every server drops its cached entries at
+ * once: the payload is a token's hash, or `user:<id>` for every token of a deactivated user.
+ */
 export const REVOKE_CHANNEL = 'engage_token_revoked'
+const USER_PAYLOAD = /^user:(\d+)$/
+
+export const LABEL_MAX_LENGTH = 255
 
 export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex')
 
@@ -18,30 +25,96 @@ export function generateToken(): string {
   return TOKEN_PREFIX + randomBytes(24).toString('base64url')
 }
 
-export async function createToken(db: Database, userId: number) {
-  const user = await findUserAnyCompany(db, userId)
-  if (!user) throw new ApiError(404, `user ${userId} not found`)
+const announce = defineQuery<never>('auth.announce', 'select pg_notify($1, $2)')
+
+/** Tells every server (LISTEN on REVOKE_CHANNEL) to forget the token; sent when the transaction commits. */
+async function announceRevoked(db: Database, tokenHash: string) {
+  await run(db, announce, [REVOKE_CHANNEL, tokenHash])
+}
+
+/** Tells every server to forget every cached token of the user (deactivated). */
+export async function announceUserRevoked(db: Database, userId: number) {
+  await run(db, announce, [REVOKE_CHANNEL, `user:${String(userId)}`])
+}
+
+/** What a REVOKE_CHANNEL payload asks to forget. */
+export function parseRevocation(payload: string): { userId: number } | { tokenHash: string } {
+  const user = USER_PAYLOAD.exec(payload)
+  return user ? { userId: Number(user[1]) } : { tokenHash: payload }
+}
+
+/** A label as its holder typed it: optional, at most 255 characters, no control characters. */
+export function checkLabel(label: string | undefined): string | null {
+  const trimmed = label?.trim() ?? ''
+  if (trimmed === '') return null
+  if (!isStorableText(trimmed) || /\p{Cc}/u.test(trimmed)) throw invalid({ label: ['contains control characters'] })
+  if (Array.from(trimmed).length > LABEL_MAX_LENGTH) {
+    throw invalid({ label: [`is too long (maximum is ${String(LABEL_MAX_LENGTH)} characters)`] })
+  }
+  return trimmed
+}
+
+async function issueToken(db: Database, companyId: CompanyId, userId: number, label: string | null) {
   const token = generateToken()
-  const row = await insertToken(db, asCompanyId(user.companyId), {
-    userId: user.id,
-    tokenHash: hashToken(token),
-    prefix: token.slice(0, 12),
-  })
+  const row = await insertToken(db, companyId, { userId, tokenHash: hashToken(token), prefix: token.slice(0, 12), label })
   return {
     token,
     id: row.id,
     user_id: row.userId,
     company_id: row.companyId,
     prefix: row.prefix,
+    label: row.label,
     created_at: row.createdAt,
   }
+}
+
+/** Admin command line and demo data: a token for any user. */
+export async function createToken(db: Database, userId: number) {
+  const user = await findUserAnyCompany(db, userId)
+  if (!user) throw new ApiError(404, `user ${userId} not found`)
+  return issueToken(db, asCompanyId(user.companyId), user.id, null)
+}
+
+/** The web application: a token for the signed-in user, with an optional label. */
+export async function createOwnToken(db: Database, companyId: CompanyId, userId: number, label: string | undefined) {
+  return issueToken(db, companyId, userId, checkLabel(label))
+}
+
+export async function listOwnTokens(db: Database, companyId: CompanyId, userId: number): Promise<ListedToken[]> {
+  return liveTokensOf(db, companyId, userId)
+}
+
+/** One live token of the user; another user's, a revoked or an unknown one is 404. */
+export async function findOwnToken(db: Database, companyId: CompanyId, userId: number, id: number) {
+  const token = await liveTokenOf(db, companyId, userId, id)
+  if (!token) throw notFound()
+  return token
+}
+
+/** Revokes one of the user's live tokens; every server forgets it at once. Another user's is 404. */
+export async function revokeOwnToken(db: Database, companyId: CompanyId, userId: number, id: number, now: Date) {
+  const row = await db.transaction(async (tx) => {
+    const revoked = await revokeTokenOf(tx, companyId, userId, id, now)
+    if (revoked) await announceRevoked(tx, revoked.token_hash)
+    return revoked
+  })
+  if (!row) throw notFound()
+  const { token_hash: _, ...token } = row
+  return token
+}
+
+/** `token list`: a user's live tokens, never the tokens themselves. */
+export async function listTokensOfUser(db: Database, userId: number) {
+  const user = await findUserAnyCompany(db, userId)
+  if (!user) throw new ApiError(404, `user ${userId} not found`)
+  return { data: await liveTokensOf(db, asCompanyId(user.companyId), user.id) }
 }
 
 export async function revokeToken(db: Database, token: string, now = new Date()) {
   const tokenHash = hashToken(token)
   const row = await db.transaction(async (tx) => {
     const revoked = await revokeTokenByHash(tx, tokenHash, now)
-    if (revoked) await tx.execute(sql`select pg_notify(${REVOKE_CHANNEL}, ${tokenHash})`)
+    if (revoked) await announceRevoked(tx, tokenHash)
     return revoked
   })
   if (!row) throw new ApiError(404, 'token not found or already revoked')

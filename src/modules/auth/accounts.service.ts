@@ -1,0 +1,183 @@
+// Accounts of the web application: signing in (email and password), server-side sessions,
+// invite links, passwords and (de)activation. Session ids and invite tokens are random and
+// stored only as SHA-256 hashes, like api tokens.
+import { randomBytes } from 'node:crypto'
+import type { Database } from '../../db/client.js'
+import { ApiError } from '../../errors.js'
+import { asCompanyId, type CompanyId } from '../../tenancy.js'
+import { findUserAnyCompany } from '../users/users.repository.js'
+import { toUser } from '../users/users.service.js'
+import { findUsableInvite, markInviteUsed, replaceInvite, signInCandidates, updateActive, updatePasswordHash } from './accounts.repository.js'
+import { dummyHash, generatePassword, hashPassword, passwordProblem, verifyPassword } from './passwords.js'
+import {
+  deleteExpiredSessionsOf,
+  deleteSessionByHash,
+  deleteSessionsOfUser,
+  findLiveSession,
+  insertSession,
+  touchSessionRow,
+} from './sessions.repository.js'
+import { announceUserRevoked, hashToken } from './tokens.service.js'
+
+export const SESSION_IDLE_MS = 12 * 60 * 60_000
+export const SESSION_ABSOLUTE_MS = 30 * 24 * 60 * 60_000
+export const INVITE_VALID_MS = 7 * 24 * 60 * 60_000
+/** last_seen_at is written at most this often per session. */
+const SESSION_TOUCH_MS = 60_000
+
+/** The signed-in user, as every page of the web application needs it. */
+export interface Account {
+  sessionId: number
+  companyId: CompanyId
+  userId: number
+  name: string
+  email: string
+  role: 'admin' | 'member'
+  companyName: string
+  timezone: string
+}
+
+const newSecret = () => randomBytes(32).toString('base64url')
+
+function cutoffs(now: Date) {
+  return { idle: new Date(now.getTime() - SESSION_IDLE_MS), absolute: new Date(now.getTime() - SESSION_ABSOLUTE_MS) }
+}
+
+/** Opens a session for the user (sweeping the user's expired ones); returns the cookie's secret. */
+async function openSession(db: Database, companyId: CompanyId, userId: number, now: Date): Promise<string> {
+  const secret = newSecret()
+  const { idle, absolute } = cutoffs(now)
+  await deleteExpiredSessionsOf(db, companyId, userId, idle, absolute)
+  await insertSession(db, companyId, userId, hashToken(secret), now)
+  return secret
+}
+
+export type SignInResult = { ok: true; session: string } | { ok: false; reason: 'invalid' | 'ambiguous' }
+
+/**
+ * Emails are unique per company, not globally: the password is tried against every active
+ * account with the email (oldest first, at most a few), and signing in succeeds only when it
+ * opens exactly one. An unknown email still costs one argon2 verification (of a dummy hash),
+ * so it takes as long as a wrong password.
+ */
+export async function signIn(db: Database, email: string, password: string, now: Date): Promise<SignInResult> {
+  const candidates = await signInCandidates(db, email)
+  if (candidates.length === 0) {
+    await verifyPassword(await dummyHash(), password)
+    return { ok: false, reason: 'invalid' }
+  }
+  const matches = []
+  for (const candidate of candidates) {
+    if (await verifyPassword(candidate.password_hash, password)) matches.push(candidate)
+  }
+  const [match] = matches
+  if (!match) return { ok: false, reason: 'invalid' }
+  if (matches.length > 1) return { ok: false, reason: 'ambiguous' }
+  return { ok: true, session: await openSession(db, asCompanyId(match.company_id), match.id, now) }
+}
+
+/** The account of a session cookie's secret, when the session is live and its user active. */
+export async function findAccount(db: Database, secret: string, now: Date): Promise<Account | undefined> {
+  const { idle, absolute } = cutoffs(now)
+  const row = await findLiveSession(db, hashToken(secret), idle, absolute)
+  if (!row) return undefined
+  const companyId = asCompanyId(row.company_id)
+  if (now.getTime() - row.last_seen_at.getTime() >= SESSION_TOUCH_MS) await touchSessionRow(db, companyId, row.id, now)
+  return {
+    sessionId: row.id,
+    companyId,
+    userId: row.user_id,
+    name: row.name,
+    email: row.email,
+    role: row.role,
+    companyName: row.company_name,
+    timezone: row.timezone,
+  }
+}
+
+export async function signOut(db: Database, secret: string): Promise<void> {
+  await deleteSessionByHash(db, hashToken(secret))
+}
+
+async function requireUser(db: Database, userId: number) {
+  const user = await findUserAnyCompany(db, userId)
+  if (!user) throw new ApiError(404, `user ${String(userId)} not found`)
+  return user
+}
+
+/**
+ * `user set-password`: a new password (or a generated one, returned this once). The user's
+ * sessions end: whoever was signed in with the old password signs in again.
+ */
+export async function setPassword(db: Database, userId: number, given: { password: string } | { generate: true }) {
+  const user = await requireUser(db, userId)
+  const password = 'password' in given ? given.password : generatePassword()
+  const problem = passwordProblem(password)
+  if (problem) throw new ApiError(422, problem)
+  const passwordHash = await hashPassword(password)
+  const companyId = asCompanyId(user.companyId)
+  await db.transaction(async (tx) => {
+    await updatePasswordHash(tx, companyId, user.id, passwordHash)
+    await deleteSessionsOfUser(tx, companyId, user.id)
+  })
+  return 'generate' in given ? { user_id: user.id, email: user.email, password } : { user_id: user.id, email: user.email, password_set: true }
+}
+
+/** `user invite`: a one-time link, valid 7 days, where the user chooses a password. */
+export async function inviteUser(db: Database, userId: number, baseUrl: string, now = new Date()) {
+  const user = await requireUser(db, userId)
+  if (!user.active) throw new ApiError(422, `user ${String(userId)} is deactivated; activate it first`)
+  const token = newSecret()
+  const row = await replaceInvite(db, asCompanyId(user.companyId), user.id, {
+    tokenHash: hashToken(token),
+    expiresAt: new Date(now.getTime() + INVITE_VALID_MS),
+    at: now,
+  })
+  return { user_id: user.id, email: user.email, url: `${baseUrl}/invite/${token}`, expires_at: row.expires_at }
+}
+
+/** Whose an invite link is, while it can still be used. */
+export async function findInvite(db: Database, token: string, now: Date) {
+  const row = await findUsableInvite(db, hashToken(token), now)
+  return row && { name: row.name, email: row.email, companyName: row.company_name }
+}
+
+export type AcceptResult = { ok: true; session: string } | { ok: false; reason: 'gone' } | { ok: false; reason: 'password'; problem: string }
+
+/** Sets the password chosen on an invite link, uses the link up and signs the user in. */
+export async function acceptInvite(db: Database, token: string, password: string, now: Date): Promise<AcceptResult> {
+  const problem = passwordProblem(password)
+  if (problem) return { ok: false, reason: 'password', problem }
+  const passwordHash = await hashPassword(password)
+  return db.transaction(async (tx): Promise<AcceptResult> => {
+    const invite = await findUsableInvite(tx, hashToken(token), now)
+    const companyId = invite && asCompanyId(invite.company_id)
+    if (!invite || !companyId || !(await markInviteUsed(tx, companyId, invite.id, now))) return { ok: false, reason: 'gone' }
+    await updatePasswordHash(tx, companyId, invite.user_id, passwordHash)
+    await deleteSessionsOfUser(tx, companyId, invite.user_id)
+    return { ok: true, session: await openSession(tx, companyId, invite.user_id, now) }
+  })
+}
+
+/**
+ * `user deactivate`: at once, the user cannot sign in, every session ends (they are looked up
+ * with the user's active flag, and deleted here) and every api token answers 401 on every
+ * server (the cached ones are dropped through REVOKE_CHANNEL).
+ */
+export async function deactivateUser(db: Database, userId: number, now = new Date()) {
+  const user = await requireUser(db, userId)
+  const companyId = asCompanyId(user.companyId)
+  const row = await db.transaction(async (tx) => {
+    const updated = await updateActive(tx, companyId, user.id, false, now)
+    await deleteSessionsOfUser(tx, companyId, user.id)
+    await announceUserRevoked(tx, user.id)
+    return updated
+  })
+  return row ?? toUser(user)
+}
+
+/** `user activate`: the user may sign in again, and the tokens still live work again. */
+export async function activateUser(db: Database, userId: number, now = new Date()) {
+  const user = await requireUser(db, userId)
+  return (await updateActive(db, asCompanyId(user.companyId), user.id, true, now)) ?? toUser(user)
+}

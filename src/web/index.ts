@@ -1,0 +1,135 @@
+// The web application, served by the same process and port as the API: sign in, Settings →
+// Integrations (the signed-in user's api tokens), invite links. Server-rendered pages
+// (pages.ts), one stylesheet (assets/web.css) and one small script (script.ts). Everything here is
+// encapsulated: the security headers (@fastify/helmet, a strict Content-Security-Policy),
+// the cookies and the HTML error pages apply to these routes only, so /api keeps its JSON
+// and /docs/v1 its own policy.
+import { createHash } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import cookie from '@fastify/cookie'
+import helmet from '@fastify/helmet'
+import type { FastifyError, FastifyPluginAsync } from 'fastify'
+import type { Config } from '../config.js'
+import { isDatabaseUnavailable } from '../db/errors.js'
+import { ApiError } from '../errors.js'
+import { createRateLimiter } from '../rate-limit/limiter.js'
+import { errorPage, sendPage, type Assets, type Chrome } from './pages.js'
+import { SCRIPT } from './script.js'
+import { WebCookies } from './security.js'
+import routes from './web.routes.js'
+
+// The stylesheet stays in src/web/assets, found from the package root both from src/web
+// (tsx) and from dist/web (the build), as the migrations are.
+const stylesheet = new URL('../../src/web/assets/web.css', import.meta.url)
+
+interface Asset {
+  path: string
+  body: string
+  type: string
+  /** The path with the content's hash: a changed asset gets a new URL, so browsers may keep each. */
+  url: string
+}
+
+function asset(path: string, body: string, type: string): Asset {
+  const version = createHash('sha256').update(body).digest('hex').slice(0, 12)
+  return { path, body, type, url: `${path}?v=${version}` }
+}
+
+export interface WebOptions {
+  config: Config
+}
+
+const ERROR_PAGES: Record<number, { title: string; message: string }> = {
+  400: { title: 'Bad request', message: 'The form could not be read. Go back, reload the page and try again.' },
+  404: { title: 'Page not found', message: 'There is nothing here, or it is not yours to see.' },
+  413: { title: 'Too large', message: 'What was sent is too large for this form.' },
+  415: { title: 'Unsupported form', message: 'This form takes the fields of an ordinary web form (application/x-www-form-urlencoded).' },
+  500: { title: 'Something went wrong', message: 'The error was logged. Try again in a moment.' },
+  503: { title: 'Service unavailable', message: 'The service cannot reach its database right now. Try again in a moment.' },
+}
+
+function statusOf(error: FastifyError): number {
+  if (error instanceof ApiError) return error.statusCode
+  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return 415
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return 413
+  const status = error.statusCode
+  return status !== undefined && status >= 400 && status < 500 ? status : 500
+}
+
+const web: FastifyPluginAsync<WebOptions> = async (app, { config }) => {
+  const secure = config.publicUrl?.startsWith('https:') ?? false
+  const css = asset('/assets/web.css', readFileSync(stylesheet, 'utf8'), 'text/css; charset=utf-8')
+  const js = asset('/assets/web.js', SCRIPT, 'text/javascript; charset=utf-8')
+  const assets: Assets = { css: css.url, js: js.url }
+  const cookies = new WebCookies(secure)
+  const signInLimiter = await createRateLimiter({
+    ...config.signInLimit,
+    redisUrl: config.redisUrl,
+    keyPrefix: `${config.rateLimit.keyPrefix}signin:`,
+    logger: app.log,
+  })
+  app.addHook('onClose', () => signInLimiter.close())
+
+  // Pages are not operations of the API: kept out of the OpenAPI document.
+  app.addHook('onRoute', (route) => {
+    route.schema = { ...route.schema, hide: true }
+  })
+  await app.register(cookie)
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'none'"],
+        styleSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        imgSrc: ["'self'"],
+        connectSrc: ["'none'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+        baseUri: ["'none'"],
+      },
+    },
+    frameguard: { action: 'deny' },
+    referrerPolicy: { policy: 'no-referrer' },
+    // Only over https does Strict-Transport-Security mean anything; on plain http it would mislead.
+    strictTransportSecurity: secure ? { maxAge: 31_536_000 } : false,
+  })
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    let status = statusOf(error)
+    if (isDatabaseUnavailable(error)) {
+      request.log.error({ err: error }, 'database unavailable')
+      status = 503
+      reply.header('retry-after', '5')
+    } else if (status >= 500) {
+      request.log.error({ err: error }, 'unhandled error')
+    } else {
+      request.log.info({ reason: error.message, statusCode: status }, 'rejected request')
+    }
+    const page = ERROR_PAGES[status] ?? ERROR_PAGES[status >= 500 ? 500 : 400]
+    const { title, message } = page ?? { title: 'Error', message: 'Something went wrong.' }
+    return sendPage(reply, status, errorPage({ assets }, title, message, { href: '/', text: 'Go to the start page' }))
+  })
+
+  for (const { path, body, type } of [css, js]) {
+    app.get(path, (_request, reply) => reply.header('cache-control', 'public, max-age=31536000, immutable').type(type).send(body))
+  }
+
+  const chrome: Chrome = { assets }
+  await app.register(routes, { config, cookies, chrome, signInLimiter })
+  // Unknown addresses under the pages' own prefixes answer an HTML 404 too (elsewhere the
+  // app's JSON one, as /api needs).
+  for (const prefix of ['/settings', '/invite']) {
+    await app.register(
+      async (scope) => {
+        scope.setNotFoundHandler((_request, reply) => {
+          const { title, message } = ERROR_PAGES[404] ?? { title: 'Page not found', message: '' }
+          return sendPage(reply, 404, errorPage(chrome, title, message, { href: '/', text: 'Go to the start page' }))
+        })
+      },
+      { prefix },
+    )
+  }
+}
+
+export default web

@@ -1,0 +1,232 @@
+// The pages of the web application: functions from typed data to Html (escaped by default,
+// src/web/html.ts). No page has inline script or style: the Content-Security-Policy allows
+// only the stylesheet and the small script served under /assets.
+import type { FastifyReply } from 'fastify'
+import type { Account } from '../modules/auth/accounts.service.js'
+import type { ListedToken } from '../modules/auth/tokens.repository.js'
+import { html, type Html, type Interpolation } from './html.js'
+import { CSRF_FIELD } from './security.js'
+
+export const PRODUCT = 'engage'
+
+export interface Assets {
+  css: string
+  js: string
+}
+
+export interface Chrome {
+  assets: Assets
+  /** The signed-in user and the CSRF token of the sign-out form. */
+  signedIn?: { account: Account; csrf: string }
+}
+
+/** Answers a page; every page is private to its viewer and may hold a secret: never stored by caches. */
+export function sendPage(reply: FastifyReply, status: number, page: Html) {
+  return reply.code(status).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(page.text)
+}
+
+const csrfInput = (token: string) => html`<input type="hidden" name="${CSRF_FIELD}" value="${token}">`
+
+export function layout(chrome: Chrome, title: string, main: Interpolation): Html {
+  const who = chrome.signedIn
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} · ${PRODUCT}</title>
+<link rel="stylesheet" href="${chrome.assets.css}">
+<script src="${chrome.assets.js}" defer></script>
+</head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+<header class="top">
+  <a class="brand" href="/">${PRODUCT}</a>
+  <nav aria-label="Main">
+    ${who && html`<a href="/settings/integrations">Integrations</a>`}
+    <a href="/docs/v1">API reference</a>
+  </nav>
+  ${who &&
+  html`<div class="who">
+    <span class="who-name">${who.account.name}</span>
+    <span class="who-detail">${who.account.email} · ${who.account.companyName}</span>
+    <form method="post" action="/logout">${csrfInput(who.csrf)}<button type="submit" class="link">Sign out</button></form>
+  </div>`}
+</header>
+<main id="main">
+${main}
+</main>
+</body>
+</html>
+`
+}
+
+const alert = (message: string | undefined) => message && html`<p class="alert" role="alert">${message}</p>`
+
+export function loginPage(chrome: Chrome, form: { csrf: string; email?: string; error?: string; notice?: string }): Html {
+  return layout(
+    chrome,
+    'Sign in',
+    html`<section class="card narrow">
+  <h1>Sign in</h1>
+  ${form.notice && html`<p class="notice" role="status">${form.notice}</p>`}
+  ${alert(form.error)}
+  <form method="post" action="/login" class="stack">
+    ${csrfInput(form.csrf)}
+    <label for="email">Email</label>
+    <input id="email" name="email" type="email" autocomplete="username" required maxlength="255" value="${form.email ?? ''}">
+    <label for="password">Password</label>
+    <input id="password" name="password" type="password" autocomplete="current-password" required maxlength="1000">
+    <button type="submit" class="primary">Sign in</button>
+  </form>
+  <p class="muted">No password yet? Ask an admin of your company for an invite link.</p>
+</section>`,
+  )
+}
+
+export function invitePage(
+  chrome: Chrome,
+  form: { csrf: string; action: string; name: string; email: string; companyName: string; error?: string },
+): Html {
+  return layout(
+    chrome,
+    'Choose your password',
+    html`<section class="card narrow">
+  <h1>Choose your password</h1>
+  <p>For <strong>${form.name}</strong> (${form.email}) at ${form.companyName}.</p>
+  ${alert(form.error)}
+  <form method="post" action="${form.action}" class="stack">
+    ${csrfInput(form.csrf)}
+    <input type="hidden" name="email" value="${form.email}" autocomplete="username">
+    <label for="password">New password</label>
+    <input id="password" name="password" type="password" autocomplete="new-password" required minlength="10" maxlength="1000" aria-describedby="password-hint">
+    <p id="password-hint" class="hint">At least 10 characters. A few unrelated words make a strong one.</p>
+    <label for="confirm">Repeat the password</label>
+    <input id="confirm" name="confirm" type="password" autocomplete="new-password" required minlength="10" maxlength="1000">
+    <button type="submit" class="primary">Set password and sign in</button>
+  </form>
+</section>`,
+  )
+}
+
+/** Dates in the company's time zone, e.g. "22 Nov 2026, 10:00". */
+function formatter(timezone: string) {
+  return new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: timezone })
+}
+
+const time = (at: Date | null, format: Intl.DateTimeFormat, never = 'Never') =>
+  at ? html`<time datetime="${at.toISOString()}">${format.format(at)}</time>` : html`<span class="muted">${never}</span>`
+
+export type Flash =
+  | { kind: 'created'; token: string; label: string | null }
+  | { kind: 'revoked'; prefix: string; label: string | null }
+
+export interface IntegrationsView {
+  tokens: ListedToken[]
+  flash?: Flash | undefined
+  /** Where the API is reached, for the curl line. */
+  baseUrl: string
+  /** The label typed, and what is wrong with it, when creating failed. */
+  label?: string
+  labelError?: string
+}
+
+const tokenName = (token: { label: string | null; prefix: string }) => token.label ?? `${token.prefix}…`
+
+function newToken(flash: Extract<Flash, { kind: 'created' }>, baseUrl: string): Html {
+  const curl = `curl ${baseUrl}/api/v1/users/authorize_api -H "Authorization: Bearer ${flash.token}"`
+  return html`<section class="card new-token" role="status" aria-labelledby="new-token-title">
+  <h2 id="new-token-title">Your new token${flash.label && html`: ${flash.label}`}</h2>
+  <p><strong>Copy it now: it is shown only this once.</strong> Keep it secret; anyone with it acts as you.</p>
+  <div class="copy-row">
+    <code id="new-token" class="secret">${flash.token}</code>
+    <button type="button" class="copy" data-copy="new-token" hidden>Copy</button>
+  </div>
+  <p>Try it:</p>
+  <div class="copy-row">
+    <pre><code id="try-it">${curl}</code></pre>
+    <button type="button" class="copy" data-copy="try-it" hidden>Copy</button>
+  </div>
+</section>`
+}
+
+export function integrationsPage(chrome: Chrome, csrf: string, account: Account, view: IntegrationsView): Html {
+  const format = formatter(account.timezone)
+  const flash = view.flash
+  return layout(
+    chrome,
+    'Integrations',
+    html`<h1>Integrations</h1>
+<p class="lead">api tokens let other tools (a CRM sync, Zapier, your own scripts) call the
+<a href="/docs/v1">${PRODUCT} API</a> as you: a token sees every record of ${account.companyName}.</p>
+${flash?.kind === 'created' && newToken(flash, view.baseUrl)}
+${flash?.kind === 'revoked' &&
+html`<p class="notice" role="status">Token “${tokenName(flash)}” revoked: it no longer works.</p>`}
+<section class="card" aria-labelledby="tokens-title">
+  <h2 id="tokens-title">Your api tokens</h2>
+  ${view.tokens.length === 0
+    ? html`<p class="muted">You have no api tokens yet.</p>`
+    : html`<table class="tokens">
+    <caption class="muted">Times in ${account.timezone}</caption>
+    <thead><tr><th scope="col">Label</th><th scope="col">Token</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+    <tbody>
+    ${view.tokens.map(
+      (token) => html`<tr>
+      <td data-label="Label">${token.label ?? html`<span class="muted">No label</span>`}</td>
+      <td data-label="Token"><code>${token.prefix}…</code></td>
+      <td data-label="Created">${time(token.created_at, format)}</td>
+      <td data-label="Last used">${time(token.last_used_at, format)}</td>
+      <td class="actions"><a class="button danger" href="/settings/integrations/tokens/${String(token.id)}/revoke">Revoke<span class="visually-hidden"> ${tokenName(token)}</span></a></td>
+    </tr>`,
+    )}
+    </tbody>
+  </table>`}
+</section>
+<section class="card" aria-labelledby="create-title">
+  <h2 id="create-title">Create a token</h2>
+  ${alert(view.labelError)}
+  <form method="post" action="/settings/integrations/tokens" class="stack">
+    ${csrfInput(csrf)}
+    <label for="label">Label <span class="muted">(optional)</span></label>
+    <input id="label" name="label" type="text" maxlength="255" value="${view.label ?? ''}" aria-describedby="label-hint">
+    <p id="label-hint" class="hint">What will use it, e.g. “CRM sync”, so you can tell your tokens apart.</p>
+    <button type="submit" class="primary">Create token</button>
+  </form>
+</section>`,
+  )
+}
+
+export function revokePage(chrome: Chrome, csrf: string, account: Account, token: ListedToken): Html {
+  const format = formatter(account.timezone)
+  return layout(
+    chrome,
+    'Revoke token',
+    html`<section class="card narrow">
+  <h1>Revoke this token?</h1>
+  <dl class="facts">
+    <dt>Label</dt><dd>${token.label ?? html`<span class="muted">No label</span>`}</dd>
+    <dt>Token</dt><dd><code>${token.prefix}…</code></dd>
+    <dt>Created</dt><dd>${time(token.created_at, format)}</dd>
+    <dt>Last used</dt><dd>${time(token.last_used_at, format)}</dd>
+  </dl>
+  <p>Anything using it stops working at once. This cannot be undone.</p>
+  <form method="post" action="/settings/integrations/tokens/${String(token.id)}/revoke" class="row">
+    ${csrfInput(csrf)}
+    <button type="submit" class="danger">Revoke token</button>
+    <a class="button" href="/settings/integrations">Cancel</a>
+  </form>
+</section>`,
+  )
+}
+
+export function errorPage(chrome: Chrome, title: string, message: string, next?: { href: string; text: string }): Html {
+  return layout(
+    chrome,
+    title,
+    html`<section class="card narrow">
+  <h1>${title}</h1>
+  <p>${message}</p>
+  ${next && html`<p><a href="${next.href}">${next.text}</a></p>`}
+</section>`,
+  )
+}

@@ -1,0 +1,245 @@
+// The pages: thin handlers that read the form, check its CSRF token, call the auth
+// module's services and render. POSTs answer 303 to a page (Post/Redirect/Get), so a reload
+// never repeats them. A failed check changes nothing and answers a page with a clear sentence.
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import type { Config } from '../config.js'
+import { ApiError } from '../errors.js'
+import { MAX_ID } from '../http/schemas.js'
+import { acceptInvite, findAccount, findInvite, signIn, signOut, type Account } from '../modules/auth/accounts.service.js'
+import { PASSWORD_MAX_LENGTH } from '../modules/auth/passwords.js'
+import { createOwnToken, findOwnToken, listOwnTokens, revokeOwnToken } from '../modules/auth/tokens.service.js'
+import type { RateLimiter } from '../rate-limit/limiter.js'
+import { errorPage, integrationsPage, invitePage, loginPage, revokePage, sendPage, type Chrome, type Flash } from './pages.js'
+import { CSRF_FIELD, sessionCsrf, sessionCsrfMatches, type WebCookies } from './security.js'
+
+export interface RoutesOptions {
+  config: Config
+  cookies: WebCookies
+  chrome: Chrome
+  signInLimiter: RateLimiter
+}
+
+const HOME = '/settings/integrations'
+/** Forms are small: a larger body is refused (413) before it is read. */
+const FORM_BODY_LIMIT = 64 * 1024
+const EMAIL_MAX_LENGTH = 255
+const INVALID_CREDENTIALS = 'Invalid email or password.'
+
+type Form = Record<string, unknown>
+const formOf = (request: FastifyRequest): Form => (request.body ?? {}) as Form
+
+/** A text field as sent, or undefined when missing or not text (a bracketed name sends a list). */
+function text(form: Form, name: string): string | undefined {
+  const value = form[name]
+  return typeof value === 'string' ? value : undefined
+}
+
+const length = (value: string) => Array.from(value).length
+// eslint-disable-next-line no-control-regex -- control characters are exactly what this finds
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/
+
+/** Path ids are 1..2^53-1 in decimal; anything else names no token (404). */
+function pathId(request: FastifyRequest): number {
+  const raw = (request.params as { id?: string }).id ?? ''
+  const id = /^[1-9]\d{0,15}$/.test(raw) ? Number(raw) : 0
+  if (id < 1 || id > MAX_ID) throw new ApiError(404)
+  return id
+}
+
+const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies, chrome, signInLimiter }) => {
+  const now = () => app.clock()
+
+  async function session(request: FastifyRequest): Promise<{ account: Account; secret: string } | undefined> {
+    const secret = cookies.sessionSecret(request)
+    if (!secret) return undefined
+    const account = await findAccount(app.db, secret, now())
+    return account && { account, secret }
+  }
+
+  const signedInChrome = (account: Account, secret: string): Chrome => ({ ...chrome, signedIn: { account, csrf: sessionCsrf(secret) } })
+
+  function toLogin(request: FastifyRequest, reply: FastifyReply) {
+    // A cookie whose session ended (signed out elsewhere, expired, user deactivated) is dropped.
+    if (request.cookies[cookies.names.session] !== undefined) cookies.clearSession(reply)
+    return reply.code(303).header('cache-control', 'no-store').redirect('/login', 303)
+  }
+
+  const forbidden = (reply: FastifyReply, page: Chrome) =>
+    sendPage(
+      reply,
+      403,
+      errorPage(page, 'Form expired', 'This form has expired or was sent from another site, so nothing was changed. Reload the page and try again.', {
+        href: '/',
+        text: 'Go to the start page',
+      }),
+    )
+
+  /** A signed-in page or form: the account, or a redirect to sign in; a form's CSRF token is checked. */
+  async function requireAccount(request: FastifyRequest, reply: FastifyReply, form?: Form) {
+    const current = await session(request)
+    if (!current) {
+      await toLogin(request, reply)
+      return undefined
+    }
+    if (form && !sessionCsrfMatches(current.secret, form[CSRF_FIELD])) {
+      await forbidden(reply, signedInChrome(current.account, current.secret))
+      return undefined
+    }
+    return current
+  }
+
+  /** Signing in (or accepting an invite) always starts a new session: the old one, if any, ends. */
+  async function startSession(request: FastifyRequest, reply: FastifyReply, secret: string) {
+    const previous = cookies.sessionSecret(request)
+    if (previous) await signOut(app.db, previous)
+    cookies.setSession(reply, secret)
+    return reply.code(303).redirect(HOME, 303)
+  }
+
+  const formRoute = { bodyLimit: FORM_BODY_LIMIT }
+
+  app.get('/', async (request, reply) => reply.redirect((await session(request)) ? HOME : '/login', 303))
+
+  app.get('/login', async (request, reply) => {
+    if (await session(request)) return reply.redirect(HOME, 303)
+    const csrf = cookies.formToken(request, reply)
+    return sendPage(reply, 200, loginPage(chrome, { csrf }))
+  })
+
+  app.post('/login', formRoute, async (request, reply) => {
+    const form = formOf(request)
+    const csrf = cookies.formToken(request, reply)
+    if (!cookies.formTokenMatches(request, form[CSRF_FIELD])) return forbidden(reply, chrome)
+    const email = text(form, 'email')?.trim() ?? ''
+    const password = text(form, 'password') ?? ''
+    const again = (status: number, error: string) =>
+      sendPage(reply, status, loginPage(chrome, { csrf, email: email.slice(0, EMAIL_MAX_LENGTH), error }))
+    if (email === '' || password === '') return again(422, 'Enter your email and your password.')
+    if (length(email) > EMAIL_MAX_LENGTH || CONTROL.test(email) || !email.isWellFormed()) {
+      return again(422, 'That is not an email address: check it and try again.')
+    }
+    if (length(password) > PASSWORD_MAX_LENGTH) return again(422, INVALID_CREDENTIALS)
+
+    // Per client address first, then per email: a refused attempt costs no password check.
+    for (const key of [`ip:${request.ip}`, `email:${email.toLowerCase()}`]) {
+      const decision = await signInLimiter.consume(key)
+      if (!decision.allowed) {
+        const minutes = Math.max(1, Math.ceil(decision.resetSeconds / 60))
+        reply.header('retry-after', String(Math.max(1, decision.resetSeconds)))
+        return again(429, `Too many sign-in attempts. Wait ${String(minutes)} minute${minutes === 1 ? '' : 's'} and try again.`)
+      }
+    }
+    const result = await signIn(app.db, email, password, now())
+    if (!result.ok) {
+      return result.reason === 'ambiguous'
+        ? again(409, 'This email and password open accounts in more than one company. Ask an admin to give one of them another password.')
+        : again(401, INVALID_CREDENTIALS)
+    }
+    return startSession(request, reply, result.session)
+  })
+
+  app.post('/logout', formRoute, async (request, reply) => {
+    const current = await requireAccount(request, reply, formOf(request))
+    if (!current) return reply
+    await signOut(app.db, current.secret)
+    cookies.clearSession(reply)
+    return reply.redirect('/login', 303)
+  })
+
+  app.get(HOME, async (request, reply) => {
+    const current = await requireAccount(request, reply)
+    if (!current) return reply
+    const { account, secret } = current
+    const flash = cookies.takeFlash(request, reply, secret) as Flash | undefined
+    const tokens = await listOwnTokens(app.db, account.companyId, account.userId)
+    const baseUrl = config.publicUrl ?? `${request.protocol}://${request.host}`
+    return sendPage(reply, 200, integrationsPage(signedInChrome(account, secret), sessionCsrf(secret), account, { tokens, flash, baseUrl }))
+  })
+
+  app.post(`${HOME}/tokens`, formRoute, async (request, reply) => {
+    const form = formOf(request)
+    const current = await requireAccount(request, reply, form)
+    if (!current) return reply
+    const { account, secret } = current
+    const label = form.label === undefined ? '' : text(form, 'label')
+    try {
+      if (label === undefined) throw new ApiError(422, 'The label must be text.')
+      const created = await createOwnToken(app.db, account.companyId, account.userId, label)
+      cookies.setFlash(reply, secret, { kind: 'created', token: created.token, label: created.label } satisfies Flash)
+      return await reply.redirect(HOME, 303)
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.statusCode !== 422) throw err
+      const problem = err.details?.label?.[0]
+      const tokens = await listOwnTokens(app.db, account.companyId, account.userId)
+      const baseUrl = config.publicUrl ?? `${request.protocol}://${request.host}`
+      return sendPage(
+        reply,
+        422,
+        integrationsPage(signedInChrome(account, secret), sessionCsrf(secret), account, {
+          tokens,
+          baseUrl,
+          label: (label ?? '').slice(0, 255),
+          labelError: problem ? `The label ${problem}.` : err.message,
+        }),
+      )
+    }
+  })
+
+  app.get(`${HOME}/tokens/:id/revoke`, async (request, reply) => {
+    const current = await requireAccount(request, reply)
+    if (!current) return reply
+    const { account, secret } = current
+    const token = await findOwnToken(app.db, account.companyId, account.userId, pathId(request))
+    return sendPage(reply, 200, revokePage(signedInChrome(account, secret), sessionCsrf(secret), account, token))
+  })
+
+  app.post(`${HOME}/tokens/:id/revoke`, formRoute, async (request, reply) => {
+    const current = await requireAccount(request, reply, formOf(request))
+    if (!current) return reply
+    const { account, secret } = current
+    const revoked = await revokeOwnToken(app.db, account.companyId, account.userId, pathId(request), now())
+    cookies.setFlash(reply, secret, { kind: 'revoked', prefix: revoked.prefix, label: revoked.label } satisfies Flash)
+    return reply.redirect(HOME, 303)
+  })
+
+  const inviteGone = (reply: FastifyReply) =>
+    sendPage(
+      reply,
+      404,
+      errorPage(chrome, 'Invite link not valid', 'This invite link was used already, has expired (links are valid 7 days) or was replaced by a newer one. Ask an admin of your company for a new one.', {
+        href: '/login',
+        text: 'Go to sign in',
+      }),
+    )
+
+  /** Invite tokens are 43 base64url characters; anything else is no invite. */
+  const inviteToken = (request: FastifyRequest) => {
+    const token = (request.params as { token?: string }).token ?? ''
+    return /^[A-Za-z0-9_-]{43}$/.test(token) ? token : undefined
+  }
+
+  app.get('/invite/:token', async (request, reply) => {
+    const token = inviteToken(request)
+    const invite = token && (await findInvite(app.db, token, now()))
+    if (!token || !invite) return inviteGone(reply)
+    const csrf = cookies.formToken(request, reply)
+    return sendPage(reply, 200, invitePage(chrome, { csrf, action: `/invite/${token}`, ...invite }))
+  })
+
+  app.post('/invite/:token', formRoute, async (request, reply) => {
+    const form = formOf(request)
+    const csrf = cookies.formToken(request, reply)
+    if (!cookies.formTokenMatches(request, form[CSRF_FIELD])) return forbidden(reply, chrome)
+    const token = inviteToken(request)
+    const invite = token && (await findInvite(app.db, token, now()))
+    if (!token || !invite) return inviteGone(reply)
+    const password = text(form, 'password') ?? ''
+    const again = (error: string) => sendPage(reply, 422, invitePage(chrome, { csrf, action: `/invite/${token}`, ...invite, error }))
+    if (password !== (text(form, 'confirm') ?? '')) return again('The two passwords differ: type the same password twice.')
+    const result = await acceptInvite(app.db, token, password, now())
+    if (!result.ok) return result.reason === 'gone' ? inviteGone(reply) : again(result.problem)
+    return startSession(request, reply, result.session)
+  })
+}
+
+export default routes
