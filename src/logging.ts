@@ -1,7 +1,9 @@
 // What the logs may hold: no api_token (it may come in the query string), no bound SQL
 // parameters or row values (emails, names) from database errors. The logger's serializers
-// do it, so every log line of the app goes through them. And one line per request.
+// do it, so every log line of the app goes through them. And one line per request: JSON,
+// or readable lines on a terminal (terminalLogger).
 import { LogController, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify'
+import pretty from 'pino-pretty'
 
 const REDACTED = '[redacted]'
 const MAX_SQL = 200
@@ -129,5 +131,38 @@ export class RequestLog extends LogController {
     if (error) reply.log.error({ ...fields, err: error }, 'request errored')
     else if (QUIET_ROUTES.has(request.routeOptions.url ?? '')) reply.log.debug(fields, 'request completed')
     else reply.log.info(fields, 'request completed')
+  }
+}
+
+/** A log line's fields as pino-pretty hands them to messageFormat. */
+type LogRecord = Record<string, unknown>
+
+const text = (value: unknown) => (typeof value === 'string' || typeof value === 'number' ? String(value) : '')
+
+/** A request line as a person reads it: `GET /api/v1/contacts 200 3.1 ms`; other lines: their message. */
+export function humanMessage(log: LogRecord, messageKey: string): string {
+  const message = text(log[messageKey])
+  if (typeof log.method !== 'string' || log.statusCode === undefined) return message
+  const request = `${log.method} ${text(log.url)} ${text(log.statusCode)} ${text(log.responseTime)} ms`
+  return message === 'request completed' ? request : `${message}: ${request}`
+}
+
+/**
+ * For a person at a terminal (npm start, npm run dev): the log as readable lines (time,
+ * level, message, other fields on the same line, an error's stack below), through
+ * pino-pretty in this thread. Pipes, files and supervisors get the JSON lines.
+ */
+export function terminalLogger(level: string, destination: NodeJS.WritableStream = process.stdout): LoggerOptions {
+  return {
+    level,
+    stream: pretty({
+      destination,
+      sync: true, // a crash's last lines reach the terminal before the process ends
+      colorize: 'isTTY' in destination && destination.isTTY === true,
+      translateTime: 'SYS:HH:MM:ss',
+      ignore: 'pid,hostname,method,url,statusCode,responseTime',
+      singleLine: true,
+      messageFormat: (log, messageKey) => humanMessage(log, messageKey),
+    }),
   }
 }

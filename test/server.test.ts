@@ -1,9 +1,10 @@
-// The process as a user starts it: `npm start` on a fresh embedded database prints a demo
-// token that works over real HTTP; SIGTERM to the process group closes it with exit 0.
+// The process as a user starts it: `npm start` on a fresh embedded database says what it
+// does and prints a demo token that works over real HTTP; SIGTERM to the process group
+// closes it with exit 0; a port in use or a bad setting is one line on stderr and exit 1.
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import { connect } from 'node:net'
+import { connect, createServer } from 'node:net'
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -47,6 +48,9 @@ async function waitForHealth(port: number, started: Started) {
   throw new Error(`not healthy in time: ${started.stderr()}`)
 }
 
+/** stderr without npm's own lines (`npm warn …` about the machine's npm config). */
+const ownLines = (stderr: string) => stderr.split('\n').filter((line) => line !== '' && !/^npm (warn|notice) /.test(line))
+
 async function stop(started: Started): Promise<number | null> {
   const exited = once(started.child, 'exit')
   if (started.child.pid) process.kill(-started.child.pid, 'SIGTERM')
@@ -66,6 +70,8 @@ describe('npm start', () => {
     await waitForHealth(port, first)
     const token = /eng_[A-Za-z0-9_-]+/.exec(first.output())?.[0]
     assert.ok(token, `token printed: ${first.output()}`)
+    const said = first.output().split('\n').filter((line) => line.startsWith('engage: '))
+    assert.deepEqual(said, [`engage: preparing the database in ${join(dataDir, 'postgres')} (first start only)…`, 'engage: loading demo data…'])
     assert.match(first.output(), /curl http:\/\/localhost:\d+\/api\/v1\/users\/authorize_api -H "Authorization: Bearer eng_/)
 
     const res = await fetch(`http://127.0.0.1:${port}/api/v1/users/authorize_api`, {
@@ -80,9 +86,14 @@ describe('npm start', () => {
 
     assert.equal(await stop(first), 0)
 
-    const second = npmStart({ DATA_DIR: dataDir, PORT: String(port) })
+    // Not a terminal: the log is JSON lines, and the health probes (polled above) are not in it at info.
+    const second = npmStart({ DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info' })
     await waitForHealth(port, second)
     assert.doesNotMatch(second.output(), /eng_/)
+    assert.doesNotMatch(second.output(), /^engage: /m, 'nothing to say on a later start')
+    const logLines = second.output().split('\n').filter((line) => line.startsWith('{'))
+    assert.ok(logLines.some((line) => (JSON.parse(line) as { msg: string }).msg.startsWith('Server listening at ')), second.output())
+    assert.doesNotMatch(second.output(), /healthz/)
     const again = await fetch(`http://127.0.0.1:${port}/api/v1/users/authorize_api?api_token=${token}`)
     assert.equal(again.status, 200)
 
@@ -128,10 +139,26 @@ describe('npm start', () => {
     }
   })
 
+  test('a port in use: one line on stderr, exit code 1, the database released', async () => {
+    const taken = createServer()
+    taken.listen(0, '0.0.0.0')
+    await once(taken, 'listening')
+    const port = (taken.address() as { port: number }).port
+    try {
+      const started = npmStart({ DATA_DIR: dataDir, PORT: String(port) })
+      const [code] = (await once(started.child, 'exit')) as [number | null]
+      assert.equal(code, 1)
+      assert.deepEqual(ownLines(started.stderr()), [`engage: port ${String(port)} is already in use (set PORT to another)`])
+      assert.equal(existsSync(join(dataDir, 'postgres', 'postmaster.pid')), false, 'the cluster was stopped')
+    } finally {
+      taken.close()
+    }
+  })
+
   test('a bad setting: a clear message and exit code 1', async () => {
     const started = npmStart({ DATA_DIR: dataDir, PORT: 'eighty' })
     const [code] = (await once(started.child, 'exit')) as [number | null]
     assert.equal(code, 1)
-    assert.match(started.stderr(), /PORT must be a whole number from 0 to 65535, got "eighty"/)
+    assert.deepEqual(ownLines(started.stderr()), ['engage: PORT must be a whole number from 0 to 65535, got "eighty"'])
   })
 })

@@ -9,6 +9,16 @@ export interface OptionSpec {
   required?: boolean
   /** Shown in help: `--company ID`. */
   value?: string
+  /** A switch without a value (`--generate`): its input is `true` when given. */
+  flag?: boolean
+}
+
+/** What a command may read besides its options. */
+export interface CommandContext {
+  /** Standard input, read to its end ('' when there is none). */
+  readStdin(): Promise<string>
+  /** The environment the settings are read from (loadConfig). */
+  env: Record<string, string | undefined> | undefined
 }
 
 export interface Command {
@@ -17,7 +27,9 @@ export interface Command {
   summary: string
   options: Record<string, OptionSpec>
   input: TSchema
-  run(db: Database, input: never): Promise<object>
+  /** A list: prints {"data": [...]} with --json, a table otherwise. */
+  list?: boolean
+  run(db: Database, input: never, context: CommandContext): Promise<object>
 }
 
 export function defineCommand<S extends TSchema>(command: {
@@ -25,7 +37,8 @@ export function defineCommand<S extends TSchema>(command: {
   summary: string
   options: Record<string, OptionSpec>
   input: S
-  run(db: Database, input: Static<S>): Promise<object>
+  list?: boolean
+  run(db: Database, input: Static<S>, context: CommandContext): Promise<object>
 }): Command {
   return command
 }

@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict'
 import { once } from 'node:events'
 import { createServer, connect, type Server, type Socket } from 'node:net'
-import { describe, test } from 'node:test'
+import { test } from 'node:test'
+import { describeOrSkip } from '../helpers/suite.js'
 import { buildApp } from '../../src/app.js'
 import { openDatabase } from '../../src/db/client.js'
 import { tenant } from '../helpers/factories.js'
@@ -42,7 +43,7 @@ class Proxy {
 
 const postgres = backends().find((b) => b.name === 'postgres')
 
-describe('database outage', { skip: !postgres && 'TEST_DATABASE_URL not set' }, () => {
+describeOrSkip('database outage', { skip: !postgres && 'TEST_DATABASE_URL not set' }, () => {
   test('503 while PostgreSQL is unreachable, served again when it is back', async () => {
     if (!postgres) return
     const { url, drop } = await postgres.open()

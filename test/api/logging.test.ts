@@ -1,11 +1,12 @@
 // What the logs hold: one line per request (when it is done), the URL without the
 // api_token, health probes below info, and database errors without bound parameters or
 // row values (an email in a query parameter, in PostgreSQL's detail or in its message).
+// JSON lines by default; readable lines for a terminal (terminalLogger), redacted alike.
 import assert from 'node:assert/strict'
-import { Writable } from 'node:stream'
+import { PassThrough, Writable } from 'node:stream'
 import { after, before, describe, test } from 'node:test'
 import { sql } from 'drizzle-orm'
-import { redactUrl, serializeError } from '../../src/logging.js'
+import { humanMessage, redactUrl, serializeError, terminalLogger } from '../../src/logging.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 
@@ -145,3 +146,46 @@ for (const backend of backends()) {
     })
   })
 }
+
+describe('readable log for a terminal', () => {
+  test('a request line says method, URL, status and time; other lines their message', () => {
+    const request = { msg: 'request completed', method: 'GET', url: '/api/v1/contacts?page=2', statusCode: 200, responseTime: 3.1 }
+    assert.equal(humanMessage(request, 'msg'), 'GET /api/v1/contacts?page=2 200 3.1 ms')
+    assert.equal(humanMessage({ ...request, msg: 'request errored', statusCode: 500 }, 'msg'), 'request errored: GET /api/v1/contacts?page=2 500 3.1 ms')
+    assert.equal(humanMessage({ msg: 'Server listening at http://127.0.0.1:3000' }, 'msg'), 'Server listening at http://127.0.0.1:3000')
+  })
+
+  const [backend] = backends()
+  test('the app through terminalLogger: one readable line per request, token redacted, probes below info, errors with their stack', async () => {
+    assert.ok(backend)
+    const out = new PassThrough()
+    let text = ''
+    out.on('data', (chunk: Buffer) => (text += chunk.toString()))
+    const t = await startApp(backend, {
+      deps: { logger: terminalLogger('info', out) },
+      extend(app) {
+        app.get('/test/boom', async () => app.db.execute(sql`select ${'ana.secret@example.com'}::int as n`))
+      },
+    })
+    try {
+      const acme = await tenant(t.db)
+      const ok = await t.app.inject({ url: `/api/v1/users/authorize_api?api_token=${acme.token}`, headers: { 'x-request-id': 'pretty-1' } })
+      assert.equal(ok.statusCode, 200)
+      assert.equal((await t.app.inject({ url: '/healthz' })).statusCode, 200)
+      assert.equal((await t.app.inject({ url: '/test/boom', headers: { 'x-request-id': 'pretty-boom' } })).statusCode, 500)
+    } finally {
+      await t.close()
+    }
+    const lines = text.split('\n').filter(Boolean)
+    assert.ok(
+      lines.some((line) => /^\[\d\d:\d\d:\d\d\] INFO: GET \/api\/v1\/users\/authorize_api\?api_token=\[redacted\] 200 [\d.]+ ms \{"reqId":"pretty-1"\}$/.test(line)),
+      text,
+    )
+    assert.ok(!lines.some((line) => line.startsWith('{')), 'no JSON lines')
+    assert.doesNotMatch(text, /healthz/)
+    assert.doesNotMatch(text, /eng_|secret@example\.com/)
+    assert.match(text, /ERROR: unhandled error .*"reqId":"pretty-boom"/)
+    assert.match(text, /^ +DrizzleQueryError: Failed query: select \$1::int as n\n +at /m, 'the stack, one frame a line')
+    assert.ok(!text.includes('\u001b['), 'no colours when the destination is not a terminal')
+  })
+})

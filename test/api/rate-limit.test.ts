@@ -1,6 +1,7 @@
 // Contract section 6 through the HTTP API (the window itself is tested in test/rate-limit).
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import { describeOrSkip } from '../helpers/suite.js'
 import { buildApp } from '../../src/app.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
 import { backends, startApp, testConfig, type TestApp } from '../helpers/app.js'
@@ -82,7 +83,7 @@ for (const backend of backends()) {
   })
 }
 
-describe('rate limit shared through Redis', { skip: !process.env.REDIS_URL && 'REDIS_URL not set' }, () => {
+describeOrSkip('rate limit shared through Redis', { skip: !process.env.REDIS_URL && 'REDIS_URL not set' }, () => {
   const [backend] = backends()
 
   test('two instances on one Redis share the budget of a token', async () => {
@@ -105,7 +106,7 @@ describe('rate limit shared through Redis', { skip: !process.env.REDIS_URL && 'R
   })
 })
 
-describe('Redis outage', { skip: !hasRedisServer && 'redis-server not installed' }, () => {
+describeOrSkip('Redis outage', { skip: !hasRedisServer && 'redis-server not installed' }, () => {
   const [backend] = backends()
 
   test('requests are still served while Redis is down, and Redis is used again when back', async () => {

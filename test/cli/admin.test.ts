@@ -1,117 +1,181 @@
+// company, user and token commands, the help and the messages: in this process on the test's
+// database; the exit code and the shape of stdout and stderr once each in a child process.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { eq } from 'drizzle-orm'
 import { buildApp } from '../../src/app.js'
 import { apiTokens, companies, users } from '../../src/db/schema.js'
 import { backends, testConfig } from '../helpers/app.js'
-import { adminDatabase, expectFailure, expectJson, runAdmin, type AdminDatabase } from '../helpers/cli.js'
+import { adminDatabase, expectFailure, expectJson, expectList, runAdmin, spawnAdmin, type AdminDatabase } from '../helpers/cli.js'
 
 for (const backend of backends()) {
   describe(`admin command line (${backend.name})`, () => {
     let admin: AdminDatabase
-    let env: Record<string, string>
-    /** Opens the database the commands work on, for looking at what they left. */
-    const inspect = () => admin.open()
 
     before(async () => {
       admin = await adminDatabase(backend)
-      env = admin.env
     })
     after(() => admin.drop())
 
-    test('help lists the commands; every command has --help', async () => {
-      const general = await runAdmin(['--help'], env)
+    const authorize = async (token: string) => {
+      const app = await buildApp(testConfig(), { database: admin.handle })
+      try {
+        return await app.inject({ url: '/api/v1/users/authorize_api', headers: { authorization: `Bearer ${token}` } })
+      } finally {
+        await app.close()
+      }
+    }
+
+    test('help: every command, a resource alone lists its actions, every command has --help', async () => {
+      const general = await admin.run(['--help'])
       assert.equal(general.code, 0)
-      for (const name of ['company create', 'user create', 'token create', 'token revoke']) {
+      for (const name of ['company create', 'company list', 'user create', 'user list', 'token create', 'token revoke', 'flow create', 'task create', 'whatsapp import']) {
         assert.ok(general.stdout.includes(name), name)
       }
-      const help = await runAdmin(['user', 'create', '--help'], env)
+      const none = await admin.run([])
+      assert.equal(none.code, 1, 'no command ran')
+      assert.equal(none.stdout, general.stdout)
+
+      const group = await admin.run(['company'])
+      assert.equal(group.code, 1)
+      assert.equal(group.stderr, '')
+      assert.match(group.stdout, /^Usage: npm run admin -- company <action>/)
+      assert.match(group.stdout, /^ {2}company create +Create a company/m)
+      assert.match(group.stdout, /^ {2}company list +List the companies/m)
+      assert.doesNotMatch(group.stdout, /user create/)
+      const groupHelp = await admin.run(['user', '--help'])
+      assert.equal(groupHelp.code, 0)
+      assert.match(groupHelp.stdout, /user list/)
+
+      const help = await admin.run(['user', 'create', '--help'])
       assert.equal(help.code, 0)
-      assert.match(help.stdout, /--company ID/)
-      assert.match(help.stdout, /--json/)
+      assert.match(help.stdout, /^Usage: npm run admin -- user create --company ID --name N --email E \[--role admin\|member\] \[--json\]$/m)
+      assert.match(help.stdout, /--json +print exactly one JSON object on stdout$/m)
+      const list = await admin.run(['user', 'list', '--help'])
+      assert.match(list.stdout, /--json +print exactly one JSON object on stdout \(\{"data": \[\.\.\.\]\}\)$/m)
+      const flow = await admin.run(['flow', 'create', '--help'])
+      assert.match(flow.stdout, /--steps FILE\|JSON/)
+      assert.match(flow.stdout, /a file holding a JSON array .*, or that array itself/)
     })
 
-    test('company, user and token: created, usable, revoked', async () => {
-      const company = expectJson(await runAdmin(['company', 'create', '--name', 'Acme', '--timezone', 'Europe/Lisbon', '--json'], env))
+    test('company, user and token: created, listed, usable, revoked', async () => {
+      const company = expectJson(await admin.run(['company', 'create', '--name', 'Acme', '--timezone', 'Europe/Lisbon', '--json']))
       assert.equal(company.name, 'Acme')
       assert.equal(company.timezone, 'Europe/Lisbon')
       assert.equal(typeof company.id, 'number')
+      const empty = expectJson(await admin.run(['company', 'create', '--name', 'Empty Co', '--json']))
+      assert.equal(empty.timezone, 'UTC')
 
       const user = expectJson(
-        await runAdmin(['user', 'create', '--company', String(company.id), '--name', 'Ana', '--email', 'ana@acme.example', '--role', 'admin', '--json'], env),
+        await admin.run(['user', 'create', '--company', String(company.id), '--name', 'Ana', '--email', 'ana@acme.example', '--role', 'admin', '--json']),
       )
       assert.deepEqual(
         { name: user.name, email: user.email, role: user.role, active: user.active },
         { name: 'Ana', email: 'ana@acme.example', role: 'admin', active: true },
       )
+      const bruno = expectJson(await admin.run(['user', 'create', '--company', String(company.id), '--name', 'Bruno', '--email', 'bruno@acme.example', '--json']))
+      assert.equal(bruno.role, 'member')
 
-      const created = expectJson(await runAdmin(['token', 'create', '--user', String(user.id), '--json'], env))
+      // Lists: one JSON object {"data": [...]} with --json, a table otherwise.
+      const listed = expectList(await admin.run(['company', 'list', '--json']))
+      assert.deepEqual(
+        listed.map((c) => [c.id, c.name, c.timezone, c.users_count]),
+        [
+          [company.id, 'Acme', 'Europe/Lisbon', 2],
+          [empty.id, 'Empty Co', 'UTC', 0],
+        ],
+      )
+      assert.match(String(listed[0]?.created_at), /^\d{4}-\d\d-\d\dT/)
+      const table = await admin.run(['company', 'list'])
+      assert.equal(table.code, 0)
+      const [header, ...rows] = table.stdout.trimEnd().split('\n')
+      assert.match(header ?? '', /^id +name +timezone +users_count +created_at +updated_at$/)
+      assert.equal(rows.length, 2)
+      assert.match(rows[0] ?? '', new RegExp(`^${String(company.id)} +Acme +Europe/Lisbon +2 +\\d{4}-`))
+
+      const people = expectList(await admin.run(['user', 'list', '--company', String(company.id), '--json']))
+      assert.deepEqual(
+        people.map((u) => [u.id, u.name, u.email, u.role, u.active]),
+        [
+          [user.id, 'Ana', 'ana@acme.example', 'admin', true],
+          [bruno.id, 'Bruno', 'bruno@acme.example', 'member', true],
+        ],
+      )
+      assert.deepEqual(expectList(await admin.run(['user', 'list', '--company', String(empty.id), '--json'])), [])
+      const none = await admin.run(['user', 'list', '--company', String(empty.id)])
+      assert.deepEqual([none.code, none.stdout], [0, '(none)\n'])
+
+      const created = expectJson(await admin.run(['token', 'create', '--user', String(user.id), '--json']))
       const token = String(created.token)
       assert.match(token, /^eng_/)
-
-      const readable = await runAdmin(['token', 'create', '--user', String(user.id)], env)
+      const readable = await admin.run(['token', 'create', '--user', String(user.id)])
       assert.equal(readable.code, 0)
       assert.match(readable.stdout, /^token: eng_/m)
 
-      let database = await inspect()
-      try {
-        const app = await buildApp(testConfig(), { database })
-        const res = await app.inject({ url: '/api/v1/users/authorize_api', headers: { authorization: `Bearer ${token}` } })
-        assert.equal(res.statusCode, 200)
-        assert.equal(res.json().company.name, 'Acme')
-        await app.close()
-        const stored = await database.db.select().from(apiTokens).where(eq(apiTokens.userId, Number(user.id)))
-        assert.equal(stored.length, 2)
-        assert.ok(stored.every((row) => row.tokenHash !== token && row.revokedAt === null))
-      } finally {
-        await database.close()
-      }
+      const res = await authorize(token)
+      assert.equal(res.statusCode, 200)
+      assert.equal(res.json().company.name, 'Acme')
+      const stored = await admin.db.select().from(apiTokens).where(eq(apiTokens.userId, Number(user.id)))
+      assert.equal(stored.length, 2)
+      assert.ok(stored.every((row) => row.tokenHash !== token && row.revokedAt === null))
 
-      const revoked = expectJson(await runAdmin(['token', 'revoke', '--token', token, '--json'], env))
+      const revoked = expectJson(await admin.run(['token', 'revoke', '--token', token, '--json']))
       assert.equal(typeof revoked.revoked_at, 'string')
-      expectFailure(await runAdmin(['token', 'revoke', '--token', token], env), /not found or already revoked/)
-
-      database = await inspect()
-      try {
-        const app = await buildApp(testConfig(), { database })
-        const res = await app.inject({ url: '/api/v1/users/authorize_api', headers: { authorization: `Bearer ${token}` } })
-        assert.equal(res.statusCode, 401)
-        await app.close()
-      } finally {
-        await database.close()
-      }
+      expectFailure(await admin.run(['token', 'revoke', '--token', token]), /not found or already revoked/)
+      assert.equal((await authorize(token)).statusCode, 401)
     })
 
-    test('bad input: exit 1, one line on stderr, nothing written', async () => {
-      const database = await inspect()
-      const before = await database.db.select().from(companies)
-      const usersBefore = await database.db.select().from(users)
-      await database.close()
+    test('bad input: exit 1, one clear line on stderr, nothing written', async () => {
+      const before = await admin.db.select().from(companies)
+      const usersBefore = await admin.db.select().from(users)
       const [company] = before
       assert.ok(company, 'a company from the previous test')
-
-      expectFailure(await runAdmin(['company', 'create', '--name', 'X', '--timezone', 'Mars/Base'], env), /timezone is not a known IANA time zone/)
-      expectFailure(await runAdmin(['company', 'create', '--name', '   '], env), /name can't be blank/)
-      expectFailure(await runAdmin(['company', 'create'], env), /--name is required/)
-      expectFailure(await runAdmin(['company', 'create', '--name', 'X', '--bogus', '1'], env), /bogus/)
-      expectFailure(await runAdmin(['company', 'explode'], env), /unknown command/)
-      expectFailure(
-        await runAdmin(['user', 'create', '--company', String(company.id), '--name', 'Dup', '--email', 'ANA@acme.example'], env),
-        /email has already been taken/,
-      )
-      expectFailure(await runAdmin(['user', 'create', '--company', String(company.id), '--name', 'B', '--email', 'nope'], env), /email is invalid/)
-      expectFailure(await runAdmin(['user', 'create', '--company', String(company.id), '--name', 'B', '--email', 'b@x.io', '--role', 'boss'], env), /role/)
-      expectFailure(await runAdmin(['user', 'create', '--company', '999999', '--name', 'B', '--email', 'b@x.io'], env), /company 999999 not found/)
-      expectFailure(await runAdmin(['user', 'create', '--company', 'abc', '--name', 'B', '--email', 'b@x.io'], env), /company must be an integer/)
-      expectFailure(await runAdmin(['token', 'create', '--user', '999999'], env), /user 999999 not found/)
-
-      const after = await inspect()
-      try {
-        assert.equal((await after.db.select().from(companies)).length, before.length)
-        assert.equal((await after.db.select().from(users)).length, usersBefore.length)
-      } finally {
-        await after.close()
+      const id = String(company.id)
+      const fails = async (args: string[], line: string | RegExp) => {
+        const result = await admin.run(args)
+        expectFailure(result, typeof line === 'string' ? /[^]/ : line)
+        if (typeof line === 'string') assert.equal(result.stderr, `admin: ${line}\n`)
       }
+
+      await fails(['company', 'create', '--name', 'X', '--timezone', 'Mars/Base'], '--timezone is not a known IANA time zone (Area/City)')
+      await fails(['company', 'create', '--name', '   '], "--name can't be blank")
+      await fails(['company', 'create'], '--name N is required; see npm run admin -- company create --help')
+      await fails(['user', 'create', '--company', id], '--name N, --email E are required; see npm run admin -- user create --help')
+      await fails(['company', 'create', '--name', 'X', '--bogus', '1'], 'company create has no option --bogus; see npm run admin -- company create --help')
+      await fails(['company', 'create', '--name'], '--name needs a value; see npm run admin -- company create --help')
+      await fails(['company', 'create', '--name', '-x'], '--name needs a value; a value starting with "-" is written --name=-x')
+      await fails(['company', 'create', 'Acme'], 'unexpected "Acme": every value follows its --option; see npm run admin -- company create --help')
+      await fails(['company', 'list', '--json=yes'], '--json takes no value')
+      await fails(['company', 'explode'], 'unknown command "company explode"; company can create or list')
+      await fails(['companies'], /^admin: unknown command "companies"; the commands are company, user, token, flow, task or whatsapp; see npm run admin -- --help\n$/)
+      await fails(['--json'], 'a command comes first (npm run admin -- <resource> <action>); see npm run admin -- --help')
+      await fails(['user', 'create', '--company', id, '--name', 'Dup', '--email', 'ANA@acme.example'], '--email has already been taken')
+      await fails(['user', 'create', '--company', id, '--name', 'B', '--email', 'nope'], '--email is invalid')
+      await fails(['user', 'create', '--company', id, '--name', 'B', '--email', 'b@x.io', '--role', 'owner'], '--role must be admin or member')
+      await fails(['user', 'create', '--company', id, '--name', ' ', '--email', 'b@x.io', '--role', 'boss'], "--name can't be blank; --role must be admin or member")
+      await fails(['user', 'create', '--company', '999999', '--name', 'B', '--email', 'b@x.io'], 'company 999999 not found')
+      await fails(['user', 'create', '--company', 'abc', '--name', 'B', '--email', 'b@x.io'], '--company must be an integer')
+      await fails(['user', 'create', '--company', '0', '--name', 'B', '--email', 'b@x.io'], '--company must be greater than or equal to 1')
+      await fails(['user', 'list', '--company', '999999'], 'company 999999 not found')
+      await fails(['token', 'create', '--user', '999999'], 'user 999999 not found')
+      await fails(['task', 'create', '--contact', '1', '--kind', 'fax', '--due', '2026-02-30'], '--kind must be phonecall, email, linkedin, social or meeting; --due must be a date (yyyy-mm-dd)')
+
+      assert.equal((await admin.db.select().from(companies)).length, before.length)
+      assert.equal((await admin.db.select().from(users)).length, usersBefore.length)
+    })
+
+    test('a bad setting: one line naming it', async () => {
+      const result = await runAdmin(['company', 'list'], { env: { DATABASE_URL: 'mysql://db/engage' } })
+      expectFailure(result, /^admin: DATABASE_URL must start with postgres:\/\/ or postgresql:\/\/\n$/)
+    })
+
+    test('as a process: success is exit 0 and one JSON object on stdout; failure is exit 1 and one line on stderr', async () => {
+      const created = expectJson(await spawnAdmin(['company', 'create', '--name', 'Spawned', '--json'], admin.env))
+      const [row] = await admin.db.select().from(companies).where(eq(companies.id, Number(created.id)))
+      assert.equal(row?.name, 'Spawned')
+
+      const failed = await spawnAdmin(['user', 'create', '--company', String(created.id), '--name', 'B', '--email', 'b@x.io', '--role', 'owner'], admin.env)
+      expectFailure(failed, /^admin: --role must be admin or member\n$/)
     })
   })
 }

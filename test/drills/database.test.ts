@@ -6,7 +6,8 @@
 // totals stay exact, and the service recovers by itself. Figures go to the test output
 // (t.diagnostic) and docs/reliability.md.
 import assert from 'node:assert/strict'
-import { after, before, describe, test, type TestContext } from 'node:test'
+import { after, before, test, type TestContext } from 'node:test'
+import { describeOrSkip } from '../helpers/suite.js'
 import pg from 'pg'
 import { buildApp, type App } from '../../src/app.js'
 import { openDatabase, type DatabaseHandle } from '../../src/db/client.js'
@@ -47,7 +48,7 @@ const summary = (answers: Answer[]) => {
 
 const slowest = (answers: Answer[]) => Math.max(0, ...answers.map((answer) => answer.ms))
 
-describe('database drills', { skip: available.ok ? false : `…${available.reason}: the drills need a PostgreSQL cluster of their own…` }, () => {
+describeOrSkip('database drills', { skip: available.ok ? false : `…${available.reason}: the drills need a PostgreSQL cluster of their own…` }, () => {
   let cluster: Cluster | undefined
   let database: DatabaseHandle | undefined
   let app: App

@@ -1,5 +1,6 @@
-// flow create, task create and task complete, run as a user would (a child process on the
-// test database), checked by their output and by the rows they leave.
+// flow create, task create and task complete, run in this process on the test's database,
+// checked by their output and by the rows they leave (test/cli/admin.test.ts runs the
+// command line as a process).
 import assert from 'node:assert/strict'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -11,22 +12,22 @@ import type { Database } from '../../src/db/client.js'
 import { contactEvents, flows, flowSteps, tasks } from '../../src/db/schema.js'
 import { dayIn } from '../../src/modules/tasks/task-dates.js'
 import { backends, testConfig } from '../helpers/app.js'
-import { adminDatabase, expectFailure, expectJson, runAdmin, type AdminDatabase } from '../helpers/cli.js'
+import { adminDatabase, expectFailure, expectJson, type AdminDatabase } from '../helpers/cli.js'
 import { addUser, tenant, type Tenant } from '../helpers/factories.js'
 import { addContact } from '../helpers/flows-factories.js'
 
 for (const backend of backends()) {
   describe(`flow and task admin commands (${backend.name})`, () => {
     let admin: AdminDatabase
-    let env: Record<string, string>
     let dir: string
     let acme: Tenant
     let other: Tenant
     let memberId: number
     let contact: { id: number; userId: number }
 
-    /** Looks at the database between commands (closed before the next command runs). */
-    const look = <T>(fn: (db: Database) => Promise<T>) => admin.use(fn)
+    /** Looks at the database the commands work on. */
+    const look = <T>(fn: (db: Database) => Promise<T>) => fn(admin.db)
+    const runAdmin = (args: string[]) => admin.run(args)
 
     const stepsFile = (name: string, content: string) => {
       const file = join(dir, name)
@@ -37,7 +38,6 @@ for (const backend of backends()) {
     before(async () => {
       dir = mkdtempSync(join(tmpdir(), 'engage-flows-cli-'))
       admin = await adminDatabase(backend)
-      env = admin.env
       await look(async (db) => {
         acme = await tenant(db, { timezone: 'Asia/Tokyo' })
         other = await tenant(db)
@@ -51,9 +51,9 @@ for (const backend of backends()) {
     })
 
     test('help lists the commands and their options', async () => {
-      const general = await runAdmin(['--help'], env)
+      const general = await runAdmin(['--help'])
       for (const name of ['flow create', 'task create', 'task complete']) assert.ok(general.stdout.includes(name), name)
-      const help = await runAdmin(['task', 'create', '--help'], env)
+      const help = await runAdmin(['task', 'create', '--help'])
       assert.equal(help.code, 0)
       assert.match(help.stdout, /--assigned-to ID/)
       assert.match(help.stdout, /--due yyyy-mm-dd/)
@@ -67,7 +67,7 @@ for (const backend of backends()) {
       const flow = expectJson(await runAdmin([
         'flow', 'create', '--company', String(acme.companyId), '--user', String(memberId), '--name', 'Onboarding',
         '--steps', file, '--json',
-      ], env))
+      ]))
       assert.deepEqual({ ...flow, id: undefined, created_at: undefined, updated_at: undefined }, {
         id: undefined,
         name: 'Onboarding',
@@ -85,8 +85,14 @@ for (const backend of backends()) {
       const paused = expectJson(await runAdmin([
         'flow', 'create', '--company', String(acme.companyId), '--user', String(acme.userId), '--name', 'Later',
         '--steps', file, '--status', 'paused', '--json',
-      ], env))
+      ]))
       assert.equal(paused.status, 'paused')
+      // --steps also takes the array itself.
+      const inline = expectJson(await runAdmin([
+        'flow', 'create', '--company', String(acme.companyId), '--user', String(memberId), '--name', 'Inline',
+        '--steps', ' [{"day": 2, "kind": "linkedin", "title": "Connect"}]', '--json',
+      ]))
+      assert.deepEqual(inline.steps, [{ position: 1, day: 2, kind: 'linkedin', title: 'Connect' }])
 
       await look(async (db) => {
         const [row] = await db.select().from(flows).where(eq(flows.id, Number(flow.id)))
@@ -102,18 +108,21 @@ for (const backend of backends()) {
       const before = await count()
       const good = stepsFile('good.json', '[{"day": 1, "kind": "email", "title": "Hi"}]')
       const run = (steps: string, extra: string[] = []) =>
-        runAdmin(['flow', 'create', '--company', String(acme.companyId), '--user', String(acme.userId), '--name', 'X', '--steps', steps, ...extra], env)
+        runAdmin(['flow', 'create', '--company', String(acme.companyId), '--user', String(acme.userId), '--name', 'X', '--steps', steps, ...extra])
       expectFailure(await run(join(dir, 'missing.json')), /steps cannot be read \(ENOENT/)
       expectFailure(await run(stepsFile('day.json', '[{"day": 0, "kind": "email", "title": "a"}, {"day": -1, "kind": "email", "title": "b"}]')), /steps\[1\]\.day must be greater than or equal to 0/)
       expectFailure(
-        await runAdmin(['flow', 'create', '--company', String(acme.companyId), '--user', String(other.userId), '--name', 'X', '--steps', good], env),
-        /user is not a user of the company/,
+        await runAdmin(['flow', 'create', '--company', String(acme.companyId), '--user', String(other.userId), '--name', 'X', '--steps', good]),
+        /^admin: --user is not a user of the company\n$/,
       )
+      expectFailure(await run(good, ['--status', 'stopped']), /^admin: --status must be active or paused\n$/)
+      expectFailure(await run('[{"day": 1, "kind": "fax", "title": "Hi"}]'), /^admin: steps\[0\]\.kind is not included in the list\n$/)
+      expectFailure(await run('[{"day": 1,'), /^admin: --steps is not valid JSON\n$/)
       assert.equal(await count(), before)
     })
 
     test('task create and task complete', async () => {
-      const created = expectJson(await runAdmin(['task', 'create', '--contact', String(contact.id), '--kind', 'phonecall', '--due', '2020-01-31', '--json'], env))
+      const created = expectJson(await runAdmin(['task', 'create', '--contact', String(contact.id), '--kind', 'phonecall', '--due', '2020-01-31', '--json']))
       assert.deepEqual({ ...created, id: undefined, created_at: undefined, updated_at: undefined }, {
         id: undefined,
         kind: 'phonecall',
@@ -131,60 +140,56 @@ for (const backend of backends()) {
       const titled = expectJson(await runAdmin([
         'task', 'create', '--contact', String(contact.id), '--kind', 'meeting', '--due', '2099-12-31', '--title', 'Quarterly review',
         '--assigned-to', String(acme.userId), '--json',
-      ], env))
+      ]))
       assert.deepEqual([titled.title, titled.assigned_to_id, titled.status], ['Quarterly review', acme.userId, 'future'])
 
       const started = Date.now()
-      const done = expectJson(await runAdmin(['task', 'complete', '--id', String(created.id), '--json'], env))
+      const done = expectJson(await runAdmin(['task', 'complete', '--id', String(created.id), '--json']))
       assert.equal(done.done, true)
       assert.equal(done.status, 'done')
       const doneAt = Date.parse(String(done.done_at))
       assert.ok(doneAt >= started - 1000 && doneAt <= Date.now(), String(done.done_at))
-      expectFailure(await runAdmin(['task', 'complete', '--id', String(created.id)], env), new RegExp(`task ${String(created.id)} is already done`))
-      expectFailure(await runAdmin(['task', 'complete', '--id', '999999999'], env), /task 999999999 not found/)
+      expectFailure(await runAdmin(['task', 'complete', '--id', String(created.id)]), new RegExp(`task ${String(created.id)} is already done`))
+      expectFailure(await runAdmin(['task', 'complete', '--id', '999999999']), /task 999999999 not found/)
 
-      const readable = await runAdmin(['task', 'complete', '--id', String(titled.id)], env)
+      const readable = await runAdmin(['task', 'complete', '--id', String(titled.id)])
       assert.equal(readable.code, 0, readable.stderr)
       assert.match(readable.stdout, /^status: done$/m)
 
-      const database = await admin.open()
-      try {
-        const [row] = await database.db.select().from(tasks).where(eq(tasks.id, Number(created.id)))
-        assert.ok(row)
-        assert.equal(row.done, true)
-        assert.equal(row.doneAt?.toISOString(), done.done_at)
-        assert.equal(row.doneOn, dayIn(new Date(doneAt), 'Asia/Tokyo'))
-        assert.equal(row.companyId, acme.companyId)
-        const events = await database.db
-          .select()
-          .from(contactEvents)
-          .where(and(eq(contactEvents.contactId, contact.id), eq(contactEvents.kind, 'task_completed')))
-        assert.equal(events.length, 2)
-        assert.deepEqual(events.find((e) => e.data.task_id === created.id)?.data, {
-          task_id: created.id, title: 'Call Ana Souza', kind: 'phonecall', flow_id: null,
-        })
-        assert.equal(events[0]?.userId, null)
-        // The list (counted from counters) sees what the commands did.
-        const app = await buildApp(testConfig(), { database })
-        const res = await app.inject({ url: '/api/v1/tasks?page=1&done=true', headers: acme.auth })
-        assert.deepEqual(res.json().data.map((task: { id: number }) => task.id).sort(), [created.id, titled.id].sort())
-        assert.equal(res.json().meta.total_count, 2)
-        const open = await app.inject({ url: '/api/v1/tasks?page=1&undone=true', headers: acme.auth })
-        assert.equal(open.json().meta.total_count, 0)
-        await app.close()
-      } finally {
-        await database.close()
-      }
+      const database = admin.handle
+      const [row] = await database.db.select().from(tasks).where(eq(tasks.id, Number(created.id)))
+      assert.ok(row)
+      assert.equal(row.done, true)
+      assert.equal(row.doneAt?.toISOString(), done.done_at)
+      assert.equal(row.doneOn, dayIn(new Date(doneAt), 'Asia/Tokyo'))
+      assert.equal(row.companyId, acme.companyId)
+      const events = await database.db
+        .select()
+        .from(contactEvents)
+        .where(and(eq(contactEvents.contactId, contact.id), eq(contactEvents.kind, 'task_completed')))
+      assert.equal(events.length, 2)
+      assert.deepEqual(events.find((e) => e.data.task_id === created.id)?.data, {
+        task_id: created.id, title: 'Call Ana Souza', kind: 'phonecall', flow_id: null,
+      })
+      assert.equal(events[0]?.userId, null)
+      // The list (counted from counters) sees what the commands did.
+      const app = await buildApp(testConfig(), { database })
+      const res = await app.inject({ url: '/api/v1/tasks?page=1&done=true', headers: acme.auth })
+      assert.deepEqual(res.json().data.map((task: { id: number }) => task.id).sort(), [created.id, titled.id].sort())
+      assert.equal(res.json().meta.total_count, 2)
+      const open = await app.inject({ url: '/api/v1/tasks?page=1&undone=true', headers: acme.auth })
+      assert.equal(open.json().meta.total_count, 0)
+      await app.close()
     })
 
     test('task create: bad input, one line on stderr, nothing written', async () => {
       const count = () => look(async (db) => (await db.select().from(tasks)).length)
       const before = await count()
-      const run = (args: string[]) => runAdmin(['task', 'create', ...args], env)
+      const run = (args: string[]) => runAdmin(['task', 'create', ...args])
       const c = String(contact.id)
       expectFailure(await run(['--contact', '999999999', '--kind', 'email', '--due', '2026-01-01']), /contact does not exist/)
-      expectFailure(await run(['--contact', c, '--kind', 'fax', '--due', '2026-01-01']), /kind is not included in the list/)
-      expectFailure(await run(['--contact', c, '--kind', 'email', '--due', '2026-01-01', '--assigned-to', String(other.userId)]), /assigned-to is not a user of the contact company/)
+      expectFailure(await run(['--contact', c, '--kind', 'fax', '--due', '2026-01-01']), /^admin: --kind must be phonecall, email, linkedin, social or meeting\n$/)
+      expectFailure(await run(['--contact', c, '--kind', 'email', '--due', '2026-01-01', '--assigned-to', String(other.userId)]), /^admin: --assigned-to is not a user of the contact company\n$/)
       assert.equal(await count(), before)
     })
   })

@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict'
 import { once } from 'node:events'
 import { createServer, type AddressInfo, type Socket } from 'node:net'
-import { describe, test, type TestContext } from 'node:test'
+import { test, type TestContext } from 'node:test'
+import { describeOrSkip } from '../helpers/suite.js'
 import { createRateLimiter, type RateLimiter } from '../../src/rate-limit/limiter.js'
 import {
   freePort,
@@ -40,7 +41,7 @@ async function limiterOn(t: TestContext, redisUrl: string, max: number) {
   return { limiter, logger, startupMs: performance.now() - started }
 }
 
-describe('Redis outage', { skip: !hasRedisServer && 'redis-server is not on PATH', concurrency: true }, () => {
+describeOrSkip('Redis outage', { skip: !hasRedisServer && 'redis-server is not on PATH', concurrency: true }, () => {
   test('killed mid-run: answers in process, warns once, goes back to Redis when it restarts', async (t) => {
     const port = await freePort()
     const server = await privateRedis(t, port)

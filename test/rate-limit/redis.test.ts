@@ -1,7 +1,8 @@
 // The Redis-backed limiter on the shared Redis (REDIS_URL), isolated by a unique key prefix.
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
-import { after, before, describe, test } from 'node:test'
+import { after, before, test } from 'node:test'
+import { describeOrSkip } from '../helpers/suite.js'
 import { Redis } from 'ioredis'
 import { createRateLimiter, type RateLimitDecision, type RateLimiter } from '../../src/rate-limit/limiter.js'
 import { recordingLogger, sleep } from './helpers.js'
@@ -9,7 +10,7 @@ import { recordingLogger, sleep } from './helpers.js'
 const redisUrl = process.env.REDIS_URL
 const prefix = `engage:rl:test:${randomUUID()}:`
 
-describe('Redis rate limiter', { skip: !redisUrl }, () => {
+describeOrSkip('Redis rate limiter', { skip: !redisUrl && 'REDIS_URL not set' }, () => {
   let raw: Redis
   const limiters: RateLimiter[] = []
   const limiter = async (max: number, windowMs: number): Promise<RateLimiter> => {

@@ -1,4 +1,5 @@
-// `whatsapp import` run as a user would: a child process on the backend's database.
+// `whatsapp import` run in this process on the backend's database, as the command line runs
+// it (its output and exit code; test/cli/admin.test.ts runs the command line as a process).
 import assert from 'node:assert/strict'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -10,12 +11,11 @@ import { whatsappChats, whatsappMessages } from '../../src/db/schema.js'
 import { addUser, tenant, type Tenant } from '../helpers/factories.js'
 import { addContact } from '../helpers/leads-factories.js'
 import { backends } from '../helpers/app.js'
-import { adminDatabase, runAdmin, type AdminDatabase } from '../helpers/cli.js'
+import { adminDatabase, type AdminDatabase } from '../helpers/cli.js'
 
 for (const backend of backends()) {
   describe(`whatsapp import (${backend.name})`, () => {
     let admin: AdminDatabase
-    let env: Record<string, string>
     const files = mkdtempSync(join(tmpdir(), 'engage-wa-files-'))
     let acme: Tenant
     let other: Tenant
@@ -24,7 +24,8 @@ for (const backend of backends()) {
     let deletedId: number
     let theirContactId: number
 
-    const withDb = <T>(fn: (db: Database) => Promise<T>) => admin.use(fn)
+    const withDb = <T>(fn: (db: Database) => Promise<T>) => fn(admin.db)
+    const runAdmin = (args: string[]) => admin.run(args)
     const file = (name: string, lines: (object | string)[]) => {
       const path = join(files, name)
       writeFileSync(path, lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n')
@@ -38,7 +39,6 @@ for (const backend of backends()) {
 
     before(async () => {
       admin = await adminDatabase(backend)
-      env = admin.env
       await withDb(async (db) => {
         acme = await tenant(db)
         other = await tenant(db)
@@ -66,7 +66,7 @@ for (const backend of backends()) {
         '[1, 2]',
         line({ user_id: bruno }),
       ])
-      const result = await runAdmin(['whatsapp', 'import', '--company', String(acme.companyId), '--file', path, '--json'], env)
+      const result = await runAdmin(['whatsapp', 'import', '--company', String(acme.companyId), '--file', path, '--json'])
       assert.equal(result.code, 1)
       assert.equal(result.stdout, '')
       assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr)
@@ -87,7 +87,7 @@ for (const backend of backends()) {
 
     test('many bad lines: the first 20 named, the rest counted', async () => {
       const path = file('many.jsonl', Array.from({ length: 25 }, () => line({ status: 'x' })))
-      const result = await runAdmin(['whatsapp', 'import', '--company', String(acme.companyId), '--file', path], env)
+      const result = await runAdmin(['whatsapp', 'import', '--company', String(acme.companyId), '--file', path])
       assert.equal(result.code, 1)
       assert.match(result.stderr, /line 20: status is not included in the list; and 5 more bad lines\n$/)
       assert.doesNotMatch(result.stderr, /line 21:/)
@@ -95,15 +95,15 @@ for (const backend of backends()) {
 
     test('an unknown company or an unreadable file: exit 1', async () => {
       const path = file('one.jsonl', [line()])
-      const noCompany = await runAdmin(['whatsapp', 'import', '--company', '999999', '--file', path], env)
+      const noCompany = await runAdmin(['whatsapp', 'import', '--company', '999999', '--file', path])
       assert.equal(noCompany.code, 1)
-      assert.match(noCompany.stderr, /company 999999 not found/)
-      const noFile = await runAdmin(['whatsapp', 'import', '--company', String(acme.companyId), '--file', join(files, 'nope.jsonl')], env)
+      assert.equal(noCompany.stderr, 'admin: company 999999 not found\n')
+      const noFile = await runAdmin(['whatsapp', 'import', '--company', String(acme.companyId), '--file', join(files, 'nope.jsonl')])
       assert.equal(noFile.code, 1)
       assert.match(noFile.stderr, /cannot read .*nope\.jsonl: ENOENT/)
-      const badCompany = await runAdmin(['whatsapp', 'import', '--company', 'abc', '--file', path], env)
+      const badCompany = await runAdmin(['whatsapp', 'import', '--company', 'abc', '--file', path])
       assert.equal(badCompany.code, 1)
-      assert.match(badCompany.stderr, /company must be an integer/)
+      assert.equal(badCompany.stderr, 'admin: --company must be an integer\n')
       assert.deepEqual(await messages(), [])
     })
 
@@ -114,7 +114,7 @@ for (const backend of backends()) {
         line({ body: 'bruno', user_id: String(bruno), contact_id: String(contactId), sent_at: '2026-11-21 08:00:00Z' }),
         ...Array.from({ length: 1500 }, (_, i) => line({ body: `bulk ${i}`, sent_at: '2026-11-19T00:00:00Z' })),
       ]
-      const result = await runAdmin(['whatsapp', 'import', '--company', String(acme.companyId), '--file', file('good.jsonl', lines), '--json'], env)
+      const result = await runAdmin(['whatsapp', 'import', '--company', String(acme.companyId), '--file', file('good.jsonl', lines), '--json'])
       assert.equal(result.code, 0, result.stderr)
       assert.equal(result.stderr, '')
       assert.deepEqual(JSON.parse(result.stdout), { imported: 1503 })
@@ -141,7 +141,7 @@ for (const backend of backends()) {
       const second = await runAdmin(['whatsapp', 'import', '--company', String(acme.companyId), '--file', file('more.jsonl', [
         line({ body: 'late', sent_at: '2026-11-22T09:00:00Z' }),
         line({ body: 'old', user_id: bruno, sent_at: '2020-01-01T00:00:00Z' }),
-      ])], env)
+      ])])
       assert.equal(second.code, 0, second.stderr)
       assert.equal(second.stdout.trim(), 'imported: 2')
       const after = await messages()
@@ -155,7 +155,7 @@ for (const backend of backends()) {
     })
 
     test('--help describes the command', async () => {
-      const help = await runAdmin(['whatsapp', 'import', '--help'], env)
+      const help = await runAdmin(['whatsapp', 'import', '--help'])
       assert.equal(help.code, 0)
       assert.match(help.stdout, /--company ID --file F/)
       assert.match(help.stdout, /JSON Lines/)

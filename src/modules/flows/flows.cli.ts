@@ -4,12 +4,14 @@ import { invalid } from '../../errors.js'
 import { FlowCreateInput } from './flows.schemas.js'
 import { createFlow, parseSteps } from './flows.service.js'
 
-async function readSteps(file: string) {
+/** --steps: the JSON array itself, or the path of a file that holds it. */
+async function readSteps(value: string) {
+  if (value.trimStart().startsWith('[')) return parseSteps(value)
   let text: string
   try {
-    text = await readFile(file, 'utf8')
+    text = await readFile(value, 'utf8')
   } catch (err) {
-    throw invalid({ steps: [`cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}: ${file})`] })
+    throw invalid({ steps: [`cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}: ${value})`] })
   }
   return parseSteps(text)
 }
@@ -23,8 +25,9 @@ export const flowsCommands = [
       user: { value: 'ID', description: 'the owner, a user of the company', required: true },
       name: { value: 'N', description: 'the flow name', required: true },
       steps: {
-        value: 'FILE',
-        description: 'a JSON array of {"day": 0.., "kind": "phonecall|email|linkedin|social|meeting", "title": "..."}',
+        value: 'FILE|JSON',
+        description:
+          'a file holding a JSON array of {"day": 0.., "kind": "phonecall|email|linkedin|social|meeting", "title": "..."}, or that array itself',
         required: true,
       },
       status: { value: 'active|paused', description: 'the status (default active)' },

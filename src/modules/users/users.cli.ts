@@ -1,7 +1,9 @@
+import { Type } from 'typebox'
 import { defineCommand } from '../../cli/command.js'
+import { Id } from '../../http/schemas.js'
 import { createToken, revokeToken } from '../auth/tokens.service.js'
 import { CompanyCreateInput, TokenCreateInput, TokenRevokeInput, UserCreateInput } from './users.schemas.js'
-import { createCompany, createUser } from './users.service.js'
+import { createCompany, createUser, listCompanies, listUsers } from './users.service.js'
 
 export const usersCommands = [
   defineCommand({
@@ -15,6 +17,14 @@ export const usersCommands = [
     run: (db, input) => createCompany(db, input),
   }),
   defineCommand({
+    name: 'company list',
+    summary: 'List the companies, with the number of users of each',
+    options: {},
+    input: Type.Object({}),
+    list: true,
+    run: (db) => listCompanies(db),
+  }),
+  defineCommand({
     name: 'user create',
     summary: 'Create a user in a company',
     options: {
@@ -25,6 +35,14 @@ export const usersCommands = [
     },
     input: UserCreateInput,
     run: (db, input) => createUser(db, input),
+  }),
+  defineCommand({
+    name: 'user list',
+    summary: 'List the users of a company, active or not',
+    options: { company: { value: 'ID', description: 'the company id', required: true } },
+    input: Type.Object({ company: Id }),
+    list: true,
+    run: (db, input) => listUsers(db, input.company),
   }),
   defineCommand({
     name: 'token create',

@@ -52,6 +52,48 @@ export async function findUserWithCompany(db: Database, companyId: CompanyId, us
   return row && { user: row, company: { id: companyId as number, name: row.company_name, timezone: row.timezone } }
 }
 
+// Admin command line: every user of a company, from the primary key (company_id, id).
+const usersOfCompany = defineQuery<ApiUser>(
+  'users.ofCompany',
+  `select ${USER_COLUMNS} from users where company_id = $1 order by id`,
+)
+
+export async function allUsersOf(db: Database, companyId: CompanyId): Promise<ApiUser[]> {
+  return run(db, usersOfCompany, [companyId])
+}
+
+/** A company as the admin command line lists it: with the number of its users. */
+export interface ListedCompany {
+  id: number
+  name: string
+  timezone: string
+  users_count: number
+  created_at: Date
+  updated_at: Date
+}
+
+// Admin command line: every company (a handful per instance), each counting its users on
+// the primary key of users (company_id, id).
+const companiesAll = defineQuery<ListedCompany>(
+  'users.companies',
+  `select c.id, c.name, c.timezone,
+          (select count(*)::int from users u where u.company_id = c.id) as users_count,
+          c.created_at, c.updated_at
+     from companies c
+    order by c.id`,
+)
+
+export async function allCompanies(db: Database): Promise<ListedCompany[]> {
+  return run(db, companiesAll, [])
+}
+
+// Start-up: is this a fresh database (demo data to load)? One probe of the primary key.
+const anyCompany = defineQuery<{ any: boolean }>('users.anyCompany', 'select exists (select 1 from companies) as any')
+
+export async function hasAnyCompany(db: Database): Promise<boolean> {
+  return (await runOne(db, anyCompany, []))?.any ?? false
+}
+
 export async function findUser(db: Database, companyId: CompanyId, id: number): Promise<UserRow | undefined> {
   const [row] = await db.select().from(users).where(and(eq(users.companyId, companyId), eq(users.id, id)))
   return row

@@ -3,7 +3,16 @@ import { uniqueViolation } from '../../db/errors.js'
 import { ApiError, invalid } from '../../errors.js'
 import { asCompanyId, type CompanyId } from '../../tenancy.js'
 import type { CompanyCreateInput, UserCreateInput } from './users.schemas.js'
-import { findCompany, insertCompany, insertUser, type CompanyRow, type UserRow } from './users.repository.js'
+import {
+  allCompanies,
+  allUsersOf,
+  findCompany,
+  hasAnyCompany,
+  insertCompany,
+  insertUser,
+  type CompanyRow,
+  type UserRow,
+} from './users.repository.js'
 
 export const toUser = (row: UserRow) => ({
   id: row.id,
@@ -54,4 +63,19 @@ export async function createUser(db: Database, input: UserCreateInput) {
     if (uniqueViolation(err) === 'users_company_email_key') throw invalid({ email: ['has already been taken'] })
     throw err
   }
+}
+
+/** `company list`: every company with the number of its users. */
+export async function listCompanies(db: Database) {
+  return { data: await allCompanies(db) }
+}
+
+/** `user list`: every user of a company, active or not. */
+export async function listUsers(db: Database, company: number) {
+  return { data: await allUsersOf(db, await requireCompany(db, company)) }
+}
+
+/** A fresh database, without any company yet (the server loads the demo data into it). */
+export async function isFreshDatabase(db: Database): Promise<boolean> {
+  return !(await hasAnyCompany(db))
 }

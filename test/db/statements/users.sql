@@ -1,3 +1,16 @@
+-- users.anyCompany
+select exists (select 1 from companies) as any;
+
+-- users.companies
+select c.id, c.name, c.timezone,
+          (select count(*)::int from users u where u.company_id = c.id) as users_count,
+          c.created_at, c.updated_at
+     from companies c
+    order by c.id;
+
+-- users.ofCompany
+select id, name, email, role, active, created_at, updated_at from users where company_id = $1 order by id;
+
 -- users.page
 select t.total, u.*
      from (select count(*)::int as total from users where company_id = $1) t
