@@ -1,15 +1,79 @@
 // The token-authenticated, rate-limited API under /api: the auth plugin's hooks apply to
 // these routes only (health and docs stay open).
 import type { FastifyPluginAsync } from 'fastify'
+import { Count, ErrorResponse, PageMeta } from './http/schemas.js'
+import { Business } from './modules/businesses/businesses.schemas.js'
+import { Contact, ContactsPage } from './modules/contacts/contacts.schemas.js'
+import { CustomField, CustomFieldsList } from './modules/custom-fields/custom-fields.schemas.js'
+import { ContactEvent, ContactEventKinds, ContactEventsPage } from './modules/events/events.schemas.js'
+import { Enrollment, Flow, FlowsPage, FlowStep } from './modules/flows/flows.schemas.js'
 import { resourceRoutes } from './modules/index.js'
+import { Lead, LeadsPage } from './modules/leads/leads.schemas.js'
+import {
+  MeetTranscription,
+  MeetTranscriptionItem,
+  MeetTranscriptionsPage,
+} from './modules/meet-transcriptions/meet-transcriptions.schemas.js'
+import { Tag, TagsList } from './modules/tags/tags.schemas.js'
+import { Task, TasksPage } from './modules/tasks/tasks.schemas.js'
+import { AuthorizeResponse, Company, User, UsersPage } from './modules/users/users.schemas.js'
+import { WhatsappChat, WhatsappChatsPage, WhatsappMessage, WhatsappMessagesPage } from './modules/whatsapp/whatsapp.schemas.js'
 import auth from './plugins/auth.js'
 import type { RateLimiter } from './rate-limit/limiter.js'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** When the operation answers 404 (its subject is not one of the caller's company): the reference says so. */
+    notFound?: string
+  }
+}
+
+/**
+ * Every named schema of the API, registered once on the app (`app.addSchema`) and referenced
+ * by the route schemas with `Ref`: one definition serializes the responses and is a named
+ * component of the OpenAPI document (`Contact`, `ContactPage`, …).
+ */
+export const componentSchemas = [
+  ErrorResponse,
+  PageMeta,
+  Count,
+  User,
+  UsersPage,
+  Company,
+  AuthorizeResponse,
+  Contact,
+  ContactsPage,
+  Business,
+  ...ContactEventKinds,
+  ContactEvent,
+  ContactEventsPage,
+  CustomField,
+  CustomFieldsList,
+  Tag,
+  TagsList,
+  FlowStep,
+  Flow,
+  FlowsPage,
+  Task,
+  TasksPage,
+  Enrollment,
+  Lead,
+  LeadsPage,
+  MeetTranscription,
+  MeetTranscriptionItem,
+  MeetTranscriptionsPage,
+  WhatsappMessage,
+  WhatsappMessagesPage,
+  WhatsappChat,
+  WhatsappChatsPage,
+]
 
 const ERROR_REF = { $ref: 'Error#' }
 
 const api: FastifyPluginAsync<{ limiter: RateLimiter }> = async (app, { limiter }) => {
-  // Every operation can answer with the contract's error body; declared once, here, so
-  // the OpenAPI document shows it and Fastify serializes it fast.
+  // Every operation can answer with the contract's error body: declared once, here, so
+  // Fastify serializes it fast. The OpenAPI document lists each status an operation can
+  // answer instead of these ranges (plugins/docs.ts).
   app.addHook('onRoute', (route) => {
     route.schema = {
       ...route.schema,

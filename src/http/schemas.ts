@@ -1,6 +1,7 @@
 // Building blocks for the per-operation TypeBox schemas: parameter types with the
 // contract's rules, and the shared response shapes (records, lists, counts, errors).
 import { Type, type Static, type TSchema, type TUnsafe } from 'typebox'
+import type { ErrorCode } from '../errors.js'
 
 export const MAX_ID = Number.MAX_SAFE_INTEGER
 
@@ -10,7 +11,8 @@ export const Id = Type.Integer({ minimum: 1, maximum: MAX_ID })
 export const IdParams = Type.Object({ id: Id })
 
 /** A string of at most `max` code points (255 unless the contract says otherwise). */
-export const Str = (max = 255) => Type.String({ maxLength: max })
+export const Str = (max = 255, description?: string) =>
+  Type.String(description === undefined ? { maxLength: max } : { maxLength: max, description })
 
 /** A required string that must hold something besides white space. */
 export const NonBlank = (max = 255) => Type.String({ minLength: 1, maxLength: max, pattern: '\\S' })
@@ -47,33 +49,107 @@ export const Timestamps = {
   updated_at: Timestamp,
 }
 
-export const PageMeta = Type.Object({
-  page: Type.Integer(),
-  per_page: Type.Integer(),
-  total_count: Type.Integer(),
-  total_pages: Type.Integer(),
-})
+/**
+ * A reference to a named schema (a component of the OpenAPI document, registered once with
+ * `app.addSchema` through `componentSchemas` in src/api.ts), typed as the schema itself.
+ * Response schemas only: the request validator compiles each route schema on its own.
+ */
+export function Ref<T extends TSchema>(schema: T): TUnsafe<Static<T>> {
+  const id = (schema as { $id?: unknown }).$id
+  if (typeof id !== 'string') throw new Error('Ref needs a schema with an $id')
+  return Type.Unsafe<Static<T>>({ $ref: `${id}#` })
+}
 
-export const PagedList = <T extends TSchema>(item: T) =>
-  Type.Object({ data: Type.Array(item), meta: PageMeta })
+export const PageMeta = Type.Object(
+  {
+    page: Type.Integer({ description: 'this page, from 1' }),
+    per_page: Type.Integer({ description: 'records per page (1 to 100, default 25)' }),
+    total_count: Type.Integer({ description: 'records in the whole list' }),
+    total_pages: Type.Integer({ description: '0 for an empty list' }),
+  },
+  {
+    $id: 'PageMeta',
+    description: 'Where this page is in the list; the `Link` header has the URLs of the first, last, previous and next pages',
+    examples: [{ page: 1, per_page: 25, total_count: 120, total_pages: 5 }],
+  },
+)
 
-export const UnpagedList = <T extends TSchema>(item: T) =>
-  Type.Object({ data: Type.Array(item), meta: Type.Object({ total_count: Type.Integer() }) })
+/** A page of records (`<Name>Page`): the records and where the page is in the list. */
+export const PagedList = <T extends TSchema>(item: T, id: string, description: string) =>
+  Type.Object({ data: Type.Array(Ref(item)), meta: Ref(PageMeta) }, { $id: id, description })
 
-export const CountResponse = Type.Object({ count: Type.Integer() })
+/** A whole list at once (`<Name>List`: tags, custom fields). */
+export const UnpagedList = <T extends TSchema>(item: T, id: string, description: string) =>
+  Type.Object(
+    { data: Type.Array(Ref(item)), meta: Type.Object({ total_count: Type.Integer({ description: 'records in the list' }) }) },
+    { $id: id, description },
+  )
+
+export const Count = Type.Object(
+  { count: Type.Integer({ minimum: 0 }) },
+  { $id: 'Count', description: 'How many records match', examples: [{ count: 42 }] },
+)
+export const CountResponse = Ref(Count)
+
+// Every kind of error (contract section 5): a Record, so the compiler insists on each ErrorCode.
+const KNOWN_ERROR_CODES: Record<ErrorCode, true> = {
+  bad_request: true,
+  token_missing: true,
+  token_invalid: true,
+  not_found: true,
+  request_timeout: true,
+  payload_too_large: true,
+  unsupported_media_type: true,
+  validation_failed: true,
+  state_refused: true,
+  rate_limited: true,
+  header_too_large: true,
+  internal_error: true,
+  service_unavailable: true,
+}
+export const ERROR_CODES = Object.keys(KNOWN_ERROR_CODES) as ErrorCode[]
 
 export const ErrorResponse = Type.Object(
   {
     error: Type.Object({
-      status: Type.Integer(),
-      message: Type.String(),
-      code: Type.String({ description: 'the kind of error, stable (docs/api-conventions.md lists them)' }),
-      details: Type.Optional(Type.Record(Type.String(), Type.Array(Type.String()))),
-      detail_codes: Type.Optional(
-        Type.Record(Type.String(), Type.Array(Type.String()), { description: 'one stable code per message of details' }),
+      status: Type.Integer({ description: 'the HTTP status again' }),
+      message: Type.String({ description: 'for people; exactly as the contract words it' }),
+      code: Type.String({
+        description:
+          'the kind of error, stable; match this, not the message. Known codes: ' +
+          ERROR_CODES.map((code) => `\`${code}\``).join(', ') +
+          ' (new ones may be added; docs/api-conventions.md lists them)',
+        examples: ['validation_failed'],
+      }),
+      details: Type.Optional(
+        Type.Record(Type.String(), Type.Array(Type.String()), {
+          description: 'the problems of each parameter, by parameter name (`base` for the request as a whole)',
+        }),
       ),
-      request_id: Type.String(),
+      detail_codes: Type.Optional(
+        Type.Record(Type.String(), Type.Array(Type.String()), {
+          description:
+            'the keys of `details`, with one stable code per message, in the same order ' +
+            '(`blank`, `taken`, `invalid`, `too_long`, `inclusion`, `not_found`, …)',
+        }),
+      ),
+      request_id: Type.String({ description: 'the same as the `X-Request-Id` header; quote it when reporting a problem' }),
     }),
   },
-  { $id: 'Error' },
+  {
+    $id: 'Error',
+    description: 'Every error answers this body',
+    examples: [
+      {
+        error: {
+          status: 422,
+          message: 'Could not save the entity',
+          code: 'validation_failed',
+          details: { email: ['has already been taken'] },
+          detail_codes: { email: ['taken'] },
+          request_id: '0c6f1c2e-6d0b-4f0e-9a57-3f4f2d1f8b1a',
+        },
+      },
+    ],
+  },
 )

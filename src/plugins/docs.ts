@@ -1,9 +1,160 @@
-// OpenAPI 3.1 generated from the route schemas (the same ones requests are validated
-// with), served at /docs/v1/openapi.json, with Swagger UI at /docs/v1 from the package's
-// own files: no CDN.
+// OpenAPI 3.1 generated from the route schemas (the same ones requests are validated with
+// and responses serialized with), served at /docs/v1/openapi.json, with Swagger UI at
+// /docs/v1 from the package's own files: no CDN.
+//
+// What the route schemas do not say operation by operation is the contract's, and is added
+// here for the document only: each error status an operation can answer (instead of the
+// 4xx/5xx ranges the serializer uses), the response headers, and the form-encoded bodies.
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
+import type { RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
+import { CODES, MESSAGES, type ErrorCode, type ErrorStatus } from '../errors.js'
+
+export const PRODUCT = 'engage'
+
+const TAGS = [
+  { name: 'users', description: 'The users of your company, and the user a token acts for' },
+  { name: 'contacts', description: 'People you sell to: their fields, tags, custom field values, events and business' },
+  { name: 'custom_fields', description: 'Custom field definitions: the extra fields every contact can carry' },
+  { name: 'tags', description: 'Labels for contacts' },
+  { name: 'flows', description: 'Sequences of steps; adding a contact to a flow makes one task per step' },
+  { name: 'tasks', description: "Things to do about contacts (calls, emails, meetings…), by due date" },
+  { name: 'leads', description: 'Leads from prospecting providers, linked to the contact with the same email' },
+  { name: 'meet_transcriptions', description: 'Meeting transcriptions: recording → stopped → transcribed, optionally linked to a task' },
+  { name: 'whatsapp_messages', description: 'WhatsApp conversations between contacts and your users' },
+  { name: 'health', description: 'Probes for load balancers and orchestrators: no token, no rate limit' },
+]
+
+const integer = { type: 'integer' }
+const HEADERS = {
+  'X-Request-Id': {
+    description: "The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id`",
+    schema: { type: 'string' },
+  },
+  'X-RateLimit-Limit': { description: 'Requests allowed per window (per token)', schema: integer },
+  'X-RateLimit-Remaining': { description: 'Requests left in the window ending now, this one included', schema: integer },
+  'X-RateLimit-Reset': { description: 'Whole seconds until a slot frees (0 when the window is empty)', schema: integer },
+  'Retry-After': { description: 'Whole seconds to wait before trying again (at least 1)', schema: integer },
+  Location: { description: 'The path of the new record', schema: { type: 'string' } },
+  Link: {
+    description: 'URLs (paths with query) of the `first` and `last` pages always, `prev` and `next` where such a page exists',
+    schema: { type: 'string' },
+  },
+}
+type HeaderName = keyof typeof HEADERS
+
+/** Response headers as @fastify/swagger takes them: a schema with its description. */
+const headers = (names: HeaderName[]) =>
+  Object.fromEntries(names.map((name) => [name, { ...HEADERS[name].schema, description: HEADERS[name].description }]))
+
+const RATE_HEADERS: HeaderName[] = ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']
+
+const REQUEST_ID = '0c6f1c2e-6d0b-4f0e-9a57-3f4f2d1f8b1a'
+
+function errorExample(status: ErrorStatus, code: ErrorCode = CODES[status], message: string = MESSAGES[status], details?: Record<string, string[]>, detailCodes?: Record<string, string[]>) {
+  const error = details ? { status, message, code, details, detail_codes: detailCodes, request_id: REQUEST_ID } : { status, message, code, request_id: REQUEST_ID }
+  return { summary: code, value: { error } }
+}
+
+/** The responses of each error status: description, headers, real examples. */
+function errorResponse(status: ErrorStatus, description: string, examples: Record<string, { summary: string; value: unknown }>) {
+  // Requests without a valid token are not counted against a token: no X-RateLimit-*.
+  const names: HeaderName[] = status === 401 || status === 500 ? ['X-Request-Id'] : [...RATE_HEADERS]
+  if (status === 429) names.push('Retry-After')
+  return {
+    description,
+    headers: headers(status === 503 ? ['X-Request-Id', 'Retry-After'] : names),
+    content: { 'application/json': { schema: { $ref: 'Error#' }, examples } },
+  }
+}
+
+const COMMON_ERRORS = {
+  401: errorResponse(401, 'No api_token, or one that is unknown, revoked or of an inactive user', {
+    token_missing: errorExample(401, 'token_missing', 'Missing api_token'),
+    token_invalid: errorExample(401, 'token_invalid', 'Invalid api_token'),
+  }),
+  429: errorResponse(429, 'Over the rate limit (60 requests per 10 seconds per token): retry after `Retry-After` seconds', {
+    rate_limited: errorExample(429),
+  }),
+  500: errorResponse(500, 'A bug: the body shows nothing of it; the log has it under the request id', {
+    internal_error: errorExample(500),
+  }),
+  503: errorResponse(503, 'The database cannot be reached, or this instance is shutting down: retry after `Retry-After` seconds', {
+    service_unavailable: errorExample(503),
+  }),
+}
+
+const BODY_ERRORS = {
+  400: errorResponse(400, 'The body could not be parsed (or is not a JSON object)', { bad_request: errorExample(400) }),
+  413: errorResponse(413, 'The body is over 1 MiB (10 MiB for a transcript)', { payload_too_large: errorExample(413) }),
+  415: errorResponse(415, 'A body that is neither JSON nor a form (application/x-www-form-urlencoded)', {
+    unsupported_media_type: errorExample(415),
+  }),
+}
+
+const QUERY_422 = errorResponse(422, 'A parameter is missing or invalid: `details` names each one with its problems', {
+  validation_failed: errorExample(422, 'validation_failed', undefined, { per_page: ['must be less than or equal to 100'] }, {
+    per_page: ['less_than_or_equal_to'],
+  }),
+})
+const BODY_422 = errorResponse(
+  422,
+  'A parameter or field is missing or invalid, a referenced id is not of your company, or the change is refused by the state of the record (`state_refused`)',
+  {
+    validation_failed: errorExample(422, 'validation_failed', undefined, { email: ['is invalid'], first_name: ["can't be blank"] }, {
+      email: ['invalid'],
+      first_name: ['blank'],
+    }),
+    taken: errorExample(422, 'validation_failed', undefined, { email: ['has already been taken'] }, { email: ['taken'] }),
+  },
+)
+
+const notFoundResponse = (description: string) => errorResponse(404, description, { not_found: errorExample(404) })
+
+const WITH_BODY = new Set(['POST', 'PUT', 'PATCH'])
+
+const HEALTH_IDS: Record<string, string> = { '/healthz': 'getLiveness', '/readyz': 'getReadiness' }
+
+interface DocSchema {
+  response?: Record<string, unknown>
+  [key: string]: unknown
+}
+
+/** The route's schema as the document shows it. */
+function documented(schema: DocSchema, route: RouteOptions, url: string): DocSchema {
+  if (!url.startsWith('/api/')) {
+    const ok = url === '/healthz' ? 'The process is alive' : 'The database answers'
+    const response: Record<string, unknown> = {
+      200: { ...(schema.response?.['200'] as object), description: ok, headers: headers(['X-Request-Id']) },
+      431: errorResponse(431, 'The request line and headers are over 16 KiB (any path answers so)', { header_too_large: errorExample(431) }),
+    }
+    if (url === '/readyz') response['503'] = errorResponse(503, 'The database does not answer within 2 seconds', { service_unavailable: errorExample(503) })
+    return { ...schema, operationId: HEALTH_IDS[url], summary: url === '/healthz' ? 'Liveness: the process answers (no I/O)' : 'Readiness: the database answers', response }
+  }
+  const method = String(route.method)
+  const hasBody = WITH_BODY.has(method)
+  const response: Record<string, unknown> = {}
+  for (const [status, value] of Object.entries(schema.response ?? {})) {
+    if (!/^2\d\d$/.test(status)) continue // the 4xx/5xx ranges: replaced by each status below
+    const ref = (value as { $ref?: string }).$ref ?? ''
+    const names: HeaderName[] = [...RATE_HEADERS]
+    if (status === '201') names.push('Location')
+    if (ref.endsWith('Page#') || (value as { anyOf?: { $ref?: string }[] }).anyOf?.some((s) => s.$ref?.endsWith('Page#'))) names.push('Link')
+    response[status] = { ...(value as object), headers: headers(names) }
+  }
+  if (hasBody) Object.assign(response, { 400: BODY_ERRORS[400] })
+  response['401'] = COMMON_ERRORS[401]
+  if (route.config?.notFound) response['404'] = notFoundResponse(route.config.notFound)
+  if (hasBody) Object.assign(response, { 413: BODY_ERRORS[413], 415: BODY_ERRORS[415] })
+  response['422'] = hasBody ? BODY_422 : QUERY_422
+  Object.assign(response, { 429: COMMON_ERRORS[429], 500: COMMON_ERRORS[500], 503: COMMON_ERRORS[503] })
+  return {
+    ...schema,
+    response,
+    ...(hasBody ? { consumes: ['application/json', 'application/x-www-form-urlencoded'] } : {}),
+  }
+}
 
 export default fp(
   async (app) => {
@@ -11,16 +162,28 @@ export default fp(
       openapi: {
         openapi: '3.1.0',
         info: {
-          title: 'engage API',
+          title: `${PRODUCT} API`,
           version: '1.0.0',
+          summary: 'A self-hostable sales-engagement REST API',
           description:
-            'Sales-engagement REST API. Authenticate with `Authorization: Bearer <api_token>` ' +
-            '(or `api_token` in the query string or body). 60 requests per 10 seconds per token.',
+            'Contacts, tags, custom fields, flows and their tasks, leads, meeting transcriptions and WhatsApp conversations.\n\n' +
+            'Authenticate with `Authorization: Bearer <api_token>` (or `api_token` in the query string or body); ' +
+            'tokens come from the admin command line (`npm run admin -- token create --user ID`). ' +
+            '60 requests per 10 seconds per token. Bodies are JSON or `application/x-www-form-urlencoded` with ' +
+            'Rails-style brackets (`tags[]=3&tags[]=4`); the fields of a record may also come wrapped in its root key ' +
+            '(`{"contact": {...}}`).\n\n' +
+            'Every error answers `{"error": {"status", "message", "code", "details", "detail_codes", "request_id"}}`: ' +
+            'match `code` and `detail_codes`, which are stable.',
+          license: { name: 'MIT', identifier: 'MIT' },
         },
+        servers: [
+          { url: '/', description: 'This server (`npm start` listens on http://localhost:3000 by default)' },
+        ],
+        tags: TAGS,
         components: {
           securitySchemes: {
-            bearerToken: { type: 'http', scheme: 'bearer', description: 'The api_token' },
-            queryToken: { type: 'apiKey', in: 'query', name: 'api_token' },
+            bearerToken: { type: 'http', scheme: 'bearer', description: 'The api_token: `Authorization: Bearer eng_…`' },
+            queryToken: { type: 'apiKey', in: 'query', name: 'api_token', description: 'The api_token in the query string' },
           },
         },
         security: [{ bearerToken: [] }, { queryToken: [] }],
@@ -28,8 +191,18 @@ export default fp(
       refResolver: {
         buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
       },
+      transform: ({ schema, url, route }) => ({ schema: documented(schema as DocSchema, route, url), url }),
     })
-    await app.register(swaggerUi, { routePrefix: '/docs/v1', staticCSP: true })
+    await app.register(swaggerUi, {
+      routePrefix: '/docs/v1',
+      // BaseLayout: the reference without Swagger's top bar (its logo and URL box).
+      uiConfig: { layout: 'BaseLayout', deepLinking: true, defaultModelsExpandDepth: 0, tryItOutEnabled: false },
+      theme: { title: `${PRODUCT} API reference` },
+      staticCSP: true,
+      // The package's policy asks browsers to fetch every asset over https: on a plain-http
+      // host other than localhost the page stays white. Assets are same-origin either way.
+      transformStaticCSP: (header) => header.replace(/\s*upgrade-insecure-requests;?/, ''),
+    })
     app.get('/docs/v1/openapi.json', { schema: { hide: true } }, () => app.swagger())
   },
   { name: 'docs' },

@@ -15,6 +15,8 @@ export const Business = Type.Object(
     ...Timestamps,
   },
   {
+    $id: 'Business',
+    description: "A contact's employer: one per company and case-insensitive name",
     examples: [
       {
         id: 12,

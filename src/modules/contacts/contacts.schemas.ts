@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { contactStage } from '../../db/schema.js'
-import { Id, NonBlank, Nullable, PagedList, PageParams, Str, Timestamps } from '../../http/schemas.js'
+import { Id, MAX_ID, NonBlank, Nullable, PagedList, PageParams, Str, Timestamps } from '../../http/schemas.js'
 
 export const STAGES = contactStage.enumValues
 export type Stage = (typeof STAGES)[number]
@@ -93,8 +93,8 @@ export type ContactUpdateBody = Static<typeof ContactUpdateBody>
 
 export const ContactsListQuery = Type.Object({
   ...PageParams,
-  user_id: Type.Optional(Id),
-  search_term: Type.Optional(Str()),
+  user_id: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_ID, description: 'contacts owned by this user' })),
+  search_term: Type.Optional(Str(255, 'a case-insensitive part of the full name, the business or the email')),
 })
 export type ContactsListQuery = Static<typeof ContactsListQuery>
 
@@ -132,6 +132,8 @@ export const Contact = Type.Object(
     ...Timestamps,
   },
   {
+    $id: 'Contact',
+    description: 'A contact, with its tags and custom field values',
     examples: [
       {
         id: 7,
@@ -164,4 +166,4 @@ export const Contact = Type.Object(
   },
 )
 
-export const ContactsPage = PagedList(Contact)
+export const ContactsPage = PagedList(Contact, 'ContactPage', 'A page of contacts')

@@ -18,6 +18,8 @@ export const CustomField = Type.Object(
     ...Timestamps,
   },
   {
+    $id: 'CustomField',
+    description: 'A custom field definition: contacts carry values for it',
     examples: [
       {
         id: 4,
@@ -50,4 +52,4 @@ export const CustomFieldBody = Type.Object(
 )
 export type CustomFieldBody = Static<typeof CustomFieldBody>
 
-export const CustomFieldsList = UnpagedList(CustomField)
+export const CustomFieldsList = UnpagedList(CustomField, 'CustomFieldList', 'Every custom field definition of your company')

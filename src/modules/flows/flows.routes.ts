@@ -1,17 +1,18 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { pageWindow, sendPage } from '../../http/pagination.js'
-import { IdParams } from '../../http/schemas.js'
+import { IdParams, Ref } from '../../http/schemas.js'
 import { AddContactBody, Enrollment, FlowsListQuery, FlowsPage } from './flows.schemas.js'
 import { addContact, flowsPage } from './flows.service.js'
 
 const flowsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/v1/flows', {
     schema: {
+      operationId: 'listFlows',
       tags: ['flows'],
       summary: 'List flows (id ascending), optionally of one user or matching a name',
       description: '`search_term` matches a case-insensitive substring of the flow name.',
       querystring: FlowsListQuery,
-      response: { 200: FlowsPage },
+      response: { 200: Ref(FlowsPage) },
     },
   }, async (request, reply) => {
     const window = pageWindow(request.query)
@@ -20,7 +21,9 @@ const flowsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.put('/v1/flows/:id/add_contact', {
+    config: { notFound: 'No flow with this id in your company' },
     schema: {
+      operationId: 'addContactToFlow',
       tags: ['flows'],
       summary: 'Add a contact to a flow: one task per step, due from today in your company time zone',
       description:
@@ -28,7 +31,7 @@ const flowsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         'A contact already active in the flow, a deleted or unknown contact, or a paused flow: 422.',
       params: IdParams,
       body: AddContactBody,
-      response: { 200: Enrollment },
+      response: { 200: Ref(Enrollment) },
     },
   }, async (request) => addContact(app.db, request.caller, request.params.id, request.body.contact_id, app.clock()))
 }

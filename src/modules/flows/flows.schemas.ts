@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { Id, MAX_ID, NonBlank, PagedList, PageParams, Str, Timestamp, Timestamps } from '../../http/schemas.js'
+import { Id, MAX_ID, NonBlank, PagedList, PageParams, Ref, Str, Timestamp, Timestamps } from '../../http/schemas.js'
 import { Task, TaskKind } from '../tasks/tasks.schemas.js'
 
 export const FLOW_STATUSES = ['active', 'paused'] as const
@@ -9,17 +9,19 @@ export const FlowStep = Type.Object({
   day: Type.Integer({ description: 'days after the day the contact is added' }),
   kind: TaskKind,
   title: Type.String(),
-})
+}, { $id: 'FlowStep', description: 'One step of a flow: a task of its kind, due `day` days after the contact is added' })
 
 export const Flow = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
   user_id: Type.Integer({ description: 'the user who owns the flow' }),
   status: Type.Enum(FLOW_STATUSES),
-  steps: Type.Array(FlowStep),
+  steps: Type.Array(Ref(FlowStep)),
   contacts_count: Type.Integer({ description: 'contacts active in the flow' }),
   ...Timestamps,
 }, {
+  $id: 'Flow',
+  description: 'A flow: steps that become tasks for each contact added to it',
   examples: [{
     id: 7,
     name: 'Inbound follow-up',
@@ -39,11 +41,11 @@ export type Flow = Static<typeof Flow>
 export const FlowsListQuery = Type.Object({
   ...PageParams,
   user_id: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_ID, description: 'flows of this user' })),
-  search_term: Type.Optional(Str()),
+  search_term: Type.Optional(Str(255, 'a case-insensitive part of the flow name')),
 })
 export type FlowsListQuery = Static<typeof FlowsListQuery>
 
-export const FlowsPage = PagedList(Flow)
+export const FlowsPage = PagedList(Flow, 'FlowPage', 'A page of flows')
 
 export const AddContactBody = Type.Object({ contact_id: Id }, { examples: [{ contact_id: 1204 }] })
 export type AddContactBody = Static<typeof AddContactBody>
@@ -54,8 +56,34 @@ export const Enrollment = Type.Object({
   contact_id: Type.Integer(),
   status: Type.Enum(['active', 'finished', 'removed']),
   added_at: Timestamp,
-  tasks: Type.Array(Task, { description: "one per step, assigned to the contact's owner" }),
+  tasks: Type.Array(Ref(Task), { description: "one per step, assigned to the contact's owner" }),
   ...Timestamps,
+}, {
+  $id: 'Enrollment',
+  description: 'A contact added to a flow, with the tasks made for it',
+  examples: [{
+    id: 31,
+    flow_id: 7,
+    contact_id: 1204,
+    status: 'active',
+    added_at: '2026-03-07T13:02:11.000Z',
+    tasks: [{
+      id: 812,
+      kind: 'email',
+      title: 'Thank-you email',
+      due_date: '2026-03-07',
+      done: false,
+      done_at: null,
+      status: 'today',
+      assigned_to_id: 3,
+      flow_id: 7,
+      contact_id: 1204,
+      created_at: '2026-03-07T13:02:11.000Z',
+      updated_at: '2026-03-07T13:02:11.000Z',
+    }],
+    created_at: '2026-03-07T13:02:11.000Z',
+    updated_at: '2026-03-07T13:02:11.000Z',
+  }],
 })
 export type Enrollment = Static<typeof Enrollment>
 

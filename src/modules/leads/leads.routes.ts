@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { pageWindow, sendPage } from '../../http/pagination.js'
-import { CountResponse, IdParams } from '../../http/schemas.js'
+import { CountResponse, IdParams, Ref } from '../../http/schemas.js'
 import { requireGiven } from '../../http/validation.js'
 import { countLeads } from './leads.repository.js'
 import { Lead, LeadCreateBody, LeadsCountQuery, LeadsQuery, LeadsResponse } from './leads.schemas.js'
@@ -8,7 +8,9 @@ import { createLead, getLead, leadsPage, linkFilter } from './leads.service.js'
 
 const leadsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/v1/leads', {
+    config: { notFound: 'With `id`: no lead with this id in your company' },
     schema: {
+      operationId: 'listLeads',
       tags: ['leads'],
       summary: 'List the leads of a user, or show one lead with id',
       description:
@@ -30,6 +32,7 @@ const leadsRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/v1/leads/count', {
     schema: {
+      operationId: 'countLeads',
       tags: ['leads'],
       summary: 'Count the leads of a user',
       querystring: LeadsCountQuery,
@@ -41,21 +44,24 @@ const leadsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.get('/v1/leads/:id', {
+    config: { notFound: 'No lead with this id in your company' },
     schema: {
+      operationId: 'getLead',
       tags: ['leads'],
       summary: 'Show one lead',
       params: IdParams,
-      response: { 200: Lead },
+      response: { 200: Ref(Lead) },
     },
   }, async (request) => getLead(app.db, request.caller.companyId, request.params.id))
 
   app.post('/v1/leads', {
     config: { rootKey: 'lead' },
     schema: {
+      operationId: 'createLead',
       tags: ['leads'],
       summary: 'Create a lead (linked to the contact with the same email, if any)',
       body: LeadCreateBody,
-      response: { 201: Lead },
+      response: { 201: Ref(Lead) },
     },
   }, async (request, reply) => {
     const { companyId, userId } = request.caller

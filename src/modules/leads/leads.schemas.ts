@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { Id, NonBlank, Nullable, PagedList, PageParams, Str, Timestamps, TrueFlag } from '../../http/schemas.js'
+import { Id, NonBlank, Nullable, PagedList, PageParams, Ref, Str, Timestamps } from '../../http/schemas.js'
 
 const OptionalText = () => Type.Optional(Nullable(Str()))
 // Both integer columns are 4-byte integers.
@@ -63,13 +63,39 @@ export const Lead = Type.Object({
   business_colaborators_count: Int,
   business_telephone: Text,
   ...Timestamps,
+}, {
+  $id: 'Lead',
+  description: 'A lead from a prospecting provider, linked to the contact with the same email',
+  examples: [{
+    id: 55,
+    user_id: 2,
+    contact_id: 7,
+    first_name: 'Marta',
+    last_name: 'Reis',
+    email: 'marta.reis@globex.example',
+    provider: 'linkedin',
+    position: 'Head of Sales',
+    linkedin_url: null,
+    telephone: null,
+    city: null,
+    state_province: null,
+    country: null,
+    degree_of_connection: 2,
+    business_name: 'Globex',
+    business_linkedin_url: null,
+    business_sector: 'Logistics',
+    business_colaborators_count: 250,
+    business_telephone: null,
+    created_at: '2026-11-22T10:00:00.000Z',
+    updated_at: '2026-11-22T10:00:00.000Z',
+  }],
 })
 
-export const LeadsPage = PagedList(Lead)
+export const LeadsPage = PagedList(Lead, 'LeadPage', 'A page of leads')
 
 const LinkFlags = {
-  with_contact: Type.Optional(TrueFlag),
-  without_contact: Type.Optional(TrueFlag),
+  with_contact: Type.Optional(Type.Literal(true, { description: 'only leads linked to a contact' })),
+  without_contact: Type.Optional(Type.Literal(true, { description: 'only leads linked to no contact' })),
 }
 
 /** One operation, two modes: `id` answers that lead; without it, `page` and `user_id` are required. */
@@ -85,4 +111,4 @@ export type LeadsQuery = Static<typeof LeadsQuery>
 export const LeadsCountQuery = Type.Object({ user_id: Id, ...LinkFlags })
 export type LeadsCountQuery = Static<typeof LeadsCountQuery>
 
-export const LeadsResponse = Type.Union([Lead, LeadsPage])
+export const LeadsResponse = Type.Union([Ref(Lead), Ref(LeadsPage)], { description: 'With `id`: that lead; without: a page of leads' })

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { pageWindow, sendPage } from '../../http/pagination.js'
-import { CountResponse, IdParams } from '../../http/schemas.js'
+import { CountResponse, IdParams, Ref } from '../../http/schemas.js'
 import { requireGiven } from '../../http/validation.js'
 import { countTranscriptions } from './meet-transcriptions.repository.js'
 import {
@@ -30,7 +30,9 @@ const tags = ['meet_transcriptions']
 
 const meetTranscriptionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/v1/meet_transcriptions', {
+    config: { notFound: 'A `company_id` other than yours, or with `id`: no transcription with this id in your company' },
     schema: {
+      operationId: 'listMeetTranscriptions',
       tags,
       summary: 'List the transcriptions of a user, or show one with id',
       description:
@@ -52,7 +54,9 @@ const meetTranscriptionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.get('/v1/meet_transcriptions/count', {
+    config: { notFound: 'A `company_id` other than yours' },
     schema: {
+      operationId: 'countMeetTranscriptions',
       tags,
       summary: 'Count the transcriptions of a user',
       querystring: MeetTranscriptionsCountQuery,
@@ -66,15 +70,23 @@ const meetTranscriptionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.get('/v1/meet_transcriptions/:id', {
-    schema: { tags, summary: 'Show one transcription, with its transcript', params: IdParams, response: { 200: MeetTranscription } },
+    config: { notFound: 'No transcription with this id in your company' },
+    schema: {
+      operationId: 'getMeetTranscription',
+      tags,
+      summary: 'Show one transcription, with its transcript',
+      params: IdParams,
+      response: { 200: Ref(MeetTranscription) },
+    },
   }, async (request) => getTranscription(app.db, request.caller.companyId, request.params.id))
 
   app.post('/v1/meet_transcriptions', {
     schema: {
+      operationId: 'createMeetTranscription',
       tags,
       summary: 'Start a transcription (status recording)',
       body: MeetTranscriptionCreateBody,
-      response: { 201: MeetTranscription },
+      response: { 201: Ref(MeetTranscription) },
     },
   }, async (request, reply) => {
     const transcription = await createTranscription(app.db, request.caller, request.body)
@@ -82,34 +94,40 @@ const meetTranscriptionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.put('/v1/meet_transcriptions/:id/stop', {
+    config: { notFound: 'No transcription with this id in your company' },
     schema: {
+      operationId: 'stopMeetTranscription',
       tags,
       summary: 'Stop a recording transcription (recording → stopped)',
       params: IdParams,
       body: StopBody,
-      response: { 200: MeetTranscription },
+      response: { 200: Ref(MeetTranscription) },
     },
   }, async (request) => stopTranscription(app.db, request.caller, request.params.id, request.body.stopped_at))
 
   app.put('/v1/meet_transcriptions/:id/transcript', {
     bodyLimit: TRANSCRIPT_BODY_LIMIT,
+    config: { notFound: 'No transcription with this id in your company' },
     schema: {
+      operationId: 'setMeetTranscript',
       tags,
       summary: 'Attach the transcript (stopped or transcribed → transcribed; replaces an earlier one)',
       description: 'The body may be up to 10 MiB; the transcript has no other length limit.',
       params: IdParams,
       body: TranscriptBody,
-      response: { 200: MeetTranscription },
+      response: { 200: Ref(MeetTranscription) },
     },
   }, async (request) => setTranscript(app.db, request.caller.companyId, request.params.id, request.body.transcript))
 
   app.put('/v1/meet_transcriptions/:id/to_task', {
+    config: { notFound: 'No transcription with this id in your company' },
     schema: {
+      operationId: 'linkMeetTranscriptionToTask',
       tags,
       summary: 'Link the transcription to a task (in any state; replaces an earlier link)',
       params: IdParams,
       body: ToTaskBody,
-      response: { 200: MeetTranscription },
+      response: { 200: Ref(MeetTranscription) },
     },
   }, async (request) => {
     const { companyId, userId } = request.caller

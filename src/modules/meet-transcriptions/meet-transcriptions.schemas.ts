@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { DateParam, Id, NonBlank, Nullable, PagedList, PageParams, Timestamp, Timestamps, TrueFlag } from '../../http/schemas.js'
+import { DateParam, Id, NonBlank, Nullable, PagedList, PageParams, Ref, Timestamp, Timestamps } from '../../http/schemas.js'
 
 export const TRANSCRIPTION_STATUSES = ['recording', 'stopped', 'transcribed'] as const
 
@@ -14,21 +14,46 @@ const Common = {
 }
 
 /** One transcription, with its transcript. */
-export const MeetTranscription = Type.Object({ ...Common, transcript: Nullable(Type.String()), ...Timestamps })
+const example = {
+  id: 13,
+  user_id: 2,
+  company_id: 1,
+  meet_id: 'abc-defg-hij',
+  status: 'transcribed',
+  stopped_at: '2026-11-22T10:30:00.000Z',
+  task_id: 142,
+  created_at: '2026-11-22T10:00:00.000Z',
+  updated_at: '2026-11-22T10:31:00.000Z',
+}
+
+export const MeetTranscription = Type.Object(
+  { ...Common, transcript: Nullable(Type.String()), ...Timestamps },
+  {
+    $id: 'MeetTranscription',
+    description: 'A meeting transcription, with its transcript',
+    examples: [{ ...example, transcript: 'Ana: Thanks for joining…' }],
+  },
+)
 
 /** A list item: the transcript's length (in characters) instead of its text. */
 export const MeetTranscriptionItem = Type.Object({
   ...Common,
   transcript_length: Nullable(Type.Integer({ description: 'characters of the transcript; null before there is one' })),
   ...Timestamps,
+}, {
+  $id: 'MeetTranscriptionSummary',
+  description: "A meeting transcription in a list: the transcript's length instead of its text",
+  examples: [{ ...example, transcript_length: 5120 }],
 })
 
-export const MeetTranscriptionsPage = PagedList(MeetTranscriptionItem)
-export const MeetTranscriptionsResponse = Type.Union([MeetTranscription, MeetTranscriptionsPage])
+export const MeetTranscriptionsPage = PagedList(MeetTranscriptionItem, 'MeetTranscriptionPage', 'A page of meeting transcriptions')
+export const MeetTranscriptionsResponse = Type.Union([Ref(MeetTranscription), Ref(MeetTranscriptionsPage)], {
+  description: 'With `id`: that transcription; without: a page of transcriptions',
+})
 
 const TaskFlags = {
-  with_task: Type.Optional(TrueFlag),
-  without_task: Type.Optional(TrueFlag),
+  with_task: Type.Optional(Type.Literal(true, { description: 'only transcriptions linked to a task' })),
+  without_task: Type.Optional(Type.Literal(true, { description: 'only transcriptions linked to no task' })),
 }
 
 /** One operation, two modes: `id` answers that transcription; without it `page`, `user_id` and `company_id` are required. */
@@ -55,9 +80,12 @@ export const StopBody = Type.Object({
     description: 'ISO 8601: a date (midnight in your company time zone) or a date-time with offset',
     examples: ['2026-11-22T10:30:00Z'],
   }),
-})
+}, { examples: [{ stopped_at: '2026-11-22T10:30:00Z' }] })
 
 /** The transcript has no 255 limit: the operation's 10 MiB body is its bound. */
-export const TranscriptBody = Type.Object({ transcript: Type.String({ minLength: 1, pattern: '\\S' }) })
+export const TranscriptBody = Type.Object(
+  { transcript: Type.String({ minLength: 1, pattern: '\\S' }) },
+  { examples: [{ transcript: 'Ana: Thanks for joining. Bruno: Happy to be here.' }] },
+)
 
-export const ToTaskBody = Type.Object({ task_id: Id })
+export const ToTaskBody = Type.Object({ task_id: Id }, { examples: [{ task_id: 142 }] })

@@ -1,26 +1,28 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { IdParams } from '../../http/schemas.js'
+import { IdParams, Ref } from '../../http/schemas.js'
 import { Tag, TagBody, TagsList } from './tags.schemas.js'
 import { changeTag, createTag, removeTag, tagsOfCompany } from './tags.service.js'
 
 const tagsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/v1/tags', {
     schema: {
+      operationId: 'listTags',
       tags: ['tags'],
       summary: 'List the tags of your company (id ascending, not paged)',
-      response: { 200: TagsList },
+      response: { 200: Ref(TagsList) },
     },
   }, async (request) => tagsOfCompany(app.db, request.caller))
 
   app.post('/v1/tags', {
     config: { rootKey: 'tag' },
     schema: {
+      operationId: 'createTag',
       tags: ['tags'],
       summary: 'Create a tag',
       description: '`name` is unique in your company (case-insensitive); `color` is `#rgb` or `#rrggbb`.',
       body: TagBody,
-      response: { 201: Tag },
+      response: { 201: Ref(Tag) },
     },
   }, async (request, reply) => {
     const tag = await createTag(app.db, request.caller, request.body, app.clock())
@@ -28,18 +30,21 @@ const tagsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.put('/v1/tags/:id', {
-    config: { rootKey: 'tag' },
+    config: { rootKey: 'tag', notFound: 'No tag with this id in your company' },
     schema: {
+      operationId: 'updateTag',
       tags: ['tags'],
       summary: 'Rename or recolour a tag',
       params: IdParams,
       body: TagBody,
-      response: { 200: Tag },
+      response: { 200: Ref(Tag) },
     },
   }, async (request) => changeTag(app.db, request.caller, request.params.id, request.body, app.clock()))
 
   app.delete('/v1/tags/:id', {
+    config: { notFound: 'No tag with this id in your company' },
     schema: {
+      operationId: 'deleteTag',
       tags: ['tags'],
       summary: 'Delete a tag: it is taken off every contact (a tag_removed event on each)',
       params: IdParams,

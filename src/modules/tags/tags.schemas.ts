@@ -11,6 +11,8 @@ export const Tag = Type.Object(
     ...Timestamps,
   },
   {
+    $id: 'Tag',
+    description: 'A tag contacts can carry',
     examples: [
       { id: 3, name: 'Hot', color: '#e11d48', created_at: '2026-11-22T10:00:00.000Z', updated_at: '2026-11-22T10:00:00.000Z' },
     ],
@@ -26,4 +28,4 @@ export const TagBody = Type.Object(
 )
 export type TagBody = Static<typeof TagBody>
 
-export const TagsList = UnpagedList(Tag)
+export const TagsList = UnpagedList(Tag, 'TagList', 'Every tag of your company')

@@ -1,11 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { pageWindow, sendPage } from '../../http/pagination.js'
+import { Ref } from '../../http/schemas.js'
 import { TasksListQuery, TasksPage } from './tasks.schemas.js'
 import { tasksPage } from './tasks.service.js'
 
 const tasksRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/v1/tasks', {
     schema: {
+      operationId: 'listTasks',
       tags: ['tasks'],
       summary: 'List tasks (due date, then id), with filters that combine with AND',
       description:
@@ -13,7 +15,7 @@ const tasksRoutes: FastifyPluginAsyncTypebox = async (app) => {
         'tasks) and the `status` filter, which selects open tasks only. Date bounds are inclusive; done dates are the ' +
         'finish day in the company time zone. `done` and `undone` together are refused.',
       querystring: TasksListQuery,
-      response: { 200: TasksPage },
+      response: { 200: Ref(TasksPage) },
     },
   }, async (request, reply) => {
     const window = pageWindow(request.query)

@@ -23,6 +23,8 @@ export const Task = Type.Object({
   contact_id: Type.Integer(),
   ...Timestamps,
 }, {
+  $id: 'Task',
+  description: 'A task about a contact: made by a flow, or by the admin command line',
   examples: [{
     id: 812,
     kind: 'phonecall',
@@ -63,7 +65,7 @@ export const TasksListQuery = Type.Object({
 })
 export type TasksListQuery = Static<typeof TasksListQuery>
 
-export const TasksPage = PagedList(Task)
+export const TasksPage = PagedList(Task, 'TaskPage', 'A page of tasks, by due date then id')
 
 // Admin command line inputs (option names as typed: --assigned-to).
 export const TaskCreateInput = Type.Object({

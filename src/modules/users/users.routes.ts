@@ -2,15 +2,17 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { notFound } from '../../errors.js'
 import { pageWindow, sendPage } from '../../http/pagination.js'
 import { findUserWithCompany, usersPageWithTotal } from './users.repository.js'
+import { Ref } from '../../http/schemas.js'
 import { AuthorizeResponse, UsersListQuery, UsersPage } from './users.schemas.js'
 
 const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/v1/users', {
     schema: {
+      operationId: 'listUsers',
       tags: ['users'],
-      summary: 'List the users of your company',
+      summary: 'List the users of your company (id ascending)',
       querystring: UsersListQuery,
-      response: { 200: UsersPage },
+      response: { 200: Ref(UsersPage) },
     },
   }, async (request, reply) => {
     const { companyId } = request.caller
@@ -23,8 +25,8 @@ const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       tags: ['users'],
       summary: 'Check an api_token: the user it acts for and its company',
-      operationId: 'authorize_api_token',
-      response: { 200: AuthorizeResponse },
+      operationId: 'authorizeApi',
+      response: { 200: Ref(AuthorizeResponse) },
     },
   }, async (request) => {
     const { companyId, userId } = request.caller

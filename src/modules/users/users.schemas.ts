@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { Id, NonBlank, PagedList, PageParams, Str, Timestamps } from '../../http/schemas.js'
+import { Id, NonBlank, PagedList, PageParams, Ref, Str, Timestamps } from '../../http/schemas.js'
 
 export const User = Type.Object(
   {
@@ -10,7 +10,21 @@ export const User = Type.Object(
     active: Type.Boolean(),
     ...Timestamps,
   },
-  { $id: 'User' },
+  {
+    $id: 'User',
+    description: 'A user of your company',
+    examples: [
+      {
+        id: 2,
+        name: 'Ana Souza',
+        email: 'ana@acme.example',
+        role: 'admin',
+        active: true,
+        created_at: '2026-11-22T10:00:00.000Z',
+        updated_at: '2026-11-22T10:00:00.000Z',
+      },
+    ],
+  },
 )
 export type User = Static<typeof User>
 
@@ -19,18 +33,17 @@ export const Company = Type.Object(
     id: Type.Integer(),
     name: Type.String(),
     timezone: Type.String({ description: 'IANA time zone: decides "today" for tasks' }),
-    ...Timestamps,
   },
-  { $id: 'Company' },
+  { $id: 'Company', description: 'Your company', examples: [{ id: 1, name: 'Acme Sales', timezone: 'America/Sao_Paulo' }] },
 )
 
 export const UsersListQuery = Type.Object({ ...PageParams })
-export const UsersPage = PagedList(Type.Ref('User'))
+export const UsersPage = PagedList(User, 'UserPage', 'A page of users')
 
-export const AuthorizeResponse = Type.Object({
-  user: Type.Ref('User'),
-  company: Type.Object({ id: Type.Integer(), name: Type.String(), timezone: Type.String() }),
-})
+export const AuthorizeResponse = Type.Object(
+  { user: Ref(User), company: Ref(Company) },
+  { $id: 'Authorization', description: 'The user a token acts for, and its company' },
+)
 
 // Admin command line inputs, validated with the same rules as API parameters.
 export const CompanyCreateInput = Type.Object({

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { Id, PagedList, PageParams, Timestamp, Timestamps } from '../../http/schemas.js'
+import { Id, MAX_ID, PagedList, PageParams, Ref, Timestamp, Timestamps } from '../../http/schemas.js'
 
 export const DIRECTIONS = ['inbound', 'outbound'] as const
 export const STATUSES = ['sent', 'delivered', 'read', 'failed', 'received'] as const
@@ -13,25 +13,42 @@ export const WhatsappMessage = Type.Object({
   status: Type.Enum(STATUSES),
   sent_at: Timestamp,
   ...Timestamps,
+}, {
+  $id: 'WhatsappMessage',
+  description: 'A WhatsApp message between a contact and one of your users',
+  examples: [{
+    id: 90,
+    contact_id: 7,
+    user_id: 2,
+    direction: 'inbound',
+    body: 'Hi Ana, can we talk tomorrow?',
+    status: 'received',
+    sent_at: '2026-11-22T10:00:00.000Z',
+    created_at: '2026-11-22T10:00:00.000Z',
+    updated_at: '2026-11-22T10:00:00.000Z',
+  }],
 })
 
 export const WhatsappChat = Type.Object({
   contact_id: Type.Integer(),
   user_id: Type.Integer({ description: 'the responsible user' }),
   messages_count: Type.Integer(),
-  last_message: WhatsappMessage,
+  last_message: Ref(WhatsappMessage),
   last_message_at: Timestamp,
+}, {
+  $id: 'WhatsappChat',
+  description: 'The conversation of a contact with one responsible user',
 })
 
 export const WhatsappQuery = Type.Object({
   ...PageParams,
-  contact_id: Id,
-  user_id: Type.Optional(Id),
+  contact_id: Type.Integer({ minimum: 1, maximum: MAX_ID, description: 'the contact (404 if it is not one of your company)' }),
+  user_id: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_ID, description: 'only the conversation with this user' })),
 })
 export type WhatsappQuery = Static<typeof WhatsappQuery>
 
-export const WhatsappMessagesPage = PagedList(WhatsappMessage)
-export const WhatsappChatsPage = PagedList(WhatsappChat)
+export const WhatsappMessagesPage = PagedList(WhatsappMessage, 'WhatsappMessagePage', 'A page of WhatsApp messages, newest first')
+export const WhatsappChatsPage = PagedList(WhatsappChat, 'WhatsappChatPage', 'A page of WhatsApp chats, latest message first')
 
 /** One line of a `whatsapp import` file. WhatsApp itself caps a text at 65,536 characters. */
 export const ImportLine = Type.Object({

@@ -1,0 +1,246 @@
+// A small client over fetch (no runtime dependencies): the token in the header, one typed
+// method per operation (types generated from the OpenAPI document into schema.ts),
+// `for await` over every paged list, retries after `Retry-After` on 429 and 503, and
+// errors that carry the API's stable codes.
+import type { components, operations } from './schema.js'
+
+export type Schemas = components['schemas']
+type Ops = operations
+
+type JsonOf<R> = R extends { content: { 'application/json': infer T } } ? T : undefined
+/** What the operation answers on success (its 200 or 201 body; undefined for a 204). */
+export type Result<K extends keyof Ops> = Ops[K]['responses'] extends { 200: infer R }
+  ? JsonOf<R>
+  : Ops[K]['responses'] extends { 201: infer R }
+    ? JsonOf<R>
+    : undefined
+/** The operation's query string parameters. */
+export type Query<K extends keyof Ops> = NonNullable<Ops[K]['parameters']['query']>
+/** The operation's body (JSON). */
+export type Body<K extends keyof Ops> = Ops[K] extends { requestBody: { content: { 'application/json': infer B } } } ? B : never
+/** A paged list's parameters without `page`: auto-paging starts at `page` 1 unless given. */
+export type AllQuery<K extends keyof Ops> = Omit<Query<K>, 'page'> & { page?: number }
+
+/** Every error kind the API documents (new ones may be added; none is ever renamed). */
+export type ErrorCode =
+  | 'bad_request'
+  | 'token_missing'
+  | 'token_invalid'
+  | 'not_found'
+  | 'request_timeout'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'validation_failed'
+  | 'state_refused'
+  | 'rate_limited'
+  | 'header_too_large'
+  | 'internal_error'
+  | 'service_unavailable'
+
+/** An error answer of the API (or a body that is not the API's, code `unexpected_response`). */
+export class EngageError extends Error {
+  override readonly name = 'EngageError'
+  constructor(
+    readonly status: number,
+    /** Stable: match this, not the message. */
+    readonly code: ErrorCode | 'unexpected_response' | (string & {}),
+    message: string,
+    /** Problems per parameter, as people read them. */
+    readonly details: Record<string, string[]>,
+    /** The same keys as `details`, one stable code per message (`taken`, `blank`, …). */
+    readonly detailCodes: Record<string, string[]>,
+    /** The request's id (X-Request-Id): quote it when reporting a problem. */
+    readonly requestId: string | undefined,
+  ) {
+    super(message)
+  }
+}
+
+export interface RetryOptions {
+  /** Retries after a 429 or 503 (default 3). */
+  retries?: number
+  /** The longest wait for one retry (default 60 s): a longer Retry-After fails at once. */
+  maxWaitMs?: number
+}
+
+export interface EngageOptions {
+  /** Where the service is: `http://localhost:3000`. */
+  baseUrl: string
+  /** The api_token (`eng_…`), sent as `Authorization: Bearer`. */
+  token: string
+  /** Retries on 429 and 503 honouring Retry-After; `false` turns them off. */
+  retry?: RetryOptions | false
+  /** Another fetch (a proxy agent, a test double). */
+  fetch?: typeof fetch
+}
+
+interface PageOf<T> {
+  data: T[]
+  meta: { page: number; total_pages: number }
+}
+
+type Params = Record<string, string | number | boolean | null | undefined>
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+export class Engage {
+  readonly users
+  readonly contacts
+  readonly customFields
+  readonly tags
+  readonly flows
+  readonly tasks
+  readonly leads
+  readonly meetTranscriptions
+  readonly whatsapp
+
+  private readonly baseUrl: string
+  private readonly token: string
+  private readonly retry: Required<RetryOptions> | false
+  private readonly fetch: typeof fetch
+
+  constructor(options: EngageOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '')
+    this.token = options.token
+    this.retry = options.retry === false ? false : { retries: 3, maxWaitMs: 60_000, ...options.retry }
+    this.fetch = options.fetch ?? globalThis.fetch.bind(globalThis)
+
+    const get = <K extends keyof Ops>(path: string, query?: object) => this.request<Result<K>>('GET', path, query)
+    const send = <K extends keyof Ops>(method: 'POST' | 'PUT', path: string, body: object) =>
+      this.request<Result<K>>(method, path, undefined, body)
+    const remove = (path: string) => this.request<undefined>('DELETE', path)
+    const all = <T>(list: (page: number) => Promise<PageOf<T>>, from = 1) => this.paginate(list, from)
+
+    this.users = {
+      list: (query: Query<'listUsers'>) => get<'listUsers'>('/api/v1/users', query),
+      all: (query: AllQuery<'listUsers'> = {}) => all((page) => get<'listUsers'>('/api/v1/users', { ...query, page }), query.page),
+      /** The user the token acts for, and its company. */
+      authorize: () => get<'authorizeApi'>('/api/v1/users/authorize_api'),
+    }
+    this.contacts = {
+      list: (query: Query<'listContacts'>) => get<'listContacts'>('/api/v1/contacts', query),
+      all: (query: AllQuery<'listContacts'> = {}) =>
+        all((page) => get<'listContacts'>('/api/v1/contacts', { ...query, page }), query.page),
+      get: (id: number) => get<'getContact'>(`/api/v1/contacts/${id}`),
+      create: (body: Body<'createContact'>) => send<'createContact'>('POST', '/api/v1/contacts', body),
+      update: (id: number, body: Body<'updateContact'>) => send<'updateContact'>('PUT', `/api/v1/contacts/${id}`, body),
+      delete: (id: number) => remove(`/api/v1/contacts/${id}`),
+      events: (id: number, query: Query<'listContactEvents'>) => get<'listContactEvents'>(`/api/v1/contacts/${id}/events`, query),
+      allEvents: (id: number, query: AllQuery<'listContactEvents'> = {}) =>
+        all((page) => get<'listContactEvents'>(`/api/v1/contacts/${id}/events`, { ...query, page }), query.page),
+      business: (id: number) => get<'getContactBusiness'>(`/api/v1/contacts/${id}/business`),
+    }
+    this.customFields = {
+      list: () => get<'listCustomFields'>('/api/v1/custom_fields'),
+      create: (body: Body<'createCustomField'>) => send<'createCustomField'>('POST', '/api/v1/custom_fields', body),
+      update: (id: number, body: Body<'updateCustomField'>) => send<'updateCustomField'>('PUT', `/api/v1/custom_fields/${id}`, body),
+      delete: (id: number) => remove(`/api/v1/custom_fields/${id}`),
+    }
+    this.tags = {
+      list: () => get<'listTags'>('/api/v1/tags'),
+      create: (body: Body<'createTag'>) => send<'createTag'>('POST', '/api/v1/tags', body),
+      update: (id: number, body: Body<'updateTag'>) => send<'updateTag'>('PUT', `/api/v1/tags/${id}`, body),
+      delete: (id: number) => remove(`/api/v1/tags/${id}`),
+    }
+    this.flows = {
+      list: (query: Query<'listFlows'>) => get<'listFlows'>('/api/v1/flows', query),
+      all: (query: AllQuery<'listFlows'> = {}) => all((page) => get<'listFlows'>('/api/v1/flows', { ...query, page }), query.page),
+      addContact: (id: number, contactId: number) =>
+        send<'addContactToFlow'>('PUT', `/api/v1/flows/${id}/add_contact`, { contact_id: contactId }),
+    }
+    this.tasks = {
+      list: (query: Query<'listTasks'>) => get<'listTasks'>('/api/v1/tasks', query),
+      all: (query: AllQuery<'listTasks'> = {}) => all((page) => get<'listTasks'>('/api/v1/tasks', { ...query, page }), query.page),
+    }
+    type LeadsPageQuery = Omit<Query<'listLeads'>, 'id'> & { page: number; user_id: number }
+    this.leads = {
+      list: (query: LeadsPageQuery) => this.request<Schemas['LeadPage']>('GET', '/api/v1/leads', query),
+      all: (query: Omit<LeadsPageQuery, 'page'> & { page?: number }) =>
+        all((page) => this.request<Schemas['LeadPage']>('GET', '/api/v1/leads', { ...query, page }), query.page),
+      get: (id: number) => get<'getLead'>(`/api/v1/leads/${id}`),
+      count: (query: Query<'countLeads'>) => get<'countLeads'>('/api/v1/leads/count', query),
+      create: (body: Body<'createLead'>) => send<'createLead'>('POST', '/api/v1/leads', body),
+    }
+    type TranscriptionsPageQuery = Omit<Query<'listMeetTranscriptions'>, 'id'> & { page: number; user_id: number; company_id: number }
+    this.meetTranscriptions = {
+      list: (query: TranscriptionsPageQuery) =>
+        this.request<Schemas['MeetTranscriptionPage']>('GET', '/api/v1/meet_transcriptions', query),
+      all: (query: Omit<TranscriptionsPageQuery, 'page'> & { page?: number }) =>
+        all(
+          (page) => this.request<Schemas['MeetTranscriptionPage']>('GET', '/api/v1/meet_transcriptions', { ...query, page }),
+          query.page,
+        ),
+      get: (id: number) => get<'getMeetTranscription'>(`/api/v1/meet_transcriptions/${id}`),
+      count: (query: Query<'countMeetTranscriptions'>) => get<'countMeetTranscriptions'>('/api/v1/meet_transcriptions/count', query),
+      create: (body: Body<'createMeetTranscription'>) => send<'createMeetTranscription'>('POST', '/api/v1/meet_transcriptions', body),
+      stop: (id: number, stoppedAt: string) =>
+        send<'stopMeetTranscription'>('PUT', `/api/v1/meet_transcriptions/${id}/stop`, { stopped_at: stoppedAt }),
+      setTranscript: (id: number, transcript: string) =>
+        send<'setMeetTranscript'>('PUT', `/api/v1/meet_transcriptions/${id}/transcript`, { transcript }),
+      linkToTask: (id: number, taskId: number) =>
+        send<'linkMeetTranscriptionToTask'>('PUT', `/api/v1/meet_transcriptions/${id}/to_task`, { task_id: taskId }),
+    }
+    this.whatsapp = {
+      messages: (query: Query<'listWhatsappMessages'>) => get<'listWhatsappMessages'>('/api/v1/whatsapp_messages', query),
+      allMessages: (query: AllQuery<'listWhatsappMessages'>) =>
+        all((page) => get<'listWhatsappMessages'>('/api/v1/whatsapp_messages', { ...query, page }), query.page),
+      chats: (query: Query<'listWhatsappChats'>) => get<'listWhatsappChats'>('/api/v1/whatsapp_messages/chats', query),
+      allChats: (query: AllQuery<'listWhatsappChats'>) =>
+        all((page) => get<'listWhatsappChats'>('/api/v1/whatsapp_messages/chats', { ...query, page }), query.page),
+    }
+  }
+
+  /** Every record of a paged list, fetching page after page as the loop asks for them. */
+  async *paginate<T>(list: (page: number) => Promise<PageOf<T>>, from = 1): AsyncGenerator<T, void, undefined> {
+    for (let page = from; ; page++) {
+      const { data, meta } = await list(page)
+      yield* data
+      if (data.length === 0 || page >= meta.total_pages) return
+    }
+  }
+
+  /** One request: JSON in and out, retried after Retry-After on 429 and 503 when allowed. */
+  async request<T>(method: string, path: string, query?: object, body?: object): Promise<T> {
+    const url = new URL(this.baseUrl + path)
+    for (const [name, value] of Object.entries((query ?? {}) as Params)) {
+      if (value !== undefined && value !== null) url.searchParams.set(name, String(value))
+    }
+    const headers: Record<string, string> = { authorization: `Bearer ${this.token}`, accept: 'application/json' }
+    if (body !== undefined) headers['content-type'] = 'application/json'
+    for (let attempt = 0; ; attempt++) {
+      const response = await this.fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
+      if (response.ok) return (response.status === 204 ? undefined : await response.json()) as T
+      const wait = this.retryWait(response, attempt)
+      if (wait === undefined) throw await errorOf(response)
+      await response.body?.cancel()
+      await sleep(wait)
+    }
+  }
+
+  /** How long to wait before retrying this answer, or undefined when it is not retried. */
+  private retryWait(response: Response, attempt: number): number | undefined {
+    if (!this.retry || attempt >= this.retry.retries) return undefined
+    if (response.status !== 429 && response.status !== 503) return undefined
+    const seconds = Number(response.headers.get('retry-after') ?? '1')
+    const ms = Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : 1000
+    return ms <= this.retry.maxWaitMs ? ms : undefined
+  }
+}
+
+interface ErrorBody {
+  error?: { status?: number; message?: string; code?: string; details?: Record<string, string[]>; detail_codes?: Record<string, string[]>; request_id?: string }
+}
+
+async function errorOf(response: Response): Promise<EngageError> {
+  const text = await response.text()
+  let body: ErrorBody = {}
+  try {
+    body = JSON.parse(text) as ErrorBody
+  } catch {
+    // not the API's body (a proxy's page): described by its status alone
+  }
+  const error = body.error
+  const requestId = error?.request_id ?? response.headers.get('x-request-id') ?? undefined
+  if (!error?.code) return new EngageError(response.status, 'unexpected_response', `HTTP ${response.status}`, {}, {}, requestId)
+  return new EngageError(response.status, error.code, error.message ?? `HTTP ${response.status}`, error.details ?? {}, error.detail_codes ?? {}, requestId)
+}
