@@ -131,7 +131,7 @@ describe('npm start', () => {
         await new Promise((resolve) => setTimeout(resolve, 20))
       }
       assert.match(started.output(), /engage: preparing the database in .* \(first start only\)/)
-      assert.equal(await stop(started), 0)
+      assert.equal(await stop(started), 0, started.output() + started.stderr())
       assert.deepEqual(readdirSync(join(fresh, 'postgres.users')), [], 'the cluster was released')
       assert.equal(existsSync(join(fresh, 'postgres', 'postmaster.pid')), false, 'the cluster was stopped')
     } finally {
