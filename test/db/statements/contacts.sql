@@ -12,7 +12,7 @@ select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.positi
                      where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
           c.created_at, c.updated_at
      from contacts c
-    where c.company_id = $1 and c.id = $2 and c.deleted_at is null;
+    where c.company_id = (select $1::bigint) and c.id = $2 and c.deleted_at is null;
 
 -- contacts.insert
 with business as (
@@ -81,7 +81,7 @@ with total as (
                      where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
           c.created_at, c.updated_at
            from contacts c
-          where c.company_id = $1 and c.id = any(array(select id from contacts where company_id = $1 and deleted_at is null order by id limit $4 offset $5))
+          where c.company_id = (select $1::bigint) and c.id = any(array(select id from contacts where company_id = (select $1::bigint) and deleted_at is null order by id limit $4 offset $5))
             and $5 < total.n
           order by c.id
        ) p on true;
@@ -106,7 +106,7 @@ with total as (
                      where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
           c.created_at, c.updated_at
            from contacts c
-          where c.company_id = $1 and c.id = any(array(select id from contacts where company_id = $1 and user_id = $6 and deleted_at is null order by id limit $4 offset $5))
+          where c.company_id = (select $1::bigint) and c.id = any(array(select id from contacts where company_id = (select $1::bigint) and user_id = $6 and deleted_at is null order by id limit $4 offset $5))
             and $5 < total.n
           order by c.id
        ) p on true;
