@@ -78,6 +78,13 @@ for (const backend of backends()) {
       const all = await list('page=1')
       assert.deepEqual(ids(all), mine)
       assert.ok(!ids(all).includes(deletedId))
+      // Every page of every size joins up to the list: pages of the second half are read
+      // backwards from the total, those of the first half forwards.
+      for (let perPage = 1; perPage <= 10; perPage++) {
+        const joined: number[] = []
+        for (let page = 1; page <= Math.ceil(mine.length / perPage); page++) joined.push(...ids(await list(`page=${page}&per_page=${perPage}`)))
+        assert.deepEqual(joined, mine, `pages of ${perPage}`)
+      }
       const past = await list('page=5&per_page=4')
       assert.equal(past.statusCode, 200)
       assert.deepEqual(past.json().data, [])

@@ -53,9 +53,12 @@ async function explain(url: string, query: { sql: string; params: unknown[] }, a
 function assertEachScanOnce(plan: PlanNode, what: string) {
   const scans = [...nodes(plan)].filter(touchesContacts)
   assert.ok(scans.length > 0, `${what}: the plan reads contacts`)
+  // At most once each (a CASE branch not taken, such as the list's backward read on a page
+  // of the first half, runs 0 times), and something did run.
   for (const scan of scans) {
-    assert.equal(scan['Actual Loops'], 1, `${what}: ${scan['Node Type']} on ${scan['Index Name'] ?? 'contacts'} ran ${String(scan['Actual Loops'])} times`)
+    assert.ok((scan['Actual Loops'] ?? 0) <= 1, `${what}: ${scan['Node Type']} on ${scan['Index Name'] ?? 'contacts'} ran ${String(scan['Actual Loops'])} times`)
   }
+  assert.ok(scans.some((scan) => scan['Actual Loops'] === 1), `${what}: a scan of contacts ran`)
   assert.ok(![...nodes(plan)].some((node) => node['Node Type'] === 'Nested Loop' && node.Plans?.[1]?.['Node Type'] === 'Limit'),
     `${what}: no nested loop re-running a LIMIT subquery`)
 }

@@ -125,10 +125,13 @@ const contactById = defineQuery<Contact>(
 )
 
 // A page of live contacts with the list's total from its counter row, in one statement.
-// The page's ids come from an index alone in an uncorrelated ARRAY(...) (run once, whatever
-// the statistics), then their rows by primary key; a page past the end reads no index at
-// all (the lateral part is skipped when the offset is not below the total).
-const pageStatement = (name: string, idsOfPage: string) =>
+// The page's ids come from an index alone in an ARRAY(...) run once per statement, whatever
+// the statistics, then their rows by primary key. A page in the second half reads the index
+// backwards from the known total, so the last page costs what the first does (an OFFSET
+// walks every entry it skips: 175 ms for page 20,000 of 25 at 1 M contacts); this trusts
+// the counter, which every write keeps exact in its own transaction. A page past the end
+// reads no index at all (the lateral part is skipped when the offset is not below the total).
+const pageStatement = (name: string, live: string) =>
   defineQuery<{ total: number } & ({ id: null } | Contact)>(
     name,
     `with total as (
@@ -139,22 +142,25 @@ const pageStatement = (name: string, idsOfPage: string) =>
        left join lateral (
          select ${CONTACT_RECORD}
            from contacts c
-          where c.company_id = (select $1::bigint) and c.id = any(array(${idsOfPage}))
+          where c.company_id = (select $1::bigint)
+            and c.id = any(case when $5 * 2 < total.n
+                             then array(select id from contacts where ${live} order by id limit $4 offset $5)
+                             else array(select id from contacts where ${live} order by id desc
+                                         limit greatest(least($4, total.n - $5), 0)
+                                        offset greatest(total.n - $5 - $4, 0))
+                           end)
             and $5 < total.n
           order by c.id
        ) p on true`,
   )
 
 // Ids from contacts_company_live_idx (company_id, id) where deleted_at is null.
-const contactsPage = pageStatement(
-  'contacts.page',
-  'select id from contacts where company_id = (select $1::bigint) and deleted_at is null order by id limit $4 offset $5',
-)
+const contactsPage = pageStatement('contacts.page', 'company_id = (select $1::bigint) and deleted_at is null')
 
 // Ids from contacts_company_user_live_idx (company_id, user_id, id) where deleted_at is null.
 const contactsPageOfUser = pageStatement(
   'contacts.pageOfUser',
-  'select id from contacts where company_id = (select $1::bigint) and user_id = $6 and deleted_at is null order by id limit $4 offset $5',
+  'company_id = (select $1::bigint) and user_id = $6 and deleted_at is null',
 )
 
 /** A page of live contacts (of one owner when userId is given) and the list's total from `counter`. */

@@ -81,7 +81,13 @@ with total as (
                      where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
           c.created_at, c.updated_at
            from contacts c
-          where c.company_id = (select $1::bigint) and c.id = any(array(select id from contacts where company_id = (select $1::bigint) and deleted_at is null order by id limit $4 offset $5))
+          where c.company_id = (select $1::bigint)
+            and c.id = any(case when $5 * 2 < total.n
+                             then array(select id from contacts where company_id = (select $1::bigint) and deleted_at is null order by id limit $4 offset $5)
+                             else array(select id from contacts where company_id = (select $1::bigint) and deleted_at is null order by id desc
+                                         limit greatest(least($4, total.n - $5), 0)
+                                        offset greatest(total.n - $5 - $4, 0))
+                           end)
             and $5 < total.n
           order by c.id
        ) p on true;
@@ -106,7 +112,13 @@ with total as (
                      where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
           c.created_at, c.updated_at
            from contacts c
-          where c.company_id = (select $1::bigint) and c.id = any(array(select id from contacts where company_id = (select $1::bigint) and user_id = $6 and deleted_at is null order by id limit $4 offset $5))
+          where c.company_id = (select $1::bigint)
+            and c.id = any(case when $5 * 2 < total.n
+                             then array(select id from contacts where company_id = (select $1::bigint) and user_id = $6 and deleted_at is null order by id limit $4 offset $5)
+                             else array(select id from contacts where company_id = (select $1::bigint) and user_id = $6 and deleted_at is null order by id desc
+                                         limit greatest(least($4, total.n - $5), 0)
+                                        offset greatest(total.n - $5 - $4, 0))
+                           end)
             and $5 < total.n
           order by c.id
        ) p on true;
