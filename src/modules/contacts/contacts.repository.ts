@@ -143,7 +143,7 @@ const pageStatement = (name: string, live: string) =>
          select ${CONTACT_RECORD}
            from contacts c
           where c.company_id = (select $1::bigint)
-            and c.id = any(case when $5 * 2 < total.n
+            and c.id = any(case when $5::bigint < total.n - $5::bigint
                              then array(select id from contacts where ${live} order by id limit $4 offset $5)
                              else array(select id from contacts where ${live} order by id desc
                                          limit greatest(least($4, total.n - $5), 0)

@@ -82,7 +82,7 @@ with total as (
           c.created_at, c.updated_at
            from contacts c
           where c.company_id = (select $1::bigint)
-            and c.id = any(case when $5 * 2 < total.n
+            and c.id = any(case when $5::bigint < total.n - $5::bigint
                              then array(select id from contacts where company_id = (select $1::bigint) and deleted_at is null order by id limit $4 offset $5)
                              else array(select id from contacts where company_id = (select $1::bigint) and deleted_at is null order by id desc
                                          limit greatest(least($4, total.n - $5), 0)
@@ -113,7 +113,7 @@ with total as (
           c.created_at, c.updated_at
            from contacts c
           where c.company_id = (select $1::bigint)
-            and c.id = any(case when $5 * 2 < total.n
+            and c.id = any(case when $5::bigint < total.n - $5::bigint
                              then array(select id from contacts where company_id = (select $1::bigint) and user_id = $6 and deleted_at is null order by id limit $4 offset $5)
                              else array(select id from contacts where company_id = (select $1::bigint) and user_id = $6 and deleted_at is null order by id desc
                                          limit greatest(least($4, total.n - $5), 0)
