@@ -341,12 +341,6 @@ export async function findLiveContact(
   return row
 }
 
-export async function insertContact(db: Database, companyId: CompanyId, values: ContactInsert): Promise<ContactRow> {
-  const [row] = await db.insert(contacts).values({ ...values, companyId }).returning()
-  if (!row) throw new Error('insert returned no row')
-  return row
-}
-
 /** Many contacts in one statement (demo data), returned in the given order. */
 export async function insertContacts(db: Database, companyId: CompanyId, values: ContactInsert[]): Promise<ContactRow[]> {
   if (values.length === 0) return []
