@@ -14,6 +14,7 @@ import {
   foreignKey,
   index,
   integer,
+  json,
   jsonb,
   pgEnum,
   pgTable,
@@ -445,3 +446,66 @@ export const counters = pgTable('counters', {
   key: bigint('key', { mode: 'number' }).notNull().default(0),
   value: bigint('value', { mode: 'number' }).notNull().default(0),
 }, (t) => [primaryKey({ columns: [t.companyId, t.list, t.key] })])
+
+// ---------------------------------------------------------------------------------------
+// The outbox: every change the API announces is a row of api_events, written in the same
+// transaction as the change (src/modules/webhooks/outbox.ts). The same statement fans the
+// event out to one webhook_deliveries row per matching enabled subscription, so the
+// delivery worker only ever reads deliveries that are due.
+export const webhookSubscriptions = pgTable('webhook_subscriptions', {
+  companyId: companyId(),
+  id: id(),
+  url: text('url').notNull(),
+  /** Event types, or ['*'] for all of them. */
+  events: text('events').array().notNull(),
+  description: varchar('description', { length: 255 }),
+  /** The signing secret, encrypted with WEBHOOK_SECRET_KEY (never stored in the clear). */
+  secret: text('secret').notNull(),
+  /** After rotate_secret: the old secret, which keeps verifying until previous_secret_expires_at. */
+  previousSecret: text('previous_secret'),
+  previousSecretExpiresAt: instant('previous_secret_expires_at'),
+  enabled: boolean('enabled').notNull().default(true),
+  disabledReason: text('disabled_reason'),
+  disabledAt: instant('disabled_at'),
+  ...timestamps,
+}, (t) => [
+  primaryKey({ columns: [t.companyId, t.id] }),
+])
+
+export const apiEvents = pgTable('api_events', {
+  companyId: companyId(),
+  id: id(),
+  /** 1, 2, 3… per company (the counters row ('events', 0)): gaps never, order of recording. */
+  sequence: bigint('sequence', { mode: 'number' }).notNull(),
+  type: varchar('type', { length: 64 }).notNull(),
+  /** The record exactly as the API returns it (deleted: its id and deletion time); json keeps its key order. */
+  data: json('data').$type<Record<string, unknown>>().notNull(),
+  createdAt: instant('created_at').notNull().defaultNow(),
+}, (t) => [
+  primaryKey({ columns: [t.companyId, t.id] }),
+  index('api_events_company_type_idx').on(t.companyId, t.type, t.id),
+  index('api_events_created_idx').on(t.createdAt),
+])
+
+export const webhookDeliveries = pgTable('webhook_deliveries', {
+  companyId: companyId(),
+  id: id(),
+  subscriptionId: ref('subscription_id').notNull(),
+  eventId: ref('event_id').notNull(),
+  /** pending (due at next_attempt_at), delivered, or failed (gave up). */
+  status: varchar('status', { length: 16 }).notNull().default('pending'),
+  attempts: integer('attempts').notNull().default(0),
+  nextAttemptAt: instant('next_attempt_at'),
+  lastAttemptAt: instant('last_attempt_at'),
+  lastResponseStatus: integer('last_response_status'),
+  lastError: text('last_error'),
+  deliveredAt: instant('delivered_at'),
+  createdAt: instant('created_at').notNull().defaultNow(),
+}, (t) => [
+  primaryKey({ columns: [t.companyId, t.id] }),
+  index('webhook_deliveries_subscription_idx').on(t.companyId, t.subscriptionId, t.id),
+  index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+  index('webhook_deliveries_created_idx').on(t.createdAt),
+  sameCompany('webhook_deliveries_subscription_fk', [t.companyId, t.subscriptionId], [webhookSubscriptions.companyId, webhookSubscriptions.id], 'cascade'),
+  sameCompany('webhook_deliveries_event_fk', [t.companyId, t.eventId], [apiEvents.companyId, apiEvents.id], 'cascade'),
+])

@@ -1,0 +1,1 @@
+-- Reserved for Idempotency-Key (issue 13): nothing yet.

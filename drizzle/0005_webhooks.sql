@@ -1,0 +1,1 @@
+-- Reserved for webhook subscriptions and delivery (issue 12): nothing yet.

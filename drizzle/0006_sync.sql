@@ -1,0 +1,1 @@
+-- Reserved for updated_since sync (issue 13): nothing yet.

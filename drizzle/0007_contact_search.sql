@@ -1,0 +1,1 @@
+-- Reserved for contact search (issue 9): nothing yet.

@@ -1,0 +1,26 @@
+// Every event type the API announces (docs/webhooks.md describes each with an example).
+export const EVENT_TYPES = [
+  'contact.created',
+  'contact.updated',
+  'contact.deleted',
+  'contact.tagged',
+  'contact.untagged',
+  'contact.added_to_flow',
+  'task.created',
+  'task.completed',
+  'lead.created',
+  'lead.linked',
+  'meet_transcription.created',
+  'meet_transcription.stopped',
+  'meet_transcription.transcribed',
+  'meet_transcription.linked_to_task',
+  'whatsapp_message.created',
+  'custom_field.created',
+  'custom_field.updated',
+  'custom_field.deleted',
+  'tag.created',
+  'tag.updated',
+  'tag.deleted',
+] as const
+
+export type EventType = (typeof EVENT_TYPES)[number]
