@@ -17,12 +17,15 @@ import errors, { clientErrorHandler, frameworkErrors, requestId } from './plugin
 import health from './plugins/health.js'
 import requestParams from './plugins/request-params.js'
 import { createRateLimiter } from './rate-limit/limiter.js'
+import { loadSecretKeys, type SecretKeys } from './secret-key.js'
 import web from './web/index.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** Now. Injectable so tests can pin "today". */
     clock: () => Date
+    /** Keys derived from the master key (src/secret-key.ts). */
+    keys: SecretKeys
   }
 }
 
@@ -73,6 +76,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}) {
 
   app.setValidatorCompiler(validatorCompiler)
   app.decorate('clock', deps.clock ?? (() => new Date()))
+  app.decorate('keys', loadSecretKeys(config))
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
     done()

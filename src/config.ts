@@ -22,6 +22,14 @@ export interface Config {
   publicUrl: string | undefined
   /** Web application sign-in attempts allowed per email and per client address in a window. */
   signInLimit: { max: number; windowMs: number }
+  /**
+   * WEBHOOK_SECRET_KEY: the service's master key (32 bytes, hex or base64). Encrypts the
+   * webhook signing secrets at rest and signs sync cursors (src/secret-key.ts). Unset: a key
+   * generated once into DATA_DIR/secret.key. Several instances must share one key.
+   */
+  secretKey: Buffer | undefined
+  /** WEBHOOK_ALLOW_PRIVATE: webhook URLs may be http and reach private addresses (development, tests). */
+  webhookAllowPrivate: boolean
 }
 
 export class ConfigError extends Error {}
@@ -62,6 +70,16 @@ function flag(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(`${name} must be true or false, got "${raw}"`)
 }
 
+function key32(env: Env, name: string): Buffer | undefined {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return undefined
+  const bytes = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64')
+  if (bytes.length !== 32 || (!/^[0-9a-fA-F]{64}$/.test(raw) && bytes.toString('base64').replace(/=+$/, '') !== raw.replace(/=+$/, ''))) {
+    throw new ConfigError(`${name} must be 32 bytes in hex (64 characters) or base64; generate one with: openssl rand -hex 32`)
+  }
+  return bytes
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const logLevel = env.LOG_LEVEL || 'info'
   if (!LOG_LEVELS.includes(logLevel)) {
@@ -87,6 +105,8 @@ export function loadConfig(env: Env = process.env): Config {
       max: integer(env, 'SIGN_IN_LIMIT_MAX', 10, 1, 1_000_000),
       windowMs: integer(env, 'SIGN_IN_LIMIT_WINDOW_MS', 15 * 60_000, 1000, 86_400_000),
     },
+    secretKey: key32(env, 'WEBHOOK_SECRET_KEY'),
+    webhookAllowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE', false),
   }
 }
 

@@ -113,9 +113,16 @@ export function backends(): Backend[] {
   return url ? [backendOn('postgres', () => Promise.resolve(url))] : [backendOn('embedded', embeddedAdminUrl)]
 }
 
+/** The master key of every test app (32 bytes, hex). */
+export const TEST_SECRET_KEY = '7e57'.repeat(16)
+
 /** The production config, quiet, with a high rate limit unless a test is about the limit. */
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  const base = loadConfig({ LOG_LEVEL: 'silent', REDIS_URL: process.env.REDIS_URL })
+  const base = loadConfig({
+    LOG_LEVEL: 'silent',
+    REDIS_URL: process.env.REDIS_URL,
+    WEBHOOK_SECRET_KEY: TEST_SECRET_KEY, // never a key file in the working copy
+  })
   return {
     ...base,
     ...overrides,

@@ -1,0 +1,53 @@
+// The service's master key and the keys derived from it, one per purpose (HKDF-SHA256), so
+// that no two features ever use the same key: 'webhook secrets' encrypts the webhook
+// signing secrets at rest, 'sync cursor' signs the cursors of updated_since walks.
+// The master key comes from WEBHOOK_SECRET_KEY, else from DATA_DIR/secret.key, generated
+// on first start (mode 0600). A database dump alone therefore reveals neither.
+import { hkdfSync, randomBytes } from 'node:crypto'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Config } from './config.js'
+import { ConfigError } from './config.js'
+
+export type KeyPurpose = 'webhook secrets' | 'sync cursor'
+
+export interface SecretKeys {
+  /** 32 bytes for one purpose, the same on every instance sharing the master key. */
+  derive(purpose: KeyPurpose): Buffer
+}
+
+export function secretKeys(master: Buffer): SecretKeys {
+  const derived = new Map<KeyPurpose, Buffer>()
+  return {
+    derive(purpose) {
+      let key = derived.get(purpose)
+      if (!key) {
+        key = Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), `engage ${purpose}`, 32))
+        derived.set(purpose, key)
+      }
+      return key
+    },
+  }
+}
+
+/** The configured key, else DATA_DIR/secret.key (created with a new random key if missing). */
+export function loadSecretKeys(config: Pick<Config, 'secretKey' | 'dataDir'>): SecretKeys {
+  if (config.secretKey) return secretKeys(config.secretKey)
+  const file = join(config.dataDir, 'secret.key')
+  let hex: string
+  try {
+    hex = readFileSync(file, 'utf8').trim()
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
+    mkdirSync(config.dataDir, { recursive: true })
+    hex = randomBytes(32).toString('hex')
+    try {
+      writeFileSync(file, `${hex}\n`, { mode: 0o600, flag: 'wx' })
+    } catch (raced) {
+      if ((raced as NodeJS.ErrnoException).code !== 'EEXIST') throw raced
+      hex = readFileSync(file, 'utf8').trim() // another process wrote it first
+    }
+  }
+  if (!/^[0-9a-f]{64}$/.test(hex)) throw new ConfigError(`${file} must hold 64 hex characters (a 32-byte key)`)
+  return secretKeys(Buffer.from(hex, 'hex'))
+}
