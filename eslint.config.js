@@ -30,4 +30,11 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'off',
     },
   },
+  {
+    // The examples are plain JavaScript for integrators to copy: linted by the JavaScript
+    // rules, outside the TypeScript project.
+    files: ['examples/**/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: { parserOptions: { projectService: false, project: null }, globals: { process: 'readonly', console: 'readonly', fetch: 'readonly', URL: 'readonly', setTimeout: 'readonly', crypto: 'readonly' } },
+  },
 )

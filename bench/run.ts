@@ -5,6 +5,7 @@
 //
 // npm run bench -- --scale [--regenerate] [--no-company-stats]: the scale scenarios instead
 // (bench/scale.ts); --no-company-stats tries them without statistics on company_id.
+// npm run bench -- --webhooks: writes without and with webhook subscriptions (bench/webhooks.ts).
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { readFileSync } from 'node:fs'
@@ -211,6 +212,10 @@ async function sideBySide() {
       })),
     )
     console.log(`service RSS after the runs: ${rssOf(served.pid)}`)
+    if (only === undefined || 'batch'.includes(only)) {
+      const { measureBatch, printBatch } = await import('./batch.js')
+      printBatch(await measureBatch(api, s.writeTokens, writeConnections, seconds), writeConnections)
+    }
   } finally {
     if (service) await stop(service.child)
     if (baseline) await stop(baseline.child)
@@ -220,7 +225,10 @@ async function sideBySide() {
 }
 
 const args = process.argv.slice(2)
-if (args.includes('--scale')) {
+if (args.includes('--webhooks')) {
+  const { runWebhooks } = await import('./webhooks.js')
+  await runWebhooks()
+} else if (args.includes('--scale')) {
   const { runScale } = await import('./scale.js')
   await runScale({ regenerate: args.includes('--regenerate'), companyStats: !args.includes('--no-company-stats') })
 } else {

@@ -1,1 +1,3 @@
--- Reserved for webhook subscriptions and delivery (issue 12): nothing yet.
+ALTER TABLE "webhook_subscriptions" ADD COLUMN "failing_since" timestamp (3) with time zone;--> statement-breakpoint
+ALTER TABLE "webhook_deliveries" ADD COLUMN "first_attempt_at" timestamp (3) with time zone;--> statement-breakpoint
+CREATE INDEX "webhook_deliveries_event_idx" ON "webhook_deliveries" USING btree ("company_id","event_id");

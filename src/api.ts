@@ -2,23 +2,42 @@
 // these routes only (health and docs stay open).
 import type { FastifyPluginAsync } from 'fastify'
 import { Count, ErrorResponse, PageMeta } from './http/schemas.js'
+import { SyncMeta } from './http/sync.js'
 import { Business } from './modules/businesses/businesses.schemas.js'
-import { Contact, ContactsPage } from './modules/contacts/contacts.schemas.js'
+import { ContactBatchItem, ContactBatchRequest, ContactBatchResponse, ContactBatchResult } from './modules/contacts/contacts.batch.schemas.js'
+import { Contact, ContactsPage, ContactsSyncPage, ContactTombstone } from './modules/contacts/contacts.schemas.js'
 import { CustomField, CustomFieldsList } from './modules/custom-fields/custom-fields.schemas.js'
 import { ContactEvent, ContactEventKinds, ContactEventsPage } from './modules/events/events.schemas.js'
 import { Enrollment, Flow, FlowsPage, FlowStep } from './modules/flows/flows.schemas.js'
 import { resourceRoutes } from './modules/index.js'
-import { Lead, LeadsPage } from './modules/leads/leads.schemas.js'
+import { Lead, LeadsPage, LeadsSyncPage } from './modules/leads/leads.schemas.js'
 import {
   MeetTranscription,
   MeetTranscriptionItem,
   MeetTranscriptionsPage,
+  MeetTranscriptionsSyncPage,
 } from './modules/meet-transcriptions/meet-transcriptions.schemas.js'
 import { Tag, TagsList } from './modules/tags/tags.schemas.js'
-import { Task, TasksPage } from './modules/tasks/tasks.schemas.js'
+import { Task, TasksPage, TasksSyncPage } from './modules/tasks/tasks.schemas.js'
 import { AuthorizeResponse, Company, User, UsersPage } from './modules/users/users.schemas.js'
-import { WhatsappChat, WhatsappChatsPage, WhatsappMessage, WhatsappMessagesPage } from './modules/whatsapp/whatsapp.schemas.js'
+import {
+  Event,
+  EventsPage,
+  WebhookDeliveriesPage,
+  WebhookDelivery,
+  WebhookSubscription,
+  WebhookSubscriptionsPage,
+  WebhookSubscriptionWithSecret,
+} from './modules/webhooks/webhooks.schemas.js'
+import {
+  WhatsappChat,
+  WhatsappChatsPage,
+  WhatsappMessage,
+  WhatsappMessagesPage,
+  WhatsappMessagesSyncPage,
+} from './modules/whatsapp/whatsapp.schemas.js'
 import auth from './plugins/auth.js'
+import idempotency from './plugins/idempotency.js'
 import type { RateLimiter } from './rate-limit/limiter.js'
 
 declare module 'fastify' {
@@ -41,8 +60,15 @@ export const componentSchemas = [
   UsersPage,
   Company,
   AuthorizeResponse,
+  SyncMeta,
   Contact,
   ContactsPage,
+  ContactBatchItem,
+  ContactBatchRequest,
+  ContactBatchResult,
+  ContactBatchResponse,
+  ContactTombstone,
+  ContactsSyncPage,
   Business,
   ...ContactEventKinds,
   ContactEvent,
@@ -56,16 +82,27 @@ export const componentSchemas = [
   FlowsPage,
   Task,
   TasksPage,
+  TasksSyncPage,
   Enrollment,
   Lead,
   LeadsPage,
+  LeadsSyncPage,
   MeetTranscription,
   MeetTranscriptionItem,
   MeetTranscriptionsPage,
+  MeetTranscriptionsSyncPage,
   WhatsappMessage,
   WhatsappMessagesPage,
+  WhatsappMessagesSyncPage,
   WhatsappChat,
   WhatsappChatsPage,
+  WebhookSubscription,
+  WebhookSubscriptionWithSecret,
+  WebhookSubscriptionsPage,
+  WebhookDelivery,
+  WebhookDeliveriesPage,
+  Event,
+  EventsPage,
 ]
 
 const ERROR_REF = { $ref: 'Error#' }
@@ -81,6 +118,7 @@ const api: FastifyPluginAsync<{ limiter: RateLimiter }> = async (app, { limiter 
     }
   })
   await app.register(auth, { limiter })
+  await app.register(idempotency) // after auth: keys are per token, and a replay is still a request
   for (const routes of resourceRoutes) await app.register(routes)
 }
 

@@ -16,7 +16,9 @@ import docs from './plugins/docs.js'
 import errors, { clientErrorHandler, frameworkErrors, requestId } from './plugins/errors.js'
 import health from './plugins/health.js'
 import requestParams from './plugins/request-params.js'
+import webhookWorker from './plugins/webhook-worker.js'
 import { createRateLimiter } from './rate-limit/limiter.js'
+import type { WorkerOptions } from './modules/webhooks/worker.js'
 import { loadSecretKeys, type SecretKeys } from './secret-key.js'
 import web from './web/index.js'
 
@@ -26,6 +28,8 @@ declare module 'fastify' {
     clock: () => Date
     /** Keys derived from the master key (src/secret-key.ts). */
     keys: SecretKeys
+    /** The configuration the app was built with (routes read their settings here). */
+    config: Config
   }
 }
 
@@ -38,6 +42,11 @@ export interface AppDeps {
   timeouts?: { requestMs: number; checkIntervalMs: number }
   /** Told what a slow first start is doing (creating the embedded database). */
   onProgress?: (message: string) => void
+  /**
+   * Run the webhook delivery worker in this app (the server does; tests that deliver turn
+   * it on, with shorter intervals if they like). Default: off.
+   */
+  webhookWorker?: boolean | Partial<WorkerOptions>
 }
 
 export const BODY_LIMIT = 1024 * 1024
@@ -77,6 +86,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}) {
   app.setValidatorCompiler(validatorCompiler)
   app.decorate('clock', deps.clock ?? (() => new Date()))
   app.decorate('keys', loadSecretKeys(config))
+  app.decorate('config', config)
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
     done()
@@ -109,6 +119,11 @@ export async function buildApp(config: Config, deps: AppDeps = {}) {
   await app.register(health)
   await app.register(api, { prefix: '/api', limiter })
   await app.register(web, { config })
+  await app.register(webhookWorker, {
+    enabled: deps.webhookWorker !== undefined && deps.webhookWorker !== false,
+    allowPrivate: config.webhookAllowPrivate,
+    ...(typeof deps.webhookWorker === 'object' ? { settings: deps.webhookWorker } : {}),
+  })
   return app
 }
 

@@ -36,6 +36,8 @@ export type ErrorCode =
   | 'header_too_large'
   | 'internal_error'
   | 'service_unavailable'
+  | 'idempotency_key_in_use'
+  | 'idempotency_key_reused'
 
 /** The kind of an error of each status unless it says otherwise (401 and 422 have two). */
 export const CODES: Record<ErrorStatus, ErrorCode> = {

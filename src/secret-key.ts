@@ -1,15 +1,17 @@
 // The service's master key and the keys derived from it, one per purpose (HKDF-SHA256), so
 // that no two features ever use the same key: 'webhook secrets' encrypts the webhook
-// signing secrets at rest, 'sync cursor' signs the cursors of updated_since walks.
+// signing secrets at rest, 'idempotency' the answers kept for Idempotency-Key replays (they
+// may hold a webhook secret or personal data), 'sync cursor' signs the cursors of
+// updated_since walks.
 // The master key comes from WEBHOOK_SECRET_KEY, else from DATA_DIR/secret.key, generated
 // on first start (mode 0600). A database dump alone therefore reveals neither.
-import { hkdfSync, randomBytes } from 'node:crypto'
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Config } from './config.js'
 import { ConfigError } from './config.js'
 
-export type KeyPurpose = 'webhook secrets' | 'sync cursor'
+export type KeyPurpose = 'webhook secrets' | 'idempotency' | 'sync cursor'
 
 export interface SecretKeys {
   /** 32 bytes for one purpose, the same on every instance sharing the master key. */
@@ -50,4 +52,24 @@ export function loadSecretKeys(config: Pick<Config, 'secretKey' | 'dataDir'>): S
   }
   if (!/^[0-9a-f]{64}$/.test(hex)) throw new ConfigError(`${file} must hold 64 hex characters (a 32-byte key)`)
   return secretKeys(Buffer.from(hex, 'hex'))
+}
+
+const SEALED_FORMAT = 'v1' // of the stored ciphertext, so the scheme can change later
+
+/** AES-256-GCM: `v1.` + base64url(iv | tag | ciphertext). */
+export function encrypt(key: Buffer, text: string): string {
+  const iv = randomBytes(12)
+  const cipher = createCipheriv('aes-256-gcm', key, iv)
+  const ciphertext = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()])
+  return `${SEALED_FORMAT}.${Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64url')}`
+}
+
+/** The text encrypt() sealed; throws when the key is not the one it was sealed with. */
+export function decrypt(key: Buffer, stored: string): string {
+  const dot = stored.indexOf('.')
+  if (dot < 0 || stored.slice(0, dot) !== SEALED_FORMAT) throw new Error('unknown encrypted format')
+  const bytes = Buffer.from(stored.slice(dot + 1), 'base64url')
+  const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, 12))
+  decipher.setAuthTag(bytes.subarray(12, 28))
+  return Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString('utf8')
 }

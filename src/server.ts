@@ -24,6 +24,7 @@ const say = (message: string) => process.stdout.write(`engage: ${message}\n`)
 const appReady = buildApp(config, {
   onProgress: say,
   logger: process.stdout.isTTY ? terminalLogger(config.logLevel) : undefined,
+  webhookWorker: true,
 })
 
 // Signals are ours, not close-with-grace's: a signal to npm start's process group reaches

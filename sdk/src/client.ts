@@ -13,13 +13,19 @@ export type Result<K extends keyof Ops> = Ops[K]['responses'] extends { 200: inf
   ? JsonOf<R>
   : Ops[K]['responses'] extends { 201: infer R }
     ? JsonOf<R>
-    : undefined
+    : Ops[K]['responses'] extends { 202: infer R }
+      ? JsonOf<R>
+      : undefined
 /** The operation's query string parameters. */
 export type Query<K extends keyof Ops> = NonNullable<Ops[K]['parameters']['query']>
 /** The operation's body (JSON). */
 export type Body<K extends keyof Ops> = Ops[K] extends { requestBody: { content: { 'application/json': infer B } } } ? B : never
+/** A list's page parameters (not those of an `updated_since` walk). */
+export type PageQuery<K extends keyof Ops> = Omit<Query<K>, 'updated_since' | 'cursor'>
 /** A paged list's parameters without `page`: auto-paging starts at `page` 1 unless given. */
-export type AllQuery<K extends keyof Ops> = Omit<Query<K>, 'page'> & { page?: number }
+export type AllQuery<K extends keyof Ops> = Omit<PageQuery<K>, 'page'> & { page?: number }
+/** Where an `updated_since` walk starts: a time, or the cursor a previous walk ended with. */
+export type WalkStart = ({ updated_since: string; cursor?: undefined } | { cursor: string; updated_since?: undefined }) & { per_page?: number }
 
 /** Every error kind the API documents (new ones may be added; none is ever renamed). */
 export type ErrorCode =
@@ -36,6 +42,8 @@ export type ErrorCode =
   | 'header_too_large'
   | 'internal_error'
   | 'service_unavailable'
+  | 'idempotency_key_in_use'
+  | 'idempotency_key_reused'
 
 /** An error answer of the API (or a body that is not the API's, code `unexpected_response`). */
 export class EngageError extends Error {
@@ -57,7 +65,11 @@ export class EngageError extends Error {
 }
 
 export interface RetryOptions {
-  /** Retries after a 429 or 503 (default 3). */
+  /**
+   * Retries after a 429, a 503, or a 409 of an Idempotency-Key still in use (default 3).
+   * Every POST and PUT carries an Idempotency-Key of its own, the same on its retries, so a
+   * retried write never runs twice.
+   */
   retries?: number
   /** The longest wait for one retry (default 60 s): a longer Retry-After fails at once. */
   maxWaitMs?: number
@@ -68,7 +80,7 @@ export interface EngageOptions {
   baseUrl: string
   /** The api_token (`eng_…`), sent as `Authorization: Bearer`. */
   token: string
-  /** Retries on 429 and 503 honouring Retry-After; `false` turns them off. */
+  /** Retries on 429, 503 and 409 (key in use) honouring Retry-After; `false` turns them off. */
   retry?: RetryOptions | false
   /** Another fetch (a proxy agent, a test double). */
   fetch?: typeof fetch
@@ -77,6 +89,10 @@ export interface EngageOptions {
 interface PageOf<T> {
   data: T[]
   meta: { page: number; total_pages: number }
+}
+
+interface SyncPageOf {
+  meta: { has_more: boolean; next_cursor: string }
 }
 
 type Params = Record<string, string | number | boolean | null | undefined>
@@ -93,6 +109,8 @@ export class Engage {
   readonly leads
   readonly meetTranscriptions
   readonly whatsapp
+  readonly webhooks
+  readonly events
 
   private readonly baseUrl: string
   private readonly token: string
@@ -110,6 +128,8 @@ export class Engage {
       this.request<Result<K>>(method, path, undefined, body)
     const remove = (path: string) => this.request<undefined>('DELETE', path)
     const all = <T>(list: (page: number) => Promise<PageOf<T>>, from = 1) => this.paginate(list, from)
+    const page = <T>(path: string, query: object) => this.request<T>('GET', path, query)
+    const walk = <T extends SyncPageOf>(path: string, start: WalkStart) => this.walk<T>(path, start)
 
     this.users = {
       list: (query: Query<'listUsers'>) => get<'listUsers'>('/api/v1/users', query),
@@ -118,9 +138,14 @@ export class Engage {
       authorize: () => get<'authorizeApi'>('/api/v1/users/authorize_api'),
     }
     this.contacts = {
-      list: (query: Query<'listContacts'>) => get<'listContacts'>('/api/v1/contacts', query),
+      list: (query: PageQuery<'listContacts'>) => page<Schemas['ContactPage']>('/api/v1/contacts', query),
       all: (query: AllQuery<'listContacts'> = {}) =>
-        all((page) => get<'listContacts'>('/api/v1/contacts', { ...query, page }), query.page),
+        all((n) => page<Schemas['ContactPage']>('/api/v1/contacts', { ...query, page: n }), query.page),
+      /** Pages of an `updated_since` walk until caught up; keep the last page's `meta.next_cursor`. */
+      walk: (start: WalkStart) => walk<Schemas['ContactSyncPage']>('/api/v1/contacts', start),
+      /** Up to 100 contacts created or updated by email; one result per item, in order. */
+      batch: (contacts: Body<'upsertContactsBatch'>['contacts']) =>
+        send<'upsertContactsBatch'>('POST', '/api/v1/contacts/batch', { contacts }),
       get: (id: number) => get<'getContact'>(`/api/v1/contacts/${id}`),
       create: (body: Body<'createContact'>) => send<'createContact'>('POST', '/api/v1/contacts', body),
       update: (id: number, body: Body<'updateContact'>) => send<'updateContact'>('PUT', `/api/v1/contacts/${id}`, body),
@@ -149,8 +174,9 @@ export class Engage {
         send<'addContactToFlow'>('PUT', `/api/v1/flows/${id}/add_contact`, { contact_id: contactId }),
     }
     this.tasks = {
-      list: (query: Query<'listTasks'>) => get<'listTasks'>('/api/v1/tasks', query),
-      all: (query: AllQuery<'listTasks'> = {}) => all((page) => get<'listTasks'>('/api/v1/tasks', { ...query, page }), query.page),
+      list: (query: PageQuery<'listTasks'>) => page<Schemas['TaskPage']>('/api/v1/tasks', query),
+      all: (query: AllQuery<'listTasks'> = {}) => all((n) => page<Schemas['TaskPage']>('/api/v1/tasks', { ...query, page: n }), query.page),
+      walk: (start: WalkStart) => walk<Schemas['TaskSyncPage']>('/api/v1/tasks', start),
     }
     type LeadsPageQuery = Omit<Query<'listLeads'>, 'id'> & { page: number; user_id: number }
     this.leads = {
@@ -159,6 +185,7 @@ export class Engage {
         all((page) => this.request<Schemas['LeadPage']>('GET', '/api/v1/leads', { ...query, page }), query.page),
       get: (id: number) => get<'getLead'>(`/api/v1/leads/${id}`),
       count: (query: Query<'countLeads'>) => get<'countLeads'>('/api/v1/leads/count', query),
+      walk: (start: WalkStart) => walk<Schemas['LeadSyncPage']>('/api/v1/leads', start),
       create: (body: Body<'createLead'>) => send<'createLead'>('POST', '/api/v1/leads', body),
     }
     type TranscriptionsPageQuery = Omit<Query<'listMeetTranscriptions'>, 'id'> & { page: number; user_id: number; company_id: number }
@@ -172,6 +199,7 @@ export class Engage {
         ),
       get: (id: number) => get<'getMeetTranscription'>(`/api/v1/meet_transcriptions/${id}`),
       count: (query: Query<'countMeetTranscriptions'>) => get<'countMeetTranscriptions'>('/api/v1/meet_transcriptions/count', query),
+      walk: (start: WalkStart) => walk<Schemas['MeetTranscriptionSyncPage']>('/api/v1/meet_transcriptions', start),
       create: (body: Body<'createMeetTranscription'>) => send<'createMeetTranscription'>('POST', '/api/v1/meet_transcriptions', body),
       stop: (id: number, stoppedAt: string) =>
         send<'stopMeetTranscription'>('PUT', `/api/v1/meet_transcriptions/${id}/stop`, { stopped_at: stoppedAt }),
@@ -181,12 +209,45 @@ export class Engage {
         send<'linkMeetTranscriptionToTask'>('PUT', `/api/v1/meet_transcriptions/${id}/to_task`, { task_id: taskId }),
     }
     this.whatsapp = {
-      messages: (query: Query<'listWhatsappMessages'>) => get<'listWhatsappMessages'>('/api/v1/whatsapp_messages', query),
+      messages: (query: PageQuery<'listWhatsappMessages'>) => page<Schemas['WhatsappMessagePage']>('/api/v1/whatsapp_messages', query),
       allMessages: (query: AllQuery<'listWhatsappMessages'>) =>
-        all((page) => get<'listWhatsappMessages'>('/api/v1/whatsapp_messages', { ...query, page }), query.page),
+        all((n) => page<Schemas['WhatsappMessagePage']>('/api/v1/whatsapp_messages', { ...query, page: n }), query.page),
+      walkMessages: (start: WalkStart) => walk<Schemas['WhatsappMessageSyncPage']>('/api/v1/whatsapp_messages', start),
       chats: (query: Query<'listWhatsappChats'>) => get<'listWhatsappChats'>('/api/v1/whatsapp_messages/chats', query),
       allChats: (query: AllQuery<'listWhatsappChats'>) =>
         all((page) => get<'listWhatsappChats'>('/api/v1/whatsapp_messages/chats', { ...query, page }), query.page),
+    }
+    this.webhooks = {
+      list: (query: Query<'listWebhooks'>) => get<'listWebhooks'>('/api/v1/webhooks', query),
+      get: (id: number) => get<'getWebhook'>(`/api/v1/webhooks/${id}`),
+      /** The answer carries the signing secret: the only time, with rotateSecret, it is shown. */
+      create: (body: Body<'createWebhook'>) => send<'createWebhook'>('POST', '/api/v1/webhooks', body),
+      update: (id: number, body: Body<'updateWebhook'>) => send<'updateWebhook'>('PUT', `/api/v1/webhooks/${id}`, body),
+      delete: (id: number) => remove(`/api/v1/webhooks/${id}`),
+      rotateSecret: (id: number) => send<'rotateWebhookSecret'>('POST', `/api/v1/webhooks/${id}/rotate_secret`, {}),
+      /** Sends a `ping`; answers its delivery. */
+      test: (id: number) => send<'testWebhook'>('POST', `/api/v1/webhooks/${id}/test`, {}),
+      deliveries: (id: number, query: Query<'listWebhookDeliveries'>) =>
+        get<'listWebhookDeliveries'>(`/api/v1/webhooks/${id}/deliveries`, query),
+      delivery: (id: number, deliveryId: number) => get<'getWebhookDelivery'>(`/api/v1/webhooks/${id}/deliveries/${deliveryId}`),
+      retryDelivery: (id: number, deliveryId: number) =>
+        send<'retryWebhookDelivery'>('POST', `/api/v1/webhooks/${id}/deliveries/${deliveryId}/retry`, {}),
+    }
+    this.events = {
+      list: (query: Query<'listEvents'>) => get<'listEvents'>('/api/v1/events', query),
+      all: (query: AllQuery<'listEvents'> = {}) => all((page) => get<'listEvents'>('/api/v1/events', { ...query, page }), query.page),
+      get: (id: number) => get<'getEvent'>(`/api/v1/events/${id}`),
+    }
+  }
+
+  /** The pages of an `updated_since` walk, until it has caught up (`meta.has_more` false). */
+  async *walk<T extends SyncPageOf>(path: string, start: WalkStart): AsyncGenerator<T, void, undefined> {
+    let query: object = start
+    for (;;) {
+      const page = await this.request<T>('GET', path, query)
+      yield page
+      if (!page.meta.has_more) return
+      query = { cursor: page.meta.next_cursor, ...(start.per_page === undefined ? {} : { per_page: start.per_page }) }
     }
   }
 
@@ -199,7 +260,7 @@ export class Engage {
     }
   }
 
-  /** One request: JSON in and out, retried after Retry-After on 429 and 503 when allowed. */
+  /** One request: JSON in and out, retried after Retry-After on 429, 503 and 409 when allowed. */
   async request<T>(method: string, path: string, query?: object, body?: object): Promise<T> {
     const url = new URL(this.baseUrl + path)
     for (const [name, value] of Object.entries((query ?? {}) as Params)) {
@@ -207,6 +268,8 @@ export class Engage {
     }
     const headers: Record<string, string> = { authorization: `Bearer ${this.token}`, accept: 'application/json' }
     if (body !== undefined) headers['content-type'] = 'application/json'
+    // One key per call, the same on its retries: a write whose answer was lost runs once.
+    if (method === 'POST' || method === 'PUT') headers['idempotency-key'] = crypto.randomUUID()
     for (let attempt = 0; ; attempt++) {
       const response = await this.fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
       if (response.ok) return (response.status === 204 ? undefined : await response.json()) as T
@@ -220,7 +283,8 @@ export class Engage {
   /** How long to wait before retrying this answer, or undefined when it is not retried. */
   private retryWait(response: Response, attempt: number): number | undefined {
     if (!this.retry || attempt >= this.retry.retries) return undefined
-    if (response.status !== 429 && response.status !== 503) return undefined
+    const keyInUse = response.status === 409 && response.headers.has('retry-after')
+    if (response.status !== 429 && response.status !== 503 && !keyInUse) return undefined
     const seconds = Number(response.headers.get('retry-after') ?? '1')
     const ms = Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : 1000
     return ms <= this.retry.maxWaitMs ? ms : undefined

@@ -77,8 +77,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List contacts (id ascending), optionally of one owner or matching a search
+         * List contacts (id ascending), optionally of one owner or matching a search; or walk the changes
          * @description `search_term` matches a case-insensitive substring of the full name (first and last), the business or the email.
+         *
+         *     With `updated_since` (then `cursor`): the contacts changed at or after it, in (updated_at, id) order, deleted ones as `{id, deleted: true, deleted_at}`; `page`, `user_id` and `search_term` are refused.
          */
         get: operations["listContacts"];
         put?: never;
@@ -110,6 +112,26 @@ export interface paths {
         post?: never;
         /** Delete a contact: it is hidden from every read and its email is free again; its history is kept */
         delete: operations["deleteContact"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/contacts/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update up to 100 contacts by email, in order; one result per contact
+         * @description Each contact is matched by `email` (case-insensitive) among the live contacts of your company: a new email is created as `POST /contacts` does, a known one updated as `PUT /contacts/:id` does (an omitted `business` is left as it is). Contacts are applied in order (a second one with the same email updates what the first left) and each on its own: a bad one answers `{"status": 422, "error": {...}}` in its slot and the others are still saved. The whole request answers 422 only when `contacts` is not a list of 1 to 100 items. One request of the rate limit.
+         */
+        post: operations["upsertContactsBatch"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -280,6 +302,8 @@ export interface paths {
         /**
          * List tasks (due date, then id), with filters that combine with AND
          * @description "Today" is the current day in your company time zone: it decides `status` (today, overdue, future for open tasks) and the `status` filter, which selects open tasks only. Date bounds are inclusive; done dates are the finish day in the company time zone. `done` and `undone` together are refused.
+         *
+         *     With `updated_since` (then `cursor`): the tasks changed at or after it, in (updated_at, id) order; `page` and the filters are refused. `status` is as of the request: it changes with the day, not with `updated_at`.
          */
         get: operations["listTasks"];
         put?: never;
@@ -299,7 +323,7 @@ export interface paths {
         };
         /**
          * List the leads of a user, or show one lead with id
-         * @description With `id`: that lead (404 if it is not one of your company). Without: the leads created by `user_id`, a page at a time, id ascending; `page` and `user_id` are then required.
+         * @description With `id`: that lead (404 if it is not one of your company). Without: the leads created by `user_id`, a page at a time, id ascending; `page` and `user_id` are then required. With `updated_since` (then `cursor`): every lead of your company changed at or after it, in (updated_at, id) order; `id`, `page`, `user_id` and the link filters are refused.
          */
         get: operations["listLeads"];
         put?: never;
@@ -355,6 +379,8 @@ export interface paths {
         /**
          * List the transcriptions of a user, or show one with id
          * @description With `id`: that transcription with its transcript. Without: the transcriptions of `user_id`, a page at a time, id ascending, each with `transcript_length` instead of the text; `page`, `user_id` and `company_id` are then required. A `company_id` other than yours: 404.
+         *
+         *     With `updated_since` (then `cursor`): every transcription of your company changed at or after it, in (updated_at, id) order, as list items; `id`, `page`, `user_id` and the task filters are refused.
          */
         get: operations["listMeetTranscriptions"];
         put?: never;
@@ -464,6 +490,8 @@ export interface paths {
         /**
          * List the WhatsApp messages of a contact, newest first
          * @description Messages between the contact and its responsible users (one user with `user_id`). A contact outside your company or deleted: 404.
+         *
+         *     With `updated_since` (then `cursor`): the messages of all your live contacts changed at or after it, in (updated_at, id) order; `page`, `contact_id` and `user_id` are refused.
          */
         get: operations["listWhatsappMessages"];
         put?: never;
@@ -486,6 +514,180 @@ export interface paths {
          * @description One chat per responsible user, with its message count and last message. A contact outside your company or deleted: 404.
          */
         get: operations["listWhatsappChats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the webhook subscriptions of your company (id ascending) */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Subscribe a URL to events; the answer holds the signing secret, shown only this once
+         * @description `url` must be https and resolve to public addresses only (unless the service runs with WEBHOOK_ALLOW_PRIVATE=true); `events` lists event types, or is `["*"]` for all. A company has at most 20 subscriptions (`state_refused` past that). Any user of the company may manage them.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Show a webhook subscription (without its secret) */
+        get: operations["getWebhook"];
+        /**
+         * Change a subscription: url, events, description; enabled=true re-enables a disabled one
+         * @description Omitted fields are left unchanged; `description: null` clears it. Re-enabling clears `disabled_reason` and `disabled_at`.
+         */
+        put: operations["updateWebhook"];
+        post?: never;
+        /** Delete a subscription and its deliveries */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/rotate_secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the signing secret; the old one keeps signing deliveries for 24 hours
+         * @description The answer holds the new secret, shown only this once. Until `previous_secret_expires_at` every delivery carries a signature with each secret.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a `ping` event to the subscription now; answers its delivery, to follow
+         * @description The ping is delivered, signed and retried like any event: `{"type": "ping", "sequence": 0, "data": {"webhook_id": …}}`. It is not part of the event log. A disabled subscription: `state_refused`.
+         */
+        post: operations["testWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a subscription's deliveries, newest first (kept 30 days) */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/deliveries/{delivery_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Show one delivery of a subscription */
+        get: operations["getWebhookDelivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/deliveries/{delivery_id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivery again now, from the start of the retry schedule (a delivered one too: a replay)
+         * @description The delivery becomes `pending`, due now, with `attempts` back at 0 and a new 3-day retry window. The event keeps its `webhook-id`, so a receiver that drops repeats will drop a replay too. A disabled subscription: `state_refused`.
+         */
+        post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your company's event log, oldest first (id ascending), kept 30 days
+         * @description Each item is exactly the body a webhook delivers. `type` filters by one type or a comma-separated list; `since` keeps events created at or after an instant; `after_id` keeps events after the one you processed last. To poll, ask for `after_id` = the last id you saw, `page=1`: ids increase in commit order within your company, so no event is skipped (`created_at` is the time of the request that made the change, which may commit later).
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Show one event of your company */
+        get: operations["getEvent"];
         put?: never;
         post?: never;
         delete?: never;
@@ -526,7 +728,7 @@ export interface components {
                 /** @description for people; exactly as the contract words it */
                 message: string;
                 /**
-                 * @description the kind of error, stable; match this, not the message. Known codes: `bad_request`, `token_missing`, `token_invalid`, `not_found`, `request_timeout`, `payload_too_large`, `unsupported_media_type`, `validation_failed`, `state_refused`, `rate_limited`, `header_too_large`, `internal_error`, `service_unavailable` (new ones may be added; docs/api-conventions.md lists them)
+                 * @description the kind of error, stable; match this, not the message. Known codes: `bad_request`, `token_missing`, `token_invalid`, `not_found`, `request_timeout`, `payload_too_large`, `unsupported_media_type`, `validation_failed`, `state_refused`, `rate_limited`, `header_too_large`, `internal_error`, `service_unavailable`, `idempotency_key_in_use`, `idempotency_key_reused` (new ones may be added; docs/api-conventions.md lists them)
                  * @example validation_failed
                  */
                 code: string;
@@ -618,6 +820,22 @@ export interface components {
             company: components["schemas"]["Company"];
         };
         /**
+         * @description Where an `updated_since` walk stands. Records changed in the last few seconds wait for a later page, so a walk never skips one that commits late; there is no total
+         * @example {
+         *       "per_page": 100,
+         *       "has_more": true,
+         *       "next_cursor": "eyJ2IjoxLCJyIjoiY29udGFjdHMiLCJjIjoxLCJ0IjoiMjAyNi0xMS0yMlQxMDowMDowMC4wMDAwMDBaIiwiaSI6N30.x5Vd3k"
+         *     }
+         */
+        SyncMeta: {
+            /** @description records per page (1 to 100, default 25) */
+            per_page: number;
+            /** @description more records are ready now: ask again with `next_cursor` at once */
+            has_more: boolean;
+            /** @description where the walk stands after this page: pass it as `cursor`, now when `has_more`, else later to get what changed meanwhile */
+            next_cursor: string;
+        };
+        /**
          * @description A contact, with its tags and custom field values
          * @example {
          *       "id": 7,
@@ -702,6 +920,168 @@ export interface components {
         ContactPage: {
             data: components["schemas"]["Contact"][];
             meta: components["schemas"]["PageMeta"];
+        };
+        /**
+         * @description A contact to create or update, matched by `email` (case-insensitive) among the live contacts of your company. New: created as `POST /contacts` does (`user_id` is ignored). Known: updated as `PUT /contacts/:id` does, except that an omitted `business` is left as it is.
+         * @example {
+         *       "first_name": "Ana",
+         *       "email": "ana.souza@globex.example",
+         *       "business": "Globex",
+         *       "stage": "mql",
+         *       "tags": [
+         *         3
+         *       ]
+         *     }
+         */
+        ContactBatchItem: {
+            first_name: string;
+            /** Format: email */
+            email: string;
+            business?: string | null;
+            user_id?: number;
+            last_name?: string | null;
+            position?: string | null;
+            /** @description 7-20 digits; + ( ) - . and spaces allowed */
+            telephone?: string | null;
+            /** @description 7-20 digits; + ( ) - . and spaces allowed */
+            cellphone?: string | null;
+            address?: string | null;
+            city?: string | null;
+            state?: string | null;
+            country?: string | null;
+            url?: string | null;
+            linkedin?: string | null;
+            variable1?: string | null;
+            variable2?: string | null;
+            variable3?: string | null;
+            /** @description true or false (also as strings); null sets false */
+            carousel?: boolean | null;
+            /** @enum {unknown} */
+            stage?: "smart_lead" | "prospect" | "lead" | "mql" | "sql" | "opportunity" | "client" | "lost" | null;
+            /** @description values by custom field name (case-insensitive); at most 100; on update only the named fields change, null or "" clears one */
+            custom_fields?: {
+                field?: string;
+                value?: string | null;
+            }[] | null;
+            /** @description tag ids of your company (at most 100); on update the whole set is replaced */
+            tags?: number[] | null;
+            contact_group_id?: number | null;
+        };
+        /**
+         * @description Contacts to create or update by email
+         * @example {
+         *       "contacts": [
+         *         {
+         *           "first_name": "Ana",
+         *           "email": "ana@globex.example"
+         *         },
+         *         {
+         *           "first_name": "Bo",
+         *           "email": "bo@initech.example",
+         *           "stage": "lead"
+         *         }
+         *       ]
+         *     }
+         */
+        ContactBatchRequest: {
+            /** @description 1 to 100 contacts, applied in order; each one is checked on its own (a bad one fails alone) */
+            contacts: components["schemas"]["ContactBatchItem"][];
+        };
+        /**
+         * @description The outcome of one item, in the position of the item
+         * @example {
+         *       "status": 201,
+         *       "id": 7
+         *     }
+         */
+        ContactBatchResult: {
+            /**
+             * @description 201 created, 200 updated (or unchanged), 422 refused
+             * @enum {integer}
+             */
+            status: 201 | 200 | 422;
+            /** @description the contact (201 and 200) */
+            id?: number;
+            /** @description why the item was refused (422): the contract's error body, `request_id` that of the batch */
+            error?: {
+                /** @description the HTTP status again */
+                status: number;
+                /** @description for people; exactly as the contract words it */
+                message: string;
+                /**
+                 * @description the kind of error, stable; match this, not the message. Known codes: `bad_request`, `token_missing`, `token_invalid`, `not_found`, `request_timeout`, `payload_too_large`, `unsupported_media_type`, `validation_failed`, `state_refused`, `rate_limited`, `header_too_large`, `internal_error`, `service_unavailable`, `idempotency_key_in_use`, `idempotency_key_reused` (new ones may be added; docs/api-conventions.md lists them)
+                 * @example validation_failed
+                 */
+                code: string;
+                /** @description the problems of each parameter, by parameter name (`base` for the request as a whole) */
+                details?: {
+                    [key: string]: string[];
+                };
+                /** @description the keys of `details`, with one stable code per message, in the same order (`blank`, `taken`, `invalid`, `too_long`, `inclusion`, `not_found`, …) */
+                detail_codes?: {
+                    [key: string]: string[];
+                };
+                /** @description the same as the `X-Request-Id` header; quote it when reporting a problem */
+                request_id: string;
+            };
+        };
+        /**
+         * @description One result per item, in order
+         * @example {
+         *       "results": [
+         *         {
+         *           "status": 201,
+         *           "id": 7
+         *         },
+         *         {
+         *           "status": 200,
+         *           "id": 3
+         *         },
+         *         {
+         *           "status": 422,
+         *           "error": {
+         *             "status": 422,
+         *             "message": "Could not save the entity",
+         *             "code": "validation_failed",
+         *             "details": {
+         *               "email": [
+         *                 "is invalid"
+         *               ]
+         *             },
+         *             "detail_codes": {
+         *               "email": [
+         *                 "invalid"
+         *               ]
+         *             },
+         *             "request_id": "0c6f1c2e-6d0b-4f0e-9a57-3f4f2d1f8b1a"
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        ContactBatchResponse: {
+            /** @description one per item, in the order of the items */
+            results: components["schemas"]["ContactBatchResult"][];
+        };
+        /**
+         * @description A deleted contact in an `updated_since` walk: remove it from your copy
+         * @example {
+         *       "id": 7,
+         *       "deleted": true,
+         *       "deleted_at": "2026-11-23T09:00:00.000Z"
+         *     }
+         */
+        ContactTombstone: {
+            id: number;
+            /** @enum {boolean} */
+            deleted: true;
+            /** Format: date-time */
+            deleted_at: string;
+        };
+        /** @description A page of an `updated_since` walk of the contacts: live ones whole, deleted ones as tombstones */
+        ContactSyncPage: {
+            data: (components["schemas"]["Contact"] | components["schemas"]["ContactTombstone"])[];
+            meta: components["schemas"]["SyncMeta"];
         };
         /**
          * @description A contact's employer: one per company and case-insensitive name
@@ -1279,6 +1659,11 @@ export interface components {
             data: components["schemas"]["Task"][];
             meta: components["schemas"]["PageMeta"];
         };
+        /** @description A page of an `updated_since` walk of the tasks */
+        TaskSyncPage: {
+            data: components["schemas"]["Task"][];
+            meta: components["schemas"]["SyncMeta"];
+        };
         /**
          * @description A contact added to a flow, with the tasks made for it
          * @example {
@@ -1380,6 +1765,11 @@ export interface components {
             data: components["schemas"]["Lead"][];
             meta: components["schemas"]["PageMeta"];
         };
+        /** @description A page of an `updated_since` walk of the leads */
+        LeadSyncPage: {
+            data: components["schemas"]["Lead"][];
+            meta: components["schemas"]["SyncMeta"];
+        };
         /**
          * @description A meeting transcription, with its transcript
          * @example {
@@ -1454,6 +1844,11 @@ export interface components {
             data: components["schemas"]["MeetTranscriptionSummary"][];
             meta: components["schemas"]["PageMeta"];
         };
+        /** @description A page of an `updated_since` walk of the meeting transcriptions (list items: `transcript_length`, not the text) */
+        MeetTranscriptionSyncPage: {
+            data: components["schemas"]["MeetTranscriptionSummary"][];
+            meta: components["schemas"]["SyncMeta"];
+        };
         /**
          * @description A WhatsApp message between a contact and one of your users
          * @example {
@@ -1490,6 +1885,11 @@ export interface components {
             data: components["schemas"]["WhatsappMessage"][];
             meta: components["schemas"]["PageMeta"];
         };
+        /** @description A page of an `updated_since` walk of the WhatsApp messages of your live contacts */
+        WhatsappMessageSyncPage: {
+            data: components["schemas"]["WhatsappMessage"][];
+            meta: components["schemas"]["SyncMeta"];
+        };
         /** @description The conversation of a contact with one responsible user */
         WhatsappChat: {
             contact_id: number;
@@ -1503,6 +1903,168 @@ export interface components {
         /** @description A page of WhatsApp chats, latest message first */
         WhatsappChatPage: {
             data: components["schemas"]["WhatsappChat"][];
+            meta: components["schemas"]["PageMeta"];
+        };
+        /**
+         * @description A webhook subscription: the events of your company posted to a URL, signed (the secret is never shown here)
+         * @example {
+         *       "id": 4,
+         *       "url": "https://hooks.example.com/engage",
+         *       "events": [
+         *         "contact.created",
+         *         "contact.updated"
+         *       ],
+         *       "description": "CRM sync",
+         *       "enabled": true,
+         *       "disabled_reason": null,
+         *       "disabled_at": null,
+         *       "created_at": "2026-11-22T10:00:00.000Z",
+         *       "updated_at": "2026-11-22T10:00:00.000Z"
+         *     }
+         */
+        WebhookSubscription: {
+            id: number;
+            /** @description where events are posted */
+            url: string;
+            /** @description event types (`contact.created`, `contact.updated`, `contact.deleted`, `contact.tagged`, `contact.untagged`, `contact.added_to_flow`, `task.created`, `task.completed`, `lead.created`, `lead.linked`, `meet_transcription.created`, `meet_transcription.stopped`, `meet_transcription.transcribed`, `meet_transcription.linked_to_task`, `whatsapp_message.created`, `custom_field.created`, `custom_field.updated`, `custom_field.deleted`, `tag.created`, `tag.updated`, `tag.deleted`), or `["*"]` for every type, present and future */
+            events: string[];
+            description: string | null;
+            /** @description false: nothing is delivered (disabled by you, or after 3 days of failed deliveries) */
+            enabled: boolean;
+            /** @description why it was disabled; null while enabled */
+            disabled_reason: string | null;
+            /** Format: date-time */
+            disabled_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /**
+         * @description A subscription with its signing secret: answered by create and rotate_secret only. After a rotation the previous secret also signs every delivery until `previous_secret_expires_at` (24 hours), so receivers can switch without losing events.
+         * @example {
+         *       "id": 4,
+         *       "url": "https://hooks.example.com/engage",
+         *       "events": [
+         *         "contact.created",
+         *         "contact.updated"
+         *       ],
+         *       "description": "CRM sync",
+         *       "enabled": true,
+         *       "disabled_reason": null,
+         *       "disabled_at": null,
+         *       "created_at": "2026-11-22T10:00:00.000Z",
+         *       "updated_at": "2026-11-22T10:00:00.000Z",
+         *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw5bOSx1lNFb0=",
+         *       "previous_secret_expires_at": null
+         *     }
+         */
+        WebhookSubscriptionWithSecret: {
+            id: number;
+            /** @description where events are posted */
+            url: string;
+            /** @description event types (`contact.created`, `contact.updated`, `contact.deleted`, `contact.tagged`, `contact.untagged`, `contact.added_to_flow`, `task.created`, `task.completed`, `lead.created`, `lead.linked`, `meet_transcription.created`, `meet_transcription.stopped`, `meet_transcription.transcribed`, `meet_transcription.linked_to_task`, `whatsapp_message.created`, `custom_field.created`, `custom_field.updated`, `custom_field.deleted`, `tag.created`, `tag.updated`, `tag.deleted`), or `["*"]` for every type, present and future */
+            events: string[];
+            description: string | null;
+            /** @description false: nothing is delivered (disabled by you, or after 3 days of failed deliveries) */
+            enabled: boolean;
+            /** @description why it was disabled; null while enabled */
+            disabled_reason: string | null;
+            /** Format: date-time */
+            disabled_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description the signing secret (Standard Webhooks `whsec_…`): shown only now; keep it */
+            secret: string;
+            /** Format: date-time */
+            previous_secret_expires_at: string | null;
+        };
+        /** @description A page of your webhook subscriptions, id ascending */
+        WebhookSubscriptionPage: {
+            data: components["schemas"]["WebhookSubscription"][];
+            meta: components["schemas"]["PageMeta"];
+        };
+        /**
+         * @description One event for one subscription, and how its delivery went
+         * @example {
+         *       "id": 812,
+         *       "event_id": 5120,
+         *       "event_type": "contact.created",
+         *       "status": "pending",
+         *       "attempts": 2,
+         *       "last_response_status": 500,
+         *       "last_attempt_at": "2026-11-22T10:00:35.000Z",
+         *       "next_attempt_at": "2026-11-22T10:02:35.000Z",
+         *       "last_error": "HTTP 500: Internal Server Error",
+         *       "delivered_at": null,
+         *       "created_at": "2026-11-22T10:00:00.000Z"
+         *     }
+         */
+        WebhookDelivery: {
+            id: number;
+            /** @description the event delivered (`webhook-id` is `evt_<event_id>`) */
+            event_id: number;
+            event_type: string;
+            /**
+             * @description `pending` (waiting for its next attempt), `delivered` (a 2xx answer) or `failed` (gave up after 3 days)
+             * @enum {unknown}
+             */
+            status: "pending" | "delivered" | "failed";
+            /** @description attempts made since the delivery was created or last retried */
+            attempts: number;
+            /** @description the HTTP status of the last answer; null without an answer */
+            last_response_status: number | null;
+            /** Format: date-time */
+            last_attempt_at: string | null;
+            /** Format: date-time */
+            next_attempt_at: string | null;
+            /** @description why the last attempt failed (status, start of the body, timeout, refused address…) */
+            last_error: string | null;
+            /** Format: date-time */
+            delivered_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description A page of a subscription's deliveries, newest first */
+        WebhookDeliveryPage: {
+            data: components["schemas"]["WebhookDelivery"][];
+            meta: components["schemas"]["PageMeta"];
+        };
+        /**
+         * @description A change in your company, exactly as webhooks deliver it
+         * @example {
+         *       "id": 5120,
+         *       "type": "tag.created",
+         *       "created_at": "2026-11-22T10:00:00.000Z",
+         *       "sequence": 311,
+         *       "data": {
+         *         "id": 3,
+         *         "name": "Hot",
+         *         "color": "#e11d48",
+         *         "created_at": "2026-11-22T10:00:00.000Z",
+         *         "updated_at": "2026-11-22T10:00:00.000Z"
+         *       }
+         *     }
+         */
+        Event: {
+            /** @description increases in the order events were committed, within your company */
+            id: number;
+            /** @description the event type (docs/webhook-events.md) */
+            type: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description your company’s event number: 1, 2, 3… without gaps, in commit order */
+            sequence: number;
+            /** @description the record exactly as the API returns it; for a deletion `{id, deleted_at}` */
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description A page of your company’s events, oldest first (id ascending) */
+        EventPage: {
+            data: components["schemas"]["Event"][];
             meta: components["schemas"]["PageMeta"];
         };
     };
@@ -1814,9 +2376,14 @@ export interface operations {
     };
     listContacts: {
         parameters: {
-            query: {
-                page: number;
+            query?: {
+                /** @description required, except in an `updated_since` walk */
+                page?: number;
                 per_page?: number;
+                /** @description ISO 8601 date-time with offset: walk the records changed at or after it, in (updated_at, id) order, a page at a time with `cursor` (see `meta.next_cursor`); no other filter, no `page` */
+                updated_since?: string;
+                /** @description `meta.next_cursor` of the previous page of a walk: carries the position (and wins over `updated_since`) */
+                cursor?: string;
                 /** @description contacts owned by this user */
                 user_id?: number;
                 /** @description a case-insensitive part of the full name, the business or the email */
@@ -1828,7 +2395,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of contacts */
+            /** @description A page of contacts; with `updated_since` or `cursor`, a page of the walk */
             200: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
@@ -1844,7 +2411,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ContactPage"];
+                    "application/json": components["schemas"]["ContactPage"] | components["schemas"]["ContactSyncPage"];
                 };
             };
             /** @description No api_token, or one that is unknown, revoked or of an inactive user */
@@ -1923,7 +2490,13 @@ export interface operations {
     createContact: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: 1 to 255 printable ASCII characters (a new UUID per operation you mean to run). The first request with a key runs; its answer is kept 24 h for your token; a retry with the same key and the same parameters gets that answer again, with `Idempotent-Replayed: true`, without running. The same key with other parameters: 422 `idempotency_key_reused`; while the first still runs: 409 with `Retry-After: 1`. Invalid: 422 (must be 1 to 255 printable characters).
+                 * @example 5f0c8a52-7d4e-4a39-9a55-1c0f7e4b6d21
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2051,6 +2624,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The path of the new record */
                     Location?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2079,6 +2654,25 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with the same `Idempotency-Key` is still running: retry after `Retry-After` seconds (1) */
+            409: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2119,7 +2713,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A parameter or field is missing or invalid, a referenced id is not of your company, or the change is refused by the state of the record (`state_refused`) */
+            /** @description A parameter or field is missing or invalid, a referenced id is not of your company, or the change is refused by the state of the record (`state_refused`), or the `Idempotency-Key` is invalid or was used with other parameters (`idempotency_key_reused`) */
             422: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
@@ -2302,7 +2896,13 @@ export interface operations {
     updateContact: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: 1 to 255 printable ASCII characters (a new UUID per operation you mean to run). The first request with a key runs; its answer is kept 24 h for your token; a retry with the same key and the same parameters gets that answer again, with `Idempotent-Replayed: true`, without running. The same key with other parameters: 422 `idempotency_key_reused`; while the first still runs: 409 with `Retry-After: 1`. Invalid: 422 (must be 1 to 255 printable characters).
+                 * @example 5f0c8a52-7d4e-4a39-9a55-1c0f7e4b6d21
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: number;
             };
@@ -2416,6 +3016,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2467,6 +3069,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A request with the same `Idempotency-Key` is still running: retry after `Retry-After` seconds (1) */
+            409: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is over 1 MiB (10 MiB for a transcript) */
             413: {
                 headers: {
@@ -2501,7 +3122,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A parameter or field is missing or invalid, a referenced id is not of your company, or the change is refused by the state of the record (`state_refused`) */
+            /** @description A parameter or field is missing or invalid, a referenced id is not of your company, or the change is refused by the state of the record (`state_refused`), or the `Idempotency-Key` is invalid or was used with other parameters (`idempotency_key_reused`) */
             422: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
@@ -2618,6 +3239,188 @@ export interface operations {
                 };
             };
             /** @description A parameter is missing or invalid: `details` names each one with its problems */
+            422: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the rate limit (60 requests per 10 seconds per token): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bug: the body shows nothing of it; the log has it under the request id */
+            500: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached, or this instance is shutting down: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    upsertContactsBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: 1 to 255 printable ASCII characters (a new UUID per operation you mean to run). The first request with a key runs; its answer is kept 24 h for your token; a retry with the same key and the same parameters gets that answer again, with `Idempotent-Replayed: true`, without running. The same key with other parameters: 422 `idempotency_key_reused`; while the first still runs: 409 with `Retry-After: 1`. Invalid: 422 (must be 1 to 255 printable characters).
+                 * @example 5f0c8a52-7d4e-4a39-9a55-1c0f7e4b6d21
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactBatchRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["ContactBatchRequest"];
+            };
+        };
+        responses: {
+            /** @description One result per item, in order */
+            200: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactBatchResponse"];
+                };
+            };
+            /** @description The body could not be parsed (or is not a JSON object) */
+            400: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            401: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with the same `Idempotency-Key` is still running: retry after `Retry-After` seconds (1) */
+            409: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over 1 MiB (10 MiB for a transcript) */
+            413: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A body that is neither JSON nor a form (application/x-www-form-urlencoded) */
+            415: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or field is missing or invalid, a referenced id is not of your company, or the change is refused by the state of the record (`state_refused`), or the `Idempotency-Key` is invalid or was used with other parameters (`idempotency_key_reused`) */
             422: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
@@ -3022,7 +3825,13 @@ export interface operations {
     createCustomField: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: 1 to 255 printable ASCII characters (a new UUID per operation you mean to run). The first request with a key runs; its answer is kept 24 h for your token; a retry with the same key and the same parameters gets that answer again, with `Idempotent-Replayed: true`, without running. The same key with other parameters: 422 `idempotency_key_reused`; while the first still runs: 409 with `Retry-After: 1`. Invalid: 422 (must be 1 to 255 printable characters).
+                 * @example 5f0c8a52-7d4e-4a39-9a55-1c0f7e4b6d21
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3102,6 +3911,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The path of the new record */
                     Location?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3130,6 +3941,25 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with the same `Idempotency-Key` is still running: retry after `Retry-After` seconds (1) */
+            409: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3170,7 +4000,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A parameter or field is missing or invalid, a referenced id is not of your company, or the change is refused by the state of the record (`state_refused`) */
+            /** @description A parameter or field is missing or invalid, a referenced id is not of your company, or the change is refused by the state of the record (`state_refused`), or the `Idempotency-Key` is invalid or was used with other parameters (`idempotency_key_reused`) */
             422: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
@@ -3235,7 +4065,13 @@ export interface operations {
     updateCustomField: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: 1 to 255 printable ASCII characters (a new UUID per operation you mean to run). The first request with a key runs; its answer is kept 24 h for your token; a retry with the same key and the same parameters gets that answer again, with `Idempotent-Replayed: true`, without running. The same key with other parameters: 422 `idempotency_key_reused`; while the first still runs: 409 with `Retry-After: 1`. Invalid: 422 (must be 1 to 255 printable characters).
+                 * @example 5f0c8a52-7d4e-4a39-9a55-1c0f7e4b6d21
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: number;
             };
@@ -3315,6 +4151,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3366,6 +4204,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A request with the same `Idempotency-Key` is still running: retry after `Retry-After` seconds (1) */
+            409: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is over 1 MiB (10 MiB for a transcript) */
             413: {
                 headers: {
@@ -3400,7 +4257,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A parameter or field is missing or invalid, a referenced id is not of your company, or the change is refused by the state of the record (`state_refused`) */
+            /** @description A parameter or field is missing or invalid, a referenced id is not of your company, or the change is refused by the state of the record (`state_refused`), or the `Idempotency-Key` is invalid or was used with other parameters (`idempotency_key_reused`) */
             422: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
@@ -3680,7 +4537,13 @@ export interface operations {
     createTag: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: 1 to 255 printable ASCII characters (a new UUID per operation you mean to run). The first request with a key runs; its answer is kept 24 h for your token; a retry with the same key and the same parameters gets that answer again, with `Idempotent-Replayed: true`, without running. The same key with other parameters: 422 `idempotency_key_reused`; while the first still runs: 409 with `Retry-After: 1`. Invalid: 422 (must be 1 to 255 printable characters).
+                 * @example 5f0c8a52-7d4e-4a39-9a55-1c0f7e4b6d21
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3724,6 +4587,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The path of the new record */
                     Location?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3752,6 +4617,25 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with the same `Idempotency-Key` is still running: retry after `Retry-After` seconds (1) */
+            409: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3792,7 +4676,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A parameter or field is missing or invalid, a referenced id is not of your company, or the change is refused by the state of the record (`state_refused`) */
+            /** @description A parameter or field is missing or invalid, a referenced id is not of your company, or the change is refused by the state of the record (`state_refused`), or the `Idempotency-Key` is invalid or was used with other parameters (`idempotency_key_reused`) */
             422: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
@@ -3857,7 +4741,13 @@ export interface operations {
     updateTag: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: 1 to 255 printable ASCII characters (a new UUID per operation you mean to run). The first request with a key runs; its answer is kept 24 h for your token; a retry with the same key and the same parameters gets that answer again, with `Idempotent-Replayed: true`, without running. The same key with other parameters: 422 `idempotency_key_reused`; while the first still runs: 409 with `Retry-After: 1`. Invalid: 422 (must be 1 to 255 printable characters).
+                 * @example 5f0c8a52-7d4e-4a39-9a55-1c0f7e4b6d21
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: number;
             };
@@ -3901,6 +4791,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3952,6 +4844,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A request with the same `Idempotency-Key` is still running: retry after `Retry-After` seconds (1) */
+            409: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is over 1 MiB (10 MiB for a transcript) */
             413: {
                 headers: {
@@ -3986,7 +4897,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A parameter or field is missing or invalid, a referenced id is not of your company, or the change is refused by the state of the record (`state_refused`) */
+            /** @description A parameter or field is missing or invalid, a referenced id is not of your company, or the change is refused by the state of the record (`state_refused`), or the `Idempotency-Key` is invalid or was used with other parameters (`idempotency_key_reused`) */
             422: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
@@ -4275,7 +5186,13 @@ export interface operations {
     addContactToFlow: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: 1 to 255 printable ASCII characters (a new UUID per operation you mean to run). The first request with a key runs; its answer is kept 24 h for your token; a retry with the same key and the same parameters gets that answer again, with `Idempotent-Replayed: true`, without running. The same key with other parameters: 422 `idempotency_key_reused`; while the first still runs: 409 with `Retry-After: 1`. Invalid: 422 (must be 1 to 255 printable characters).
+                 * @example 5f0c8a52-7d4e-4a39-9a55-1c0f7e4b6d21
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: number;
             };
@@ -4313,6 +5230,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4364,6 +5283,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A request with the same `Idempotency-Key` is still running: retry after `Retry-After` seconds (1) */
+            409: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is over 1 MiB (10 MiB for a transcript) */
             413: {
                 headers: {
@@ -4398,7 +5336,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A parameter or field is missing or invalid, a referenced id is not of your company, or the change is refused by the state of the record (`state_refused`) */
+            /** @description A parameter or field is missing or invalid, a referenced id is not of your company, or the change is refused by the state of the record (`state_refused`), or the `Idempotency-Key` is invalid or was used with other parameters (`idempotency_key_reused`) */
             422: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
@@ -4462,9 +5400,14 @@ export interface operations {
     };
     listTasks: {
         parameters: {
-            query: {
-                page: number;
+            query?: {
+                /** @description required, except in an `updated_since` walk */
+                page?: number;
                 per_page?: number;
+                /** @description ISO 8601 date-time with offset: walk the records changed at or after it, in (updated_at, id) order, a page at a time with `cursor` (see `meta.next_cursor`); no other filter, no `page` */
+                updated_since?: string;
+                /** @description `meta.next_cursor` of the previous page of a walk: carries the position (and wins over `updated_since`) */
+                cursor?: string;
                 /** @description tasks assigned to this user */
                 assigned_to_id?: number;
                 /** @description finished on or after this day (in the company time zone) */
@@ -4493,7 +5436,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of tasks, by due date then id */
+            /** @description A page of tasks; with `updated_since` or `cursor`, a page of the walk */
             200: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
@@ -4509,7 +5452,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TaskPage"];
+                    "application/json": components["schemas"]["TaskPage"] | components["schemas"]["TaskSyncPage"];
                 };
             };
             /** @description No api_token, or one that is unknown, revoked or of an inactive user */
@@ -4596,6 +5539,10 @@ export interface operations {
                 with_contact?: true;
                 /** @description only leads linked to no contact */
                 without_contact?: true;
+                /** @description ISO 8601 date-time with offset: walk the records changed at or after it, in (updated_at, id) order, a page at a time with `cursor` (see `meta.next_cursor`); no other filter, no `page` */
+                updated_since?: string;
+                /** @description `meta.next_cursor` of the previous page of a walk: carries the position (and wins over `updated_since`) */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -4603,7 +5550,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description With `id`: that lead; without: a page of leads */
+            /** @description With `id`: that lead; without: a page of leads; with `updated_since` or `cursor`: a page of the walk */
             200: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
@@ -4619,7 +5566,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Lead"] | components["schemas"]["LeadPage"];
+                    "application/json": components["schemas"]["Lead"] | components["schemas"]["LeadPage"] | components["schemas"]["LeadSyncPage"];
                 };
             };
             /** @description No api_token, or one that is unknown, revoked or of an inactive user */
@@ -4715,7 +5662,13 @@ export interface operations {
     createLead: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: 1 to 255 printable ASCII characters (a new UUID per operation you mean to run). The first request with a key runs; its answer is kept 24 h for your token; a retry with the same key and the same parameters gets that answer again, with `Idempotent-Replayed: true`, without running. The same key with other parameters: 422 `idempotency_key_reused`; while the first still runs: 409 with `Retry-After: 1`. Invalid: 422 (must be 1 to 255 printable characters).
+                 * @example 5f0c8a52-7d4e-4a39-9a55-1c0f7e4b6d21
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4801,6 +5754,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The path of the new record */
                     Location?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4829,6 +5784,25 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with the same `Idempotency-Key` is still running: retry after `Retry-After` seconds (1) */
+            409: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4869,7 +5843,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A parameter or field is missing or invalid, a referenced id is not of your company, or the change is refused by the state of the record (`state_refused`) */
+            /** @description A parameter or field is missing or invalid, a referenced id is not of your company, or the change is refused by the state of the record (`state_refused`), or the `Idempotency-Key` is invalid or was used with other parameters (`idempotency_key_reused`) */
             422: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
@@ -5166,6 +6140,10 @@ export interface operations {
                 with_task?: true;
                 /** @description only transcriptions linked to no task */
                 without_task?: true;
+                /** @description ISO 8601 date-time with offset: walk the records changed at or after it, in (updated_at, id) order, a page at a time with `cursor` (see `meta.next_cursor`); no other filter, no `page` */
+                updated_since?: string;
+                /** @description `meta.next_cursor` of the previous page of a walk: carries the position (and wins over `updated_since`) */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -5173,7 +6151,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description With `id`: that transcription; without: a page of transcriptions */
+            /** @description With `id`: that transcription; without: a page of transcriptions; with `updated_since` or `cursor`: a page of the walk */
             200: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
@@ -5189,7 +6167,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["MeetTranscription"] | components["schemas"]["MeetTranscriptionPage"];
+                    "application/json": components["schemas"]["MeetTranscription"] | components["schemas"]["MeetTranscriptionPage"] | components["schemas"]["MeetTranscriptionSyncPage"];
                 };
             };
             /** @description No api_token, or one that is unknown, revoked or of an inactive user */
@@ -5285,7 +6263,13 @@ export interface operations {
     createMeetTranscription: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: 1 to 255 printable ASCII characters (a new UUID per operation you mean to run). The first request with a key runs; its answer is kept 24 h for your token; a retry with the same key and the same parameters gets that answer again, with `Idempotent-Replayed: true`, without running. The same key with other parameters: 422 `idempotency_key_reused`; while the first still runs: 409 with `Retry-After: 1`. Invalid: 422 (must be 1 to 255 printable characters).
+                 * @example 5f0c8a52-7d4e-4a39-9a55-1c0f7e4b6d21
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5331,6 +6315,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The path of the new record */
                     Location?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5359,6 +6345,25 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with the same `Idempotency-Key` is still running: retry after `Retry-After` seconds (1) */
+            409: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5399,7 +6404,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A parameter or field is missing or invalid, a referenced id is not of your company, or the change is refused by the state of the record (`state_refused`) */
+            /** @description A parameter or field is missing or invalid, a referenced id is not of your company, or the change is refused by the state of the record (`state_refused`), or the `Idempotency-Key` is invalid or was used with other parameters (`idempotency_key_reused`) */
             422: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
@@ -5705,7 +6710,13 @@ export interface operations {
     stopMeetTranscription: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: 1 to 255 printable ASCII characters (a new UUID per operation you mean to run). The first request with a key runs; its answer is kept 24 h for your token; a retry with the same key and the same parameters gets that answer again, with `Idempotent-Replayed: true`, without running. The same key with other parameters: 422 `idempotency_key_reused`; while the first still runs: 409 with `Retry-After: 1`. Invalid: 422 (must be 1 to 255 printable characters).
+                 * @example 5f0c8a52-7d4e-4a39-9a55-1c0f7e4b6d21
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: number;
             };
@@ -5751,6 +6762,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5802,6 +6815,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A request with the same `Idempotency-Key` is still running: retry after `Retry-After` seconds (1) */
+            409: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is over 1 MiB (10 MiB for a transcript) */
             413: {
                 headers: {
@@ -5836,7 +6868,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A parameter or field is missing or invalid, a referenced id is not of your company, or the change is refused by the state of the record (`state_refused`) */
+            /** @description A parameter or field is missing or invalid, a referenced id is not of your company, or the change is refused by the state of the record (`state_refused`), or the `Idempotency-Key` is invalid or was used with other parameters (`idempotency_key_reused`) */
             422: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
@@ -5901,7 +6933,13 @@ export interface operations {
     setMeetTranscript: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: 1 to 255 printable ASCII characters (a new UUID per operation you mean to run). The first request with a key runs; its answer is kept 24 h for your token; a retry with the same key and the same parameters gets that answer again, with `Idempotent-Replayed: true`, without running. The same key with other parameters: 422 `idempotency_key_reused`; while the first still runs: 409 with `Retry-After: 1`. Invalid: 422 (must be 1 to 255 printable characters).
+                 * @example 5f0c8a52-7d4e-4a39-9a55-1c0f7e4b6d21
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: number;
             };
@@ -5939,6 +6977,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5990,6 +7030,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A request with the same `Idempotency-Key` is still running: retry after `Retry-After` seconds (1) */
+            409: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is over 1 MiB (10 MiB for a transcript) */
             413: {
                 headers: {
@@ -6024,7 +7083,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A parameter or field is missing or invalid, a referenced id is not of your company, or the change is refused by the state of the record (`state_refused`) */
+            /** @description A parameter or field is missing or invalid, a referenced id is not of your company, or the change is refused by the state of the record (`state_refused`), or the `Idempotency-Key` is invalid or was used with other parameters (`idempotency_key_reused`) */
             422: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
@@ -6089,7 +7148,13 @@ export interface operations {
     linkMeetTranscriptionToTask: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: 1 to 255 printable ASCII characters (a new UUID per operation you mean to run). The first request with a key runs; its answer is kept 24 h for your token; a retry with the same key and the same parameters gets that answer again, with `Idempotent-Replayed: true`, without running. The same key with other parameters: 422 `idempotency_key_reused`; while the first still runs: 409 with `Retry-After: 1`. Invalid: 422 (must be 1 to 255 printable characters).
+                 * @example 5f0c8a52-7d4e-4a39-9a55-1c0f7e4b6d21
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: number;
             };
@@ -6127,6 +7192,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6178,6 +7245,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A request with the same `Idempotency-Key` is still running: retry after `Retry-After` seconds (1) */
+            409: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is over 1 MiB (10 MiB for a transcript) */
             413: {
                 headers: {
@@ -6212,7 +7298,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A parameter or field is missing or invalid, a referenced id is not of your company, or the change is refused by the state of the record (`state_refused`) */
+            /** @description A parameter or field is missing or invalid, a referenced id is not of your company, or the change is refused by the state of the record (`state_refused`), or the `Idempotency-Key` is invalid or was used with other parameters (`idempotency_key_reused`) */
             422: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
@@ -6276,13 +7362,18 @@ export interface operations {
     };
     listWhatsappMessages: {
         parameters: {
-            query: {
-                page: number;
+            query?: {
+                /** @description required, except in an `updated_since` walk */
+                page?: number;
                 per_page?: number;
-                /** @description the contact (404 if it is not one of your company) */
-                contact_id: number;
+                /** @description the contact (404 if it is not one of your company); required, except in an `updated_since` walk */
+                contact_id?: number;
                 /** @description only the conversation with this user */
                 user_id?: number;
+                /** @description ISO 8601 date-time with offset: walk the records changed at or after it, in (updated_at, id) order, a page at a time with `cursor` (see `meta.next_cursor`); no other filter, no `page` */
+                updated_since?: string;
+                /** @description `meta.next_cursor` of the previous page of a walk: carries the position (and wins over `updated_since`) */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -6290,7 +7381,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of WhatsApp messages, newest first */
+            /** @description A page of a contact's messages; with `updated_since` or `cursor`, a page of the walk */
             200: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
@@ -6306,7 +7397,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WhatsappMessagePage"];
+                    "application/json": components["schemas"]["WhatsappMessagePage"] | components["schemas"]["WhatsappMessageSyncPage"];
                 };
             };
             /** @description No api_token, or one that is unknown, revoked or of an inactive user */
@@ -6446,6 +7537,1851 @@ export interface operations {
                 };
             };
             /** @description No live contact with this contact_id in your company */
+            404: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter is missing or invalid: `details` names each one with its problems */
+            422: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the rate limit (60 requests per 10 seconds per token): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bug: the body shows nothing of it; the log has it under the request id */
+            500: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached, or this instance is shutting down: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query: {
+                page: number;
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of your webhook subscriptions, id ascending */
+            200: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description URLs (paths with query) of the `first` and `last` pages always, `prev` and `next` where such a page exists */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscriptionPage"];
+                };
+            };
+            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            401: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter is missing or invalid: `details` names each one with its problems */
+            422: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the rate limit (60 requests per 10 seconds per token): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bug: the body shows nothing of it; the log has it under the request id */
+            500: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached, or this instance is shutting down: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: 1 to 255 printable ASCII characters (a new UUID per operation you mean to run). The first request with a key runs; its answer is kept 24 h for your token; a retry with the same key and the same parameters gets that answer again, with `Idempotent-Replayed: true`, without running. The same key with other parameters: 422 `idempotency_key_reused`; while the first still runs: 409 with `Retry-After: 1`. Invalid: 422 (must be 1 to 255 printable characters).
+                 * @example 5f0c8a52-7d4e-4a39-9a55-1c0f7e4b6d21
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/engage",
+                 *       "events": [
+                 *         "contact.created",
+                 *         "contact.updated"
+                 *       ],
+                 *       "description": "CRM sync"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description an https URL on a public address (no redirects are followed) */
+                    url: string;
+                    /** @description event types (`contact.created`, `contact.updated`, `contact.deleted`, `contact.tagged`, `contact.untagged`, `contact.added_to_flow`, `task.created`, `task.completed`, `lead.created`, `lead.linked`, `meet_transcription.created`, `meet_transcription.stopped`, `meet_transcription.transcribed`, `meet_transcription.linked_to_task`, `whatsapp_message.created`, `custom_field.created`, `custom_field.updated`, `custom_field.deleted`, `tag.created`, `tag.updated`, `tag.deleted`), or `["*"]` for every type, present and future */
+                    events: string[];
+                    description?: string | null;
+                };
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/engage",
+                 *       "events": [
+                 *         "contact.created",
+                 *         "contact.updated"
+                 *       ],
+                 *       "description": "CRM sync"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description an https URL on a public address (no redirects are followed) */
+                    url: string;
+                    /** @description event types (`contact.created`, `contact.updated`, `contact.deleted`, `contact.tagged`, `contact.untagged`, `contact.added_to_flow`, `task.created`, `task.completed`, `lead.created`, `lead.linked`, `meet_transcription.created`, `meet_transcription.stopped`, `meet_transcription.transcribed`, `meet_transcription.linked_to_task`, `whatsapp_message.created`, `custom_field.created`, `custom_field.updated`, `custom_field.deleted`, `tag.created`, `tag.updated`, `tag.deleted`), or `["*"]` for every type, present and future */
+                    events: string[];
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description A subscription with its signing secret: answered by create and rotate_secret only. After a rotation the previous secret also signs every delivery until `previous_secret_expires_at` (24 hours), so receivers can switch without losing events. */
+            201: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The path of the new record */
+                    Location?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscriptionWithSecret"];
+                };
+            };
+            /** @description The body could not be parsed (or is not a JSON object) */
+            400: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            401: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with the same `Idempotency-Key` is still running: retry after `Retry-After` seconds (1) */
+            409: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over 1 MiB (10 MiB for a transcript) */
+            413: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A body that is neither JSON nor a form (application/x-www-form-urlencoded) */
+            415: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or field is missing or invalid, a referenced id is not of your company, or the change is refused by the state of the record (`state_refused`), or the `Idempotency-Key` is invalid or was used with other parameters (`idempotency_key_reused`) */
+            422: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the rate limit (60 requests per 10 seconds per token): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bug: the body shows nothing of it; the log has it under the request id */
+            500: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached, or this instance is shutting down: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A webhook subscription: the events of your company posted to a URL, signed (the secret is never shown here) */
+            200: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscription"];
+                };
+            };
+            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            401: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No webhook subscription with this id in your company */
+            404: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter is missing or invalid: `details` names each one with its problems */
+            422: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the rate limit (60 requests per 10 seconds per token): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bug: the body shows nothing of it; the log has it under the request id */
+            500: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached, or this instance is shutting down: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: 1 to 255 printable ASCII characters (a new UUID per operation you mean to run). The first request with a key runs; its answer is kept 24 h for your token; a retry with the same key and the same parameters gets that answer again, with `Idempotent-Replayed: true`, without running. The same key with other parameters: 422 `idempotency_key_reused`; while the first still runs: 409 with `Retry-After: 1`. Invalid: 422 (must be 1 to 255 printable characters).
+                 * @example 5f0c8a52-7d4e-4a39-9a55-1c0f7e4b6d21
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description an https URL on a public address (no redirects are followed) */
+                    url?: string;
+                    /** @description event types (`contact.created`, `contact.updated`, `contact.deleted`, `contact.tagged`, `contact.untagged`, `contact.added_to_flow`, `task.created`, `task.completed`, `lead.created`, `lead.linked`, `meet_transcription.created`, `meet_transcription.stopped`, `meet_transcription.transcribed`, `meet_transcription.linked_to_task`, `whatsapp_message.created`, `custom_field.created`, `custom_field.updated`, `custom_field.deleted`, `tag.created`, `tag.updated`, `tag.deleted`), or `["*"]` for every type, present and future */
+                    events?: string[];
+                    description?: string | null;
+                    /** @description true re-enables a disabled subscription (clearing disabled_reason); false stops deliveries */
+                    enabled?: boolean;
+                };
+                "application/x-www-form-urlencoded": {
+                    /** @description an https URL on a public address (no redirects are followed) */
+                    url?: string;
+                    /** @description event types (`contact.created`, `contact.updated`, `contact.deleted`, `contact.tagged`, `contact.untagged`, `contact.added_to_flow`, `task.created`, `task.completed`, `lead.created`, `lead.linked`, `meet_transcription.created`, `meet_transcription.stopped`, `meet_transcription.transcribed`, `meet_transcription.linked_to_task`, `whatsapp_message.created`, `custom_field.created`, `custom_field.updated`, `custom_field.deleted`, `tag.created`, `tag.updated`, `tag.deleted`), or `["*"]` for every type, present and future */
+                    events?: string[];
+                    description?: string | null;
+                    /** @description true re-enables a disabled subscription (clearing disabled_reason); false stops deliveries */
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description A webhook subscription: the events of your company posted to a URL, signed (the secret is never shown here) */
+            200: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscription"];
+                };
+            };
+            /** @description The body could not be parsed (or is not a JSON object) */
+            400: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            401: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No webhook subscription with this id in your company */
+            404: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with the same `Idempotency-Key` is still running: retry after `Retry-After` seconds (1) */
+            409: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over 1 MiB (10 MiB for a transcript) */
+            413: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A body that is neither JSON nor a form (application/x-www-form-urlencoded) */
+            415: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or field is missing or invalid, a referenced id is not of your company, or the change is refused by the state of the record (`state_refused`), or the `Idempotency-Key` is invalid or was used with other parameters (`idempotency_key_reused`) */
+            422: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the rate limit (60 requests per 10 seconds per token): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bug: the body shows nothing of it; the log has it under the request id */
+            500: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached, or this instance is shutting down: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            401: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No webhook subscription with this id in your company */
+            404: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter is missing or invalid: `details` names each one with its problems */
+            422: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the rate limit (60 requests per 10 seconds per token): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bug: the body shows nothing of it; the log has it under the request id */
+            500: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached, or this instance is shutting down: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: 1 to 255 printable ASCII characters (a new UUID per operation you mean to run). The first request with a key runs; its answer is kept 24 h for your token; a retry with the same key and the same parameters gets that answer again, with `Idempotent-Replayed: true`, without running. The same key with other parameters: 422 `idempotency_key_reused`; while the first still runs: 409 with `Retry-After: 1`. Invalid: 422 (must be 1 to 255 printable characters).
+                 * @example 5f0c8a52-7d4e-4a39-9a55-1c0f7e4b6d21
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+                "application/x-www-form-urlencoded": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description A subscription with its signing secret: answered by create and rotate_secret only. After a rotation the previous secret also signs every delivery until `previous_secret_expires_at` (24 hours), so receivers can switch without losing events. */
+            200: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscriptionWithSecret"];
+                };
+            };
+            /** @description The body could not be parsed (or is not a JSON object) */
+            400: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            401: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No webhook subscription with this id in your company */
+            404: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with the same `Idempotency-Key` is still running: retry after `Retry-After` seconds (1) */
+            409: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over 1 MiB (10 MiB for a transcript) */
+            413: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A body that is neither JSON nor a form (application/x-www-form-urlencoded) */
+            415: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or field is missing or invalid, a referenced id is not of your company, or the change is refused by the state of the record (`state_refused`), or the `Idempotency-Key` is invalid or was used with other parameters (`idempotency_key_reused`) */
+            422: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the rate limit (60 requests per 10 seconds per token): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bug: the body shows nothing of it; the log has it under the request id */
+            500: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached, or this instance is shutting down: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: 1 to 255 printable ASCII characters (a new UUID per operation you mean to run). The first request with a key runs; its answer is kept 24 h for your token; a retry with the same key and the same parameters gets that answer again, with `Idempotent-Replayed: true`, without running. The same key with other parameters: 422 `idempotency_key_reused`; while the first still runs: 409 with `Retry-After: 1`. Invalid: 422 (must be 1 to 255 printable characters).
+                 * @example 5f0c8a52-7d4e-4a39-9a55-1c0f7e4b6d21
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+                "application/x-www-form-urlencoded": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Queued: the delivery, pending */
+            202: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description The body could not be parsed (or is not a JSON object) */
+            400: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            401: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No webhook subscription with this id in your company */
+            404: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with the same `Idempotency-Key` is still running: retry after `Retry-After` seconds (1) */
+            409: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over 1 MiB (10 MiB for a transcript) */
+            413: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A body that is neither JSON nor a form (application/x-www-form-urlencoded) */
+            415: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or field is missing or invalid, a referenced id is not of your company, or the change is refused by the state of the record (`state_refused`), or the `Idempotency-Key` is invalid or was used with other parameters (`idempotency_key_reused`) */
+            422: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the rate limit (60 requests per 10 seconds per token): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bug: the body shows nothing of it; the log has it under the request id */
+            500: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached, or this instance is shutting down: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query: {
+                page: number;
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of a subscription's deliveries, newest first */
+            200: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description URLs (paths with query) of the `first` and `last` pages always, `prev` and `next` where such a page exists */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryPage"];
+                };
+            };
+            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            401: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No webhook subscription with this id in your company */
+            404: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter is missing or invalid: `details` names each one with its problems */
+            422: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the rate limit (60 requests per 10 seconds per token): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bug: the body shows nothing of it; the log has it under the request id */
+            500: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached, or this instance is shutting down: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                delivery_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One event for one subscription, and how its delivery went */
+            200: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            401: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such webhook subscription in your company, or no such delivery of it */
+            404: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter is missing or invalid: `details` names each one with its problems */
+            422: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the rate limit (60 requests per 10 seconds per token): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bug: the body shows nothing of it; the log has it under the request id */
+            500: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached, or this instance is shutting down: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: 1 to 255 printable ASCII characters (a new UUID per operation you mean to run). The first request with a key runs; its answer is kept 24 h for your token; a retry with the same key and the same parameters gets that answer again, with `Idempotent-Replayed: true`, without running. The same key with other parameters: 422 `idempotency_key_reused`; while the first still runs: 409 with `Retry-After: 1`. Invalid: 422 (must be 1 to 255 printable characters).
+                 * @example 5f0c8a52-7d4e-4a39-9a55-1c0f7e4b6d21
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: number;
+                delivery_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+                "application/x-www-form-urlencoded": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Queued: the delivery, pending */
+            202: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description The body could not be parsed (or is not a JSON object) */
+            400: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            401: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such webhook subscription in your company, or no such delivery of it */
+            404: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with the same `Idempotency-Key` is still running: retry after `Retry-After` seconds (1) */
+            409: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over 1 MiB (10 MiB for a transcript) */
+            413: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A body that is neither JSON nor a form (application/x-www-form-urlencoded) */
+            415: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or field is missing or invalid, a referenced id is not of your company, or the change is refused by the state of the record (`state_refused`), or the `Idempotency-Key` is invalid or was used with other parameters (`idempotency_key_reused`) */
+            422: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the rate limit (60 requests per 10 seconds per token): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bug: the body shows nothing of it; the log has it under the request id */
+            500: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached, or this instance is shutting down: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query: {
+                page: number;
+                per_page?: number;
+                /** @description one event type, or several separated by commas */
+                type?: string;
+                /** @description only events created at or after this instant (ISO 8601 with offset) */
+                since?: string;
+                /** @description only events with a greater id: the last id you processed, for polling */
+                after_id?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of your company’s events, oldest first (id ascending) */
+            200: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description URLs (paths with query) of the `first` and `last` pages always, `prev` and `next` where such a page exists */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventPage"];
+                };
+            };
+            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            401: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter is missing or invalid: `details` names each one with its problems */
+            422: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the rate limit (60 requests per 10 seconds per token): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bug: the body shows nothing of it; the log has it under the request id */
+            500: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached, or this instance is shutting down: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A change in your company, exactly as webhooks deliver it */
+            200: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Event"];
+                };
+            };
+            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            401: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No event with this id in your company (events are kept 30 days) */
             404: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */

@@ -166,7 +166,9 @@ function openPostgres(url: string, options: DatabaseOptions): OpenedHandle {
     lock_timeout: statementTimeout,
     idle_in_transaction_session_timeout: 4 * statementTimeout,
     // Timestamps are parsed as UTC offsets whatever the server's or cluster's default zone.
-    options: '-c timezone=UTC',
+    // JIT off: on short OLTP statements whose estimated cost passes jit_above_cost (a broad
+    // search's last page at 1 M contacts) compiling took ~50 ms and saved nothing.
+    options: '-c timezone=UTC -c jit=off',
   })
   // An idle client that lost its server: the pool replaces it.
   pool.on('error', onError)

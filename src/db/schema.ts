@@ -181,6 +181,10 @@ export const contacts = pgTable('contacts', {
   stage: contactStage('stage'),
   contactGroupId: ref('contact_group_id'),
   deletedAt: instant('deleted_at'), // soft delete: hidden from the API, history kept
+  // What search_term searches, lower()-ed, joined by U+001F (contacts.repository.ts, search).
+  searchText: text('search_text').generatedAlwaysAs(
+    sql`lower(first_name || ' ' || coalesce(last_name, '')) || E'\x1f' || lower(coalesce(business, '')) || E'\x1f' || lower(email)`,
+  ),
   ...timestamps,
 }, (t) => [
   primaryKey({ columns: [t.companyId, t.id] }),
@@ -191,14 +195,12 @@ export const contacts = pgTable('contacts', {
   index('contacts_company_live_idx').on(t.companyId, t.id).where(sql`${t.deletedAt} is null`),
   index('contacts_company_user_live_idx').on(t.companyId, t.userId, t.id).where(sql`${t.deletedAt} is null`),
   index('contacts_company_business_idx').on(t.companyId, t.businessId),
-  // Search: substring (ILIKE) of full name (covers first and last), business or email.
-  index('contacts_search_trgm_idx').using(
-    'gin',
-    t.companyId,
-    sql`(${t.firstName} || ' ' || coalesce(${t.lastName}, '')) gin_trgm_ops`,
-    sql`coalesce(${t.business}, '') gin_trgm_ops`,
-    sql`${t.email} gin_trgm_ops`,
-  ).where(sql`${t.deletedAt} is null`),
+  // updated_since walks (deleted contacts too: they show as tombstones).
+  index('contacts_company_updated_idx').on(t.companyId, t.updatedAt, t.id),
+  // Search: trigrams of search_text, for terms that have one (drizzle/0007_contact_search.sql).
+  index('contacts_search_trgm_idx')
+    .using('gin', t.companyId, t.userId, sql`${t.searchText} gin_trgm_ops`)
+    .where(sql`${t.deletedAt} is null`),
   sameCompany('contacts_user_fk', [t.companyId, t.userId], [users.companyId, users.id]),
   sameCompany('contacts_business_fk', [t.companyId, t.businessId], [businesses.companyId, businesses.id]),
 ])
@@ -336,6 +338,7 @@ export const tasks = pgTable('tasks', {
   index('tasks_assigned_idx').on(t.companyId, t.assignedToId, t.done, t.dueDate, t.id, t.kind, t.flowId),
   index('tasks_flow_idx').on(t.companyId, t.flowId, t.done, t.dueDate, t.id, t.kind, t.assignedToId),
   index('tasks_contact_idx').on(t.companyId, t.contactId, t.dueDate, t.id),
+  index('tasks_company_updated_idx').on(t.companyId, t.updatedAt, t.id), // updated_since walks
   // Done-date filters: the page's ids are picked from this index alone, then sorted by due date.
   index('tasks_done_on_idx')
     .on(t.companyId, t.doneOn, t.dueDate, t.id, t.assignedToId, t.flowId, t.kind)
@@ -376,6 +379,7 @@ export const leads = pgTable('leads', {
   index('leads_company_user_idx').on(t.companyId, t.userId, t.id),
   index('leads_company_user_linked_idx').on(t.companyId, t.userId, sql`(${t.contactId} is not null)`, t.id),
   index('leads_company_contact_idx').on(t.companyId, t.contactId),
+  index('leads_company_updated_idx').on(t.companyId, t.updatedAt, t.id), // updated_since walks
   sameCompany('leads_user_fk', [t.companyId, t.userId], [users.companyId, users.id]),
   sameCompany('leads_contact_fk', [t.companyId, t.contactId], [contacts.companyId, contacts.id]),
   sameCompany('leads_business_fk', [t.companyId, t.businessId], [businesses.companyId, businesses.id]),
@@ -398,6 +402,7 @@ export const meetTranscriptions = pgTable('meet_transcriptions', {
   index('meet_transcriptions_user_idx').on(t.companyId, t.userId, sql`(${t.taskId} is not null)`, t.id),
   // A user's list without a task filter, in id order (the index above orders by id only within each value).
   index('meet_transcriptions_company_user_idx').on(t.companyId, t.userId, t.id),
+  index('meet_transcriptions_company_updated_idx').on(t.companyId, t.updatedAt, t.id), // updated_since walks
   sameCompany('meet_transcriptions_user_fk', [t.companyId, t.userId], [users.companyId, users.id]),
   sameCompany('meet_transcriptions_task_fk', [t.companyId, t.taskId], [tasks.companyId, tasks.id]),
 ])
@@ -416,6 +421,7 @@ export const whatsappMessages = pgTable('whatsapp_messages', {
   primaryKey({ columns: [t.companyId, t.id] }),
   index('whatsapp_messages_contact_idx').on(t.companyId, t.contactId, t.sentAt.desc(), t.id.desc()),
   index('whatsapp_messages_contact_user_idx').on(t.companyId, t.contactId, t.userId, t.sentAt.desc(), t.id.desc()),
+  index('whatsapp_messages_company_updated_idx').on(t.companyId, t.updatedAt, t.id), // updated_since walks
   sameCompany('whatsapp_messages_contact_fk', [t.companyId, t.contactId], [contacts.companyId, contacts.id]),
   sameCompany('whatsapp_messages_user_fk', [t.companyId, t.userId], [users.companyId, users.id]),
 ])
@@ -467,6 +473,8 @@ export const webhookSubscriptions = pgTable('webhook_subscriptions', {
   enabled: boolean('enabled').notNull().default(true),
   disabledReason: text('disabled_reason'),
   disabledAt: instant('disabled_at'),
+  /** Since when every attempt failed (the first failure; cleared by any success): 3 days of it disable the subscription. */
+  failingSince: instant('failing_since'),
   ...timestamps,
 }, (t) => [
   primaryKey({ columns: [t.companyId, t.id] }),
@@ -500,12 +508,37 @@ export const webhookDeliveries = pgTable('webhook_deliveries', {
   lastResponseStatus: integer('last_response_status'),
   lastError: text('last_error'),
   deliveredAt: instant('delivered_at'),
+  /** When the first attempt was made: retries stop 3 days later. */
+  firstAttemptAt: instant('first_attempt_at'),
   createdAt: instant('created_at').notNull().defaultNow(),
 }, (t) => [
   primaryKey({ columns: [t.companyId, t.id] }),
   index('webhook_deliveries_subscription_idx').on(t.companyId, t.subscriptionId, t.id),
+  // The foreign key cascade from api_events (pruning) finds an event's deliveries here.
+  index('webhook_deliveries_event_idx').on(t.companyId, t.eventId),
   index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
   index('webhook_deliveries_created_idx').on(t.createdAt),
   sameCompany('webhook_deliveries_subscription_fk', [t.companyId, t.subscriptionId], [webhookSubscriptions.companyId, webhookSubscriptions.id], 'cascade'),
   sameCompany('webhook_deliveries_event_fk', [t.companyId, t.eventId], [apiEvents.companyId, apiEvents.id], 'cascade'),
+])
+
+// Idempotency-Key (src/plugins/idempotency.ts): one row per key a token sent in the last
+// 24 h. A claim is a row without status_code (the request is running); once answered it
+// holds the stored answer. Expired rows count as absent and are pruned by created_at.
+export const idempotencyKeys = pgTable('idempotency_keys', {
+  companyId: companyId(),
+  tokenId: ref('token_id').notNull(),
+  key: varchar('key', { length: 255 }).notNull(),
+  /** sha256 (hex) of the method, the path and the canonical parameters. */
+  fingerprint: text('fingerprint').notNull(),
+  statusCode: integer('status_code'),
+  /** The answer's content-type and location, when it had them. */
+  responseHeaders: json('response_headers').$type<Record<string, string>>(),
+  responseBody: text('response_body'),
+  createdAt: instant('created_at').notNull().defaultNow(),
+  completedAt: instant('completed_at'),
+}, (t) => [
+  primaryKey({ columns: [t.companyId, t.tokenId, t.key] }),
+  index('idempotency_keys_created_idx').on(t.createdAt),
+  sameCompany('idempotency_keys_token_fk', [t.companyId, t.tokenId], [apiTokens.companyId, apiTokens.id], 'cascade'),
 ])

@@ -106,6 +106,8 @@ const KNOWN_ERROR_CODES: Record<ErrorCode, true> = {
   header_too_large: true,
   internal_error: true,
   service_unavailable: true,
+  idempotency_key_in_use: true,
+  idempotency_key_reused: true,
 }
 export const ERROR_CODES = Object.keys(KNOWN_ERROR_CODES) as ErrorCode[]
 

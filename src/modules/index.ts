@@ -8,5 +8,6 @@ import leadsRoutes from './leads/leads.routes.js'
 import meetTranscriptionsRoutes from './meet-transcriptions/meet-transcriptions.routes.js'
 import usersRoutes from './users/users.routes.js'
 import whatsappRoutes from './whatsapp/whatsapp.routes.js'
+import webhooksRoutes from './webhooks/webhooks.routes.js'
 
-export const resourceRoutes = [usersRoutes, contactsRoutes, customFieldsRoutes, tagsRoutes, flowsRoutes, tasksRoutes, leadsRoutes, meetTranscriptionsRoutes, whatsappRoutes]
+export const resourceRoutes = [usersRoutes, contactsRoutes, customFieldsRoutes, tagsRoutes, flowsRoutes, tasksRoutes, leadsRoutes, meetTranscriptionsRoutes, whatsappRoutes, webhooksRoutes]

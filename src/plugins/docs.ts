@@ -10,6 +10,7 @@ import swaggerUi from '@fastify/swagger-ui'
 import type { RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import { CODES, MESSAGES, type ErrorCode, type ErrorStatus } from '../errors.js'
+import { INVALID_KEY, KEY_IN_USE, REUSED_KEY } from './idempotency.js'
 
 export const PRODUCT = 'engage'
 
@@ -23,6 +24,8 @@ const TAGS = [
   { name: 'leads', description: 'Leads from prospecting providers, linked to the contact with the same email' },
   { name: 'meet_transcriptions', description: 'Meeting transcriptions: recording → stopped → transcribed, optionally linked to a task' },
   { name: 'whatsapp_messages', description: 'WhatsApp conversations between contacts and your users' },
+  { name: 'webhooks', description: 'Webhook subscriptions: every change posted to your URL, signed (Standard Webhooks), retried for 3 days, replayable' },
+  { name: 'events', description: 'The event log: every change of the last 30 days, as webhooks deliver it; for polling clients' },
   { name: 'health', description: 'Probes for load balancers and orchestrators: no token, no rate limit' },
 ]
 
@@ -37,6 +40,10 @@ const HEADERS = {
   'X-RateLimit-Reset': { description: 'Whole seconds until a slot frees (0 when the window is empty)', schema: integer },
   'Retry-After': { description: 'Whole seconds to wait before trying again (at least 1)', schema: integer },
   Location: { description: 'The path of the new record', schema: { type: 'string' } },
+  'Idempotent-Replayed': {
+    description: '`true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again',
+    schema: { type: 'string', enum: ['true'] },
+  },
   Link: {
     description: 'URLs (paths with query) of the `first` and `last` pages always, `prev` and `next` where such a page exists',
     schema: { type: 'string' },
@@ -110,6 +117,60 @@ const BODY_422 = errorResponse(
   },
 )
 
+// Idempotency-Key (src/plugins/idempotency.ts) on every POST and PUT: the header, its 409, its 422.
+const IDEMPOTENCY_KEY = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 255,
+  pattern: '^[ -~]+$',
+  description:
+    'Makes the request safe to retry: 1 to 255 printable ASCII characters (a new UUID per operation you mean to run). ' +
+    'The first request with a key runs; its answer is kept 24 h for your token; a retry with the same key and the same ' +
+    'parameters gets that answer again, with `Idempotent-Replayed: true`, without running. The same key with other ' +
+    `parameters: 422 \`idempotency_key_reused\`; while the first still runs: 409 with \`Retry-After: 1\`. Invalid: 422 (${INVALID_KEY}).`,
+  examples: ['5f0c8a52-7d4e-4a39-9a55-1c0f7e4b6d21'],
+}
+const KEYED_409 = {
+  description: 'A request with the same `Idempotency-Key` is still running: retry after `Retry-After` seconds (1)',
+  headers: headers([...RATE_HEADERS, 'Retry-After']),
+  content: {
+    'application/json': {
+      schema: { $ref: 'Error#' },
+      examples: {
+        idempotency_key_in_use: {
+          summary: 'idempotency_key_in_use',
+          value: { error: { status: 409, message: KEY_IN_USE, code: 'idempotency_key_in_use', request_id: REQUEST_ID } },
+        },
+      },
+    },
+  },
+}
+const KEYED_422 = {
+  ...BODY_422,
+  description: `${BODY_422.description}, or the \`Idempotency-Key\` is invalid or was used with other parameters (\`idempotency_key_reused\`)`,
+  content: {
+    'application/json': {
+      ...BODY_422.content['application/json'],
+      examples: {
+        ...BODY_422.content['application/json'].examples,
+        idempotency_key_reused: {
+          summary: 'idempotency_key_reused',
+          value: {
+            error: {
+              status: 422,
+              message: MESSAGES[422],
+              code: 'idempotency_key_reused',
+              details: { 'Idempotency-Key': [REUSED_KEY] },
+              detail_codes: { 'Idempotency-Key': ['reused'] },
+              request_id: REQUEST_ID,
+            },
+          },
+        },
+      },
+    },
+  },
+}
+
 const notFoundResponse = (description: string) => errorResponse(404, description, { not_found: errorExample(404) })
 
 const WITH_BODY = new Set(['POST', 'PUT', 'PATCH'])
@@ -134,23 +195,28 @@ function documented(schema: DocSchema, route: RouteOptions, url: string): DocSch
   }
   const method = String(route.method)
   const hasBody = WITH_BODY.has(method)
+  const keyed = method === 'POST' || method === 'PUT' // Idempotency-Key
   const response: Record<string, unknown> = {}
   for (const [status, value] of Object.entries(schema.response ?? {})) {
     if (!/^2\d\d$/.test(status)) continue // the 4xx/5xx ranges: replaced by each status below
     const ref = (value as { $ref?: string }).$ref ?? ''
     const names: HeaderName[] = [...RATE_HEADERS]
     if (status === '201') names.push('Location')
+    if (keyed) names.push('Idempotent-Replayed')
     if (ref.endsWith('Page#') || (value as { anyOf?: { $ref?: string }[] }).anyOf?.some((s) => s.$ref?.endsWith('Page#'))) names.push('Link')
     response[status] = { ...(value as object), headers: headers(names) }
   }
   if (hasBody) Object.assign(response, { 400: BODY_ERRORS[400] })
   response['401'] = COMMON_ERRORS[401]
   if (route.config?.notFound) response['404'] = notFoundResponse(route.config.notFound)
+  if (keyed) response['409'] = KEYED_409
   if (hasBody) Object.assign(response, { 413: BODY_ERRORS[413], 415: BODY_ERRORS[415] })
-  response['422'] = hasBody ? BODY_422 : QUERY_422
+  response['422'] = keyed ? KEYED_422 : hasBody ? BODY_422 : QUERY_422
   Object.assign(response, { 429: COMMON_ERRORS[429], 500: COMMON_ERRORS[500], 503: COMMON_ERRORS[503] })
+  const given = schema.headers as { properties?: object } | undefined
   return {
     ...schema,
+    ...(keyed ? { headers: { type: 'object', ...given, properties: { ...given?.properties, 'Idempotency-Key': IDEMPOTENCY_KEY } } } : {}),
     response,
     ...(hasBody ? { consumes: ['application/json', 'application/x-www-form-urlencoded'] } : {}),
   }

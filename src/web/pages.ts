@@ -4,6 +4,8 @@
 import type { FastifyReply } from 'fastify'
 import type { Account } from '../modules/auth/accounts.service.js'
 import type { ListedToken } from '../modules/auth/tokens.repository.js'
+import { EVENT_TYPES } from '../modules/webhooks/event-types.js'
+import type { ApiSubscription, SubscriptionOverview } from '../modules/webhooks/webhooks.repository.js'
 import { html, type Html, type Interpolation } from './html.js'
 import { CSRF_FIELD } from './security.js'
 
@@ -120,6 +122,22 @@ const time = (at: Date | null, format: Intl.DateTimeFormat, never = 'Never') =>
 export type Flash =
   | { kind: 'created'; token: string; label: string | null }
   | { kind: 'revoked'; prefix: string; label: string | null }
+  | WebhookFlash
+
+/** After a webhook form: the secret (shown once) of a new subscription or a rotation, or what was done. */
+export type WebhookFlash =
+  | { kind: 'webhook-secret'; url: string; secret: string; rotated: boolean }
+  | { kind: 'webhook-deleted'; url: string }
+  | { kind: 'webhook-enabled'; url: string }
+
+/** The webhook form as typed, and what is wrong with it, when creating failed. */
+export interface WebhookForm {
+  url: string
+  all: boolean
+  events: string[]
+  description: string
+  errors: string[]
+}
 
 export interface IntegrationsView {
   tokens: ListedToken[]
@@ -129,6 +147,9 @@ export interface IntegrationsView {
   /** The label typed, and what is wrong with it, when creating failed. */
   label?: string
   labelError?: string
+  /** The company's webhook subscriptions, with their latest delivery. */
+  webhooks: SubscriptionOverview[]
+  webhookForm?: WebhookForm
 }
 
 const tokenName = (token: { label: string | null; prefix: string }) => token.label ?? `${token.prefix}…`
@@ -191,6 +212,120 @@ html`<p class="notice" role="status">Token “${tokenName(flash)}” revoked: it
     <input id="label" name="label" type="text" maxlength="255" value="${view.label ?? ''}" aria-describedby="label-hint">
     <p id="label-hint" class="hint">What will use it, e.g. “CRM sync”, so you can tell your tokens apart.</p>
     <button type="submit" class="primary">Create token</button>
+  </form>
+</section>
+${webhooksSection(csrf, account, view, format)}`,
+  )
+}
+
+const WEBHOOKS = '/settings/integrations/webhooks'
+
+function webhookFlash(flash: WebhookFlash | undefined): Html | false {
+  if (!flash) return false
+  if (flash.kind === 'webhook-deleted') return html`<p class="notice" role="status">Webhook to ${flash.url} deleted: nothing more is sent to it.</p>`
+  if (flash.kind === 'webhook-enabled') return html`<p class="notice" role="status">Webhook to ${flash.url} enabled again: new events are sent to it.</p>`
+  return html`<section class="card new-token" role="status" aria-labelledby="new-secret-title">
+  <h2 id="new-secret-title">${flash.rotated ? 'New signing secret' : 'Webhook created'}: ${flash.url}</h2>
+  <p><strong>Copy the signing secret now: it is shown only this once.</strong> Your endpoint checks each delivery's
+  <code>webhook-signature</code> with it (<a href="/docs/v1">API reference</a>, docs/webhooks.md).${flash.rotated &&
+  ' The previous secret keeps signing deliveries for 24 hours, so you can switch without losing events.'}</p>
+  <div class="copy-row">
+    <code id="new-webhook-secret" class="secret">${flash.secret}</code>
+    <button type="button" class="copy" data-copy="new-webhook-secret" hidden>Copy</button>
+  </div>
+</section>`
+}
+
+function webhookStatus(webhook: SubscriptionOverview, format: Intl.DateTimeFormat): Html {
+  if (webhook.enabled) return html`Active`
+  return html`<strong class="danger-text">Disabled</strong> ${time(webhook.disabled_at, format, '')}${webhook.disabled_reason &&
+    html`<br><span class="muted">${webhook.disabled_reason}</span>`}`
+}
+
+function lastDelivery(webhook: SubscriptionOverview, format: Intl.DateTimeFormat): Html {
+  if (!webhook.last_delivery_status) return html`<span class="muted">None yet</span>`
+  const word = { delivered: 'Delivered', pending: 'Pending', failed: 'Failed' }[webhook.last_delivery_status]
+  return html`${word} ${time(webhook.last_delivery_at, format, '')}${webhook.last_delivery_status !== 'delivered' &&
+    webhook.last_delivery_error &&
+    html`<br><span class="muted">${webhook.last_delivery_error}</span>`}`
+}
+
+const eventsText = (events: string[]) => (events.includes('*') ? 'All events' : events.join(', '))
+
+function webhooksSection(csrf: string, account: Account, view: IntegrationsView, format: Intl.DateTimeFormat): Html {
+  const form = view.webhookForm ?? { url: '', all: true, events: [], description: '', errors: [] }
+  const flash = view.flash?.kind.startsWith('webhook-') ? (view.flash as WebhookFlash) : undefined
+  return html`${webhookFlash(flash)}
+<section class="card" aria-labelledby="webhooks-title">
+  <h2 id="webhooks-title">Webhooks</h2>
+  <p class="muted">Every change in ${account.companyName} posted to your URL as it happens, signed, and retried for 3 days.
+  Any user of the company can manage them.</p>
+  ${view.webhooks.length === 0
+    ? html`<p class="muted">No webhooks yet.</p>`
+    : html`<table class="tokens webhooks">
+    <caption class="muted">Times in ${account.timezone}</caption>
+    <thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Status</th><th scope="col">Last delivery</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+    <tbody>
+    ${view.webhooks.map(
+      (webhook) => html`<tr>
+      <td data-label="URL"><code class="url">${webhook.url}</code>${webhook.description && html`<br><span class="muted">${webhook.description}</span>`}</td>
+      <td data-label="Events">${eventsText(webhook.events)}</td>
+      <td data-label="Status">${webhookStatus(webhook, format)}</td>
+      <td data-label="Last delivery">${lastDelivery(webhook, format)}</td>
+      <td class="actions">
+        ${!webhook.enabled &&
+        html`<form method="post" action="${WEBHOOKS}/${String(webhook.id)}/enable">${csrfInput(csrf)}<button type="submit">Enable<span class="visually-hidden"> ${webhook.url}</span></button></form>`}
+        <form method="post" action="${WEBHOOKS}/${String(webhook.id)}/rotate">${csrfInput(csrf)}<button type="submit">Rotate secret<span class="visually-hidden"> of ${webhook.url}</span></button></form>
+        <a class="button danger" href="${WEBHOOKS}/${String(webhook.id)}/delete">Delete<span class="visually-hidden"> ${webhook.url}</span></a>
+      </td>
+    </tr>`,
+    )}
+    </tbody>
+  </table>`}
+</section>
+<section class="card" aria-labelledby="create-webhook-title">
+  <h2 id="create-webhook-title">Create a webhook</h2>
+  ${form.errors.length > 0 && html`<div class="alert" role="alert">${form.errors.map((error) => html`<p>${error}</p>`)}</div>`}
+  <form method="post" action="${WEBHOOKS}" class="stack">
+    ${csrfInput(csrf)}
+    <label for="webhook-url">URL</label>
+    <input id="webhook-url" name="url" type="url" required maxlength="2048" value="${form.url}" placeholder="https://" aria-describedby="webhook-url-hint">
+    <p id="webhook-url-hint" class="hint">An https address on the public internet; redirects are not followed.</p>
+    <fieldset>
+      <legend>Events</legend>
+      <label class="choice"><input type="radio" name="scope" value="all" ${form.all ? html`checked` : ''}> All events, also types added later</label>
+      <label class="choice"><input type="radio" name="scope" value="some" ${form.all ? '' : html`checked`}> Only these:</label>
+      <div class="event-types">
+      ${EVENT_TYPES.map(
+        (type) => html`<label class="choice"><input type="checkbox" name="events[]" value="${type}" ${form.events.includes(type) ? html`checked` : ''}> <code>${type}</code></label>`,
+      )}
+      </div>
+    </fieldset>
+    <label for="webhook-description">Description <span class="muted">(optional)</span></label>
+    <input id="webhook-description" name="description" type="text" maxlength="255" value="${form.description}">
+    <button type="submit" class="primary">Create webhook</button>
+  </form>
+</section>`
+}
+
+export function deleteWebhookPage(chrome: Chrome, csrf: string, account: Account, webhook: ApiSubscription): Html {
+  const format = formatter(account.timezone)
+  return layout(
+    chrome,
+    'Delete webhook',
+    html`<section class="card narrow">
+  <h1>Delete this webhook?</h1>
+  <dl class="facts">
+    <dt>URL</dt><dd><code>${webhook.url}</code></dd>
+    <dt>Events</dt><dd>${eventsText(webhook.events)}</dd>
+    <dt>Description</dt><dd>${webhook.description ?? html`<span class="muted">None</span>`}</dd>
+    <dt>Created</dt><dd>${time(webhook.created_at, format)}</dd>
+  </dl>
+  <p>Nothing more is sent to it, and its delivery history is deleted. This cannot be undone.</p>
+  <form method="post" action="${WEBHOOKS}/${String(webhook.id)}/delete" class="row">
+    ${csrfInput(csrf)}
+    <button type="submit" class="danger">Delete webhook</button>
+    <a class="button" href="/settings/integrations">Cancel</a>
   </form>
 </section>`,
   )

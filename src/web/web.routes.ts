@@ -8,8 +8,29 @@ import { MAX_ID } from '../http/schemas.js'
 import { acceptInvite, findAccount, findInvite, signIn, signOut, type Account } from '../modules/auth/accounts.service.js'
 import { PASSWORD_MAX_LENGTH } from '../modules/auth/passwords.js'
 import { createOwnToken, findOwnToken, listOwnTokens, revokeOwnToken } from '../modules/auth/tokens.service.js'
+import { MAX_URL_LENGTH } from '../modules/webhooks/destination.js'
+import {
+  changeSubscription,
+  createSubscription,
+  removeSubscription,
+  rotateSubscriptionSecret,
+  subscriptionOf,
+  subscriptionsOverviewOf,
+  type WebhookSettings,
+} from '../modules/webhooks/webhooks.service.js'
 import type { RateLimiter } from '../rate-limit/limiter.js'
-import { errorPage, integrationsPage, invitePage, loginPage, revokePage, sendPage, type Chrome, type Flash } from './pages.js'
+import {
+  deleteWebhookPage,
+  errorPage,
+  integrationsPage,
+  invitePage,
+  loginPage,
+  revokePage,
+  sendPage,
+  type Chrome,
+  type Flash,
+  type WebhookForm,
+} from './pages.js'
 import { CSRF_FIELD, sessionCsrf, sessionCsrfMatches, type WebCookies } from './security.js'
 
 export interface RoutesOptions {
@@ -151,9 +172,9 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
     if (!current) return reply
     const { account, secret } = current
     const flash = cookies.takeFlash(request, reply, secret) as Flash | undefined
-    const tokens = await listOwnTokens(app.db, account.companyId, account.userId)
+    const [tokens, webhooks] = await Promise.all([listOwnTokens(app.db, account.companyId, account.userId), subscriptionsOverviewOf(app.db, account)])
     const baseUrl = config.publicUrl ?? `${request.protocol}://${request.host}`
-    return sendPage(reply, 200, integrationsPage(signedInChrome(account, secret), sessionCsrf(secret), account, { tokens, flash, baseUrl }))
+    return sendPage(reply, 200, integrationsPage(signedInChrome(account, secret), sessionCsrf(secret), account, { tokens, flash, baseUrl, webhooks }))
   })
 
   app.post(`${HOME}/tokens`, formRoute, async (request, reply) => {
@@ -170,7 +191,7 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
     } catch (err) {
       if (!(err instanceof ApiError) || err.statusCode !== 422) throw err
       const problem = err.details?.label?.[0]
-      const tokens = await listOwnTokens(app.db, account.companyId, account.userId)
+      const [tokens, webhooks] = await Promise.all([listOwnTokens(app.db, account.companyId, account.userId), subscriptionsOverviewOf(app.db, account)])
       const baseUrl = config.publicUrl ?? `${request.protocol}://${request.host}`
       return sendPage(
         reply,
@@ -178,6 +199,7 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
         integrationsPage(signedInChrome(account, secret), sessionCsrf(secret), account, {
           tokens,
           baseUrl,
+          webhooks,
           label: (label ?? '').slice(0, 255),
           labelError: problem ? `The label ${problem}.` : err.message,
         }),
@@ -199,6 +221,94 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
     const { account, secret } = current
     const revoked = await revokeOwnToken(app.db, account.companyId, account.userId, pathId(request), now())
     cookies.setFlash(reply, secret, { kind: 'revoked', prefix: revoked.prefix, label: revoked.label } satisfies Flash)
+    return reply.redirect(HOME, 303)
+  })
+
+  // Webhooks of the company (any user may manage them), through the same service as the API.
+  const webhookSettings = (): WebhookSettings => ({ secretKey: app.keys.derive('webhook secrets'), allowPrivate: config.webhookAllowPrivate })
+  const WEBHOOKS = `${HOME}/webhooks`
+  /** A URL as a message shows it: its start only (the flash cookie stays small). */
+  const shortUrl = (url: string) => (length(url) > 120 ? `${Array.from(url).slice(0, 120).join('')}…` : url)
+
+  app.post(WEBHOOKS, formRoute, async (request, reply) => {
+    const form = formOf(request)
+    const current = await requireAccount(request, reply, form)
+    if (!current) return reply
+    const { account, secret } = current
+    const rawEvents = form.events === undefined ? [] : Array.isArray(form.events) ? (form.events as unknown[]) : [form.events]
+    const typed: WebhookForm = {
+      url: (text(form, 'url') ?? '').slice(0, MAX_URL_LENGTH),
+      all: text(form, 'scope') !== 'some',
+      events: rawEvents.filter((e): e is string => typeof e === 'string').map((e) => e.slice(0, 64)),
+      description: (text(form, 'description') ?? '').slice(0, 255),
+      errors: [],
+    }
+    const url = text(form, 'url') ?? ''
+    const description = text(form, 'description') ?? ''
+    if (url.trim() === '') typed.errors.push('Enter the URL to send events to.')
+    else if (length(url) > MAX_URL_LENGTH || CONTROL.test(url) || !url.isWellFormed()) typed.errors.push('That URL cannot be used: check it and try again.')
+    if (!typed.all && typed.events.length === 0) typed.errors.push('Choose at least one event type, or all events.')
+    if (length(description) > 255 || description.includes('\u0000') || !description.isWellFormed()) {
+      typed.errors.push('The description must be at most 255 characters of text.')
+    }
+    if (typed.errors.length === 0) {
+      try {
+        const created = await createSubscription(
+          app.db,
+          account,
+          { url, events: typed.all ? ['*'] : typed.events, description: description === '' ? null : description },
+          webhookSettings(),
+          now(),
+        )
+        cookies.setFlash(reply, secret, { kind: 'webhook-secret', url: shortUrl(created.url), secret: created.secret, rotated: false } satisfies Flash)
+        return await reply.redirect(HOME, 303)
+      } catch (err) {
+        if (!(err instanceof ApiError) || err.statusCode !== 422) throw err
+        const names: Record<string, string> = { url: 'The URL', events: 'Events:', description: 'The description' }
+        for (const [name, problems] of Object.entries(err.details ?? { base: [err.message] })) {
+          for (const problem of problems) typed.errors.push(names[name] ? `${names[name]} ${problem}.` : `${problem.charAt(0).toUpperCase()}${problem.slice(1)}.`)
+        }
+      }
+    }
+    const [tokens, webhooks] = await Promise.all([listOwnTokens(app.db, account.companyId, account.userId), subscriptionsOverviewOf(app.db, account)])
+    const baseUrl = config.publicUrl ?? `${request.protocol}://${request.host}`
+    return sendPage(reply, 422, integrationsPage(signedInChrome(account, secret), sessionCsrf(secret), account, { tokens, baseUrl, webhooks, webhookForm: typed }))
+  })
+
+  app.get(`${WEBHOOKS}/:id/delete`, async (request, reply) => {
+    const current = await requireAccount(request, reply)
+    if (!current) return reply
+    const { account, secret } = current
+    const webhook = await subscriptionOf(app.db, account, pathId(request))
+    return sendPage(reply, 200, deleteWebhookPage(signedInChrome(account, secret), sessionCsrf(secret), account, webhook))
+  })
+
+  app.post(`${WEBHOOKS}/:id/delete`, formRoute, async (request, reply) => {
+    const current = await requireAccount(request, reply, formOf(request))
+    if (!current) return reply
+    const { account, secret } = current
+    const id = pathId(request)
+    const webhook = await subscriptionOf(app.db, account, id)
+    await removeSubscription(app.db, account, id)
+    cookies.setFlash(reply, secret, { kind: 'webhook-deleted', url: shortUrl(webhook.url) } satisfies Flash)
+    return reply.redirect(HOME, 303)
+  })
+
+  app.post(`${WEBHOOKS}/:id/rotate`, formRoute, async (request, reply) => {
+    const current = await requireAccount(request, reply, formOf(request))
+    if (!current) return reply
+    const { account, secret } = current
+    const rotated = await rotateSubscriptionSecret(app.db, account, pathId(request), webhookSettings(), now())
+    cookies.setFlash(reply, secret, { kind: 'webhook-secret', url: shortUrl(rotated.url), secret: rotated.secret, rotated: true } satisfies Flash)
+    return reply.redirect(HOME, 303)
+  })
+
+  app.post(`${WEBHOOKS}/:id/enable`, formRoute, async (request, reply) => {
+    const current = await requireAccount(request, reply, formOf(request))
+    if (!current) return reply
+    const { account, secret } = current
+    const enabled = await changeSubscription(app.db, account, pathId(request), { enabled: true }, webhookSettings(), now())
+    cookies.setFlash(reply, secret, { kind: 'webhook-enabled', url: shortUrl(enabled.url) } satisfies Flash)
     return reply.redirect(HOME, 303)
   })
 

@@ -17,7 +17,7 @@ const root = fileURLToPath(new URL('../../', import.meta.url))
 interface Response {
   description: string
   headers?: Record<string, unknown>
-  content?: Record<string, { schema: { $ref?: string }; examples?: Record<string, { value: { error: { status: number; code: string } } }> }>
+  content?: Record<string, { schema: { $ref?: string; anyOf?: { $ref?: string }[] }; examples?: Record<string, { value: { error: { status: number; code: string } } }> }>
 }
 interface Operation {
   operationId?: string
@@ -86,7 +86,7 @@ describe('OpenAPI document', () => {
         ...(withBody ? ['400'] : []),
         '401',
         ...(statuses.includes('404') ? ['404'] : []),
-        ...(withBody ? ['413', '415'] : []),
+        ...(withBody ? ['409', '413', '415'] : []),
         '422',
         '429',
         '500',
@@ -118,7 +118,11 @@ describe('OpenAPI document', () => {
       assert.ok(doc.components.schemas[name], name)
     }
     const ok = (path: string, method: string, status = '200') => doc.paths[path]?.[method]?.responses[status]?.content?.['application/json']?.schema.$ref
-    assert.equal(ok('/api/v1/contacts', 'get'), '#/components/schemas/ContactPage')
+    // A list with an updated_since walk answers either shape.
+    const shapes = (path: string) =>
+      doc.paths[path]?.get?.responses['200']?.content?.['application/json']?.schema.anyOf?.map((s) => s.$ref)
+    assert.deepEqual(shapes('/api/v1/contacts'), ['#/components/schemas/ContactPage', '#/components/schemas/ContactSyncPage'])
+    assert.deepEqual(shapes('/api/v1/tasks'), ['#/components/schemas/TaskPage', '#/components/schemas/TaskSyncPage'])
     assert.equal(ok('/api/v1/contacts', 'post', '201'), '#/components/schemas/Contact')
     assert.equal(ok('/api/v1/flows/{id}/add_contact', 'put'), '#/components/schemas/Enrollment')
   })

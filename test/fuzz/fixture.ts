@@ -17,6 +17,8 @@ export interface Pools {
   tasks: number[]
   leads: number[]
   meet_transcriptions: number[]
+  webhooks: number[]
+  events: number[]
   companies: number[]
   /** Records of the other company: must answer like missing ones. */
   foreign: number[]
@@ -87,6 +89,15 @@ export async function startFuzzedApp(): Promise<Fuzzed> {
   const otherTag = await post('tags', { name: 'Theirs', color: '#000' })
   const otherFlow = await addFlow(t.db, other.companyId, { userId: other.userId })
   const otherTask = await addTask(t.db, other.companyId, otherContact, { due: '2026-01-01' })
+  // Webhook subscriptions on a public address literal (saving one checks the address; no DNS needed).
+  const hook = { url: 'https://93.184.215.14/hook', events: ['*'] }
+  const otherWebhook = await post('webhooks', hook)
+  const webhooks: number[] = []
+  for (let i = 0; i < 3; i++) {
+    const res = await t.app.inject({ method: 'POST', url: '/api/v1/webhooks', headers, payload: hook })
+    if (res.statusCode !== 201) throw new Error(`fixture POST webhooks: ${res.statusCode} ${res.body}`)
+    webhooks.push(res.json<{ id: number }>().id)
+  }
 
   const pools: Pools = {
     users,
@@ -97,8 +108,10 @@ export async function startFuzzedApp(): Promise<Fuzzed> {
     tasks,
     leads,
     meet_transcriptions: meets,
+    webhooks,
+    events: ids(await get('events?page=1&per_page=100')),
     companies: [me.company.id, other.companyId],
-    foreign: [other.userId, otherContact, otherTag, otherFlow.id, otherTask.id],
+    foreign: [other.userId, otherContact, otherTag, otherFlow.id, otherTask.id, otherWebhook],
     fields,
     fieldNames: fields.map((f) => f.field),
   }

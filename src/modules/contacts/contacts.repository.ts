@@ -1,19 +1,16 @@
-import { and, asc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm'
+import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
+import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import { contactCustomValues, contacts, contactTags, customFields, tags } from '../../db/schema.js'
 import type { CompanyId } from '../../tenancy.js'
+import { leadJson } from '../leads/leads.repository.js'
+import { isoInstant, outboxCtes } from '../webhooks/outbox.js'
 import type { Contact } from './contacts.service.js'
 
 export type ContactRow = typeof contacts.$inferSelect
 export type ContactInsert = Omit<typeof contacts.$inferInsert, 'companyId' | 'id'>
 export type ContactChanges = Partial<Omit<ContactInsert, 'createdAt'>>
-
-export interface ContactFilter {
-  userId?: number | undefined
-  /** Case-insensitive substring of full name, business or email. */
-  search?: string | undefined
-}
 
 export interface ContactTagRow {
   contactId: number
@@ -27,73 +24,6 @@ export interface ContactValueRow {
   customFieldId: number
   field: string
   value: string
-}
-
-const escapeLike = (term: string) => term.replace(/[\\%_]/g, '\\$&')
-
-/**
- * The WHERE of a list: live contacts of the company, of a user, matching a search. The
- * search expressions are exactly those of contacts_search_trgm_idx, so the GIN index serves it.
- */
-function listCondition(companyId: CompanyId, filter: ContactFilter): SQL {
-  const conditions = [eq(contacts.companyId, companyId), isNull(contacts.deletedAt)]
-  if (filter.userId !== undefined) conditions.push(eq(contacts.userId, filter.userId))
-  if (filter.search !== undefined) {
-    const pattern = `%${escapeLike(filter.search)}%`
-    conditions.push(sql`(
-      (${contacts.firstName} || ' ' || coalesce(${contacts.lastName}, '')) ilike ${pattern}
-      or coalesce(${contacts.business}, '') ilike ${pattern}
-      or ${contacts.email} ilike ${pattern})`)
-  }
-  const condition = and(...conditions)
-  if (!condition) throw new Error('empty condition')
-  return condition
-}
-
-/**
- * A page of a search and its total, in one statement. The match set is computed once,
- * first and whole, in a MATERIALIZED CTE (through contacts_search_trgm_idx when the term
- * has trigrams), then the page's ids and the count are both read from it in InitPlans,
- * and the page's rows by primary key. Each part runs exactly once whatever the planner
- * believes about the company, so the worst case is one pass over the company's live
- * contacts; a per-row loop (`id IN (SELECT … LIMIT)` re-run for every row: 40 s for 5,000
- * fresh contacts) cannot happen. docs/contacts.md has the EXPLAIN figures.
- *
- * The outer LEFT JOIN from the one-row summary keeps the total when the page is past the
- * end: then the only row has the total and no contact.
- */
-export async function searchContacts(
-  db: Database,
-  companyId: CompanyId,
-  filter: ContactFilter & { search: string },
-  page: { limit: number; offset: number },
-): Promise<{ rows: ContactRow[]; total: number }> {
-  const result = await searchStatement(db, companyId, filter, page)
-  const rows: ContactRow[] = []
-  for (const row of result) if (row.contact) rows.push(row.contact)
-  return { rows, total: result[0]?.total ?? 0 }
-}
-
-/** The statement of `searchContacts`, unrun: the tests EXPLAIN it. */
-export function searchStatement(
-  db: Database,
-  companyId: CompanyId,
-  filter: ContactFilter & { search: string },
-  page: { limit: number; offset: number },
-) {
-  const summary = sql`(
-    with matches as materialized (
-      select ${contacts.id} as id from ${contacts} where ${listCondition(companyId, filter)}
-    )
-    select
-      (select count(*) from matches)::int as total,
-      array(select id from matches order by id limit ${page.limit} offset ${page.offset}) as ids
-  ) summary`
-  return db
-    .select({ total: sql<number>`summary.total`, contact: contacts })
-    .from(summary)
-    .leftJoin(contacts, and(eq(contacts.companyId, companyId), sql`${contacts.id} = any(summary.ids)`))
-    .orderBy(asc(contacts.id))
 }
 
 // Statements compare the company as `(select $1::bigint)`: the planner then cannot use the
@@ -178,6 +108,143 @@ export async function contactsPageWithTotal(
   return { total: rows[0]?.total ?? 0, rows: rows[0]?.id === null ? [] : (rows as Contact[]) }
 }
 
+// Search: a case-insensitive substring of the full name, the business or the email. The
+// generated column contacts.search_text holds the three, each lower()-ed (what ILIKE does to
+// both sides), joined by U+001F: a term without U+001F is in search_text exactly when it is
+// in one of the three. contacts_search_trgm_idx, GIN (company_id, user_id, search_text
+// gin_trgm_ops) on live contacts, narrows a term that has a trigram, of one owner or not
+// (drizzle/0007_contact_search.sql).
+/** The contacts searched: the company's live ones, of one owner ($5) in the *OfUser statements. */
+const searched = (ofUser: boolean) =>
+  `c.company_id = (select $1::bigint) and c.deleted_at is null${ofUser ? ' and c.user_id = $5' : ''}`
+/** The term as a LIKE pattern (`%`, `_` and `\` literal), which the GIN index serves. */
+const TERM_PATTERN = `'%' || replace(replace(replace(lower($2::text), '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%'`
+// Compared with `(select …)`, as the company is, so the planner does not weigh the pattern
+// against the column's statistics: it takes the trigram index whatever the term, a read
+// bounded by the company's matches (a custom plan for a common term would rather read the
+// whole table, all companies, from the start).
+const TERM_LIKE = `c.search_text like (select ${TERM_PATTERN})`
+/** The same test as a plain substring search, which no index serves: a walk in id order or a pass over the rows. */
+const TERM_IN_TEXT = 'strpos(c.search_text, lower($2::text)) > 0'
+/** A term containing U+001F could match across two fields in search_text: each field is checked too. */
+const TERM_IN_FIELDS = `${TERM_LIKE}
+              and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike ${TERM_PATTERN}
+                   or coalesce(c.business, '') ilike ${TERM_PATTERN} or c.email ilike ${TERM_PATTERN})`
+
+/** Matches a term may have for its page and total to come from the trigram index alone. */
+export const SEARCH_CANDIDATES = 10_000
+
+// A page of a search with its exact total and the contacts in API shape (CONTACT_RECORD, as
+// contacts.page), in one statement. $1 company, $2 term, $3 limit, $4 offset, $5 the owner
+// (*OfUser). Every part is an InitPlan or a MATERIALIZED CTE, run at most once whatever the
+// planner believes about the company, so no per-row loop can happen
+// (test/contacts/contacts-search.test.ts):
+// - `candidates` (contacts.search only): up to SEARCH_CANDIDATES + 1 matches through
+//   contacts_search_trgm_idx. No more than SEARCH_CANDIDATES: they are the match set, and
+//   total and page come from them (a rare term: about 1 ms at 1 M contacts).
+// - Otherwise the total counts every match (`count`: through the trigram index again for a
+//   common term; for a term without a trigram, one pass over the company's live rows,
+//   parallel workers allowed), and the page's ids are read in id order through
+//   contacts_company_live_idx (contacts_company_user_live_idx for an owner) with `walk`, a
+//   test no index serves, forwards, or backwards from the total for a page in the second
+//   half, stopping at the page: a common term's first and last pages read a few rows more.
+// A page past the end reads no contact (`$4 < total`).
+const searchStatement = (name: string, ofUser: boolean, candidates: boolean, count: string, walk: string) => {
+  const where = searched(ofUser)
+  return defineQuery<{ total: number } & ({ id: null } | Contact)>(
+    name,
+    `with ${candidates
+      ? `candidates as materialized (
+       select c.id from contacts c where ${where} and ${TERM_LIKE} limit ${SEARCH_CANDIDATES + 1}
+     ), known as (
+       select case when count(*) <= ${SEARCH_CANDIDATES} then count(*) end as n from candidates
+     ),`
+      : `candidates as (select null::bigint as id where false), known as (select null::bigint as n),`} total as materialized (
+       select coalesce((select n from known), (select count(*) from contacts c where ${where} and ${count})) as n
+     ), page as materialized (
+       select total.n as total,
+              case when (select n from known) is not null
+                   then array(select id from candidates order by id limit $3 offset $4)
+                   when $4::bigint >= total.n then '{}'
+                   when $4::bigint < total.n - $4::bigint
+                   then array(select c.id from contacts c where ${where} and ${walk} order by c.id limit $3 offset $4)
+                   else array(select c.id from contacts c where ${where} and ${walk} order by c.id desc
+                               limit greatest(least($3, total.n - $4), 0) offset greatest(total.n - $4 - $3, 0))
+              end as ids
+         from total
+     )
+     select page.total, p.*
+       from page
+       left join lateral (
+         select ${CONTACT_RECORD}
+           from contacts c
+          where c.company_id = (select $1::bigint) and c.id = any(page.ids)
+          order by c.id
+       ) p on true`,
+  )
+}
+
+// Each for the whole company and for one owner (`c.user_id = $5`, which the GIN index and
+// contacts_company_user_live_idx serve: an owner's search reads the owner's matches only).
+const SEARCHES = {
+  trigram: {
+    all: searchStatement('contacts.search', false, true, TERM_LIKE, TERM_IN_TEXT),
+    ofUser: searchStatement('contacts.searchOfUser', true, true, TERM_LIKE, TERM_IN_TEXT),
+  },
+  short: {
+    all: searchStatement('contacts.searchShort', false, false, TERM_IN_TEXT, TERM_IN_TEXT),
+    ofUser: searchStatement('contacts.searchShortOfUser', true, false, TERM_IN_TEXT, TERM_IN_TEXT),
+  },
+  fields: {
+    all: searchStatement('contacts.searchFields', false, false, TERM_IN_FIELDS, TERM_IN_FIELDS),
+    ofUser: searchStatement('contacts.searchFieldsOfUser', true, false, TERM_IN_FIELDS, TERM_IN_FIELDS),
+  },
+}
+
+/**
+ * The statement for a term: one with three letters or digits in a row has a trigram (the
+ * index can narrow it); one without (1–2 characters, `a.b`) is counted in one pass over the
+ * contacts; one containing U+001F is checked field by field.
+ */
+export function searchStatementFor(term: string, ofUser = false) {
+  const shape = term.includes('\u001f') ? SEARCHES.fields : /[\p{L}\p{N}]{3}/u.test(term) ? SEARCHES.trigram : SEARCHES.short
+  return ofUser ? shape.ofUser : shape.all
+}
+
+/** A page of the live contacts (of one owner when userId is given) matching `term`, and their total. */
+export async function searchContacts(
+  db: Database,
+  companyId: CompanyId,
+  term: string,
+  userId: number | undefined,
+  page: { limit: number; offset: number },
+): Promise<{ total: number; rows: Contact[] }> {
+  const params = [companyId, term, page.limit, page.offset]
+  const rows = await run(db, searchStatementFor(term, userId !== undefined), userId === undefined ? params : [...params, userId])
+  return { total: rows[0]?.total ?? 0, rows: rows[0]?.id === null ? [] : (rows as Contact[]) }
+}
+
+/** A row of a walk: a live contact, or a deleted one (whose other columns the caller drops). */
+export type ContactWalkRow = Contact & { sync_at: string; deleted_at: Date | null }
+
+// A page of an updated_since walk (src/http/sync.ts has the parameters): the contacts after
+// the position up to the high-water marks, deleted ones too, from contacts_company_updated_idx
+// (company_id, updated_at, id) alone: an index range read in order that stops after $6 rows.
+const contactsWalk = defineQuery<ContactWalkRow>(
+  'contacts.walk',
+  `select ${syncAt('c.updated_at')} as sync_at, c.deleted_at, ${CONTACT_RECORD}
+     from contacts c
+    where c.company_id = (select $1::bigint)
+      and (c.updated_at, c.id) > ($2::timestamptz, $3::bigint)
+      and c.updated_at < least($4::timestamptz, $5::timestamptz)
+    order by c.updated_at, c.id
+    limit $6`,
+)
+
+export function contactsWalkPage(db: Database, companyId: CompanyId, window: WalkWindow): Promise<ContactWalkRow[]> {
+  return run(db, contactsWalk, walkParams(companyId, window))
+}
+
 // What a write must check before it changes anything, in one statement: the named tags
 // (by id) and custom field definitions (by lower-cased name) of the company.
 const REFERENCES = `(select coalesce(json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) order by t.id), '[]')
@@ -244,10 +311,12 @@ export interface NewContact {
 
 // A contact created whole in one statement: its business (found or created by name), the
 // contact, its tags and custom values, its contact_created event, its leads linked by email
-// (the caller holds the lead-link lock), and the counters. The counters' insert is the one
-// data-modifying part nothing reads, so PostgreSQL runs it after everything else: the hot
-// counter rows are locked at the very end, until the COMMIT that follows. They are updated
-// in (list, key) order, as everywhere, so concurrent writers cannot deadlock on them.
+// (the caller holds the lead-link lock), the counters, and its webhook events. The counters'
+// insert is read only by the events' sequence (outbox.ts outboxCtes, `after`), which the
+// events' data is built before: the hot counter rows are locked at the very end, the
+// company's event counter last of all, until the COMMIT that follows. Counters are updated
+// in (list, key) order, as everywhere, so concurrent writers cannot deadlock on them. The
+// events: contact.created, then lead.linked for each lead linked (docs/webhook-events.md).
 // Answers the contact in its API shape, tags and custom fields built from the same inputs.
 const insertContactStatement = defineQuery<Contact>(
   'contacts.insert',
@@ -276,7 +345,7 @@ const insertContactStatement = defineQuery<Contact>(
      update leads l set contact_id = c.id, updated_at = now()
        from c
       where l.company_id = $1 and lower(l.email) = lower($5) and l.contact_id is null
-     returning l.user_id
+     returning l.*
    ), counted as (
      insert into counters (company_id, list, key, value)
      select $1, d.list, d.key, d.delta
@@ -285,17 +354,33 @@ const insertContactStatement = defineQuery<Contact>(
              union all select 'leads_linked', user_id, count(*) from linked group by user_id) d
       order by d.list, d.key
      on conflict (company_id, list, key) do update set value = counters.value + excluded.value
-   )
-   select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone,
-          c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1,
-          c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
-          coalesce((select json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) order by t.id)
-                      from tags t where t.company_id = $1 and t.id = any($24::bigint[])), '[]') as tags,
-          coalesce((select json_agg(json_build_object('field', f.field, 'value', v.value) order by f.id)
-                      from unnest($25::bigint[], $26::text[]) as v(field_id, value)
-                      join custom_fields f on f.company_id = $1 and f.id = v.field_id), '[]') as custom_fields,
-          c.created_at, c.updated_at
-     from c`,
+     returning value
+   ), record as (
+     select c.*,
+            coalesce((select json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) order by t.id)
+                        from tags t where t.company_id = $1 and t.id = any($24::bigint[])), '[]') as tags,
+            coalesce((select json_agg(json_build_object('field', f.field, 'value', v.value) order by f.id)
+                        from unnest($25::bigint[], $26::text[]) as v(field_id, value)
+                        join custom_fields f on f.company_id = $1 and f.id = v.field_id), '[]') as custom_fields
+       from c
+   ), api_event as (
+     select 1::bigint as ord, 'contact.created' as type,
+            json_build_object('id', r.id, 'user_id', r.user_id, 'first_name', r.first_name, 'last_name', r.last_name,
+              'email', r.email, 'business', r.business, 'position', r.position, 'telephone', r.telephone,
+              'cellphone', r.cellphone, 'address', r.address, 'city', r.city, 'state', r.state, 'country', r.country,
+              'url', r.url, 'linkedin', r.linkedin, 'variable1', r.variable1, 'variable2', r.variable2,
+              'variable3', r.variable3, 'carousel', r.carousel, 'stage', r.stage, 'contact_group_id', r.contact_group_id,
+              'tags', r.tags, 'custom_fields', r.custom_fields,
+              'created_at', ${isoInstant('r.created_at')}, 'updated_at', ${isoInstant('r.updated_at')}) as data
+       from record r
+     union all
+     select 1 + row_number() over (order by l.id), 'lead.linked', ${leadJson('l')} from linked l
+   ), ${outboxCtes('api_event', '$1::bigint', '$23::timestamptz', ['counted'])}
+   select r.id, r.user_id, r.first_name, r.last_name, r.email, r.business, r.position, r.telephone,
+          r.cellphone, r.address, r.city, r.state, r.country, r.url, r.linkedin, r.variable1,
+          r.variable2, r.variable3, r.carousel, r.stage, r.contact_group_id, r.tags, r.custom_fields,
+          r.created_at, r.updated_at
+     from record r`,
 )
 
 /**

@@ -2,33 +2,47 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { sendPage } from '../../http/pagination.js'
 import { IdParams, Ref } from '../../http/schemas.js'
+import { sendListPage, sendWalkPage, walkRequest } from '../../http/sync.js'
+import { requireGiven } from '../../http/validation.js'
 import { Business } from '../businesses/businesses.schemas.js'
 import { ContactEventsPage, ContactEventsQuery } from '../events/events.schemas.js'
-import { Contact, ContactCreateBody, ContactsListQuery, ContactsPage, ContactUpdateBody } from './contacts.schemas.js'
+import { Contact, ContactCreateBody, ContactsListQuery, ContactsListResponse, ContactsPage, ContactUpdateBody } from './contacts.schemas.js'
 import {
   changeContact,
   contactBusiness,
   contactEventsPage,
   contactsPage,
+  contactsWalk,
   createContact,
   deleteContact,
   getContact,
 } from './contacts.service.js'
+import { upsertContacts, toBatchResponse } from './contacts.batch.js'
+import { batchValidatorCompiler, ContactBatchRequest, ContactBatchResponse } from './contacts.batch.schemas.js'
+
+// The list page's own serializer (the route's response is the union of a page and a walk's page).
+const PAGE = Ref(ContactsPage)
 
 const contactsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/v1/contacts', {
     schema: {
       operationId: 'listContacts',
       tags: ['contacts'],
-      summary: 'List contacts (id ascending), optionally of one owner or matching a search',
+      summary: 'List contacts (id ascending), optionally of one owner or matching a search; or walk the changes',
       description:
-        '`search_term` matches a case-insensitive substring of the full name (first and last), the business or the email.',
+        '`search_term` matches a case-insensitive substring of the full name (first and last), the business or the email.\n\n' +
+        'With `updated_since` (then `cursor`): the contacts changed at or after it, in (updated_at, id) order, deleted ' +
+        'ones as `{id, deleted: true, deleted_at}`; `page`, `user_id` and `search_term` are refused.',
       querystring: ContactsListQuery,
-      response: { 200: Ref(ContactsPage) },
+      response: { 200: ContactsListResponse },
     },
   }, async (request, reply) => {
-    const page = await contactsPage(app.db, request.caller, request.query)
-    return sendPage(request, reply, page.window, page.total, page.data)
+    const query = request.query
+    const walk = walkRequest(app, 'contacts', request.caller.companyId, query, ['user_id', 'search_term'])
+    if (walk) return sendWalkPage(request, reply, await contactsWalk(app.db, request.caller, walk))
+    requireGiven(query, ['page'])
+    const page = await contactsPage(app.db, request.caller, query)
+    return sendListPage(reply, PAGE, sendPage(request, reply, page.window, page.total, page.data))
   })
 
   app.get('/v1/contacts/:id', {
@@ -56,6 +70,26 @@ const contactsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request, reply) => {
     const contact = await createContact(app.db, request.caller, request.body, app.clock())
     return reply.code(201).header('location', `/api/v1/contacts/${contact.id}`).send(contact)
+  })
+
+  app.post('/v1/contacts/batch', {
+    validatorCompiler: batchValidatorCompiler,
+    schema: {
+      operationId: 'upsertContactsBatch',
+      tags: ['contacts'],
+      summary: 'Create or update up to 100 contacts by email, in order; one result per contact',
+      description:
+        'Each contact is matched by `email` (case-insensitive) among the live contacts of your company: a new email is ' +
+        'created as `POST /contacts` does, a known one updated as `PUT /contacts/:id` does (an omitted `business` is left ' +
+        'as it is). Contacts are applied in order (a second one with the same email updates what the first left) and each ' +
+        'on its own: a bad one answers `{"status": 422, "error": {...}}` in its slot and the others are still saved. ' +
+        'The whole request answers 422 only when `contacts` is not a list of 1 to 100 items. One request of the rate limit.',
+      body: Ref(ContactBatchRequest),
+      response: { 200: Ref(ContactBatchResponse) },
+    },
+  }, async (request) => {
+    const results = await upsertContacts(app.db, request.caller, request.body.contacts, app.clock())
+    return toBatchResponse(results, request.id)
   })
 
   app.put('/v1/contacts/:id', {

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox'
 import { contactStage } from '../../db/schema.js'
-import { Id, MAX_ID, NonBlank, Nullable, PagedList, PageParams, Str, Timestamps } from '../../http/schemas.js'
+import { Id, MAX_ID, NonBlank, Nullable, PagedList, PageParams, Ref, Str, Timestamp, Timestamps } from '../../http/schemas.js'
+import { SyncList, SyncParams } from '../../http/sync.js'
 
 export const STAGES = contactStage.enumValues
 export type Stage = (typeof STAGES)[number]
@@ -92,7 +93,9 @@ export const ContactUpdateBody = Type.Object(
 export type ContactUpdateBody = Static<typeof ContactUpdateBody>
 
 export const ContactsListQuery = Type.Object({
-  ...PageParams,
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_ID, description: 'required, except in an `updated_since` walk' })),
+  per_page: PageParams.per_page,
+  ...SyncParams,
   user_id: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_ID, description: 'contacts owned by this user' })),
   search_term: Type.Optional(Str(255, 'a case-insensitive part of the full name, the business or the email')),
 })
@@ -167,3 +170,26 @@ export const Contact = Type.Object(
 )
 
 export const ContactsPage = PagedList(Contact, 'ContactPage', 'A page of contacts')
+
+export const ContactTombstone = Type.Object(
+  {
+    id: Type.Integer(),
+    deleted: Type.Literal(true),
+    deleted_at: Timestamp,
+  },
+  {
+    $id: 'ContactTombstone',
+    description: 'A deleted contact in an `updated_since` walk: remove it from your copy',
+    examples: [{ id: 7, deleted: true, deleted_at: '2026-11-23T09:00:00.000Z' }],
+  },
+)
+
+export const ContactsSyncPage = SyncList(
+  Type.Union([Ref(Contact), Ref(ContactTombstone)]),
+  'ContactSyncPage',
+  'A page of an `updated_since` walk of the contacts: live ones whole, deleted ones as tombstones',
+)
+
+export const ContactsListResponse = Type.Union([Ref(ContactsPage), Ref(ContactsSyncPage)], {
+  description: 'A page of contacts; with `updated_since` or `cursor`, a page of the walk',
+})

@@ -5,19 +5,22 @@ import { foreignKeyViolation, uniqueViolation } from '../../db/errors.js'
 import { ApiError, invalid, notFound, type ErrorDetails } from '../../errors.js'
 import { DateParam } from '../../http/schemas.js'
 import { pageWindow, type PageRequest } from '../../http/pagination.js'
+import { walkPage, type WalkRequest } from '../../http/sync.js'
 import { validate } from '../../http/validation.js'
 import type { Caller, CompanyId } from '../../tenancy.js'
 import { upsertBusiness } from '../businesses/businesses.repository.js'
 import { contactBusiness as businessOfContact } from '../businesses/businesses.service.js'
-import { countContactEvents, listContactEvents, recordEvents, type NewContactEvent } from '../events/events.repository.js'
-import { toContactEvent } from '../events/events.service.js'
+import { contactEventsPage as eventsOfContact, recordEvents, type NewContactEvent } from '../events/events.repository.js'
 import { removeContactFromFlows } from '../flows/flows.repository.js'
 import { linkLeadsToContact, unlinkLeadsFromContact } from '../leads/lead-links.js'
 import { findUser } from '../users/users.repository.js'
+import { recordEvents as recordApiEvents, type NewApiEvent } from '../webhooks/outbox.js'
 import {
   addContactTags,
   clearCustomValues,
   contactsPageWithTotal,
+  contactsWalkPage,
+  type ContactWalkRow,
   findContactRecord,
   findContactReferences,
   insertContactRecord,
@@ -100,7 +103,7 @@ async function oneWithExtras(db: Database, companyId: CompanyId, row: ContactRow
 }
 
 // The request fields stored as they come: column → API name (also the keys of `changes`).
-const COLUMNS = {
+export const COLUMNS = {
   firstName: 'first_name',
   lastName: 'last_name',
   email: 'email',
@@ -122,10 +125,10 @@ const COLUMNS = {
   contactGroupId: 'contact_group_id',
   userId: 'user_id',
 } as const satisfies Partial<Record<keyof ContactRow, string>>
-type Column = keyof typeof COLUMNS
+export type Column = keyof typeof COLUMNS
 
 /** The columns a request gives (omitted ones left out); a null carousel is its default, false. */
-function requestedColumns(input: ContactCreateBody | ContactUpdateBody): Partial<Pick<ContactRow, Column>> {
+export function requestedColumns(input: ContactCreateBody | ContactUpdateBody): Partial<Pick<ContactRow, Column>> {
   const given: Record<string, unknown> = {}
   const fields = input as Record<string, unknown>
   for (const [column, name] of Object.entries(COLUMNS)) {
@@ -135,14 +138,14 @@ function requestedColumns(input: ContactCreateBody | ContactUpdateBody): Partial
   return given
 }
 
-const hasText = (value: string | null | undefined): value is string => value != null && /\S/.test(value)
+export const hasText = (value: string | null | undefined): value is string => value != null && /\S/.test(value)
 
 async function businessIdFor(db: Database, companyId: CompanyId, name: string | null | undefined): Promise<number | null> {
   return hasText(name) ? (await upsertBusiness(db, companyId, name)).id : null
 }
 
 /** The tags named by id (deduplicated, ascending), or a problem for ids the company has not. */
-function checkTags(ids: number[], found: ContactReferences['tags'], problems: ErrorDetails) {
+export function checkTags(ids: number[], found: ContactReferences['tags'], problems: ErrorDetails) {
   const known = new Set(found.map((tag) => tag.id))
   const missing = [...new Set(ids)].sort((a, b) => a - b).filter((id) => !known.has(id))
   if (missing.length > 0) problems.tags = [`does not exist: ${missing.join(', ')}`]
@@ -170,7 +173,7 @@ const isEmail = fits(Type.String({ format: 'email' }))
 const isDate = fits(DateParam)
 const isPhone = fits(Type.String({ pattern: PHONE_PATTERN }))
 
-type CustomFieldDefinition = ContactReferences['custom_fields'][number]
+export type CustomFieldDefinition = ContactReferences['custom_fields'][number]
 
 /** Why `value` does not fit the definition's kind, if it does not. */
 function kindProblem(definition: CustomFieldDefinition, value: string): string | undefined {
@@ -189,7 +192,7 @@ function kindProblem(definition: CustomFieldDefinition, value: string): string |
   }
 }
 
-interface ValueChange {
+export interface ValueChange {
   definition: CustomFieldDefinition
   /** null clears the value. */
   value: string | null
@@ -198,7 +201,7 @@ interface ValueChange {
 type CustomValueEntry = { field?: string | undefined; value?: string | null | undefined }
 
 /** Custom field values by definition, checked against the kinds; problems go under `custom_fields`. */
-function checkCustomValues(
+export function checkCustomValues(
   entries: CustomValueEntry[],
   definitions: CustomFieldDefinition[],
   problems: ErrorDetails,
@@ -234,7 +237,7 @@ function checkCustomValues(
   return [...changes.values()].sort((a, b) => a.definition.id - b.definition.id)
 }
 
-const fieldNames = (entries: CustomValueEntry[]) => entries.flatMap((entry) => (hasText(entry.field) ? [entry.field] : []))
+export const fieldNames = (entries: CustomValueEntry[]) => entries.flatMap((entry) => (hasText(entry.field) ? [entry.field] : []))
 
 async function resolveCustomValues(db: Database, companyId: CompanyId, entries: CustomValueEntry[], problems: ErrorDetails) {
   const { custom_fields } = await findContactReferences(db, companyId, [], fieldNames(entries))
@@ -284,19 +287,31 @@ export async function getContact(db: Database, caller: Caller, id: number): Prom
  * end); a search gets its page and its total in one statement, in one of the few search
  * slots of the process (search-slots.ts).
  */
-export async function contactsPage(db: Database, caller: Caller, query: ContactsListQuery) {
+export async function contactsPage(db: Database, caller: Caller, query: ContactsListQuery & PageRequest) {
   const { companyId } = caller
   const window = pageWindow(query)
   const userId = query.user_id
   const search = query.search_term === '' ? undefined : query.search_term
   if (search !== undefined) {
-    const found = await searchSlots.run(() => searchContacts(db, companyId, { userId, search }, window))
-    return { window, total: found.total, data: await withExtras(db, companyId, found.rows) }
+    const { total, rows } = await searchSlots.run(() => searchContacts(db, companyId, search, userId, window))
+    return { window, total, data: rows }
   }
   const counter =
     userId === undefined ? { list: CONTACTS_COUNTER, key: 0 } : { list: CONTACTS_BY_USER_COUNTER, key: userId }
   const { total, rows } = await contactsPageWithTotal(db, companyId, counter, userId, window)
   return { window, total, data: rows }
+}
+
+const toWalkItem = (row: ContactWalkRow) => {
+  if (row.deleted_at !== null) return { id: row.id, deleted: true as const, deleted_at: row.deleted_at }
+  const { sync_at: _, deleted_at: __, ...contact } = row
+  return contact
+}
+
+/** A page of an updated_since walk of the contacts (src/http/sync.ts): deleted ones as tombstones. */
+export function contactsWalk(db: Database, caller: Caller, walk: WalkRequest) {
+  return walkPage(db, { ...walk, resource: 'contacts', companyId: caller.companyId }, (window) =>
+    contactsWalkPage(db, caller.companyId, window), toWalkItem)
 }
 
 /**
@@ -428,11 +443,20 @@ export async function changeContact(
       await recordEvents(tx, companyId, events)
 
       if (set.userId !== undefined) await adjustOwnerCounters(tx, companyId, [[current.userId, -1], [set.userId, 1]])
+      let linked: unknown[] = []
       if (set.email !== undefined && set.email.toLowerCase() !== current.email.toLowerCase()) {
         await unlinkLeadsFromContact(tx, companyId, id)
-        await linkLeadsToContact(tx, companyId, id, set.email)
+        linked = await linkLeadsToContact(tx, companyId, id, set.email)
       }
-      return oneWithExtras(tx, companyId, row)
+      const contact = await oneWithExtras(tx, companyId, row)
+      // Webhook events last (the company's event counter stays locked until COMMIT):
+      // contact.updated for every change, tagged/untagged once each when the set changed.
+      const apiEvents: NewApiEvent[] = [{ type: 'contact.updated', data: contact }]
+      if (added.length > 0) apiEvents.push({ type: 'contact.tagged', data: contact })
+      if (removed.length > 0) apiEvents.push({ type: 'contact.untagged', data: contact })
+      for (const lead of linked) apiEvents.push({ type: 'lead.linked', data: lead })
+      await recordApiEvents(tx, companyId, apiEvents, now)
+      return contact
     })
   } catch (err) {
     return rethrow(err, db, companyId, input)
@@ -451,16 +475,16 @@ export async function deleteContact(db: Database, caller: Caller, id: number, no
     await adjustCounter(tx, companyId, CONTACTS_COUNTER, 0, -1)
     await adjustOwnerCounters(tx, companyId, [[current.userId, -1]])
     await recordEvents(tx, companyId, [{ contactId: id, kind: 'contact_deleted', userId: caller.userId, occurredAt: now }])
+    await recordApiEvents(tx, companyId, [{ type: 'contact.deleted', data: { id, deleted_at: now } }], now)
   })
 }
 
+/** A live contact's events, newest first, and their total: one statement (events.contactPage). */
 export async function contactEventsPage(db: Database, caller: Caller, id: number, query: PageRequest) {
-  const { companyId } = caller
-  if (!(await findLiveContact(db, companyId, id))) throw notFound()
   const window = pageWindow(query)
-  const total = await countContactEvents(db, companyId, id)
-  const rows = window.offset < total ? await listContactEvents(db, companyId, id, window) : []
-  return { window, total, data: rows.map(toContactEvent) }
+  const page = await eventsOfContact(db, caller.companyId, id, window)
+  if (!page) throw notFound()
+  return { window, total: page.total, data: page.rows }
 }
 
 export function contactBusiness(db: Database, caller: Caller, id: number) {

@@ -2,6 +2,7 @@ import type { Database } from '../../db/client.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
 import { customFields } from '../../db/schema.js'
 import type { CompanyId } from '../../tenancy.js'
+import { isoInstant, outboxCtes } from '../webhooks/outbox.js'
 import type { CustomFieldKind } from './custom-fields.schemas.js'
 
 /** A definition as the API shows it (rows come out of PostgreSQL in this shape). */
@@ -23,6 +24,19 @@ export interface CustomFieldValues {
 
 // options is jsonb [{name}], written only by this module in exactly that shape.
 const FIELD = 'id, field, kind, options, created_at, updated_at'
+
+// A written definition as its webhook event's data: the API record, from the RETURNING row `f`.
+const FIELD_JSON = `json_build_object('id', f.id, 'field', f.field, 'kind', f.kind, 'options', f.options,
+                       'created_at', ${isoInstant('f.created_at')}, 'updated_at', ${isoInstant('f.updated_at')})`
+
+/** The write's CTE `f` (RETURNING the record) with its event of `type` in the same statement (outbox.ts). */
+const withEvent = (write: string, type: string, at: string) =>
+  `with f as (
+     ${write}
+   ), event as (
+     select 1 as ord, '${type}' as type, ${FIELD_JSON} as data from f
+   ), ${outboxCtes('event', '$1::bigint', at)}
+   select ${FIELD} from f`
 
 // The primary key (company_id, id), in order.
 const listStatement = defineQuery<ApiCustomField>(
@@ -46,9 +60,13 @@ export async function customFieldExists(db: Database, companyId: CompanyId, id: 
 // custom_fields_company_field_key refuses a field name the company has (case-insensitive).
 const insertStatement = defineQuery<ApiCustomField>(
   'customFields.insert',
-  `insert into custom_fields (company_id, field, kind, options, created_at, updated_at)
-   values ($1, $2, $3, $4::jsonb, $5, $5)
-   returning ${FIELD}`,
+  withEvent(
+    `insert into custom_fields (company_id, field, kind, options, created_at, updated_at)
+     values ($1, $2, $3, $4::jsonb, $5, $5)
+     returning ${FIELD}`,
+    'custom_field.created',
+    '$5::timestamptz',
+  ),
 )
 
 export async function insertCustomField(db: Database, companyId: CompanyId, values: CustomFieldValues): Promise<ApiCustomField> {
@@ -74,11 +92,15 @@ export async function insertCustomFields(
 // changed (no row: the caller tells a missing field from that refusal).
 const updateStatement = defineQuery<ApiCustomField>(
   'customFields.update',
-  `update custom_fields
-      set field = $3, kind = $4, options = coalesce($5::jsonb, options), updated_at = $6
-    where company_id = $1 and id = $2
-      and ($5::jsonb is not null or $4::custom_field_kind <> 'dropdown' or jsonb_array_length(options) > 0)
-   returning ${FIELD}`,
+  withEvent(
+    `update custom_fields
+        set field = $3, kind = $4, options = coalesce($5::jsonb, options), updated_at = $6
+      where company_id = $1 and id = $2
+        and ($5::jsonb is not null or $4::custom_field_kind <> 'dropdown' or jsonb_array_length(options) > 0)
+     returning ${FIELD}`,
+    'custom_field.updated',
+    '$6::timestamptz',
+  ),
 )
 
 /**
@@ -95,12 +117,20 @@ export function updateCustomField(
   return runOne(db, updateStatement, [companyId, id, values.field, values.kind, options, values.now])
 }
 
+// With its custom_field.deleted event ({id, deleted_at}); none for contacts losing a value.
 const deleteStatement = defineQuery<{ id: number }>(
   'customFields.delete',
-  'delete from custom_fields where company_id = $1 and id = $2 returning id',
+  `with gone as (
+     delete from custom_fields where company_id = $1 and id = $2 returning id
+   ), event as (
+     select 1 as ord, 'custom_field.deleted' as type,
+            json_build_object('id', gone.id, 'deleted_at', ${isoInstant('$3::timestamptz')}) as data
+       from gone
+   ), ${outboxCtes('event', '$1::bigint', '$3::timestamptz')}
+   select id from gone`,
 )
 
-/** Deletes the definition; the foreign key cascade deletes its values on contacts. */
-export async function deleteCustomField(db: Database, companyId: CompanyId, id: number): Promise<boolean> {
-  return (await runOne(db, deleteStatement, [companyId, id])) !== undefined
+/** Deletes the definition (the foreign key cascade deletes its values on contacts) with its event. */
+export async function deleteCustomField(db: Database, companyId: CompanyId, id: number, now: Date): Promise<boolean> {
+  return (await runOne(db, deleteStatement, [companyId, id, now])) !== undefined
 }

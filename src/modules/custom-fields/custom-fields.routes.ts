@@ -52,7 +52,7 @@ const customFieldsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 204: Type.Null({ description: 'Deleted' }) },
     },
   }, async (request, reply) => {
-    await removeCustomField(app.db, request.caller, request.params.id)
+    await removeCustomField(app.db, request.caller, request.params.id, app.clock())
     return reply.code(204).send(null)
   })
 }

@@ -87,6 +87,6 @@ export async function changeCustomField(db: Database, caller: Caller, id: number
   return row ?? refuse([NO_OPTIONS])
 }
 
-export async function removeCustomField(db: Database, caller: Caller, id: number): Promise<void> {
-  if (!(await deleteCustomField(db, caller.companyId, id))) throw notFound()
+export async function removeCustomField(db: Database, caller: Caller, id: number, now: Date): Promise<void> {
+  if (!(await deleteCustomField(db, caller.companyId, id, now))) throw notFound()
 }

@@ -1,11 +1,10 @@
 // Contact events are written by the service that makes the change, inside its transaction.
-import { and, count, desc, eq } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
+import { defineQuery, run } from '../../db/query.js'
 import { contactEvents } from '../../db/schema.js'
 import type { CompanyId } from '../../tenancy.js'
 
 export type ContactEventKind = (typeof contactEvents.$inferInsert)['kind']
-export type ContactEventRow = typeof contactEvents.$inferSelect
 
 export interface NewContactEvent {
   contactId: number
@@ -33,26 +32,63 @@ export async function recordEvents(db: Database, companyId: CompanyId, events: N
 export const recordEvent = (db: Database, companyId: CompanyId, event: NewContactEvent) =>
   recordEvents(db, companyId, [event])
 
-/** A page of a contact's events, newest first (id descending), through contact_events_contact_idx. */
-export async function listContactEvents(
+/** A contact event as the API shows it (both timestamps are the moment it happened: events never change). */
+export interface ContactEventRecord {
+  id: number
+  contact_id: number
+  kind: ContactEventKind
+  user_id: number | null
+  data: Record<string, unknown>
+  occurred_at: Date
+  created_at: Date
+  updated_at: Date
+}
+
+// A page of a live contact's events, newest first, with their total, in one statement. The
+// contact is checked here too (one row with live = false when it is not a live contact of the
+// company), so the request is one round trip. The company is compared as `(select $1::bigint)`
+// (contacts.repository.ts says why). The total counts contact_events_contact_idx (company_id,
+// contact_id, id) index-only; the page's ids come from the same index, read backwards (newest
+// first), or forwards from the oldest for a page in the second half, so the last page costs what
+// the first does; then the rows by primary key. A page past the end reads no event.
+const contactEventsPageStatement = defineQuery<{ live: boolean; total: number } & ({ id: null } | ContactEventRecord)>(
+  'events.contactPage',
+  `with total as materialized (
+     select exists (select from contacts c
+                     where c.company_id = (select $1::bigint) and c.id = $2 and c.deleted_at is null) as live,
+            (select count(*) from contact_events
+              where company_id = (select $1::bigint) and contact_id = $2) as n
+   )
+   select total.live, total.n as total, p.*
+     from total
+     left join lateral (
+       select e.id, e.contact_id, e.kind, e.user_id, e.data, e.occurred_at,
+              e.occurred_at as created_at, e.occurred_at as updated_at
+         from contact_events e
+        where e.company_id = (select $1::bigint)
+          and e.id = any(case when $4::bigint < total.n - $4::bigint
+                           then array(select id from contact_events
+                                       where company_id = (select $1::bigint) and contact_id = $2
+                                       order by id desc limit $3 offset $4)
+                           else array(select id from contact_events
+                                       where company_id = (select $1::bigint) and contact_id = $2
+                                       order by id limit greatest(least($3, total.n - $4), 0)
+                                      offset greatest(total.n - $4 - $3, 0))
+                         end)
+          and total.live and $4 < total.n
+        order by e.id desc
+     ) p on true`,
+)
+
+/** A page of a contact's events (newest first) and their total; undefined when it is not a live contact of the company. */
+export async function contactEventsPage(
   db: Database,
   companyId: CompanyId,
   contactId: number,
   page: { limit: number; offset: number },
-): Promise<ContactEventRow[]> {
-  return db
-    .select()
-    .from(contactEvents)
-    .where(and(eq(contactEvents.companyId, companyId), eq(contactEvents.contactId, contactId)))
-    .orderBy(desc(contactEvents.id))
-    .limit(page.limit)
-    .offset(page.offset)
-}
-
-export async function countContactEvents(db: Database, companyId: CompanyId, contactId: number): Promise<number> {
-  const [row] = await db
-    .select({ n: count() })
-    .from(contactEvents)
-    .where(and(eq(contactEvents.companyId, companyId), eq(contactEvents.contactId, contactId)))
-  return row?.n ?? 0
+): Promise<{ total: number; rows: ContactEventRecord[] } | undefined> {
+  const rows = await run(db, contactEventsPageStatement, [companyId, contactId, page.limit, page.offset])
+  const [first] = rows
+  if (!first?.live) return undefined
+  return { total: first.total, rows: first.id === null ? [] : rows.map(({ live: _, total: __, ...event }) => event as ContactEventRecord) }
 }

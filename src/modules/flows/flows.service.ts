@@ -10,6 +10,7 @@ import { requireCompany } from '../users/users.service.js'
 import { addDays, dayIn } from '../tasks/task-dates.js'
 import { lockLiveContact, type TaskContact, type TaskRow } from '../tasks/tasks.repository.js'
 import { createTasks, toTask } from '../tasks/tasks.service.js'
+import { recordEvents as recordApiEvents } from '../webhooks/outbox.js'
 import {
   countEnrollment,
   findFlowForEnrollment,
@@ -78,15 +79,24 @@ export async function addContact(db: Database, caller: Caller, flowId: number, c
   if (!flow) throw notFound()
   const today = dayIn(now, caller.timezone)
   try {
-    const { enrollment, tasks } = await db.transaction(async (tx) => {
+    return await db.transaction(async (tx) => {
       const contact = await lockLiveContact(tx, companyId, contactId)
       const problems: ErrorDetails = {}
       if (flow.status === 'paused') problems.base = ['flow is paused']
       if (!contact) problems.contact_id = ['does not exist']
       if (!contact || flow.status === 'paused') throw contact ? refused(problems) : invalid(problems)
-      return enroll(tx, companyId, { flow, contact, enrolledOn: today, at: now, userId: caller.userId })
+      const { enrollment, tasks } = await enroll(tx, companyId, { flow, contact, enrolledOn: today, at: now, userId: caller.userId })
+      const { created_at, updated_at, ...head } = enrollment
+      const apiTasks = tasks.map((t) => toTask(t, today))
+      // The enrollment in the API's key order (Enrollment: tasks before the timestamps).
+      const record: Enrollment = { ...head, tasks: apiTasks, created_at, updated_at }
+      // Its webhook events, last (after the flow's counter): one statement for all of them.
+      await recordApiEvents(tx, companyId, [
+        { type: 'contact.added_to_flow', data: record },
+        ...apiTasks.map((task) => ({ type: 'task.created' as const, data: task })),
+      ], now)
+      return record
     })
-    return { ...enrollment, tasks: tasks.map((t) => toTask(t, today)) }
   } catch (err) {
     if (uniqueViolation(err) === 'flow_enrollments_active_key') {
       throw invalid({ contact_id: ['is already active in this flow'] })

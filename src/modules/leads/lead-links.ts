@@ -10,6 +10,7 @@
 import type { Database } from '../../db/client.js'
 import { defineQuery, run } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
+import { leadJson, type Lead } from './leads.repository.js'
 
 /** Counter list of the leads of a user (key: user id) that have a contact. */
 export const LINKED_LEADS = 'leads_linked'
@@ -25,23 +26,29 @@ export async function lockLeadEmail(db: Database, companyId: CompanyId, email: s
 }
 
 // The leads of the email without a contact, through leads_company_email_idx (company_id,
-// lower(email)); the counter rows last, in key order.
-const linkStatement = defineQuery<never>(
+// lower(email)); the counter rows last, in key order. Answers the linked leads as the API
+// shows them (their lead.linked events' data).
+const linkStatement = defineQuery<{ lead: Lead }>(
   'leads.linkToContact',
   `with linked as (
      update leads set contact_id = $2, updated_at = now()
       where company_id = $1 and lower(email) = lower($3) and contact_id is null
-     returning user_id
+     returning *
+   ), counted as (
+     insert into counters (company_id, list, key, value)
+     select $1, '${LINKED_LEADS}', user_id, count(*) from linked group by user_id order by user_id
+     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
    )
-   insert into counters (company_id, list, key, value)
-   select $1, '${LINKED_LEADS}', user_id, count(*) from linked group by user_id order by user_id
-   on conflict (company_id, list, key) do update set value = counters.value + excluded.value`,
+   select ${leadJson('linked')} as lead from linked order by id`,
 )
 
-/** Links the contact's email's unlinked leads to it; call holding the email's lead-link lock. */
-export async function linkLeadsToContact(db: Database, companyId: CompanyId, contactId: number, email: string) {
+/**
+ * Links the contact's email's unlinked leads to it; call holding the email's lead-link lock.
+ * Answers the leads it linked, as the API shows them.
+ */
+export async function linkLeadsToContact(db: Database, companyId: CompanyId, contactId: number, email: string): Promise<Lead[]> {
   await lockLeadEmail(db, companyId, email)
-  await run(db, linkStatement, [companyId, contactId, email])
+  return (await run(db, linkStatement, [companyId, contactId, email])).map((row) => row.lead)
 }
 
 // The contact's leads through leads_company_contact_idx (company_id, contact_id).

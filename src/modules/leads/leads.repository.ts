@@ -5,7 +5,9 @@
 import type { Static } from 'typebox'
 import type { Database } from '../../db/client.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
+import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { CompanyId } from '../../tenancy.js'
+import { isoInstant, outboxCtes } from '../webhooks/outbox.js'
 import type { Lead as LeadSchema } from './leads.schemas.js'
 
 /** A lead as the API shows it. */
@@ -34,6 +36,13 @@ const totalOf = (filter: LinkFilter) => {
 const LEAD_COLUMNS = `id, user_id, contact_id, first_name, last_name, email, provider, position, linkedin_url, telephone,
           city, state_province, country, degree_of_connection, business_name, business_linkedin_url, business_sector,
           business_colaborators_count, business_telephone, created_at, updated_at`
+
+/** A lead as the API shows it, as JSON built in SQL from the row `alias` (webhook event data). */
+export const leadJson = (alias: string) =>
+  `json_build_object(${LEAD_COLUMNS.split(',')
+    .map((column) => column.trim())
+    .map((column) => `'${column}', ${column.endsWith('_at') ? isoInstant(`${alias}.${column}`) : `${alias}.${column}`}`)
+    .join(', ')})`
 
 // By primary key (company_id, id); the company hidden from the planner as above (a custom
 // plan for a fresh company otherwise read it through leads_company_contact_idx: 1,062
@@ -106,6 +115,24 @@ export async function leadsPageWithTotal(
   return { total: rows[0]?.total ?? 0, rows: rows[0]?.id === null ? [] : (rows as Lead[]) }
 }
 
+// A page of an updated_since walk (src/http/sync.ts has the parameters): from
+// leads_company_updated_idx (company_id, updated_at, id), an index range read in order that
+// stops after $6 rows.
+const leadsWalk = defineQuery<Lead & { sync_at: string }>(
+  'leads.walk',
+  `select ${syncAt('updated_at')} as sync_at, ${LEAD_COLUMNS}
+     from leads
+    where company_id = ${COMPANY}
+      and (updated_at, id) > ($2::timestamptz, $3::bigint)
+      and updated_at < least($4::timestamptz, $5::timestamptz)
+    order by updated_at, id
+    limit $6`,
+)
+
+export function leadsWalkPage(db: Database, companyId: CompanyId, window: WalkWindow) {
+  return run(db, leadsWalk, walkParams(companyId, window))
+}
+
 /** A new lead's fields, in the order of the insert's parameters $3 to $18. */
 export interface NewLead {
   firstName: string
@@ -131,10 +158,12 @@ export interface NewLead {
 // (share-locked, so a concurrent delete waits for this transaction and then unlinks what it
 // linked; the caller holds the lead-link lock, lead-links.ts), the business (given non-null
 // details overwrite the stored ones, as businesses.repository.ts upsertBusiness does), the
-// lead, and its counters. The counters' insert is the one data-modifying part nothing reads,
-// so PostgreSQL runs it last: the creator's counter rows stay locked only until the COMMIT
-// that follows, and they are taken in (list, key) order as everywhere. A second lead with
-// the same provider and email fails on leads_company_provider_email_key.
+// lead, its counters, and its webhook events (lead.created, and lead.linked when it found
+// its contact). The counters' insert is read only by the events' sequence (outbox.ts
+// outboxCtes, `after`), so the creator's counter rows are locked near the end, the company's
+// event counter row last, and only until the COMMIT that follows; counters are taken in
+// (list, key) order as everywhere. A second lead with the same provider and email fails on
+// leads_company_provider_email_key.
 const insertLeadStatement = defineQuery<Lead>(
   'leads.insert',
   `with contact as (
@@ -166,7 +195,12 @@ const insertLeadStatement = defineQuery<Lead>(
       where d.all_leads or lead.contact_id is not null
       order by d.list
      on conflict (company_id, list, key) do update set value = counters.value + excluded.value
-   )
+     returning value
+   ), event as (
+     select e.ord, e.type, ${leadJson('lead')} as data
+       from lead, (values (1, 'lead.created'), (2, 'lead.linked')) as e(ord, type)
+      where e.ord = 1 or lead.contact_id is not null
+   ), ${outboxCtes('event', '$1::bigint', 'now()', ['counted'])}
    select * from lead`,
 )
 

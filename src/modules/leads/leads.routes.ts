@@ -1,10 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { pageWindow, sendPage } from '../../http/pagination.js'
 import { CountResponse, IdParams, Ref } from '../../http/schemas.js'
+import { sendListPage, sendWalkPage, walkRequest } from '../../http/sync.js'
 import { requireGiven } from '../../http/validation.js'
 import { countLeads } from './leads.repository.js'
-import { Lead, LeadCreateBody, LeadsCountQuery, LeadsQuery, LeadsResponse } from './leads.schemas.js'
-import { createLead, getLead, leadsPage, linkFilter } from './leads.service.js'
+import { Lead, LeadCreateBody, LeadsCountQuery, LeadsPage, LeadsQuery, LeadsResponse } from './leads.schemas.js'
+import { createLead, getLead, leadsPage, leadsWalk, linkFilter } from './leads.service.js'
+
+// The list page's own serializer (the route's response is a union of a lead, a page and a walk's page).
+const PAGE = Ref(LeadsPage)
 
 const leadsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/v1/leads', {
@@ -15,19 +19,23 @@ const leadsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'List the leads of a user, or show one lead with id',
       description:
         'With `id`: that lead (404 if it is not one of your company). Without: the leads created by ' +
-        '`user_id`, a page at a time, id ascending; `page` and `user_id` are then required.',
+        '`user_id`, a page at a time, id ascending; `page` and `user_id` are then required. With `updated_since` ' +
+        '(then `cursor`): every lead of your company changed at or after it, in (updated_at, id) order; `id`, `page`, ' +
+        '`user_id` and the link filters are refused.',
       querystring: LeadsQuery,
       response: { 200: LeadsResponse },
     },
   }, async (request, reply) => {
     const { companyId } = request.caller
     const query = request.query
+    const walk = walkRequest(app, 'leads', companyId, query, ['id', 'user_id', 'with_contact', 'without_contact'])
+    if (walk) return sendWalkPage(request, reply, await leadsWalk(app.db, companyId, walk))
     if (query.id !== undefined) return getLead(app.db, companyId, query.id)
     requireGiven(query, ['page', 'user_id'])
     const filter = linkFilter(query)
     const window = pageWindow(query)
     const { total, data } = await leadsPage(app.db, companyId, query.user_id, filter, window)
-    return sendPage(request, reply, window, total, data)
+    return sendListPage(reply, PAGE, sendPage(request, reply, window, total, data))
   })
 
   app.get('/v1/leads/count', {

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { Id, NonBlank, Nullable, PagedList, PageParams, Ref, Str, Timestamps } from '../../http/schemas.js'
+import { SyncList, SyncParams } from '../../http/sync.js'
 
 const OptionalText = () => Type.Optional(Nullable(Str()))
 // Both integer columns are 4-byte integers.
@@ -92,6 +93,7 @@ export const Lead = Type.Object({
 })
 
 export const LeadsPage = PagedList(Lead, 'LeadPage', 'A page of leads')
+export const LeadsSyncPage = SyncList(Ref(Lead), 'LeadSyncPage', 'A page of an `updated_since` walk of the leads')
 
 const LinkFlags = {
   with_contact: Type.Optional(Type.Literal(true, { description: 'only leads linked to a contact' })),
@@ -105,10 +107,13 @@ export const LeadsQuery = Type.Object({
   per_page: PageParams.per_page,
   user_id: Type.Optional(Id),
   ...LinkFlags,
+  ...SyncParams,
 })
 export type LeadsQuery = Static<typeof LeadsQuery>
 
 export const LeadsCountQuery = Type.Object({ user_id: Id, ...LinkFlags })
 export type LeadsCountQuery = Static<typeof LeadsCountQuery>
 
-export const LeadsResponse = Type.Union([Ref(Lead), Ref(LeadsPage)], { description: 'With `id`: that lead; without: a page of leads' })
+export const LeadsResponse = Type.Union([Ref(Lead), Ref(LeadsPage), Ref(LeadsSyncPage)], {
+  description: 'With `id`: that lead; without: a page of leads; with `updated_since` or `cursor`: a page of the walk',
+})

@@ -2,11 +2,12 @@ import type { Database } from '../../db/client.js'
 import { uniqueViolation } from '../../db/errors.js'
 import { invalid, notFound } from '../../errors.js'
 import type { PageWindow } from '../../http/pagination.js'
+import { walkPage, withoutSyncAt, type WalkRequest } from '../../http/sync.js'
 import { exclusiveFlags } from '../../http/validation.js'
 import type { CompanyId } from '../../tenancy.js'
 import { lockLeadEmail } from './lead-links.js'
 import type { LeadCreateBody, LeadsCountQuery } from './leads.schemas.js'
-import { findLead, insertLead, leadsPageWithTotal, type Lead, type LinkFilter } from './leads.repository.js'
+import { findLead, insertLead, leadsPageWithTotal, leadsWalkPage, type Lead, type LinkFilter } from './leads.repository.js'
 
 export type { Lead } from './leads.repository.js'
 
@@ -21,6 +22,11 @@ export async function getLead(db: Database, companyId: CompanyId, id: number): P
   const lead = await findLead(db, companyId, id)
   if (!lead) throw notFound()
   return lead
+}
+
+/** A page of an updated_since walk of the company's leads (src/http/sync.ts). */
+export function leadsWalk(db: Database, companyId: CompanyId, walk: WalkRequest) {
+  return walkPage(db, { ...walk, resource: 'leads', companyId }, (window) => leadsWalkPage(db, companyId, window), withoutSyncAt)
 }
 
 /** One page of a user's leads and the filter's total: one statement. */

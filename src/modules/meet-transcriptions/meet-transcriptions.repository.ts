@@ -1,8 +1,10 @@
 import type { Static } from 'typebox'
 import type { Database } from '../../db/client.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
+import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { PageWindow } from '../../http/pagination.js'
 import type { CompanyId } from '../../tenancy.js'
+import { isoInstant, outboxCtes } from '../webhooks/outbox.js'
 import type { MeetTranscription, MeetTranscriptionItem } from './meet-transcriptions.schemas.js'
 
 /** A transcription as the API shows it (rows come out of PostgreSQL in this shape). */
@@ -23,6 +25,19 @@ const LINKED = 'meet_transcriptions_linked'
 const SUMMARY = 'id, user_id, company_id, meet_id, status, stopped_at, task_id'
 const RECORD = `${SUMMARY}, transcript, created_at, updated_at`
 const ITEM = `${SUMMARY}, transcript_length, created_at, updated_at`
+
+// A written transcription as its webhook event's data (the API record, transcript included),
+// from the row `alias`; `transcript` replaces the column when the statement has it as a parameter.
+const recordJson = (alias: string, transcript = `${alias}.transcript`) =>
+  `json_build_object(${RECORD.split(', ')
+    .map((c) => `'${c}', ${c === 'transcript' ? transcript : c.endsWith('_at') ? isoInstant(`${alias}.${c}`) : `${alias}.${c}`}`)
+    .join(', ')})`
+
+/** The CTE api_event (one event of `type` about the row of `from`) and the outbox's, at the database's now. */
+const withEvent = (type: string, from: string, after: string[], transcript?: string) =>
+  `api_event as (
+     select 1 as ord, '${type}' as type, ${recordJson(from, transcript)} as data from ${from}
+   ), ${outboxCtes('api_event', '$1::bigint', 'now()', after)}`
 
 const byId = defineQuery<Transcription>(
   'meetTranscriptions.byId',
@@ -111,6 +126,24 @@ export async function transcriptionsPageWithTotal(
   return { total: rows[0]?.total ?? 0, rows: rows[0]?.id === null ? [] : (rows as TranscriptionItem[]) }
 }
 
+// A page of an updated_since walk (src/http/sync.ts has the parameters): from
+// meet_transcriptions_company_updated_idx (company_id, updated_at, id), an index range read
+// in order that stops after $6 rows; list items, so no transcript is read.
+const walkStatement = defineQuery<TranscriptionItem & { sync_at: string }>(
+  'meetTranscriptions.walk',
+  `select ${syncAt('updated_at')} as sync_at, ${ITEM}
+     from meet_transcriptions
+    where company_id = (select $1::bigint)
+      and (updated_at, id) > ($2::timestamptz, $3::bigint)
+      and updated_at < least($4::timestamptz, $5::timestamptz)
+    order by updated_at, id
+    limit $6`,
+)
+
+export function transcriptionsWalkPage(db: Database, companyId: CompanyId, window: WalkWindow) {
+  return run(db, walkStatement, walkParams(companyId, window))
+}
+
 const countStatement = defineQuery<{ count: number }>(
   'meetTranscriptions.count',
   `select (case $3::text when 'with' then linked when 'without' then every - linked else every end)::int as count
@@ -125,7 +158,8 @@ export async function countTranscriptions(db: Database, companyId: CompanyId, us
   return (await runOne(db, countStatement, [companyId, userId, filter]))?.count ?? 0
 }
 
-// The row and its user's counter in one statement, so no transaction is needed; a user of
+// The row, its user's counter and its webhook event in one statement (so no transaction; the
+// event counter locked after the user's counter, outbox.ts); a user of
 // another company (or none) fails meet_transcriptions_user_fk and nothing is written.
 const insertStatement = defineQuery<Transcription>(
   'meetTranscriptions.insert',
@@ -137,7 +171,8 @@ const insertStatement = defineQuery<Transcription>(
      insert into counters (company_id, list, key, value)
      select $1, '${ALL}', user_id, 1 from t
      on conflict (company_id, list, key) do update set value = counters.value + 1
-   )
+     returning value
+   ), ${withEvent('meet_transcription.created', 't', ['counted'])}
    select * from t`,
 )
 
@@ -166,7 +201,7 @@ const stopStatement = defineQuery<{ in_range: boolean } & ({ id: null } | Transc
        from instant
       where t.company_id = $1 and t.id = $2 and t.status = 'recording'
      returning ${RECORD.split(', ').map((c) => `t.${c}`).join(', ')}
-   )
+   ), ${withEvent('meet_transcription.stopped', 'stopped', [])}
    select exists(select 1 from instant) as in_range, stopped.*
      from (select) one left join stopped on true`,
 )
@@ -187,10 +222,13 @@ export async function stopRecording(
 // the caller has it.
 const transcriptStatement = defineQuery<Omit<Transcription, 'transcript'>>(
   'meetTranscriptions.transcript',
-  `update meet_transcriptions
-      set status = 'transcribed', transcript = $3, transcript_length = $4, updated_at = now()
-    where company_id = $1 and id = $2 and status in ('stopped', 'transcribed')
-   returning ${SUMMARY}, created_at, updated_at`,
+  `with t as (
+     update meet_transcriptions
+        set status = 'transcribed', transcript = $3, transcript_length = $4, updated_at = now()
+      where company_id = $1 and id = $2 and status in ('stopped', 'transcribed')
+     returning ${SUMMARY}, created_at, updated_at
+   ), ${withEvent('meet_transcription.transcribed', 't', [], '$3::text')}
+   select * from t`,
 )
 
 /** The transcript set, or undefined when the transcription is missing or still recording. */
@@ -205,8 +243,9 @@ export async function attachTranscript(
   return row && { ...row, transcript }
 }
 
-// The link, its meet_transcription_linked event on the task's contact and, for a first
-// link, one more in the user's linked count: one statement, so no transaction. The
+// The link, its meet_transcription_linked event on the task's contact, for a first link one
+// more in the user's linked count, and its webhook event after that counter (outbox.ts):
+// one statement, so no transaction. The
 // transcription's row is locked first (FOR UPDATE returns the latest committed version
 // after a wait), so of two concurrent first links only one sees task_id null and counts.
 const linkStatement = defineQuery<{ found: boolean; task_found: boolean } & ({ id: null } | Transcription)>(
@@ -233,7 +272,8 @@ const linkStatement = defineQuery<{ found: boolean; task_found: boolean } & ({ i
      insert into counters (company_id, list, key, value)
      select $1, '${LINKED}', user_id, 1 from linked where previous_task_id is null
      on conflict (company_id, list, key) do update set value = counters.value + 1
-   )
+     returning value
+   ), ${withEvent('meet_transcription.linked_to_task', 'linked', ['counted'])}
    select exists(select 1 from locked) as found, exists(select 1 from task) as task_found,
           ${RECORD.split(', ').map((c) => `linked.${c}`).join(', ')}
      from (select) one left join linked on true`,

@@ -1,12 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { pageWindow, sendPage } from '../../http/pagination.js'
 import { CountResponse, IdParams, Ref } from '../../http/schemas.js'
+import { sendListPage, sendWalkPage, walkRequest } from '../../http/sync.js'
 import { requireGiven } from '../../http/validation.js'
 import { countTranscriptions } from './meet-transcriptions.repository.js'
 import {
   MeetTranscription,
   MeetTranscriptionCreateBody,
   MeetTranscriptionsCountQuery,
+  MeetTranscriptionsPage,
   MeetTranscriptionsQuery,
   MeetTranscriptionsResponse,
   StopBody,
@@ -22,7 +24,11 @@ import {
   stopTranscription,
   taskFilter,
   transcriptionsPage,
+  transcriptionsWalk,
 } from './meet-transcriptions.service.js'
+
+// The list page's own serializer (the route's response is a union of a record, a page and a walk's page).
+const PAGE = Ref(MeetTranscriptionsPage)
 
 const TRANSCRIPT_BODY_LIMIT = 10 * 1024 * 1024
 
@@ -38,19 +44,23 @@ const meetTranscriptionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description:
         'With `id`: that transcription with its transcript. Without: the transcriptions of `user_id`, ' +
         'a page at a time, id ascending, each with `transcript_length` instead of the text; `page`, ' +
-        '`user_id` and `company_id` are then required. A `company_id` other than yours: 404.',
+        '`user_id` and `company_id` are then required. A `company_id` other than yours: 404.\n\n' +
+        'With `updated_since` (then `cursor`): every transcription of your company changed at or after it, in ' +
+        '(updated_at, id) order, as list items; `id`, `page`, `user_id` and the task filters are refused.',
       querystring: MeetTranscriptionsQuery,
       response: { 200: MeetTranscriptionsResponse },
     },
   }, async (request, reply) => {
     const { caller, query } = request
     requireOwnCompany(caller, query.company_id)
+    const walk = walkRequest(app, 'meet_transcriptions', caller.companyId, query, ['id', 'user_id', 'with_task', 'without_task'])
+    if (walk) return sendWalkPage(request, reply, await transcriptionsWalk(app.db, caller.companyId, walk))
     if (query.id !== undefined) return getTranscription(app.db, caller.companyId, query.id)
     requireGiven(query, ['page', 'user_id', 'company_id'])
     const filter = taskFilter(query)
     const window = pageWindow(query)
     const { total, data } = await transcriptionsPage(app.db, caller.companyId, query.user_id, filter, window)
-    return sendPage(request, reply, window, total, data)
+    return sendListPage(reply, PAGE, sendPage(request, reply, window, total, data))
   })
 
   app.get('/v1/meet_transcriptions/count', {

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { DateParam, Id, NonBlank, Nullable, PagedList, PageParams, Ref, Timestamp, Timestamps } from '../../http/schemas.js'
+import { SyncList, SyncParams } from '../../http/sync.js'
 
 export const TRANSCRIPTION_STATUSES = ['recording', 'stopped', 'transcribed'] as const
 
@@ -47,8 +48,13 @@ export const MeetTranscriptionItem = Type.Object({
 })
 
 export const MeetTranscriptionsPage = PagedList(MeetTranscriptionItem, 'MeetTranscriptionPage', 'A page of meeting transcriptions')
-export const MeetTranscriptionsResponse = Type.Union([Ref(MeetTranscription), Ref(MeetTranscriptionsPage)], {
-  description: 'With `id`: that transcription; without: a page of transcriptions',
+export const MeetTranscriptionsSyncPage = SyncList(
+  Ref(MeetTranscriptionItem),
+  'MeetTranscriptionSyncPage',
+  'A page of an `updated_since` walk of the meeting transcriptions (list items: `transcript_length`, not the text)',
+)
+export const MeetTranscriptionsResponse = Type.Union([Ref(MeetTranscription), Ref(MeetTranscriptionsPage), Ref(MeetTranscriptionsSyncPage)], {
+  description: 'With `id`: that transcription; without: a page of transcriptions; with `updated_since` or `cursor`: a page of the walk',
 })
 
 const TaskFlags = {
@@ -64,6 +70,7 @@ export const MeetTranscriptionsQuery = Type.Object({
   user_id: Type.Optional(Id),
   company_id: Type.Optional(Id),
   ...TaskFlags,
+  ...SyncParams,
 })
 
 export const MeetTranscriptionsCountQuery = Type.Object({ user_id: Id, company_id: Id, ...TaskFlags })

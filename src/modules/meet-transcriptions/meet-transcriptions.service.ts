@@ -3,6 +3,7 @@ import { foreignKeyViolation } from '../../db/errors.js'
 import { invalid, notFound, refused } from '../../errors.js'
 import { instantOf, INSTANT_OUT_OF_RANGE } from '../../http/dates.js'
 import type { PageWindow } from '../../http/pagination.js'
+import { walkPage, withoutSyncAt, type WalkRequest } from '../../http/sync.js'
 import { exclusiveFlags } from '../../http/validation.js'
 import type { Caller, CompanyId } from '../../tenancy.js'
 import type { MeetTranscriptionCreateBody, TaskFlags } from './meet-transcriptions.schemas.js'
@@ -14,6 +15,7 @@ import {
   linkTask,
   stopRecording,
   transcriptionsPageWithTotal,
+  transcriptionsWalkPage,
   type TaskFilter,
   type TranscriptionStatus,
 } from './meet-transcriptions.repository.js'
@@ -34,6 +36,12 @@ export async function getTranscription(db: Database, companyId: CompanyId, id: n
   const row = await findTranscription(db, companyId, id)
   if (!row) throw notFound()
   return row
+}
+
+/** A page of an updated_since walk of the company's transcriptions (src/http/sync.ts), as list items. */
+export function transcriptionsWalk(db: Database, companyId: CompanyId, walk: WalkRequest) {
+  return walkPage(db, { ...walk, resource: 'meet_transcriptions', companyId }, (window) =>
+    transcriptionsWalkPage(db, companyId, window), withoutSyncAt)
 }
 
 export async function transcriptionsPage(db: Database, companyId: CompanyId, userId: number, filter: TaskFilter, window: PageWindow) {

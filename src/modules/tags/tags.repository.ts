@@ -2,6 +2,7 @@ import type { Database } from '../../db/client.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
 import { tags } from '../../db/schema.js'
 import type { CompanyId } from '../../tenancy.js'
+import { isoInstant, outboxCtes } from '../webhooks/outbox.js'
 
 /** A tag as the API shows it (rows come out of PostgreSQL in this shape). */
 export interface ApiTag {
@@ -14,6 +15,10 @@ export interface ApiTag {
 
 const TAG = 'id, name, color, created_at, updated_at'
 
+// A written tag as its webhook event's data: the API record, built from the RETURNING row `t`.
+const TAG_JSON = `json_build_object('id', t.id, 'name', t.name, 'color', t.color,
+                     'created_at', ${isoInstant('t.created_at')}, 'updated_at', ${isoInstant('t.updated_at')})`
+
 // The primary key (company_id, id), in order.
 const listStatement = defineQuery<ApiTag>('tags.list', `select ${TAG} from tags where company_id = $1 order by id`)
 
@@ -21,10 +26,16 @@ export function listTags(db: Database, companyId: CompanyId): Promise<ApiTag[]> 
   return run(db, listStatement, [companyId])
 }
 
-// tags_company_name_key refuses a name the company has (case-insensitive).
+// tags_company_name_key refuses a name the company has (case-insensitive). The tag.created
+// event in the same statement (outbox.ts): one round trip, no transaction needed.
 const insertStatement = defineQuery<ApiTag>(
   'tags.insert',
-  `insert into tags (company_id, name, color, created_at, updated_at) values ($1, $2, $3, $4, $4) returning ${TAG}`,
+  `with t as (
+     insert into tags (company_id, name, color, created_at, updated_at) values ($1, $2, $3, $4, $4) returning ${TAG}
+   ), event as (
+     select 1 as ord, 'tag.created' as type, ${TAG_JSON} as data from t
+   ), ${outboxCtes('event', '$1::bigint', '$4::timestamptz')}
+   select ${TAG} from t`,
 )
 
 export async function insertTag(db: Database, companyId: CompanyId, values: { name: string; color: string; now: Date }): Promise<ApiTag> {
@@ -47,9 +58,15 @@ export async function insertTags(
     .returning()
 }
 
+// With its tag.updated event (none when there is no such tag).
 const updateStatement = defineQuery<ApiTag>(
   'tags.update',
-  `update tags set name = $3, color = $4, updated_at = $5 where company_id = $1 and id = $2 returning ${TAG}`,
+  `with t as (
+     update tags set name = $3, color = $4, updated_at = $5 where company_id = $1 and id = $2 returning ${TAG}
+   ), event as (
+     select 1 as ord, 'tag.updated' as type, ${TAG_JSON} as data from t
+   ), ${outboxCtes('event', '$1::bigint', '$5::timestamptz')}
+   select ${TAG} from t`,
 )
 
 export function updateTag(
@@ -72,11 +89,15 @@ const lockStatement = defineQuery<{ id: number }>(
 // One `tag_removed` event per live contact carrying the tag (contact_tags_tag_idx, then
 // contacts by primary key) and the tag deleted, in one statement: every part sees
 // contact_tags as it was before the foreign key cascade takes the tag off the contacts.
+// One tag.deleted webhook event, and no contact.untagged per contact (docs/webhook-events.md).
 const deleteStatement = defineQuery<never>(
   'tags.delete',
   `with gone as (
      delete from tags where company_id = $1 and id = $2 returning id, name
-   )
+   ), event as (
+     select 1 as ord, 'tag.deleted' as type, json_build_object('id', gone.id, 'deleted_at', ${isoInstant('$4::timestamptz')}) as data
+       from gone
+   ), ${outboxCtes('event', '$1::bigint', '$4::timestamptz')}
    insert into contact_events (company_id, contact_id, kind, user_id, data, occurred_at)
    select ct.company_id, ct.contact_id, 'tag_removed', $3,
           jsonb_build_object('tag_id', gone.id, 'name', gone.name, 'reason', 'tag_deleted'), $4

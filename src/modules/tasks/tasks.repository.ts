@@ -7,6 +7,7 @@
 // are counted (two or more of assignee, flow, kind; kind or flow with dates).
 import type { Database } from '../../db/client.js'
 import { defineQuery, run, runOne, type Query } from '../../db/query.js'
+import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { CompanyId } from '../../tenancy.js'
 import { completedDeltasSql, createdDeltas, mergedDeltas, type CounterTerm, type TaskFilter } from './task-counters.js'
 import type { Task, TaskKind } from './tasks.schemas.js'
@@ -216,6 +217,24 @@ export async function tasksPageWithTotal(
             : [pageOfAll, []]
   const rows = await run(db, query, [...params, ...more])
   return { total: rows[0]?.total ?? 0, rows: rows[0]?.id === null ? [] : (rows as Task[]) }
+}
+
+// A page of an updated_since walk (src/http/sync.ts has $1..$6; $7 the company's today, for
+// `status`): from tasks_company_updated_idx (company_id, updated_at, id), an index range read
+// in order that stops after $6 rows, then each row by the same index's heap pointer.
+const tasksWalkStatement = defineQuery<Task & { sync_at: string }>(
+  'tasks.walk',
+  `select ${syncAt('t.updated_at')} as sync_at, ${TASK_RECORD.replaceAll('$2::date', '$7::date')}
+     from tasks t
+    where t.company_id = ${COMPANY}
+      and (t.updated_at, t.id) > ($2::timestamptz, $3::bigint)
+      and t.updated_at < least($4::timestamptz, $5::timestamptz)
+    order by t.updated_at, t.id
+    limit $6`,
+)
+
+export function tasksWalkPage(db: Database, companyId: CompanyId, window: WalkWindow, today: string) {
+  return run(db, tasksWalkStatement, [...walkParams(companyId, window), today])
 }
 
 // ---- writes --------------------------------------------------------------------------------

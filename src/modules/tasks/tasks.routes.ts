@@ -1,8 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { pageWindow, sendPage } from '../../http/pagination.js'
 import { Ref } from '../../http/schemas.js'
-import { TasksListQuery, TasksPage } from './tasks.schemas.js'
-import { tasksPage } from './tasks.service.js'
+import { sendListPage, sendWalkPage, walkRequest } from '../../http/sync.js'
+import { requireGiven } from '../../http/validation.js'
+import { TASK_FILTERS, TasksListQuery, TasksListResponse, TasksPage } from './tasks.schemas.js'
+import { tasksPage, tasksWalk } from './tasks.service.js'
+
+// The list page's own serializer (the route's response is the union of a page and a walk's page).
+const PAGE = Ref(TasksPage)
 
 const tasksRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/v1/tasks', {
@@ -13,14 +18,20 @@ const tasksRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description:
         '"Today" is the current day in your company time zone: it decides `status` (today, overdue, future for open ' +
         'tasks) and the `status` filter, which selects open tasks only. Date bounds are inclusive; done dates are the ' +
-        'finish day in the company time zone. `done` and `undone` together are refused.',
+        'finish day in the company time zone. `done` and `undone` together are refused.\n\n' +
+        'With `updated_since` (then `cursor`): the tasks changed at or after it, in (updated_at, id) order; `page` and ' +
+        'the filters are refused. `status` is as of the request: it changes with the day, not with `updated_at`.',
       querystring: TasksListQuery,
-      response: { 200: Ref(TasksPage) },
+      response: { 200: TasksListResponse },
     },
   }, async (request, reply) => {
-    const window = pageWindow(request.query)
-    const page = await tasksPage(app.db, request.caller, request.query, window, app.clock())
-    return sendPage(request, reply, window, page.total, page.data)
+    const query = request.query
+    const walk = walkRequest(app, 'tasks', request.caller.companyId, query, TASK_FILTERS)
+    if (walk) return sendWalkPage(request, reply, await tasksWalk(app.db, request.caller, walk))
+    requireGiven(query, ['page'])
+    const window = pageWindow(query)
+    const page = await tasksPage(app.db, request.caller, query, window, app.clock())
+    return sendListPage(reply, PAGE, sendPage(request, reply, window, page.total, page.data))
   })
 }
 

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox'
-import { DateParam, Id, MAX_ID, NonBlank, Nullable, PagedList, PageParams, Timestamp, Timestamps } from '../../http/schemas.js'
+import { DateParam, Id, MAX_ID, NonBlank, Nullable, PagedList, PageParams, Ref, Timestamp, Timestamps } from '../../http/schemas.js'
+import { SyncList, SyncParams } from '../../http/sync.js'
 
 export const TASK_KINDS = ['phonecall', 'email', 'linkedin', 'social', 'meeting'] as const
 export const TaskKind = Type.Enum(TASK_KINDS)
@@ -48,7 +49,9 @@ const RefId = (description: string) => Type.Optional(Type.Integer({ minimum: 1, 
 const Flag = (description: string) => Type.Optional(Type.Literal(true, { description }))
 
 export const TasksListQuery = Type.Object({
-  ...PageParams,
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_ID, description: 'required, except in an `updated_since` walk' })),
+  per_page: PageParams.per_page,
+  ...SyncParams,
   assigned_to_id: RefId('tasks assigned to this user'),
   start_done_date: Day('finished on or after this day (in the company time zone)'),
   end_done_date: Day('finished on or before this day (in the company time zone)'),
@@ -66,6 +69,16 @@ export const TasksListQuery = Type.Object({
 export type TasksListQuery = Static<typeof TasksListQuery>
 
 export const TasksPage = PagedList(Task, 'TaskPage', 'A page of tasks, by due date then id')
+export const TasksSyncPage = SyncList(Ref(Task), 'TaskSyncPage', 'A page of an `updated_since` walk of the tasks')
+export const TasksListResponse = Type.Union([Ref(TasksPage), Ref(TasksSyncPage)], {
+  description: 'A page of tasks; with `updated_since` or `cursor`, a page of the walk',
+})
+
+/** The filters of the list, which a walk refuses. */
+export const TASK_FILTERS = [
+  'assigned_to_id', 'start_done_date', 'end_done_date', 'start_due_date', 'end_due_date', 'kind', 'flow_id', 'contact_id',
+  'done', 'undone', 'status',
+]
 
 // Admin command line inputs (option names as typed: --assigned-to).
 export const TaskCreateInput = Type.Object({

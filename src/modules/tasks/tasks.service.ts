@@ -1,9 +1,11 @@
 import type { Database } from '../../db/client.js'
 import { ApiError, invalid } from '../../errors.js'
 import type { PageWindow } from '../../http/pagination.js'
+import { walkPage, withoutSyncAt, type WalkRequest } from '../../http/sync.js'
 import { exclusiveFlags } from '../../http/validation.js'
 import { asCompanyId, type Caller, type CompanyId } from '../../tenancy.js'
 import { findCompany, findUser } from '../users/users.repository.js'
+import { recordEvent as recordApiEvent } from '../webhooks/outbox.js'
 import { counterPlan, type TaskFilter } from './task-counters.js'
 import { addDays, dayIn } from './task-dates.js'
 import {
@@ -13,6 +15,7 @@ import {
   insertTasks,
   lockLiveContact,
   tasksPageWithTotal,
+  tasksWalkPage,
   type TaskContact,
   type TaskRow,
 } from './tasks.repository.js'
@@ -78,6 +81,13 @@ export function taskFilter(query: TasksListQuery, today: string): TaskFilter | u
     doneFrom: query.start_done_date,
     doneTo: query.end_done_date,
   }
+}
+
+/** A page of an updated_since walk of the tasks (src/http/sync.ts); `status` as of the request's day. */
+export function tasksWalk(db: Database, caller: Caller, walk: WalkRequest) {
+  const today = dayIn(walk.now, caller.timezone)
+  return walkPage(db, { ...walk, resource: 'tasks', companyId: caller.companyId }, (window) =>
+    tasksWalkPage(db, caller.companyId, window, today), withoutSyncAt)
 }
 
 /** One page of the caller's tasks, and the total: one statement. */
@@ -168,7 +178,8 @@ export async function createStandaloneTask(db: Database, input: TaskCreateInput,
   if (assignee !== undefined && !(await findUser(db, companyId, assignee))) {
     throw invalid({ 'assigned-to': ['is not a user of the contact company'] })
   }
-  const row = await db.transaction(async (tx) => {
+  const today = dayIn(now, await companyZone(db, companyId))
+  return db.transaction(async (tx) => {
     const contact = await lockLiveContact(tx, companyId, found.id)
     if (!contact) throw invalid({ contact: ['does not exist'] })
     const title = input.title ?? defaultTitle(input.kind, contact)
@@ -176,10 +187,11 @@ export async function createStandaloneTask(db: Database, input: TaskCreateInput,
       assignedToId: assignee,
       at: now,
     })
-    return created
+    if (!created) throw new Error('insert returned no row')
+    const task = toTask(created, today)
+    await recordApiEvent(tx, companyId, 'task.created', task, now)
+    return task
   })
-  if (!row) throw new Error('insert returned no row')
-  return toTask(row, dayIn(now, await companyZone(db, companyId)))
 }
 
 /** `task complete`: done now; refused for a task that is done already. */
@@ -188,8 +200,12 @@ export async function completeTaskCommand(db: Database, input: TaskCompleteInput
   if (!task) throw new ApiError(404, `task ${input.id} not found`)
   const companyId = asCompanyId(task.companyId)
   const timezone = await companyZone(db, companyId)
-  // One statement: atomic without a transaction of its own.
-  const row = await completeOpenTask(db, companyId, task.id, now, timezone, null)
-  if (!row) throw new ApiError(422, `task ${input.id} is already done`)
-  return toTask(row, dayIn(now, timezone))
+  // The completion, then its webhook event (the company's event counter locked last).
+  return db.transaction(async (tx) => {
+    const row = await completeOpenTask(tx, companyId, task.id, now, timezone, null)
+    if (!row) throw new ApiError(422, `task ${input.id} is already done`)
+    const done = toTask(row, dayIn(now, timezone))
+    await recordApiEvent(tx, companyId, 'task.completed', done, now)
+    return done
+  })
 }

@@ -18,30 +18,46 @@ export interface NewApiEvent {
   data: unknown
 }
 
+/** An instant in JSON as the API writes it (toISOString: UTC, milliseconds, `Z`), for records built in SQL. */
+export const isoInstant = (expression: string) => `to_char(${expression} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+
+/**
+ * The outbox as CTEs, for a write that records its events in its own statement (one round
+ * trip): `source` names a CTE of (ord 1..n, type text, data json) rows, `company` and `at`
+ * are SQL expressions. No rows, nothing is written and the counter is not touched. `after`
+ * names CTEs (with a RETURNING) that must have written everything before the event counter
+ * row is locked: the statement's other counters, so that it is locked last, as everywhere.
+ * Adds the CTEs event_sequence, recorded_events (id) and fanned_out.
+ */
+export const outboxCtes = (source: string, company: string, at: string, after: string[] = []) =>
+  `event_sequence as (
+     insert into counters (company_id, list, key, value)
+     select ${company}, 'events', 0, count(*) from ${source}
+     having count(*) > 0${after.map((name) => ` and (select count(*) from ${name}) >= 0`).join('')}
+     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
+     returning value
+   ), recorded_events as (
+     insert into api_events (company_id, sequence, type, data, created_at)
+     select ${company}, s.value - (select count(*) from ${source}) + e.ord, e.type, e.data, ${at}
+     from ${source} e, event_sequence s
+     order by e.ord
+     returning company_id, id, type
+   ), fanned_out as (
+     insert into webhook_deliveries (company_id, subscription_id, event_id, next_attempt_at, created_at)
+     select recorded_events.company_id, s.id, recorded_events.id, ${at}, ${at}
+     from recorded_events
+     join webhook_subscriptions s
+       on s.company_id = recorded_events.company_id and s.enabled
+      and (recorded_events.type = any (s.events) or '*' = any (s.events))
+   )`
+
 const recordEventsQuery = defineQuery<{ id: number }>(
   'outbox.record',
   `with input as (
      select e.ord, e.type, e.data::json as data
      from unnest($2::text[], $3::text[]) with ordinality as e(type, data, ord)
-   ), sequence as (
-     insert into counters (company_id, list, key, value) values ($1::bigint, 'events', 0, cardinality($2::text[]))
-     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
-     returning value
-   ), recorded as (
-     insert into api_events (company_id, sequence, type, data, created_at)
-     select $1::bigint, sequence.value - cardinality($2::text[]) + input.ord, input.type, input.data, $4::timestamptz
-     from input, sequence
-     order by input.ord
-     returning company_id, id, type
-   ), fanned_out as (
-     insert into webhook_deliveries (company_id, subscription_id, event_id, next_attempt_at, created_at)
-     select recorded.company_id, s.id, recorded.id, $4::timestamptz, $4::timestamptz
-     from recorded
-     join webhook_subscriptions s
-       on s.company_id = recorded.company_id and s.enabled
-      and (recorded.type = any (s.events) or '*' = any (s.events))
-   )
-   select id from recorded`,
+   ), ${outboxCtes('input', '$1::bigint', '$4::timestamptz')}
+   select id from recorded_events`,
 )
 
 /**

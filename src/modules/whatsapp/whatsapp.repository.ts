@@ -1,5 +1,6 @@
 import type { Database } from '../../db/client.js'
 import { defineQuery, run } from '../../db/query.js'
+import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { whatsappMessages } from '../../db/schema.js'
 import type { PageWindow } from '../../http/pagination.js'
 import type { CompanyId } from '../../tenancy.js'
@@ -49,12 +50,16 @@ interface ChatDelta {
   lastAt: Date
 }
 
-// A batch of messages as parallel arrays (one statement, whatever the batch size).
-const insertMessages = defineQuery<{ id: number; contact_id: number; user_id: number; sent_at: Date }>(
+// A batch of messages as parallel arrays (one statement, whatever the batch size), answered
+// as the API shows them (their whatsapp_message.created events' data), in the given order.
+const insertMessages = defineQuery<ApiMessage>(
   'whatsapp.insertMessages',
   `insert into whatsapp_messages (company_id, contact_id, user_id, direction, status, body, sent_at)
-   select $1, * from unnest($2::bigint[], $3::bigint[], $4::whatsapp_direction[], $5::whatsapp_status[], $6::text[], $7::timestamptz[])
-   returning id, contact_id, user_id, sent_at`,
+   select $1, m.contact_id, m.user_id, m.direction, m.status, m.body, m.sent_at
+     from unnest($2::bigint[], $3::bigint[], $4::whatsapp_direction[], $5::whatsapp_status[], $6::text[], $7::timestamptz[])
+            with ordinality as m(contact_id, user_id, direction, status, body, sent_at, n)
+    order by m.n
+   returning id, contact_id, user_id, direction, body, status, sent_at, created_at, updated_at`,
 )
 
 // Chats folded in: count added, the latest message (by sent_at, then id) kept.
@@ -72,9 +77,11 @@ const foldChats = defineQuery<never>(
 
 /**
  * Inserts the messages in batches and folds them into their chats (count and latest
- * message by sent_at, then id). Call it inside a transaction.
+ * message by sent_at, then id). Call it inside a transaction. Answers the messages as the
+ * API shows them, ids ascending.
  */
-export async function importMessages(db: Database, companyId: CompanyId, messages: NewMessage[]): Promise<number> {
+export async function importMessages(db: Database, companyId: CompanyId, messages: NewMessage[]): Promise<ApiMessage[]> {
+  const records: ApiMessage[] = []
   const chats = new Map<string, ChatDelta>()
   for (let i = 0; i < messages.length; i += BATCH) {
     const batch = messages.slice(i, i + BATCH)
@@ -87,6 +94,7 @@ export async function importMessages(db: Database, companyId: CompanyId, message
       batch.map((m) => m.body),
       batch.map((m) => m.sentAt),
     ])
+    records.push(...inserted)
     for (const row of inserted) {
       const key = `${row.contact_id}:${row.user_id}`
       const chat = chats.get(key)
@@ -114,7 +122,7 @@ export async function importMessages(db: Database, companyId: CompanyId, message
       batch.map((d) => d.lastAt),
     ])
   }
-  return messages.length
+  return records.sort((a, b) => a.id - b.id)
 }
 
 // node-postgres reads timestamptz exactly (sessions are UTC, years 0-99 included), so
@@ -206,6 +214,26 @@ export async function messagesPageWithTotal(
   const rows = await (userId === undefined ? run(db, messagesPage, params) : run(db, messagesPageOfUser, [...params, userId]))
   const first = rows[0]
   return { found: first?.found ?? false, total: first?.total ?? 0, rows: first?.id === null ? [] : (rows as ApiMessage[]) }
+}
+
+// A page of an updated_since walk (src/http/sync.ts has the parameters): from
+// whatsapp_messages_company_updated_idx (company_id, updated_at, id), an index range read in
+// order that stops after $6 rows of live contacts; each message's contact by primary key
+// (a deleted contact's messages are hidden from every read, so from the walk too).
+const walkStatement = defineQuery<ApiMessage & { sync_at: string }>(
+  'whatsapp.walk',
+  `select ${syncAt('m.updated_at')} as sync_at, ${MESSAGE.split(', ').map((c) => `m.${c}`).join(', ')}
+     from whatsapp_messages m
+    where m.company_id = (select $1::bigint)
+      and (m.updated_at, m.id) > ($2::timestamptz, $3::bigint)
+      and m.updated_at < least($4::timestamptz, $5::timestamptz)
+      and exists (select 1 from contacts c where c.company_id = m.company_id and c.id = m.contact_id and c.deleted_at is null)
+    order by m.updated_at, m.id
+    limit $6`,
+)
+
+export function messagesWalkPage(db: Database, companyId: CompanyId, window: WalkWindow) {
+  return run(db, walkStatement, walkParams(companyId, window))
 }
 
 /**

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { Id, MAX_ID, PagedList, PageParams, Ref, Timestamp, Timestamps } from '../../http/schemas.js'
+import { SyncList, SyncParams } from '../../http/sync.js'
 
 export const DIRECTIONS = ['inbound', 'outbound'] as const
 export const STATUSES = ['sent', 'delivered', 'read', 'failed', 'received'] as const
@@ -47,7 +48,28 @@ export const WhatsappQuery = Type.Object({
 })
 export type WhatsappQuery = Static<typeof WhatsappQuery>
 
+/** The messages list: WhatsappQuery, or an updated_since walk of the company's messages. */
+export const WhatsappMessagesQuery = Type.Object({
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_ID, description: 'required, except in an `updated_since` walk' })),
+  per_page: PageParams.per_page,
+  contact_id: Type.Optional(Type.Integer({
+    minimum: 1,
+    maximum: MAX_ID,
+    description: 'the contact (404 if it is not one of your company); required, except in an `updated_since` walk',
+  })),
+  user_id: WhatsappQuery.properties.user_id,
+  ...SyncParams,
+})
+
 export const WhatsappMessagesPage = PagedList(WhatsappMessage, 'WhatsappMessagePage', 'A page of WhatsApp messages, newest first')
+export const WhatsappMessagesSyncPage = SyncList(
+  Ref(WhatsappMessage),
+  'WhatsappMessageSyncPage',
+  'A page of an `updated_since` walk of the WhatsApp messages of your live contacts',
+)
+export const WhatsappMessagesResponse = Type.Union([Ref(WhatsappMessagesPage), Ref(WhatsappMessagesSyncPage)], {
+  description: "A page of a contact's messages; with `updated_since` or `cursor`, a page of the walk",
+})
 export const WhatsappChatsPage = PagedList(WhatsappChat, 'WhatsappChatPage', 'A page of WhatsApp chats, latest message first')
 
 /** One line of a `whatsapp import` file. WhatsApp itself caps a text at 65,536 characters. */

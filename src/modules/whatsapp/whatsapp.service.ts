@@ -3,18 +3,27 @@ import type { Database } from '../../db/client.js'
 import { ApiError, notFound } from '../../errors.js'
 import { instantOf } from '../../http/dates.js'
 import type { PageWindow } from '../../http/pagination.js'
+import { walkPage, withoutSyncAt, type WalkRequest } from '../../http/sync.js'
 import { validate } from '../../http/validation.js'
 import type { CompanyId } from '../../tenancy.js'
 import { requireCompany } from '../users/users.service.js'
+import { recordEvents as recordApiEvents } from '../webhooks/outbox.js'
 import {
   chatsPageWithTotal,
   companyUserIds,
   importMessages,
   liveContactIds,
   messagesPageWithTotal,
+  messagesWalkPage,
   type NewMessage,
 } from './whatsapp.repository.js'
 import { ImportLine } from './whatsapp.schemas.js'
+
+/** A page of an updated_since walk of the messages of the company's live contacts (src/http/sync.ts). */
+export function messagesWalk(db: Database, companyId: CompanyId, walk: WalkRequest) {
+  return walkPage(db, { ...walk, resource: 'whatsapp_messages', companyId }, (window) =>
+    messagesWalkPage(db, companyId, window), withoutSyncAt)
+}
 
 /** Both lists answer 404 unless the contact is a live contact of the company. */
 export async function messagesPage(db: Database, companyId: CompanyId, contactId: number, userId: number | undefined, window: PageWindow) {
@@ -98,6 +107,12 @@ export async function importFile(db: Database, input: { company: number; file: s
     body: value.body,
     sentAt: instantOf(value.sent_at).toISOString(),
   }))
-  const imported = await db.transaction((tx) => importMessages(tx, companyId, messages))
+  const now = new Date()
+  // One whatsapp_message.created event per message, in one statement after the chats.
+  const imported = await db.transaction(async (tx) => {
+    const records = await importMessages(tx, companyId, messages)
+    await recordApiEvents(tx, companyId, records.map((data) => ({ type: 'whatsapp_message.created' as const, data })), now)
+    return records.length
+  })
   return { imported }
 }

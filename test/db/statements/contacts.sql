@@ -1,3 +1,152 @@
+-- contacts.batchFindByEmail
+select id, business from contacts
+    where company_id = (select $1::bigint) and lower(email) = lower($2::text) and deleted_at is null
+      for update;
+
+-- contacts.batchLockEmails
+select count(pg_advisory_xact_lock(k.key))::int as locked
+     from (select distinct hashtextextended('lead-link:' || $1::bigint || ':' || lower(e), 0) as key
+             from unnest($2::text[]) as e
+            order by 1 offset 0) k;
+
+-- contacts.batchResolve
+with matched as (
+     select c.* from contacts c
+      where c.company_id = (select $1::bigint) and lower(c.email) = any($2::text[]) and c.deleted_at is null
+      order by c.id
+        for update
+   )
+   select
+     (select coalesce(json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) order by t.id), '[]')
+        from tags t where t.company_id = $1 and t.id = any($3::bigint[])) as tags,
+     (select coalesce(json_agg(json_build_object('id', f.id, 'field', f.field, 'kind', f.kind, 'options', f.options) order by f.id), '[]')
+        from custom_fields f where f.company_id = $1 and lower(f.field) = any($4::text[])) as custom_fields,
+     array(select u.id from users u where u.company_id = $1 and u.id = any($5::bigint[])) as users,
+     (select coalesce(json_agg(json_build_object(
+         'row', to_json(m),
+         'tags', (select coalesce(json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) order by t.id), '[]')
+                    from contact_tags ct join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
+                   where ct.company_id = m.company_id and ct.contact_id = m.id),
+         'values', (select coalesce(json_agg(json_build_object('id', f.id, 'field', f.field, 'value', v.value) order by f.id), '[]')
+                      from contact_custom_values v join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
+                     where v.company_id = m.company_id and v.contact_id = m.id)) order by m.id), '[]')
+        from matched m) as contacts,
+     array(select nextval('contacts_id_seq'::regclass)
+             from generate_series(1, (select count(distinct lower(e)) from unnest($2::text[]) e) - (select count(*) from matched))) as new_ids;
+
+-- contacts.batchWrite
+with business as (
+     insert into businesses (company_id, name)
+     select $1, n.name from (select distinct on (lower(b.name)) b.name from unnest($4::text[]) with ordinality as b(name, ord)
+                              order by lower(b.name), b.ord) n
+      order by lower(n.name)
+     on conflict (company_id, lower(name)) do update set updated_at = businesses.updated_at
+     returning id, lower(name) as key
+   ), created as (
+     insert into contacts (company_id, id, user_id, first_name, last_name, email, business, position, telephone,
+                           cellphone, address, city, state, country, url, linkedin, variable1, variable2,
+                           variable3, carousel, stage, contact_group_id, business_id, created_at, updated_at)
+     overriding system value
+     select $1, x.id, x.user_id, x.first_name, x.last_name, x.email, x.business, x.position, x.telephone,
+            x.cellphone, x.address, x.city, x.state, x.country, x.url, x.linkedin, x.variable1, x.variable2,
+            x.variable3, x.carousel, x.stage, x.contact_group_id,
+            (select b.id from business b where b.key = lower(x.business_name)), $2, $2
+       from json_to_recordset($5::json) as x(id bigint, user_id bigint, first_name text, last_name text, email text, business text,
+                         position text, telephone text, cellphone text, address text, city text, state text,
+                         country text, url text, linkedin text, variable1 text, variable2 text, variable3 text,
+                         carousel boolean, stage contact_stage, contact_group_id bigint, business_name text)
+      order by x.id
+     returning id
+   ), changed as (
+     update contacts c
+        set user_id = x.user_id, first_name = x.first_name, last_name = x.last_name, email = x.email,
+            business = x.business, position = x.position, telephone = x.telephone, cellphone = x.cellphone,
+            address = x.address, city = x.city, state = x.state, country = x.country, url = x.url,
+            linkedin = x.linkedin, variable1 = x.variable1, variable2 = x.variable2, variable3 = x.variable3,
+            carousel = x.carousel, stage = x.stage, contact_group_id = x.contact_group_id,
+            business_id = case when x.business_changed
+                               then (select b.id from business b where b.key = lower(x.business_name))
+                               else c.business_id end,
+            updated_at = $2
+       from json_to_recordset($6::json) as x(id bigint, user_id bigint, first_name text, last_name text, email text, business text,
+                         position text, telephone text, cellphone text, address text, city text, state text,
+                         country text, url text, linkedin text, variable1 text, variable2 text, variable3 text,
+                         carousel boolean, stage contact_stage, contact_group_id bigint, business_name text, business_changed boolean)
+      where c.company_id = $1 and c.id = x.id
+     returning c.id
+   ), untagged as (
+     delete from contact_tags ct
+      using unnest($9::bigint[], $10::bigint[]) as x(contact_id, tag_id)
+      where ct.company_id = $1 and ct.contact_id = x.contact_id and ct.tag_id = x.tag_id
+     returning 1
+   ), tagged as (
+     insert into contact_tags (company_id, contact_id, tag_id, created_at)
+     select $1, x.contact_id, x.tag_id, $2 from unnest($7::bigint[], $8::bigint[]) as x(contact_id, tag_id)
+     returning 1
+   ), cleared as (
+     delete from contact_custom_values v
+      using unnest($14::bigint[], $15::bigint[]) as x(contact_id, field_id)
+      where v.company_id = $1 and v.contact_id = x.contact_id and v.custom_field_id = x.field_id
+     returning 1
+   ), valued as (
+     insert into contact_custom_values (company_id, contact_id, custom_field_id, value, created_at, updated_at)
+     select $1, x.contact_id, x.field_id, x.value, $2, $2
+       from unnest($11::bigint[], $12::bigint[], $13::text[]) as x(contact_id, field_id, value)
+     on conflict (company_id, contact_id, custom_field_id) do update set value = excluded.value, updated_at = excluded.updated_at
+     returning 1
+   ), evented as (
+     insert into contact_events (company_id, contact_id, kind, user_id, data, occurred_at)
+     select $1, e.contact_id, e.kind::contact_event_kind, $3, e.data::jsonb, $2
+       from unnest($16::bigint[], $17::text[], $18::text[]) with ordinality as e(contact_id, kind, data, ord)
+      order by e.ord
+     returning 1
+   ), linked as (
+     update leads l set contact_id = n.contact_id, updated_at = now()
+       from unnest($24::bigint[], $25::text[], $26::bigint[]) as n(contact_id, email, event_ord)
+      where l.company_id = $1 and lower(l.email) = lower(n.email) and l.contact_id is null
+     returning l.*, n.event_ord
+   ), counted as (
+     insert into counters (company_id, list, key, value)
+     select $1, d.list, d.key, sum(d.delta)::bigint
+       from (select x.list, x.key, x.delta from unnest($19::text[], $20::bigint[], $21::bigint[]) as x(list, key, delta)
+             union all select 'leads_linked', l.user_id, 1 from linked l) d
+      where (select count(*) from created) + (select count(*) from changed) + (select count(*) from untagged)
+            + (select count(*) from tagged) + (select count(*) from cleared) + (select count(*) from valued)
+            + (select count(*) from evented) >= 0
+      group by d.list, d.key
+     having sum(d.delta) <> 0
+      order by d.list, d.key
+     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
+     returning value
+   ), api_events_in as (
+     select e.ord, 0::bigint as sub, e.type, e.data::json as data
+       from unnest($22::text[], $23::text[]) with ordinality as e(type, data, ord)
+     union all
+     select l.event_ord, l.id, 'lead.linked', json_build_object('id', l.id, 'user_id', l.user_id, 'contact_id', l.contact_id, 'first_name', l.first_name, 'last_name', l.last_name, 'email', l.email, 'provider', l.provider, 'position', l.position, 'linkedin_url', l.linkedin_url, 'telephone', l.telephone, 'city', l.city, 'state_province', l.state_province, 'country', l.country, 'degree_of_connection', l.degree_of_connection, 'business_name', l.business_name, 'business_linkedin_url', l.business_linkedin_url, 'business_sector', l.business_sector, 'business_colaborators_count', l.business_colaborators_count, 'business_telephone', l.business_telephone, 'created_at', to_char(l.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updated_at', to_char(l.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) from linked l
+   ), api_events as (
+     select row_number() over (order by e.ord, e.sub) as ord, e.type, e.data from api_events_in e
+   ), event_sequence as (
+     insert into counters (company_id, list, key, value)
+     select $1::bigint, 'events', 0, count(*) from api_events
+     having count(*) > 0 and (select count(*) from counted) >= 0
+     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
+     returning value
+   ), recorded_events as (
+     insert into api_events (company_id, sequence, type, data, created_at)
+     select $1::bigint, s.value - (select count(*) from api_events) + e.ord, e.type, e.data, $2::timestamptz
+     from api_events e, event_sequence s
+     order by e.ord
+     returning company_id, id, type
+   ), fanned_out as (
+     insert into webhook_deliveries (company_id, subscription_id, event_id, next_attempt_at, created_at)
+     select recorded_events.company_id, s.id, recorded_events.id, $2::timestamptz, $2::timestamptz
+     from recorded_events
+     join webhook_subscriptions s
+       on s.company_id = recorded_events.company_id and s.enabled
+      and (recorded_events.type = any (s.events) or '*' = any (s.events))
+   )
+   select (select count(*) from recorded_events)::int as events;
+
 -- contacts.byId
 select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone,
           c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1,
@@ -40,7 +189,7 @@ with business as (
      update leads l set contact_id = c.id, updated_at = now()
        from c
       where l.company_id = $1 and lower(l.email) = lower($5) and l.contact_id is null
-     returning l.user_id
+     returning l.*
    ), counted as (
      insert into counters (company_id, list, key, value)
      select $1, d.list, d.key, d.delta
@@ -49,17 +198,52 @@ with business as (
              union all select 'leads_linked', user_id, count(*) from linked group by user_id) d
       order by d.list, d.key
      on conflict (company_id, list, key) do update set value = counters.value + excluded.value
+     returning value
+   ), record as (
+     select c.*,
+            coalesce((select json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) order by t.id)
+                        from tags t where t.company_id = $1 and t.id = any($24::bigint[])), '[]') as tags,
+            coalesce((select json_agg(json_build_object('field', f.field, 'value', v.value) order by f.id)
+                        from unnest($25::bigint[], $26::text[]) as v(field_id, value)
+                        join custom_fields f on f.company_id = $1 and f.id = v.field_id), '[]') as custom_fields
+       from c
+   ), api_event as (
+     select 1::bigint as ord, 'contact.created' as type,
+            json_build_object('id', r.id, 'user_id', r.user_id, 'first_name', r.first_name, 'last_name', r.last_name,
+              'email', r.email, 'business', r.business, 'position', r.position, 'telephone', r.telephone,
+              'cellphone', r.cellphone, 'address', r.address, 'city', r.city, 'state', r.state, 'country', r.country,
+              'url', r.url, 'linkedin', r.linkedin, 'variable1', r.variable1, 'variable2', r.variable2,
+              'variable3', r.variable3, 'carousel', r.carousel, 'stage', r.stage, 'contact_group_id', r.contact_group_id,
+              'tags', r.tags, 'custom_fields', r.custom_fields,
+              'created_at', to_char(r.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updated_at', to_char(r.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as data
+       from record r
+     union all
+     select 1 + row_number() over (order by l.id), 'lead.linked', json_build_object('id', l.id, 'user_id', l.user_id, 'contact_id', l.contact_id, 'first_name', l.first_name, 'last_name', l.last_name, 'email', l.email, 'provider', l.provider, 'position', l.position, 'linkedin_url', l.linkedin_url, 'telephone', l.telephone, 'city', l.city, 'state_province', l.state_province, 'country', l.country, 'degree_of_connection', l.degree_of_connection, 'business_name', l.business_name, 'business_linkedin_url', l.business_linkedin_url, 'business_sector', l.business_sector, 'business_colaborators_count', l.business_colaborators_count, 'business_telephone', l.business_telephone, 'created_at', to_char(l.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updated_at', to_char(l.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) from linked l
+   ), event_sequence as (
+     insert into counters (company_id, list, key, value)
+     select $1::bigint, 'events', 0, count(*) from api_event
+     having count(*) > 0 and (select count(*) from counted) >= 0
+     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
+     returning value
+   ), recorded_events as (
+     insert into api_events (company_id, sequence, type, data, created_at)
+     select $1::bigint, s.value - (select count(*) from api_event) + e.ord, e.type, e.data, $23::timestamptz
+     from api_event e, event_sequence s
+     order by e.ord
+     returning company_id, id, type
+   ), fanned_out as (
+     insert into webhook_deliveries (company_id, subscription_id, event_id, next_attempt_at, created_at)
+     select recorded_events.company_id, s.id, recorded_events.id, $23::timestamptz, $23::timestamptz
+     from recorded_events
+     join webhook_subscriptions s
+       on s.company_id = recorded_events.company_id and s.enabled
+      and (recorded_events.type = any (s.events) or '*' = any (s.events))
    )
-   select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone,
-          c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1,
-          c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
-          coalesce((select json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) order by t.id)
-                      from tags t where t.company_id = $1 and t.id = any($24::bigint[])), '[]') as tags,
-          coalesce((select json_agg(json_build_object('field', f.field, 'value', v.value) order by f.id)
-                      from unnest($25::bigint[], $26::text[]) as v(field_id, value)
-                      join custom_fields f on f.company_id = $1 and f.id = v.field_id), '[]') as custom_fields,
-          c.created_at, c.updated_at
-     from c;
+   select r.id, r.user_id, r.first_name, r.last_name, r.email, r.business, r.position, r.telephone,
+          r.cellphone, r.address, r.city, r.state, r.country, r.url, r.linkedin, r.variable1,
+          r.variable2, r.variable3, r.carousel, r.stage, r.contact_group_id, r.tags, r.custom_fields,
+          r.created_at, r.updated_at
+     from record r;
 
 -- contacts.page
 with total as (
@@ -135,3 +319,253 @@ select (select coalesce(json_agg(json_build_object('id', t.id, 'name', t.name, '
           (select coalesce(json_agg(json_build_object('id', f.id, 'field', f.field, 'kind', f.kind, 'options', f.options) order by f.id), '[]')
              from custom_fields f where f.company_id = $1 and lower(f.field) = any($3::text[])) as custom_fields
      from (select pg_advisory_xact_lock(hashtextextended('lead-link:' || $1::bigint || ':' || lower($4::text), 0))) as lock;
+
+-- contacts.search
+with candidates as materialized (
+       select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') limit 10001
+     ), known as (
+       select case when count(*) <= 10000 then count(*) end as n from candidates
+     ), total as materialized (
+       select coalesce((select n from known), (select count(*) from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))) as n
+     ), page as materialized (
+       select total.n as total,
+              case when (select n from known) is not null
+                   then array(select id from candidates order by id limit $3 offset $4)
+                   when $4::bigint >= total.n then '{}'
+                   when $4::bigint < total.n - $4::bigint
+                   then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and strpos(c.search_text, lower($2::text)) > 0 order by c.id limit $3 offset $4)
+                   else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and strpos(c.search_text, lower($2::text)) > 0 order by c.id desc
+                               limit greatest(least($3, total.n - $4), 0) offset greatest(total.n - $4 - $3, 0))
+              end as ids
+         from total
+     )
+     select page.total, p.*
+       from page
+       left join lateral (
+         select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone,
+          c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1,
+          c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
+          coalesce((select json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) order by t.id)
+                      from contact_tags ct
+                      join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
+                     where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags,
+          coalesce((select json_agg(json_build_object('field', f.field, 'value', v.value) order by f.id)
+                      from contact_custom_values v
+                      join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
+                     where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
+          c.created_at, c.updated_at
+           from contacts c
+          where c.company_id = (select $1::bigint) and c.id = any(page.ids)
+          order by c.id
+       ) p on true;
+
+-- contacts.searchFields
+with candidates as (select null::bigint as id where false), known as (select null::bigint as n), total as materialized (
+       select coalesce((select n from known), (select count(*) from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+              and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'
+                   or coalesce(c.business, '') ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%' or c.email ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))) as n
+     ), page as materialized (
+       select total.n as total,
+              case when (select n from known) is not null
+                   then array(select id from candidates order by id limit $3 offset $4)
+                   when $4::bigint >= total.n then '{}'
+                   when $4::bigint < total.n - $4::bigint
+                   then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+              and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'
+                   or coalesce(c.business, '') ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%' or c.email ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') order by c.id limit $3 offset $4)
+                   else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+              and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'
+                   or coalesce(c.business, '') ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%' or c.email ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') order by c.id desc
+                               limit greatest(least($3, total.n - $4), 0) offset greatest(total.n - $4 - $3, 0))
+              end as ids
+         from total
+     )
+     select page.total, p.*
+       from page
+       left join lateral (
+         select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone,
+          c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1,
+          c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
+          coalesce((select json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) order by t.id)
+                      from contact_tags ct
+                      join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
+                     where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags,
+          coalesce((select json_agg(json_build_object('field', f.field, 'value', v.value) order by f.id)
+                      from contact_custom_values v
+                      join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
+                     where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
+          c.created_at, c.updated_at
+           from contacts c
+          where c.company_id = (select $1::bigint) and c.id = any(page.ids)
+          order by c.id
+       ) p on true;
+
+-- contacts.searchFieldsOfUser
+with candidates as (select null::bigint as id where false), known as (select null::bigint as n), total as materialized (
+       select coalesce((select n from known), (select count(*) from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+              and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'
+                   or coalesce(c.business, '') ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%' or c.email ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))) as n
+     ), page as materialized (
+       select total.n as total,
+              case when (select n from known) is not null
+                   then array(select id from candidates order by id limit $3 offset $4)
+                   when $4::bigint >= total.n then '{}'
+                   when $4::bigint < total.n - $4::bigint
+                   then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+              and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'
+                   or coalesce(c.business, '') ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%' or c.email ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') order by c.id limit $3 offset $4)
+                   else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+              and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'
+                   or coalesce(c.business, '') ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%' or c.email ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') order by c.id desc
+                               limit greatest(least($3, total.n - $4), 0) offset greatest(total.n - $4 - $3, 0))
+              end as ids
+         from total
+     )
+     select page.total, p.*
+       from page
+       left join lateral (
+         select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone,
+          c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1,
+          c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
+          coalesce((select json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) order by t.id)
+                      from contact_tags ct
+                      join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
+                     where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags,
+          coalesce((select json_agg(json_build_object('field', f.field, 'value', v.value) order by f.id)
+                      from contact_custom_values v
+                      join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
+                     where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
+          c.created_at, c.updated_at
+           from contacts c
+          where c.company_id = (select $1::bigint) and c.id = any(page.ids)
+          order by c.id
+       ) p on true;
+
+-- contacts.searchOfUser
+with candidates as materialized (
+       select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') limit 10001
+     ), known as (
+       select case when count(*) <= 10000 then count(*) end as n from candidates
+     ), total as materialized (
+       select coalesce((select n from known), (select count(*) from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))) as n
+     ), page as materialized (
+       select total.n as total,
+              case when (select n from known) is not null
+                   then array(select id from candidates order by id limit $3 offset $4)
+                   when $4::bigint >= total.n then '{}'
+                   when $4::bigint < total.n - $4::bigint
+                   then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and strpos(c.search_text, lower($2::text)) > 0 order by c.id limit $3 offset $4)
+                   else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and strpos(c.search_text, lower($2::text)) > 0 order by c.id desc
+                               limit greatest(least($3, total.n - $4), 0) offset greatest(total.n - $4 - $3, 0))
+              end as ids
+         from total
+     )
+     select page.total, p.*
+       from page
+       left join lateral (
+         select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone,
+          c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1,
+          c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
+          coalesce((select json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) order by t.id)
+                      from contact_tags ct
+                      join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
+                     where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags,
+          coalesce((select json_agg(json_build_object('field', f.field, 'value', v.value) order by f.id)
+                      from contact_custom_values v
+                      join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
+                     where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
+          c.created_at, c.updated_at
+           from contacts c
+          where c.company_id = (select $1::bigint) and c.id = any(page.ids)
+          order by c.id
+       ) p on true;
+
+-- contacts.searchShort
+with candidates as (select null::bigint as id where false), known as (select null::bigint as n), total as materialized (
+       select coalesce((select n from known), (select count(*) from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and strpos(c.search_text, lower($2::text)) > 0)) as n
+     ), page as materialized (
+       select total.n as total,
+              case when (select n from known) is not null
+                   then array(select id from candidates order by id limit $3 offset $4)
+                   when $4::bigint >= total.n then '{}'
+                   when $4::bigint < total.n - $4::bigint
+                   then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and strpos(c.search_text, lower($2::text)) > 0 order by c.id limit $3 offset $4)
+                   else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and strpos(c.search_text, lower($2::text)) > 0 order by c.id desc
+                               limit greatest(least($3, total.n - $4), 0) offset greatest(total.n - $4 - $3, 0))
+              end as ids
+         from total
+     )
+     select page.total, p.*
+       from page
+       left join lateral (
+         select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone,
+          c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1,
+          c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
+          coalesce((select json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) order by t.id)
+                      from contact_tags ct
+                      join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
+                     where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags,
+          coalesce((select json_agg(json_build_object('field', f.field, 'value', v.value) order by f.id)
+                      from contact_custom_values v
+                      join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
+                     where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
+          c.created_at, c.updated_at
+           from contacts c
+          where c.company_id = (select $1::bigint) and c.id = any(page.ids)
+          order by c.id
+       ) p on true;
+
+-- contacts.searchShortOfUser
+with candidates as (select null::bigint as id where false), known as (select null::bigint as n), total as materialized (
+       select coalesce((select n from known), (select count(*) from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and strpos(c.search_text, lower($2::text)) > 0)) as n
+     ), page as materialized (
+       select total.n as total,
+              case when (select n from known) is not null
+                   then array(select id from candidates order by id limit $3 offset $4)
+                   when $4::bigint >= total.n then '{}'
+                   when $4::bigint < total.n - $4::bigint
+                   then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and strpos(c.search_text, lower($2::text)) > 0 order by c.id limit $3 offset $4)
+                   else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and strpos(c.search_text, lower($2::text)) > 0 order by c.id desc
+                               limit greatest(least($3, total.n - $4), 0) offset greatest(total.n - $4 - $3, 0))
+              end as ids
+         from total
+     )
+     select page.total, p.*
+       from page
+       left join lateral (
+         select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone,
+          c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1,
+          c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
+          coalesce((select json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) order by t.id)
+                      from contact_tags ct
+                      join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
+                     where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags,
+          coalesce((select json_agg(json_build_object('field', f.field, 'value', v.value) order by f.id)
+                      from contact_custom_values v
+                      join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
+                     where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
+          c.created_at, c.updated_at
+           from contacts c
+          where c.company_id = (select $1::bigint) and c.id = any(page.ids)
+          order by c.id
+       ) p on true;
+
+-- contacts.walk
+select to_char((c.updated_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as sync_at, c.deleted_at, c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone,
+          c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1,
+          c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
+          coalesce((select json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) order by t.id)
+                      from contact_tags ct
+                      join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
+                     where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags,
+          coalesce((select json_agg(json_build_object('field', f.field, 'value', v.value) order by f.id)
+                      from contact_custom_values v
+                      join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
+                     where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
+          c.created_at, c.updated_at
+     from contacts c
+    where c.company_id = (select $1::bigint)
+      and (c.updated_at, c.id) > ($2::timestamptz, $3::bigint)
+      and c.updated_at < least($4::timestamptz, $5::timestamptz)
+    order by c.updated_at, c.id
+    limit $6;

@@ -1,20 +1,96 @@
 -- customFields.delete
-delete from custom_fields where company_id = $1 and id = $2 returning id;
+with gone as (
+     delete from custom_fields where company_id = $1 and id = $2 returning id
+   ), event as (
+     select 1 as ord, 'custom_field.deleted' as type,
+            json_build_object('id', gone.id, 'deleted_at', to_char($3::timestamptz at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as data
+       from gone
+   ), event_sequence as (
+     insert into counters (company_id, list, key, value)
+     select $1::bigint, 'events', 0, count(*) from event
+     having count(*) > 0
+     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
+     returning value
+   ), recorded_events as (
+     insert into api_events (company_id, sequence, type, data, created_at)
+     select $1::bigint, s.value - (select count(*) from event) + e.ord, e.type, e.data, $3::timestamptz
+     from event e, event_sequence s
+     order by e.ord
+     returning company_id, id, type
+   ), fanned_out as (
+     insert into webhook_deliveries (company_id, subscription_id, event_id, next_attempt_at, created_at)
+     select recorded_events.company_id, s.id, recorded_events.id, $3::timestamptz, $3::timestamptz
+     from recorded_events
+     join webhook_subscriptions s
+       on s.company_id = recorded_events.company_id and s.enabled
+      and (recorded_events.type = any (s.events) or '*' = any (s.events))
+   )
+   select id from gone;
 
 -- customFields.exists
 select id from custom_fields where company_id = $1 and id = $2;
 
 -- customFields.insert
-insert into custom_fields (company_id, field, kind, options, created_at, updated_at)
-   values ($1, $2, $3, $4::jsonb, $5, $5)
-   returning id, field, kind, options, created_at, updated_at;
+with f as (
+     insert into custom_fields (company_id, field, kind, options, created_at, updated_at)
+     values ($1, $2, $3, $4::jsonb, $5, $5)
+     returning id, field, kind, options, created_at, updated_at
+   ), event as (
+     select 1 as ord, 'custom_field.created' as type, json_build_object('id', f.id, 'field', f.field, 'kind', f.kind, 'options', f.options,
+                       'created_at', to_char(f.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updated_at', to_char(f.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as data from f
+   ), event_sequence as (
+     insert into counters (company_id, list, key, value)
+     select $1::bigint, 'events', 0, count(*) from event
+     having count(*) > 0
+     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
+     returning value
+   ), recorded_events as (
+     insert into api_events (company_id, sequence, type, data, created_at)
+     select $1::bigint, s.value - (select count(*) from event) + e.ord, e.type, e.data, $5::timestamptz
+     from event e, event_sequence s
+     order by e.ord
+     returning company_id, id, type
+   ), fanned_out as (
+     insert into webhook_deliveries (company_id, subscription_id, event_id, next_attempt_at, created_at)
+     select recorded_events.company_id, s.id, recorded_events.id, $5::timestamptz, $5::timestamptz
+     from recorded_events
+     join webhook_subscriptions s
+       on s.company_id = recorded_events.company_id and s.enabled
+      and (recorded_events.type = any (s.events) or '*' = any (s.events))
+   )
+   select id, field, kind, options, created_at, updated_at from f;
 
 -- customFields.list
 select id, field, kind, options, created_at, updated_at from custom_fields where company_id = $1 order by id;
 
 -- customFields.update
-update custom_fields
-      set field = $3, kind = $4, options = coalesce($5::jsonb, options), updated_at = $6
-    where company_id = $1 and id = $2
-      and ($5::jsonb is not null or $4::custom_field_kind <> 'dropdown' or jsonb_array_length(options) > 0)
-   returning id, field, kind, options, created_at, updated_at;
+with f as (
+     update custom_fields
+        set field = $3, kind = $4, options = coalesce($5::jsonb, options), updated_at = $6
+      where company_id = $1 and id = $2
+        and ($5::jsonb is not null or $4::custom_field_kind <> 'dropdown' or jsonb_array_length(options) > 0)
+     returning id, field, kind, options, created_at, updated_at
+   ), event as (
+     select 1 as ord, 'custom_field.updated' as type, json_build_object('id', f.id, 'field', f.field, 'kind', f.kind, 'options', f.options,
+                       'created_at', to_char(f.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updated_at', to_char(f.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as data from f
+   ), event_sequence as (
+     insert into counters (company_id, list, key, value)
+     select $1::bigint, 'events', 0, count(*) from event
+     having count(*) > 0
+     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
+     returning value
+   ), recorded_events as (
+     insert into api_events (company_id, sequence, type, data, created_at)
+     select $1::bigint, s.value - (select count(*) from event) + e.ord, e.type, e.data, $6::timestamptz
+     from event e, event_sequence s
+     order by e.ord
+     returning company_id, id, type
+   ), fanned_out as (
+     insert into webhook_deliveries (company_id, subscription_id, event_id, next_attempt_at, created_at)
+     select recorded_events.company_id, s.id, recorded_events.id, $6::timestamptz, $6::timestamptz
+     from recorded_events
+     join webhook_subscriptions s
+       on s.company_id = recorded_events.company_id and s.enabled
+      and (recorded_events.type = any (s.events) or '*' = any (s.events))
+   )
+   select id, field, kind, options, created_at, updated_at from f;

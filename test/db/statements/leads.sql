@@ -54,6 +54,30 @@ with contact as (
       where d.all_leads or lead.contact_id is not null
       order by d.list
      on conflict (company_id, list, key) do update set value = counters.value + excluded.value
+     returning value
+   ), event as (
+     select e.ord, e.type, json_build_object('id', lead.id, 'user_id', lead.user_id, 'contact_id', lead.contact_id, 'first_name', lead.first_name, 'last_name', lead.last_name, 'email', lead.email, 'provider', lead.provider, 'position', lead.position, 'linkedin_url', lead.linkedin_url, 'telephone', lead.telephone, 'city', lead.city, 'state_province', lead.state_province, 'country', lead.country, 'degree_of_connection', lead.degree_of_connection, 'business_name', lead.business_name, 'business_linkedin_url', lead.business_linkedin_url, 'business_sector', lead.business_sector, 'business_colaborators_count', lead.business_colaborators_count, 'business_telephone', lead.business_telephone, 'created_at', to_char(lead.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updated_at', to_char(lead.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as data
+       from lead, (values (1, 'lead.created'), (2, 'lead.linked')) as e(ord, type)
+      where e.ord = 1 or lead.contact_id is not null
+   ), event_sequence as (
+     insert into counters (company_id, list, key, value)
+     select $1::bigint, 'events', 0, count(*) from event
+     having count(*) > 0 and (select count(*) from counted) >= 0
+     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
+     returning value
+   ), recorded_events as (
+     insert into api_events (company_id, sequence, type, data, created_at)
+     select $1::bigint, s.value - (select count(*) from event) + e.ord, e.type, e.data, now()
+     from event e, event_sequence s
+     order by e.ord
+     returning company_id, id, type
+   ), fanned_out as (
+     insert into webhook_deliveries (company_id, subscription_id, event_id, next_attempt_at, created_at)
+     select recorded_events.company_id, s.id, recorded_events.id, now(), now()
+     from recorded_events
+     join webhook_subscriptions s
+       on s.company_id = recorded_events.company_id and s.enabled
+      and (recorded_events.type = any (s.events) or '*' = any (s.events))
    )
    select * from lead;
 
@@ -61,11 +85,13 @@ with contact as (
 with linked as (
      update leads set contact_id = $2, updated_at = now()
       where company_id = $1 and lower(email) = lower($3) and contact_id is null
-     returning user_id
+     returning *
+   ), counted as (
+     insert into counters (company_id, list, key, value)
+     select $1, 'leads_linked', user_id, count(*) from linked group by user_id order by user_id
+     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
    )
-   insert into counters (company_id, list, key, value)
-   select $1, 'leads_linked', user_id, count(*) from linked group by user_id order by user_id
-   on conflict (company_id, list, key) do update set value = counters.value + excluded.value;
+   select json_build_object('id', linked.id, 'user_id', linked.user_id, 'contact_id', linked.contact_id, 'first_name', linked.first_name, 'last_name', linked.last_name, 'email', linked.email, 'provider', linked.provider, 'position', linked.position, 'linkedin_url', linked.linkedin_url, 'telephone', linked.telephone, 'city', linked.city, 'state_province', linked.state_province, 'country', linked.country, 'degree_of_connection', linked.degree_of_connection, 'business_name', linked.business_name, 'business_linkedin_url', linked.business_linkedin_url, 'business_sector', linked.business_sector, 'business_colaborators_count', linked.business_colaborators_count, 'business_telephone', linked.business_telephone, 'created_at', to_char(linked.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updated_at', to_char(linked.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as lead from linked order by id;
 
 -- leads.lockEmail
 select pg_advisory_xact_lock(hashtextextended('lead-link:' || $1::bigint || ':' || lower($2::text), 0)) as locked;
@@ -136,3 +162,14 @@ with unlinked as (
    insert into counters (company_id, list, key, value)
    select $1, 'leads_linked', user_id, -count(*) from unlinked group by user_id order by user_id
    on conflict (company_id, list, key) do update set value = counters.value + excluded.value;
+
+-- leads.walk
+select to_char((updated_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as sync_at, id, user_id, contact_id, first_name, last_name, email, provider, position, linkedin_url, telephone,
+          city, state_province, country, degree_of_connection, business_name, business_linkedin_url, business_sector,
+          business_colaborators_count, business_telephone, created_at, updated_at
+     from leads
+    where company_id = (select $1::bigint)
+      and (updated_at, id) > ($2::timestamptz, $3::bigint)
+      and updated_at < least($4::timestamptz, $5::timestamptz)
+    order by updated_at, id
+    limit $6;

@@ -20,6 +20,28 @@ with t as (
      insert into counters (company_id, list, key, value)
      select $1, 'meet_transcriptions', user_id, 1 from t
      on conflict (company_id, list, key) do update set value = counters.value + 1
+     returning value
+   ), api_event as (
+     select 1 as ord, 'meet_transcription.created' as type, json_build_object('id', t.id, 'user_id', t.user_id, 'company_id', t.company_id, 'meet_id', t.meet_id, 'status', t.status, 'stopped_at', to_char(t.stopped_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'task_id', t.task_id, 'transcript', t.transcript, 'created_at', to_char(t.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updated_at', to_char(t.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as data from t
+   ), event_sequence as (
+     insert into counters (company_id, list, key, value)
+     select $1::bigint, 'events', 0, count(*) from api_event
+     having count(*) > 0 and (select count(*) from counted) >= 0
+     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
+     returning value
+   ), recorded_events as (
+     insert into api_events (company_id, sequence, type, data, created_at)
+     select $1::bigint, s.value - (select count(*) from api_event) + e.ord, e.type, e.data, now()
+     from api_event e, event_sequence s
+     order by e.ord
+     returning company_id, id, type
+   ), fanned_out as (
+     insert into webhook_deliveries (company_id, subscription_id, event_id, next_attempt_at, created_at)
+     select recorded_events.company_id, s.id, recorded_events.id, now(), now()
+     from recorded_events
+     join webhook_subscriptions s
+       on s.company_id = recorded_events.company_id and s.enabled
+      and (recorded_events.type = any (s.events) or '*' = any (s.events))
    )
    select * from t;
 
@@ -46,6 +68,28 @@ with locked as (
      insert into counters (company_id, list, key, value)
      select $1, 'meet_transcriptions_linked', user_id, 1 from linked where previous_task_id is null
      on conflict (company_id, list, key) do update set value = counters.value + 1
+     returning value
+   ), api_event as (
+     select 1 as ord, 'meet_transcription.linked_to_task' as type, json_build_object('id', linked.id, 'user_id', linked.user_id, 'company_id', linked.company_id, 'meet_id', linked.meet_id, 'status', linked.status, 'stopped_at', to_char(linked.stopped_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'task_id', linked.task_id, 'transcript', linked.transcript, 'created_at', to_char(linked.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updated_at', to_char(linked.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as data from linked
+   ), event_sequence as (
+     insert into counters (company_id, list, key, value)
+     select $1::bigint, 'events', 0, count(*) from api_event
+     having count(*) > 0 and (select count(*) from counted) >= 0
+     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
+     returning value
+   ), recorded_events as (
+     insert into api_events (company_id, sequence, type, data, created_at)
+     select $1::bigint, s.value - (select count(*) from api_event) + e.ord, e.type, e.data, now()
+     from api_event e, event_sequence s
+     order by e.ord
+     returning company_id, id, type
+   ), fanned_out as (
+     insert into webhook_deliveries (company_id, subscription_id, event_id, next_attempt_at, created_at)
+     select recorded_events.company_id, s.id, recorded_events.id, now(), now()
+     from recorded_events
+     join webhook_subscriptions s
+       on s.company_id = recorded_events.company_id and s.enabled
+      and (recorded_events.type = any (s.events) or '*' = any (s.events))
    )
    select exists(select 1 from locked) as found, exists(select 1 from task) as task_found,
           linked.id, linked.user_id, linked.company_id, linked.meet_id, linked.status, linked.stopped_at, linked.task_id, linked.transcript, linked.created_at, linked.updated_at
@@ -133,12 +177,66 @@ with instant as (
        from instant
       where t.company_id = $1 and t.id = $2 and t.status = 'recording'
      returning t.id, t.user_id, t.company_id, t.meet_id, t.status, t.stopped_at, t.task_id, t.transcript, t.created_at, t.updated_at
+   ), api_event as (
+     select 1 as ord, 'meet_transcription.stopped' as type, json_build_object('id', stopped.id, 'user_id', stopped.user_id, 'company_id', stopped.company_id, 'meet_id', stopped.meet_id, 'status', stopped.status, 'stopped_at', to_char(stopped.stopped_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'task_id', stopped.task_id, 'transcript', stopped.transcript, 'created_at', to_char(stopped.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updated_at', to_char(stopped.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as data from stopped
+   ), event_sequence as (
+     insert into counters (company_id, list, key, value)
+     select $1::bigint, 'events', 0, count(*) from api_event
+     having count(*) > 0
+     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
+     returning value
+   ), recorded_events as (
+     insert into api_events (company_id, sequence, type, data, created_at)
+     select $1::bigint, s.value - (select count(*) from api_event) + e.ord, e.type, e.data, now()
+     from api_event e, event_sequence s
+     order by e.ord
+     returning company_id, id, type
+   ), fanned_out as (
+     insert into webhook_deliveries (company_id, subscription_id, event_id, next_attempt_at, created_at)
+     select recorded_events.company_id, s.id, recorded_events.id, now(), now()
+     from recorded_events
+     join webhook_subscriptions s
+       on s.company_id = recorded_events.company_id and s.enabled
+      and (recorded_events.type = any (s.events) or '*' = any (s.events))
    )
    select exists(select 1 from instant) as in_range, stopped.*
      from (select) one left join stopped on true;
 
 -- meetTranscriptions.transcript
-update meet_transcriptions
-      set status = 'transcribed', transcript = $3, transcript_length = $4, updated_at = now()
-    where company_id = $1 and id = $2 and status in ('stopped', 'transcribed')
-   returning id, user_id, company_id, meet_id, status, stopped_at, task_id, created_at, updated_at;
+with t as (
+     update meet_transcriptions
+        set status = 'transcribed', transcript = $3, transcript_length = $4, updated_at = now()
+      where company_id = $1 and id = $2 and status in ('stopped', 'transcribed')
+     returning id, user_id, company_id, meet_id, status, stopped_at, task_id, created_at, updated_at
+   ), api_event as (
+     select 1 as ord, 'meet_transcription.transcribed' as type, json_build_object('id', t.id, 'user_id', t.user_id, 'company_id', t.company_id, 'meet_id', t.meet_id, 'status', t.status, 'stopped_at', to_char(t.stopped_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'task_id', t.task_id, 'transcript', $3::text, 'created_at', to_char(t.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updated_at', to_char(t.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as data from t
+   ), event_sequence as (
+     insert into counters (company_id, list, key, value)
+     select $1::bigint, 'events', 0, count(*) from api_event
+     having count(*) > 0
+     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
+     returning value
+   ), recorded_events as (
+     insert into api_events (company_id, sequence, type, data, created_at)
+     select $1::bigint, s.value - (select count(*) from api_event) + e.ord, e.type, e.data, now()
+     from api_event e, event_sequence s
+     order by e.ord
+     returning company_id, id, type
+   ), fanned_out as (
+     insert into webhook_deliveries (company_id, subscription_id, event_id, next_attempt_at, created_at)
+     select recorded_events.company_id, s.id, recorded_events.id, now(), now()
+     from recorded_events
+     join webhook_subscriptions s
+       on s.company_id = recorded_events.company_id and s.enabled
+      and (recorded_events.type = any (s.events) or '*' = any (s.events))
+   )
+   select * from t;
+
+-- meetTranscriptions.walk
+select to_char((updated_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as sync_at, id, user_id, company_id, meet_id, status, stopped_at, task_id, transcript_length, created_at, updated_at
+     from meet_transcriptions
+    where company_id = (select $1::bigint)
+      and (updated_at, id) > ($2::timestamptz, $3::bigint)
+      and updated_at < least($4::timestamptz, $5::timestamptz)
+    order by updated_at, id
+    limit $6;

@@ -1,6 +1,28 @@
 -- tags.delete
 with gone as (
      delete from tags where company_id = $1 and id = $2 returning id, name
+   ), event as (
+     select 1 as ord, 'tag.deleted' as type, json_build_object('id', gone.id, 'deleted_at', to_char($4::timestamptz at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as data
+       from gone
+   ), event_sequence as (
+     insert into counters (company_id, list, key, value)
+     select $1::bigint, 'events', 0, count(*) from event
+     having count(*) > 0
+     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
+     returning value
+   ), recorded_events as (
+     insert into api_events (company_id, sequence, type, data, created_at)
+     select $1::bigint, s.value - (select count(*) from event) + e.ord, e.type, e.data, $4::timestamptz
+     from event e, event_sequence s
+     order by e.ord
+     returning company_id, id, type
+   ), fanned_out as (
+     insert into webhook_deliveries (company_id, subscription_id, event_id, next_attempt_at, created_at)
+     select recorded_events.company_id, s.id, recorded_events.id, $4::timestamptz, $4::timestamptz
+     from recorded_events
+     join webhook_subscriptions s
+       on s.company_id = recorded_events.company_id and s.enabled
+      and (recorded_events.type = any (s.events) or '*' = any (s.events))
    )
    insert into contact_events (company_id, contact_id, kind, user_id, data, occurred_at)
    select ct.company_id, ct.contact_id, 'tag_removed', $3,
@@ -12,7 +34,32 @@ with gone as (
     order by ct.contact_id;
 
 -- tags.insert
-insert into tags (company_id, name, color, created_at, updated_at) values ($1, $2, $3, $4, $4) returning id, name, color, created_at, updated_at;
+with t as (
+     insert into tags (company_id, name, color, created_at, updated_at) values ($1, $2, $3, $4, $4) returning id, name, color, created_at, updated_at
+   ), event as (
+     select 1 as ord, 'tag.created' as type, json_build_object('id', t.id, 'name', t.name, 'color', t.color,
+                     'created_at', to_char(t.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updated_at', to_char(t.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as data from t
+   ), event_sequence as (
+     insert into counters (company_id, list, key, value)
+     select $1::bigint, 'events', 0, count(*) from event
+     having count(*) > 0
+     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
+     returning value
+   ), recorded_events as (
+     insert into api_events (company_id, sequence, type, data, created_at)
+     select $1::bigint, s.value - (select count(*) from event) + e.ord, e.type, e.data, $4::timestamptz
+     from event e, event_sequence s
+     order by e.ord
+     returning company_id, id, type
+   ), fanned_out as (
+     insert into webhook_deliveries (company_id, subscription_id, event_id, next_attempt_at, created_at)
+     select recorded_events.company_id, s.id, recorded_events.id, $4::timestamptz, $4::timestamptz
+     from recorded_events
+     join webhook_subscriptions s
+       on s.company_id = recorded_events.company_id and s.enabled
+      and (recorded_events.type = any (s.events) or '*' = any (s.events))
+   )
+   select id, name, color, created_at, updated_at from t;
 
 -- tags.list
 select id, name, color, created_at, updated_at from tags where company_id = $1 order by id;
@@ -21,4 +68,29 @@ select id, name, color, created_at, updated_at from tags where company_id = $1 o
 select id from tags where company_id = $1 and id = $2 for update;
 
 -- tags.update
-update tags set name = $3, color = $4, updated_at = $5 where company_id = $1 and id = $2 returning id, name, color, created_at, updated_at;
+with t as (
+     update tags set name = $3, color = $4, updated_at = $5 where company_id = $1 and id = $2 returning id, name, color, created_at, updated_at
+   ), event as (
+     select 1 as ord, 'tag.updated' as type, json_build_object('id', t.id, 'name', t.name, 'color', t.color,
+                     'created_at', to_char(t.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updated_at', to_char(t.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as data from t
+   ), event_sequence as (
+     insert into counters (company_id, list, key, value)
+     select $1::bigint, 'events', 0, count(*) from event
+     having count(*) > 0
+     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
+     returning value
+   ), recorded_events as (
+     insert into api_events (company_id, sequence, type, data, created_at)
+     select $1::bigint, s.value - (select count(*) from event) + e.ord, e.type, e.data, $5::timestamptz
+     from event e, event_sequence s
+     order by e.ord
+     returning company_id, id, type
+   ), fanned_out as (
+     insert into webhook_deliveries (company_id, subscription_id, event_id, next_attempt_at, created_at)
+     select recorded_events.company_id, s.id, recorded_events.id, $5::timestamptz, $5::timestamptz
+     from recorded_events
+     join webhook_subscriptions s
+       on s.company_id = recorded_events.company_id and s.enabled
+      and (recorded_events.type = any (s.events) or '*' = any (s.events))
+   )
+   select id, name, color, created_at, updated_at from t;

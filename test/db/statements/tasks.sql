@@ -259,3 +259,15 @@ with total as materialized (select case when $9::text[] is null then (select cou
                            end)
           order by t.due_date, t.id
        ) p on true;
+
+-- tasks.walk
+select to_char((t.updated_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as sync_at, t.id, t.kind, t.title, to_char(t.due_date, 'YYYY-MM-DD') as due_date, t.done, t.done_at,
+          case when t.done then 'done' when t.due_date < $7::date then 'overdue' when t.due_date = $7::date then 'today'
+               else 'future' end as status,
+          t.assigned_to_id, t.flow_id, t.contact_id, t.created_at, t.updated_at
+     from tasks t
+    where t.company_id = (select $1::bigint)
+      and (t.updated_at, t.id) > ($2::timestamptz, $3::bigint)
+      and t.updated_at < least($4::timestamptz, $5::timestamptz)
+    order by t.updated_at, t.id
+    limit $6;

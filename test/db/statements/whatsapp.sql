@@ -57,8 +57,11 @@ insert into whatsapp_chats (company_id, contact_id, user_id, messages_count, las
 
 -- whatsapp.insertMessages
 insert into whatsapp_messages (company_id, contact_id, user_id, direction, status, body, sent_at)
-   select $1, * from unnest($2::bigint[], $3::bigint[], $4::whatsapp_direction[], $5::whatsapp_status[], $6::text[], $7::timestamptz[])
-   returning id, contact_id, user_id, sent_at;
+   select $1, m.contact_id, m.user_id, m.direction, m.status, m.body, m.sent_at
+     from unnest($2::bigint[], $3::bigint[], $4::whatsapp_direction[], $5::whatsapp_status[], $6::text[], $7::timestamptz[])
+            with ordinality as m(contact_id, user_id, direction, status, body, sent_at, n)
+    order by m.n
+   returning id, contact_id, user_id, direction, body, status, sent_at, created_at, updated_at;
 
 -- whatsapp.liveContacts
 select id from contacts where company_id = $1 and id = any($2::bigint[]) and deleted_at is null;
@@ -118,3 +121,13 @@ with contact as materialized (
           where company_id = $1 and id = any((select ids from page)::bigint[])
           order by sent_at desc, id desc
        ) p on true;
+
+-- whatsapp.walk
+select to_char((m.updated_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as sync_at, m.id, m.contact_id, m.user_id, m.direction, m.body, m.status, m.sent_at, m.created_at, m.updated_at
+     from whatsapp_messages m
+    where m.company_id = (select $1::bigint)
+      and (m.updated_at, m.id) > ($2::timestamptz, $3::bigint)
+      and m.updated_at < least($4::timestamptz, $5::timestamptz)
+      and exists (select 1 from contacts c where c.company_id = m.company_id and c.id = m.contact_id and c.deleted_at is null)
+    order by m.updated_at, m.id
+    limit $6;

@@ -1,0 +1,313 @@
+// The statements of POST /contacts/batch (contacts.batch.ts): the whole batch is locked,
+// read and written in three statements, whatever the number of items.
+import type { Database } from '../../db/client.js'
+import { defineQuery, run, runOne } from '../../db/query.js'
+import type { CompanyId } from '../../tenancy.js'
+import { leadJson } from '../leads/leads.repository.js'
+import { LINKED_LEADS } from '../leads/lead-links.js'
+import { outboxCtes } from '../webhooks/outbox.js'
+import type { ContactReferences, ContactRow } from './contacts.repository.js'
+
+// The lead-link lock of every email (the key of lead-links.ts and contacts.referencesLockingEmail),
+// taken in key order so that batches sharing emails queue instead of deadlocking. Held to
+// COMMIT, it also keeps single creates of these emails out: the contacts read next are all
+// there will be.
+const lockEmails = defineQuery<{ locked: number }>(
+  'contacts.batchLockEmails',
+  `select count(pg_advisory_xact_lock(k.key))::int as locked
+     from (select distinct hashtextextended('lead-link:' || $1::bigint || ':' || lower(e), 0) as key
+             from unnest($2::text[]) as e
+            order by 1 offset 0) k`,
+)
+
+export async function lockBatchEmails(db: Database, companyId: CompanyId, emails: string[]): Promise<void> {
+  await run(db, lockEmails, [companyId, emails])
+}
+
+const TAG_JSON = `json_build_object('id', t.id, 'name', t.name, 'color', t.color)`
+
+// Everything the batch checks and compares, in one statement: the named tags, custom field
+// definitions and users of the company, the live contacts of the emails (locked, id order,
+// through contacts_company_email_live_key) with their tags and custom values, and one new
+// contact id per email that has no contact yet.
+const resolveStatement = defineQuery<BatchReferences>(
+  'contacts.batchResolve',
+  `with matched as (
+     select c.* from contacts c
+      where c.company_id = (select $1::bigint) and lower(c.email) = any($2::text[]) and c.deleted_at is null
+      order by c.id
+        for update
+   )
+   select
+     (select coalesce(json_agg(${TAG_JSON} order by t.id), '[]')
+        from tags t where t.company_id = $1 and t.id = any($3::bigint[])) as tags,
+     (select coalesce(json_agg(json_build_object('id', f.id, 'field', f.field, 'kind', f.kind, 'options', f.options) order by f.id), '[]')
+        from custom_fields f where f.company_id = $1 and lower(f.field) = any($4::text[])) as custom_fields,
+     array(select u.id from users u where u.company_id = $1 and u.id = any($5::bigint[])) as users,
+     (select coalesce(json_agg(json_build_object(
+         'row', to_json(m),
+         'tags', (select coalesce(json_agg(${TAG_JSON} order by t.id), '[]')
+                    from contact_tags ct join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
+                   where ct.company_id = m.company_id and ct.contact_id = m.id),
+         'values', (select coalesce(json_agg(json_build_object('id', f.id, 'field', f.field, 'value', v.value) order by f.id), '[]')
+                      from contact_custom_values v join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
+                     where v.company_id = m.company_id and v.contact_id = m.id)) order by m.id), '[]')
+        from matched m) as contacts,
+     array(select nextval('contacts_id_seq'::regclass)
+             from generate_series(1, (select count(distinct lower(e)) from unnest($2::text[]) e) - (select count(*) from matched))) as new_ids`,
+)
+
+/** A contact row as to_json writes it. */
+type ContactJson = Record<string, string | number | boolean | null>
+
+export interface BatchContact {
+  row: ContactRow
+  tags: { id: number; name: string; color: string }[]
+  values: { id: number; field: string; value: string }[]
+}
+
+export interface BatchReferences extends ContactReferences {
+  users: number[]
+  contacts: { row: ContactJson; tags: BatchContact['tags']; values: BatchContact['values'] }[]
+  new_ids: number[]
+}
+
+type JsonValue = ContactJson[string] | undefined
+const instant = (value: JsonValue) => new Date(String(value))
+const text = (value: JsonValue) => (value == null ? null : String(value))
+const integer = (value: JsonValue) => (value == null ? null : Number(value))
+
+function toRow(json: ContactJson): ContactRow {
+  return {
+    companyId: Number(json.company_id),
+    id: Number(json.id),
+    userId: Number(json.user_id),
+    firstName: String(json.first_name),
+    lastName: text(json.last_name),
+    email: String(json.email),
+    business: text(json.business),
+    businessId: integer(json.business_id),
+    position: text(json.position),
+    telephone: text(json.telephone),
+    cellphone: text(json.cellphone),
+    address: text(json.address),
+    city: text(json.city),
+    state: text(json.state),
+    country: text(json.country),
+    url: text(json.url),
+    linkedin: text(json.linkedin),
+    variable1: text(json.variable1),
+    variable2: text(json.variable2),
+    variable3: text(json.variable3),
+    carousel: json.carousel === true,
+    stage: text(json.stage) as ContactRow['stage'],
+    contactGroupId: integer(json.contact_group_id),
+    deletedAt: null,
+    searchText: text(json.search_text),
+    createdAt: instant(json.created_at),
+    updatedAt: instant(json.updated_at),
+  }
+}
+
+/**
+ * The batch's references and live contacts (locked FOR UPDATE), and new ids for the emails
+ * without one; call inside the transaction that holds the emails' locks.
+ */
+export async function resolveBatch(
+  db: Database,
+  companyId: CompanyId,
+  input: { emails: string[]; tagIds: number[]; fieldNames: string[]; userIds: number[] },
+) {
+  const row = await runOne(db, resolveStatement, [
+    companyId,
+    input.emails.map((email) => email.toLowerCase()),
+    input.tagIds,
+    input.fieldNames.map((name) => name.toLowerCase()),
+    input.userIds,
+  ])
+  if (!row) throw new Error('resolve returned no row')
+  return {
+    tags: row.tags,
+    customFields: row.custom_fields,
+    users: new Set(row.users.map(Number)),
+    contacts: row.contacts.map((c): BatchContact => ({ row: toRow(c.row), tags: c.tags, values: c.values })),
+    newIds: row.new_ids.map(Number),
+  }
+}
+
+/** A contact's columns as the write takes them (snake_case, the API's names). */
+export interface ContactColumns {
+  id: number
+  user_id: number
+  first_name: string
+  last_name: string | null
+  email: string
+  business: string | null
+  position: string | null
+  telephone: string | null
+  cellphone: string | null
+  address: string | null
+  city: string | null
+  state: string | null
+  country: string | null
+  url: string | null
+  linkedin: string | null
+  variable1: string | null
+  variable2: string | null
+  variable3: string | null
+  carousel: boolean
+  stage: string | null
+  contact_group_id: number | null
+  /** The business to link (found or created by name), null for none. */
+  business_name: string | null
+}
+
+export interface BatchWrite {
+  /** The businesses to find or create, in the order the items name them (the first spelling creates one). */
+  businessNames: string[]
+  created: ContactColumns[]
+  /** Whole rows of changed contacts; `business_changed` relinks the business. */
+  changed: (ContactColumns & { business_changed: boolean })[]
+  tagsAdded: { contactId: number; tagId: number }[]
+  tagsRemoved: { contactId: number; tagId: number }[]
+  valuesSet: { contactId: number; fieldId: number; value: string }[]
+  valuesCleared: { contactId: number; fieldId: number }[]
+  events: { contactId: number; kind: string; data: unknown }[]
+  counters: { list: string; key: number; delta: number }[]
+  /** Webhook events in order; a created contact's lead.linked events follow its contact.created (`links`). */
+  apiEvents: { type: string; data: unknown }[]
+  /** For each created contact: its id, email and the position (1-based) of its contact.created event. */
+  links: { contactId: number; email: string; eventOrd: number }[]
+}
+
+const CONTACT_COLUMNS = `id bigint, user_id bigint, first_name text, last_name text, email text, business text,
+                         position text, telephone text, cellphone text, address text, city text, state text,
+                         country text, url text, linkedin text, variable1 text, variable2 text, variable3 text,
+                         carousel boolean, stage contact_stage, contact_group_id bigint, business_name text`
+
+// Every write of a batch in one statement. The businesses named are found or created once
+// each (in lower(name) order); new contacts are inserted with the ids the resolve took,
+// changed ones rewritten whole (they are locked); then tags, custom values, contact events,
+// the leads of the new emails (leads_company_email_idx), and the counters, which wait for
+// all of that (the InitPlans in their WHERE) so that the hot rows are locked last, in
+// (list, key) order; then the webhook events (outbox.ts), after the counters. Foreign keys
+// are checked at the end of the statement, when every row is there.
+const writeStatement = defineQuery<{ events: number }>(
+  'contacts.batchWrite',
+  `with business as (
+     insert into businesses (company_id, name)
+     select $1, n.name from (select distinct on (lower(b.name)) b.name from unnest($4::text[]) with ordinality as b(name, ord)
+                              order by lower(b.name), b.ord) n
+      order by lower(n.name)
+     on conflict (company_id, lower(name)) do update set updated_at = businesses.updated_at
+     returning id, lower(name) as key
+   ), created as (
+     insert into contacts (company_id, id, user_id, first_name, last_name, email, business, position, telephone,
+                           cellphone, address, city, state, country, url, linkedin, variable1, variable2,
+                           variable3, carousel, stage, contact_group_id, business_id, created_at, updated_at)
+     overriding system value
+     select $1, x.id, x.user_id, x.first_name, x.last_name, x.email, x.business, x.position, x.telephone,
+            x.cellphone, x.address, x.city, x.state, x.country, x.url, x.linkedin, x.variable1, x.variable2,
+            x.variable3, x.carousel, x.stage, x.contact_group_id,
+            (select b.id from business b where b.key = lower(x.business_name)), $2, $2
+       from json_to_recordset($5::json) as x(${CONTACT_COLUMNS})
+      order by x.id
+     returning id
+   ), changed as (
+     update contacts c
+        set user_id = x.user_id, first_name = x.first_name, last_name = x.last_name, email = x.email,
+            business = x.business, position = x.position, telephone = x.telephone, cellphone = x.cellphone,
+            address = x.address, city = x.city, state = x.state, country = x.country, url = x.url,
+            linkedin = x.linkedin, variable1 = x.variable1, variable2 = x.variable2, variable3 = x.variable3,
+            carousel = x.carousel, stage = x.stage, contact_group_id = x.contact_group_id,
+            business_id = case when x.business_changed
+                               then (select b.id from business b where b.key = lower(x.business_name))
+                               else c.business_id end,
+            updated_at = $2
+       from json_to_recordset($6::json) as x(${CONTACT_COLUMNS}, business_changed boolean)
+      where c.company_id = $1 and c.id = x.id
+     returning c.id
+   ), untagged as (
+     delete from contact_tags ct
+      using unnest($9::bigint[], $10::bigint[]) as x(contact_id, tag_id)
+      where ct.company_id = $1 and ct.contact_id = x.contact_id and ct.tag_id = x.tag_id
+     returning 1
+   ), tagged as (
+     insert into contact_tags (company_id, contact_id, tag_id, created_at)
+     select $1, x.contact_id, x.tag_id, $2 from unnest($7::bigint[], $8::bigint[]) as x(contact_id, tag_id)
+     returning 1
+   ), cleared as (
+     delete from contact_custom_values v
+      using unnest($14::bigint[], $15::bigint[]) as x(contact_id, field_id)
+      where v.company_id = $1 and v.contact_id = x.contact_id and v.custom_field_id = x.field_id
+     returning 1
+   ), valued as (
+     insert into contact_custom_values (company_id, contact_id, custom_field_id, value, created_at, updated_at)
+     select $1, x.contact_id, x.field_id, x.value, $2, $2
+       from unnest($11::bigint[], $12::bigint[], $13::text[]) as x(contact_id, field_id, value)
+     on conflict (company_id, contact_id, custom_field_id) do update set value = excluded.value, updated_at = excluded.updated_at
+     returning 1
+   ), evented as (
+     insert into contact_events (company_id, contact_id, kind, user_id, data, occurred_at)
+     select $1, e.contact_id, e.kind::contact_event_kind, $3, e.data::jsonb, $2
+       from unnest($16::bigint[], $17::text[], $18::text[]) with ordinality as e(contact_id, kind, data, ord)
+      order by e.ord
+     returning 1
+   ), linked as (
+     update leads l set contact_id = n.contact_id, updated_at = now()
+       from unnest($24::bigint[], $25::text[], $26::bigint[]) as n(contact_id, email, event_ord)
+      where l.company_id = $1 and lower(l.email) = lower(n.email) and l.contact_id is null
+     returning l.*, n.event_ord
+   ), counted as (
+     insert into counters (company_id, list, key, value)
+     select $1, d.list, d.key, sum(d.delta)::bigint
+       from (select x.list, x.key, x.delta from unnest($19::text[], $20::bigint[], $21::bigint[]) as x(list, key, delta)
+             union all select '${LINKED_LEADS}', l.user_id, 1 from linked l) d
+      where (select count(*) from created) + (select count(*) from changed) + (select count(*) from untagged)
+            + (select count(*) from tagged) + (select count(*) from cleared) + (select count(*) from valued)
+            + (select count(*) from evented) >= 0
+      group by d.list, d.key
+     having sum(d.delta) <> 0
+      order by d.list, d.key
+     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
+     returning value
+   ), api_events_in as (
+     select e.ord, 0::bigint as sub, e.type, e.data::json as data
+       from unnest($22::text[], $23::text[]) with ordinality as e(type, data, ord)
+     union all
+     select l.event_ord, l.id, 'lead.linked', ${leadJson('l')} from linked l
+   ), api_events as (
+     select row_number() over (order by e.ord, e.sub) as ord, e.type, e.data from api_events_in e
+   ), ${outboxCtes('api_events', '$1::bigint', '$2::timestamptz', ['counted'])}
+   select (select count(*) from recorded_events)::int as events`,
+)
+
+/** Writes a batch (see writeStatement); call inside the transaction that resolved it. */
+export async function writeBatch(db: Database, companyId: CompanyId, userId: number, now: Date, w: BatchWrite) {
+  await run(db, writeStatement, [
+    companyId, now, userId,
+    w.businessNames,
+    JSON.stringify(w.created),
+    JSON.stringify(w.changed),
+    w.tagsAdded.map((t) => t.contactId), w.tagsAdded.map((t) => t.tagId),
+    w.tagsRemoved.map((t) => t.contactId), w.tagsRemoved.map((t) => t.tagId),
+    w.valuesSet.map((v) => v.contactId), w.valuesSet.map((v) => v.fieldId), w.valuesSet.map((v) => v.value),
+    w.valuesCleared.map((v) => v.contactId), w.valuesCleared.map((v) => v.fieldId),
+    w.events.map((e) => e.contactId), w.events.map((e) => e.kind), w.events.map((e) => JSON.stringify(e.data)),
+    w.counters.map((c) => c.list), w.counters.map((c) => c.key), w.counters.map((c) => c.delta),
+    w.apiEvents.map((e) => e.type), w.apiEvents.map((e) => JSON.stringify(e.data)),
+    w.links.map((l) => l.contactId), w.links.map((l) => l.email), w.links.map((l) => l.eventOrd),
+  ])
+}
+
+// One live contact by email, locked (contacts_company_email_live_key): the item-by-item path.
+const byEmail = defineQuery<{ id: number; business: string | null }>(
+  'contacts.batchFindByEmail',
+  `select id, business from contacts
+    where company_id = (select $1::bigint) and lower(email) = lower($2::text) and deleted_at is null
+      for update`,
+)
+
+export function findLiveContactByEmail(db: Database, companyId: CompanyId, email: string) {
+  return runOne(db, byEmail, [companyId, email])
+}

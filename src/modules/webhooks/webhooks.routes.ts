@@ -1,0 +1,230 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import { pageWindow, sendPage } from '../../http/pagination.js'
+import { IdParams, PageParams, Ref } from '../../http/schemas.js'
+import {
+  CreateWebhookBody,
+  DeliveryParams,
+  Event,
+  EventsPage,
+  EventsQuery,
+  MAX_SUBSCRIPTIONS,
+  UpdateWebhookBody,
+  WebhookDeliveriesPage,
+  WebhookDelivery,
+  WebhookSubscription,
+  WebhookSubscriptionsPage,
+  WebhookSubscriptionWithSecret,
+} from './webhooks.schemas.js'
+import {
+  changeSubscription,
+  createSubscription,
+  deliveriesOf,
+  deliveryOf,
+  eventLog,
+  eventOf,
+  pingSubscription,
+  removeSubscription,
+  retrySubscriptionDelivery,
+  rotateSubscriptionSecret,
+  subscriptionOf,
+  subscriptionsOf,
+  type WebhookSettings,
+} from './webhooks.service.js'
+
+const NO_WEBHOOK = 'No webhook subscription with this id in your company'
+const NO_DELIVERY = 'No such webhook subscription in your company, or no such delivery of it'
+const NoBody = Type.Object({})
+const PageQuery = Type.Object(PageParams)
+
+const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const settings = (): WebhookSettings => ({ secretKey: app.keys.derive('webhook secrets'), allowPrivate: app.config.webhookAllowPrivate })
+  /** A delivery queued now is looked for at once instead of at the worker's next poll. */
+  const wakeWorker = () => {
+    app.webhookWorker?.wake()
+  }
+
+  app.get('/v1/webhooks', {
+    schema: {
+      operationId: 'listWebhooks',
+      tags: ['webhooks'],
+      summary: 'List the webhook subscriptions of your company (id ascending)',
+      querystring: PageQuery,
+      response: { 200: Ref(WebhookSubscriptionsPage) },
+    },
+  }, async (request, reply) => {
+    const window = pageWindow(request.query)
+    const page = await subscriptionsOf(app.db, request.caller, window)
+    return sendPage(request, reply, window, page.total, page.rows)
+  })
+
+  app.post('/v1/webhooks', {
+    config: { rootKey: 'webhook' },
+    schema: {
+      operationId: 'createWebhook',
+      tags: ['webhooks'],
+      summary: 'Subscribe a URL to events; the answer holds the signing secret, shown only this once',
+      description:
+        '`url` must be https and resolve to public addresses only (unless the service runs with WEBHOOK_ALLOW_PRIVATE=true); ' +
+        `\`events\` lists event types, or is \`["*"]\` for all. A company has at most ${String(MAX_SUBSCRIPTIONS)} subscriptions ` +
+        '(`state_refused` past that). Any user of the company may manage them.',
+      body: CreateWebhookBody,
+      response: { 201: Ref(WebhookSubscriptionWithSecret) },
+    },
+  }, async (request, reply) => {
+    const created = await createSubscription(app.db, request.caller, request.body, settings(), app.clock())
+    return reply.code(201).header('location', `/api/v1/webhooks/${String(created.id)}`).send(created)
+  })
+
+  app.get('/v1/webhooks/:id', {
+    config: { notFound: NO_WEBHOOK },
+    schema: {
+      operationId: 'getWebhook',
+      tags: ['webhooks'],
+      summary: 'Show a webhook subscription (without its secret)',
+      params: IdParams,
+      response: { 200: Ref(WebhookSubscription) },
+    },
+  }, async (request) => subscriptionOf(app.db, request.caller, request.params.id))
+
+  app.put('/v1/webhooks/:id', {
+    config: { rootKey: 'webhook', notFound: NO_WEBHOOK },
+    schema: {
+      operationId: 'updateWebhook',
+      tags: ['webhooks'],
+      summary: 'Change a subscription: url, events, description; enabled=true re-enables a disabled one',
+      description: 'Omitted fields are left unchanged; `description: null` clears it. Re-enabling clears `disabled_reason` and `disabled_at`.',
+      params: IdParams,
+      body: UpdateWebhookBody,
+      response: { 200: Ref(WebhookSubscription) },
+    },
+  }, async (request) => changeSubscription(app.db, request.caller, request.params.id, request.body, settings(), app.clock()))
+
+  app.delete('/v1/webhooks/:id', {
+    config: { notFound: NO_WEBHOOK },
+    schema: {
+      operationId: 'deleteWebhook',
+      tags: ['webhooks'],
+      summary: 'Delete a subscription and its deliveries',
+      params: IdParams,
+      response: { 204: Type.Null({ description: 'Deleted' }) },
+    },
+  }, async (request, reply) => {
+    await removeSubscription(app.db, request.caller, request.params.id)
+    return reply.code(204).send(null)
+  })
+
+  app.post('/v1/webhooks/:id/rotate_secret', {
+    config: { notFound: NO_WEBHOOK },
+    schema: {
+      operationId: 'rotateWebhookSecret',
+      tags: ['webhooks'],
+      summary: 'Replace the signing secret; the old one keeps signing deliveries for 24 hours',
+      description: 'The answer holds the new secret, shown only this once. Until `previous_secret_expires_at` every delivery carries a signature with each secret.',
+      params: IdParams,
+      body: NoBody,
+      response: { 200: Ref(WebhookSubscriptionWithSecret) },
+    },
+  }, async (request) => rotateSubscriptionSecret(app.db, request.caller, request.params.id, settings(), app.clock()))
+
+  app.post('/v1/webhooks/:id/test', {
+    config: { notFound: NO_WEBHOOK },
+    schema: {
+      operationId: 'testWebhook',
+      tags: ['webhooks'],
+      summary: 'Send a `ping` event to the subscription now; answers its delivery, to follow',
+      description:
+        'The ping is delivered, signed and retried like any event: `{"type": "ping", "sequence": 0, "data": {"webhook_id": …}}`. ' +
+        'It is not part of the event log. A disabled subscription: `state_refused`.',
+      params: IdParams,
+      body: NoBody,
+      response: { 202: { ...Ref(WebhookDelivery), description: 'Queued: the delivery, pending' } },
+    },
+  }, async (request, reply) => {
+    const delivery = await pingSubscription(app.db, request.caller, request.params.id, app.clock())
+    wakeWorker()
+    return reply
+      .code(202)
+      .header('location', `/api/v1/webhooks/${String(request.params.id)}/deliveries/${String(delivery.id)}`)
+      .send(delivery)
+  })
+
+  app.get('/v1/webhooks/:id/deliveries', {
+    config: { notFound: NO_WEBHOOK },
+    schema: {
+      operationId: 'listWebhookDeliveries',
+      tags: ['webhooks'],
+      summary: "List a subscription's deliveries, newest first (kept 30 days)",
+      params: IdParams,
+      querystring: PageQuery,
+      response: { 200: Ref(WebhookDeliveriesPage) },
+    },
+  }, async (request, reply) => {
+    const window = pageWindow(request.query)
+    const page = await deliveriesOf(app.db, request.caller, request.params.id, window)
+    return sendPage(request, reply, window, page.total, page.rows)
+  })
+
+  app.get('/v1/webhooks/:id/deliveries/:delivery_id', {
+    config: { notFound: NO_DELIVERY },
+    schema: {
+      operationId: 'getWebhookDelivery',
+      tags: ['webhooks'],
+      summary: 'Show one delivery of a subscription',
+      params: DeliveryParams,
+      response: { 200: Ref(WebhookDelivery) },
+    },
+  }, async (request) => deliveryOf(app.db, request.caller, request.params.id, request.params.delivery_id))
+
+  app.post('/v1/webhooks/:id/deliveries/:delivery_id/retry', {
+    config: { notFound: NO_DELIVERY },
+    schema: {
+      operationId: 'retryWebhookDelivery',
+      tags: ['webhooks'],
+      summary: 'Send a delivery again now, from the start of the retry schedule (a delivered one too: a replay)',
+      description:
+        'The delivery becomes `pending`, due now, with `attempts` back at 0 and a new 3-day retry window. The event keeps its ' +
+        '`webhook-id`, so a receiver that drops repeats will drop a replay too. A disabled subscription: `state_refused`.',
+      params: DeliveryParams,
+      body: NoBody,
+      response: { 202: { ...Ref(WebhookDelivery), description: 'Queued: the delivery, pending' } },
+    },
+  }, async (request, reply) => {
+    const { id, delivery_id: deliveryId } = request.params
+    const delivery = await retrySubscriptionDelivery(app.db, request.caller, id, deliveryId, app.clock())
+    wakeWorker()
+    return reply.code(202).header('location', `/api/v1/webhooks/${String(id)}/deliveries/${String(deliveryId)}`).send(delivery)
+  })
+
+  app.get('/v1/events', {
+    schema: {
+      operationId: 'listEvents',
+      tags: ['events'],
+      summary: "Your company's event log, oldest first (id ascending), kept 30 days",
+      description:
+        'Each item is exactly the body a webhook delivers. `type` filters by one type or a comma-separated list; `since` keeps events ' +
+        'created at or after an instant; `after_id` keeps events after the one you processed last. To poll, ask for `after_id` = the ' +
+        'last id you saw, `page=1`: ids increase in commit order within your company, so no event is skipped (`created_at` is the ' +
+        'time of the request that made the change, which may commit later).',
+      querystring: EventsQuery,
+      response: { 200: Ref(EventsPage) },
+    },
+  }, async (request, reply) => {
+    const window = pageWindow(request.query)
+    const page = await eventLog(app.db, request.caller, request.query, window)
+    return sendPage(request, reply, window, page.total, page.rows)
+  })
+
+  app.get('/v1/events/:id', {
+    config: { notFound: 'No event with this id in your company (events are kept 30 days)' },
+    schema: {
+      operationId: 'getEvent',
+      tags: ['events'],
+      summary: 'Show one event of your company',
+      params: IdParams,
+      response: { 200: Ref(Event) },
+    },
+  }, async (request) => eventOf(app.db, request.caller, request.params.id))
+}
+
+export default webhooksRoutes

@@ -1,0 +1,195 @@
+// Webhook subscriptions, their deliveries and the event log: the rules. Any user of the
+// company may manage its subscriptions. A destination is checked when it is saved (syntax,
+// https, and every address it resolves to, unless WEBHOOK_ALLOW_PRIVATE) and again by the
+// worker at every delivery. Secrets are generated here, shown once, and stored encrypted.
+import type { Database } from '../../db/client.js'
+import { invalid, notFound, refused } from '../../errors.js'
+import type { PageWindow } from '../../http/pagination.js'
+import type { Caller } from '../../tenancy.js'
+import { ForbiddenDestinationError, resolveDestination, urlProblem } from './destination.js'
+import { EVENT_TYPES } from './event-types.js'
+import { encryptSecret, newSigningSecret } from './secrets.js'
+import {
+  deleteSubscription,
+  deliveriesPage,
+  eventsPage,
+  findDelivery,
+  findEvent,
+  findSubscription,
+  insertPing,
+  insertSubscription,
+  lockCompanySubscriptions,
+  retryDelivery,
+  rotateSecret,
+  subscriptionsOverview,
+  subscriptionsPage,
+  updateSubscription,
+  type ApiDelivery,
+  type ApiSubscription,
+} from './webhooks.repository.js'
+import { MAX_SUBSCRIPTIONS, type CreateWebhookBody, type EventsQuery, type UpdateWebhookBody } from './webhooks.schemas.js'
+
+/** What the rules need from the app: the key secrets are encrypted with, and whether private destinations are allowed. */
+export interface WebhookSettings {
+  secretKey: Buffer
+  allowPrivate: boolean
+}
+
+/** How long the previous secret keeps signing after a rotation. */
+export const PREVIOUS_SECRET_VALIDITY_MS = 24 * 60 * 60 * 1000
+/** The longest a destination's DNS check may take when it is saved. */
+const RESOLVE_TIMEOUT_MS = 5000
+
+const KNOWN_TYPES = new Set<string>(EVENT_TYPES)
+const ALL = '*'
+
+/** Unknown event types as a message names them: `"a", "b"` (each cut at 64 characters). */
+const quoted = (types: string[]) => types.map((type) => JSON.stringify(type.slice(0, 64))).join(', ')
+
+/** The destination's problem, or null: the URL itself, then (unless private ones are allowed) where its host resolves. */
+export async function destinationProblem(url: string, allowPrivate: boolean): Promise<string | null> {
+  const problem = urlProblem(url, allowPrivate)
+  if (problem) return problem
+  if (allowPrivate) return null
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      reject(Object.assign(new Error('timed out'), { code: 'ETIMEOUT' }))
+    }, RESOLVE_TIMEOUT_MS)
+  })
+  try {
+    await Promise.race([resolveDestination(new URL(url).hostname, false), timeout])
+    return null
+  } catch (err) {
+    if (err instanceof ForbiddenDestinationError) return `must not point to a private or reserved address (${err.message})`
+    const code = (err as NodeJS.ErrnoException).code
+    return `has a host name that could not be resolved${code ? ` (${code})` : ''}`
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** The event types to subscribe to, each once, in the order given; or the problem. */
+export function eventsProblem(events: string[]): { events: string[] } | { problem: string } {
+  const unique = [...new Set(events)]
+  if (unique.includes(ALL)) return unique.length === 1 ? { events: [ALL] } : { problem: 'must be ["*"] alone or a list of event types' }
+  const unknown = unique.filter((type) => !KNOWN_TYPES.has(type))
+  if (unknown.length > 0) return { problem: `${quoted(unknown)} is not included in the list` }
+  return { events: unique }
+}
+
+async function checkedUrl(url: string, settings: WebhookSettings): Promise<string> {
+  const problem = await destinationProblem(url, settings.allowPrivate)
+  if (problem) throw invalid({ url: [problem] })
+  return url
+}
+
+function checkedEvents(events: string[]): string[] {
+  const checked = eventsProblem(events)
+  if ('problem' in checked) throw invalid({ events: [checked.problem] })
+  return checked.events
+}
+
+const disabled = () => refused({ enabled: ['is false: re-enable the webhook first (PUT with enabled=true)'] })
+
+export async function subscriptionsOf(db: Database, caller: Pick<Caller, 'companyId'>, window: PageWindow) {
+  return subscriptionsPage(db, caller.companyId, window)
+}
+
+/** Every subscription with its latest delivery (the web page: at most MAX_SUBSCRIPTIONS). */
+export function subscriptionsOverviewOf(db: Database, caller: Pick<Caller, 'companyId'>) {
+  return subscriptionsOverview(db, caller.companyId)
+}
+
+export async function subscriptionOf(db: Database, caller: Pick<Caller, 'companyId'>, id: number): Promise<ApiSubscription> {
+  const row = await findSubscription(db, caller.companyId, id)
+  if (!row) throw notFound()
+  return row
+}
+
+/** The new subscription with its secret in the clear: the only time, with rotate, that it is shown. */
+export async function createSubscription(db: Database, caller: Pick<Caller, 'companyId'>, input: CreateWebhookBody, settings: WebhookSettings, now: Date) {
+  const events = checkedEvents(input.events)
+  const url = await checkedUrl(input.url, settings)
+  const secret = newSigningSecret()
+  const stored = encryptSecret(settings.secretKey, secret)
+  const row = await db.transaction(async (tx) => {
+    await lockCompanySubscriptions(tx, caller.companyId)
+    return insertSubscription(tx, caller.companyId, { url, events, description: input.description ?? null, secret: stored, now }, MAX_SUBSCRIPTIONS)
+  })
+  if (!row) throw refused({ base: [`your company has ${String(MAX_SUBSCRIPTIONS)} webhook subscriptions, the most it may have: delete one first`] })
+  return { ...row, secret, previous_secret_expires_at: null }
+}
+
+export async function changeSubscription(db: Database, caller: Pick<Caller, 'companyId'>, id: number, input: UpdateWebhookBody, settings: WebhookSettings, now: Date) {
+  const events = input.events === undefined ? undefined : checkedEvents(input.events)
+  const url = input.url === undefined ? undefined : await checkedUrl(input.url, settings)
+  const row = await updateSubscription(db, caller.companyId, id, { url, events, description: input.description, enabled: input.enabled, now })
+  if (!row) throw notFound()
+  return row
+}
+
+export async function removeSubscription(db: Database, caller: Pick<Caller, 'companyId'>, id: number): Promise<void> {
+  if (!(await deleteSubscription(db, caller.companyId, id))) throw notFound()
+}
+
+/** A new secret (shown once); the old one keeps signing for 24 hours. */
+export async function rotateSubscriptionSecret(db: Database, caller: Pick<Caller, 'companyId'>, id: number, settings: WebhookSettings, now: Date) {
+  const secret = newSigningSecret()
+  const row = await rotateSecret(db, caller.companyId, id, {
+    secret: encryptSecret(settings.secretKey, secret),
+    previousExpiresAt: new Date(now.getTime() + PREVIOUS_SECRET_VALIDITY_MS),
+    now,
+  })
+  if (!row) throw notFound()
+  return { ...row, secret }
+}
+
+/** Queues a `ping` to the subscription, due now; the delivery, to follow its status. */
+export async function pingSubscription(db: Database, caller: Pick<Caller, 'companyId'>, id: number, now: Date): Promise<ApiDelivery> {
+  const result = await insertPing(db, caller.companyId, id, now)
+  if (!result) throw notFound()
+  if (!result.enabled) throw disabled()
+  return result.delivery
+}
+
+export async function deliveriesOf(db: Database, caller: Pick<Caller, 'companyId'>, subscriptionId: number, window: PageWindow) {
+  const page = await deliveriesPage(db, caller.companyId, subscriptionId, window)
+  if (!page) throw notFound()
+  return page
+}
+
+export async function deliveryOf(db: Database, caller: Pick<Caller, 'companyId'>, subscriptionId: number, id: number): Promise<ApiDelivery> {
+  const row = await findDelivery(db, caller.companyId, subscriptionId, id)
+  if (!row) throw notFound()
+  return row
+}
+
+/** Sends the delivery again from the start (delivered ones too: a replay). */
+export async function retrySubscriptionDelivery(db: Database, caller: Pick<Caller, 'companyId'>, subscriptionId: number, id: number, now: Date): Promise<ApiDelivery> {
+  const result = await retryDelivery(db, caller.companyId, subscriptionId, id, now)
+  if (!result) throw notFound()
+  if (!result.enabled) throw disabled()
+  return result.delivery
+}
+
+/** `type` of the event log: one type or a comma-separated list of them. */
+function eventTypesFilter(type: string | undefined): string[] | null {
+  if (type === undefined || type === '') return null
+  const types = [...new Set(type.split(',').map((t) => t.trim()))]
+  const unknown = types.filter((t) => !KNOWN_TYPES.has(t))
+  if (unknown.length > 0) throw invalid({ type: [`${quoted(unknown)} is not included in the list`] })
+  return types
+}
+
+export async function eventLog(db: Database, caller: Pick<Caller, 'companyId'>, query: EventsQuery, window: PageWindow) {
+  const types = eventTypesFilter(query.type)
+  const since = query.since === undefined || query.since === '' ? null : new Date(query.since)
+  return eventsPage(db, caller.companyId, { types, since, afterId: query.after_id ?? 0 }, window)
+}
+
+export async function eventOf(db: Database, caller: Pick<Caller, 'companyId'>, id: number) {
+  const row = await findEvent(db, caller.companyId, id)
+  if (!row) throw notFound()
+  return row
+}

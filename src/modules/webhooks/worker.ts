@@ -1,0 +1,242 @@
+// The delivery worker: in every service process, one loop that claims due deliveries (a
+// lease, so instances share the work without sending one twice at the same time), posts
+// them off the request path with bounded concurrency, and records the outcomes in batches.
+// Its database use is one statement at a time (one pool connection of ten at most). It
+// also prunes events and deliveries after 30 days. At least once: a post whose outcome was
+// never recorded (the process died) is sent again when its lease ends.
+import http from 'node:http'
+import https from 'node:https'
+import type { FastifyBaseLogger } from 'fastify'
+import type { Database } from '../../db/client.js'
+import { DELIVERY_TIMEOUT_MS, defaultSchedule, deliveryHeaders, nextAttempt, payload, post, webhookId, type Schedule } from './delivery.js'
+import { decryptSecret } from './secrets.js'
+import { claimDeliveries, pruneEvents, recordOutcomes, type ClaimedDelivery, type Outcome } from './webhooks.delivery.repository.js'
+
+const DAY = 24 * 60 * 60 * 1000
+
+export interface WorkerOptions {
+  /** How often an idle worker looks for due deliveries. */
+  pollIntervalMs: number
+  /** A post's whole exchange. */
+  timeoutMs: number
+  /** How long a claimed delivery is ours before others may take it (longer than any post). */
+  leaseMs: number
+  /** Posts in flight in this process, and per subscription. */
+  maxInFlight: number
+  perSubscription: number
+  schedule: Schedule
+  /** A subscription whose attempts all failed this long is disabled. */
+  disableAfterMs: number
+  /** Events (and their deliveries) are deleted this long after they were recorded. */
+  retentionMs: number
+  pruneIntervalMs: number
+  /** Rows per prune statement; a pruning round runs at most pruneRounds of them. */
+  pruneBatch: number
+  pruneRounds: number
+  /** On close: how long posts in flight may finish before they are cut. */
+  stopGraceMs: number
+}
+
+export const defaultWorkerOptions = (): WorkerOptions => ({
+  pollIntervalMs: 1000,
+  timeoutMs: DELIVERY_TIMEOUT_MS,
+  leaseMs: 60_000,
+  maxInFlight: 8,
+  perSubscription: 2,
+  schedule: defaultSchedule(),
+  disableAfterMs: 3 * DAY,
+  retentionMs: 30 * DAY,
+  pruneIntervalMs: 60 * 60 * 1000,
+  pruneBatch: 1000,
+  pruneRounds: 100,
+  stopGraceMs: 3000,
+})
+
+export interface WorkerDeps {
+  db: Database
+  /** The app's clock: what is due, the schedule, pruning (tests move it). */
+  clock: () => Date
+  /** The key the signing secrets are encrypted with. */
+  secretKey: Buffer
+  allowPrivate: boolean
+  log: FastifyBaseLogger
+}
+
+export class DeliveryWorker {
+  readonly options: WorkerOptions
+  private readonly agents = {
+    http: new http.Agent({ keepAlive: true, maxFreeSockets: 4, timeout: 4000 }),
+    https: new https.Agent({ keepAlive: true, maxFreeSockets: 4, timeout: 4000 }),
+  }
+  private readonly inFlight = new Map<number, number>()
+  private readonly posts = new Set<Promise<void>>()
+  private readonly abort = new AbortController()
+  private outcomes: Outcome[] = []
+  private running: Promise<void> | undefined
+  private stopping = false
+  private woken = false
+  private wakeUp: (() => void) | undefined
+  private nextPruneAt = 0
+
+  constructor(
+    private readonly deps: WorkerDeps,
+    options: Partial<WorkerOptions> = {},
+  ) {
+    this.options = { ...defaultWorkerOptions(), ...options }
+  }
+
+  start(): void {
+    if (this.running) return
+    // The first pruning round a little after start, so instances started together spread out.
+    this.nextPruneAt = Date.now() + Math.min(this.options.pruneIntervalMs, 60_000) * Math.random()
+    this.running = this.loop()
+  }
+
+  /** Looks for due deliveries now (and records finished ones) instead of at the next poll. */
+  wake(): void {
+    if (this.wakeUp) this.wakeUp()
+    else this.woken = true
+  }
+
+  /** Stops claiming, lets posts in flight finish (cut after stopGraceMs), records their outcomes. */
+  async stop(): Promise<void> {
+    if (this.stopping) return
+    this.stopping = true
+    this.wake()
+    await this.running
+    if (this.posts.size > 0) {
+      let timer: NodeJS.Timeout | undefined
+      const grace = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, this.options.stopGraceMs)
+      })
+      await Promise.race([Promise.all(this.posts), grace])
+      clearTimeout(timer)
+      this.abort.abort()
+      await Promise.all(this.posts)
+    }
+    await this.flush().catch((err: unknown) => {
+      this.deps.log.warn({ err }, 'webhooks: could not record the last delivery outcomes (they will be sent again)')
+    })
+    this.agents.http.destroy()
+    this.agents.https.destroy()
+  }
+
+  /** Deletes what is past retention, in bounded rounds; answers the number of events deleted. */
+  async prune(): Promise<number> {
+    const before = new Date(this.deps.clock().getTime() - this.options.retentionMs)
+    let total = 0
+    for (let round = 0; round < this.options.pruneRounds && !this.stopping; round++) {
+      const deleted = await pruneEvents(this.deps.db, before, this.options.pruneBatch)
+      total += deleted
+      if (deleted < this.options.pruneBatch) break
+    }
+    return total
+  }
+
+  private async loop(): Promise<void> {
+    let failures = 0
+    while (!this.stopping) {
+      let again = false
+      try {
+        await this.flush()
+        if (Date.now() >= this.nextPruneAt) {
+          const deleted = await this.prune()
+          if (deleted > 0) this.deps.log.info({ deleted }, 'webhooks: pruned events older than the retention')
+          this.nextPruneAt = Date.now() + this.options.pruneIntervalMs
+        }
+        again = await this.claim()
+        failures = 0
+      } catch (err) {
+        failures++
+        this.deps.log.warn({ err }, 'webhooks: delivery worker could not reach the database')
+      }
+      if (!again) await this.sleep(failures > 0 ? Math.min(this.options.pollIntervalMs * 2 ** failures, 30_000) : this.options.pollIntervalMs)
+    }
+  }
+
+  /** Claims as many due deliveries as there are free slots and starts posting them; true when all slots were filled. */
+  private async claim(): Promise<boolean> {
+    const free = this.options.maxInFlight - this.posts.size
+    if (free <= 0) return false // a finishing post wakes the loop
+    const claimed = await claimDeliveries(this.deps.db, {
+      now: this.deps.clock(),
+      limit: free,
+      leaseMs: this.options.leaseMs,
+      perSubscription: this.options.perSubscription,
+      inFlight: this.inFlight,
+    })
+    for (const delivery of claimed) {
+      if (delivery.enabled) this.launch(delivery)
+    }
+    return claimed.length === free
+  }
+
+  private launch(delivery: ClaimedDelivery): void {
+    const subscription = delivery.subscription_id
+    this.inFlight.set(subscription, (this.inFlight.get(subscription) ?? 0) + 1)
+    const task = this.attempt(delivery)
+      .then((outcome) => {
+        this.outcomes.push(outcome)
+      })
+      .finally(() => {
+        const left = (this.inFlight.get(subscription) ?? 1) - 1
+        if (left > 0) this.inFlight.set(subscription, left)
+        else this.inFlight.delete(subscription)
+        this.posts.delete(task)
+        this.wake()
+      })
+    this.posts.add(task)
+  }
+
+  private async attempt(delivery: ClaimedDelivery): Promise<Outcome> {
+    const base = { companyId: delivery.company_id, id: delivery.id, attempts: delivery.attempts }
+    let result: { delivered: boolean; status: number | null; error: string | null }
+    try {
+      const key = this.deps.secretKey
+      const secrets = [decryptSecret(key, delivery.secret), ...(delivery.previous_secret ? [decryptSecret(key, delivery.previous_secret)] : [])]
+      const body = payload(delivery)
+      const headers = deliveryHeaders(webhookId(delivery.event_id), body, secrets, Math.floor(Date.now() / 1000))
+      result = await post(delivery.url, headers, body, {
+        allowPrivate: this.deps.allowPrivate,
+        timeoutMs: this.options.timeoutMs,
+        agents: this.agents,
+        signal: this.abort.signal,
+      })
+    } catch (err) {
+      this.deps.log.error({ err }, 'webhooks: could not prepare a delivery')
+      result = { delivered: false, status: null, error: 'could not sign the delivery (was WEBHOOK_SECRET_KEY changed?)' }
+    }
+    if (result.delivered) return { ...base, status: 'delivered', responseStatus: result.status, error: null, nextAttemptAt: null }
+    const next = nextAttempt(this.options.schedule, delivery.attempts, delivery.first_attempt_at, this.deps.clock())
+    return { ...base, status: next ? 'pending' : 'failed', responseStatus: result.status, error: result.error, nextAttemptAt: next }
+  }
+
+  private async flush(): Promise<void> {
+    if (this.outcomes.length === 0) return
+    const batch = this.outcomes
+    this.outcomes = []
+    try {
+      const disabled = await recordOutcomes(this.deps.db, batch, this.deps.clock(), this.options.disableAfterMs)
+      for (const id of disabled) this.deps.log.warn({ subscription: id }, 'webhooks: subscription disabled: every delivery failed for too long')
+    } catch (err) {
+      this.outcomes = batch.concat(this.outcomes)
+      throw err
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (this.woken) {
+      this.woken = false
+      return Promise.resolve()
+    }
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer)
+        this.wakeUp = undefined
+        resolve()
+      }
+      const timer = setTimeout(done, ms)
+      this.wakeUp = done
+    })
+  }
+}

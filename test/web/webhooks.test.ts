@@ -1,0 +1,208 @@
+// Webhooks on Settings → Integrations, in Chromium (playwright-core): create one (the secret
+// shown once, with a copy button), see it listed, a refused URL explained, rotate the secret,
+// re-enable a disabled one, delete after a confirmation; CSRF checked. With
+// UPDATE_SCREENSHOTS=1 the screenshot of docs/webhooks.md is written again.
+import assert from 'node:assert/strict'
+import { existsSync, writeFileSync } from 'node:fs'
+import type { AddressInfo } from 'node:net'
+import { after, before, describe, test } from 'node:test'
+import { eq } from 'drizzle-orm'
+import { chromium, type APIResponse, type Browser, type Page } from 'playwright-core'
+import { webhookSubscriptions } from '../../src/db/schema.js'
+import { recordEvents } from '../../src/modules/webhooks/outbox.js'
+import { decryptSecret } from '../../src/modules/webhooks/secrets.js'
+import { createCompany } from '../../src/modules/users/users.service.js'
+import { asCompanyId, type CompanyId } from '../../src/tenancy.js'
+import { backends, startApp, type TestApp } from '../helpers/app.js'
+import { member, PASSWORD } from './helpers.js'
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const [backend] = backends()
+if (!backend) throw new Error('no backend')
+const HOME = '/settings/integrations'
+const SCREENSHOT = new URL('../../docs/images/web-webhooks.png', import.meta.url)
+const URL_A = 'https://93.184.215.14/engage' // a public address literal: saved without DNS
+
+describe('webhooks on Settings → Integrations, in Chromium', { skip: existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM}` }, () => {
+  let t: TestApp
+  let browser: Browser
+  let origin: string
+  let companyId: CompanyId
+
+  before(async () => {
+    const [app, launched] = await Promise.all([
+      startApp(backend, { config: { signInLimit: { max: 100_000, windowMs: 60_000 } } }),
+      chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] }),
+    ])
+    t = app
+    browser = launched
+    await t.app.listen({ port: 0, host: '127.0.0.1' })
+    origin = `http://127.0.0.1:${String((t.app.server.address() as AddressInfo).port)}`
+    companyId = asCompanyId((await createCompany(t.db, { name: 'Acme Sales', timezone: 'UTC' })).id)
+  })
+  after(async () => {
+    await browser.close()
+    await t.close()
+  })
+
+  const pageProblems = new WeakMap<Page, string[]>()
+  /** Closes the page's profile; a script error or a blocked resource fails the test. */
+  async function done(page: Page) {
+    await page.context().close()
+    assert.deepEqual(pageProblems.get(page), [])
+  }
+
+  const rows = () => t.db.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.companyId, companyId)).orderBy(webhookSubscriptions.id)
+
+  async function signedIn(viewport = { width: 1100, height: 900 }): Promise<Page> {
+    const user = await member(t.db, companyId)
+    const context = await browser.newContext({ viewport, permissions: ['clipboard-read', 'clipboard-write'] })
+    const page = await context.newPage()
+    const problems: string[] = []
+    page.on('pageerror', (error) => problems.push(error.message))
+    page.on('console', (message) => {
+      if (message.type() === 'error' && !/status of 4\d\d/.test(message.text())) problems.push(message.text())
+    })
+    pageProblems.set(page, problems)
+    await page.goto(`${origin}/login`)
+    await page.getByLabel('Email').fill(user.email)
+    await page.getByLabel('Password').fill(PASSWORD)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.waitForURL(`${origin}${HOME}`)
+    return page
+  }
+
+  async function createThroughForm(page: Page, url: string, events: string[] | 'all', description = '') {
+    await page.getByLabel('URL', { exact: true }).fill(url)
+    if (events === 'all') await page.getByLabel('All events, also types added later').check()
+    else {
+      await page.getByLabel('Only these:').check()
+      for (const type of events) await page.getByLabel(type, { exact: true }).check()
+    }
+    await page.getByLabel('Description (optional)').fill(description)
+    await page.getByRole('button', { name: 'Create webhook' }).click()
+  }
+
+  test('create one: the secret shown once with a copy button, then listed with its events and status', async () => {
+    const page = await signedIn()
+    assert.match(await page.locator('main').innerText(), /No webhooks yet/)
+    await createThroughForm(page, URL_A, ['contact.created', 'tag.deleted'], 'CRM sync')
+    await page.waitForURL(`${origin}${HOME}`)
+    const secret = await page.locator('#new-webhook-secret').innerText()
+    assert.match(secret, /^whsec_[A-Za-z0-9+/]{43}=$/)
+    const copy = page.locator('button[data-copy="new-webhook-secret"]')
+    await copy.click()
+    await page.waitForFunction(`document.querySelector('button[data-copy="new-webhook-secret"]').textContent === 'Copied'`)
+    assert.equal(await page.evaluate('navigator.clipboard.readText()'), secret)
+
+    const [row] = await rows()
+    assert.ok(row)
+    assert.deepEqual([row.url, row.events, row.description, row.enabled], [URL_A, ['contact.created', 'tag.deleted'], 'CRM sync', true])
+    assert.equal(decryptSecret(t.app.keys.derive('webhook secrets'), row.secret), secret)
+
+    const listed = page.getByRole('row', { name: /93\.184\.215\.14/ })
+    assert.match(await listed.innerText(), /CRM sync[\s\S]*contact\.created, tag\.deleted[\s\S]*Active[\s\S]*None yet/)
+    await page.reload()
+    assert.equal(await page.locator('#new-webhook-secret').count(), 0)
+    assert.ok(!(await page.content()).includes(secret), 'not shown again')
+    assert.ok(await page.getByRole('row', { name: /93\.184\.215\.14/ }).isVisible())
+    await done(page)
+  })
+
+  test('a refused URL or no event type: a clear message, the form kept, nothing saved', async () => {
+    const page = await signedIn()
+    const before = (await rows()).length
+    await createThroughForm(page, 'http://93.184.215.14/x', ['lead.created'], 'kept')
+    assert.match(await page.getByRole('alert').innerText(), /The URL must be an https URL\./)
+    assert.equal(await page.getByLabel('Description (optional)').inputValue(), 'kept')
+    assert.ok(await page.getByLabel('lead.created', { exact: true }).isChecked())
+    await createThroughForm(page, 'https://10.0.0.8/x', 'all')
+    assert.match(await page.getByRole('alert').innerText(), /The URL must not point to a private or reserved address\./)
+    await page.getByLabel('URL', { exact: true }).fill(URL_A)
+    await page.getByLabel('Only these:').check()
+    await page.getByLabel('lead.created', { exact: true }).uncheck() // still ticked from the first try
+    await page.getByRole('button', { name: 'Create webhook' }).click()
+    assert.match(await page.getByRole('alert').innerText(), /Choose at least one event type, or all events\./)
+    assert.equal((await rows()).length, before)
+    await done(page)
+  })
+
+  test('rotate the secret (the new one shown once), re-enable a disabled one, delete after a confirmation', async () => {
+    const page = await signedIn()
+    await createThroughForm(page, 'https://93.184.215.20/rotate-me', 'all')
+    await page.waitForURL(`${origin}${HOME}`)
+    const first = await page.locator('#new-webhook-secret').innerText()
+    await page.getByRole('button', { name: 'Rotate secret of https://93.184.215.20/rotate-me' }).click()
+    await page.waitForURL(`${origin}${HOME}`)
+    const second = await page.locator('#new-webhook-secret').innerText()
+    assert.notEqual(second, first)
+    assert.match(await page.getByRole('status').first().innerText(), /previous secret keeps signing deliveries for 24 hours/)
+    const row = (await rows()).find((r) => r.url === 'https://93.184.215.20/rotate-me')
+    assert.ok(row)
+    const key = t.app.keys.derive('webhook secrets')
+    assert.equal(decryptSecret(key, row.secret), second)
+    assert.equal(decryptSecret(key, row.previousSecret ?? ''), first)
+
+    // Disabled as the worker leaves it after 3 days of failures, with a failed delivery.
+    await t.db.transaction((tx) => recordEvents(tx, companyId, [{ type: 'tag.created', data: { id: 1 } }], new Date()))
+    await t.db
+      .update(webhookSubscriptions)
+      .set({ enabled: false, disabledAt: new Date(), disabledReason: 'every delivery failed since 2026-11-19T10:00:00Z; last attempt: HTTP 500' })
+      .where(eq(webhookSubscriptions.id, row.id))
+    await page.reload()
+    const listed = page.getByRole('row', { name: /rotate-me/ })
+    assert.match(await listed.innerText(), /Disabled[\s\S]*every delivery failed since 2026-11-19T10:00:00Z; last attempt: HTTP 500[\s\S]*Pending/)
+    await page.getByRole('button', { name: 'Enable https://93.184.215.20/rotate-me' }).click()
+    await page.waitForURL(`${origin}${HOME}`)
+    assert.match(await page.getByRole('status').first().innerText(), /enabled again/)
+    assert.match(await page.getByRole('row', { name: /rotate-me/ }).innerText(), /Active/)
+    const enabled = (await rows()).find((r) => r.id === row.id)
+    assert.deepEqual([enabled?.enabled, enabled?.disabledReason], [true, null])
+
+    await page.getByRole('link', { name: 'Delete https://93.184.215.20/rotate-me' }).click()
+    assert.equal(await page.getByRole('heading', { level: 1 }).innerText(), 'Delete this webhook?')
+    await page.getByRole('button', { name: 'Delete webhook' }).click()
+    await page.waitForURL(`${origin}${HOME}`)
+    assert.match(await page.getByRole('status').first().innerText(), /deleted: nothing more is sent to it/)
+    assert.equal((await rows()).some((r) => r.id === row.id), false)
+    await done(page)
+  })
+
+  test("a form without its CSRF token: 403, nothing saved; another company's webhook: 404", async () => {
+    const page = await signedIn()
+    const before = (await rows()).length
+    await page.evaluate(`document.querySelector('form[action="${HOME}/webhooks"] input[name="_csrf"]').remove()`)
+    await page.getByLabel('URL', { exact: true }).fill(URL_A)
+    const [response] = await Promise.all([page.waitForResponse(`${origin}${HOME}/webhooks`), page.getByRole('button', { name: 'Create webhook' }).click()])
+    assert.equal(response.status(), 403)
+    assert.equal((await rows()).length, before)
+
+    const otherCompany = asCompanyId((await createCompany(t.db, { name: 'Other' })).id)
+    const [theirs] = await t.db
+      .insert(webhookSubscriptions)
+      .values({ companyId: otherCompany, url: URL_A, events: ['*'], secret: 'v1.x' })
+      .returning()
+    assert.ok(theirs)
+    const view = await page.goto(`${origin}${HOME}/webhooks/${String(theirs.id)}/delete`)
+    assert.equal(view?.status(), 404)
+    await page.goto(`${origin}${HOME}`)
+    const csrf = (await page.locator('form[action="/logout"] input[name="_csrf"]').getAttribute('value')) ?? ''
+    for (const action of ['delete', 'rotate', 'enable']) {
+      const answer: APIResponse = await page.request.post(`${origin}${HOME}/webhooks/${String(theirs.id)}/${action}`, { form: { _csrf: csrf } })
+      assert.equal(answer.status(), 404, action)
+    }
+    const [still] = await t.db.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.id, theirs.id))
+    assert.equal(still?.secret, 'v1.x')
+    await done(page)
+  })
+
+  test('the screenshot of docs/webhooks.md', async () => {
+    const page = await signedIn({ width: 900, height: 1000 })
+    await createThroughForm(page, URL_A, 'all', 'CRM sync')
+    await page.waitForURL(`${origin}${HOME}`)
+    const image = await page.locator('#webhooks-title').locator('xpath=..').screenshot()
+    assert.ok(image.length > 5_000)
+    if (process.env.UPDATE_SCREENSHOTS === '1') writeFileSync(SCREENSHOT, image)
+    await done(page)
+  })
+})
