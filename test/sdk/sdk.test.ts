@@ -4,11 +4,14 @@ import assert from 'node:assert/strict'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { Engage, EngageError } from '../../sdk/src/index.js'
+import { setSyncOptions } from '../../src/http/sync.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
 import { addFlow } from '../helpers/flows-factories.js'
 
 const [backend] = backends()
+// Walks read up to a high-water mark a margin behind now: none here, so a write shows at once.
+setSyncOptions({ marginMs: 0, reuseMs: 0 })
 
 async function listen(t: TestApp): Promise<string> {
   await t.app.listen({ port: 0, host: '127.0.0.1' })
@@ -100,6 +103,50 @@ describe('@engage/sdk against the service', () => {
     assert.equal(emails.length, 250)
     assert.equal(new Set(emails).size, 250)
     assert.deepEqual(requested.map((url) => new URL(url).searchParams.get('page')), ['1', '2', '3'])
+  })
+
+  test('a batch upsert, then a walk of every change with the cursor it ends on', async () => {
+    const results = await sdk.contacts.batch([
+      { first_name: 'Walk', email: 'walk-1@sdk.example' },
+      { first_name: 'Walk', email: 'not an email' },
+      { first_name: 'Walk', email: 'walk-2@sdk.example' },
+    ])
+    assert.deepEqual(results.results.map((r) => r.status), [201, 422, 201])
+    const seen = new Map<number, string>()
+    let cursor = ''
+    for await (const page of sdk.contacts.walk({ updated_since: '2000-01-01T00:00:00Z', per_page: 7 })) {
+      for (const record of page.data) if ('email' in record) seen.set(record.id, record.email)
+      cursor = page.meta.next_cursor
+    }
+    assert.ok([...seen.values()].includes('walk-1@sdk.example') && [...seen.values()].includes('walk-2@sdk.example'))
+    const again = await sdk.contacts.batch([{ first_name: 'Walked', email: 'WALK-1@sdk.example' }])
+    assert.deepEqual(again.results.map((r) => r.status), [200])
+    const later = []
+    for await (const page of sdk.contacts.walk({ cursor })) later.push(...page.data)
+    assert.deepEqual(later.map((record) => ('first_name' in record ? record.first_name : 'deleted')), ['Walked'])
+  })
+
+  test('a write is retried with its own Idempotency-Key: after a lost answer it does not run twice', async () => {
+    const keys: string[] = []
+    let lose = true
+    const flaky = new Engage({
+      baseUrl,
+      token: owner.token,
+      fetch: async (input, init) => {
+        keys.push(new Headers(init?.headers).get('idempotency-key') ?? '')
+        const response = await fetch(input, init)
+        if (!lose) return response
+        lose = false // the first answer is lost on the way back: the client sees a 503
+        await response.body?.cancel()
+        return new Response('{}', { status: 503, headers: { 'retry-after': '0' } })
+      },
+    })
+    const tag = await flaky.tags.create({ name: 'Once', color: '#123456' })
+    assert.equal(keys.length, 2)
+    assert.match(keys[0] ?? '', /^[0-9a-f-]{36}$/)
+    assert.equal(keys[1], keys[0], 'the retry carries the same key')
+    const named = (await sdk.tags.list()).data.filter((x) => x.name === 'Once')
+    assert.deepEqual(named.map((x) => x.id), [tag.id], 'created once')
   })
 
   test('typed errors carry status, code, details, detail codes and the request id', async () => {
