@@ -98,7 +98,7 @@ for (const backend of backends()) {
       const key = newKey()
       const first = await send('POST', '/webhooks', { url: 'https://hooks.example.com/engage', events: ['*'] }, key)
       assert.equal(first.statusCode, 201, first.body)
-      const secret = (first.json() as { secret: string }).secret
+      const secret = first.json<{ secret: string }>().secret
       assert.match(secret, /^whsec_/)
       const [row] = await rawRows<{ response_body: string }>(t.db, sql`select response_body from idempotency_keys where key = ${key}`)
       assert.ok(row)

@@ -34,6 +34,7 @@ import {
   changeContact,
   checkCustomValues,
   checkTags,
+  contactColumns,
   COLUMNS,
   CONTACTS_BY_USER_COUNTER,
   CONTACTS_COUNTER,
@@ -219,30 +220,7 @@ const valueList = (values: State['values']) =>
 const record = (state: State) => toContact(state.row, state.tags, valueList(state.values))
 
 function columns(row: ContactRow): ContactColumns {
-  return {
-    id: row.id,
-    user_id: row.userId,
-    first_name: row.firstName,
-    last_name: row.lastName,
-    email: row.email,
-    business: row.business,
-    position: row.position,
-    telephone: row.telephone,
-    cellphone: row.cellphone,
-    address: row.address,
-    city: row.city,
-    state: row.state,
-    country: row.country,
-    url: row.url,
-    linkedin: row.linkedin,
-    variable1: row.variable1,
-    variable2: row.variable2,
-    variable3: row.variable3,
-    carousel: row.carousel,
-    stage: row.stage,
-    contact_group_id: row.contactGroupId,
-    business_name: hasText(row.business) ? row.business : null,
-  }
+  return { ...contactColumns(row), business_name: hasText(row.business) ? row.business : null }
 }
 
 /**

@@ -47,7 +47,8 @@ export const CONTACTS_BY_USER_COUNTER = 'contacts_by_user'
 type ContactTag = Pick<ContactTagRow, 'id' | 'name' | 'color'>
 type ContactValue = Pick<ContactValueRow, 'field' | 'value'>
 
-export const toContact = (row: ContactRow, tags: ContactTag[], values: ContactValue[]) => ({
+/** A contact's own columns, in the API's key order (tags, custom fields and timestamps follow). */
+export const contactColumns = (row: ContactRow) => ({
   id: row.id,
   user_id: row.userId,
   first_name: row.firstName,
@@ -69,6 +70,10 @@ export const toContact = (row: ContactRow, tags: ContactTag[], values: ContactVa
   carousel: row.carousel,
   stage: row.stage,
   contact_group_id: row.contactGroupId,
+})
+
+export const toContact = (row: ContactRow, tags: ContactTag[], values: ContactValue[]) => ({
+  ...contactColumns(row),
   tags: tags.map((tag) => ({ id: tag.id, name: tag.name, color: tag.color })),
   custom_fields: values.map((value) => ({ field: value.field, value: value.value })),
   created_at: row.createdAt,
