@@ -55,3 +55,29 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   }
   return false
 }
+
+// A deadlock or a serialization failure: PostgreSQL rolled the whole transaction back, so
+// running it again is safe. Writes whose locks two requests can take in opposite orders
+// (a contact created with a tag while the tag is deleted: the create locks the event
+// counter before its foreign key locks the tag, the deletion the tag before the counter;
+// batches and single PUTs over the same emails) retry instead of answering 500.
+const RETRYABLE_CODES = new Set(['40P01', '40001'])
+const ATTEMPTS = 3
+
+export function isRetryableConflict(err: unknown): boolean {
+  for (const link of chain(err)) {
+    if (typeof link.code === 'string' && RETRYABLE_CODES.has(link.code)) return true
+  }
+  return false
+}
+
+/** Runs `transaction` (a whole transaction, from BEGIN) again after a deadlock, up to 3 times. */
+export async function retryingDeadlocks<T>(transaction: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await transaction()
+    } catch (err) {
+      if (attempt >= ATTEMPTS || !isRetryableConflict(err)) throw err
+    }
+  }
+}

@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { isDatabaseUnavailable } from '../db/errors.js'
+import { isDatabaseUnavailable, isRetryableConflict } from '../db/errors.js'
 import { redactUrl } from '../logging.js'
 import { ApiError, CODES, detailCodes, MESSAGES, type ErrorCode, type ErrorDetails, type ErrorStatus } from '../errors.js'
 
@@ -140,6 +140,12 @@ export default fp(
       }
       if (isDatabaseUnavailable(error)) {
         request.log.error({ err: error }, 'database unavailable')
+        return sendUnavailable(request, reply)
+      }
+      // A deadlock or serialization failure that outlived the writes' own retries: rolled
+      // back whole, so "try again" (503 with Retry-After) is the true answer, not a 500.
+      if (isRetryableConflict(error)) {
+        request.log.warn({ err: error }, 'transaction conflict, rolled back')
         return sendUnavailable(request, reply)
       }
       request.log.error({ err: error }, 'unhandled error')

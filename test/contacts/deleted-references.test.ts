@@ -145,6 +145,40 @@ for (const backend of backends()) {
       assert.deepEqual(await snapshot(), before)
     })
 
+    test('a create and a tag deletion locking in opposite orders: the deadlock victim is retried, not a 500', async () => {
+      // The create locks the company's event counter in its insert, then its foreign key
+      // waits for the tag; the deletion (here by hand) holds the tag, then wants the counter.
+      const tag = await addTag(t.db, acme)
+      let release!: () => void
+      let holding!: () => void
+      const gate = new Promise<void>((resolve) => (release = resolve))
+      const held = new Promise<void>((resolve) => (holding = resolve))
+      let deletionError: unknown
+      const deletion = t.db
+        .transaction(async (tx) => {
+          await tx.execute(sql`select id from tags where company_id = ${acme.companyId} and id = ${tag.id} for update`)
+          holding()
+          await gate
+          try {
+            await tx.execute(sql`update counters set value = value where company_id = ${acme.companyId} and list = 'events' and key = 0`)
+          } catch (err) {
+            deletionError = err
+          }
+          tx.rollback()
+        })
+        .catch(() => undefined)
+      await held
+      // An event counter row to lock (the tag's creation made it).
+      const pending = post({ first_name: 'Deadlock', email: 'deadlock@acme.example', tags: [tag.id] })
+      await waitForLockWait()
+      release() // the cycle closes; PostgreSQL aborts one side after deadlock_timeout
+      await deletion
+      const res = await pending
+      assert.equal(res.statusCode, 201, res.body)
+      assert.deepEqual(res.json().tags.map((x: { id: number }) => x.id), [tag.id])
+      assert.equal(deletionError, undefined, 'the create, which waited first, was the victim and ran again')
+    })
+
     test('many writes racing a tag deletion: each 201 or 422, never 500, and no half-written contact', async () => {
       const doomed = await addTag(t.db, acme)
       const writes = Array.from({ length: 30 }, (_, i) => post({ first_name: 'Many', email: `many${String(i)}@acme.example`, tags: [doomed.id] }))

@@ -13,7 +13,7 @@
 // the batch runs again item by item, each in its own savepoint, through the single
 // requests' own code.
 import type { Database } from '../../db/client.js'
-import { foreignKeyViolation, uniqueViolation } from '../../db/errors.js'
+import { foreignKeyViolation, retryingDeadlocks, uniqueViolation } from '../../db/errors.js'
 import { ApiError, detailCodes, invalid, type ErrorDetails } from '../../errors.js'
 import { validate } from '../../http/validation.js'
 import type { Static, TSchema } from 'typebox'
@@ -110,30 +110,6 @@ export async function upsertContacts(db: Database, caller: Caller, items: unknow
   return results
 }
 
-// Deadlock (a single PUT taking an email lock after its row lock, against the batch's
-// opposite order) or serialization failure: the transaction is gone, nothing of it stays.
-const RETRYABLE = new Set(['40P01', '40001'])
-const ATTEMPTS = 3
-
-function retryable(err: unknown): boolean {
-  let link: unknown = err
-  for (let depth = 0; depth < 5 && typeof link === 'object' && link !== null; depth++) {
-    const { code, cause } = link as { code?: unknown; cause?: unknown }
-    if (typeof code === 'string' && RETRYABLE.has(code)) return true
-    link = cause
-  }
-  return false
-}
-
-async function retryingDeadlocks<T>(attempt: () => Promise<T>): Promise<T> {
-  for (let n = 1; ; n++) {
-    try {
-      return await attempt()
-    } catch (err) {
-      if (n >= ATTEMPTS || !retryable(err)) throw err
-    }
-  }
-}
 
 async function apply(db: Database, caller: Caller, items: BatchItem[], now: Date): Promise<BatchResult[]> {
   try {

@@ -1,7 +1,7 @@
 import { Type, type TSchema } from 'typebox'
 import { adjustCounter } from '../../db/counters.js'
 import type { Database } from '../../db/client.js'
-import { foreignKeyViolation, uniqueViolation } from '../../db/errors.js'
+import { foreignKeyViolation, retryingDeadlocks, uniqueViolation } from '../../db/errors.js'
 import { ApiError, invalid, notFound, type ErrorDetails } from '../../errors.js'
 import { DateParam } from '../../http/schemas.js'
 import { pageWindow, type PageRequest } from '../../http/pagination.js'
@@ -328,7 +328,7 @@ export async function createContact(db: Database, caller: Caller, input: Contact
   const tagIds = input.tags ?? []
   const entries = input.custom_fields ?? []
   try {
-    return await db.transaction(async (tx) => {
+    return await retryingDeadlocks(() => db.transaction(async (tx) => {
       const references = await findContactReferences(tx, companyId, tagIds, fieldNames(entries), input.email)
       const problems: ErrorDetails = {}
       const tags = checkTags(tagIds, references.tags, problems)
@@ -364,7 +364,7 @@ export async function createContact(db: Database, caller: Caller, input: Contact
         values.flatMap((v) => (v.value === null ? [] : [{ customFieldId: v.definition.id, value: v.value }])),
         now,
       )
-    })
+    }))
   } catch (err) {
     return rethrow(err, db, companyId, input)
   }
@@ -379,7 +379,7 @@ export async function changeContact(
 ): Promise<Contact> {
   const { companyId } = caller
   try {
-    return await db.transaction(async (tx) => {
+    return await retryingDeadlocks(() => db.transaction(async (tx) => {
       const current = await findLiveContact(tx, companyId, id, { forUpdate: true })
       if (!current) throw notFound()
 
@@ -462,7 +462,7 @@ export async function changeContact(
       for (const lead of linked) apiEvents.push({ type: 'lead.linked', data: lead })
       await recordApiEvents(tx, companyId, apiEvents, now)
       return contact
-    })
+    }))
   } catch (err) {
     return rethrow(err, db, companyId, input)
   }

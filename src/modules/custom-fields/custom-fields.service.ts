@@ -1,5 +1,5 @@
 import type { Database } from '../../db/client.js'
-import { uniqueViolation } from '../../db/errors.js'
+import { retryingDeadlocks, uniqueViolation } from '../../db/errors.js'
 import { invalid, notFound } from '../../errors.js'
 import type { Caller } from '../../tenancy.js'
 import {
@@ -88,5 +88,5 @@ export async function changeCustomField(db: Database, caller: Caller, id: number
 }
 
 export async function removeCustomField(db: Database, caller: Caller, id: number, now: Date): Promise<void> {
-  if (!(await deleteCustomField(db, caller.companyId, id, now))) throw notFound()
+  if (!(await retryingDeadlocks(() => deleteCustomField(db, caller.companyId, id, now)))) throw notFound()
 }

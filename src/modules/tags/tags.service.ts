@@ -1,5 +1,5 @@
 import type { Database } from '../../db/client.js'
-import { uniqueViolation } from '../../db/errors.js'
+import { retryingDeadlocks, uniqueViolation } from '../../db/errors.js'
 import { invalid, notFound } from '../../errors.js'
 import type { Caller } from '../../tenancy.js'
 import { deleteTagWithEvents, insertTag, listTags, updateTag, type ApiTag } from './tags.repository.js'
@@ -36,6 +36,6 @@ export async function changeTag(db: Database, caller: Caller, id: number, input:
 
 /** Removes the tag from every contact, recording a `tag_removed` event on each live one. */
 export async function removeTag(db: Database, caller: Caller, id: number, now: Date): Promise<void> {
-  const deleted = await db.transaction((tx) => deleteTagWithEvents(tx, caller.companyId, id, caller.userId, now))
+  const deleted = await retryingDeadlocks(() => db.transaction((tx) => deleteTagWithEvents(tx, caller.companyId, id, caller.userId, now)))
   if (!deleted) throw notFound()
 }
