@@ -489,9 +489,12 @@ export const apiEvents = pgTable('api_events', {
   /** The record exactly as the API returns it (deleted: its id and deletion time); json keeps its key order. */
   data: json('data').$type<Record<string, unknown>>().notNull(),
   createdAt: instant('created_at').notNull().defaultNow(),
+  /** Whether the delivery worker has made its deliveries (see outbox.ts: not in the write). */
+  fannedOut: boolean('fanned_out').notNull().default(false),
 }, (t) => [
   primaryKey({ columns: [t.companyId, t.id] }),
   index('api_events_company_type_idx').on(t.companyId, t.type, t.id),
+  index('api_events_unfanned_idx').on(t.id).where(sql`${t.fannedOut} = false`),
   index('api_events_created_idx').on(t.createdAt),
 ])
 

@@ -17,6 +17,7 @@ import { runAdmin } from '../helpers/cli.js'
 import { addContact, addCustomField, addTag } from '../helpers/contacts-factories.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
 import { addFlow, addTask } from '../helpers/flows-factories.js'
+import { fanOutEvents } from '../../src/modules/webhooks/webhooks.delivery.repository.js'
 
 interface EventRow {
   id: number
@@ -87,6 +88,8 @@ for (const backend of backends()) {
     }
 
     async function checkDeliveries(event: EventRow, who: Tenant) {
+      // The write records the event only; the delivery worker fans it out (here by hand).
+      await fanOutEvents(t.db, 1000)
       const deliveries = await rawRows<DeliveryRow>(t.db, sql`
         select event_id, subscription_id, status, ${ISO('next_attempt_at')} from webhook_deliveries
          where event_id = ${event.id} order by subscription_id`)

@@ -10,7 +10,10 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Database } from '../../db/client.js'
 import { DELIVERY_TIMEOUT_MS, defaultSchedule, deliveryHeaders, nextAttempt, payload, post, webhookId, type Schedule } from './delivery.js'
 import { decryptSecret } from './secrets.js'
-import { claimDeliveries, pruneEvents, recordOutcomes, type ClaimedDelivery, type Outcome } from './webhooks.delivery.repository.js'
+import { claimDeliveries, fanOutEvents, pruneEvents, recordOutcomes, type ClaimedDelivery, type Outcome } from './webhooks.delivery.repository.js'
+
+/** Events fanned out into deliveries per loop turn (one statement). */
+const FAN_OUT_BATCH = 500
 
 const DAY = 24 * 60 * 60 * 1000
 
@@ -144,7 +147,8 @@ export class DeliveryWorker {
           if (deleted > 0) this.deps.log.info({ deleted }, 'webhooks: pruned events older than the retention')
           this.nextPruneAt = Date.now() + this.options.pruneIntervalMs
         }
-        again = await this.claim()
+        const fannedOut = await fanOutEvents(this.deps.db, FAN_OUT_BATCH)
+        again = (await this.claim()) || fannedOut === FAN_OUT_BATCH
         failures = 0
       } catch (err) {
         failures++

@@ -137,13 +137,6 @@ with business as (
      from api_events e, event_sequence s
      order by e.ord
      returning company_id, id, type
-   ), fanned_out as (
-     insert into webhook_deliveries (company_id, subscription_id, event_id, next_attempt_at, created_at)
-     select recorded_events.company_id, s.id, recorded_events.id, $2::timestamptz, $2::timestamptz
-     from recorded_events
-     join webhook_subscriptions s
-       on s.company_id = recorded_events.company_id and s.enabled
-      and (recorded_events.type = any (s.events) or '*' = any (s.events))
    )
    select (select count(*) from recorded_events)::int as events;
 
@@ -231,13 +224,6 @@ with business as (
      from api_event e, event_sequence s
      order by e.ord
      returning company_id, id, type
-   ), fanned_out as (
-     insert into webhook_deliveries (company_id, subscription_id, event_id, next_attempt_at, created_at)
-     select recorded_events.company_id, s.id, recorded_events.id, $23::timestamptz, $23::timestamptz
-     from recorded_events
-     join webhook_subscriptions s
-       on s.company_id = recorded_events.company_id and s.enabled
-      and (recorded_events.type = any (s.events) or '*' = any (s.events))
    )
    select r.id, r.user_id, r.first_name, r.last_name, r.email, r.business, r.position, r.telephone,
           r.cellphone, r.address, r.city, r.state, r.country, r.url, r.linkedin, r.variable1,

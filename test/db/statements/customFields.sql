@@ -17,13 +17,6 @@ with gone as (
      from event e, event_sequence s
      order by e.ord
      returning company_id, id, type
-   ), fanned_out as (
-     insert into webhook_deliveries (company_id, subscription_id, event_id, next_attempt_at, created_at)
-     select recorded_events.company_id, s.id, recorded_events.id, $3::timestamptz, $3::timestamptz
-     from recorded_events
-     join webhook_subscriptions s
-       on s.company_id = recorded_events.company_id and s.enabled
-      and (recorded_events.type = any (s.events) or '*' = any (s.events))
    )
    select id from gone;
 
@@ -50,13 +43,6 @@ with f as (
      from event e, event_sequence s
      order by e.ord
      returning company_id, id, type
-   ), fanned_out as (
-     insert into webhook_deliveries (company_id, subscription_id, event_id, next_attempt_at, created_at)
-     select recorded_events.company_id, s.id, recorded_events.id, $5::timestamptz, $5::timestamptz
-     from recorded_events
-     join webhook_subscriptions s
-       on s.company_id = recorded_events.company_id and s.enabled
-      and (recorded_events.type = any (s.events) or '*' = any (s.events))
    )
    select id, field, kind, options, created_at, updated_at from f;
 
@@ -85,12 +71,5 @@ with f as (
      from event e, event_sequence s
      order by e.ord
      returning company_id, id, type
-   ), fanned_out as (
-     insert into webhook_deliveries (company_id, subscription_id, event_id, next_attempt_at, created_at)
-     select recorded_events.company_id, s.id, recorded_events.id, $6::timestamptz, $6::timestamptz
-     from recorded_events
-     join webhook_subscriptions s
-       on s.company_id = recorded_events.company_id and s.enabled
-      and (recorded_events.type = any (s.events) or '*' = any (s.events))
    )
    select id, field, kind, options, created_at, updated_at from f;

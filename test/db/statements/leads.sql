@@ -71,13 +71,6 @@ with contact as (
      from event e, event_sequence s
      order by e.ord
      returning company_id, id, type
-   ), fanned_out as (
-     insert into webhook_deliveries (company_id, subscription_id, event_id, next_attempt_at, created_at)
-     select recorded_events.company_id, s.id, recorded_events.id, now(), now()
-     from recorded_events
-     join webhook_subscriptions s
-       on s.company_id = recorded_events.company_id and s.enabled
-      and (recorded_events.type = any (s.events) or '*' = any (s.events))
    )
    select * from lead;
 

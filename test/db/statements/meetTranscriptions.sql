@@ -35,13 +35,6 @@ with t as (
      from api_event e, event_sequence s
      order by e.ord
      returning company_id, id, type
-   ), fanned_out as (
-     insert into webhook_deliveries (company_id, subscription_id, event_id, next_attempt_at, created_at)
-     select recorded_events.company_id, s.id, recorded_events.id, now(), now()
-     from recorded_events
-     join webhook_subscriptions s
-       on s.company_id = recorded_events.company_id and s.enabled
-      and (recorded_events.type = any (s.events) or '*' = any (s.events))
    )
    select * from t;
 
@@ -83,13 +76,6 @@ with locked as (
      from api_event e, event_sequence s
      order by e.ord
      returning company_id, id, type
-   ), fanned_out as (
-     insert into webhook_deliveries (company_id, subscription_id, event_id, next_attempt_at, created_at)
-     select recorded_events.company_id, s.id, recorded_events.id, now(), now()
-     from recorded_events
-     join webhook_subscriptions s
-       on s.company_id = recorded_events.company_id and s.enabled
-      and (recorded_events.type = any (s.events) or '*' = any (s.events))
    )
    select exists(select 1 from locked) as found, exists(select 1 from task) as task_found,
           linked.id, linked.user_id, linked.company_id, linked.meet_id, linked.status, linked.stopped_at, linked.task_id, linked.transcript, linked.created_at, linked.updated_at
@@ -191,13 +177,6 @@ with instant as (
      from api_event e, event_sequence s
      order by e.ord
      returning company_id, id, type
-   ), fanned_out as (
-     insert into webhook_deliveries (company_id, subscription_id, event_id, next_attempt_at, created_at)
-     select recorded_events.company_id, s.id, recorded_events.id, now(), now()
-     from recorded_events
-     join webhook_subscriptions s
-       on s.company_id = recorded_events.company_id and s.enabled
-      and (recorded_events.type = any (s.events) or '*' = any (s.events))
    )
    select exists(select 1 from instant) as in_range, stopped.*
      from (select) one left join stopped on true;
@@ -222,13 +201,6 @@ with t as (
      from api_event e, event_sequence s
      order by e.ord
      returning company_id, id, type
-   ), fanned_out as (
-     insert into webhook_deliveries (company_id, subscription_id, event_id, next_attempt_at, created_at)
-     select recorded_events.company_id, s.id, recorded_events.id, now(), now()
-     from recorded_events
-     join webhook_subscriptions s
-       on s.company_id = recorded_events.company_id and s.enabled
-      and (recorded_events.type = any (s.events) or '*' = any (s.events))
    )
    select * from t;
 

@@ -16,13 +16,6 @@ with gone as (
      from event e, event_sequence s
      order by e.ord
      returning company_id, id, type
-   ), fanned_out as (
-     insert into webhook_deliveries (company_id, subscription_id, event_id, next_attempt_at, created_at)
-     select recorded_events.company_id, s.id, recorded_events.id, $4::timestamptz, $4::timestamptz
-     from recorded_events
-     join webhook_subscriptions s
-       on s.company_id = recorded_events.company_id and s.enabled
-      and (recorded_events.type = any (s.events) or '*' = any (s.events))
    )
    insert into contact_events (company_id, contact_id, kind, user_id, data, occurred_at)
    select ct.company_id, ct.contact_id, 'tag_removed', $3,
@@ -51,13 +44,6 @@ with t as (
      from event e, event_sequence s
      order by e.ord
      returning company_id, id, type
-   ), fanned_out as (
-     insert into webhook_deliveries (company_id, subscription_id, event_id, next_attempt_at, created_at)
-     select recorded_events.company_id, s.id, recorded_events.id, $4::timestamptz, $4::timestamptz
-     from recorded_events
-     join webhook_subscriptions s
-       on s.company_id = recorded_events.company_id and s.enabled
-      and (recorded_events.type = any (s.events) or '*' = any (s.events))
    )
    select id, name, color, created_at, updated_at from t;
 
@@ -85,12 +71,5 @@ with t as (
      from event e, event_sequence s
      order by e.ord
      returning company_id, id, type
-   ), fanned_out as (
-     insert into webhook_deliveries (company_id, subscription_id, event_id, next_attempt_at, created_at)
-     select recorded_events.company_id, s.id, recorded_events.id, $5::timestamptz, $5::timestamptz
-     from recorded_events
-     join webhook_subscriptions s
-       on s.company_id = recorded_events.company_id and s.enabled
-      and (recorded_events.type = any (s.events) or '*' = any (s.events))
    )
    select id, name, color, created_at, updated_at from t;

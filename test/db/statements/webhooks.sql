@@ -70,6 +70,29 @@ with candidates as (
      join api_events e on e.company_id = l.company_id and e.id = l.event_id
     order by e.created_at, e.id;
 
+-- webhooks.deliveryFanOut
+with batch as (
+     select company_id, id, type, created_at from api_events
+      where fanned_out = false
+      order by id
+      limit $1::int
+        for update skip locked
+   ), marked as (
+     update api_events e set fanned_out = true
+       from batch b
+      where e.company_id = b.company_id and e.id = b.id
+   ), fanned as (
+     insert into webhook_deliveries (company_id, subscription_id, event_id, next_attempt_at, created_at)
+     select b.company_id, s.id, b.id, b.created_at, b.created_at
+       from batch b
+       join webhook_subscriptions s
+         on s.company_id = b.company_id and s.enabled
+        and (b.type = any (s.events) or '*' = any (s.events))
+      order by b.id, s.id
+     returning 1
+   )
+   select (select count(*) from batch)::int as events, (select count(*) from fanned)::int as deliveries;
+
 -- webhooks.deliveryPrune
 with old as (
      select company_id, id from api_events
@@ -204,8 +227,8 @@ with total as materialized (select count(*)::int as n from webhook_subscriptions
 with s as (
      select company_id, id, enabled from webhook_subscriptions where company_id = (select $1::bigint) and id = $2
    ), event as (
-     insert into api_events (company_id, sequence, type, data, created_at)
-     select s.company_id, 0, 'ping', json_build_object('webhook_id', s.id), $3 from s where s.enabled
+     insert into api_events (company_id, sequence, type, data, created_at, fanned_out)
+     select s.company_id, 0, 'ping', json_build_object('webhook_id', s.id), $3, true from s where s.enabled
      returning company_id, id
    ), d as (
      insert into webhook_deliveries (company_id, subscription_id, event_id, next_attempt_at, created_at)
