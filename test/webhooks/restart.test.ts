@@ -83,8 +83,9 @@ for (const backend of backends()) {
 
       const { rows: events } = await sql.query<{ id: number; type: string }>('select id, type from api_events where company_id = $1', [acme.companyId])
       assert.deepEqual(events.map((e) => e.type), ['contact.created'], 'the change and its event committed together')
+      // Not delivered: either not fanned out yet (the worker had no time) or pending.
       const [pending] = await deliveries(sql, subscription.id)
-      assert.equal(pending?.status, 'pending')
+      assert.ok(pending === undefined || pending.status === 'pending', pending?.status)
 
       hook = await startReceiver(undefined, receiverPort)
       const second = await service(port)
