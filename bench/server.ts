@@ -1,16 +1,18 @@
-// The service as the benchmark runs it: the production app (buildApp) on DATABASE_URL (or
+// The service as the benchmark runs it: the production app (dist/'s buildApp, bench/production.ts) on DATABASE_URL (or
 // the embedded PostgreSQL under DATA_DIR) with a rate limit too high to interfere, and
 // - "Bench Co", written by the scale generator at a small size (bench/scale-data.ts SMALL:
 //   2,000 contacts, tasks and leads, 1,000 transcriptions, 4,000 messages), so every list
 //   has full pages; its admin's token reads them;
 // - ten empty companies with a token each, for the write scenario (one company vs ten).
 // Prints one JSON line {port, token, writeTokens, ...ids} when it listens.
-import { buildApp } from '../src/app.js'
-import { loadConfig } from '../src/config.js'
-import { openDatabase } from '../src/db/client.js'
-import { createToken } from '../src/modules/auth/tokens.service.js'
-import { createCompany, createUser } from '../src/modules/users/users.service.js'
+import * as production from './production.js'
 import { addCompany, quietProgress, SMALL } from './scale-data.js'
+
+const { buildApp } = production.app
+const { loadConfig } = production.config
+const { openDatabase } = production.client
+const { createToken } = production.tokens
+const { createCompany, createUser } = production.users
 
 const base = loadConfig()
 const config = { ...base, logLevel: 'warn', rateLimit: { ...base.rateLimit, max: 100_000_000 } }

@@ -44,10 +44,11 @@ async function stop(started: ChildProcess) {
 
 /** The service with its delivery worker, ten companies with a token each. */
 async function serve() {
-  const { buildApp } = await import('../src/app.js')
-  const { loadConfig } = await import('../src/config.js')
-  const { createToken } = await import('../src/modules/auth/tokens.service.js')
-  const { createCompany, createUser } = await import('../src/modules/users/users.service.js')
+  const production = await import('./production.js')
+  const { buildApp } = production.app
+  const { loadConfig } = production.config
+  const { createToken } = production.tokens
+  const { createCompany, createUser } = production.users
   const base = loadConfig()
   const app = await buildApp({ ...base, logLevel: 'warn', rateLimit: { ...base.rateLimit, max: 100_000_000 } }, { webhookWorker: true })
   const tokens: string[] = []

@@ -58,8 +58,15 @@ export const validatorCompiler: FastifySchemaCompiler<JsonSchema> = ({ schema })
 }
 
 function run(check: ValidateFunction, schema: JsonSchema, data: unknown): { value: unknown } | { error: ApiError } {
+  const coerce = coercerFor(schema)
+  // Paths are built only when some text cannot be stored (rare): then a second pass names them.
+  const found: Unstorable = { any: false, paths: undefined }
+  let value = coerce(data ?? {}, '', found)
   const unstorable: string[] = []
-  const value = coerce(schema, data ?? {}, '', unstorable)
+  if (found.any) {
+    const named: Unstorable = { any: false, paths: unstorable }
+    value = coerce(data ?? {}, '', named)
+  }
   if (check(value) && unstorable.length === 0) return { value }
   const errors = check.errors ?? []
   // A value that already fails its schema (too long, not a date) reports that instead.
@@ -97,38 +104,79 @@ function objectSchema(schema: JsonSchema): JsonSchema | undefined {
   return schema.properties ? schema : schema.anyOf?.find((s) => s.properties)
 }
 
-/** The contract's coercions; `unstorable` collects the paths of strings PostgreSQL cannot store. */
-function coerce(schema: JsonSchema, value: unknown, path: string, unstorable: string[]): unknown {
+/** Text PostgreSQL cannot store was seen; with `paths`, where (JSON Pointers, as ajv's instancePath). */
+interface Unstorable {
+  any: boolean
+  paths: string[] | undefined
+}
+
+/** The contract's coercions of one schema: `path` is only built when `found.paths` collects. */
+type Coercer = (value: unknown, path: string, found: Unstorable) => unknown
+
+const coercers = new WeakMap<JsonSchema, Coercer>()
+
+/**
+ * The contract's coercions, planned once per schema (its types, item and property schemas)
+ * so that a request pays only for walking its own values.
+ */
+function coercerFor(schema: JsonSchema): Coercer {
+  let coercer = coercers.get(schema)
+  if (coercer) return coercer
   const types = typesOf(schema)
-  if (typeof value === 'string') {
-    if (types.has('string')) {
-      if (!isStorableText(value)) unstorable.push(path)
+  const text = types.has('string')
+  const numeric = types.has('integer') || types.has('number')
+  const boolean = types.has('boolean')
+  const itemSchema = arrayItems(schema)
+  const shape = objectSchema(schema)
+  const required = new Set(shape?.required ?? [])
+  // Property plans are made on first use: schemas may be large and most requests name few.
+  const properties = new Map<string, { coerce: Coercer; keepBlank: boolean; pointer: string }>()
+  const propertyPlan = (key: string) => {
+    let plan = properties.get(key)
+    const propSchema = shape?.properties?.[key]
+    if (!plan && propSchema) {
+      plan = { coerce: coercerFor(propSchema), keepBlank: required.has(key) || acceptsFreeText(propSchema), pointer: `/${escapePointer(key)}` }
+      properties.set(key, plan)
+    }
+    return plan
+  }
+  coercer = (value, path, found) => {
+    if (typeof value === 'string') {
+      if (text) {
+        if (!isStorableText(value)) {
+          found.any = true
+          found.paths?.push(path)
+        }
+        return value
+      }
+      if (numeric && /^\d{1,16}$/.test(value)) {
+        const n = Number(value)
+        if (Number.isSafeInteger(n)) return n
+      }
+      if (boolean && (value === 'true' || value === 'false')) return value === 'true'
       return value
     }
-    if ((types.has('integer') || types.has('number')) && /^\d{1,16}$/.test(value)) {
-      const n = Number(value)
-      if (Number.isSafeInteger(n)) return n
+    if (Array.isArray(value)) {
+      const list: unknown[] = value
+      if (!itemSchema) return list
+      const items = coercerFor(itemSchema)
+      return list.map((item, i) => items(item, found.paths ? `${path}/${String(i)}` : path, found))
     }
-    if (types.has('boolean') && (value === 'true' || value === 'false')) return value === 'true'
+    if (typeof value === 'object' && value !== null && shape) {
+      const result: Record<string, unknown> = {}
+      for (const key in value) {
+        if (!Object.hasOwn(value, key)) continue
+        const v = (value as Record<string, unknown>)[key]
+        const plan = propertyPlan(key)
+        if (!plan) result[key] = v
+        else if (v !== '' || plan.keepBlank) result[key] = plan.coerce(v, found.paths ? path + plan.pointer : path, found)
+      }
+      return result
+    }
     return value
   }
-  if (Array.isArray(value)) {
-    const items = arrayItems(schema)
-    return items ? value.map((item: unknown, i) => coerce(items, item, `${path}/${String(i)}`, unstorable)) : value
-  }
-  if (typeof value === 'object' && value !== null) {
-    const shape = objectSchema(schema)
-    if (!shape?.properties) return value
-    const required = new Set(shape.required ?? [])
-    const result: Record<string, unknown> = {}
-    for (const [key, v] of Object.entries(value)) {
-      const propSchema = shape.properties[key]
-      if (!propSchema) result[key] = v
-      else if (v !== '' || required.has(key) || acceptsFreeText(propSchema)) result[key] = coerce(propSchema, v, `${path}/${escapePointer(key)}`, unstorable)
-    }
-    return result
-  }
-  return value
+  coercers.set(schema, coercer)
+  return coercer
 }
 
 // JSON Pointer escaping, as ajv writes instancePath.

@@ -172,7 +172,8 @@ export interface BatchWrite {
   tagsRemoved: { contactId: number; tagId: number }[]
   valuesSet: { contactId: number; fieldId: number; value: string }[]
   valuesCleared: { contactId: number; fieldId: number }[]
-  events: { contactId: number; kind: string; data: unknown }[]
+  /** Contact events, sent as JSON (json_to_recordset): snake_case like the columns. */
+  events: { contact_id: number; kind: string; data: unknown }[]
   counters: { list: string; key: number; delta: number }[]
   /** Webhook events in order; a created contact's lead.linked events follow its contact.created (`links`). */
   apiEvents: { type: string; data: unknown }[]
@@ -249,19 +250,19 @@ const writeStatement = defineQuery<{ events: number }>(
      returning 1
    ), evented as (
      insert into contact_events (company_id, contact_id, kind, user_id, data, occurred_at)
-     select $1, e.contact_id, e.kind::contact_event_kind, $3, e.data::jsonb, $2
-       from unnest($16::bigint[], $17::text[], $18::text[]) with ordinality as e(contact_id, kind, data, ord)
+     select $1, e.contact_id, e.kind::contact_event_kind, $3, e.data, $2
+       from rows from (json_to_recordset($16::json) as (contact_id bigint, kind text, data jsonb)) with ordinality as e(contact_id, kind, data, ord)
       order by e.ord
      returning 1
    ), linked as (
      update leads l set contact_id = n.contact_id, updated_at = now()
-       from unnest($24::bigint[], $25::text[], $26::bigint[]) as n(contact_id, email, event_ord)
+       from unnest($21::bigint[], $22::text[], $23::bigint[]) as n(contact_id, email, event_ord)
       where l.company_id = $1 and lower(l.email) = lower(n.email) and l.contact_id is null
      returning l.*, n.event_ord
    ), counted as (
      insert into counters (company_id, list, key, value)
      select $1, d.list, d.key, sum(d.delta)::bigint
-       from (select x.list, x.key, x.delta from unnest($19::text[], $20::bigint[], $21::bigint[]) as x(list, key, delta)
+       from (select x.list, x.key, x.delta from unnest($17::text[], $18::bigint[], $19::bigint[]) as x(list, key, delta)
              union all select '${LINKED_LEADS}', l.user_id, 1 from linked l) d
       where (select count(*) from created) + (select count(*) from changed) + (select count(*) from untagged)
             + (select count(*) from tagged) + (select count(*) from cleared) + (select count(*) from valued)
@@ -272,8 +273,8 @@ const writeStatement = defineQuery<{ events: number }>(
      on conflict (company_id, list, key) do update set value = counters.value + excluded.value
      returning value
    ), api_events_in as (
-     select e.ord, 0::bigint as sub, e.type, e.data::json as data
-       from unnest($22::text[], $23::text[]) with ordinality as e(type, data, ord)
+     select e.ord, 0::bigint as sub, e.type, e.data
+       from rows from (json_to_recordset($20::json) as (type text, data json)) with ordinality as e(type, data, ord)
      union all
      select l.event_ord, l.id, 'lead.linked', ${leadJson('l')} from linked l
    ), api_events as (
@@ -293,9 +294,11 @@ export async function writeBatch(db: Database, companyId: CompanyId, userId: num
     w.tagsRemoved.map((t) => t.contactId), w.tagsRemoved.map((t) => t.tagId),
     w.valuesSet.map((v) => v.contactId), w.valuesSet.map((v) => v.fieldId), w.valuesSet.map((v) => v.value),
     w.valuesCleared.map((v) => v.contactId), w.valuesCleared.map((v) => v.fieldId),
-    w.events.map((e) => e.contactId), w.events.map((e) => e.kind), w.events.map((e) => JSON.stringify(e.data)),
+    // The events go as JSON documents, one stringify each: a text[] of JSON strings made the
+    // driver escape every quote of every payload (a tenth of a batch's CPU).
+    JSON.stringify(w.events),
     w.counters.map((c) => c.list), w.counters.map((c) => c.key), w.counters.map((c) => c.delta),
-    w.apiEvents.map((e) => e.type), w.apiEvents.map((e) => JSON.stringify(e.data)),
+    JSON.stringify(w.apiEvents),
     w.links.map((l) => l.contactId), w.links.map((l) => l.email), w.links.map((l) => l.eventOrd),
   ])
 }

@@ -233,7 +233,7 @@ export function planBatch(caller: Caller, references: References, items: BatchIt
   }
   const tagsOf = (ids: number[], problems: ErrorDetails) =>
     checkTags(ids, references.tags.filter((tag) => ids.includes(tag.id)), problems)
-  const event = (contactId: number, kind: string, data: unknown = {}) => write.events.push({ contactId, kind, data })
+  const event = (contactId: number, kind: string, data: unknown = {}) => write.events.push({ contact_id: contactId, kind, data })
 
   function create(input: ContactCreateBody): BatchResult {
     const problems: ErrorDetails = {}

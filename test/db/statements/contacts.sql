@@ -96,19 +96,19 @@ with business as (
      returning 1
    ), evented as (
      insert into contact_events (company_id, contact_id, kind, user_id, data, occurred_at)
-     select $1, e.contact_id, e.kind::contact_event_kind, $3, e.data::jsonb, $2
-       from unnest($16::bigint[], $17::text[], $18::text[]) with ordinality as e(contact_id, kind, data, ord)
+     select $1, e.contact_id, e.kind::contact_event_kind, $3, e.data, $2
+       from rows from (json_to_recordset($16::json) as (contact_id bigint, kind text, data jsonb)) with ordinality as e(contact_id, kind, data, ord)
       order by e.ord
      returning 1
    ), linked as (
      update leads l set contact_id = n.contact_id, updated_at = now()
-       from unnest($24::bigint[], $25::text[], $26::bigint[]) as n(contact_id, email, event_ord)
+       from unnest($21::bigint[], $22::text[], $23::bigint[]) as n(contact_id, email, event_ord)
       where l.company_id = $1 and lower(l.email) = lower(n.email) and l.contact_id is null
      returning l.*, n.event_ord
    ), counted as (
      insert into counters (company_id, list, key, value)
      select $1, d.list, d.key, sum(d.delta)::bigint
-       from (select x.list, x.key, x.delta from unnest($19::text[], $20::bigint[], $21::bigint[]) as x(list, key, delta)
+       from (select x.list, x.key, x.delta from unnest($17::text[], $18::bigint[], $19::bigint[]) as x(list, key, delta)
              union all select 'leads_linked', l.user_id, 1 from linked l) d
       where (select count(*) from created) + (select count(*) from changed) + (select count(*) from untagged)
             + (select count(*) from tagged) + (select count(*) from cleared) + (select count(*) from valued)
@@ -119,8 +119,8 @@ with business as (
      on conflict (company_id, list, key) do update set value = counters.value + excluded.value
      returning value
    ), api_events_in as (
-     select e.ord, 0::bigint as sub, e.type, e.data::json as data
-       from unnest($22::text[], $23::text[]) with ordinality as e(type, data, ord)
+     select e.ord, 0::bigint as sub, e.type, e.data
+       from rows from (json_to_recordset($20::json) as (type text, data json)) with ordinality as e(type, data, ord)
      union all
      select l.event_ord, l.id, 'lead.linked', json_build_object('id', l.id, 'user_id', l.user_id, 'contact_id', l.contact_id, 'first_name', l.first_name, 'last_name', l.last_name, 'email', l.email, 'provider', l.provider, 'position', l.position, 'linkedin_url', l.linkedin_url, 'telephone', l.telephone, 'city', l.city, 'state_province', l.state_province, 'country', l.country, 'degree_of_connection', l.degree_of_connection, 'business_name', l.business_name, 'business_linkedin_url', l.business_linkedin_url, 'business_sector', l.business_sector, 'business_colaborators_count', l.business_colaborators_count, 'business_telephone', l.business_telephone, 'created_at', to_char(l.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updated_at', to_char(l.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) from linked l
    ), api_events as (
