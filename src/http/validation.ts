@@ -133,7 +133,8 @@ function coercerFor(schema: JsonSchema): Coercer {
   const properties = new Map<string, { coerce: Coercer; keepBlank: boolean; pointer: string }>()
   const propertyPlan = (key: string) => {
     let plan = properties.get(key)
-    const propSchema = shape?.properties?.[key]
+    // Own keys only: a parameter named `constructor` is not the object's constructor.
+    const propSchema = shape?.properties && Object.hasOwn(shape.properties, key) ? shape.properties[key] : undefined
     if (!plan && propSchema) {
       plan = { coerce: coercerFor(propSchema), keepBlank: required.has(key) || acceptsFreeText(propSchema), pointer: `/${escapePointer(key)}` }
       properties.set(key, plan)

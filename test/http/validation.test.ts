@@ -36,6 +36,21 @@ describe('parameter validation and coercion', () => {
     assert.deepEqual(value, { id: 42, page: 2, count: 7, tags: [3, 4] })
   })
 
+  test('parameters named like Object.prototype members are unknown parameters, kept as given', () => {
+    const value = validate(Schema, { id: '1', page: 1, constructor: '', toString: '5', hasOwnProperty: 'true' })
+    assert.deepEqual(value, { id: 1, page: 1, constructor: '', toString: '5', hasOwnProperty: 'true' })
+  })
+
+  test('the same schema coerces each request afresh (plans are cached, values are not)', () => {
+    assert.deepEqual(validate(Schema, { id: '5', page: 1, count: '', name: '' }), { id: 5, page: 1, name: '' })
+    assert.deepEqual(validate(Schema, { id: '6', page: 1, count: '3' }), { id: 6, page: 1, count: 3 })
+    assert.deepEqual(problems({ id: '7', page: 1, name: 'a\u0000', tags: ['1', 'x'] }), {
+      name: ['contains a character that cannot be stored (NUL or a lone surrogate)'],
+      tags: ['must be an integer'],
+    })
+    assert.deepEqual(validate(Schema, { id: '8', page: 1, name: 'fine' }), { id: 8, page: 1, name: 'fine' })
+  })
+
   test('integers: anything else is 422 naming the parameter', () => {
     assert.deepEqual(problems({ id: 'abc', page: 1 }), { id: ['must be an integer'] })
     assert.deepEqual(problems({ id: '1e3', page: 1 }), { id: ['must be an integer'] })
