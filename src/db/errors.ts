@@ -62,7 +62,9 @@ export function isDatabaseUnavailable(err: unknown): boolean {
 // counter before its foreign key locks the tag, the deletion the tag before the counter;
 // batches and single PUTs over the same emails) retry instead of answering 500.
 const RETRYABLE_CODES = new Set(['40P01', '40001'])
-const ATTEMPTS = 3
+const ATTEMPTS = 5
+/** Before attempt n+1: a random wait of up to n × this, so that the two sides do not meet again at once. */
+const BACKOFF_MS = 25
 
 export function isRetryableConflict(err: unknown): boolean {
   for (const link of chain(err)) {
@@ -71,7 +73,11 @@ export function isRetryableConflict(err: unknown): boolean {
   return false
 }
 
-/** Runs `transaction` (a whole transaction, from BEGIN) again after a deadlock, up to 3 times. */
+/**
+ * Runs `transaction` (a whole transaction, from BEGIN) again after a deadlock, up to 5 times
+ * in all, after a short random wait (jitter: a deletion racing 30 creates lost three
+ * immediate retries in a row under load).
+ */
 export async function retryingDeadlocks<T>(transaction: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
@@ -79,5 +85,6 @@ export async function retryingDeadlocks<T>(transaction: () => Promise<T>): Promi
     } catch (err) {
       if (attempt >= ATTEMPTS || !isRetryableConflict(err)) throw err
     }
+    await new Promise((resolve) => setTimeout(resolve, Math.random() * BACKOFF_MS * attempt))
   }
 }
