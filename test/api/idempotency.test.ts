@@ -12,6 +12,7 @@ import { fingerprint, KEY_TTL_MS, pruneIdempotencyKeys, storesAnswer } from '../
 import { decrypt } from '../../src/secret-key.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addTag } from '../helpers/contacts-factories.js'
+import { holdUncommitted, waitForLockWait as waitForLockWaitIn } from '../helpers/locks.js'
 import { tableSnapshot } from '../helpers/snapshot.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
 
@@ -191,37 +192,10 @@ for (const backend of backends()) {
     })
 
     /** Another transaction inserts a tag named `name` and keeps it uncommitted until the returned release. */
-    async function holdTagName(name: string) {
-      let release!: () => void
-      let held!: () => void
-      const gate = new Promise<void>((resolve) => (release = resolve))
-      const holding = new Promise<void>((resolve) => (held = resolve))
-      const done = t.db
-        .transaction(async (tx) => {
-          await tx.insert(tags).values({ companyId: acme.companyId, name, color: '#000' })
-          held()
-          await gate
-          tx.rollback()
-        })
-        .catch(() => undefined)
-      await holding
-      return async () => {
-        release()
-        await done
-      }
-    }
+    const holdTagName = (name: string) =>
+      holdUncommitted(t.db, (tx) => tx.insert(tags).values({ companyId: acme.companyId, name, color: '#000' }))
 
-    async function waitForLockWait() {
-      for (let i = 0; i < 200; i++) {
-        const [row] = await rawRows<{ n: number }>(
-          t.db,
-          sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
-        )
-        if ((row?.n ?? 0) > 0) return
-        await new Promise((resolve) => setTimeout(resolve, 10))
-      }
-      throw new Error('the request never waited')
-    }
+    const waitForLockWait = () => waitForLockWaitIn(t.db, 'the request')
 
     test('a retry while the first is still running: 409 with Retry-After: 1; then the stored answer', async () => {
       const key = newKey()

@@ -12,6 +12,7 @@ import { rawRows } from '../../src/db/client.js'
 import { contacts } from '../../src/db/schema.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addContact, addCustomField, addTag } from '../helpers/contacts-factories.js'
+import { holdUncommitted, waitForLockWait as waitForLockWaitIn } from '../helpers/locks.js'
 import { tableSnapshot } from '../helpers/snapshot.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
 
@@ -36,39 +37,12 @@ for (const backend of backends()) {
       return state
     }
 
-    /** Another transaction inserts a live contact with `email` and keeps it uncommitted until `release`. */
-    async function holdEmail(email: string) {
-      let release!: () => void
-      let held!: () => void
-      const gate = new Promise<void>((resolve) => (release = resolve))
-      const holding = new Promise<void>((resolve) => (held = resolve))
-      const done = t.db
-        .transaction(async (tx) => {
-          await tx.insert(contacts).values({ companyId: acme.companyId, userId: acme.userId, firstName: 'Holder', email })
-          held()
-          await gate
-          tx.rollback()
-        })
-        .catch(() => undefined)
-      await holding
-      return async () => {
-        release()
-        await done
-      }
-    }
+    /** Another transaction inserts a live contact with `email` and keeps it uncommitted until the returned release. */
+    const holdEmail = (email: string) =>
+      holdUncommitted(t.db, (tx) => tx.insert(contacts).values({ companyId: acme.companyId, userId: acme.userId, firstName: 'Holder', email }))
 
     /** Until a statement of this database waits for a lock (the write, on the held email). */
-    async function waitForLockWait() {
-      for (let i = 0; i < 200; i++) {
-        const [row] = await rawRows<{ n: number }>(
-          t.db,
-          sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
-        )
-        if ((row?.n ?? 0) > 0) return
-        await new Promise((resolve) => setTimeout(resolve, 10))
-      }
-      throw new Error('the write never waited')
-    }
+    const waitForLockWait = () => waitForLockWaitIn(t.db, 'the write')
 
     /** Runs `write` held on `email`, deletes with `remove` meanwhile, and returns the write's answer. */
     async function race(email: string, write: () => Promise<Reply>, remove: () => Promise<Reply>) {

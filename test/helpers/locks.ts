@@ -1,0 +1,41 @@
+// Lock races on purpose: a row written by another transaction and kept uncommitted, and a
+// wait until some statement of this database waits for a lock behind it.
+import { sql } from 'drizzle-orm'
+import { rawRows, type Database } from '../../src/db/client.js'
+
+/**
+ * Runs `write` in a transaction of its own and keeps it uncommitted; the returned function
+ * rolls it back and resolves once it has ended.
+ */
+export async function holdUncommitted(db: Database, write: (tx: Database) => Promise<unknown>): Promise<() => Promise<void>> {
+  let release!: () => void
+  let held!: () => void
+  const gate = new Promise<void>((resolve) => (release = resolve))
+  const holding = new Promise<void>((resolve) => (held = resolve))
+  const done = db
+    .transaction(async (tx) => {
+      await write(tx)
+      held()
+      await gate
+      tx.rollback()
+    })
+    .catch(() => undefined)
+  await holding
+  return async () => {
+    release()
+    await done
+  }
+}
+
+/** Until a statement of this database waits for a lock; throws naming `who` if none does within about 2 s. */
+export async function waitForLockWait(db: Database, who: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    const [row] = await rawRows<{ n: number }>(
+      db,
+      sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
+    )
+    if ((row?.n ?? 0) > 0) return
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+  throw new Error(`${who} never waited`)
+}
