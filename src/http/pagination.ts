@@ -48,18 +48,28 @@ export function sendPage<T>(
   }
 }
 
+/** Parameters a page link never repeats: the token (a secret) and the page it replaces. */
+const PAGE_DROPPED: ReadonlySet<string> = new Set(['api_token', 'page'])
+
 function linkHeader(url: string, page: number, lastPage: number): string {
-  const q = url.indexOf('?')
-  const path = q === -1 ? url : url.slice(0, q)
-  const kept = (q === -1 ? '' : url.slice(q + 1))
-    .split('&')
-    .filter((pair) => pair !== '' && !['api_token', 'page'].includes(paramName(pair)))
+  const { path, kept } = linkParts(url, PAGE_DROPPED)
   const link = (n: number, rel: string) => `<${path}?${[`page=${n}`, ...kept].join('&')}>; rel="${rel}"`
   const links = [link(1, 'first')]
   if (page > 1) links.push(link(Math.min(page - 1, lastPage), 'prev'))
   if (page < lastPage) links.push(link(page + 1, 'next'))
   links.push(link(lastPage, 'last'))
   return links.join(', ')
+}
+
+/** A request URL's path, and its query's `name=value` pairs as sent but those named in `dropped`: the makings of a Link header. */
+export function linkParts(url: string, dropped: ReadonlySet<string>): { path: string; kept: string[] } {
+  const q = url.indexOf('?')
+  if (q === -1) return { path: url, kept: [] }
+  const kept = url
+    .slice(q + 1)
+    .split('&')
+    .filter((pair) => pair !== '' && !dropped.has(paramName(pair)))
+  return { path: url.slice(0, q), kept }
 }
 
 function paramName(pair: string): string {

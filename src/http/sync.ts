@@ -28,7 +28,7 @@ import { invalid } from '../errors.js'
 import type { SecretKeys } from '../secret-key.js'
 import type { CompanyId } from '../tenancy.js'
 import { instantOf } from './dates.js'
-import { DEFAULT_PER_PAGE } from './pagination.js'
+import { DEFAULT_PER_PAGE, linkParts } from './pagination.js'
 import { Ref } from './schemas.js'
 
 /** The lists a walk can run on; a cursor names its list and works on no other. */
@@ -279,12 +279,7 @@ export function withoutSyncAt<Row extends { sync_at: string }>(row: Row): Omit<R
  */
 export function sendWalkPage(request: FastifyRequest, reply: FastifyReply, body: { data: unknown[]; meta: SyncMetaBody }) {
   if (body.meta.has_more) {
-    const url = request.url
-    const q = url.indexOf('?')
-    const path = q === -1 ? url : url.slice(0, q)
-    const kept = (q === -1 ? '' : url.slice(q + 1))
-      .split('&')
-      .filter((pair) => pair !== '' && !DROPPED.has(paramName(pair)))
+    const { path, kept } = linkParts(request.url, DROPPED)
     reply.header('link', `<${path}?${[`cursor=${encodeURIComponent(body.meta.next_cursor)}`, ...kept].join('&')}>; rel="next"`)
   }
   return reply.type(JSON_TYPE).serializer(JSON.stringify).send(body)
@@ -293,17 +288,8 @@ export function sendWalkPage(request: FastifyRequest, reply: FastifyReply, body:
 // What Fastify sets itself unless a reply has its own serializer.
 const JSON_TYPE = 'application/json; charset=utf-8'
 
-const DROPPED = new Set(['api_token', 'page', 'updated_since', 'cursor'])
-
-function paramName(pair: string): string {
-  const eq = pair.indexOf('=')
-  const raw = eq === -1 ? pair : pair.slice(0, eq)
-  try {
-    return decodeURIComponent(raw.replace(/\+/g, ' '))
-  } catch {
-    return raw
-  }
-}
+/** Parameters a walk's next link never repeats: the token, the page, and the walk's start, which the cursor replaces. */
+const DROPPED: ReadonlySet<string> = new Set(['api_token', 'page', 'updated_since', 'cursor'])
 
 /**
  * Sends a page of the list as before, serialized with the page schema alone (`schema`, a
