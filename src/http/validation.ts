@@ -127,6 +127,7 @@ function coercerFor(schema: JsonSchema): Coercer {
   const numeric = types.has('integer') || types.has('number')
   const boolean = types.has('boolean')
   const itemSchema = arrayItems(schema)
+  let itemCoercer: Coercer | undefined // on first use, like the property plans
   const shape = objectSchema(schema)
   const required = new Set(shape?.required ?? [])
   // Property plans are made on first use: schemas may be large and most requests name few.
@@ -160,7 +161,7 @@ function coercerFor(schema: JsonSchema): Coercer {
     if (Array.isArray(value)) {
       const list: unknown[] = value
       if (!itemSchema) return list
-      const items = coercerFor(itemSchema)
+      const items = (itemCoercer ??= coercerFor(itemSchema))
       return list.map((item, i) => items(item, found.paths ? `${path}/${String(i)}` : path, found))
     }
     if (typeof value === 'object' && value !== null && shape) {

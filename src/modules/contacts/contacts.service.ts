@@ -143,6 +143,32 @@ export function requestedColumns(input: ContactCreateBody | ContactUpdateBody): 
   return given
 }
 
+/** A new contact's columns from a create's body, owned by `userId`: what the body omits is null (carousel: false). */
+export function newContactColumns(userId: number, input: ContactCreateBody) {
+  return {
+    userId,
+    firstName: input.first_name,
+    lastName: input.last_name ?? null,
+    email: input.email,
+    business: input.business ?? null,
+    position: input.position ?? null,
+    telephone: input.telephone ?? null,
+    cellphone: input.cellphone ?? null,
+    address: input.address ?? null,
+    city: input.city ?? null,
+    state: input.state ?? null,
+    country: input.country ?? null,
+    url: input.url ?? null,
+    linkedin: input.linkedin ?? null,
+    variable1: input.variable1 ?? null,
+    variable2: input.variable2 ?? null,
+    variable3: input.variable3 ?? null,
+    carousel: input.carousel ?? false,
+    stage: input.stage ?? null,
+    contactGroupId: input.contact_group_id ?? null,
+  }
+}
+
 export const hasText = (value: string | null | undefined): value is string => value != null && /\S/.test(value)
 
 async function businessIdFor(db: Database, companyId: CompanyId, name: string | null | undefined): Promise<number | null> {
@@ -337,28 +363,7 @@ export async function createContact(db: Database, caller: Caller, input: Contact
       return insertContactRecord(
         tx,
         companyId,
-        {
-          userId,
-          firstName: input.first_name,
-          lastName: input.last_name ?? null,
-          email: input.email,
-          business: input.business ?? null,
-          position: input.position ?? null,
-          telephone: input.telephone ?? null,
-          cellphone: input.cellphone ?? null,
-          address: input.address ?? null,
-          city: input.city ?? null,
-          state: input.state ?? null,
-          country: input.country ?? null,
-          url: input.url ?? null,
-          linkedin: input.linkedin ?? null,
-          variable1: input.variable1 ?? null,
-          variable2: input.variable2 ?? null,
-          variable3: input.variable3 ?? null,
-          carousel: input.carousel ?? false,
-          stage: input.stage ?? null,
-          contactGroupId: input.contact_group_id ?? null,
-        },
+        newContactColumns(userId, input),
         hasText(input.business) ? input.business : null,
         tags.map((tag) => tag.id),
         values.flatMap((v) => (v.value === null ? [] : [{ customFieldId: v.definition.id, value: v.value }])),
