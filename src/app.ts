@@ -87,10 +87,6 @@ export async function buildApp(config: Config, deps: AppDeps = {}) {
   app.decorate('clock', deps.clock ?? (() => new Date()))
   app.decorate('keys', loadSecretKeys(config))
   app.decorate('config', config)
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id)
-    done()
-  })
 
   usePreparedStatements(config.preparedStatements)
   const database =

@@ -157,7 +157,8 @@ export default fp(
     // During shutdown (app.close() until the server has closed) requests still arriving on
     // open connections get the contract's 503 with Retry-After, on a connection that closes
     // (app.ts sets return503OnClosing: false so that they reach this hook). Requests in
-    // flight when it began finish normally. Every request's id is noted for clientErrorHandler.
+    // flight when it began finish normally. Every request's id is noted for clientErrorHandler
+    // and answered in X-Request-Id.
     let closing = false
     app.addHook('preClose', (next) => {
       closing = true
@@ -165,6 +166,7 @@ export default fp(
     })
     app.addHook('onRequest', (request, reply, next) => {
       requestIds.set(request.raw, request.id)
+      reply.header('x-request-id', request.id)
       if (!closing) {
         next()
         return

@@ -61,28 +61,36 @@ export default fp(
 
     app.decorateRequest('apiToken', undefined)
 
-    app.addHook('preValidation', async (request) => {
+    // A callback hook, not an async one: it runs on every request and awaits nothing.
+    app.addHook('preValidation', (request, _reply, next) => {
       const rawBody: unknown = request.body
-      if (rawBody !== undefined && rawBody !== null && !isPlainObject(rawBody)) throw new ApiError(400)
+      if (rawBody !== undefined && rawBody !== null && !isPlainObject(rawBody)) {
+        next(new ApiError(400))
+        return
+      }
       const rootKey = request.routeOptions.config.rootKey
       const query = unwrap(isPlainObject(request.query) ? request.query : {}, rootKey)
-      const body = unwrap(rawBody ?? {}, rootKey)
+      const body = rawBody === undefined || rawBody === null ? undefined : unwrap(rawBody, rootKey)
       const path = isPlainObject(request.params) ? request.params : {}
 
       request.apiToken =
-        bearer(request.headers.authorization) ?? tokenFrom(query.api_token) ?? tokenFrom(body.api_token)
+        bearer(request.headers.authorization) ?? tokenFrom(query.api_token) ?? tokenFrom(body?.api_token)
 
       // Path parameters are validated and read on their own (request.params); here they
-      // only win, by removing any body or query value of the same name.
+      // only win, by removing any body or query value of the same name. The body's value
+      // of a name wins over the query's.
       const merged: Params = {}
-      for (const [key, value] of Object.entries({ ...query, ...body })) {
-        if (key !== 'api_token' && !(key in path)) merged[key] = value
+      for (const source of body === undefined ? [query] : [query, body]) {
+        for (const key of Object.keys(source)) {
+          if (key !== 'api_token' && !(key in path)) merged[key] = source[key]
+        }
       }
       if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'DELETE') {
         request.query = merged
       } else {
         request.body = merged
       }
+      next()
     })
     done()
   },

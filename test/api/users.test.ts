@@ -28,6 +28,12 @@ for (const backend of backends()) {
       assert.equal(body.user.active, true)
       assert.match(body.user.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
       assert.deepEqual(body.company, { id: acme.companyId, name: 'Acme', timezone: 'America/Sao_Paulo' })
+      // Written by PostgreSQL: the bytes the serializer writes for the same user (as the users page has it).
+      assert.equal(res.headers['content-type'], 'application/json; charset=utf-8')
+      const page = await t.app.inject({ url: '/api/v1/users?page=1&per_page=1', headers: acme.auth })
+      const listed = page.json<{ data: object[] }>().data[0]
+      assert.equal(res.body, JSON.stringify({ user: listed, company: { id: acme.companyId, name: 'Acme', timezone: 'America/Sao_Paulo' } }))
+      assert.ok(page.body.includes(JSON.stringify(listed)))
     })
 
     test('lists the users of the caller company only, id ascending, paged', async () => {

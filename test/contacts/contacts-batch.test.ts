@@ -358,6 +358,30 @@ for (const backend of backends()) {
       await countersExact(c.who.companyId)
     })
 
+    test('batches and single creates naming one new business at once, in any case: one business, every contact on it', async () => {
+      const c = await company('Business race')
+      const spellings = ['Globex', 'GLOBEX', 'globex', 'GloBex']
+      const answers = await Promise.all([
+        ...spellings.map((business, b) =>
+          batch(c.who, { contacts: Array.from({ length: 10 }, (_, i) => ({ first_name: 'B', email: `b${String(b)}.${String(i)}@globex.example`, business })) })),
+        ...spellings.map((business, s) => post(c.who, { first_name: 'S', email: `s${String(s)}@globex.example`, business })),
+      ])
+      for (const res of answers) assert.ok(res.statusCode === 200 || res.statusCode === 201, res.body)
+      const found = await rawRows<{ id: number; name: string }>(t.db, sql`
+        select id, name from businesses where company_id = ${c.who.companyId}`)
+      assert.equal(found.length, 1, JSON.stringify(found))
+      const [linked] = await rawRows<{ n: number; on_it: number }>(t.db, sql`
+        select count(*)::int as n, count(*) filter (where business_id = ${found[0]?.id})::int as on_it
+          from contacts where company_id = ${c.who.companyId}`)
+      assert.deepEqual(linked, { n: 44, on_it: 44 })
+      // A business that exists is found, not rewritten: its row keeps its version.
+      const before = await rawRows<{ xmin: string }>(t.db, sql`select xmin::text from businesses where company_id = ${c.who.companyId}`)
+      assert.equal((await batch(c.who, { contacts: [{ first_name: 'Again', email: 'again@globex.example', business: 'globex' }] })).statusCode, 200)
+      assert.equal((await post(c.who, { first_name: 'Again', email: 'again2@globex.example', business: 'GLOBEX' })).statusCode, 201)
+      const afterwards = await rawRows<{ xmin: string }>(t.db, sql`select xmin::text from businesses where company_id = ${c.who.companyId}`)
+      assert.deepEqual(afterwards, before)
+    })
+
     test('a contact created between the read and the write by a writer without the email lock: the batch runs item by item', async () => {
       const c = await company('Fallback')
       let pending: ReturnType<typeof batch> | undefined

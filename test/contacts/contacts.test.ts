@@ -311,6 +311,30 @@ for (const backend of backends()) {
       }
     })
 
+    test('GET by id writes the JSON PostgreSQL built byte for byte as the serializer writes the same contact', async () => {
+      // Quotes, backslashes, control characters, U+2028, DEL, astral characters, nulls,
+      // tags and fields: the by-id body (json_build_object) against POST's answer and the
+      // list page's item (both through the response schema's serializer).
+      const awkward = 'q"b\\s/\b\f\n\r\t\u0001\u001f\u007f\u2028\u2029 é 😀 </script>'
+      const tag = await addTag(t.db, acme, { name: `T ${awkward}`, color: '#0f0' })
+      const created = await post({
+        first_name: awkward, last_name: null, email: 'bytes@example.com', business: awkward, position: '',
+        variable1: awkward, carousel: 'true', stage: 'sql', tags: [tag.id, hot.id],
+        custom_fields: [{ field: 'Notes', value: awkward }, { field: 'Size', value: 'XL' }],
+      })
+      assert.equal(created.statusCode, 201, created.body)
+      const { id } = created.json<{ id: number }>()
+      const res = await get(`/api/v1/contacts/${id}`)
+      assert.equal(res.statusCode, 200)
+      assert.equal(res.headers['content-type'], 'application/json; charset=utf-8')
+      assert.equal(res.body, created.body)
+      assert.deepEqual(Object.keys(res.json<object>()), Object.keys(created.json<object>()))
+      const page = await get('/api/v1/contacts?page=1&per_page=100')
+      const item = page.json<{ data: { id: number }[] }>().data.find((c) => c.id === id)
+      assert.equal(res.body, JSON.stringify(item))
+      assert.ok(page.body.includes(res.body), 'the page holds the same bytes')
+    })
+
     test('PUT requires first_name, email and business', async () => {
       const contact = await addContact(t.db, acme, { business: 'Keep' })
       const res = await put(contact.id, {})

@@ -6,7 +6,7 @@ import type { CompanyId } from '../../tenancy.js'
 import { leadJson } from '../leads/leads.repository.js'
 import { LINKED_LEADS } from '../leads/lead-links.js'
 import { outboxCtes } from '../webhooks/outbox.js'
-import type { ContactReferences, ContactRow } from './contacts.repository.js'
+import { REFERENCES_SHARED, sharedReferencesCtes, type ContactReferences, type ContactRow } from './contacts.repository.js'
 
 // The lead-link lock of every email (the key of lead-links.ts and contacts.referencesLockingEmail),
 // taken in key order so that batches sharing emails queue instead of deadlocking. Held to
@@ -186,22 +186,32 @@ const CONTACT_COLUMNS = `id bigint, user_id bigint, first_name text, last_name t
                          country text, url text, linkedin text, variable1 text, variable2 text, variable3 text,
                          carousel boolean, stage contact_stage, contact_group_id bigint, business_name text`
 
-// Every write of a batch in one statement. The businesses named are found or created once
-// each (in lower(name) order); new contacts are inserted with the ids the resolve took,
+// Every write of a batch in one statement. The businesses named are found, and those not
+// found created, once each (in lower(name) order; existing ones are not rewritten, see
+// contacts.insert); new contacts are inserted with the ids the resolve took,
 // changed ones rewritten whole (they are locked); then tags, custom values, contact events,
 // the leads of the new emails (leads_company_email_idx), and the counters, which wait for
-// all of that (the InitPlans in their WHERE) so that the hot rows are locked last, in
+// all of that and for the tags and custom fields written to be share-locked
+// (sharedReferencesCtes; the InitPlans in their WHERE) so that the hot rows are locked last, in
 // (list, key) order; then the webhook events (outbox.ts), after the counters. Foreign keys
 // are checked at the end of the statement, when every row is there.
 const writeStatement = defineQuery<{ events: number }>(
   'contacts.batchWrite',
-  `with business as (
+  `with ${sharedReferencesCtes('$8::bigint[]', '$12::bigint[]')}, business_named as (
+     select distinct on (lower(b.name)) b.name from unnest($4::text[]) with ordinality as b(name, ord)
+      order by lower(b.name), b.ord
+   ), business_found as (
+     select b.id, lower(b.name) as key from businesses b
+      where b.company_id = $1 and lower(b.name) = any(array(select lower(n.name) from business_named n))
+   ), business_made as (
      insert into businesses (company_id, name)
-     select $1, n.name from (select distinct on (lower(b.name)) b.name from unnest($4::text[]) with ordinality as b(name, ord)
-                              order by lower(b.name), b.ord) n
+     select $1, n.name from business_named n
+      where not exists (select from business_found f where f.key = lower(n.name))
       order by lower(n.name)
      on conflict (company_id, lower(name)) do update set updated_at = businesses.updated_at
      returning id, lower(name) as key
+   ), business as (
+     select id, key from business_found union all select id, key from business_made
    ), created as (
      insert into contacts (company_id, id, user_id, first_name, last_name, email, business, position, telephone,
                            cellphone, address, city, state, country, url, linkedin, variable1, variable2,
@@ -267,6 +277,7 @@ const writeStatement = defineQuery<{ events: number }>(
       where (select count(*) from created) + (select count(*) from changed) + (select count(*) from untagged)
             + (select count(*) from tagged) + (select count(*) from cleared) + (select count(*) from valued)
             + (select count(*) from evented) >= 0
+        and ${REFERENCES_SHARED}
       group by d.list, d.key
      having sum(d.delta) <> 0
       order by d.list, d.key

@@ -197,7 +197,7 @@ const valueList = (values: State['values']) =>
 const record = (state: State) => toContact(state.row, state.tags, valueList(state.values))
 
 function columns(row: ContactRow): ContactColumns {
-  return { ...contactColumns(row), business_name: hasText(row.business) ? row.business : null }
+  return Object.assign(contactColumns(row), { business_name: hasText(row.business) ? row.business : null }) // see toContact
 }
 
 /**
@@ -243,16 +243,15 @@ export function planBatch(caller: Caller, references: References, items: BatchIt
     if (Object.keys(problems).length > 0) return { status: 422, error: invalid(problems) }
     const id = newIds.shift()
     if (id === undefined) throw new Error('no id left for a new contact')
-    const row: ContactRow = {
+    const row: ContactRow = Object.assign(newContactColumns(caller.userId, input), {
       companyId: caller.companyId,
       id,
-      ...newContactColumns(caller.userId, input),
       businessId: null,
       deletedAt: null,
       searchText: null,
       createdAt: now,
       updatedAt: now,
-    }
+    })
     const state: State = {
       row,
       tags,
@@ -340,7 +339,7 @@ export function planBatch(caller: Caller, references: References, items: BatchIt
     if (!state.dirty) continue
     const id = state.row.id
     if (state.created) write.created.push(columns(state.row))
-    else write.changed.push({ ...columns(state.row), business_changed: state.businessChanged })
+    else write.changed.push(Object.assign(columns(state.row), { business_changed: state.businessChanged }))
     const tagIds = new Set(state.tags.map((tag) => tag.id))
     for (const tagId of state.stored.tagIds) if (!tagIds.has(tagId)) write.tagsRemoved.push({ contactId: id, tagId })
     for (const tagId of tagIds) if (!state.stored.tagIds.has(tagId)) write.tagsAdded.push({ contactId: id, tagId })

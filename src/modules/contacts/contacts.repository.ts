@@ -1,11 +1,12 @@
 import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
+import { isoInstant, jsonArrayOf, jsonObjectOf } from '../../db/json-sql.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import { contactCustomValues, contacts, contactTags, customFields, tags } from '../../db/schema.js'
 import type { CompanyId } from '../../tenancy.js'
 import { leadJson } from '../leads/leads.repository.js'
-import { isoInstant, outboxCtes } from '../webhooks/outbox.js'
+import { outboxCtes } from '../webhooks/outbox.js'
 import type { Contact } from './contacts.service.js'
 
 export type ContactRow = typeof contacts.$inferSelect
@@ -34,22 +35,41 @@ export interface ContactValueRow {
 // fields (field id ascending) aggregated in the same statement, so rows go out as they are.
 // Each aggregate reads contact_tags / contact_custom_values by their primary keys
 // (company_id, contact_id, …) and joins tags / custom_fields by primary key.
-const CONTACT_RECORD = `c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone,
-          c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1,
-          c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
-          coalesce((select json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) order by t.id)
+/** The Contact schema's columns before its tags, in the schema's order. */
+const CONTACT_COLUMNS = [
+  'id', 'user_id', 'first_name', 'last_name', 'email', 'business', 'position', 'telephone', 'cellphone', 'address',
+  'city', 'state', 'country', 'url', 'linkedin', 'variable1', 'variable2', 'variable3', 'carousel', 'stage',
+  'contact_group_id',
+]
+const TAGS_OF_C = `coalesce((select ${jsonArrayOf('t.id, t.name, t.color', 't.id')}
                       from contact_tags ct
                       join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
-                     where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags,
-          coalesce((select json_agg(json_build_object('field', f.field, 'value', v.value) order by f.id)
+                     where ct.company_id = c.company_id and ct.contact_id = c.id), '[]')`
+const FIELDS_OF_C = `coalesce((select ${jsonArrayOf('f.field, v.value', 'f.id')}
                       from contact_custom_values v
                       join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
-                     where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
+                     where v.company_id = c.company_id and v.contact_id = c.id), '[]')`
+const CONTACT_RECORD = `${CONTACT_COLUMNS.map((column) => `c.${column}`).join(', ')},
+          ${TAGS_OF_C} as tags,
+          ${FIELDS_OF_C} as custom_fields,
           c.created_at, c.updated_at`
 
-const contactById = defineQuery<Contact>(
-  'contacts.byId',
-  `select ${CONTACT_RECORD}
+/**
+ * A contact as JSON built in SQL from the row `alias` and its `tags` and `custom_fields`
+ * (json expressions): the Contact schema's keys in its order, instants as the API writes
+ * them, strings escaped as JSON.stringify does (PostgreSQL cannot hold what it would
+ * escape differently: lone surrogates are refused at the door), compact (src/db/json-sql.ts).
+ */
+const contactJson = (alias: string, tags: string, customFields: string) =>
+  jsonObjectOf(`${CONTACT_COLUMNS.map((column) => `${alias}.${column}`).join(', ')},
+              ${tags} as tags, ${customFields} as custom_fields,
+              ${isoInstant(`${alias}.created_at`)} as created_at, ${isoInstant(`${alias}.updated_at`)} as updated_at`)
+
+// GET /contacts/:id, answered as JSON text straight from the statement: no row parsing, no
+// serialization (src/http/json-text.ts).
+const contactJsonById = defineQuery<{ json: string }>(
+  'contacts.jsonById',
+  `select ${contactJson('c', TAGS_OF_C, FIELDS_OF_C)}::text as json
      from contacts c
     where c.company_id = (select $1::bigint) and c.id = $2 and c.deleted_at is null`,
 )
@@ -309,9 +329,30 @@ export interface NewContact {
   contactGroupId: number | null
 }
 
-// A contact created whole in one statement: its business (found or created by name), the
+/**
+ * CTEs that share-lock the tags and custom fields a write references (`tagIds`, `fieldIds`:
+ * bigint[] expressions), for a statement whose counters wait for them (REFERENCES_SHARED in
+ * the counters' WHERE, an InitPlan run before the first counter row is locked). Every
+ * writer then takes a definition before the company's counters: a PUT's earlier statements
+ * check its foreign keys first, and a tag or custom field deletion locks the definition, then
+ * the event counter. The foreign key checks at the statement's end take the same locks, but
+ * after the counters: a deletion racing many creates deadlocked with them, and under load
+ * lost every retry (503).
+ */
+export const sharedReferencesCtes = (tagIds: string, fieldIds: string) =>
+  `shared_tags as (
+     select id from tags where company_id = $1 and id = any(${tagIds}) order by id for key share
+   ), shared_fields as (
+     select id from custom_fields where company_id = $1 and id = any(${fieldIds}) order by id for key share
+   )`
+export const REFERENCES_SHARED = '(select count(*) from shared_tags) + (select count(*) from shared_fields) >= 0'
+
+// A contact created whole in one statement: its business (found by name, else created; a
+// business created since the statement's snapshot is taken by the upsert: an existing one is
+// neither locked nor rewritten, which concurrent writes naming it made a hot row), the
 // contact, its tags and custom values, its contact_created event, its leads linked by email
-// (the caller holds the lead-link lock), the counters, and its webhook events. The counters'
+// (the caller holds the lead-link lock), the counters, and its webhook events. Its tags and
+// custom fields are share-locked before the counters (sharedReferencesCtes). The counters'
 // insert is read only by the events' sequence (outbox.ts outboxCtes, `after`), which the
 // events' data is built before: the hot counter rows are locked at the very end, the
 // company's event counter last of all, until the COMMIT that follows. Counters are updated
@@ -320,11 +361,15 @@ export interface NewContact {
 // Answers the contact in its API shape, tags and custom fields built from the same inputs.
 const insertContactStatement = defineQuery<Contact>(
   'contacts.insert',
-  `with business as (
+  `with ${sharedReferencesCtes('$24::bigint[]', '$25::bigint[]')}, business_found as (
+     select id from businesses where company_id = $1 and lower(name) = lower($22::text)
+   ), business_made as (
      insert into businesses (company_id, name)
-     select $1, $22::text where $22::text is not null
+     select $1, $22::text where $22::text is not null and not exists (select from business_found)
      on conflict (company_id, lower(name)) do update set updated_at = businesses.updated_at
      returning id
+   ), business as (
+     select id from business_found union all select id from business_made
    ), c as (
      insert into contacts (company_id, user_id, first_name, last_name, email, business, position, telephone,
                            cellphone, address, city, state, country, url, linkedin, variable1, variable2,
@@ -352,26 +397,21 @@ const insertContactStatement = defineQuery<Contact>(
        from (select 'contacts' as list, 0::bigint as key, 1::bigint as delta
              union all select 'contacts_by_user', $2, 1
              union all select 'leads_linked', user_id, count(*) from linked group by user_id) d
+      where ${REFERENCES_SHARED}
       order by d.list, d.key
      on conflict (company_id, list, key) do update set value = counters.value + excluded.value
      returning value
    ), record as (
      select c.*,
-            coalesce((select json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) order by t.id)
+            coalesce((select ${jsonArrayOf('t.id, t.name, t.color', 't.id')}
                         from tags t where t.company_id = $1 and t.id = any($24::bigint[])), '[]') as tags,
-            coalesce((select json_agg(json_build_object('field', f.field, 'value', v.value) order by f.id)
+            coalesce((select ${jsonArrayOf('f.field, v.value', 'f.id')}
                         from unnest($25::bigint[], $26::text[]) as v(field_id, value)
                         join custom_fields f on f.company_id = $1 and f.id = v.field_id), '[]') as custom_fields
        from c
    ), api_event as (
      select 1::bigint as ord, 'contact.created' as type,
-            json_build_object('id', r.id, 'user_id', r.user_id, 'first_name', r.first_name, 'last_name', r.last_name,
-              'email', r.email, 'business', r.business, 'position', r.position, 'telephone', r.telephone,
-              'cellphone', r.cellphone, 'address', r.address, 'city', r.city, 'state', r.state, 'country', r.country,
-              'url', r.url, 'linkedin', r.linkedin, 'variable1', r.variable1, 'variable2', r.variable2,
-              'variable3', r.variable3, 'carousel', r.carousel, 'stage', r.stage, 'contact_group_id', r.contact_group_id,
-              'tags', r.tags, 'custom_fields', r.custom_fields,
-              'created_at', ${isoInstant('r.created_at')}, 'updated_at', ${isoInstant('r.updated_at')}) as data
+            ${contactJson('r', 'r.tags', 'r.custom_fields')} as data
        from record r
      union all
      select 1 + row_number() over (order by l.id), 'lead.linked', ${leadJson('l')} from linked l
@@ -407,9 +447,9 @@ export async function insertContactRecord(
   return row
 }
 
-/** A live contact in its API shape, or undefined. */
-export function findContactRecord(db: Database, companyId: CompanyId, id: number): Promise<Contact | undefined> {
-  return runOne(db, contactById, [companyId, id])
+/** A live contact as the JSON text of its API shape, or undefined. */
+export async function findContactJson(db: Database, companyId: CompanyId, id: number): Promise<string | undefined> {
+  return (await runOne(db, contactJsonById, [companyId, id]))?.json
 }
 
 export async function findLiveContact(

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+import { sendJsonText } from '../../http/json-text.js'
 import { sendPage } from '../../http/pagination.js'
 import { IdParams, Ref } from '../../http/schemas.js'
 import { sendListPage, sendWalkPage, walkRequest } from '../../http/sync.js'
@@ -15,7 +16,7 @@ import {
   contactsWalk,
   createContact,
   deleteContact,
-  getContact,
+  getContactJson,
 } from './contacts.service.js'
 import { upsertContacts, toBatchResponse } from './contacts.batch.js'
 import { batchValidatorCompiler, ContactBatchRequest, ContactBatchResponse } from './contacts.batch.schemas.js'
@@ -54,7 +55,7 @@ const contactsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       params: IdParams,
       response: { 200: Ref(Contact) },
     },
-  }, async (request) => getContact(app.db, request.caller, request.params.id))
+  }, async (request, reply) => sendJsonText(reply, await getContactJson(app.db, request.caller, request.params.id)))
 
   app.post('/v1/contacts', {
     config: { rootKey: 'contact' },

@@ -2,7 +2,8 @@ import type { Database } from '../../db/client.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
 import { customFields } from '../../db/schema.js'
 import type { CompanyId } from '../../tenancy.js'
-import { isoInstant, outboxCtes } from '../webhooks/outbox.js'
+import { isoInstant } from '../../db/json-sql.js'
+import { outboxCtes } from '../webhooks/outbox.js'
 import type { CustomFieldKind } from './custom-fields.schemas.js'
 
 /** A definition as the API shows it (rows come out of PostgreSQL in this shape). */

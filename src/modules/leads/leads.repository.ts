@@ -7,7 +7,8 @@ import type { Database } from '../../db/client.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { CompanyId } from '../../tenancy.js'
-import { isoInstant, outboxCtes } from '../webhooks/outbox.js'
+import { isoInstant } from '../../db/json-sql.js'
+import { outboxCtes } from '../webhooks/outbox.js'
 import type { Lead as LeadSchema } from './leads.schemas.js'
 
 /** A lead as the API shows it. */

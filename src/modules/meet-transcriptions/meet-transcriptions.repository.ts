@@ -4,7 +4,8 @@ import { defineQuery, run, runOne } from '../../db/query.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { PageWindow } from '../../http/pagination.js'
 import type { CompanyId } from '../../tenancy.js'
-import { isoInstant, outboxCtes } from '../webhooks/outbox.js'
+import { isoInstant } from '../../db/json-sql.js'
+import { outboxCtes } from '../webhooks/outbox.js'
 import type { MeetTranscription, MeetTranscriptionItem } from './meet-transcriptions.schemas.js'
 
 /** A transcription as the API shows it (rows come out of PostgreSQL in this shape). */

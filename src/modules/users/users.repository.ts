@@ -1,5 +1,6 @@
 import { and, eq } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
+import { isoInstant, jsonObjectOf } from '../../db/json-sql.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
 import { companies, users } from '../../db/schema.js'
 import type { CompanyId } from '../../tenancy.js'
@@ -38,18 +39,22 @@ export async function usersPageWithTotal(db: Database, companyId: CompanyId, pag
   return { total, rows: rows[0]?.id === null ? [] : (rows as ApiUser[]) }
 }
 
-// Every authorize_api call: the caller's user and company by primary keys.
-const userWithCompany = defineQuery<ApiUser & { company_name: string; timezone: string }>(
-  'users.withCompany',
-  `select u.id, u.name, u.email, u.role, u.active, u.created_at, u.updated_at, c.name as company_name, c.timezone
-     from users u join companies c on c.id = u.company_id
-    where u.company_id = $1 and u.id = $2`,
+// Every authorize_api call: the caller's user and company by primary keys, as the JSON
+// text of the answer (src/db/json-sql.ts: the Authorization schema's keys in order; sent as
+// it is, src/http/json-text.ts).
+const authorizationJson = defineQuery<{ json: string }>(
+  'users.authorizationJson',
+  `select row_to_json(a)::text as json
+     from (select ${jsonObjectOf(`u.id, u.name, u.email, u.role, u.active, ${isoInstant('u.created_at')} as created_at,
+                                  ${isoInstant('u.updated_at')} as updated_at`)} as "user",
+                  ${jsonObjectOf('c.id, c.name, c.timezone')} as company
+             from users u join companies c on c.id = u.company_id
+            where u.company_id = $1 and u.id = $2) a`,
 )
 
-/** A user with the id, name and time zone of its company, in one round trip. */
-export async function findUserWithCompany(db: Database, companyId: CompanyId, userId: number) {
-  const row = await runOne(db, userWithCompany, [companyId, userId])
-  return row && { user: row, company: { id: companyId as number, name: row.company_name, timezone: row.timezone } }
+/** `{user, company}` of authorize_api as JSON text, or undefined. */
+export async function findAuthorizationJson(db: Database, companyId: CompanyId, userId: number): Promise<string | undefined> {
+  return (await runOne(db, authorizationJson, [companyId, userId]))?.json
 }
 
 // Admin command line: every user of a company, from the primary key (company_id, id).

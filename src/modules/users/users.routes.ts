@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { notFound } from '../../errors.js'
+import { sendJsonText } from '../../http/json-text.js'
 import { pageWindow, sendPage } from '../../http/pagination.js'
-import { findUserWithCompany, usersPageWithTotal } from './users.repository.js'
+import { findAuthorizationJson, usersPageWithTotal } from './users.repository.js'
 import { Ref } from '../../http/schemas.js'
 import { AuthorizeResponse, UsersListQuery, UsersPage } from './users.schemas.js'
 
@@ -28,11 +29,11 @@ const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'authorizeApi',
       response: { 200: Ref(AuthorizeResponse) },
     },
-  }, async (request) => {
+  }, async (request, reply) => {
     const { companyId, userId } = request.caller
-    const found = await findUserWithCompany(app.db, companyId, userId)
-    if (!found) throw notFound()
-    return found
+    const json = await findAuthorizationJson(app.db, companyId, userId)
+    if (json === undefined) throw notFound()
+    return sendJsonText(reply, json)
   })
 }
 

@@ -19,9 +19,6 @@ export interface NewApiEvent {
   data: unknown
 }
 
-/** An instant in JSON as the API writes it (toISOString: UTC, milliseconds, `Z`), for records built in SQL. */
-export const isoInstant = (expression: string) => `to_char(${expression} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
-
 /**
  * The outbox as CTEs, for a write that records its events in its own statement (one round
  * trip): `source` names a CTE of (ord 1..n, type text, data json) rows, `company` and `at`

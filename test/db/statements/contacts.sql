@@ -35,13 +35,25 @@ with matched as (
              from generate_series(1, (select count(distinct lower(e)) from unnest($2::text[]) e) - (select count(*) from matched))) as new_ids;
 
 -- contacts.batchWrite
-with business as (
+with shared_tags as (
+     select id from tags where company_id = $1 and id = any($8::bigint[]) order by id for key share
+   ), shared_fields as (
+     select id from custom_fields where company_id = $1 and id = any($12::bigint[]) order by id for key share
+   ), business_named as (
+     select distinct on (lower(b.name)) b.name from unnest($4::text[]) with ordinality as b(name, ord)
+      order by lower(b.name), b.ord
+   ), business_found as (
+     select b.id, lower(b.name) as key from businesses b
+      where b.company_id = $1 and lower(b.name) = any(array(select lower(n.name) from business_named n))
+   ), business_made as (
      insert into businesses (company_id, name)
-     select $1, n.name from (select distinct on (lower(b.name)) b.name from unnest($4::text[]) with ordinality as b(name, ord)
-                              order by lower(b.name), b.ord) n
+     select $1, n.name from business_named n
+      where not exists (select from business_found f where f.key = lower(n.name))
       order by lower(n.name)
      on conflict (company_id, lower(name)) do update set updated_at = businesses.updated_at
      returning id, lower(name) as key
+   ), business as (
+     select id, key from business_found union all select id, key from business_made
    ), created as (
      insert into contacts (company_id, id, user_id, first_name, last_name, email, business, position, telephone,
                            cellphone, address, city, state, country, url, linkedin, variable1, variable2,
@@ -113,6 +125,7 @@ with business as (
       where (select count(*) from created) + (select count(*) from changed) + (select count(*) from untagged)
             + (select count(*) from tagged) + (select count(*) from cleared) + (select count(*) from valued)
             + (select count(*) from evented) >= 0
+        and (select count(*) from shared_tags) + (select count(*) from shared_fields) >= 0
       group by d.list, d.key
      having sum(d.delta) <> 0
       order by d.list, d.key
@@ -140,28 +153,20 @@ with business as (
    )
    select (select count(*) from recorded_events)::int as events;
 
--- contacts.byId
-select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone,
-          c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1,
-          c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
-          coalesce((select json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) order by t.id)
-                      from contact_tags ct
-                      join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
-                     where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags,
-          coalesce((select json_agg(json_build_object('field', f.field, 'value', v.value) order by f.id)
-                      from contact_custom_values v
-                      join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
-                     where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
-          c.created_at, c.updated_at
-     from contacts c
-    where c.company_id = (select $1::bigint) and c.id = $2 and c.deleted_at is null;
-
 -- contacts.insert
-with business as (
+with shared_tags as (
+     select id from tags where company_id = $1 and id = any($24::bigint[]) order by id for key share
+   ), shared_fields as (
+     select id from custom_fields where company_id = $1 and id = any($25::bigint[]) order by id for key share
+   ), business_found as (
+     select id from businesses where company_id = $1 and lower(name) = lower($22::text)
+   ), business_made as (
      insert into businesses (company_id, name)
-     select $1, $22::text where $22::text is not null
+     select $1, $22::text where $22::text is not null and not exists (select from business_found)
      on conflict (company_id, lower(name)) do update set updated_at = businesses.updated_at
      returning id
+   ), business as (
+     select id from business_found union all select id from business_made
    ), c as (
      insert into contacts (company_id, user_id, first_name, last_name, email, business, position, telephone,
                            cellphone, address, city, state, country, url, linkedin, variable1, variable2,
@@ -189,26 +194,23 @@ with business as (
        from (select 'contacts' as list, 0::bigint as key, 1::bigint as delta
              union all select 'contacts_by_user', $2, 1
              union all select 'leads_linked', user_id, count(*) from linked group by user_id) d
+      where (select count(*) from shared_tags) + (select count(*) from shared_fields) >= 0
       order by d.list, d.key
      on conflict (company_id, list, key) do update set value = counters.value + excluded.value
      returning value
    ), record as (
      select c.*,
-            coalesce((select json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) order by t.id)
+            coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
                         from tags t where t.company_id = $1 and t.id = any($24::bigint[])), '[]') as tags,
-            coalesce((select json_agg(json_build_object('field', f.field, 'value', v.value) order by f.id)
+            coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
                         from unnest($25::bigint[], $26::text[]) as v(field_id, value)
                         join custom_fields f on f.company_id = $1 and f.id = v.field_id), '[]') as custom_fields
        from c
    ), api_event as (
      select 1::bigint as ord, 'contact.created' as type,
-            json_build_object('id', r.id, 'user_id', r.user_id, 'first_name', r.first_name, 'last_name', r.last_name,
-              'email', r.email, 'business', r.business, 'position', r.position, 'telephone', r.telephone,
-              'cellphone', r.cellphone, 'address', r.address, 'city', r.city, 'state', r.state, 'country', r.country,
-              'url', r.url, 'linkedin', r.linkedin, 'variable1', r.variable1, 'variable2', r.variable2,
-              'variable3', r.variable3, 'carousel', r.carousel, 'stage', r.stage, 'contact_group_id', r.contact_group_id,
-              'tags', r.tags, 'custom_fields', r.custom_fields,
-              'created_at', to_char(r.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updated_at', to_char(r.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as data
+            (select row_to_json(j) from (select r.id, r.user_id, r.first_name, r.last_name, r.email, r.business, r.position, r.telephone, r.cellphone, r.address, r.city, r.state, r.country, r.url, r.linkedin, r.variable1, r.variable2, r.variable3, r.carousel, r.stage, r.contact_group_id,
+              r.tags as tags, r.custom_fields as custom_fields,
+              to_char(r.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(r.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j) as data
        from record r
      union all
      select 1 + row_number() over (order by l.id), 'lead.linked', json_build_object('id', l.id, 'user_id', l.user_id, 'contact_id', l.contact_id, 'first_name', l.first_name, 'last_name', l.last_name, 'email', l.email, 'provider', l.provider, 'position', l.position, 'linkedin_url', l.linkedin_url, 'telephone', l.telephone, 'city', l.city, 'state_province', l.state_province, 'country', l.country, 'degree_of_connection', l.degree_of_connection, 'business_name', l.business_name, 'business_linkedin_url', l.business_linkedin_url, 'business_sector', l.business_sector, 'business_colaborators_count', l.business_colaborators_count, 'business_telephone', l.business_telephone, 'created_at', to_char(l.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updated_at', to_char(l.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) from linked l
@@ -231,6 +233,19 @@ with business as (
           r.created_at, r.updated_at
      from record r;
 
+-- contacts.jsonById
+select (select row_to_json(j) from (select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
+              coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
+                      from contact_tags ct
+                      join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
+                     where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags, coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
+                      from contact_custom_values v
+                      join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
+                     where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
+              to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(c.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j)::text as json
+     from contacts c
+    where c.company_id = (select $1::bigint) and c.id = $2 and c.deleted_at is null;
+
 -- contacts.page
 with total as (
        select coalesce((select value from counters where company_id = $1 and list = $2 and key = $3), 0) as n
@@ -238,14 +253,12 @@ with total as (
      select total.n as total, p.*
        from total
        left join lateral (
-         select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone,
-          c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1,
-          c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
-          coalesce((select json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) order by t.id)
+         select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
+          coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
                       from contact_tags ct
                       join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
                      where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags,
-          coalesce((select json_agg(json_build_object('field', f.field, 'value', v.value) order by f.id)
+          coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
                       from contact_custom_values v
                       join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
                      where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
@@ -269,14 +282,12 @@ with total as (
      select total.n as total, p.*
        from total
        left join lateral (
-         select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone,
-          c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1,
-          c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
-          coalesce((select json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) order by t.id)
+         select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
+          coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
                       from contact_tags ct
                       join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
                      where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags,
-          coalesce((select json_agg(json_build_object('field', f.field, 'value', v.value) order by f.id)
+          coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
                       from contact_custom_values v
                       join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
                      where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
@@ -328,14 +339,12 @@ with candidates as materialized (
      select page.total, p.*
        from page
        left join lateral (
-         select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone,
-          c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1,
-          c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
-          coalesce((select json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) order by t.id)
+         select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
+          coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
                       from contact_tags ct
                       join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
                      where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags,
-          coalesce((select json_agg(json_build_object('field', f.field, 'value', v.value) order by f.id)
+          coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
                       from contact_custom_values v
                       join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
                      where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
@@ -369,14 +378,12 @@ with candidates as (select null::bigint as id where false), known as (select nul
      select page.total, p.*
        from page
        left join lateral (
-         select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone,
-          c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1,
-          c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
-          coalesce((select json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) order by t.id)
+         select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
+          coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
                       from contact_tags ct
                       join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
                      where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags,
-          coalesce((select json_agg(json_build_object('field', f.field, 'value', v.value) order by f.id)
+          coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
                       from contact_custom_values v
                       join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
                      where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
@@ -410,14 +417,12 @@ with candidates as (select null::bigint as id where false), known as (select nul
      select page.total, p.*
        from page
        left join lateral (
-         select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone,
-          c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1,
-          c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
-          coalesce((select json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) order by t.id)
+         select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
+          coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
                       from contact_tags ct
                       join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
                      where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags,
-          coalesce((select json_agg(json_build_object('field', f.field, 'value', v.value) order by f.id)
+          coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
                       from contact_custom_values v
                       join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
                      where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
@@ -449,14 +454,12 @@ with candidates as materialized (
      select page.total, p.*
        from page
        left join lateral (
-         select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone,
-          c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1,
-          c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
-          coalesce((select json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) order by t.id)
+         select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
+          coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
                       from contact_tags ct
                       join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
                      where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags,
-          coalesce((select json_agg(json_build_object('field', f.field, 'value', v.value) order by f.id)
+          coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
                       from contact_custom_values v
                       join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
                      where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
@@ -484,14 +487,12 @@ with candidates as (select null::bigint as id where false), known as (select nul
      select page.total, p.*
        from page
        left join lateral (
-         select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone,
-          c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1,
-          c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
-          coalesce((select json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) order by t.id)
+         select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
+          coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
                       from contact_tags ct
                       join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
                      where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags,
-          coalesce((select json_agg(json_build_object('field', f.field, 'value', v.value) order by f.id)
+          coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
                       from contact_custom_values v
                       join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
                      where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
@@ -519,14 +520,12 @@ with candidates as (select null::bigint as id where false), known as (select nul
      select page.total, p.*
        from page
        left join lateral (
-         select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone,
-          c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1,
-          c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
-          coalesce((select json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) order by t.id)
+         select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
+          coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
                       from contact_tags ct
                       join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
                      where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags,
-          coalesce((select json_agg(json_build_object('field', f.field, 'value', v.value) order by f.id)
+          coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
                       from contact_custom_values v
                       join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
                      where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
@@ -537,14 +536,12 @@ with candidates as (select null::bigint as id where false), known as (select nul
        ) p on true;
 
 -- contacts.walk
-select to_char((c.updated_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as sync_at, c.deleted_at, c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone,
-          c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1,
-          c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
-          coalesce((select json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) order by t.id)
+select to_char((c.updated_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as sync_at, c.deleted_at, c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
+          coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
                       from contact_tags ct
                       join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
                      where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags,
-          coalesce((select json_agg(json_build_object('field', f.field, 'value', v.value) order by f.id)
+          coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
                       from contact_custom_values v
                       join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
                      where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,

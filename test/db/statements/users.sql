@@ -1,6 +1,14 @@
 -- users.anyCompany
 select exists (select 1 from companies) as any;
 
+-- users.authorizationJson
+select row_to_json(a)::text as json
+     from (select (select row_to_json(j) from (select u.id, u.name, u.email, u.role, u.active, to_char(u.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at,
+                                  to_char(u.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j) as "user",
+                  (select row_to_json(j) from (select c.id, c.name, c.timezone) j) as company
+             from users u join companies c on c.id = u.company_id
+            where u.company_id = $1 and u.id = $2) a;
+
 -- users.companies
 select c.id, c.name, c.timezone,
           (select count(*)::int from users u where u.company_id = c.id) as users_count,
@@ -17,8 +25,3 @@ select t.total, u.*
      left join lateral (
        select id, name, email, role, active, created_at, updated_at from users where company_id = $1 order by id limit $2 offset $3
      ) u on true;
-
--- users.withCompany
-select u.id, u.name, u.email, u.role, u.active, u.created_at, u.updated_at, c.name as company_name, c.timezone
-     from users u join companies c on c.id = u.company_id
-    where u.company_id = $1 and u.id = $2;
