@@ -102,6 +102,12 @@ for (const backend of backends()) {
     afterEach(async () => {
       // Each test's subscriptions stop here, so moving the clock later does not retry them.
       await main.sql.query('delete from webhook_subscriptions')
+      // And its events are fanned out (to nobody) before the next test subscribes: an event
+      // the worker had not reached yet would otherwise go to the next test's subscription
+      // too (a 500-then-200 test once received an earlier test's event first).
+      main.app.webhookWorker?.wake()
+      await until('every event fanned out', async () =>
+        (await main.sql.query<{ n: number }>('select count(*)::int as n from api_events where not fanned_out')).rows[0]?.n === 0)
     })
     after(async () => {
       await Promise.all(receivers.map((r) => r.close()))
@@ -504,10 +510,17 @@ for (const backend of backends()) {
       const other = await tenant(main.app.db, { name: 'Prune' })
       await emit(main, other, [{ type: 'tag.created', data: { id: 1 } }])
       await emit(main, acme, [{ type: 'tag.created', data: { id: 1 } }, { type: 'tag.updated', data: { id: 1 } }])
-      await until('delivered', async () => (await deliveries(main.sql, subscription.id)).every((d) => d.status === 'delivered'))
+      // Both of acme's events fanned out (the worker does that on its own time) and delivered.
+      await until('delivered', async () => {
+        const rows = await deliveries(main.sql, subscription.id)
+        return rows.length === 2 && rows.every((d) => d.status === 'delivered')
+      })
       const old = clock
       moveTo(new Date(clock.getTime() + 29 * DAY))
       await emit(main, acme, [{ type: 'tag.deleted', data: { id: 1 } }])
+      // Its delivery exists before the prune, or the check below would race the worker.
+      main.app.webhookWorker?.wake()
+      await until('the recent event fanned out', async () => (await deliveries(main.sql, subscription.id)).length === 3)
       const count = async (query: string) => (await main.sql.query<{ count: number }>(query, [old])).rows[0]?.count
       const olderEvents = 'select count(*)::int as count from api_events where created_at <= $1'
       assert.ok(((await count(olderEvents)) ?? 0) >= 3)
