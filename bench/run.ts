@@ -189,12 +189,20 @@ async function sideBySide() {
     rows.push(await list('GET /api/v1/meet_transcriptions?page=1&user_id&company_id', `/meet_transcriptions?page=1&user_id=${s.memberId}&company_id=${s.companyId}`))
     rows.push(await list('GET /api/v1/whatsapp_messages?page=1&contact_id', `/whatsapp_messages?page=1&contact_id=${s.contactId}`))
     rows.push(await list('GET /api/v1/whatsapp_messages/chats?page=1&contact_id', `/whatsapp_messages/chats?page=1&contact_id=${s.contactId}`))
+    // The yardsticks again after the reads: the machine's speed drifts by 10-20 % over a
+    // run, and the shares are taken against the mean of the two measurements.
+    rows.push(await measure('baseline: bare fastify + pg, one row by id (again)', `${bare}/row/${s.userId}`, baseline.child))
+    rows.push(await measure('baseline: bare fastify + pg, 25 contact rows (again)', `${bare}/page/${s.companyId}`, baseline.child))
     const [first] = s.writeTokens
     rows.push(await measure(`POST /api/v1/contacts, ${writeConnections} connections, ten companies`, `${api}/contacts`, served, contactWrites(s.writeTokens)))
     rows.push(await measure(`POST /api/v1/contacts, ${writeConnections} connections, one company`, `${api}/contacts`, served,
       contactWrites(first ? [first] : []), { against: 'ten companies', percent: 90 }))
 
-    const rps = (prefix: string) => rows.find((r) => r.scenario.startsWith(prefix))?.rps ?? NaN
+    /** The mean req/s of the runs of a scenario (a yardstick runs twice). */
+    const rps = (prefix: string) => {
+      const runs = rows.filter((r) => r.scenario.startsWith(prefix) && !Number.isNaN(r.rps))
+      return runs.reduce((sum, r) => sum + r.rps, 0) / runs.length
+    }
     const yardstick = { row: rps('baseline: bare fastify + pg, one row'), page: rps('baseline: bare fastify + pg, 25'), 'ten companies': rps('POST /api/v1/contacts, 32 connections, ten') }
     const share = (r: Row, against: keyof typeof yardstick) => Math.round((r.rps / yardstick[against]) * 100)
     console.log(`\nengage bench: ${connections} connections (writes ${writeConnections}), ${seconds} s per scenario after a 2 s warm-up,` +
