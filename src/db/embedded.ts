@@ -59,7 +59,7 @@ async function binaries(): Promise<Binaries> {
   }
 }
 
-interface RunAs {
+export interface RunAs {
   uid?: number
   gid?: number
 }
@@ -90,8 +90,25 @@ function isAlive(pid: number): boolean {
   }
 }
 
-/** Runs a PostgreSQL binary as the cluster's user, detached from our process group. */
-function exec(file: string, args: string[], as: RunAs): Promise<{ code: number; output: string }> {
+type Exit = { code: number; signal: NodeJS.Signals | null; output: string }
+
+/**
+ * Runs a PostgreSQL binary as the cluster's user, detached from our process group. A signal
+ * sent to our group while the child is being spawned (a Ctrl-C or SIGTERM to npm start just
+ * as the database is being prepared or stopped) can still reach it: the child is in our group
+ * from fork until its setsid, with the signal pending, and dies of it before its program
+ * starts. Such a run did nothing, so a run killed by a signal is run again (five tries).
+ */
+export async function runDetached(file: string, args: string[], as: RunAs): Promise<{ code: number; output: string }> {
+  let exit: Exit = { code: 1, signal: null, output: '' }
+  for (let attempt = 0; attempt < 5; attempt++) {
+    exit = await execOnce(file, args, as)
+    if (exit.signal === null) return { code: exit.code, output: exit.output }
+  }
+  return { code: exit.code, output: exit.output || `killed by ${String(exit.signal)}` }
+}
+
+function execOnce(file: string, args: string[], as: RunAs): Promise<Exit> {
   return new Promise((resolveRun, reject) => {
     const child = spawn(file, args, {
       ...as,
@@ -106,8 +123,8 @@ function exec(file: string, args: string[], as: RunAs): Promise<{ code: number; 
     child.stdout.on('data', collect)
     child.stderr.on('data', collect)
     child.on('error', reject)
-    child.on('close', (code) => {
-      resolveRun({ code: code ?? 1, output })
+    child.on('close', (code, signal) => {
+      resolveRun({ code: code ?? 1, signal, output })
     })
   })
 }
@@ -188,14 +205,14 @@ export async function startEmbeddedCluster(options: EmbeddedOptions): Promise<Em
   mkdirSync(root, { recursive: true })
   // As root the cluster runs as its own user, which must be able to enter DATA_DIR.
   if (as.uid !== undefined) chmodSync(root, 0o755)
-  const running = async () => (await exec(bin.pg_ctl, ['status', '-D', dir], as)).code === 0
+  const running = async () => (await runDetached(bin.pg_ctl, ['status', '-D', dir], as)).code === 0
 
   await withLock(lock, async () => {
     if (!existsSync(join(dir, 'PG_VERSION'))) {
       options.onProgress?.(`preparing the database in ${dir} (first start only)…`)
       mkdirSync(dir, { recursive: true, mode: 0o700 })
       if (as.uid !== undefined) chownSync(dir, as.uid, as.gid ?? as.uid)
-      const init = await exec(
+      const init = await runDetached(
         bin.initdb,
         ['-D', dir, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C.UTF-8', '--no-instructions'],
         as,
@@ -210,7 +227,7 @@ export async function startEmbeddedCluster(options: EmbeddedOptions): Promise<Em
         chownSync(logFile, as.uid, as.gid ?? as.uid)
       }
       const settings = [...SERVER_SETTINGS, `unix_socket_directories='${dir}'`, `port=${SOCKET_PORT}`]
-      const start = await exec(
+      const start = await runDetached(
         bin.pg_ctl,
         ['start', '-D', dir, '-w', '-t', String(START_TIMEOUT_S), '-l', logFile, '-o', settings.map((s) => `-c ${s}`).join(' ')],
         as,
@@ -241,7 +258,7 @@ export async function startEmbeddedCluster(options: EmbeddedOptions): Promise<Em
       await withLock(lock, async () => {
         rmSync(join(users, String(process.pid)), { force: true })
         // The last process out stops the cluster (the server while no admin command runs).
-        if (liveUsers(users).length === 0) await exec(bin.pg_ctl, ['stop', '-D', dir, '-m', 'fast', '-w'], as)
+        if (liveUsers(users).length === 0) await runDetached(bin.pg_ctl, ['stop', '-D', dir, '-m', 'fast', '-w'], as)
       })
     },
   }

@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { after, describe, test } from 'node:test'
 import { sql } from 'drizzle-orm'
 import { openDatabase, rawRows } from '../../src/db/client.js'
-import { startEmbeddedCluster } from '../../src/db/embedded.js'
+import { runDetached, startEmbeddedCluster } from '../../src/db/embedded.js'
 
 function postmasterPid(dataDir: string): number | undefined {
   const file = join(dataDir, 'postgres', 'postmaster.pid')
@@ -120,4 +120,25 @@ describe('embedded PostgreSQL', () => {
       await opened.close()
     }
   })
+})
+
+// A signal to the server's process group (Ctrl-C, or SIGTERM to npm start) that arrives while
+// a PostgreSQL binary is being spawned reaches the child before its setsid and kills it before
+// its program starts: once it made a first start fail ("could not create the embedded
+// database", no output). Such a run did nothing and is run again. The race itself cannot be
+// timed from a test; a program that dies of SIGTERM on its first run stands in for it.
+test('a PostgreSQL binary killed by a signal is run again; one killed every time fails clearly', async () => {
+  const folder = mkdtempSync(join(tmpdir(), 'engage-signal-'))
+  try {
+    const runs = join(folder, 'runs')
+    const once = `echo run >> ${runs}; [ "$(wc -l < ${runs})" -gt 1 ] && exit 0; kill -TERM $$`
+    assert.deepEqual(await runDetached('bash', ['-c', once], {}), { code: 0, output: '' })
+    assert.equal(readFileSync(runs, 'utf8'), 'run\nrun\n')
+
+    const always = join(folder, 'always')
+    assert.deepEqual(await runDetached('bash', ['-c', `echo run >> ${always}; kill -TERM $$`], {}), { code: 1, output: 'killed by SIGTERM' })
+    assert.equal(readFileSync(always, 'utf8'), 'run\n'.repeat(5))
+  } finally {
+    rmSync(folder, { recursive: true, force: true })
+  }
 })
