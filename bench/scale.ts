@@ -19,7 +19,7 @@ import { performance } from 'node:perf_hooks'
 import pg from 'pg'
 import { buildApp } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
-import { openDatabase } from '../src/db/client.js'
+import { openDatabase, SESSION_OPTIONS } from '../src/db/client.js'
 import { createToken } from '../src/modules/auth/tokens.service.js'
 import { addFreshCompany, ensureScaleData, RARE_LAST_NAME, type CompanyInfo } from './scale-data.js'
 
@@ -474,7 +474,7 @@ export async function runScale(options: { regenerate: boolean; companyStats?: bo
   const address = app.server.address()
   const port = typeof address === 'object' && address ? address.port : 0
   const api = `http://127.0.0.1:${port}/api/v1`
-  const explainer = new pg.Client({ connectionString: url, options: '-c timezone=UTC' })
+  const explainer = new pg.Client({ connectionString: url, options: SESSION_OPTIONS }) // the service's settings
   await explainer.connect()
   const plans: string[] = []
   const rows: Measured[] = []

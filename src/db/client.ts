@@ -158,6 +158,15 @@ function releaseOnce(client: pg.PoolClient): pg.PoolClient {
   return client
 }
 
+/**
+ * The settings of every pool connection (bench/scale.ts explains plans with them too).
+ * Timestamps are parsed as UTC offsets whatever the server's or cluster's default zone.
+ * JIT off: on short OLTP statements whose estimated cost passes jit_above_cost (a broad
+ * search's last page at 1 M contacts, a tasks page whose unused count branch is costed)
+ * compiling took 15-50 ms and saved nothing.
+ */
+export const SESSION_OPTIONS = '-c timezone=UTC -c jit=off'
+
 function openPostgres(url: string, options: DatabaseOptions): OpenedHandle {
   const onError = options.onError ?? (() => {})
   const statementTimeout = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS
@@ -173,10 +182,7 @@ function openPostgres(url: string, options: DatabaseOptions): OpenedHandle {
     query_timeout: statementTimeout + 500,
     lock_timeout: statementTimeout,
     idle_in_transaction_session_timeout: 4 * statementTimeout,
-    // Timestamps are parsed as UTC offsets whatever the server's or cluster's default zone.
-    // JIT off: on short OLTP statements whose estimated cost passes jit_above_cost (a broad
-    // search's last page at 1 M contacts) compiling took ~50 ms and saved nothing.
-    options: '-c timezone=UTC -c jit=off',
+    options: SESSION_OPTIONS,
   })
   // An idle client that lost its server: the pool replaces it.
   pool.on('error', onError)

@@ -7,7 +7,6 @@ import fc from 'fast-check'
 import { after, before, describe, test } from 'node:test'
 import pg from 'pg'
 import { ApiError } from '../../src/errors.js'
-import { definedQueries } from '../../src/db/query.js'
 import { SEARCH_CANDIDATES, searchStatementFor } from '../../src/modules/contacts/contacts.repository.js'
 import { CONTACTS_COUNTER } from '../../src/modules/contacts/contacts.service.js'
 import { SEARCH_SLOTS, SEARCH_WAIT_MS, Slots } from '../../src/modules/contacts/search-slots.js'
@@ -15,40 +14,12 @@ import { buildApp, type App } from '../../src/app.js'
 import type { DatabaseHandle } from '../../src/db/client.js'
 import { backends, testConfig } from '../helpers/app.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
+import { explain, nodes, statementText, type PlanNode } from '../helpers/plans.js'
 
 const FRESH = 5000
 
-interface PlanNode {
-  'Node Type': string
-  'Relation Name'?: string
-  'Index Name'?: string
-  'Plan Rows': number
-  'Actual Loops'?: number
-  'Actual Rows'?: number
-  Plans?: PlanNode[]
-}
-
-function* nodes(plan: PlanNode): Generator<PlanNode> {
-  yield plan
-  for (const child of plan.Plans ?? []) yield* nodes(child)
-}
-
 const touchesContacts = (node: PlanNode) =>
   node['Relation Name'] === 'contacts' || (node['Index Name']?.startsWith('contacts_') ?? false)
-
-async function explain(url: string, query: { sql: string; params: unknown[] }, analyze: boolean): Promise<PlanNode> {
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    const options = analyze ? 'ANALYZE, FORMAT JSON' : 'FORMAT JSON'
-    const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (${options}) ${query.sql}`, query.params)
-    const plan = rows[0]?.['QUERY PLAN'][0].Plan
-    if (!plan) throw new Error('no plan')
-    return plan
-  } finally {
-    await client.end()
-  }
-}
 
 /** Every scan of contacts in the executed plan ran once (a per-row loop shows loops = rows). */
 function assertEachScanOnce(plan: PlanNode, what: string) {
@@ -151,20 +122,15 @@ for (const backend of backends()) {
         assertEachScanOnce(await explain(url, mine, true), `search ${JSON.stringify(search)} at ${String(offset)} of an owner`)
       }
       // The list statements as the service runs them (named, prepared; here with EXPLAIN).
-      const statement = (name: string) => {
-        const found = definedQueries().find((q) => q.name === name)
-        if (!found) throw new Error(`no statement ${name}`)
-        return found.text
-      }
-      const deep = { sql: statement('contacts.page'), params: [fresh.companyId, CONTACTS_COUNTER, 0, 25, 4950] }
+      const deep = { sql: statementText('contacts.page'), params: [fresh.companyId, CONTACTS_COUNTER, 0, 25, 4950] }
       assertEachScanOnce(await explain(url, deep, true), 'list, deep page')
       const mine = {
-        sql: statement('contacts.pageOfUser'),
+        sql: statementText('contacts.pageOfUser'),
         // The company's total, so that the page is read (this bulk-made company's owner has no counter row).
         params: [fresh.companyId, CONTACTS_COUNTER, 0, page.limit, page.offset, fresh.userId],
       }
       assertEachScanOnce(await explain(url, mine, true), 'list of an owner')
-      const events = { sql: statement('events.contactPage'), params: [fresh.companyId, freshIds[0], 25, 0] }
+      const events = { sql: statementText('events.contactPage'), params: [fresh.companyId, freshIds[0], 25, 0] }
       assertEachScanOnce(await explain(url, events, true), "a contact's events")
     })
 

@@ -66,7 +66,10 @@ export async function upsertBusiness(
 }
 
 // The live contact's business by primary keys, with its live contacts counted from
-// contacts_company_business_idx (company_id, business_id).
+// contacts_company_business_idx (company_id, business_id). The company is compared as
+// `(select $1::bigint)`, so that a company the planner has not analysed yet (estimated at
+// one row) does not find its contact by walking contacts_company_business_idx with a filter
+// on the id (23 ms in a fresh 50,000-contact company; see contacts.repository.ts).
 const ofContactStatement = defineQuery<ApiBusiness>(
   'businesses.ofContact',
   `select b.id, b.name, b.linkedin_url, b.sector, b.colaborators_count, b.telephone,
@@ -75,7 +78,7 @@ const ofContactStatement = defineQuery<ApiBusiness>(
           b.created_at, b.updated_at
      from contacts c
      join businesses b on b.company_id = c.company_id and b.id = c.business_id
-    where c.company_id = $1 and c.id = $2 and c.deleted_at is null`,
+    where c.company_id = (select $1::bigint) and c.id = $2 and c.deleted_at is null`,
 )
 
 /** The business of a live contact in its API shape; undefined when there is no such contact or it has none. */

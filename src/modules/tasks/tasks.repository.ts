@@ -162,8 +162,12 @@ const pageOfContact = listStatement('tasks.pageOfContact', {
 // due order (a short index-only scan per day; the days run from the first to the last
 // finish day the company has, within the bounds), and sorts those: at 1 M tasks a 61-day
 // range's first page reads ~1,500 entries instead of sorting its 105,000.
-// $13 $14 done date bounds, $15 assignee, $16 flow.
-const DONE_ON_FILTERS = `${DUE_RANGE} and ${KIND} and ${optional('assigned_to_id', '$15')} and ${optional('flow_id', '$16')}
+// $13 $14 done date bounds, $15 assignee, $16 flow. The assignee and the flow are compared
+// as `(select …)` like the company: an assignee the statistics have not seen (a new user) is
+// otherwise expected to have one task, and the days are read from tasks_assigned_idx with a
+// filter on the finish day, every one of the assignee's finished tasks once per day (20 ms
+// for a fresh company's page; 0.8 ms from tasks_done_on_idx).
+const DONE_ON_FILTERS = `${DUE_RANGE} and ${KIND} and ${optional('assigned_to_id', '(select $15::bigint)')} and ${optional('flow_id', '(select $16::bigint)')}
                    and $5::boolean is not false`
 const pageByDoneDate = listStatement('tasks.pageByDoneDate', {
   ctes: `days as (

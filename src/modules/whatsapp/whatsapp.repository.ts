@@ -155,6 +155,13 @@ export interface ApiChat {
 
 type PageRow<T> = { found: boolean; total: number } & ({ id: null } | T)
 
+// Where a statement reads rows by their ids (a page's, a chat's last message), the company
+// is compared as `(select $1::bigint)`: the planner cannot use the value's statistics, so a
+// company it has not analysed yet (estimated at one row) does not get a plan that walks all
+// of the company's messages through another index and filters on the ids (a fresh
+// 100,000-message company: 17-20 ms for a page, 61 ms for the chats; 0.1 ms with it).
+const COMPANY = '(select $1::bigint)'
+
 // The subject of both lists: a live contact of the company, by primary key.
 const CONTACT = `contact as materialized (
        select exists(select 1 from contacts where company_id = $1 and id = $2 and deleted_at is null) as found
@@ -194,7 +201,7 @@ const messagesStatement = (name: string, user: string) => {
        from contact cross join total
        left join lateral (
          select ${MESSAGE} from whatsapp_messages
-          where company_id = $1 and id = any((select ids from page)::bigint[])
+          where company_id = ${COMPANY} and id = any((select ids from page)::bigint[])
           order by sent_at desc, id desc
        ) p on true`,
   )
@@ -259,7 +266,7 @@ const chatsStatement = (name: string, user: string) =>
                                   'created_at', ${iso('m.created_at')}, 'updated_at', ${iso('m.updated_at')}) as last_message,
                 c.last_message_at
            from (select * from chats order by last_message_at desc, last_message_id desc limit $3 offset $4) c
-           join whatsapp_messages m on m.company_id = $1 and m.id = c.last_message_id
+           join whatsapp_messages m on m.company_id = ${COMPANY} and m.id = c.last_message_id
           order by c.last_message_at desc, c.last_message_id desc
        ) p on true`,
   )

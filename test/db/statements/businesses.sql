@@ -5,7 +5,7 @@ select b.id, b.name, b.linkedin_url, b.sector, b.colaborators_count, b.telephone
           b.created_at, b.updated_at
      from contacts c
      join businesses b on b.company_id = c.company_id and b.id = c.business_id
-    where c.company_id = $1 and c.id = $2 and c.deleted_at is null;
+    where c.company_id = (select $1::bigint) and c.id = $2 and c.deleted_at is null;
 
 -- businesses.upsert
 insert into businesses (company_id, name, linkedin_url, sector, colaborators_count, telephone)

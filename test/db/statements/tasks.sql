@@ -115,7 +115,7 @@ with days as (
      total as materialized (select case when $9::text[] is null then (select count(*) from tasks
                  where company_id = (select $1::bigint) and done
                    and done_on >= coalesce($13::date, '-infinity') and done_on <= coalesce($14::date, 'infinity')
-                   and due_date >= coalesce($6::date, '-infinity') and due_date <= coalesce($7::date, 'infinity') and ($8::task_kind is null or kind = $8::task_kind) and ($15::bigint is null or assigned_to_id = $15::bigint) and ($16::bigint is null or flow_id = $16::bigint)
+                   and due_date >= coalesce($6::date, '-infinity') and due_date <= coalesce($7::date, 'infinity') and ($8::task_kind is null or kind = $8::task_kind) and ((select $15::bigint)::bigint is null or assigned_to_id = (select $15::bigint)::bigint) and ((select $16::bigint)::bigint is null or flow_id = (select $16::bigint)::bigint)
                    and $5::boolean is not false)
               else (select coalesce(sum(k.value * c.sign), 0)
                       from unnest($9::text[], $10::bigint[], $11::bigint[], $12::int[]) as c(list, low, high, sign)
@@ -134,7 +134,7 @@ with days as (
                                 when 2 * $4 < total.n then array(
                   select x.id from days, lateral (
                     select due_date, id from tasks
-                     where company_id = (select $1::bigint) and done and done_on = days.day and due_date >= coalesce($6::date, '-infinity') and due_date <= coalesce($7::date, 'infinity') and ($8::task_kind is null or kind = $8::task_kind) and ($15::bigint is null or assigned_to_id = $15::bigint) and ($16::bigint is null or flow_id = $16::bigint)
+                     where company_id = (select $1::bigint) and done and done_on = days.day and due_date >= coalesce($6::date, '-infinity') and due_date <= coalesce($7::date, 'infinity') and ($8::task_kind is null or kind = $8::task_kind) and ((select $15::bigint)::bigint is null or assigned_to_id = (select $15::bigint)::bigint) and ((select $16::bigint)::bigint is null or flow_id = (select $16::bigint)::bigint)
                    and $5::boolean is not false
                      order by due_date asc, id asc limit $3 + $4
                   ) x
@@ -142,7 +142,7 @@ with days as (
                                 else array(
                   select x.id from days, lateral (
                     select due_date, id from tasks
-                     where company_id = (select $1::bigint) and done and done_on = days.day and due_date >= coalesce($6::date, '-infinity') and due_date <= coalesce($7::date, 'infinity') and ($8::task_kind is null or kind = $8::task_kind) and ($15::bigint is null or assigned_to_id = $15::bigint) and ($16::bigint is null or flow_id = $16::bigint)
+                     where company_id = (select $1::bigint) and done and done_on = days.day and due_date >= coalesce($6::date, '-infinity') and due_date <= coalesce($7::date, 'infinity') and ($8::task_kind is null or kind = $8::task_kind) and ((select $15::bigint)::bigint is null or assigned_to_id = (select $15::bigint)::bigint) and ((select $16::bigint)::bigint is null or flow_id = (select $16::bigint)::bigint)
                    and $5::boolean is not false
                      order by due_date desc, id desc limit least($3, total.n - $4) + greatest(total.n - $4 - $3, 0)
                   ) x

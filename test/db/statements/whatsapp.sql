@@ -16,7 +16,7 @@ with contact as materialized (
                                   'created_at', to_char(m.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updated_at', to_char(m.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as last_message,
                 c.last_message_at
            from (select * from chats order by last_message_at desc, last_message_id desc limit $3 offset $4) c
-           join whatsapp_messages m on m.company_id = $1 and m.id = c.last_message_id
+           join whatsapp_messages m on m.company_id = (select $1::bigint) and m.id = c.last_message_id
           order by c.last_message_at desc, c.last_message_id desc
        ) p on true;
 
@@ -38,7 +38,7 @@ with contact as materialized (
                                   'created_at', to_char(m.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updated_at', to_char(m.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as last_message,
                 c.last_message_at
            from (select * from chats order by last_message_at desc, last_message_id desc limit $3 offset $4) c
-           join whatsapp_messages m on m.company_id = $1 and m.id = c.last_message_id
+           join whatsapp_messages m on m.company_id = (select $1::bigint) and m.id = c.last_message_id
           order by c.last_message_at desc, c.last_message_id desc
        ) p on true;
 
@@ -90,7 +90,7 @@ with contact as materialized (
        from contact cross join total
        left join lateral (
          select id, contact_id, user_id, direction, body, status, sent_at, created_at, updated_at from whatsapp_messages
-          where company_id = $1 and id = any((select ids from page)::bigint[])
+          where company_id = (select $1::bigint) and id = any((select ids from page)::bigint[])
           order by sent_at desc, id desc
        ) p on true;
 
@@ -118,7 +118,7 @@ with contact as materialized (
        from contact cross join total
        left join lateral (
          select id, contact_id, user_id, direction, body, status, sent_at, created_at, updated_at from whatsapp_messages
-          where company_id = $1 and id = any((select ids from page)::bigint[])
+          where company_id = (select $1::bigint) and id = any((select ids from page)::bigint[])
           order by sent_at desc, id desc
        ) p on true;
 

@@ -1,0 +1,47 @@
+// EXPLAIN for the plan tests: a statement's plan as JSON, and a walk over its nodes.
+import pg from 'pg'
+import { SESSION_OPTIONS } from '../../src/db/client.js'
+import { definedQueries } from '../../src/db/query.js'
+
+export interface PlanNode {
+  'Node Type': string
+  'Relation Name'?: string
+  'Index Name'?: string
+  'Plan Rows': number
+  'Actual Loops'?: number
+  'Actual Rows'?: number
+  'Rows Removed by Filter'?: number
+  'Rows Removed by Join Filter'?: number
+  Plans?: PlanNode[]
+}
+
+/** The node and every node under it. */
+export function* nodes(plan: PlanNode): Generator<PlanNode> {
+  yield plan
+  for (const child of plan.Plans ?? []) yield* nodes(child)
+}
+
+/**
+ * The plan of `query` with its parameters: a custom plan, as a named statement's first five
+ * runs get (the parameters are sent apart, on a connection with the service's settings).
+ */
+export async function explain(url: string, query: { sql: string; params: unknown[] }, analyze: boolean): Promise<PlanNode> {
+  const client = new pg.Client({ connectionString: url, options: SESSION_OPTIONS })
+  await client.connect()
+  try {
+    const options = analyze ? 'ANALYZE, FORMAT JSON' : 'FORMAT JSON'
+    const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (${options}) ${query.sql}`, query.params)
+    const plan = rows[0]?.['QUERY PLAN'][0].Plan
+    if (!plan) throw new Error('no plan')
+    return plan
+  } finally {
+    await client.end()
+  }
+}
+
+/** The SQL of a named statement of the service (its repositories define them on import). */
+export function statementText(name: string): string {
+  const found = definedQueries().find((q) => q.name === name)
+  if (!found) throw new Error(`no statement ${name}`)
+  return found.text
+}
