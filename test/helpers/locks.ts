@@ -27,14 +27,14 @@ export async function holdUncommitted(db: Database, write: (tx: Database) => Pro
   }
 }
 
-/** Until a statement of this database waits for a lock; throws naming `who` if none does within about 2 s. */
-export async function waitForLockWait(db: Database, who: string): Promise<void> {
+/** Until `waiting` statements of this database wait for a lock; throws naming `who` if they do not within about 2 s. */
+export async function waitForLockWait(db: Database, who: string, waiting = 1): Promise<void> {
   for (let i = 0; i < 200; i++) {
     const [row] = await rawRows<{ n: number }>(
       db,
       sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
     )
-    if ((row?.n ?? 0) > 0) return
+    if ((row?.n ?? 0) >= waiting) return
     await new Promise((resolve) => setTimeout(resolve, 10))
   }
   throw new Error(`${who} never waited`)

@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { after, before, describe, test } from 'node:test'
 import { eq, sql } from 'drizzle-orm'
 import { contacts, leads } from '../../src/db/schema.js'
-import { linkLeadsToContact, unlinkLeadsFromContact } from '../../src/modules/leads/lead-links.js'
+import { linkLeadsToContact, lockLeadEmail, unlinkLeadsFromContact } from '../../src/modules/leads/lead-links.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
 import { addContact } from '../helpers/leads-factories.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
@@ -43,6 +43,7 @@ for (const backend of backends()) {
     /** What the contacts module does on create: insert the contact, then link, in one transaction. */
     const createContact = (who: Tenant, address: string, pause = 0) =>
       t.db.transaction(async (tx) => {
+        await lockLeadEmail(tx, who.companyId, address) // the caller's part, as in changeContact
         const [row] = await tx.insert(contacts).values({ companyId: who.companyId, userId: who.userId, firstName: 'C', email: address }).returning()
         if (!row) throw new Error('no contact')
         await linkLeadsToContact(tx, who.companyId, row.id, address)

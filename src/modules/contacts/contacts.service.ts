@@ -12,7 +12,7 @@ import { upsertBusiness } from '../businesses/businesses.repository.js'
 import { contactBusiness as businessOfContact } from '../businesses/businesses.service.js'
 import { contactEventsPage as eventsOfContact, recordEvents, type NewContactEvent } from '../events/events.repository.js'
 import { removeContactFromFlows } from '../flows/flows.repository.js'
-import { linkLeadsToContact, unlinkLeadsFromContact } from '../leads/lead-links.js'
+import { linkLeadsToContact, lockLeadEmail, unlinkLeadsFromContact } from '../leads/lead-links.js'
 import { findUser } from '../users/users.repository.js'
 import { recordEvents as recordApiEvents, type NewApiEvent } from '../webhooks/outbox.js'
 import {
@@ -436,6 +436,12 @@ export async function changeContact(
       const changed = Object.keys(changes).length > 0 || added.length > 0 || removed.length > 0
       if (!changed) return oneWithExtras(tx, companyId, current)
 
+      // A new email's lead-link lock before the row takes that email and before any counter
+      // (docs/reliability.md, lock order): a create of the email holds the lock while it
+      // inserts the email and adjusts the counters this change may also adjust (the owners',
+      // the unlinked leads' users').
+      const newEmail = set.email !== undefined && set.email.toLowerCase() !== current.email.toLowerCase() ? set.email : undefined
+      if (newEmail !== undefined) await lockLeadEmail(tx, companyId, newEmail)
       const row = await updateContact(tx, companyId, id, { ...set, updatedAt: now })
       await setCustomValues(tx, companyId, id, toSet.map((v) => ({ customFieldId: v.definition.id, value: v.value ?? '' })), now)
       await clearCustomValues(tx, companyId, id, toClear.map((v) => v.definition.id))
@@ -458,9 +464,9 @@ export async function changeContact(
 
       if (set.userId !== undefined) await adjustOwnerCounters(tx, companyId, [[current.userId, -1], [set.userId, 1]])
       let linked: unknown[] = []
-      if (set.email !== undefined && set.email.toLowerCase() !== current.email.toLowerCase()) {
+      if (newEmail !== undefined) {
         await unlinkLeadsFromContact(tx, companyId, id)
-        linked = await linkLeadsToContact(tx, companyId, id, set.email)
+        linked = await linkLeadsToContact(tx, companyId, id, newEmail)
       }
       const contact = await oneWithExtras(tx, companyId, row)
       // Webhook events last (the company's event counter stays locked until COMMIT):

@@ -43,11 +43,11 @@ const linkStatement = defineQuery<{ lead: Lead }>(
 )
 
 /**
- * Links the contact's email's unlinked leads to it; call holding the email's lead-link lock.
+ * Links the contact's email's unlinked leads to it. Call holding the email's lead-link lock
+ * (lockLeadEmail), taken before any counter row of the transaction (docs/reliability.md).
  * Answers the leads it linked, as the API shows them.
  */
 export async function linkLeadsToContact(db: Database, companyId: CompanyId, contactId: number, email: string): Promise<Lead[]> {
-  await lockLeadEmail(db, companyId, email)
   return (await run(db, linkStatement, [companyId, contactId, email])).map((row) => row.lead)
 }
 
