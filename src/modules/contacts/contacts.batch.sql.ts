@@ -181,7 +181,9 @@ export interface BatchWrite {
   links: { contactId: number; email: string; eventOrd: number }[]
 }
 
-const CONTACT_COLUMNS = `id bigint, user_id bigint, first_name text, last_name text, email text, business text,
+// The columns of a created or changed contact as the write statement reads them from the
+// JSON documents of BatchWrite (json_to_recordset), in ContactColumns' names.
+const RECORDSET_COLUMNS = `id bigint, user_id bigint, first_name text, last_name text, email text, business text,
                          position text, telephone text, cellphone text, address text, city text, state text,
                          country text, url text, linkedin text, variable1 text, variable2 text, variable3 text,
                          carousel boolean, stage contact_stage, contact_group_id bigint, business_name text`
@@ -221,7 +223,7 @@ const writeStatement = defineQuery<{ events: number }>(
             x.cellphone, x.address, x.city, x.state, x.country, x.url, x.linkedin, x.variable1, x.variable2,
             x.variable3, x.carousel, x.stage, x.contact_group_id,
             (select b.id from business b where b.key = lower(x.business_name)), $2, $2
-       from json_to_recordset($5::json) as x(${CONTACT_COLUMNS})
+       from json_to_recordset($5::json) as x(${RECORDSET_COLUMNS})
       order by x.id
      returning id
    ), changed as (
@@ -235,7 +237,7 @@ const writeStatement = defineQuery<{ events: number }>(
                                then (select b.id from business b where b.key = lower(x.business_name))
                                else c.business_id end,
             updated_at = $2
-       from json_to_recordset($6::json) as x(${CONTACT_COLUMNS}, business_changed boolean)
+       from json_to_recordset($6::json) as x(${RECORDSET_COLUMNS}, business_changed boolean)
       where c.company_id = $1 and c.id = x.id
      returning c.id
    ), untagged as (
