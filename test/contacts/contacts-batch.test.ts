@@ -227,6 +227,24 @@ for (const backend of backends()) {
       ])
     })
 
+    test("a created contact's contact.created payload: byte for byte the contact as GET shows it; as created when a later item changes it", async () => {
+      const c = await company('Payloads')
+      const fancy = { first_name: 'Zoë "Z" \\ Ünal', last_name: 'Line\nBreak \u2028 😀', email: 'zoe@example.com', business: 'Ünal & Co',
+        city: 'Tab\there', carousel: true, tags: [c.tags.vip, c.tags.hot], custom_fields: [{ field: 'Notes', value: 'quote " and </script>' }, { field: 'Size', value: 'S' }] }
+      const res = await batch(c.who, { contacts: [fancy, { first_name: 'Twice', email: 'twice@example.com', tags: [c.tags.cold] },
+        { first_name: 'Twice Changed', email: 'TWICE@example.com', tags: [c.tags.hot] }] })
+      assert.equal(res.statusCode, 200, res.body)
+      const [first, second] = res.json<{ results: Result[] }>().results
+      const payloads = await rawRows<{ id: string; data: string }>(t.db, sql`
+        select data->>'id' as id, data::text as data from api_events where company_id = ${c.who.companyId} and type = 'contact.created' order by sequence`)
+      const shown = await get(c.who, `/api/v1/contacts/${String(first?.id)}`)
+      assert.deepEqual(payloads.map((p) => Number(p.id)), [first?.id, second?.id])
+      assert.equal(payloads[0]?.data, shown.body)
+      // The second item's contact, changed by the third: created with its own name and tag.
+      const asCreated = JSON.parse(payloads[1]?.data ?? '{}') as { first_name: string; tags: { id: number }[] }
+      assert.deepEqual([asCreated.first_name, asCreated.tags.map((tag) => tag.id)], ['Twice', [c.tags.cold]])
+    })
+
     test('the envelope: 0 or 101 items, no list, no contacts: 422 for the whole request and nothing written', async () => {
       const c = await company('Envelope')
       const many = Array.from({ length: 101 }, (_, i) => ({ first_name: 'Many', email: `many${String(i)}@example.com` }))

@@ -1,12 +1,13 @@
 // The statements of POST /contacts/batch (contacts.batch.ts): the whole batch is locked,
 // read and written in three statements, whatever the number of items.
 import type { Database } from '../../db/client.js'
+import { jsonArrayOf } from '../../db/json-sql.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
 import { leadJson } from '../leads/leads.repository.js'
 import { LINKED_LEADS } from '../leads/lead-links.js'
 import { outboxCtes } from '../webhooks/outbox.js'
-import { REFERENCES_SHARED, sharedReferencesCtes, type ContactReferences, type ContactRow } from './contacts.repository.js'
+import { contactJson, REFERENCES_SHARED, sharedReferencesCtes, type ContactReferences, type ContactRow } from './contacts.repository.js'
 
 // The lead-link lock of every email (the key of lead-links.ts and contacts.referencesLockingEmail),
 // taken in key order so that batches sharing emails queue instead of deadlocking. Held to
@@ -175,8 +176,13 @@ export interface BatchWrite {
   /** Contact events, sent as JSON (json_to_recordset): snake_case like the columns. */
   events: { contact_id: number; kind: string; data: unknown }[]
   counters: { list: string; key: number; delta: number }[]
-  /** Webhook events in order; a created contact's lead.linked events follow its contact.created (`links`). */
-  apiEvents: { type: string; data: unknown }[]
+  /**
+   * Webhook events in order; a created contact's lead.linked events follow its contact.created
+   * (`links`). A contact.created without `data` names its `contact_id`: the statement writes
+   * the payload from the row it inserted, as POST /contacts does (the batch did not change
+   * that contact after creating it).
+   */
+  apiEvents: ({ type: string; data: unknown } | { type: 'contact.created'; contact_id: number })[]
   /** For each created contact: its id, email and the position (1-based) of its contact.created event. */
   links: { contactId: number; email: string; eventOrd: number }[]
 }
@@ -225,7 +231,22 @@ const writeStatement = defineQuery<{ events: number }>(
             (select b.id from business b where b.key = lower(x.business_name)), $2, $2
        from json_to_recordset($5::json) as x(${RECORDSET_COLUMNS})
       order by x.id
-     returning id
+     returning *
+   ), created_record as (
+     -- The payload of a created contact's contact.created event, from the row just inserted and
+     -- the tags and custom values given for it (this statement cannot read its own inserts).
+     select c.id, ${contactJson(
+       'c',
+       `coalesce((select ${jsonArrayOf('t.id, t.name, t.color', 't.id')}
+                    from unnest($7::bigint[], $8::bigint[]) as x(contact_id, tag_id)
+                    join tags t on t.company_id = $1 and t.id = x.tag_id
+                   where x.contact_id = c.id), '[]')`,
+       `coalesce((select ${jsonArrayOf('f.field, v.value', 'f.id')}
+                    from unnest($11::bigint[], $12::bigint[], $13::text[]) as v(contact_id, field_id, value)
+                    join custom_fields f on f.company_id = $1 and f.id = v.field_id
+                   where v.contact_id = c.id), '[]')`,
+     )} as data
+       from created c
    ), changed as (
      update contacts c
         set user_id = x.user_id, first_name = x.first_name, last_name = x.last_name, email = x.email,
@@ -286,8 +307,9 @@ const writeStatement = defineQuery<{ events: number }>(
      on conflict (company_id, list, key) do update set value = counters.value + excluded.value
      returning value
    ), api_events_in as (
-     select e.ord, 0::bigint as sub, e.type, e.data
-       from rows from (json_to_recordset($20::json) as (type text, data json)) with ordinality as e(type, data, ord)
+     select e.ord, 0::bigint as sub, e.type, coalesce(e.data, r.data) as data
+       from rows from (json_to_recordset($20::json) as (type text, data json, contact_id bigint)) with ordinality as e(type, data, contact_id, ord)
+       left join created_record r on r.id = e.contact_id
      union all
      select l.event_ord, l.id, 'lead.linked', ${leadJson('l')} from linked l
    ), api_events as (

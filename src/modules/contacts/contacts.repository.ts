@@ -60,7 +60,7 @@ const CONTACT_RECORD = `${CONTACT_COLUMNS.map((column) => `c.${column}`).join(',
  * them, strings escaped as JSON.stringify does (PostgreSQL cannot hold what it would
  * escape differently: lone surrogates are refused at the door), compact (src/db/json-sql.ts).
  */
-const contactJson = (alias: string, tags: string, customFields: string) =>
+export const contactJson = (alias: string, tags: string, customFields: string) =>
   jsonObjectOf(`${CONTACT_COLUMNS.map((column) => `${alias}.${column}`).join(', ')},
               ${tags} as tags, ${customFields} as custom_fields,
               ${isoInstant(`${alias}.created_at`)} as created_at, ${isoInstant(`${alias}.updated_at`)} as updated_at`)
