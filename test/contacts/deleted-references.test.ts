@@ -12,7 +12,7 @@ import { rawRows } from '../../src/db/client.js'
 import { contacts } from '../../src/db/schema.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addContact, addCustomField, addTag } from '../helpers/contacts-factories.js'
-import { holdUncommitted, waitForLockWait as waitForLockWaitIn } from '../helpers/locks.js'
+import { deadlockCount, holdUncommitted, waitForLockWait as waitForLockWaitIn } from '../helpers/locks.js'
 import { tableSnapshot } from '../helpers/snapshot.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
 
@@ -153,8 +153,7 @@ for (const backend of backends()) {
       assert.equal(deletionError, undefined, 'the create, which waited first, was the victim and ran again')
     })
 
-    const deadlocks = async () =>
-      (await rawRows<{ n: number }>(t.db, sql`select deadlocks::int as n from pg_stat_database where datname = current_database()`))[0]?.n
+    const deadlocks = () => deadlockCount(t.db)
 
     /**
      * 30 creates naming a tag or field (`payload`) while `removal` deletes it: each 201, or 422

@@ -13,7 +13,7 @@ import { LINKED_LEADS } from '../../src/modules/leads/lead-links.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addContact } from '../helpers/contacts-factories.js'
 import { addUser, tenant, type Tenant } from '../helpers/factories.js'
-import { holdUncommitted, waitForLockWait } from '../helpers/locks.js'
+import { deadlockCount, holdUncommitted, waitForLockWait } from '../helpers/locks.js'
 
 for (const backend of backends()) {
   describe(`lock order of crossing contact writes (${backend.name})`, () => {
@@ -26,8 +26,7 @@ for (const backend of backends()) {
     })
     after(() => t.close())
 
-    const deadlocks = async () =>
-      (await rawRows<{ n: number }>(t.db, sql`select deadlocks::int as n from pg_stat_database where datname = current_database()`))[0]?.n
+    const deadlocks = () => deadlockCount(t.db)
 
     test('a PUT taking a new email and owner, crossing a create of that email: 200 and 422, no deadlock', async () => {
       const seller = await addUser(t.db, acme.companyId)

@@ -39,3 +39,9 @@ export async function waitForLockWait(db: Database, who: string, waiting = 1): P
   }
   throw new Error(`${who} never waited`)
 }
+
+/** Deadlocks PostgreSQL has detected in this database (backends report within a second of going idle). */
+export async function deadlockCount(db: Database): Promise<number | undefined> {
+  const [row] = await rawRows<{ n: number }>(db, sql`select deadlocks::int as n from pg_stat_database where datname = current_database()`)
+  return row?.n
+}
