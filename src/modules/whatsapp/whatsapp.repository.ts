@@ -159,7 +159,7 @@ type PageRow<T> = { found: boolean; total: number } & ({ id: null } | T)
 // is compared as `(select $1::bigint)`: the planner cannot use the value's statistics, so a
 // company it has not analysed yet (estimated at one row) does not get a plan that walks all
 // of the company's messages through another index and filters on the ids (a fresh
-// 100,000-message company: 17-20 ms for a page, 61 ms for the chats; 0.1 ms with it).
+// 100,000-message company: 17-20 ms for a page, 61 ms for the chats; about 1 ms with it).
 const COMPANY = '(select $1::bigint)'
 
 // The subject of both lists: a live contact of the company, by primary key.
