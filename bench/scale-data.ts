@@ -455,6 +455,10 @@ async function writeCounters(client: pg.Client, companyId: number) {
     union all select $1::bigint, 'tasks.due.u' || assigned_to_id, ${day('due_date')}, count(*) from tasks where company_id = $1 group by assigned_to_id, due_date
     union all select $1::bigint, 'tasks.open_due.u' || assigned_to_id, ${day('due_date')}, count(*) from tasks where company_id = $1 and not done group by assigned_to_id, due_date
     union all select $1::bigint, 'tasks.done_on.u' || assigned_to_id, ${day('done_on')}, count(*) from tasks where company_id = $1 and done group by assigned_to_id, done_on
+    union all select $1::bigint, 'tasks.due.k' || ${kind}, ${day('due_date')}, count(*) from tasks where company_id = $1 group by kind, due_date
+    union all select $1::bigint, 'tasks.open_due.k' || ${kind}, ${day('due_date')}, count(*) from tasks where company_id = $1 and not done group by kind, due_date
+    union all select $1::bigint, 'tasks.kind.u' || assigned_to_id, ${kind}, count(*) from tasks where company_id = $1 group by assigned_to_id, kind
+    union all select $1::bigint, 'tasks.kind.done.u' || assigned_to_id, ${kind}, count(*) from tasks where company_id = $1 and done group by assigned_to_id, kind
     -- flows.repository.ts: active enrollments per flow
     union all select $1::bigint, 'flows.contacts', flow_id, count(*) from flow_enrollments where company_id = $1 and status = 'active' group by flow_id
     -- leads.repository.ts and lead-links.ts: leads per creator, and those linked to a contact

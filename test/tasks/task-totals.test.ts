@@ -3,7 +3,9 @@
 // up to three filters on a random data set.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { eq } from 'drizzle-orm'
+import { readFileSync } from 'node:fs'
+import { eq, sql } from 'drizzle-orm'
+import { rawRows } from '../../src/db/client.js'
 import { tasks } from '../../src/db/schema.js'
 import { addDays } from '../../src/modules/tasks/task-dates.js'
 import { TASK_KINDS } from '../../src/modules/tasks/tasks.schemas.js'
@@ -112,6 +114,21 @@ for (const backend of backends()) {
         checked++
       }
       assert.ok(checked > 300, `${checked} combinations`)
+    })
+
+    test('the migration that counted the tasks already there by kind (0009) gives the rows the writes keep', async () => {
+      const kindLists = sql`select company_id, list, key, value from counters
+                             where list like 'tasks.due.k%' or list like 'tasks.open_due.k%' or list like 'tasks.kind.u%' or list like 'tasks.kind.done.u%'
+                             order by company_id, list, key`
+      const kept = await rawRows<{ value: string }>(t.db, kindLists)
+      assert.ok(kept.length > 50, `${String(kept.length)} rows`)
+      const migration = readFileSync(new URL('../../drizzle/0009_task_kind_counters.sql', import.meta.url), 'utf8')
+      await t.db.execute(sql.raw(migration))
+      assert.deepEqual(await rawRows(t.db, kindLists), kept)
+      // And from nothing, as on a database that had tasks before the upgrade.
+      await t.db.execute(sql`delete from counters where list like 'tasks.due.k%' or list like 'tasks.open_due.k%' or list like 'tasks.kind.u%' or list like 'tasks.kind.done.u%'`)
+      await t.db.execute(sql.raw(migration))
+      assert.deepEqual(await rawRows(t.db, kindLists), kept.filter((row) => Number(row.value) !== 0))
     })
 
     test('every page of every combination of up to two filters joins up to the whole list', async () => {

@@ -5,9 +5,12 @@
 //   tasks.due / tasks.open_due              key = due day   all / open tasks by due day
 //   tasks.done_on                           key = done day  done tasks by finish day
 //   <any of the three day lists>.u<user>    the same, for the tasks of one assignee
+//   tasks.due.k<kind> / tasks.open_due.k<kind>  key = due day   the same, for one kind
+//   tasks.kind.u<user> / tasks.kind.done.u<user>  key = kind number  one assignee's tasks by kind
 // Days are keyed by epochDay, so a date range or a status is a sum over a key range.
-// A filter set these cannot answer (contact, several of assignee/flow/kind, dates with flow
-// or kind) is counted exactly by the repository, over the rows of its most selective index.
+// A filter set these cannot answer (contact, flow with assignee or kind, dates with flow,
+// dates with assignee and kind, a done date with kind) is counted exactly by the repository,
+// over the rows of its most selective index.
 import type { CounterDelta } from '../../db/counters.js'
 import { epochDay } from './task-dates.js'
 import { TASK_KINDS, type TaskKind } from './tasks.schemas.js'
@@ -26,6 +29,7 @@ const DONE_ON = 'tasks.done_on'
 
 const ofUser = (list: string, userId: number) => `${list}.u${userId}`
 const kindKey = (kind: TaskKind) => TASK_KINDS.indexOf(kind)
+const ofKind = (list: string, kind: TaskKind) => `${list}.k${kindKey(kind)}`
 
 /** A normalized task filter: every field narrows the set (AND). */
 export interface TaskFilter {
@@ -69,34 +73,20 @@ export function createdDeltas(created: CountedTask[]): CounterDelta[] {
       { list: OPEN_DUE, key: day, delta: 1 },
       { list: ofUser(DUE, user), key: day, delta: 1 },
       { list: ofUser(OPEN_DUE, user), key: day, delta: 1 },
+      { list: ofKind(DUE, task.kind), key: day, delta: 1 },
+      { list: ofKind(OPEN_DUE, task.kind), key: day, delta: 1 },
+      { list: ofUser(KIND, user), key: kindKey(task.kind), delta: 1 },
     ]
     if (task.flowId !== null) deltas.push({ list: FLOW, key: task.flowId, delta: 1 })
     return deltas
   })
 }
 
-/** Counter changes for a task that was open and is now done on `task.doneOn`. */
-export function completedDeltas(task: CountedTask & { doneOn: string }): CounterDelta[] {
-  const user = task.assignedToId
-  const due = epochDay(task.dueDate)
-  const doneOn = epochDay(task.doneOn)
-  const deltas: CounterDelta[] = [
-    { list: DONE, key: 0, delta: 1 },
-    { list: ASSIGNEE_DONE, key: user, delta: 1 },
-    { list: KIND_DONE, key: kindKey(task.kind), delta: 1 },
-    { list: OPEN_DUE, key: due, delta: -1 },
-    { list: ofUser(OPEN_DUE, user), key: due, delta: -1 },
-    { list: DONE_ON, key: doneOn, delta: 1 },
-    { list: ofUser(DONE_ON, user), key: doneOn, delta: 1 },
-  ]
-  if (task.flowId !== null) deltas.push({ list: FLOW_DONE, key: task.flowId, delta: 1 })
-  return deltas
-}
-
 /**
- * `completedDeltas` as SQL, for a statement that completes a task and counts it at once:
- * rows (list, key, delta) over the completed task `r`, a relation with the task's columns,
- * `due_day` and `done_day` (epoch days). Written from the same list names as above.
+ * Counter changes for a task that was open and is now done, as SQL, for the statement that
+ * completes a task and counts it at once: rows (list, key, delta) over the completed task
+ * `r`, a relation with the task's columns, `due_day` and `done_day` (epoch days). The same
+ * lists as createdDeltas: done twins up, open due days down, finish days up.
  */
 export function completedDeltasSql(r: string): string {
   const kindKey = `array_position(array[${TASK_KINDS.map((k) => `'${k}'`).join(', ')}], ${r}.kind::text) - 1`
@@ -107,6 +97,8 @@ export function completedDeltasSql(r: string): string {
                  ('${OPEN_DUE}.u' || ${r}.assigned_to_id, ${r}.due_day, -1),
                  ('${DONE_ON}', ${r}.done_day, 1),
                  ('${DONE_ON}.u' || ${r}.assigned_to_id, ${r}.done_day, 1),
+                 ('${OPEN_DUE}.k' || (${kindKey}), ${r}.due_day, -1),
+                 ('${KIND_DONE}.u' || ${r}.assigned_to_id, ${kindKey}, 1),
                  ('${FLOW_DONE}', ${r}.flow_id, 1)`
 }
 
@@ -140,27 +132,31 @@ const dayRange = (from?: string, to?: string) => ({
 export function counterPlan(f: TaskFilter): CounterTerm[] | undefined {
   if (f.contactId !== undefined) return undefined
   const dimensions = [f.assignedToId, f.flowId, f.kind].filter((d) => d !== undefined).length
-  if (dimensions > 1) return undefined
   const user = f.assignedToId
-  const perUser = (list: string) => (user === undefined ? list : ofUser(list, user))
+  // An assignee and a kind together: tasks.kind.u<user>, without dates.
+  const userKind = user !== undefined && f.kind !== undefined ? { user, kind: f.kind } : undefined
+  if (dimensions > 1 && !(dimensions === 2 && userKind)) return undefined
+  // The day lists of one assignee, or of one kind.
+  const dayList = (list: string) => (user !== undefined ? ofUser(list, user) : f.kind !== undefined ? ofKind(list, f.kind) : list)
 
   const byDue = f.dueFrom !== undefined || f.dueTo !== undefined
   if (f.doneFrom !== undefined || f.doneTo !== undefined) {
     if (byDue || f.flowId !== undefined || f.kind !== undefined) return undefined
-    return [{ list: perUser(DONE_ON), ...dayRange(f.doneFrom, f.doneTo), sign: 1 }]
+    return [{ list: dayList(DONE_ON), ...dayRange(f.doneFrom, f.doneTo), sign: 1 }]
   }
   if (byDue) {
-    if (f.flowId !== undefined || f.kind !== undefined) return undefined
+    if (f.flowId !== undefined || userKind) return undefined
     const range = dayRange(f.dueFrom, f.dueTo)
-    if (f.done === false) return [{ list: perUser(OPEN_DUE), ...range, sign: 1 }]
+    if (f.done === false) return [{ list: dayList(OPEN_DUE), ...range, sign: 1 }]
     if (f.done === true) {
-      return [{ list: perUser(DUE), ...range, sign: 1 }, { list: perUser(OPEN_DUE), ...range, sign: -1 }]
+      return [{ list: dayList(DUE), ...range, sign: 1 }, { list: dayList(OPEN_DUE), ...range, sign: -1 }]
     }
-    return [{ list: perUser(DUE), ...range, sign: 1 }]
+    return [{ list: dayList(DUE), ...range, sign: 1 }]
   }
 
   const [all, done, key] =
-    user !== undefined ? [ASSIGNEE, ASSIGNEE_DONE, user]
+    userKind ? [ofUser(KIND, userKind.user), ofUser(KIND_DONE, userKind.user), kindKey(userKind.kind)]
+    : user !== undefined ? [ASSIGNEE, ASSIGNEE_DONE, user]
     : f.flowId !== undefined ? [FLOW, FLOW_DONE, f.flowId]
     : f.kind !== undefined ? [KIND, KIND_DONE, kindKey(f.kind)]
     : [ALL, DONE, 0]

@@ -290,7 +290,7 @@ export async function insertTasks(db: Database, companyId: CompanyId, values: Ne
 
 // Completing an open task in one statement ($1 company, $2 task, $3 at, $4 the finish day in
 // the company zone, $5 who, null for the admin command line): the task by primary key, its
-// task_completed event, and its counters (task-counters.ts completedDeltas, as SQL), which
+// task_completed event, and its counters (task-counters.ts completedDeltasSql), which
 // PostgreSQL updates last, in (list, key) order. The condition on `done` settles concurrent
 // completions: the second finds nothing to update and changes nothing.
 const completeTaskStatement = defineQuery<TaskRow>(

@@ -24,6 +24,8 @@ with completed as (
                  ('tasks.open_due.u' || c.assigned_to_id, c.due_day, -1),
                  ('tasks.done_on', c.done_day, 1),
                  ('tasks.done_on.u' || c.assigned_to_id, c.done_day, 1),
+                 ('tasks.open_due.k' || (array_position(array['phonecall', 'email', 'linkedin', 'social', 'meeting'], c.kind::text) - 1), c.due_day, -1),
+                 ('tasks.kind.done.u' || c.assigned_to_id, array_position(array['phonecall', 'email', 'linkedin', 'social', 'meeting'], c.kind::text) - 1, 1),
                  ('tasks.flow.done', c.flow_id, 1)) as d(list, key, delta)
       where d.key is not null
       order by d.list collate "C", d.key
