@@ -459,6 +459,8 @@ async function writeCounters(client: pg.Client, companyId: number) {
     union all select $1::bigint, 'tasks.open_due.k' || ${kind}, ${day('due_date')}, count(*) from tasks where company_id = $1 and not done group by kind, due_date
     union all select $1::bigint, 'tasks.kind.u' || assigned_to_id, ${kind}, count(*) from tasks where company_id = $1 group by assigned_to_id, kind
     union all select $1::bigint, 'tasks.kind.done.u' || assigned_to_id, ${kind}, count(*) from tasks where company_id = $1 and done group by assigned_to_id, kind
+    union all select $1::bigint, 'tasks.flow.u' || assigned_to_id, flow_id, count(*) from tasks where company_id = $1 and flow_id is not null group by assigned_to_id, flow_id
+    union all select $1::bigint, 'tasks.flow.done.u' || assigned_to_id, flow_id, count(*) from tasks where company_id = $1 and flow_id is not null and done group by assigned_to_id, flow_id
     -- flows.repository.ts: active enrollments per flow
     union all select $1::bigint, 'flows.contacts', flow_id, count(*) from flow_enrollments where company_id = $1 and status = 'active' group by flow_id
     -- leads.repository.ts and lead-links.ts: leads per creator, and those linked to a contact

@@ -116,17 +116,19 @@ for (const backend of backends()) {
       assert.ok(checked > 300, `${checked} combinations`)
     })
 
-    test('the migration that counted the tasks already there by kind (0009) gives the rows the writes keep', async () => {
+    test('the migration that counted the tasks already there for the pair lists (0009) gives the rows the writes keep', async () => {
       const kindLists = sql`select company_id, list, key, value from counters
                              where list like 'tasks.due.k%' or list like 'tasks.open_due.k%' or list like 'tasks.kind.u%' or list like 'tasks.kind.done.u%'
+                                or list like 'tasks.flow.u%' or list like 'tasks.flow.done.u%'
                              order by company_id, list, key`
       const kept = await rawRows<{ value: string }>(t.db, kindLists)
       assert.ok(kept.length > 50, `${String(kept.length)} rows`)
-      const migration = readFileSync(new URL('../../drizzle/0009_task_kind_counters.sql', import.meta.url), 'utf8')
+      const migration = readFileSync(new URL('../../drizzle/0009_task_pair_counters.sql', import.meta.url), 'utf8')
       await t.db.execute(sql.raw(migration))
       assert.deepEqual(await rawRows(t.db, kindLists), kept)
       // And from nothing, as on a database that had tasks before the upgrade.
-      await t.db.execute(sql`delete from counters where list like 'tasks.due.k%' or list like 'tasks.open_due.k%' or list like 'tasks.kind.u%' or list like 'tasks.kind.done.u%'`)
+      await t.db.execute(sql`delete from counters where list like 'tasks.due.k%' or list like 'tasks.open_due.k%' or list like 'tasks.kind.u%'
+                               or list like 'tasks.kind.done.u%' or list like 'tasks.flow.u%' or list like 'tasks.flow.done.u%'`)
       await t.db.execute(sql.raw(migration))
       assert.deepEqual(await rawRows(t.db, kindLists), kept.filter((row) => Number(row.value) !== 0))
     })

@@ -7,10 +7,11 @@
 //   <any of the three day lists>.u<user>    the same, for the tasks of one assignee
 //   tasks.due.k<kind> / tasks.open_due.k<kind>  key = due day   the same, for one kind
 //   tasks.kind.u<user> / tasks.kind.done.u<user>  key = kind number  one assignee's tasks by kind
+//   tasks.flow.u<user> / tasks.flow.done.u<user>  key = flow id      one assignee's tasks by flow
 // Days are keyed by epochDay, so a date range or a status is a sum over a key range.
-// A filter set these cannot answer (contact, flow with assignee or kind, dates with flow,
-// dates with assignee and kind, a done date with kind) is counted exactly by the repository,
-// over the rows of its most selective index.
+// A filter set these cannot answer (contact, flow with kind, three of assignee/flow/kind,
+// dates with flow, dates with assignee and kind, a done date with kind) is counted exactly
+// by the repository, over the rows of its most selective index.
 import type { CounterDelta } from '../../db/counters.js'
 import { epochDay } from './task-dates.js'
 import { TASK_KINDS, type TaskKind } from './tasks.schemas.js'
@@ -77,7 +78,9 @@ export function createdDeltas(created: CountedTask[]): CounterDelta[] {
       { list: ofKind(OPEN_DUE, task.kind), key: day, delta: 1 },
       { list: ofUser(KIND, user), key: kindKey(task.kind), delta: 1 },
     ]
-    if (task.flowId !== null) deltas.push({ list: FLOW, key: task.flowId, delta: 1 })
+    if (task.flowId !== null) {
+      deltas.push({ list: FLOW, key: task.flowId, delta: 1 }, { list: ofUser(FLOW, user), key: task.flowId, delta: 1 })
+    }
     return deltas
   })
 }
@@ -99,7 +102,8 @@ export function completedDeltasSql(r: string): string {
                  ('${DONE_ON}.u' || ${r}.assigned_to_id, ${r}.done_day, 1),
                  ('${OPEN_DUE}.k' || (${kindKey}), ${r}.due_day, -1),
                  ('${KIND_DONE}.u' || ${r}.assigned_to_id, ${kindKey}, 1),
-                 ('${FLOW_DONE}', ${r}.flow_id, 1)`
+                 ('${FLOW_DONE}', ${r}.flow_id, 1),
+                 ('${FLOW_DONE}.u' || ${r}.assigned_to_id, ${r}.flow_id, 1)`
 }
 
 /**
@@ -133,9 +137,10 @@ export function counterPlan(f: TaskFilter): CounterTerm[] | undefined {
   if (f.contactId !== undefined) return undefined
   const dimensions = [f.assignedToId, f.flowId, f.kind].filter((d) => d !== undefined).length
   const user = f.assignedToId
-  // An assignee and a kind together: tasks.kind.u<user>, without dates.
+  // An assignee with a kind or a flow: tasks.kind.u<user> or tasks.flow.u<user>, without dates.
   const userKind = user !== undefined && f.kind !== undefined ? { user, kind: f.kind } : undefined
-  if (dimensions > 1 && !(dimensions === 2 && userKind)) return undefined
+  const userFlow = user !== undefined && f.flowId !== undefined ? { user, flowId: f.flowId } : undefined
+  if (dimensions > 1 && !(dimensions === 2 && (userKind ?? userFlow))) return undefined
   // The day lists of one assignee, or of one kind.
   const dayList = (list: string) => (user !== undefined ? ofUser(list, user) : f.kind !== undefined ? ofKind(list, f.kind) : list)
 
@@ -156,6 +161,7 @@ export function counterPlan(f: TaskFilter): CounterTerm[] | undefined {
 
   const [all, done, key] =
     userKind ? [ofUser(KIND, userKind.user), ofUser(KIND_DONE, userKind.user), kindKey(userKind.kind)]
+    : userFlow ? [ofUser(FLOW, userFlow.user), ofUser(FLOW_DONE, userFlow.user), userFlow.flowId]
     : user !== undefined ? [ASSIGNEE, ASSIGNEE_DONE, user]
     : f.flowId !== undefined ? [FLOW, FLOW_DONE, f.flowId]
     : f.kind !== undefined ? [KIND, KIND_DONE, kindKey(f.kind)]

@@ -26,7 +26,8 @@ with completed as (
                  ('tasks.done_on.u' || c.assigned_to_id, c.done_day, 1),
                  ('tasks.open_due.k' || (array_position(array['phonecall', 'email', 'linkedin', 'social', 'meeting'], c.kind::text) - 1), c.due_day, -1),
                  ('tasks.kind.done.u' || c.assigned_to_id, array_position(array['phonecall', 'email', 'linkedin', 'social', 'meeting'], c.kind::text) - 1, 1),
-                 ('tasks.flow.done', c.flow_id, 1)) as d(list, key, delta)
+                 ('tasks.flow.done', c.flow_id, 1),
+                 ('tasks.flow.done.u' || c.assigned_to_id, c.flow_id, 1)) as d(list, key, delta)
       where d.key is not null
       order by d.list collate "C", d.key
      on conflict (company_id, list, key) do update set value = counters.value + excluded.value
