@@ -313,7 +313,7 @@ for (const backend of backends()) {
 
     test('GET by id writes the JSON PostgreSQL built byte for byte as the serializer writes the same contact', async () => {
       // Quotes, backslashes, control characters, U+2028, DEL, astral characters, nulls,
-      // tags and fields: the by-id body (json_build_object) against POST's answer and the
+      // tags and fields: the by-id body (row_to_json) against POST's answer and the
       // list page's item (both through the response schema's serializer).
       const awkward = 'q"b\\s/\b\f\n\r\t\u0001\u001f\u007f\u2028\u2029 é 😀 </script>'
       const tag = await addTag(t.db, acme, { name: `T ${awkward}`, color: '#0f0' })

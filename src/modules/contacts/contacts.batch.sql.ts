@@ -1,13 +1,12 @@
 // The statements of POST /contacts/batch (contacts.batch.ts): the whole batch is locked,
 // read and written in three statements, whatever the number of items.
 import type { Database } from '../../db/client.js'
-import { jsonArrayOf } from '../../db/json-sql.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
 import { leadJson } from '../leads/leads.repository.js'
 import { LINKED_LEADS } from '../leads/lead-links.js'
 import { outboxCtes } from '../webhooks/outbox.js'
-import { contactJson, REFERENCES_SHARED, sharedReferencesCtes, type ContactReferences, type ContactRow } from './contacts.repository.js'
+import { contactJson, FIELDS_JSON, REFERENCES_SHARED, TAGS_JSON, sharedReferencesCtes, type ContactReferences, type ContactRow } from './contacts.repository.js'
 
 // The lead-link lock of every email (the key of lead-links.ts and contacts.referencesLockingEmail),
 // taken in key order so that batches sharing emails queue instead of deadlocking. Held to
@@ -237,11 +236,11 @@ const writeStatement = defineQuery<{ events: number }>(
      -- the tags and custom values given for it (this statement cannot read its own inserts).
      select c.id, ${contactJson(
        'c',
-       `coalesce((select ${jsonArrayOf('t.id, t.name, t.color', 't.id')}
+       `coalesce((select ${TAGS_JSON}
                     from unnest($7::bigint[], $8::bigint[]) as x(contact_id, tag_id)
                     join tags t on t.company_id = $1 and t.id = x.tag_id
                    where x.contact_id = c.id), '[]')`,
-       `coalesce((select ${jsonArrayOf('f.field, v.value', 'f.id')}
+       `coalesce((select ${FIELDS_JSON}
                     from unnest($11::bigint[], $12::bigint[], $13::text[]) as v(contact_id, field_id, value)
                     join custom_fields f on f.company_id = $1 and f.id = v.field_id
                    where v.contact_id = c.id), '[]')`,

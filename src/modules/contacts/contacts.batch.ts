@@ -232,8 +232,8 @@ export function planBatch(caller: Caller, references: References, items: BatchIt
     apiEvents: [],
     links: [],
   }
-  /** contact.created events whose payload the statement writes, by the state of their contact. */
-  const createdEvents = new Map<State, { type: 'contact.created'; contact_id: number }>()
+  /** Where in apiEvents a created contact's contact.created is, while the statement is to write its payload. */
+  const createdEvents = new Map<State, number>()
   const tagsOf = (ids: number[], problems: ErrorDetails) =>
     checkTags(ids, references.tags.filter((tag) => ids.includes(tag.id)), problems)
   const event = (contactId: number, kind: string, data: unknown = {}) => write.events.push({ contact_id: contactId, kind, data })
@@ -269,9 +269,7 @@ export function planBatch(caller: Caller, references: References, items: BatchIt
     write.counters.push({ list: CONTACTS_COUNTER, key: 0, delta: 1 }, { list: CONTACTS_BY_USER_COUNTER, key: caller.userId, delta: 1 })
     // Its payload is written by the statement from the inserted row, unless a later item
     // changes the contact (update() then fills it in with the contact as created).
-    const created = { type: 'contact.created' as const, contact_id: id }
-    write.apiEvents.push(created)
-    createdEvents.set(state, created)
+    createdEvents.set(state, write.apiEvents.push({ type: 'contact.created', contact_id: id }) - 1)
     write.links.push({ contactId: id, email: input.email, eventOrd: write.apiEvents.length })
     return { status: 201, id }
   }
@@ -311,9 +309,8 @@ export function planBatch(caller: Caller, references: References, items: BatchIt
     if (Object.keys(changes).length === 0 && added.length === 0 && removed.length === 0) return { status: 200, id: current.id }
 
     const created = createdEvents.get(state)
-    if (created) {
-      const at = write.apiEvents.indexOf(created)
-      write.apiEvents[at] = { type: 'contact.created', data: record(state) }
+    if (created !== undefined) {
+      write.apiEvents[created] = { type: 'contact.created', data: record(state) }
       createdEvents.delete(state)
     }
     state.row = { ...current, ...set, updatedAt: now }

@@ -41,11 +41,15 @@ const CONTACT_COLUMNS = [
   'city', 'state', 'country', 'url', 'linkedin', 'variable1', 'variable2', 'variable3', 'carousel', 'stage',
   'contact_group_id',
 ]
-const TAGS_OF_C = `coalesce((select ${jsonArrayOf('t.id, t.name, t.color', 't.id')}
+/** A contact's tags as its JSON array (the Contact schema's shape, id ascending), over rows of `tags t`. */
+export const TAGS_JSON = jsonArrayOf('t.id, t.name, t.color', 't.id')
+/** A contact's custom fields as its JSON array (field id ascending), over `custom_fields f` with values `v`. */
+export const FIELDS_JSON = jsonArrayOf('f.field, v.value', 'f.id')
+const TAGS_OF_C = `coalesce((select ${TAGS_JSON}
                       from contact_tags ct
                       join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
                      where ct.company_id = c.company_id and ct.contact_id = c.id), '[]')`
-const FIELDS_OF_C = `coalesce((select ${jsonArrayOf('f.field, v.value', 'f.id')}
+const FIELDS_OF_C = `coalesce((select ${FIELDS_JSON}
                       from contact_custom_values v
                       join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
                      where v.company_id = c.company_id and v.contact_id = c.id), '[]')`
@@ -403,9 +407,9 @@ const insertContactStatement = defineQuery<Contact>(
      returning value
    ), record as (
      select c.*,
-            coalesce((select ${jsonArrayOf('t.id, t.name, t.color', 't.id')}
+            coalesce((select ${TAGS_JSON}
                         from tags t where t.company_id = $1 and t.id = any($24::bigint[])), '[]') as tags,
-            coalesce((select ${jsonArrayOf('f.field, v.value', 'f.id')}
+            coalesce((select ${FIELDS_JSON}
                         from unnest($25::bigint[], $26::text[]) as v(field_id, value)
                         join custom_fields f on f.company_id = $1 and f.id = v.field_id), '[]') as custom_fields
        from c
