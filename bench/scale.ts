@@ -22,6 +22,7 @@ import { loadConfig } from '../src/config.js'
 import { openDatabase, SESSION_OPTIONS } from '../src/db/client.js'
 import { createToken } from '../src/modules/auth/tokens.service.js'
 import { addFreshCompany, ensureScaleData, RARE_LAST_NAME, type CompanyInfo } from './scale-data.js'
+import { literal } from './sql-literal.js'
 
 const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const repetitions = Number(process.env.BENCH_SCALE_REPETITIONS ?? 20)
@@ -72,30 +73,6 @@ const originalQuery = pg.Client.prototype.query as unknown as QueryFn
 }
 
 // ---- EXPLAIN of a recorded statement -----------------------------------------------------
-
-/** A value as the text PostgreSQL reads it (pg's own conversion of parameters, in short). */
-function asText(value: unknown): string | null {
-  if (value === null || value === undefined) return null
-  if (value instanceof Date) return value.toISOString()
-  if (Array.isArray(value)) return arrayText(value)
-  if (typeof value === 'string') return value
-  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return value.toString()
-  return JSON.stringify(value)
-}
-
-function arrayText(values: unknown[]): string {
-  const items = values.map((v) => {
-    const text = asText(v)
-    if (text === null) return 'NULL'
-    return Array.isArray(v) ? text : `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`
-  })
-  return `{${items.join(',')}}`
-}
-
-function literal(value: unknown): string {
-  const text = asText(value)
-  return text === null ? 'NULL' : pg.escapeLiteral(text)
-}
 
 interface Plan {
   mode: 'custom' | 'generic'
@@ -431,6 +408,54 @@ async function searchStorm(base: string, token: string, contactId: number) {
 }
 
 /**
+ * Writes at scale, one request at a time: single POST /contacts (a new email each) and
+ * POST /contacts/batch of 100 items, a third of them known contacts of the company (updated),
+ * a third new contacts with the email of a lead (linked) and tags, the rest new. What the
+ * side-by-side bench cannot show: plans that find rows by email among a million.
+ */
+async function writesAtScale(base: string, token: string, db: pg.Client, company: CompanyInfo) {
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
+  const post = async (path: string, body: unknown) => {
+    const started = performance.now()
+    const response = await fetch(`${base}${path}`, { method: 'POST', headers, body: JSON.stringify(body) })
+    const answer = (await response.json()) as { results?: { status: number }[] }
+    const failed = response.status >= 300 || (answer.results ?? []).some((r) => r.status === 422)
+    return { ms: performance.now() - started, failed }
+  }
+  const { rows: known } = await db.query<{ email: string }>(
+    'select email from contacts where company_id = $1 and deleted_at is null order by id desc limit 700', [company.companyId])
+  const { rows: leads } = await db.query<{ email: string }>(
+    'select email from leads where company_id = $1 and contact_id is null order by id desc limit 700', [company.companyId])
+  const run = Date.now()
+  const single: number[] = []
+  const batch: number[] = []
+  let failures = 0
+  for (let i = 0; i < 23; i++) {
+    const r = await post('/contacts', { first_name: 'Scale', last_name: 'Writer', email: `s${String(run)}.${String(i)}@scale-writes.example`, business: `Business ${String(i % 20)}` })
+    if (i >= 3) single.push(r.ms)
+    if (r.failed) failures++
+  }
+  for (let b = 0; b < 23; b++) {
+    const contacts = Array.from({ length: 100 }, (_, k) => {
+      const n = b * 100 + k
+      if (k % 3 === 0) return { email: known[n % known.length]?.email, first_name: 'Scale', business: 'Business 1', position: 'Buyer' }
+      if (k % 3 === 1) return { email: leads[n % leads.length]?.email, first_name: 'Scale', business: 'Business 2' }
+      return { first_name: 'Scale', last_name: 'Batch', email: `b${String(run)}.${String(n)}@scale-writes.example`, business: `Business ${String(k % 20)}` }
+    })
+    const r = await post('/contacts/batch', { contacts })
+    if (b >= 3) batch.push(r.ms)
+    if (r.failed) failures++
+  }
+  return {
+    singleP50: round(percentile(single, 50)),
+    singleP99: round(percentile(single, 99)),
+    batchP50: round(percentile(batch, 50)),
+    batchP99: round(percentile(batch, 99)),
+    failures,
+  }
+}
+
+/**
  * The proposal of docs/performance.md, tried on the scale database: no statistics on the
  * company_id columns, so that every company is estimated alike (1/200 of a table, the
  * planner's default) instead of "the one company the statistics saw, and nothing else".
@@ -479,12 +504,14 @@ export async function runScale(options: { regenerate: boolean; companyStats?: bo
   const plans: string[] = []
   const rows: Measured[] = []
   let storm: Awaited<ReturnType<typeof searchStorm>> | undefined
+  let writes: Record<'big' | 'fresh', Awaited<ReturnType<typeof writesAtScale>>> | undefined
   try {
     const bigToken = (await createToken(database.db, info.big.userIds[0] ?? 0)).token
     const freshToken = (await createToken(database.db, fresh.userIds[0] ?? 0)).token
     rows.push(...(await measureCompany(api, bigToken, explainer, info.big, 'big', plans)))
     rows.push(...(await measureCompany(api, freshToken, explainer, fresh, 'fresh', plans)))
     storm = await searchStorm(api, bigToken, info.big.typicalContactId)
+    writes = { big: await writesAtScale(api, bigToken, explainer, info.big), fresh: await writesAtScale(api, freshToken, explainer, fresh) }
   } finally {
     await app.close()
     await database.close()
@@ -515,7 +542,12 @@ export async function runScale(options: { regenerate: boolean; companyStats?: bo
   console.log(`${rows.length - missed.length} of ${rows.length} within target; plans: ${planFile}`)
   console.log(`search share of the pool: GET /contacts/:id p50 ${storm.quietP50} ms alone, p50 ${storm.busyP50} / p99 ${storm.busyP99} ms` +
     ` during 16 concurrent broad searches (${storm.byIdErrors} errors); search answers by status: ${JSON.stringify(storm.searchStatuses)}`)
-  if (process.env.BENCH_SCALE_JSON) writeFileSync(process.env.BENCH_SCALE_JSON, JSON.stringify({ rows, storm, fresh: fresh.companyId }, null, 2))
+  for (const [company, w] of Object.entries(writes)) {
+    console.log(`writes, ${company} company, one at a time: POST /contacts p50 ${w.singleP50} / p99 ${w.singleP99} ms;` +
+      ` POST /contacts/batch (100: 34 updates, 33 linking a lead, 33 new) p50 ${w.batchP50} / p99 ${w.batchP99} ms;` +
+      ` ${w.failures} requests with a failure`)
+  }
+  if (process.env.BENCH_SCALE_JSON) writeFileSync(process.env.BENCH_SCALE_JSON, JSON.stringify({ rows, storm, writes, fresh: fresh.companyId }, null, 2))
   if (process.env.BENCH_SCALE_MARKDOWN) {
     const lines = [
       '| company | kind | request | total | DB ms p50 | plan ms | request p50 / p99 ms | target ms | met |',

@@ -1,5 +1,6 @@
 // EXPLAIN for the plan tests: a statement's plan as JSON, and a walk over its nodes.
 import pg from 'pg'
+import { literal } from '../../bench/sql-literal.js'
 import { SESSION_OPTIONS } from '../../src/db/client.js'
 import { definedQueries } from '../../src/db/query.js'
 
@@ -22,15 +23,28 @@ export function* nodes(plan: PlanNode): Generator<PlanNode> {
 }
 
 /**
- * The plan of `query` with its parameters: a custom plan, as a named statement's first five
- * runs get (the parameters are sent apart, on a connection with the service's settings).
+ * The plan of `query` with its parameters (sent apart, on a connection with the service's
+ * settings): by default a custom plan, as a named statement's first five runs get; `generic`,
+ * the plan it may settle on after them (planned without the values, run with them).
  */
-export async function explain(url: string, query: { sql: string; params: unknown[] }, analyze: boolean): Promise<PlanNode> {
+export async function explain(
+  url: string,
+  query: { sql: string; params: unknown[] },
+  analyze: boolean,
+  mode: 'custom' | 'generic' = 'custom',
+): Promise<PlanNode> {
   const client = new pg.Client({ connectionString: url, options: SESSION_OPTIONS })
   await client.connect()
   try {
     const options = analyze ? 'ANALYZE, FORMAT JSON' : 'FORMAT JSON'
-    const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (${options}) ${query.sql}`, query.params)
+    let statement = query.sql
+    if (mode === 'generic') {
+      await client.query('set plan_cache_mode = force_generic_plan')
+      await client.query(`prepare explained as ${query.sql}`)
+      statement = `execute explained(${query.params.map(literal).join(', ')})`
+    }
+    const params = mode === 'generic' ? [] : query.params
+    const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (${options}) ${statement}`, params)
     const plan = rows[0]?.['QUERY PLAN'][0].Plan
     if (!plan) throw new Error('no plan')
     return plan

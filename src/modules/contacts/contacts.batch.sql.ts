@@ -12,9 +12,17 @@ import { contactJson, FIELDS_JSON, REFERENCES_SHARED, TAGS_JSON, sharedReference
 // taken in key order so that batches sharing emails queue instead of deadlocking. Held to
 // COMMIT, it also keeps single creates of these emails out: the contacts read next are all
 // there will be.
+//
+// It also switches the rest of the batch's transaction to generic plans (SET LOCAL, gone at
+// COMMIT; the slow path's single-request statements too): PostgreSQL planned the read and
+// the write statement afresh on every batch, their custom plans looking cheaper by
+// estimate, and that planning was a tenth of the database's time. Both statements find
+// rows by keys and the company's indexes whatever the values; their generic plans were
+// checked at 1 M contacts (docs/performance.md, test/contacts/batch-plans.test.ts).
 const lockEmails = defineQuery<{ locked: number }>(
   'contacts.batchLockEmails',
-  `select count(pg_advisory_xact_lock(k.key))::int as locked
+  `select count(pg_advisory_xact_lock(k.key))::int as locked,
+          set_config('plan_cache_mode', 'force_generic_plan', true) as plan_cache_mode
      from (select distinct hashtextextended('lead-link:' || $1::bigint || ':' || lower(e), 0) as key
              from unnest($2::text[]) as e
             order by 1 offset 0) k`,

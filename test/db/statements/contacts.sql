@@ -4,7 +4,8 @@ select id, business from contacts
       for update;
 
 -- contacts.batchLockEmails
-select count(pg_advisory_xact_lock(k.key))::int as locked
+select count(pg_advisory_xact_lock(k.key))::int as locked,
+          set_config('plan_cache_mode', 'force_generic_plan', true) as plan_cache_mode
      from (select distinct hashtextextended('lead-link:' || $1::bigint || ':' || lower(e), 0) as key
              from unnest($2::text[]) as e
             order by 1 offset 0) k;
