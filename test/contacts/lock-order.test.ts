@@ -11,7 +11,7 @@ import { sql } from 'drizzle-orm'
 import { rawRows } from '../../src/db/client.js'
 import { LINKED_LEADS } from '../../src/modules/leads/lead-links.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
-import { addContact } from '../helpers/contacts-factories.js'
+import { addContact, addTag } from '../helpers/contacts-factories.js'
 import { addUser, tenant, type Tenant } from '../helpers/factories.js'
 import { deadlockCount, holdUncommitted, waitForLockWait } from '../helpers/locks.js'
 
@@ -65,6 +65,39 @@ for (const backend of backends()) {
       // Backends report their statistics within a second of going idle.
       await new Promise((resolve) => setTimeout(resolve, 1_200))
       assert.equal(await deadlocks(), deadlocksBefore)
+    })
+
+    test('a PUT that waits for another change of the same contact plans from what that change left', async () => {
+      const [hot, partner] = [await addTag(t.db, acme, { name: 'Crossing hot' }), await addTag(t.db, acme, { name: 'Crossing partner' })]
+      const contact = await addContact(t.db, acme, { email: 'crossing@acme.example', tags: [hot.id] })
+      // Another writer holds the contact and gives it the partner tag, committing once the PUT waits.
+      let commit!: () => void
+      let locked!: () => void
+      const gate = new Promise<void>((resolve) => (commit = resolve))
+      const holding = new Promise<void>((resolve) => (locked = resolve))
+      const other = t.db.transaction(async (tx) => {
+        await rawRows(tx, sql`select id from contacts where id = ${contact.id} for update`)
+        await rawRows(tx, sql`insert into contact_tags (company_id, contact_id, tag_id) values (${acme.companyId}, ${contact.id}, ${partner.id})`)
+        locked()
+        await gate
+      })
+      await holding
+      const put = t.app.inject({
+        method: 'PUT',
+        url: `/api/v1/contacts/${String(contact.id)}`,
+        headers: acme.auth,
+        payload: { first_name: contact.first_name, email: contact.email, business: null, tags: [hot.id, partner.id] },
+      })
+      await waitForLockWait(t.db, 'the PUT')
+      commit()
+      await other
+
+      const changed = await put
+      assert.equal(changed.statusCode, 200, changed.body)
+      assert.deepEqual(changed.json<{ tags: { id: number }[] }>().tags.map((tag) => tag.id), [hot.id, partner.id])
+      // The PUT found the partner tag there: nothing to add, no tag_added event.
+      const events = await rawRows<{ kind: string }>(t.db, sql`select kind from contact_events where contact_id = ${contact.id} order by id`)
+      assert.deepEqual(events.map((e) => e.kind), ['contact_created'])
     })
   })
 }

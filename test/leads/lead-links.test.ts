@@ -1,14 +1,18 @@
-// Linking in both orders, as the contacts module drives it: a contact created (or given an
-// email) later calls linkLeadsToContact in its transaction; a deleted one unlinkLeadsFromContact.
+// Linking in both orders, through the API: a contact created (POST /contacts) links the
+// leads of its email in its write statement, under the email's lead-link lock; a lead
+// created (POST /leads) takes that lock and links itself to a live contact of its email; a
+// contact deleted lets its leads go (unlinkLeadsFromContact).
 import assert from 'node:assert/strict'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { after, before, describe, test } from 'node:test'
 import { eq, sql } from 'drizzle-orm'
-import { contacts, leads } from '../../src/db/schema.js'
-import { linkLeadsToContact, lockLeadEmail, unlinkLeadsFromContact } from '../../src/modules/leads/lead-links.js'
+import { rawRows } from '../../src/db/client.js'
+import { leads } from '../../src/db/schema.js'
+import { CONTACTS_COUNTER } from '../../src/modules/contacts/contacts.service.js'
+import { unlinkLeadsFromContact } from '../../src/modules/leads/lead-links.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
 import { addContact } from '../helpers/leads-factories.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
+import { holdUncommitted, waitForLockWait } from '../helpers/locks.js'
 
 for (const backend of backends()) {
   describe(`lead links (${backend.name})`, () => {
@@ -40,16 +44,11 @@ for (const backend of backends()) {
         t.app.inject({ url: `/api/v1/leads/count?user_id=${who.userId}${q}`, headers: who.auth }).then((r) => r.json<{ count: number }>().count)
       return { all: await read(''), linked: await read('&with_contact=true'), unlinked: await read('&without_contact=true') }
     }
-    /** What the contacts module does on create: insert the contact, then link, in one transaction. */
-    const createContact = (who: Tenant, address: string, pause = 0) =>
-      t.db.transaction(async (tx) => {
-        await lockLeadEmail(tx, who.companyId, address) // the caller's part, as in changeContact
-        const [row] = await tx.insert(contacts).values({ companyId: who.companyId, userId: who.userId, firstName: 'C', email: address }).returning()
-        if (!row) throw new Error('no contact')
-        await linkLeadsToContact(tx, who.companyId, row.id, address)
-        if (pause) await tx.execute(sql`select pg_sleep(${pause / 1000})`)
-        return row
-      })
+    async function createContact(who: Tenant, address: string) {
+      const res = await t.app.inject({ method: 'POST', url: '/api/v1/contacts', headers: who.auth, payload: { first_name: 'C', email: address } })
+      assert.equal(res.statusCode, 201, res.body)
+      return res.json<{ id: number }>()
+    }
 
     test('lead first, then the contact: every lead of that email (any provider, any case) is linked; counts follow', async () => {
       const address = email()
@@ -81,14 +80,11 @@ for (const backend of backends()) {
       const address = email()
       const lead = await createLead(acme, { email: address })
       const first = await createContact(acme, address)
-      await t.db.transaction((tx) => linkLeadsToContact(tx, acme.companyId, first.id, address)) // twice: no double count
       const linked = await counts(acme)
 
       // The contact is deleted (soft): its leads lose the link.
-      await t.db.transaction(async (tx) => {
-        await tx.update(contacts).set({ deletedAt: new Date() }).where(eq(contacts.id, first.id))
-        await unlinkLeadsFromContact(tx, acme.companyId, first.id)
-      })
+      const deleted = await t.app.inject({ method: 'DELETE', url: `/api/v1/contacts/${String(first.id)}`, headers: acme.auth })
+      assert.equal(deleted.statusCode, 204, deleted.body)
       assert.equal(await contactIdOf(lead.id), null)
       assert.deepEqual(await counts(acme), { all: linked.all, linked: linked.linked - 1, unlinked: linked.unlinked + 1 })
 
@@ -107,13 +103,20 @@ for (const backend of backends()) {
     })
 
     test('a lead and its contact created at the same moment still meet', async () => {
+      await createContact(acme, email()) // the company's contacts counter row exists
       for (let i = 0; i < 5; i++) {
         const address = email()
-        // The contact's transaction has linked (finding nothing) but not committed when the lead comes.
-        const contactDone = createContact(acme, address, 300)
-        await sleep(100)
-        const [contact, lead] = await Promise.all([contactDone, createLead(acme, { email: address })])
-        assert.equal(await contactIdOf(lead.id), contact.id, `round ${i}`)
+        // The contact's write statement has linked (finding nothing) and waits on the company's
+        // contacts counter, held by another transaction, when the lead comes.
+        const release = await holdUncommitted(t.db, (tx) =>
+          rawRows(tx, sql`select value from counters where company_id = ${acme.companyId} and list = ${CONTACTS_COUNTER} and key = 0 for update`))
+        const contactDone = createContact(acme, address)
+        await waitForLockWait(t.db, 'the contact')
+        const leadDone = createLead(acme, { email: address })
+        await waitForLockWait(t.db, 'the lead', 2)
+        await release()
+        const [contact, lead] = await Promise.all([contactDone, leadDone])
+        assert.equal(await contactIdOf(lead.id), contact.id, `round ${String(i)}`)
       }
       const all = await t.db.select({ n: sql<number>`count(*)::int` }).from(leads)
         .where(sql`${leads.companyId} = ${acme.companyId} and ${leads.contactId} is not null`)

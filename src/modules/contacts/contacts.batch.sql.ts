@@ -32,17 +32,34 @@ export async function lockBatchEmails(db: Database, companyId: CompanyId, emails
   await run(db, lockEmails, [companyId, emails])
 }
 
+// Then the live contacts of the emails, locked in id order, in a statement of their own: the
+// resolve after it reads their tags and custom values with a snapshot taken under these locks
+// (a statement that waits for a row lock sees the row as its writer left it, but not the
+// rest). Every contact of the emails is there to lock: a create of one holds its email's lock.
+const lockContacts = defineQuery<{ locked: number }>(
+  'contacts.batchLockContacts',
+  `with locked as (
+     select c.id from contacts c
+      where c.company_id = (select $1::bigint) and lower(c.email) = any($2::text[]) and c.deleted_at is null
+      order by c.id
+        for update
+   )
+   select count(*)::int as locked from locked`,
+)
+
+export async function lockBatchContacts(db: Database, companyId: CompanyId, emails: string[]): Promise<void> {
+  await run(db, lockContacts, [companyId, emails.map((email) => email.toLowerCase())])
+}
+
 const TAG_JSON = `json_build_object('id', t.id, 'name', t.name, 'color', t.color)`
 
 // Everything the batch checks and compares, in one statement: the named tags, custom field
-// definitions and users of the company, the live contacts of the emails (locked, id order,
-// through contacts_company_email_live_key) with their tags and custom values, and one new
-// contact id per email that has no contact yet.
-const resolveStatement = defineQuery<BatchReferences>(
-  'contacts.batchResolve',
+// definitions and users of the company, the live contacts it changes (locked, id order) with
+// their tags and custom values, and `new_ids`, ids taken for the contacts it creates.
+const resolveSql = (matched: string, newIds: string) =>
   `with matched as (
      select c.* from contacts c
-      where c.company_id = (select $1::bigint) and lower(c.email) = any($2::text[]) and c.deleted_at is null
+      where c.company_id = (select $1::bigint) and ${matched} and c.deleted_at is null
       order by c.id
         for update
    )
@@ -61,9 +78,44 @@ const resolveStatement = defineQuery<BatchReferences>(
                       from contact_custom_values v join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
                      where v.company_id = m.company_id and v.contact_id = m.id)) order by m.id), '[]')
         from matched m) as contacts,
-     array(select nextval('contacts_id_seq'::regclass)
-             from generate_series(1, (select count(distinct lower(e)) from unnest($2::text[]) e) - (select count(*) from matched))) as new_ids`,
+     ${newIds} as new_ids`
+
+// The batch's: the live contacts of the emails (through contacts_company_email_live_key,
+// whose expression the statistics of migration 0010 let the planner estimate), one new
+// contact id per email that has no contact yet.
+const resolveStatement = defineQuery<BatchReferences>(
+  'contacts.batchResolve',
+  resolveSql(
+    'lower(c.email) = any($2::text[])',
+    `array(select nextval('contacts_id_seq'::regclass)
+             from generate_series(1, (select count(distinct lower(e)) from unnest($2::text[]) e) - (select count(*) from matched)))`,
+  ),
 )
+
+// PUT /contacts/:id's: the one contact by id, no new ids.
+const changeResolveStatement = defineQuery<BatchReferences>(
+  'contacts.changeResolve',
+  resolveSql('c.id = $2::bigint', `'{}'::bigint[]`),
+)
+
+// PUT /contacts/:id's first statement: the contact locked before the resolve reads it. A
+// statement reads with the snapshot it started with, and a FOR UPDATE that waits for another
+// writer gets the row as that writer left it but not its tags and custom values: read in
+// one statement, a PUT that waited for another PUT of the same contact planned from tags it
+// no longer had (a duplicate key on the second write). Like the batch's lock statement, it
+// switches the rest of the transaction to generic plans: planning the write statement took
+// longer than running it.
+const lockLiveStatement = defineQuery<{ id: number }>(
+  'contacts.changeLock',
+  `select id, set_config('plan_cache_mode', 'force_generic_plan', true) as plan_cache_mode
+     from contacts where company_id = $1 and id = $2 and deleted_at is null
+      for update`,
+)
+
+/** Locks a live contact of the company for a change; false: there is no such contact. */
+export async function lockLiveContact(db: Database, companyId: CompanyId, id: number): Promise<boolean> {
+  return (await runOne(db, lockLiveStatement, [companyId, id])) !== undefined
+}
 
 /** A contact row as to_json writes it. */
 type ContactJson = Record<string, string | number | boolean | null>
@@ -117,18 +169,27 @@ function toRow(json: ContactJson): ContactRow {
   }
 }
 
+interface Named {
+  tagIds: number[]
+  fieldNames: string[]
+  userIds: number[]
+}
+
 /**
  * The batch's references and live contacts (locked FOR UPDATE), and new ids for the emails
  * without one; call inside the transaction that holds the emails' locks.
  */
-export async function resolveBatch(
-  db: Database,
-  companyId: CompanyId,
-  input: { emails: string[]; tagIds: number[]; fieldNames: string[]; userIds: number[] },
-) {
-  const row = await runOne(db, resolveStatement, [
+export const resolveBatch = (db: Database, companyId: CompanyId, input: Named & { emails: string[] }) =>
+  resolve(db, resolveStatement, companyId, input.emails.map((email) => email.toLowerCase()), input)
+
+/** The same for one live contact by id (none in `contacts`: there is no such contact). */
+export const resolveChange = (db: Database, companyId: CompanyId, id: number, input: Named) =>
+  resolve(db, changeResolveStatement, companyId, id, input)
+
+async function resolve(db: Database, statement: typeof resolveStatement, companyId: CompanyId, matched: unknown, input: Named) {
+  const row = await runOne(db, statement, [
     companyId,
-    input.emails.map((email) => email.toLowerCase()),
+    matched,
     input.tagIds,
     input.fieldNames.map((name) => name.toLowerCase()),
     input.userIds,
@@ -190,8 +251,14 @@ export interface BatchWrite {
    * that contact after creating it).
    */
   apiEvents: ({ type: string; data: unknown } | { type: 'contact.created'; contact_id: number })[]
-  /** For each created contact: its id, email and the position (1-based) of its contact.created event. */
+  /**
+   * For each created contact, and each changed one that took a new email: its id, the email
+   * whose unlinked leads it gets, and the position (1-based) of the webhook event its
+   * lead.linked events follow.
+   */
   links: { contactId: number; email: string; eventOrd: number }[]
+  /** Changed contacts that took a new email: their leads (of the old one) are unlinked first. */
+  relinked: number[]
 }
 
 // The columns of a created or changed contact as the write statement reads them from the
@@ -205,7 +272,9 @@ const RECORDSET_COLUMNS = `id bigint, user_id bigint, first_name text, last_name
 // found created, once each (in lower(name) order; existing ones are not rewritten, see
 // contacts.insert); new contacts are inserted with the ids the resolve took,
 // changed ones rewritten whole (they are locked); then tags, custom values, contact events,
-// the leads of the new emails (leads_company_email_idx), and the counters, which wait for
+// the leads of a changed contact's old email unlinked (leads_company_contact_idx; only a
+// PUT changes an email) and those of the new emails linked (leads_company_email_idx: the
+// two sets cannot meet, a linked lead has its contact's email), and the counters, which wait for
 // all of that and for the tags and custom fields written to be share-locked
 // (sharedReferencesCtes; the InitPlans in their WHERE) so that the hot rows are locked last, in
 // (list, key) order; then the webhook events (outbox.ts), after the counters. Foreign keys
@@ -294,6 +363,10 @@ const writeStatement = defineQuery<{ events: number }>(
        from rows from (json_to_recordset($16::json) as (contact_id bigint, kind text, data jsonb)) with ordinality as e(contact_id, kind, data, ord)
       order by e.ord
      returning 1
+   ), unlinked as (
+     update leads l set contact_id = null, updated_at = now()
+      where l.company_id = $1 and l.contact_id = any($24::bigint[])
+     returning l.user_id
    ), linked as (
      update leads l set contact_id = n.contact_id, updated_at = now()
        from unnest($21::bigint[], $22::text[], $23::bigint[]) as n(contact_id, email, event_ord)
@@ -303,7 +376,8 @@ const writeStatement = defineQuery<{ events: number }>(
      insert into counters (company_id, list, key, value)
      select $1, d.list, d.key, sum(d.delta)::bigint
        from (select x.list, x.key, x.delta from unnest($17::text[], $18::bigint[], $19::bigint[]) as x(list, key, delta)
-             union all select '${LINKED_LEADS}', l.user_id, 1 from linked l) d
+             union all select '${LINKED_LEADS}', l.user_id, 1 from linked l
+             union all select '${LINKED_LEADS}', u.user_id, -1 from unlinked u) d
       where (select count(*) from created) + (select count(*) from changed) + (select count(*) from untagged)
             + (select count(*) from tagged) + (select count(*) from cleared) + (select count(*) from valued)
             + (select count(*) from evented) >= 0
@@ -342,6 +416,7 @@ export async function writeBatch(db: Database, companyId: CompanyId, userId: num
     w.counters.map((c) => c.list), w.counters.map((c) => c.key), w.counters.map((c) => c.delta),
     JSON.stringify(w.apiEvents),
     w.links.map((l) => l.contactId), w.links.map((l) => l.email), w.links.map((l) => l.eventOrd),
+    w.relinked,
   ])
 }
 

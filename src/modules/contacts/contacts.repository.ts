@@ -1,9 +1,9 @@
-import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm'
+import { and, eq, isNull } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
 import { isoInstant, jsonArrayOf, jsonObjectOf } from '../../db/json-sql.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
-import { contactCustomValues, contacts, contactTags, customFields, tags } from '../../db/schema.js'
+import { contactCustomValues, contacts, contactTags, customFields } from '../../db/schema.js'
 import type { CompanyId } from '../../tenancy.js'
 import { leadJson } from '../leads/leads.repository.js'
 import { outboxCtes } from '../webhooks/outbox.js'
@@ -492,47 +492,6 @@ export async function updateContact(
   return row
 }
 
-/** Tags of many contacts in one query, tag id ascending. */
-export async function tagsOfContacts(db: Database, companyId: CompanyId, contactIds: number[]): Promise<ContactTagRow[]> {
-  if (contactIds.length === 0) return []
-  return db
-    .select({ contactId: contactTags.contactId, id: tags.id, name: tags.name, color: tags.color })
-    .from(contactTags)
-    .innerJoin(tags, and(eq(tags.companyId, contactTags.companyId), eq(tags.id, contactTags.tagId)))
-    .where(and(eq(contactTags.companyId, companyId), inArray(contactTags.contactId, contactIds)))
-    .orderBy(asc(contactTags.contactId), asc(tags.id))
-}
-
-/** Custom field values of many contacts in one query, custom field id ascending. */
-export async function valuesOfContacts(db: Database, companyId: CompanyId, contactIds: number[]): Promise<ContactValueRow[]> {
-  if (contactIds.length === 0) return []
-  return db
-    .select({
-      contactId: contactCustomValues.contactId,
-      customFieldId: customFields.id,
-      field: customFields.field,
-      value: contactCustomValues.value,
-    })
-    .from(contactCustomValues)
-    .innerJoin(
-      customFields,
-      and(eq(customFields.companyId, contactCustomValues.companyId), eq(customFields.id, contactCustomValues.customFieldId)),
-    )
-    .where(and(eq(contactCustomValues.companyId, companyId), inArray(contactCustomValues.contactId, contactIds)))
-    .orderBy(asc(contactCustomValues.contactId), asc(customFields.id))
-}
-
-export async function addContactTags(
-  db: Database,
-  companyId: CompanyId,
-  contactId: number,
-  tagIds: number[],
-  now: Date,
-): Promise<void> {
-  if (tagIds.length === 0) return
-  await db.insert(contactTags).values(tagIds.map((tagId) => ({ companyId, contactId, tagId, createdAt: now })))
-}
-
 /** Tags of many contacts in one statement (demo data). */
 export async function insertContactTags(
   db: Database,
@@ -543,30 +502,6 @@ export async function insertContactTags(
   await db.insert(contactTags).values(pairs.map((pair) => ({ companyId, ...pair })))
 }
 
-export async function removeContactTags(db: Database, companyId: CompanyId, contactId: number, tagIds: number[]) {
-  if (tagIds.length === 0) return
-  await db
-    .delete(contactTags)
-    .where(and(eq(contactTags.companyId, companyId), eq(contactTags.contactId, contactId), inArray(contactTags.tagId, tagIds)))
-}
-
-export async function setCustomValues(
-  db: Database,
-  companyId: CompanyId,
-  contactId: number,
-  values: { customFieldId: number; value: string }[],
-  now: Date,
-): Promise<void> {
-  if (values.length === 0) return
-  await db
-    .insert(contactCustomValues)
-    .values(values.map((v) => ({ companyId, contactId, customFieldId: v.customFieldId, value: v.value, createdAt: now, updatedAt: now })))
-    .onConflictDoUpdate({
-      target: [contactCustomValues.companyId, contactCustomValues.contactId, contactCustomValues.customFieldId],
-      set: { value: sql`excluded.value`, updatedAt: now },
-    })
-}
-
 /** Custom values of many contacts in one statement (demo data). */
 export async function insertCustomValues(
   db: Database,
@@ -575,15 +510,4 @@ export async function insertCustomValues(
 ): Promise<void> {
   if (values.length === 0) return
   await db.insert(contactCustomValues).values(values.map((v) => ({ companyId, ...v, updatedAt: v.createdAt })))
-}
-
-export async function clearCustomValues(db: Database, companyId: CompanyId, contactId: number, customFieldIds: number[]) {
-  if (customFieldIds.length === 0) return
-  await db
-    .delete(contactCustomValues)
-    .where(and(
-      eq(contactCustomValues.companyId, companyId),
-      eq(contactCustomValues.contactId, contactId),
-      inArray(contactCustomValues.customFieldId, customFieldIds),
-    ))
 }

@@ -8,8 +8,8 @@ import { requireGiven } from '../../http/validation.js'
 import { Business } from '../businesses/businesses.schemas.js'
 import { ContactEventsPage, ContactEventsQuery } from '../events/events.schemas.js'
 import { Contact, ContactCreateBody, ContactsListQuery, ContactsListResponse, ContactsPage, ContactUpdateBody } from './contacts.schemas.js'
+import { changeContact } from './contacts.change.js'
 import {
-  changeContact,
   contactBusiness,
   contactEventsPage,
   contactsPage,

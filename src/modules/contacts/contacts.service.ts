@@ -8,16 +8,12 @@ import { pageWindow, type PageRequest } from '../../http/pagination.js'
 import { walkPage, type WalkRequest } from '../../http/sync.js'
 import { validate } from '../../http/validation.js'
 import type { Caller, CompanyId } from '../../tenancy.js'
-import { upsertBusiness } from '../businesses/businesses.repository.js'
 import { contactBusiness as businessOfContact } from '../businesses/businesses.service.js'
-import { contactEventsPage as eventsOfContact, recordEvents, type NewContactEvent } from '../events/events.repository.js'
+import { contactEventsPage as eventsOfContact, recordEvents } from '../events/events.repository.js'
 import { removeContactFromFlows } from '../flows/flows.repository.js'
-import { linkLeadsToContact, lockLeadEmail, unlinkLeadsFromContact } from '../leads/lead-links.js'
-import { findUser } from '../users/users.repository.js'
-import { recordEvents as recordApiEvents, type NewApiEvent } from '../webhooks/outbox.js'
+import { unlinkLeadsFromContact } from '../leads/lead-links.js'
+import { recordEvents as recordApiEvents } from '../webhooks/outbox.js'
 import {
-  addContactTags,
-  clearCustomValues,
   contactsPageWithTotal,
   contactsWalkPage,
   type ContactWalkRow,
@@ -26,13 +22,8 @@ import {
   insertContactRecord,
   type ContactReferences,
   findLiveContact,
-  removeContactTags,
   searchContacts,
-  setCustomValues,
-  tagsOfContacts,
   updateContact,
-  valuesOfContacts,
-  type ContactChanges,
   type ContactRow,
   type ContactTagRow,
   type ContactValueRow,
@@ -84,31 +75,6 @@ export const toContact = (row: ContactRow, tags: ContactTag[], values: ContactVa
   })
 
 export type Contact = ReturnType<typeof toContact>
-
-function groupBy<T extends { contactId: number }>(rows: T[]): Map<number, T[]> {
-  const groups = new Map<number, T[]>()
-  for (const row of rows) {
-    const group = groups.get(row.contactId)
-    if (group) group.push(row)
-    else groups.set(row.contactId, [row])
-  }
-  return groups
-}
-
-/** Contacts with their tags and custom fields: one query each for all of them. */
-async function withExtras(db: Database, companyId: CompanyId, rows: ContactRow[]): Promise<Contact[]> {
-  const ids = rows.map((row) => row.id)
-  const [tagRows, valueRows] = await Promise.all([tagsOfContacts(db, companyId, ids), valuesOfContacts(db, companyId, ids)])
-  const tags = groupBy(tagRows)
-  const values = groupBy(valueRows)
-  return rows.map((row) => toContact(row, tags.get(row.id) ?? [], values.get(row.id) ?? []))
-}
-
-async function oneWithExtras(db: Database, companyId: CompanyId, row: ContactRow): Promise<Contact> {
-  const [contact] = await withExtras(db, companyId, [row])
-  if (!contact) throw new Error('contact vanished')
-  return contact
-}
 
 // The request fields stored as they come: column → API name (also the keys of `changes`).
 export const COLUMNS = {
@@ -173,10 +139,6 @@ export function newContactColumns(userId: number, input: ContactCreateBody) {
 }
 
 export const hasText = (value: string | null | undefined): value is string => value != null && /\S/.test(value)
-
-async function businessIdFor(db: Database, companyId: CompanyId, name: string | null | undefined): Promise<number | null> {
-  return hasText(name) ? (await upsertBusiness(db, companyId, name)).id : null
-}
 
 /** The tags named by id (deduplicated, ascending), or a problem for ids the company has not. */
 export function checkTags(ids: number[], found: ContactReferences['tags'], problems: ErrorDetails) {
@@ -290,7 +252,7 @@ type ContactInput = Pick<ContactCreateBody, 'tags' | 'custom_fields'>
  * transaction is gone, so the checks run again on what is committed and answer as if it had
  * never existed.
  */
-async function rethrow(err: unknown, db: Database, companyId: CompanyId, input: ContactInput): Promise<never> {
+export async function rethrow(err: unknown, db: Database, companyId: CompanyId, input: ContactInput): Promise<never> {
   if (uniqueViolation(err) === 'contacts_company_email_live_key') throw invalid({ email: ['has already been taken'] })
   const foreignKey = foreignKeyViolation(err)
   if (foreignKey === 'contact_tags_tag_fk' || foreignKey === 'contact_custom_values_field_fk') {
@@ -373,110 +335,6 @@ export async function createContact(db: Database, caller: Caller, input: Contact
         values.flatMap((v) => (v.value === null ? [] : [{ customFieldId: v.definition.id, value: v.value }])),
         now,
       )
-    }))
-  } catch (err) {
-    return rethrow(err, db, companyId, input)
-  }
-}
-
-export async function changeContact(
-  db: Database,
-  caller: Caller,
-  id: number,
-  input: ContactUpdateBody,
-  now: Date,
-): Promise<Contact> {
-  const { companyId } = caller
-  try {
-    return await retryingDeadlocks(() => db.transaction(async (tx) => {
-      const current = await findLiveContact(tx, companyId, id, { forUpdate: true })
-      if (!current) throw notFound()
-
-      const problems: ErrorDetails = {}
-      if (input.user_id !== undefined && input.user_id !== current.userId && !(await findUser(tx, companyId, input.user_id))) {
-        problems.user_id = ['does not exist']
-      }
-      const tags = input.tags === undefined ? undefined : await resolveTags(tx, companyId, input.tags ?? [], problems)
-      const values = await resolveCustomValues(tx, companyId, input.custom_fields ?? [], problems)
-      throwIfAny(problems)
-
-      // Field changes: only what differs from the stored contact.
-      const set: ContactChanges = {}
-      const changes: Record<string, [unknown, unknown]> = {}
-      for (const [column, value] of Object.entries(requestedColumns(input)) as [Column, unknown][]) {
-        if (current[column] === value) continue
-        Object.assign(set, { [column]: value })
-        changes[COLUMNS[column]] = [current[column], value]
-      }
-      if (set.business !== undefined) set.businessId = await businessIdFor(tx, companyId, set.business)
-
-      // Custom fields: set or clear the named ones.
-      const [currentTags, currentValues] = await Promise.all([
-        tagsOfContacts(tx, companyId, [id]),
-        valuesOfContacts(tx, companyId, [id]),
-      ])
-      const oldValues = new Map(currentValues.map((v) => [v.customFieldId, v]))
-      const toSet = values.filter((v) => v.value !== null && oldValues.get(v.definition.id)?.value !== v.value)
-      const toClear = values.filter((v) => v.value === null && oldValues.has(v.definition.id))
-      if (toSet.length > 0 || toClear.length > 0) {
-        const newValues = new Map(currentValues.map((v) => [v.customFieldId, { field: v.field, value: v.value }]))
-        for (const v of toSet) newValues.set(v.definition.id, { field: v.definition.field, value: v.value ?? '' })
-        for (const v of toClear) newValues.delete(v.definition.id)
-        changes.custom_fields = [
-          currentValues.map((v) => ({ field: v.field, value: v.value })),
-          [...newValues.entries()].sort((a, b) => a[0] - b[0]).map(([, v]) => v),
-        ]
-      }
-
-      // Tags: the given set replaces the current one.
-      const tagIds = new Set(tags?.map((tag) => tag.id))
-      const added = tags?.filter((tag) => !currentTags.some((t) => t.id === tag.id)) ?? []
-      const removed = tags === undefined ? [] : currentTags.filter((tag) => !tagIds.has(tag.id))
-
-      const changed = Object.keys(changes).length > 0 || added.length > 0 || removed.length > 0
-      if (!changed) return oneWithExtras(tx, companyId, current)
-
-      // A new email's lead-link lock before the row takes that email and before any counter
-      // (docs/reliability.md, lock order): a create of the email holds the lock while it
-      // inserts the email and adjusts the counters this change may also adjust (the owners',
-      // the unlinked leads' users').
-      const newEmail = set.email !== undefined && set.email.toLowerCase() !== current.email.toLowerCase() ? set.email : undefined
-      if (newEmail !== undefined) await lockLeadEmail(tx, companyId, newEmail)
-      const row = await updateContact(tx, companyId, id, { ...set, updatedAt: now })
-      await setCustomValues(tx, companyId, id, toSet.map((v) => ({ customFieldId: v.definition.id, value: v.value ?? '' })), now)
-      await clearCustomValues(tx, companyId, id, toClear.map((v) => v.definition.id))
-      await removeContactTags(tx, companyId, id, removed.map((tag) => tag.id))
-      await addContactTags(tx, companyId, id, added.map((tag) => tag.id), now)
-
-      const event = (kind: NewContactEvent['kind'], data: Record<string, unknown>): NewContactEvent => ({
-        contactId: id,
-        kind,
-        userId: caller.userId,
-        data,
-        occurredAt: now,
-      })
-      const events: NewContactEvent[] = []
-      if (Object.keys(changes).length > 0) events.push(event('contact_updated', { changes }))
-      if (set.stage !== undefined) events.push(event('stage_changed', { from: current.stage, to: set.stage }))
-      for (const tag of added) events.push(event('tag_added', { tag_id: tag.id, name: tag.name }))
-      for (const tag of removed) events.push(event('tag_removed', { tag_id: tag.id, name: tag.name }))
-      await recordEvents(tx, companyId, events)
-
-      if (set.userId !== undefined) await adjustOwnerCounters(tx, companyId, [[current.userId, -1], [set.userId, 1]])
-      let linked: unknown[] = []
-      if (newEmail !== undefined) {
-        await unlinkLeadsFromContact(tx, companyId, id)
-        linked = await linkLeadsToContact(tx, companyId, id, newEmail)
-      }
-      const contact = await oneWithExtras(tx, companyId, row)
-      // Webhook events last (the company's event counter stays locked until COMMIT):
-      // contact.updated for every change, tagged/untagged once each when the set changed.
-      const apiEvents: NewApiEvent[] = [{ type: 'contact.updated', data: contact }]
-      if (added.length > 0) apiEvents.push({ type: 'contact.tagged', data: contact })
-      if (removed.length > 0) apiEvents.push({ type: 'contact.untagged', data: contact })
-      for (const lead of linked) apiEvents.push({ type: 'lead.linked', data: lead })
-      await recordApiEvents(tx, companyId, apiEvents, now)
-      return contact
     }))
   } catch (err) {
     return rethrow(err, db, companyId, input)

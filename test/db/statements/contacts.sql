@@ -3,6 +3,15 @@ select id, business from contacts
     where company_id = (select $1::bigint) and lower(email) = lower($2::text) and deleted_at is null
       for update;
 
+-- contacts.batchLockContacts
+with locked as (
+     select c.id from contacts c
+      where c.company_id = (select $1::bigint) and lower(c.email) = any($2::text[]) and c.deleted_at is null
+      order by c.id
+        for update
+   )
+   select count(*)::int as locked from locked;
+
 -- contacts.batchLockEmails
 select count(pg_advisory_xact_lock(k.key))::int as locked,
           set_config('plan_cache_mode', 'force_generic_plan', true) as plan_cache_mode
@@ -126,6 +135,10 @@ with shared_tags as (
        from rows from (json_to_recordset($16::json) as (contact_id bigint, kind text, data jsonb)) with ordinality as e(contact_id, kind, data, ord)
       order by e.ord
      returning 1
+   ), unlinked as (
+     update leads l set contact_id = null, updated_at = now()
+      where l.company_id = $1 and l.contact_id = any($24::bigint[])
+     returning l.user_id
    ), linked as (
      update leads l set contact_id = n.contact_id, updated_at = now()
        from unnest($21::bigint[], $22::text[], $23::bigint[]) as n(contact_id, email, event_ord)
@@ -135,7 +148,8 @@ with shared_tags as (
      insert into counters (company_id, list, key, value)
      select $1, d.list, d.key, sum(d.delta)::bigint
        from (select x.list, x.key, x.delta from unnest($17::text[], $18::bigint[], $19::bigint[]) as x(list, key, delta)
-             union all select 'leads_linked', l.user_id, 1 from linked l) d
+             union all select 'leads_linked', l.user_id, 1 from linked l
+             union all select 'leads_linked', u.user_id, -1 from unlinked u) d
       where (select count(*) from created) + (select count(*) from changed) + (select count(*) from untagged)
             + (select count(*) from tagged) + (select count(*) from cleared) + (select count(*) from valued)
             + (select count(*) from evented) >= 0
@@ -167,6 +181,35 @@ with shared_tags as (
      returning company_id, id, type
    )
    select (select count(*) from recorded_events)::int as events;
+
+-- contacts.changeLock
+select id, set_config('plan_cache_mode', 'force_generic_plan', true) as plan_cache_mode
+     from contacts where company_id = $1 and id = $2 and deleted_at is null
+      for update;
+
+-- contacts.changeResolve
+with matched as (
+     select c.* from contacts c
+      where c.company_id = (select $1::bigint) and c.id = $2::bigint and c.deleted_at is null
+      order by c.id
+        for update
+   )
+   select
+     (select coalesce(json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) order by t.id), '[]')
+        from tags t where t.company_id = $1 and t.id = any($3::bigint[])) as tags,
+     (select coalesce(json_agg(json_build_object('id', f.id, 'field', f.field, 'kind', f.kind, 'options', f.options) order by f.id), '[]')
+        from custom_fields f where f.company_id = $1 and lower(f.field) = any($4::text[])) as custom_fields,
+     array(select u.id from users u where u.company_id = $1 and u.id = any($5::bigint[])) as users,
+     (select coalesce(json_agg(json_build_object(
+         'row', to_json(m),
+         'tags', (select coalesce(json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) order by t.id), '[]')
+                    from contact_tags ct join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
+                   where ct.company_id = m.company_id and ct.contact_id = m.id),
+         'values', (select coalesce(json_agg(json_build_object('id', f.id, 'field', f.field, 'value', v.value) order by f.id), '[]')
+                      from contact_custom_values v join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
+                     where v.company_id = m.company_id and v.contact_id = m.id)) order by m.id), '[]')
+        from matched m) as contacts,
+     '{}'::bigint[] as new_ids;
 
 -- contacts.insert
 with shared_tags as (

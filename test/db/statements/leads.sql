@@ -74,18 +74,6 @@ with contact as (
    )
    select * from lead;
 
--- leads.linkToContact
-with linked as (
-     update leads set contact_id = $2, updated_at = now()
-      where company_id = $1 and lower(email) = lower($3) and contact_id is null
-     returning *
-   ), counted as (
-     insert into counters (company_id, list, key, value)
-     select $1, 'leads_linked', user_id, count(*) from linked group by user_id order by user_id
-     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
-   )
-   select json_build_object('id', linked.id, 'user_id', linked.user_id, 'contact_id', linked.contact_id, 'first_name', linked.first_name, 'last_name', linked.last_name, 'email', linked.email, 'provider', linked.provider, 'position', linked.position, 'linkedin_url', linked.linkedin_url, 'telephone', linked.telephone, 'city', linked.city, 'state_province', linked.state_province, 'country', linked.country, 'degree_of_connection', linked.degree_of_connection, 'business_name', linked.business_name, 'business_linkedin_url', linked.business_linkedin_url, 'business_sector', linked.business_sector, 'business_colaborators_count', linked.business_colaborators_count, 'business_telephone', linked.business_telephone, 'created_at', to_char(linked.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updated_at', to_char(linked.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as lead from linked order by id;
-
 -- leads.lockEmail
 select pg_advisory_xact_lock(hashtextextended('lead-link:' || $1::bigint || ':' || lower($2::text), 0)) as locked;
 

@@ -1,0 +1,42 @@
+// PUT /contacts/:id, by the batch upsert's rules and statements (a batch's update of a known
+// contact and a PUT are the same change): BEGIN; the contact locked (contacts.changeLock);
+// then, with a snapshot taken under that lock, the contact with its tags, custom values and
+// the tags, fields and user the request names (contacts.changeResolve); the change
+// planned in memory (planChange); when the email changes, the new email's lead-link lock
+// (after the contact, before the email is written and before any counter: docs/reliability.md);
+// one statement that writes it all, counters and webhook events last (contacts.batchWrite);
+// COMMIT. The answer is the contact as planned: nothing is read back.
+import type { Database } from '../../db/client.js'
+import { retryingDeadlocks } from '../../db/errors.js'
+import { notFound } from '../../errors.js'
+import type { Caller } from '../../tenancy.js'
+import { lockLeadEmail } from '../leads/lead-links.js'
+import { lockLiveContact, resolveChange, writeBatch } from './contacts.batch.sql.js'
+import { planChange } from './contacts.plan.js'
+import type { ContactUpdateBody } from './contacts.schemas.js'
+import { fieldNames, rethrow, type Contact } from './contacts.service.js'
+
+export async function changeContact(db: Database, caller: Caller, id: number, input: ContactUpdateBody, now: Date): Promise<Contact> {
+  const { companyId } = caller
+  try {
+    return await retryingDeadlocks(() => db.transaction(async (tx) => {
+      if (!(await lockLiveContact(tx, companyId, id))) throw notFound()
+      const references = await resolveChange(tx, companyId, id, {
+        tagIds: input.tags ?? [],
+        fieldNames: fieldNames(input.custom_fields ?? []),
+        userIds: input.user_id === undefined ? [] : [input.user_id],
+      })
+      const [contact] = references.contacts
+      if (!contact) throw notFound()
+      const plan = planChange(caller, references, contact, input, now)
+      if ('error' in plan) throw plan.error
+      if (plan.write) {
+        if (plan.newEmail !== undefined) await lockLeadEmail(tx, companyId, plan.newEmail)
+        await writeBatch(tx, companyId, caller.userId, now, plan.write)
+      }
+      return plan.contact
+    }))
+  } catch (err) {
+    return rethrow(err, db, companyId, input)
+  }
+}
