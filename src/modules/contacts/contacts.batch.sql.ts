@@ -257,7 +257,7 @@ export interface BatchWrite {
    * lead.linked events follow.
    */
   links: { contactId: number; email: string; eventOrd: number }[]
-  /** Changed contacts that took a new email: their leads (of the old one) are unlinked first. */
+  /** Changed contacts that took a new email: the leads linked to them (of the old email) are unlinked. */
   relinked: number[]
 }
 
