@@ -1,14 +1,13 @@
 // Linking in both orders, through the API: a contact created (POST /contacts) links the
 // leads of its email in its write statement, under the email's lead-link lock; a lead
 // created (POST /leads) takes that lock and links itself to a live contact of its email; a
-// contact deleted lets its leads go (unlinkLeadsFromContact).
+// contact deleted (DELETE /contacts/:id) lets its leads go.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { eq, sql } from 'drizzle-orm'
 import { rawRows } from '../../src/db/client.js'
 import { leads } from '../../src/db/schema.js'
 import { CONTACTS_COUNTER } from '../../src/modules/contacts/contacts.service.js'
-import { unlinkLeadsFromContact } from '../../src/modules/leads/lead-links.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
 import { addContact } from '../helpers/leads-factories.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
@@ -94,11 +93,12 @@ for (const backend of backends()) {
       assert.deepEqual(await counts(acme), linked)
     })
 
-    test('unlinking in another company changes nothing here', async () => {
+    test('a DELETE of the contact by another company is a 404 and leaves its leads linked', async () => {
       const address = email()
       const lead = await createLead(acme, { email: address })
       const contact = await createContact(acme, address)
-      await t.db.transaction((tx) => unlinkLeadsFromContact(tx, other.companyId, contact.id))
+      const refused = await t.app.inject({ method: 'DELETE', url: `/api/v1/contacts/${String(contact.id)}`, headers: other.auth })
+      assert.equal(refused.statusCode, 404, refused.body)
       assert.equal(await contactIdOf(lead.id), contact.id)
     })
 

@@ -1,17 +1,17 @@
-import { and, eq, isNull } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
 import { isoInstant, jsonArrayOf, jsonObjectOf } from '../../db/json-sql.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import { contactCustomValues, contacts, contactTags, customFields } from '../../db/schema.js'
 import type { CompanyId } from '../../tenancy.js'
+import { FLOW_CONTACTS } from '../flows/flows.repository.js'
+import { LINKED_LEADS } from '../leads/lead-links.js'
 import { leadJson } from '../leads/leads.repository.js'
 import { outboxCtes } from '../webhooks/outbox.js'
 import type { Contact } from './contacts.service.js'
 
 export type ContactRow = typeof contacts.$inferSelect
 export type ContactInsert = Omit<typeof contacts.$inferInsert, 'companyId' | 'id'>
-export type ContactChanges = Partial<Omit<ContactInsert, 'createdAt'>>
 
 export interface ContactTagRow {
   contactId: number
@@ -456,18 +456,52 @@ export async function findContactJson(db: Database, companyId: CompanyId, id: nu
   return (await runOne(db, contactJsonById, [companyId, id]))?.json
 }
 
-export async function findLiveContact(
-  db: Database,
-  companyId: CompanyId,
-  id: number,
-  options: { forUpdate?: boolean } = {},
-): Promise<ContactRow | undefined> {
-  const query = db
-    .select()
-    .from(contacts)
-    .where(and(eq(contacts.companyId, companyId), eq(contacts.id, id), isNull(contacts.deletedAt)))
-  const [row] = await (options.forUpdate ? query.for('update') : query)
-  return row
+// DELETE /contacts/:id, after the contact is locked (contacts.changeLock: this statement then
+// reads, with its own snapshot, every lead and enrollment the contact has under that lock):
+// the contact hidden, its leads unlinked (leads_company_contact_idx), its active
+// enrollments ended (flow_enrollments_contact_idx; its tasks stay as history), its
+// contact_deleted event; then the counters (the company's and the owner's contacts, the
+// leads' users' linked leads, the flows' contacts) in (list, key) order, and the webhook
+// event last (outbox.ts). $5 is that event's data, `{id, deleted_at}` as JSON.
+const deleteStatement = defineQuery<{ deleted: number }>(
+  'contacts.delete',
+  `with deleted as (
+     update contacts set deleted_at = $3, updated_at = $3
+      where company_id = $1 and id = $2 and deleted_at is null
+     returning id, user_id
+   ), unlinked as (
+     update leads set contact_id = null, updated_at = now()
+      where company_id = $1 and contact_id = $2 and exists (select from deleted)
+     returning user_id
+   ), ended as (
+     update flow_enrollments set status = 'removed', updated_at = $3
+      where company_id = $1 and contact_id = $2 and status = 'active' and exists (select from deleted)
+     returning flow_id
+   ), evented as (
+     insert into contact_events (company_id, contact_id, kind, user_id, data, occurred_at)
+     select $1, d.id, 'contact_deleted', $4, '{}', $3 from deleted d
+     returning 1
+   ), counted as (
+     insert into counters (company_id, list, key, value)
+     select $1, x.list, x.key, sum(x.delta)::bigint
+       from (select 'contacts' as list, 0::bigint as key, -1 as delta from deleted
+             union all select 'contacts_by_user', d.user_id, -1 from deleted d
+             union all select '${LINKED_LEADS}', u.user_id, -1 from unlinked u
+             union all select '${FLOW_CONTACTS}', e.flow_id, -1 from ended e) x
+      where (select count(*) from evented) >= 0
+      group by x.list, x.key
+      order by x.list, x.key
+     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
+     returning value
+   ), api_event as (
+     select 1::bigint as ord, 'contact.deleted'::text as type, $5::json as data from deleted
+   ), ${outboxCtes('api_event', '$1::bigint', '$3::timestamptz', ['counted'])}
+   select (select count(*) from deleted)::int as deleted`,
+)
+
+/** Deletes (soft) a contact its caller has locked, with everything that goes with it (see deleteStatement). */
+export async function deleteLockedContact(db: Database, companyId: CompanyId, id: number, userId: number, now: Date): Promise<void> {
+  await run(db, deleteStatement, [companyId, id, now, userId, JSON.stringify({ id, deleted_at: now })])
 }
 
 /** Many contacts in one statement (demo data), returned in the given order. */
@@ -475,21 +509,6 @@ export async function insertContacts(db: Database, companyId: CompanyId, values:
   if (values.length === 0) return []
   const rows = await db.insert(contacts).values(values.map((v) => ({ ...v, companyId }))).returning()
   return rows.sort((a, b) => a.id - b.id)
-}
-
-export async function updateContact(
-  db: Database,
-  companyId: CompanyId,
-  id: number,
-  changes: ContactChanges,
-): Promise<ContactRow> {
-  const [row] = await db
-    .update(contacts)
-    .set(changes)
-    .where(and(eq(contacts.companyId, companyId), eq(contacts.id, id)))
-    .returning()
-  if (!row) throw new Error('update returned no row')
-  return row
 }
 
 /** Tags of many contacts in one statement (demo data). */

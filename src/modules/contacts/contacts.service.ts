@@ -1,5 +1,4 @@
 import { Type, type TSchema } from 'typebox'
-import { adjustCounter } from '../../db/counters.js'
 import type { Database } from '../../db/client.js'
 import { foreignKeyViolation, retryingDeadlocks, uniqueViolation } from '../../db/errors.js'
 import { ApiError, invalid, notFound, type ErrorDetails } from '../../errors.js'
@@ -9,25 +8,22 @@ import { walkPage, type WalkRequest } from '../../http/sync.js'
 import { validate } from '../../http/validation.js'
 import type { Caller, CompanyId } from '../../tenancy.js'
 import { contactBusiness as businessOfContact } from '../businesses/businesses.service.js'
-import { contactEventsPage as eventsOfContact, recordEvents } from '../events/events.repository.js'
-import { removeContactFromFlows } from '../flows/flows.repository.js'
-import { unlinkLeadsFromContact } from '../leads/lead-links.js'
-import { recordEvents as recordApiEvents } from '../webhooks/outbox.js'
+import { contactEventsPage as eventsOfContact } from '../events/events.repository.js'
 import {
   contactsPageWithTotal,
   contactsWalkPage,
+  deleteLockedContact,
   type ContactWalkRow,
   findContactJson,
   findContactReferences,
   insertContactRecord,
   type ContactReferences,
-  findLiveContact,
   searchContacts,
-  updateContact,
   type ContactRow,
   type ContactTagRow,
   type ContactValueRow,
 } from './contacts.repository.js'
+import { lockLiveContact } from './contacts.batch.sql.js'
 import { searchSlots } from './search-slots.js'
 import { PHONE_PATTERN, type ContactCreateBody, type ContactsListQuery, type ContactUpdateBody } from './contacts.schemas.js'
 
@@ -265,13 +261,6 @@ export async function rethrow(err: unknown, db: Database, companyId: CompanyId, 
   throw err
 }
 
-/** Per-owner counters, adjusted in user id order so concurrent owner swaps cannot deadlock. */
-async function adjustOwnerCounters(db: Database, companyId: CompanyId, deltas: [userId: number, delta: number][]) {
-  for (const [userId, delta] of [...deltas].sort((a, b) => a[0] - b[0])) {
-    await adjustCounter(db, companyId, CONTACTS_BY_USER_COUNTER, userId, delta)
-  }
-}
-
 /** A live contact as the JSON text of its API shape (sent as it is, see sendJsonText). */
 export async function getContactJson(db: Database, caller: Caller, id: number): Promise<string> {
   const json = await findContactJson(db, caller.companyId, id)
@@ -344,16 +333,10 @@ export async function createContact(db: Database, caller: Caller, input: Contact
 /** Hides the contact (history kept, email free again) and unlinks its leads. */
 export async function deleteContact(db: Database, caller: Caller, id: number, now: Date): Promise<void> {
   const { companyId } = caller
+  // Four round trips: BEGIN; the contact locked; one statement that does the rest; COMMIT.
   await db.transaction(async (tx) => {
-    const current = await findLiveContact(tx, companyId, id, { forUpdate: true })
-    if (!current) throw notFound()
-    await updateContact(tx, companyId, id, { deletedAt: now, updatedAt: now })
-    await unlinkLeadsFromContact(tx, companyId, id)
-    await removeContactFromFlows(tx, companyId, id, now)
-    await adjustCounter(tx, companyId, CONTACTS_COUNTER, 0, -1)
-    await adjustOwnerCounters(tx, companyId, [[current.userId, -1]])
-    await recordEvents(tx, companyId, [{ contactId: id, kind: 'contact_deleted', userId: caller.userId, occurredAt: now }])
-    await recordApiEvents(tx, companyId, [{ type: 'contact.deleted', data: { id, deleted_at: now } }], now)
+    if (!(await lockLiveContact(tx, companyId, id))) throw notFound()
+    await deleteLockedContact(tx, companyId, id, caller.userId, now)
   })
 }
 

@@ -4,7 +4,8 @@ import type { CompanyId } from '../../tenancy.js'
 import type { Enrollment, Flow } from './flows.schemas.js'
 
 /** Active enrollments per flow, key = flow id: `contacts_count`. */
-const FLOW_CONTACTS = 'flows.contacts'
+/** Counter list of each flow's active contacts (key: flow id). */
+export const FLOW_CONTACTS = 'flows.contacts'
 
 export interface FlowFilter {
   userId?: number | undefined
@@ -169,24 +170,3 @@ export async function countEnrollment(db: Database, companyId: CompanyId, flowId
   await run(db, adjustContacts, [companyId, flowId, 1])
 }
 
-// Through flow_enrollments_contact_idx; counter rows in flow order, so concurrent
-// transactions lock them in the same order.
-const removeContact = defineQuery<never>(
-  'flows.removeContact',
-  `with ended as (
-     update flow_enrollments set status = 'removed', updated_at = $3
-      where company_id = $1 and contact_id = $2 and status = 'active'
-     returning flow_id
-   )
-   insert into counters (company_id, list, key, value)
-   select $1, '${FLOW_CONTACTS}', flow_id, -count(*) from ended group by flow_id order by flow_id
-   on conflict (company_id, list, key) do update set value = counters.value + excluded.value`,
-)
-
-/**
- * Ends the active enrollments of a contact that is being deleted (in the caller's
- * transaction), so it leaves its flows' contacts_count; its tasks stay as history.
- */
-export async function removeContactFromFlows(db: Database, companyId: CompanyId, contactId: number, at: Date) {
-  await run(db, removeContact, [companyId, contactId, at])
-}

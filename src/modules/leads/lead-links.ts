@@ -1,8 +1,9 @@
 // A lead is linked to the live contact of its company with the same email
 // (case-insensitive): when the lead is created, and when such a contact is created later
 // (or takes that email); unlinked when that contact is deleted or changes its email.
-// A contact's create and change link in their write statements (contacts.repository.ts,
-// contacts.batch.sql.ts), under lockLeadEmail's key; a delete calls unlinkLeadsFromContact.
+// A contact's create, change and delete link and unlink in their write statements
+// (contacts.repository.ts, contacts.batch.sql.ts), a create and an email change under
+// lockLeadEmail's key.
 //
 // Both directions take one transaction-scoped advisory lock per (company, lower(email)),
 // so a lead and a contact with the same email created at the same moment still meet:
@@ -23,21 +24,4 @@ const lockEmail = defineQuery<{ locked: unknown }>(
 
 export async function lockLeadEmail(db: Database, companyId: CompanyId, email: string): Promise<void> {
   await run(db, lockEmail, [companyId, email])
-}
-
-// The contact's leads through leads_company_contact_idx (company_id, contact_id).
-const unlinkStatement = defineQuery<never>(
-  'leads.unlinkFromContact',
-  `with unlinked as (
-     update leads set contact_id = null, updated_at = now()
-      where company_id = $1 and contact_id = $2
-     returning user_id
-   )
-   insert into counters (company_id, list, key, value)
-   select $1, '${LINKED_LEADS}', user_id, -count(*) from unlinked group by user_id order by user_id
-   on conflict (company_id, list, key) do update set value = counters.value + excluded.value`,
-)
-
-export async function unlinkLeadsFromContact(db: Database, companyId: CompanyId, contactId: number) {
-  await run(db, unlinkStatement, [companyId, contactId])
 }

@@ -211,6 +211,52 @@ with matched as (
         from matched m) as contacts,
      '{}'::bigint[] as new_ids;
 
+-- contacts.delete
+with deleted as (
+     update contacts set deleted_at = $3, updated_at = $3
+      where company_id = $1 and id = $2 and deleted_at is null
+     returning id, user_id
+   ), unlinked as (
+     update leads set contact_id = null, updated_at = now()
+      where company_id = $1 and contact_id = $2 and exists (select from deleted)
+     returning user_id
+   ), ended as (
+     update flow_enrollments set status = 'removed', updated_at = $3
+      where company_id = $1 and contact_id = $2 and status = 'active' and exists (select from deleted)
+     returning flow_id
+   ), evented as (
+     insert into contact_events (company_id, contact_id, kind, user_id, data, occurred_at)
+     select $1, d.id, 'contact_deleted', $4, '{}', $3 from deleted d
+     returning 1
+   ), counted as (
+     insert into counters (company_id, list, key, value)
+     select $1, x.list, x.key, sum(x.delta)::bigint
+       from (select 'contacts' as list, 0::bigint as key, -1 as delta from deleted
+             union all select 'contacts_by_user', d.user_id, -1 from deleted d
+             union all select 'leads_linked', u.user_id, -1 from unlinked u
+             union all select 'flows.contacts', e.flow_id, -1 from ended e) x
+      where (select count(*) from evented) >= 0
+      group by x.list, x.key
+      order by x.list, x.key
+     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
+     returning value
+   ), api_event as (
+     select 1::bigint as ord, 'contact.deleted'::text as type, $5::json as data from deleted
+   ), event_sequence as (
+     insert into counters (company_id, list, key, value)
+     select $1::bigint, 'events', 0, count(*) from api_event
+     having count(*) > 0 and (select count(*) from counted) >= 0
+     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
+     returning value
+   ), recorded_events as (
+     insert into api_events (company_id, sequence, type, data, created_at)
+     select $1::bigint, s.value - (select count(*) from api_event) + e.ord, e.type, e.data, $3::timestamptz
+     from api_event e, event_sequence s
+     order by e.ord
+     returning company_id, id, type
+   )
+   select (select count(*) from deleted)::int as deleted;
+
 -- contacts.insert
 with shared_tags as (
      select id from tags where company_id = $1 and id = any($24::bigint[]) order by id for key share

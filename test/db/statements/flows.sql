@@ -79,16 +79,6 @@ with matches as materialized (
           order by f.id
        ) p on true;
 
--- flows.removeContact
-with ended as (
-     update flow_enrollments set status = 'removed', updated_at = $3
-      where company_id = $1 and contact_id = $2 and status = 'active'
-     returning flow_id
-   )
-   insert into counters (company_id, list, key, value)
-   select $1, 'flows.contacts', flow_id, -count(*) from ended group by flow_id order by flow_id
-   on conflict (company_id, list, key) do update set value = counters.value + excluded.value;
-
 -- flows.search
 with matches as materialized (
        select id from flows where company_id = $1 and name ilike $4

@@ -134,16 +134,6 @@ with total as materialized (select (select coalesce(sum(k.value * case k.list wh
           order by id
        ) p on true;
 
--- leads.unlinkFromContact
-with unlinked as (
-     update leads set contact_id = null, updated_at = now()
-      where company_id = $1 and contact_id = $2
-     returning user_id
-   )
-   insert into counters (company_id, list, key, value)
-   select $1, 'leads_linked', user_id, -count(*) from unlinked group by user_id order by user_id
-   on conflict (company_id, list, key) do update set value = counters.value + excluded.value;
-
 -- leads.walk
 select to_char((updated_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as sync_at, id, user_id, contact_id, first_name, last_name, email, provider, position, linkedin_url, telephone,
           city, state_province, country, degree_of_connection, business_name, business_linkedin_url, business_sector,
