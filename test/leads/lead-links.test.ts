@@ -75,7 +75,7 @@ for (const backend of backends()) {
       assert.deepEqual(await counts(acme), { all: before.all + 1, linked: before.linked + 1, unlinked: before.unlinked })
     })
 
-    test('linking leaves leads already linked alone; unlinking frees them and the counts', async () => {
+    test('a deleted contact lets its leads go, with the counts; a new contact of the email takes them over', async () => {
       const address = email()
       const lead = await createLead(acme, { email: address })
       const first = await createContact(acme, address)
