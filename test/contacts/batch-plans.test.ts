@@ -1,5 +1,5 @@
 // The batch upsert finds its contacts by email, a hundred at once (`lower(email) = any($2)`
-// in contacts.batchResolve), and must do so through contacts_company_email_live_key, one
+// in contacts.batchLockContacts), and must do so through contacts_company_email_live_key, one
 // probe per email, in the custom plan and in the generic one it runs with
 // (contacts.batchLockEmails switches the batch's transaction to generic plans). That index
 // is partial, and the planner ignores a partial index's expression statistics: without the
@@ -50,7 +50,7 @@ for (const backend of backends()) {
       test(`${mode} plan: one probe of the email key per email, the 50 known contacts found`, async () => {
         const plan = await explain(
           opened.url,
-          { sql: statementText('contacts.batchResolve'), params: [company.companyId, emails, [], [], []] },
+          { sql: statementText('contacts.batchLockContacts'), params: [company.companyId, emails] },
           true,
           mode,
         )

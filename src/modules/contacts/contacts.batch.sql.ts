@@ -35,33 +35,34 @@ export async function lockBatchEmails(db: Database, companyId: CompanyId, emails
 // Then the live contacts of the emails, locked in id order, in a statement of their own: the
 // resolve after it reads their tags and custom values with a snapshot taken under these locks
 // (a statement that waits for a row lock sees the row as its writer left it, but not the
-// rest). Every contact of the emails is there to lock: a create of one holds its email's lock.
-const lockContacts = defineQuery<{ locked: number }>(
+// rest). Every contact of the emails is there to lock: a create of one holds its email's
+// lock. Through contacts_company_email_live_key, whose expression the statistics of
+// migration 0010 let the planner estimate.
+const lockContacts = defineQuery<{ id: number }>(
   'contacts.batchLockContacts',
-  `with locked as (
-     select c.id from contacts c
-      where c.company_id = (select $1::bigint) and lower(c.email) = any($2::text[]) and c.deleted_at is null
-      order by c.id
-        for update
-   )
-   select count(*)::int as locked from locked`,
+  `select c.id from contacts c
+    where c.company_id = (select $1::bigint) and lower(c.email) = any($2::text[]) and c.deleted_at is null
+    order by c.id
+      for update`,
 )
 
-export async function lockBatchContacts(db: Database, companyId: CompanyId, emails: string[]): Promise<void> {
-  await run(db, lockContacts, [companyId, emails.map((email) => email.toLowerCase())])
+/** Locks the live contacts of the emails; their ids, ascending. */
+export async function lockBatchContacts(db: Database, companyId: CompanyId, emails: string[]): Promise<number[]> {
+  return (await run(db, lockContacts, [companyId, emails.map((email) => email.toLowerCase())])).map((row) => row.id)
 }
 
 const TAG_JSON = `json_build_object('id', t.id, 'name', t.name, 'color', t.color)`
 
-// Everything the batch checks and compares, in one statement: the named tags, custom field
-// definitions and users of the company, the live contacts it changes (locked, id order) with
-// their tags and custom values, and `new_ids`, ids taken for the contacts it creates.
-const resolveSql = (matched: string, newIds: string) =>
+// Everything a batch or a PUT checks and compares, in one statement, after it has locked
+// its contacts (lockBatchContacts, lockLiveContact): the named tags, custom field
+// definitions and users of the company, those contacts (by id, ascending) with their tags
+// and custom values, and `new_ids`, $6 ids taken for the contacts a batch creates.
+const resolveStatement = defineQuery<BatchReferences>(
+  'contacts.resolveLocked',
   `with matched as (
      select c.* from contacts c
-      where c.company_id = (select $1::bigint) and ${matched} and c.deleted_at is null
+      where c.company_id = (select $1::bigint) and c.id = any($2::bigint[]) and c.deleted_at is null
       order by c.id
-        for update
    )
    select
      (select coalesce(json_agg(${TAG_JSON} order by t.id), '[]')
@@ -78,24 +79,7 @@ const resolveSql = (matched: string, newIds: string) =>
                       from contact_custom_values v join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
                      where v.company_id = m.company_id and v.contact_id = m.id)) order by m.id), '[]')
         from matched m) as contacts,
-     ${newIds} as new_ids`
-
-// The batch's: the live contacts of the emails (through contacts_company_email_live_key,
-// whose expression the statistics of migration 0010 let the planner estimate), one new
-// contact id per email that has no contact yet.
-const resolveStatement = defineQuery<BatchReferences>(
-  'contacts.batchResolve',
-  resolveSql(
-    'lower(c.email) = any($2::text[])',
-    `array(select nextval('contacts_id_seq'::regclass)
-             from generate_series(1, (select count(distinct lower(e)) from unnest($2::text[]) e) - (select count(*) from matched)))`,
-  ),
-)
-
-// PUT /contacts/:id's: the one contact by id, no new ids.
-const changeResolveStatement = defineQuery<BatchReferences>(
-  'contacts.changeResolve',
-  resolveSql('c.id = $2::bigint', `'{}'::bigint[]`),
+     array(select nextval('contacts_id_seq'::regclass) from generate_series(1, $6::int)) as new_ids`,
 )
 
 // PUT /contacts/:id's first statement: the contact locked before the resolve reads it. A
@@ -169,30 +153,22 @@ function toRow(json: ContactJson): ContactRow {
   }
 }
 
-interface Named {
-  tagIds: number[]
-  fieldNames: string[]
-  userIds: number[]
-}
-
 /**
- * The batch's references and live contacts (locked FOR UPDATE), and new ids for the emails
- * without one; call inside the transaction that holds the emails' locks.
+ * The references of a batch or a PUT, its contacts (locked by the caller) and `newIds`
+ * new contact ids; call inside the transaction that holds the locks.
  */
-export const resolveBatch = (db: Database, companyId: CompanyId, input: Named & { emails: string[] }) =>
-  resolve(db, resolveStatement, companyId, input.emails.map((email) => email.toLowerCase()), input)
-
-/** The same for one live contact by id (none in `contacts`: there is no such contact). */
-export const resolveChange = (db: Database, companyId: CompanyId, id: number, input: Named) =>
-  resolve(db, changeResolveStatement, companyId, id, input)
-
-async function resolve(db: Database, statement: typeof resolveStatement, companyId: CompanyId, matched: unknown, input: Named) {
-  const row = await runOne(db, statement, [
+export async function resolveLocked(
+  db: Database,
+  companyId: CompanyId,
+  input: { contactIds: number[]; newIds: number; tagIds: number[]; fieldNames: string[]; userIds: number[] },
+) {
+  const row = await runOne(db, resolveStatement, [
     companyId,
-    matched,
+    input.contactIds,
     input.tagIds,
     input.fieldNames.map((name) => name.toLowerCase()),
     input.userIds,
+    input.newIds,
   ])
   if (!row) throw new Error('resolve returned no row')
   return {

@@ -20,7 +20,7 @@ import { validate } from '../../http/validation.js'
 import type { Static, TSchema } from 'typebox'
 import type { Caller } from '../../tenancy.js'
 import { ContactBatchEmail, ContactBatchUpdate } from './contacts.batch.schemas.js'
-import { findLiveContactByEmail, lockBatchContacts, lockBatchEmails, resolveBatch, writeBatch } from './contacts.batch.sql.js'
+import { findLiveContactByEmail, lockBatchContacts, lockBatchEmails, resolveLocked, writeBatch } from './contacts.batch.sql.js'
 import { changeContact } from './contacts.change.js'
 import { planBatch, type BatchItem, type BatchResult, type Checked } from './contacts.plan.js'
 import { ContactCreateBody } from './contacts.schemas.js'
@@ -104,10 +104,11 @@ async function applyTogether(tx: Database, caller: Caller, items: BatchItem[], n
   const { companyId } = caller
   await lockBatchEmails(tx, companyId, items.map((item) => item.email))
   const emails = distinct(items.map((item) => item.email.toLowerCase()))
-  await lockBatchContacts(tx, companyId, emails)
+  const contactIds = await lockBatchContacts(tx, companyId, emails)
   const names = items.map(named)
-  const references = await resolveBatch(tx, companyId, {
-    emails,
+  const references = await resolveLocked(tx, companyId, {
+    contactIds,
+    newIds: emails.length - contactIds.length, // a live contact per email at most
     tagIds: distinct(names.flatMap((n) => n.tags)),
     fieldNames: distinct(names.flatMap((n) => n.fields)),
     userIds: distinct(names.flatMap((n) => n.users)),

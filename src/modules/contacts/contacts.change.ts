@@ -1,7 +1,7 @@
 // PUT /contacts/:id, by the batch upsert's rules and statements (a batch's update of a known
 // contact and a PUT are the same change): BEGIN; the contact locked (contacts.changeLock);
 // then, with a snapshot taken under that lock, the contact with its tags, custom values and
-// the tags, fields and user the request names (contacts.changeResolve); the change
+// the tags, fields and user the request names (contacts.resolveLocked); the change
 // planned in memory (planChange); when the email changes, the new email's lead-link lock
 // (after the contact, before the email is written and before any counter: docs/reliability.md);
 // one statement that writes it all, counters and webhook events last (contacts.batchWrite);
@@ -11,7 +11,7 @@ import { retryingDeadlocks } from '../../db/errors.js'
 import { notFound } from '../../errors.js'
 import type { Caller } from '../../tenancy.js'
 import { lockLeadEmail } from '../leads/lead-links.js'
-import { lockLiveContact, resolveChange, writeBatch } from './contacts.batch.sql.js'
+import { lockLiveContact, resolveLocked, writeBatch } from './contacts.batch.sql.js'
 import { planChange } from './contacts.plan.js'
 import type { ContactUpdateBody } from './contacts.schemas.js'
 import { fieldNames, rethrow, type Contact } from './contacts.service.js'
@@ -21,7 +21,9 @@ export async function changeContact(db: Database, caller: Caller, id: number, in
   try {
     return await retryingDeadlocks(() => db.transaction(async (tx) => {
       if (!(await lockLiveContact(tx, companyId, id))) throw notFound()
-      const references = await resolveChange(tx, companyId, id, {
+      const references = await resolveLocked(tx, companyId, {
+        contactIds: [id],
+        newIds: 0,
         tagIds: input.tags ?? [],
         fieldNames: fieldNames(input.custom_fields ?? []),
         userIds: input.user_id === undefined ? [] : [input.user_id],

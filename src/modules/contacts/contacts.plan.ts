@@ -7,7 +7,7 @@ import { invalid, type ApiError, type ErrorDetails } from '../../errors.js'
 import type { Caller } from '../../tenancy.js'
 import type { ContactRow } from './contacts.repository.js'
 import type { ContactBatchUpdate } from './contacts.batch.schemas.js'
-import type { resolveBatch, BatchContact, BatchWrite, ContactColumns } from './contacts.batch.sql.js'
+import type { resolveLocked, BatchContact, BatchWrite, ContactColumns } from './contacts.batch.sql.js'
 import type { ContactCreateBody, ContactUpdateBody } from './contacts.schemas.js'
 import {
   checkCustomValues,
@@ -39,7 +39,7 @@ export interface BatchItem {
   update: Checked<ContactBatchUpdate>
 }
 
-type References = Awaited<ReturnType<typeof resolveBatch>>
+type References = Awaited<ReturnType<typeof resolveLocked>>
 type Tag = BatchContact['tags'][number]
 
 /** A contact as the batch leaves it so far. */
@@ -98,7 +98,7 @@ export function planBatch(caller: Caller, references: References, items: BatchIt
 
 /**
  * PUT /contacts/:id by the batch's rules and statement (its one contact, resolved by
- * resolveChange): the contact as the change leaves it (the answer), or the 422, and what to
+ * resolveLocked): the contact as the change leaves it (the answer), or the 422, and what to
  * write (undefined: nothing changed) with the new email whose lead-link lock the write needs.
  */
 export function planChange(

@@ -4,13 +4,10 @@ select id, business from contacts
       for update;
 
 -- contacts.batchLockContacts
-with locked as (
-     select c.id from contacts c
-      where c.company_id = (select $1::bigint) and lower(c.email) = any($2::text[]) and c.deleted_at is null
-      order by c.id
-        for update
-   )
-   select count(*)::int as locked from locked;
+select c.id from contacts c
+    where c.company_id = (select $1::bigint) and lower(c.email) = any($2::text[]) and c.deleted_at is null
+    order by c.id
+      for update;
 
 -- contacts.batchLockEmails
 select count(pg_advisory_xact_lock(k.key))::int as locked,
@@ -18,31 +15,6 @@ select count(pg_advisory_xact_lock(k.key))::int as locked,
      from (select distinct hashtextextended('lead-link:' || $1::bigint || ':' || lower(e), 0) as key
              from unnest($2::text[]) as e
             order by 1 offset 0) k;
-
--- contacts.batchResolve
-with matched as (
-     select c.* from contacts c
-      where c.company_id = (select $1::bigint) and lower(c.email) = any($2::text[]) and c.deleted_at is null
-      order by c.id
-        for update
-   )
-   select
-     (select coalesce(json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) order by t.id), '[]')
-        from tags t where t.company_id = $1 and t.id = any($3::bigint[])) as tags,
-     (select coalesce(json_agg(json_build_object('id', f.id, 'field', f.field, 'kind', f.kind, 'options', f.options) order by f.id), '[]')
-        from custom_fields f where f.company_id = $1 and lower(f.field) = any($4::text[])) as custom_fields,
-     array(select u.id from users u where u.company_id = $1 and u.id = any($5::bigint[])) as users,
-     (select coalesce(json_agg(json_build_object(
-         'row', to_json(m),
-         'tags', (select coalesce(json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) order by t.id), '[]')
-                    from contact_tags ct join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
-                   where ct.company_id = m.company_id and ct.contact_id = m.id),
-         'values', (select coalesce(json_agg(json_build_object('id', f.id, 'field', f.field, 'value', v.value) order by f.id), '[]')
-                      from contact_custom_values v join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
-                     where v.company_id = m.company_id and v.contact_id = m.id)) order by m.id), '[]')
-        from matched m) as contacts,
-     array(select nextval('contacts_id_seq'::regclass)
-             from generate_series(1, (select count(distinct lower(e)) from unnest($2::text[]) e) - (select count(*) from matched))) as new_ids;
 
 -- contacts.batchWrite
 with shared_tags as (
@@ -186,30 +158,6 @@ with shared_tags as (
 select id, set_config('plan_cache_mode', 'force_generic_plan', true) as plan_cache_mode
      from contacts where company_id = $1 and id = $2 and deleted_at is null
       for update;
-
--- contacts.changeResolve
-with matched as (
-     select c.* from contacts c
-      where c.company_id = (select $1::bigint) and c.id = $2::bigint and c.deleted_at is null
-      order by c.id
-        for update
-   )
-   select
-     (select coalesce(json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) order by t.id), '[]')
-        from tags t where t.company_id = $1 and t.id = any($3::bigint[])) as tags,
-     (select coalesce(json_agg(json_build_object('id', f.id, 'field', f.field, 'kind', f.kind, 'options', f.options) order by f.id), '[]')
-        from custom_fields f where f.company_id = $1 and lower(f.field) = any($4::text[])) as custom_fields,
-     array(select u.id from users u where u.company_id = $1 and u.id = any($5::bigint[])) as users,
-     (select coalesce(json_agg(json_build_object(
-         'row', to_json(m),
-         'tags', (select coalesce(json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) order by t.id), '[]')
-                    from contact_tags ct join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
-                   where ct.company_id = m.company_id and ct.contact_id = m.id),
-         'values', (select coalesce(json_agg(json_build_object('id', f.id, 'field', f.field, 'value', v.value) order by f.id), '[]')
-                      from contact_custom_values v join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
-                     where v.company_id = m.company_id and v.contact_id = m.id)) order by m.id), '[]')
-        from matched m) as contacts,
-     '{}'::bigint[] as new_ids;
 
 -- contacts.delete
 with deleted as (
@@ -420,6 +368,29 @@ select (select coalesce(json_agg(json_build_object('id', t.id, 'name', t.name, '
           (select coalesce(json_agg(json_build_object('id', f.id, 'field', f.field, 'kind', f.kind, 'options', f.options) order by f.id), '[]')
              from custom_fields f where f.company_id = $1 and lower(f.field) = any($3::text[])) as custom_fields
      from (select pg_advisory_xact_lock(hashtextextended('lead-link:' || $1::bigint || ':' || lower($4::text), 0))) as lock;
+
+-- contacts.resolveLocked
+with matched as (
+     select c.* from contacts c
+      where c.company_id = (select $1::bigint) and c.id = any($2::bigint[]) and c.deleted_at is null
+      order by c.id
+   )
+   select
+     (select coalesce(json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) order by t.id), '[]')
+        from tags t where t.company_id = $1 and t.id = any($3::bigint[])) as tags,
+     (select coalesce(json_agg(json_build_object('id', f.id, 'field', f.field, 'kind', f.kind, 'options', f.options) order by f.id), '[]')
+        from custom_fields f where f.company_id = $1 and lower(f.field) = any($4::text[])) as custom_fields,
+     array(select u.id from users u where u.company_id = $1 and u.id = any($5::bigint[])) as users,
+     (select coalesce(json_agg(json_build_object(
+         'row', to_json(m),
+         'tags', (select coalesce(json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) order by t.id), '[]')
+                    from contact_tags ct join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
+                   where ct.company_id = m.company_id and ct.contact_id = m.id),
+         'values', (select coalesce(json_agg(json_build_object('id', f.id, 'field', f.field, 'value', v.value) order by f.id), '[]')
+                      from contact_custom_values v join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
+                     where v.company_id = m.company_id and v.contact_id = m.id)) order by m.id), '[]')
+        from matched m) as contacts,
+     array(select nextval('contacts_id_seq'::regclass) from generate_series(1, $6::int)) as new_ids;
 
 -- contacts.search
 with candidates as materialized (
