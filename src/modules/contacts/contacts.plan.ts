@@ -75,8 +75,9 @@ const knownState = (contact: BatchContact): State => ({
 })
 
 /**
- * The items applied in memory, in order, by the rules of createContact and changeContact
- * (contacts.service.ts): each item's result, and everything to write (undefined: nothing).
+ * The items applied in memory, in order, by the rules of createContact (contacts.service.ts)
+ * and of a PUT (the update is planChange's): each item's result, and everything to write
+ * (undefined: nothing).
  * A later item with the email of an earlier one updates what the earlier one left.
  */
 export function planBatch(caller: Caller, references: References, items: BatchItem[], now: Date) {
