@@ -1,5 +1,6 @@
 // The service as the benchmark runs it: the production app (dist/'s buildApp, bench/production.ts) on DATABASE_URL (or
-// the embedded PostgreSQL under DATA_DIR) with a rate limit too high to interfere, and
+// the embedded PostgreSQL under DATA_DIR) with a rate limit too high to interfere, its
+// delivery worker on, and
 // - "Bench Co", written by the scale generator at a small size (bench/scale-data.ts SMALL:
 //   2,000 contacts, tasks and leads, 1,000 transcriptions, 4,000 messages), so every list
 //   has full pages; its admin's token reads them;
@@ -17,7 +18,9 @@ const { createCompany, createUser } = production.users
 const base = loadConfig()
 const config = { ...base, logLevel: 'warn', rateLimit: { ...base.rateLimit, max: 100_000_000 } }
 const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
-const app = await buildApp(config, { database })
+// With the delivery worker, as `npm start` runs: it publishes the events the writes record
+// (numbering them is part of a write's cost, docs/webhook-events.md).
+const app = await buildApp(config, { database, webhookWorker: true })
 
 if (!config.databaseUrl) throw new Error('bench/server.ts needs DATABASE_URL')
 quietProgress()

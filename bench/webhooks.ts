@@ -145,7 +145,8 @@ export async function runWebhooks() {
     const counts = async () =>
       (await sql.query<{ events: number; deliveries: number; pending: number }>(
         `select (select count(*)::int from api_events) as events, (select count(*)::int from webhook_deliveries) as deliveries,
-                (select count(*)::int from webhook_deliveries where status = 'pending') as pending`,
+                (select count(*)::int from webhook_deliveries where status = 'pending')
+                + (select count(*)::int from api_event_outbox) as pending`,
       )).rows[0]
 
     const key = secretKeys(Buffer.from(MASTER_KEY, 'hex')).derive('webhook secrets')

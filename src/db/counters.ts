@@ -1,17 +1,35 @@
 // Exact list totals without counting rows per request: see the `counters` table.
+//
+// A total is the sum of its rows over `slot`. A counter row is locked from the write that
+// adjusts it until COMMIT, so one row per total would line up every writer of a company
+// behind one another (docs/performance.md §4). The writes every contact change makes (the
+// company's and the owner's contacts, linked leads, flow contacts) add to the slot of
+// their database connection instead, WRITER_SLOT: a pool's connections have consecutive
+// process ids, so up to COUNTER_SLOTS of them write side by side. Every other writer adds
+// to slot 0; every reader sums (TOTAL).
 import { sql } from 'drizzle-orm'
 import type { Database } from './client.js'
 import { counters } from './schema.js'
 import type { CompanyId } from '../tenancy.js'
 
-/** Adds `delta` to a total; call it inside the transaction that adds or removes the rows. */
+/** Rows a spread total can have. */
+export const COUNTER_SLOTS = 16
+
+/** The slot a spread counter write adds to: one per database connection, for the whole transaction. */
+export const WRITER_SLOT = `(pg_backend_pid() % ${String(COUNTER_SLOTS)})::smallint`
+
+/** The total of one counter as a scalar subquery: `company`, `list` and `key` are SQL expressions. */
+export const counterTotal = (company: string, list: string, key: string) =>
+  `coalesce((select sum(value) from counters where company_id = ${company} and list = ${list} and key = ${key}), 0)::bigint`
+
+/** Adds `delta` to a total (slot 0); call it inside the transaction that adds or removes the rows. */
 export async function adjustCounter(db: Database, companyId: CompanyId, list: string, key: number, delta: number) {
   if (delta === 0) return
   await db
     .insert(counters)
     .values({ companyId, list, key, value: delta })
     .onConflictDoUpdate({
-      target: [counters.companyId, counters.list, counters.key],
+      target: [counters.companyId, counters.list, counters.key, counters.slot],
       set: { value: sql`${counters.value} + ${delta}` },
     })
 }

@@ -19,6 +19,7 @@ import {
   pgEnum,
   pgTable,
   primaryKey,
+  smallint,
   text,
   timestamp,
   uniqueIndex,
@@ -453,20 +454,25 @@ export const whatsappChats = pgTable('whatsapp_chats', {
 ])
 
 // Running totals for list pages (an exact COUNT over a large company costs a scan per
-// request): one row per (company, list, key), adjusted in the same transaction as the rows
-// it counts. `key` is 0 for a company-wide total, else e.g. the user id of a per-user total.
+// request): adjusted in the same transaction as the rows they count. `key` is 0 for a
+// company-wide total, else e.g. the user id of a per-user total. A total is the sum of its
+// `slot` rows: the lists every write of a company touches (its contacts) are spread over
+// COUNTER_SLOTS rows so that concurrent writers do not queue on one row (src/db/counters.ts);
+// the others keep slot 0.
 export const counters = pgTable('counters', {
   companyId: companyId(),
   list: varchar('list', { length: 64 }).notNull(),
   key: bigint('key', { mode: 'number' }).notNull().default(0),
+  slot: smallint('slot').notNull().default(0),
   value: bigint('value', { mode: 'number' }).notNull().default(0),
-}, (t) => [primaryKey({ columns: [t.companyId, t.list, t.key] })])
+}, (t) => [primaryKey({ columns: [t.companyId, t.list, t.key, t.slot] })])
 
 // ---------------------------------------------------------------------------------------
-// The outbox: every change the API announces is a row of api_events, written in the same
-// transaction as the change (src/modules/webhooks/outbox.ts). The same statement fans the
-// event out to one webhook_deliveries row per matching enabled subscription, so the
-// delivery worker only ever reads deliveries that are due.
+// The outbox: every change the API announces is a row of api_event_outbox, written in the
+// same transaction as the change (src/modules/webhooks/outbox.ts). Once committed, it is
+// published (src/modules/webhooks/publish.ts): moved into api_events with its id and the
+// company's sequence number, and fanned out to one webhook_deliveries row per matching
+// enabled subscription, so the delivery worker only ever reads deliveries that are due.
 export const webhookSubscriptions = pgTable('webhook_subscriptions', {
   companyId: companyId(),
   id: id(),
@@ -492,19 +498,31 @@ export const webhookSubscriptions = pgTable('webhook_subscriptions', {
 export const apiEvents = pgTable('api_events', {
   companyId: companyId(),
   id: id(),
-  /** 1, 2, 3… per company (the counters row ('events', 0)): gaps never, order of recording. */
+  /** 1, 2, 3… per company (the counters row ('events', 0)), gaps never, in order of publication. */
   sequence: bigint('sequence', { mode: 'number' }).notNull(),
   type: varchar('type', { length: 64 }).notNull(),
   /** The record exactly as the API returns it (deleted: its id and deletion time); json keeps its key order. */
   data: json('data').$type<Record<string, unknown>>().notNull(),
   createdAt: instant('created_at').notNull().defaultNow(),
-  /** Whether the delivery worker has made its deliveries (see outbox.ts: not in the write). */
-  fannedOut: boolean('fanned_out').notNull().default(false),
 }, (t) => [
   primaryKey({ columns: [t.companyId, t.id] }),
   index('api_events_company_type_idx').on(t.companyId, t.type, t.id),
-  index('api_events_unfanned_idx').on(t.id).where(sql`${t.fannedOut} = false`),
   index('api_events_created_idx').on(t.createdAt),
+])
+
+// Events recorded by committed (or still running) writes and not yet published: a write
+// inserts here and nothing else (outbox.ts), so writers of one company never wait for each
+// other; publishing (src/modules/webhooks/publish.ts) moves them into api_events, numbering
+// them and fanning them out. No foreign key: the rows live for a moment, and api_events'
+// key to the company checks them as they move.
+export const apiEventOutbox = pgTable('api_event_outbox', {
+  id: id().primaryKey(),
+  companyId: ref('company_id').notNull(),
+  type: varchar('type', { length: 64 }).notNull(),
+  data: json('data').$type<Record<string, unknown>>().notNull(),
+  createdAt: instant('created_at').notNull(),
+}, (t) => [
+  index('api_event_outbox_company_idx').on(t.companyId, t.id),
 ])
 
 export const webhookDeliveries = pgTable('webhook_deliveries', {

@@ -16,7 +16,7 @@ import { holdUncommitted, waitForLockWait as waitForLockWaitIn } from '../helper
 import { tableSnapshot } from '../helpers/snapshot.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
 
-const TABLES = ['tags', 'contacts', 'contact_events', 'api_events', 'idempotency_keys']
+const TABLES = ['tags', 'contacts', 'contact_events', 'api_events', 'api_event_outbox', 'idempotency_keys']
 const START = Date.parse('2026-11-23T10:00:00.000Z')
 
 let sequence = 0

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { and, asc, eq, isNull } from 'drizzle-orm'
-import { businesses, contactCustomValues, contactEvents, contacts, contactTags, counters, leads } from '../../src/db/schema.js'
+import { businesses, contactCustomValues, contactEvents, contacts, contactTags, leads } from '../../src/db/schema.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addContact, addCustomField, addTag } from '../helpers/contacts-factories.js'
+import { counterValue } from '../helpers/counters.js'
 import { addUser, tenant, type Tenant } from '../helpers/factories.js'
 
 const FIELDS = [
@@ -45,13 +46,7 @@ for (const backend of backends()) {
       t.app.inject({ method: 'PUT', url: `/api/v1/contacts/${id}`, headers: who.auth, payload })
     const get = (url: string, who = acme) => t.app.inject({ url, headers: who.auth })
     const del = (id: number, who = acme) => t.app.inject({ method: 'DELETE', url: `/api/v1/contacts/${id}`, headers: who.auth })
-    const counter = async (companyId: number, list: string, key = 0) => {
-      const [row] = await t.db
-        .select()
-        .from(counters)
-        .where(and(eq(counters.companyId, companyId), eq(counters.list, list), eq(counters.key, key)))
-      return row?.value ?? 0
-    }
+    const counter = (companyId: number, list: string, key = 0) => counterValue(t.db, companyId, list, key)
     const liveCount = async (companyId: number) =>
       (await t.db.select({ id: contacts.id }).from(contacts).where(and(eq(contacts.companyId, companyId), isNull(contacts.deletedAt)))).length
     const eventsOf = (contactId: number) =>

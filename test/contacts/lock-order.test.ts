@@ -13,7 +13,8 @@ import { LINKED_LEADS } from '../../src/modules/leads/lead-links.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addContact, addTag } from '../helpers/contacts-factories.js'
 import { addUser, tenant, type Tenant } from '../helpers/factories.js'
-import { deadlockCount, holdUncommitted, waitForLockWait } from '../helpers/locks.js'
+import { holdCounter } from '../helpers/counters.js'
+import { deadlockCount, waitForLockWait } from '../helpers/locks.js'
 
 for (const backend of backends()) {
   describe(`lock order of crossing contact writes (${backend.name})`, () => {
@@ -42,8 +43,7 @@ for (const backend of backends()) {
       assert.equal(lead.json().contact_id, contact.id)
       const deadlocksBefore = await deadlocks()
 
-      const release = await holdUncommitted(t.db, (tx) =>
-        rawRows(tx, sql`select value from counters where company_id = ${acme.companyId} and list = ${LINKED_LEADS} and key = ${acme.userId} for update`))
+      const release = await holdCounter(t.db, acme.companyId, LINKED_LEADS, acme.userId)
       const put = t.app.inject({
         method: 'PUT',
         url: `/api/v1/contacts/${String(contact.id)}`,

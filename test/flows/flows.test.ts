@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { and, eq } from 'drizzle-orm'
-import { contactEvents, counters, flowEnrollments, tasks } from '../../src/db/schema.js'
+import { eq } from 'drizzle-orm'
+import { contactEvents, flowEnrollments, tasks } from '../../src/db/schema.js'
+import { counterValue } from '../helpers/counters.js'
 import { addUser, tenant, type Tenant } from '../helpers/factories.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addContact as addServiceContact } from '../helpers/contacts-factories.js'
@@ -269,11 +270,7 @@ for (const backend of backends()) {
       assert.equal(enrollments.filter((e) => e.contactId === contact.id).length, 1)
       assert.equal(taskRows.filter((row) => row.contactId === contact.id).length, STEPS.length)
       assert.equal(events.filter((e) => e.contactId === contact.id).length, 1)
-      const [count] = await t.db
-        .select()
-        .from(counters)
-        .where(and(eq(counters.companyId, acme.companyId), eq(counters.list, 'flows.contacts'), eq(counters.key, flowId)))
-      assert.equal(count?.value, 1)
+      assert.equal(await counterValue(t.db, acme.companyId, 'flows.contacts', flowId), 1)
 
       // The same contact may be active in another flow at the same time.
       assert.equal((await addContactTo(flowIds[0] ?? 0, contact.id)).statusCode, 200)

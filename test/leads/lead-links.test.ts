@@ -5,13 +5,13 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { eq, sql } from 'drizzle-orm'
-import { rawRows } from '../../src/db/client.js'
 import { leads } from '../../src/db/schema.js'
 import { CONTACTS_COUNTER } from '../../src/modules/contacts/contacts.service.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
 import { addContact } from '../helpers/leads-factories.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
-import { holdUncommitted, waitForLockWait } from '../helpers/locks.js'
+import { holdCounter } from '../helpers/counters.js'
+import { waitForLockWait } from '../helpers/locks.js'
 
 for (const backend of backends()) {
   describe(`lead links (${backend.name})`, () => {
@@ -108,8 +108,7 @@ for (const backend of backends()) {
         const address = email()
         // The contact's write statement has linked (finding nothing) and waits on the company's
         // contacts counter, held by another transaction, when the lead comes.
-        const release = await holdUncommitted(t.db, (tx) =>
-          rawRows(tx, sql`select value from counters where company_id = ${acme.companyId} and list = ${CONTACTS_COUNTER} and key = 0 for update`))
+        const release = await holdCounter(t.db, acme.companyId, CONTACTS_COUNTER)
         const contactDone = createContact(acme, address)
         await waitForLockWait(t.db, 'the contact')
         const leadDone = createLead(acme, { email: address })

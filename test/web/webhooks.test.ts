@@ -15,7 +15,7 @@ import { createCompany } from '../../src/modules/users/users.service.js'
 import { asCompanyId, type CompanyId } from '../../src/tenancy.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { member, PASSWORD } from './helpers.js'
-import { fanOutEvents } from '../../src/modules/webhooks/webhooks.delivery.repository.js'
+import { publishEvents } from '../../src/modules/webhooks/publish.js'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const [backend] = backends()
@@ -146,7 +146,7 @@ describe('webhooks on Settings → Integrations, in Chromium', { skip: existsSyn
 
     // Disabled as the worker leaves it after 3 days of failures, with a failed delivery.
     await t.db.transaction((tx) => recordEvents(tx, companyId, [{ type: 'tag.created', data: { id: 1 } }], new Date()))
-    await fanOutEvents(t.db, 1000) // what the delivery worker does next
+    await publishEvents(t.db, 1000) // what the delivery worker does next
     await t.db
       .update(webhookSubscriptions)
       .set({ enabled: false, disabledAt: new Date(), disabledReason: 'every delivery failed since 2026-11-19T10:00:00Z; last attempt: HTTP 500' })

@@ -102,12 +102,12 @@ for (const backend of backends()) {
     afterEach(async () => {
       // Each test's subscriptions stop here, so moving the clock later does not retry them.
       await main.sql.query('delete from webhook_subscriptions')
-      // And its events are fanned out (to nobody) before the next test subscribes: an event
-      // the worker had not reached yet would otherwise go to the next test's subscription
-      // too (a 500-then-200 test once received an earlier test's event first).
+      // And its events are published (fanned out to nobody) before the next test subscribes:
+      // an event the worker had not reached yet would otherwise go to the next test's
+      // subscription too (a 500-then-200 test once received an earlier test's event first).
       main.app.webhookWorker?.wake()
-      await until('every event fanned out', async () =>
-        (await main.sql.query<{ n: number }>('select count(*)::int as n from api_events where not fanned_out')).rows[0]?.n === 0)
+      await until('every event published', async () =>
+        (await main.sql.query<{ n: number }>('select count(*)::int as n from api_event_outbox')).rows[0]?.n === 0)
     })
     after(async () => {
       await Promise.all(receivers.map((r) => r.close()))
@@ -451,6 +451,8 @@ for (const backend of backends()) {
       await sleep(200)
       const { rows: after } = await main.sql.query<{ count: number }>('select count(*)::int as count from api_events')
       assert.deepEqual(after, before)
+      const { rows: staged } = await main.sql.query<{ count: number }>('select count(*)::int as count from api_event_outbox')
+      assert.deepEqual(staged, [{ count: 0 }])
       assert.deepEqual(await deliveries(main.sql, subscription.id), [])
       assert.equal(hook.received.length, 0)
     })

@@ -11,7 +11,7 @@ import { after, before, beforeEach, describe, test } from 'node:test'
 import { and, eq } from 'drizzle-orm'
 import { apiEvents, webhookDeliveries, webhookSubscriptions } from '../../src/db/schema.js'
 import { recordEvents } from '../../src/modules/webhooks/outbox.js'
-import { fanOutEvents } from '../../src/modules/webhooks/webhooks.delivery.repository.js'
+import { publishEvents } from '../../src/modules/webhooks/publish.js'
 import { decryptSecret, signatureHeader } from '../../src/modules/webhooks/secrets.js'
 import { MAX_SUBSCRIPTIONS } from '../../src/modules/webhooks/webhooks.schemas.js'
 import { Webhook } from 'standardwebhooks'
@@ -277,7 +277,7 @@ describe('webhook subscriptions API', () => {
   test('delete: 204, then 404; its deliveries go with it, the events stay', async () => {
     const s = await create({ url: PUBLIC_URL, events: ['*'] })
     await t.db.transaction((tx) => recordEvents(tx, acme.companyId, [{ type: 'tag.created', data: { id: 1 } }], NOW))
-    await fanOutEvents(t.db, 1000) // what the delivery worker does next
+    await publishEvents(t.db, 1000) // what the delivery worker does next
     assert.ok((await t.db.$count(webhookDeliveries, eq(webhookDeliveries.subscriptionId, s.id))) === 1)
     const events = await t.db.$count(apiEvents, eq(apiEvents.companyId, acme.companyId))
     const res = await call('DELETE', `/webhooks/${String(s.id)}`)
@@ -381,9 +381,9 @@ describe('webhook subscriptions API', () => {
     const who = await tenant(t.db)
     const s = await create({ url: PUBLIC_URL, events: ['tag.created', 'tag.deleted'] }, who)
     await t.db.transaction((tx) => recordEvents(tx, who.companyId, [{ type: 'tag.created', data: { id: 1 } }, { type: 'contact.created', data: { id: 2 } }], NOW))
-    await fanOutEvents(t.db, 1000) // what the delivery worker does next
+    await publishEvents(t.db, 1000) // what the delivery worker does next
     await t.db.transaction((tx) => recordEvents(tx, who.companyId, [{ type: 'tag.deleted', data: { id: 1 } }], NOW))
-    await fanOutEvents(t.db, 1000) // what the delivery worker does next
+    await publishEvents(t.db, 1000) // what the delivery worker does next
     const res = await call('GET', `/webhooks/${String(s.id)}/deliveries?page=1`, undefined, who)
     assert.equal(res.statusCode, 200)
     const page = res.json<{ data: Delivery[]; meta: object }>()
@@ -455,7 +455,7 @@ describe('webhook subscriptions API', () => {
     const theirs = await create({ url: PUBLIC_URL, events: ['*'], description: 'theirs' }, other)
     const ping = (await call('POST', `/webhooks/${String(theirs.id)}/test`, undefined, other)).json<Delivery>()
     await t.db.transaction((tx) => recordEvents(tx, other.companyId, [{ type: 'tag.created', data: { id: 9 } }], NOW))
-    await fanOutEvents(t.db, 1000) // what the delivery worker does next
+    await publishEvents(t.db, 1000) // what the delivery worker does next
     const [event] = await t.db.select().from(apiEvents).where(and(eq(apiEvents.companyId, other.companyId), eq(apiEvents.type, 'tag.created')))
     assert.ok(event)
     const id = String(theirs.id)

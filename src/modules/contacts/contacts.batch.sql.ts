@@ -1,6 +1,7 @@
 // The statements of POST /contacts/batch (contacts.batch.ts): the whole batch is locked,
 // read and written in three statements, whatever the number of items.
 import type { Database } from '../../db/client.js'
+import { WRITER_SLOT } from '../../db/counters.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
 import { leadJson } from '../leads/leads.repository.js'
@@ -253,7 +254,8 @@ const RECORDSET_COLUMNS = `id bigint, user_id bigint, first_name text, last_name
 // two sets cannot meet, a linked lead has its contact's email), and the counters, which wait for
 // all of that and for the tags and custom fields written to be share-locked
 // (sharedReferencesCtes; the InitPlans in their WHERE) so that the hot rows are locked last, in
-// (list, key) order; then the webhook events (outbox.ts), after the counters. Foreign keys
+// (list, key) order, in the connection's slot (src/db/counters.ts); then the webhook events
+// (outbox.ts). Foreign keys
 // are checked at the end of the statement, when every row is there.
 const writeStatement = defineQuery<{ events: number }>(
   'contacts.batchWrite',
@@ -349,8 +351,8 @@ const writeStatement = defineQuery<{ events: number }>(
       where l.company_id = $1 and lower(l.email) = lower(n.email) and l.contact_id is null
      returning l.*, n.event_ord
    ), counted as (
-     insert into counters (company_id, list, key, value)
-     select $1, d.list, d.key, sum(d.delta)::bigint
+     insert into counters (company_id, list, key, slot, value)
+     select $1, d.list, d.key, ${WRITER_SLOT}, sum(d.delta)::bigint
        from (select x.list, x.key, x.delta from unnest($17::text[], $18::bigint[], $19::bigint[]) as x(list, key, delta)
              union all select '${LINKED_LEADS}', l.user_id, 1 from linked l
              union all select '${LINKED_LEADS}', u.user_id, -1 from unlinked u) d
@@ -361,7 +363,7 @@ const writeStatement = defineQuery<{ events: number }>(
       group by d.list, d.key
      having sum(d.delta) <> 0
       order by d.list, d.key
-     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
+     on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value
      returning value
    ), api_events_in as (
      select e.ord, 0::bigint as sub, e.type, coalesce(e.data, r.data) as data
@@ -371,7 +373,7 @@ const writeStatement = defineQuery<{ events: number }>(
      select l.event_ord, l.id, 'lead.linked', ${leadJson('l')} from linked l
    ), api_events as (
      select row_number() over (order by e.ord, e.sub) as ord, e.type, e.data from api_events_in e
-   ), ${outboxCtes('api_events', '$1::bigint', '$2::timestamptz', ['counted'])}
+   ), ${outboxCtes('api_events', '$1::bigint', '$2::timestamptz')}
    select (select count(*) from recorded_events)::int as events`,
 )
 

@@ -1,4 +1,5 @@
 import type { Database } from '../../db/client.js'
+import { counterTotal, WRITER_SLOT } from '../../db/counters.js'
 import { isoInstant, jsonArrayOf, jsonObjectOf } from '../../db/json-sql.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
@@ -89,7 +90,7 @@ const pageStatement = (name: string, live: string) =>
   defineQuery<{ total: number } & ({ id: null } | Contact)>(
     name,
     `with total as (
-       select coalesce((select value from counters where company_id = $1 and list = $2 and key = $3), 0) as n
+       select ${counterTotal('$1', '$2', '$3')} as n
      )
      select total.n as total, p.*
        from total
@@ -338,8 +339,8 @@ export interface NewContact {
  * bigint[] expressions), for a statement whose counters wait for them (REFERENCES_SHARED in
  * the counters' WHERE, an InitPlan run before the first counter row is locked). Every
  * writer then takes a definition before the company's counters: a PUT's earlier statements
- * check its foreign keys first, and a tag or custom field deletion locks the definition, then
- * the event counter. The foreign key checks at the statement's end take the same locks, but
+ * check its foreign keys first, and a tag or custom field deletion locks the definition
+ * first. The foreign key checks at the statement's end take the same locks, but
  * after the counters: a deletion racing many creates deadlocked with them, and under load
  * lost every retry (503).
  */
@@ -356,11 +357,12 @@ export const REFERENCES_SHARED = '(select count(*) from shared_tags) + (select c
 // neither locked nor rewritten, which concurrent writes naming it made a hot row), the
 // contact, its tags and custom values, its contact_created event, its leads linked by email
 // (the caller holds the lead-link lock), the counters, and its webhook events. Its tags and
-// custom fields are share-locked before the counters (sharedReferencesCtes). The counters'
-// insert is read only by the events' sequence (outbox.ts outboxCtes, `after`), which the
-// events' data is built before: the hot counter rows are locked at the very end, the
-// company's event counter last of all, until the COMMIT that follows. Counters are updated
-// in (list, key) order, as everywhere, so concurrent writers cannot deadlock on them. The
+// custom fields are share-locked before the counters (sharedReferencesCtes). Nothing reads
+// the counters' insert, so PostgreSQL runs it at the end of the statement: the counter rows
+// are locked at the very end, until the COMMIT that follows, and in the connection's slot
+// (src/db/counters.ts), so that the company's other writers do not wait for them. Counters
+// are updated in (list, key) order, as everywhere, so concurrent writers cannot deadlock
+// on them. The
 // events: contact.created, then lead.linked for each lead linked (docs/webhook-events.md).
 // Answers the contact in its API shape, tags and custom fields built from the same inputs.
 const insertContactStatement = defineQuery<Contact>(
@@ -396,14 +398,14 @@ const insertContactStatement = defineQuery<Contact>(
       where l.company_id = $1 and lower(l.email) = lower($5) and l.contact_id is null
      returning l.*
    ), counted as (
-     insert into counters (company_id, list, key, value)
-     select $1, d.list, d.key, d.delta
+     insert into counters (company_id, list, key, slot, value)
+     select $1, d.list, d.key, ${WRITER_SLOT}, d.delta
        from (select 'contacts' as list, 0::bigint as key, 1::bigint as delta
              union all select 'contacts_by_user', $2, 1
              union all select 'leads_linked', user_id, count(*) from linked group by user_id) d
       where ${REFERENCES_SHARED}
       order by d.list, d.key
-     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
+     on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value
      returning value
    ), record as (
      select c.*,
@@ -419,7 +421,7 @@ const insertContactStatement = defineQuery<Contact>(
        from record r
      union all
      select 1 + row_number() over (order by l.id), 'lead.linked', ${leadJson('l')} from linked l
-   ), ${outboxCtes('api_event', '$1::bigint', '$23::timestamptz', ['counted'])}
+   ), ${outboxCtes('api_event', '$1::bigint', '$23::timestamptz')}
    select r.id, r.user_id, r.first_name, r.last_name, r.email, r.business, r.position, r.telephone,
           r.cellphone, r.address, r.city, r.state, r.country, r.url, r.linkedin, r.variable1,
           r.variable2, r.variable3, r.carousel, r.stage, r.contact_group_id, r.tags, r.custom_fields,
@@ -482,8 +484,8 @@ const deleteStatement = defineQuery<{ deleted: number }>(
      select $1, d.id, 'contact_deleted', $4, '{}', $3 from deleted d
      returning 1
    ), counted as (
-     insert into counters (company_id, list, key, value)
-     select $1, x.list, x.key, sum(x.delta)::bigint
+     insert into counters (company_id, list, key, slot, value)
+     select $1, x.list, x.key, ${WRITER_SLOT}, sum(x.delta)::bigint
        from (select 'contacts' as list, 0::bigint as key, -1 as delta from deleted
              union all select 'contacts_by_user', d.user_id, -1 from deleted d
              union all select '${LINKED_LEADS}', u.user_id, -1 from unlinked u
@@ -491,11 +493,11 @@ const deleteStatement = defineQuery<{ deleted: number }>(
       where (select count(*) from evented) >= 0
       group by x.list, x.key
       order by x.list, x.key
-     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
+     on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value
      returning value
    ), api_event as (
      select 1::bigint as ord, 'contact.deleted'::text as type, $5::json as data from deleted
-   ), ${outboxCtes('api_event', '$1::bigint', '$3::timestamptz', ['counted'])}
+   ), ${outboxCtes('api_event', '$1::bigint', '$3::timestamptz')}
    select (select count(*) from deleted)::int as deleted`,
 )
 

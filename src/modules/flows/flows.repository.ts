@@ -1,4 +1,5 @@
 import type { Database } from '../../db/client.js'
+import { counterTotal } from '../../db/counters.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
 import type { Enrollment, Flow } from './flows.schemas.js'
@@ -26,15 +27,14 @@ export type EnrollmentRecord = Omit<Enrollment, 'tasks'>
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, '\\$&')
 
 // A flow as the API shows it, from `flows f`: its steps (flow_steps primary key, in position
-// order) aggregated and its contacts_count from its counter row (counters primary key), so
+// order) aggregated and its contacts_count from its counter (counters primary key), so
 // rows go out as they are.
 const FLOW_RECORD = `f.id, f.name, f.user_id, f.status,
           coalesce((select json_agg(json_build_object('position', st.position, 'day', st.day, 'kind', st.kind, 'title', st.title)
                                     order by st.position)
                       from flow_steps st
                      where st.company_id = f.company_id and st.flow_id = f.id), '[]') as steps,
-          coalesce((select k.value from counters k
-                     where k.company_id = f.company_id and k.list = '${FLOW_CONTACTS}' and k.key = f.id), 0) as contacts_count,
+          ${counterTotal('f.company_id', `'${FLOW_CONTACTS}'`, 'f.id')} as contacts_count,
           f.created_at, f.updated_at`
 
 // A page and its total in one statement. The matching ids are collected once, first and
@@ -162,10 +162,10 @@ export async function insertEnrollment(
 const adjustContacts = defineQuery<never>(
   'flows.adjustContacts',
   `insert into counters (company_id, list, key, value) values ($1, '${FLOW_CONTACTS}', $2, $3)
-   on conflict (company_id, list, key) do update set value = counters.value + excluded.value`,
+   on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value`,
 )
 
-/** One more active contact in the flow's contacts_count: the hot row, locked last. */
+/** One more active contact in the flow's contacts_count (slot 0): locked last. */
 export async function countEnrollment(db: Database, companyId: CompanyId, flowId: number): Promise<void> {
   await run(db, adjustContacts, [companyId, flowId, 1])
 }

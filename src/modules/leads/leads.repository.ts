@@ -160,10 +160,9 @@ export interface NewLead {
 // linked; the caller holds the lead-link lock, lead-links.ts), the business (given non-null
 // details overwrite the stored ones, as businesses.repository.ts upsertBusiness does), the
 // lead, its counters, and its webhook events (lead.created, and lead.linked when it found
-// its contact). The counters' insert is read only by the events' sequence (outbox.ts
-// outboxCtes, `after`), so the creator's counter rows are locked near the end, the company's
-// event counter row last, and only until the COMMIT that follows; counters are taken in
-// (list, key) order as everywhere. A second lead with the same provider and email fails on
+// its contact). Nothing reads the counters' insert, so PostgreSQL runs it at the end of the
+// statement: the creator's counter rows are locked near the end, until the COMMIT that
+// follows; counters are taken in (list, key) order as everywhere. A second lead with the same provider and email fails on
 // leads_company_provider_email_key.
 const insertLeadStatement = defineQuery<Lead>(
   'leads.insert',
@@ -195,13 +194,13 @@ const insertLeadStatement = defineQuery<Lead>(
        from lead, (values ('leads', true), ('leads_linked', false)) as d(list, all_leads)
       where d.all_leads or lead.contact_id is not null
       order by d.list
-     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
+     on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value
      returning value
    ), event as (
      select e.ord, e.type, ${leadJson('lead')} as data
        from lead, (values (1, 'lead.created'), (2, 'lead.linked')) as e(ord, type)
       where e.ord = 1 or lead.contact_id is not null
-   ), ${outboxCtes('event', '$1::bigint', 'now()', ['counted'])}
+   ), ${outboxCtes('event', '$1::bigint', 'now()')}
    select * from lead`,
 )
 

@@ -1,5 +1,6 @@
 import type { Static } from 'typebox'
 import type { Database } from '../../db/client.js'
+import { counterTotal } from '../../db/counters.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { PageWindow } from '../../http/pagination.js'
@@ -35,10 +36,10 @@ const recordJson = (alias: string, transcript = `${alias}.transcript`) =>
     .join(', ')})`
 
 /** The CTE api_event (one event of `type` about the row of `from`) and the outbox's, at the database's now. */
-const withEvent = (type: string, from: string, after: string[], transcript?: string) =>
+const withEvent = (type: string, from: string, transcript?: string) =>
   `api_event as (
      select 1 as ord, '${type}' as type, ${recordJson(from, transcript)} as data from ${from}
-   ), ${outboxCtes('api_event', '$1::bigint', 'now()', after)}`
+   ), ${outboxCtes('api_event', '$1::bigint', 'now()')}`
 
 const byId = defineQuery<Transcription>(
   'meetTranscriptions.byId',
@@ -58,8 +59,8 @@ export async function findTranscriptionStatus(db: Database, companyId: CompanyId
   return (await runOne(db, statusById, [companyId, id]))?.status
 }
 
-// The total of each filter from the two counter rows of the user (counters primary key).
-const COUNTER = (list: string) => `coalesce((select value from counters where company_id = $1 and list = '${list}' and key = $2), 0)`
+// The total of each filter from the two counters of the user (counters primary key).
+const COUNTER = (list: string) => counterTotal('$1', `'${list}'`, '$2')
 const TOTALS: Record<TaskFilter, string> = {
   all: COUNTER(ALL),
   with: COUNTER(LINKED),
@@ -159,8 +160,8 @@ export async function countTranscriptions(db: Database, companyId: CompanyId, us
   return (await runOne(db, countStatement, [companyId, userId, filter]))?.count ?? 0
 }
 
-// The row, its user's counter and its webhook event in one statement (so no transaction; the
-// event counter locked after the user's counter, outbox.ts); a user of
+// The row, its user's counter and its webhook event in one statement (so no transaction;
+// the event recorded in the outbox, outbox.ts); a user of
 // another company (or none) fails meet_transcriptions_user_fk and nothing is written.
 const insertStatement = defineQuery<Transcription>(
   'meetTranscriptions.insert',
@@ -171,9 +172,9 @@ const insertStatement = defineQuery<Transcription>(
    counted as (
      insert into counters (company_id, list, key, value)
      select $1, '${ALL}', user_id, 1 from t
-     on conflict (company_id, list, key) do update set value = counters.value + 1
+     on conflict (company_id, list, key, slot) do update set value = counters.value + 1
      returning value
-   ), ${withEvent('meet_transcription.created', 't', ['counted'])}
+   ), ${withEvent('meet_transcription.created', 't')}
    select * from t`,
 )
 
@@ -202,7 +203,7 @@ const stopStatement = defineQuery<{ in_range: boolean } & ({ id: null } | Transc
        from instant
       where t.company_id = $1 and t.id = $2 and t.status = 'recording'
      returning ${RECORD.split(', ').map((c) => `t.${c}`).join(', ')}
-   ), ${withEvent('meet_transcription.stopped', 'stopped', [])}
+   ), ${withEvent('meet_transcription.stopped', 'stopped')}
    select exists(select 1 from instant) as in_range, stopped.*
      from (select) one left join stopped on true`,
 )
@@ -228,7 +229,7 @@ const transcriptStatement = defineQuery<Omit<Transcription, 'transcript'>>(
         set status = 'transcribed', transcript = $3, transcript_length = $4, updated_at = now()
       where company_id = $1 and id = $2 and status in ('stopped', 'transcribed')
      returning ${SUMMARY}, created_at, updated_at
-   ), ${withEvent('meet_transcription.transcribed', 't', [], '$3::text')}
+   ), ${withEvent('meet_transcription.transcribed', 't', '$3::text')}
    select * from t`,
 )
 
@@ -272,9 +273,9 @@ const linkStatement = defineQuery<{ found: boolean; task_found: boolean } & ({ i
    counted as (
      insert into counters (company_id, list, key, value)
      select $1, '${LINKED}', user_id, 1 from linked where previous_task_id is null
-     on conflict (company_id, list, key) do update set value = counters.value + 1
+     on conflict (company_id, list, key, slot) do update set value = counters.value + 1
      returning value
-   ), ${withEvent('meet_transcription.linked_to_task', 'linked', ['counted'])}
+   ), ${withEvent('meet_transcription.linked_to_task', 'linked')}
    select exists(select 1 from locked) as found, exists(select 1 from task) as task_found,
           ${RECORD.split(', ').map((c) => `linked.${c}`).join(', ')}
      from (select) one left join linked on true`,

@@ -263,7 +263,7 @@ const insertTasksStatement = defineQuery<TaskRow>(
      select $1, d.list, d.key, d.delta
        from unnest($10::text[], $11::bigint[], $12::bigint[]) with ordinality as d(list, key, delta, n)
       order by d.n
-     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
+     on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value
    )
    select * from inserted order by id`,
 )
@@ -310,7 +310,7 @@ const completeTaskStatement = defineQuery<TaskRow>(
        from completed c, lateral (${completedDeltasSql('c')}) as d(list, key, delta)
       where d.key is not null
       order by d.list collate "C", d.key
-     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
+     on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value
    )
    select ${TASK_ROW} from completed`,
 )

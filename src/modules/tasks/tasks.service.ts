@@ -200,7 +200,7 @@ export async function completeTaskCommand(db: Database, input: TaskCompleteInput
   if (!task) throw new ApiError(404, `task ${input.id} not found`)
   const companyId = asCompanyId(task.companyId)
   const timezone = await companyZone(db, companyId)
-  // The completion, then its webhook event (the company's event counter locked last).
+  // The completion, then its webhook event (recorded in the outbox, outbox.ts).
   return db.transaction(async (tx) => {
     const row = await completeOpenTask(tx, companyId, task.id, now, timezone, null)
     if (!row) throw new ApiError(422, `task ${input.id} is already done`)

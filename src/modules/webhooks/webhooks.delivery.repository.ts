@@ -26,42 +26,6 @@ export interface ClaimedDelivery {
   data: string
 }
 
-// Fan-out: the write only records its events (outbox.ts); here the oldest events not yet
-// fanned out ($1 of them, through api_events_unfanned_idx, SKIP LOCKED so that instances
-// take different ones) become one pending delivery per enabled subscription of the company
-// whose `events` name the type (or '*'), due since the event, and are marked fanned out,
-// in one statement. Pings are written fanned out already (their one delivery with them).
-const fanOutStatement = defineQuery<{ events: number; deliveries: number }>(
-  'webhooks.deliveryFanOut',
-  `with batch as (
-     select company_id, id, type, created_at from api_events
-      where fanned_out = false
-      order by id
-      limit $1::int
-        for update skip locked
-   ), marked as (
-     update api_events e set fanned_out = true
-       from batch b
-      where e.company_id = b.company_id and e.id = b.id
-   ), fanned as (
-     insert into webhook_deliveries (company_id, subscription_id, event_id, next_attempt_at, created_at)
-     select b.company_id, s.id, b.id, b.created_at, b.created_at
-       from batch b
-       join webhook_subscriptions s
-         on s.company_id = b.company_id and s.enabled
-        and (b.type = any (s.events) or '*' = any (s.events))
-      order by b.id, s.id
-     returning 1
-   )
-   select (select count(*) from batch)::int as events, (select count(*) from fanned)::int as deliveries`,
-)
-
-/** Fans out up to `limit` recorded events into deliveries; answers how many events it took. */
-export async function fanOutEvents(db: Database, limit: number): Promise<number> {
-  const [row] = await run(db, fanOutStatement, [limit])
-  return row?.events ?? 0
-}
-
 // Picks the earliest due deliveries and leases them in one statement: next_attempt_at moves
 // to the end of the lease, so another loop or instance sees them due again only if this one
 // never records an outcome (it crashed): at least once, never twice at the same time.

@@ -233,8 +233,8 @@ const pingStatement = defineQuery<{ enabled: boolean } & (ApiDelivery | { id: nu
   `with s as (
      select company_id, id, enabled from webhook_subscriptions where company_id = ${COMPANY} and id = $2
    ), event as (
-     insert into api_events (company_id, sequence, type, data, created_at, fanned_out)
-     select s.company_id, 0, '${PING}', json_build_object('webhook_id', s.id), $3, true from s where s.enabled
+     insert into api_events (company_id, sequence, type, data, created_at)
+     select s.company_id, 0, '${PING}', json_build_object('webhook_id', s.id), $3 from s where s.enabled
      returning company_id, id
    ), d as (
      insert into webhook_deliveries (company_id, subscription_id, event_id, next_attempt_at, created_at)

@@ -8,6 +8,7 @@ import type { PageWindow } from '../../http/pagination.js'
 import type { Caller } from '../../tenancy.js'
 import { ForbiddenDestinationError, resolveDestination, urlProblem } from './destination.js'
 import { EVENT_TYPES } from './event-types.js'
+import { publishCompanyEvents } from './publish.js'
 import { encryptSecret, newSigningSecret } from './secrets.js'
 import {
   deleteSubscription,
@@ -182,9 +183,11 @@ function eventTypesFilter(type: string | undefined): string[] | null {
   return types
 }
 
+/** The company's event log; what it has recorded and committed is published first, so a client sees its own changes. */
 export async function eventLog(db: Database, caller: Pick<Caller, 'companyId'>, query: EventsQuery, window: PageWindow) {
   const types = eventTypesFilter(query.type)
   const since = query.since === undefined || query.since === '' ? null : new Date(query.since)
+  await publishCompanyEvents(db, caller.companyId)
   return eventsPage(db, caller.companyId, { types, since, afterId: query.after_id ?? 0 }, window)
 }
 

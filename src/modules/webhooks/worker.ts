@@ -1,4 +1,5 @@
-// The delivery worker: in every service process, one loop that claims due deliveries (a
+// The delivery worker: in every service process, one loop that publishes recorded events
+// (publish.ts: numbered, and fanned out into deliveries), claims due deliveries (a
 // lease, so instances share the work without sending one twice at the same time), posts
 // them off the request path with bounded concurrency, and records the outcomes in batches.
 // Its database use is one statement at a time (one pool connection of ten at most). It
@@ -10,10 +11,11 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Database } from '../../db/client.js'
 import { DELIVERY_TIMEOUT_MS, defaultSchedule, deliveryHeaders, nextAttempt, payload, post, webhookId, type Schedule } from './delivery.js'
 import { decryptSecret } from './secrets.js'
-import { claimDeliveries, fanOutEvents, pruneEvents, recordOutcomes, type ClaimedDelivery, type Outcome } from './webhooks.delivery.repository.js'
+import { publishEvents } from './publish.js'
+import { claimDeliveries, pruneEvents, recordOutcomes, type ClaimedDelivery, type Outcome } from './webhooks.delivery.repository.js'
 
-/** Events fanned out into deliveries per loop turn (one statement). */
-const FAN_OUT_BATCH = 500
+/** Events published (numbered and fanned out into deliveries) per loop turn (one statement). */
+const PUBLISH_BATCH = 500
 
 const DAY = 24 * 60 * 60 * 1000
 
@@ -147,8 +149,8 @@ export class DeliveryWorker {
           if (deleted > 0) this.deps.log.info({ deleted }, 'webhooks: pruned events older than the retention')
           this.nextPruneAt = Date.now() + this.options.pruneIntervalMs
         }
-        const fannedOut = await fanOutEvents(this.deps.db, FAN_OUT_BATCH)
-        again = (await this.claim()) || fannedOut === FAN_OUT_BATCH
+        const published = await publishEvents(this.deps.db, PUBLISH_BATCH)
+        again = (await this.claim()) || published === PUBLISH_BATCH
         failures = 0
       } catch (err) {
         failures++

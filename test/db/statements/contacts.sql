@@ -117,8 +117,8 @@ with shared_tags as (
       where l.company_id = $1 and lower(l.email) = lower(n.email) and l.contact_id is null
      returning l.*, n.event_ord
    ), counted as (
-     insert into counters (company_id, list, key, value)
-     select $1, d.list, d.key, sum(d.delta)::bigint
+     insert into counters (company_id, list, key, slot, value)
+     select $1, d.list, d.key, (pg_backend_pid() % 16)::smallint, sum(d.delta)::bigint
        from (select x.list, x.key, x.delta from unnest($17::text[], $18::bigint[], $19::bigint[]) as x(list, key, delta)
              union all select 'leads_linked', l.user_id, 1 from linked l
              union all select 'leads_linked', u.user_id, -1 from unlinked u) d
@@ -129,7 +129,7 @@ with shared_tags as (
       group by d.list, d.key
      having sum(d.delta) <> 0
       order by d.list, d.key
-     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
+     on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value
      returning value
    ), api_events_in as (
      select e.ord, 0::bigint as sub, e.type, coalesce(e.data, r.data) as data
@@ -139,17 +139,11 @@ with shared_tags as (
      select l.event_ord, l.id, 'lead.linked', json_build_object('id', l.id, 'user_id', l.user_id, 'contact_id', l.contact_id, 'first_name', l.first_name, 'last_name', l.last_name, 'email', l.email, 'provider', l.provider, 'position', l.position, 'linkedin_url', l.linkedin_url, 'telephone', l.telephone, 'city', l.city, 'state_province', l.state_province, 'country', l.country, 'degree_of_connection', l.degree_of_connection, 'business_name', l.business_name, 'business_linkedin_url', l.business_linkedin_url, 'business_sector', l.business_sector, 'business_colaborators_count', l.business_colaborators_count, 'business_telephone', l.business_telephone, 'created_at', to_char(l.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updated_at', to_char(l.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) from linked l
    ), api_events as (
      select row_number() over (order by e.ord, e.sub) as ord, e.type, e.data from api_events_in e
-   ), event_sequence as (
-     insert into counters (company_id, list, key, value)
-     select $1::bigint, 'events', 0, count(*) from api_events
-     having count(*) > 0 and (select count(*) from counted) >= 0
-     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
-     returning value
    ), recorded_events as (
-     insert into api_events (company_id, sequence, type, data, created_at)
-     select $1::bigint, s.value - (select count(*) from api_events) + e.ord, e.type, e.data, $2::timestamptz
-     from api_events e, event_sequence s
-     order by e.ord
+     insert into api_event_outbox (company_id, type, data, created_at)
+     select $1::bigint, e.type, e.data, $2::timestamptz
+       from api_events e
+      order by e.ord
      returning company_id, id, type
    )
    select (select count(*) from recorded_events)::int as events;
@@ -177,8 +171,8 @@ with deleted as (
      select $1, d.id, 'contact_deleted', $4, '{}', $3 from deleted d
      returning 1
    ), counted as (
-     insert into counters (company_id, list, key, value)
-     select $1, x.list, x.key, sum(x.delta)::bigint
+     insert into counters (company_id, list, key, slot, value)
+     select $1, x.list, x.key, (pg_backend_pid() % 16)::smallint, sum(x.delta)::bigint
        from (select 'contacts' as list, 0::bigint as key, -1 as delta from deleted
              union all select 'contacts_by_user', d.user_id, -1 from deleted d
              union all select 'leads_linked', u.user_id, -1 from unlinked u
@@ -186,21 +180,15 @@ with deleted as (
       where (select count(*) from evented) >= 0
       group by x.list, x.key
       order by x.list, x.key
-     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
+     on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value
      returning value
    ), api_event as (
      select 1::bigint as ord, 'contact.deleted'::text as type, $5::json as data from deleted
-   ), event_sequence as (
-     insert into counters (company_id, list, key, value)
-     select $1::bigint, 'events', 0, count(*) from api_event
-     having count(*) > 0 and (select count(*) from counted) >= 0
-     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
-     returning value
    ), recorded_events as (
-     insert into api_events (company_id, sequence, type, data, created_at)
-     select $1::bigint, s.value - (select count(*) from api_event) + e.ord, e.type, e.data, $3::timestamptz
-     from api_event e, event_sequence s
-     order by e.ord
+     insert into api_event_outbox (company_id, type, data, created_at)
+     select $1::bigint, e.type, e.data, $3::timestamptz
+       from api_event e
+      order by e.ord
      returning company_id, id, type
    )
    select (select count(*) from deleted)::int as deleted;
@@ -241,14 +229,14 @@ with shared_tags as (
       where l.company_id = $1 and lower(l.email) = lower($5) and l.contact_id is null
      returning l.*
    ), counted as (
-     insert into counters (company_id, list, key, value)
-     select $1, d.list, d.key, d.delta
+     insert into counters (company_id, list, key, slot, value)
+     select $1, d.list, d.key, (pg_backend_pid() % 16)::smallint, d.delta
        from (select 'contacts' as list, 0::bigint as key, 1::bigint as delta
              union all select 'contacts_by_user', $2, 1
              union all select 'leads_linked', user_id, count(*) from linked group by user_id) d
       where (select count(*) from shared_tags) + (select count(*) from shared_fields) >= 0
       order by d.list, d.key
-     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
+     on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value
      returning value
    ), record as (
      select c.*,
@@ -266,17 +254,11 @@ with shared_tags as (
        from record r
      union all
      select 1 + row_number() over (order by l.id), 'lead.linked', json_build_object('id', l.id, 'user_id', l.user_id, 'contact_id', l.contact_id, 'first_name', l.first_name, 'last_name', l.last_name, 'email', l.email, 'provider', l.provider, 'position', l.position, 'linkedin_url', l.linkedin_url, 'telephone', l.telephone, 'city', l.city, 'state_province', l.state_province, 'country', l.country, 'degree_of_connection', l.degree_of_connection, 'business_name', l.business_name, 'business_linkedin_url', l.business_linkedin_url, 'business_sector', l.business_sector, 'business_colaborators_count', l.business_colaborators_count, 'business_telephone', l.business_telephone, 'created_at', to_char(l.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updated_at', to_char(l.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) from linked l
-   ), event_sequence as (
-     insert into counters (company_id, list, key, value)
-     select $1::bigint, 'events', 0, count(*) from api_event
-     having count(*) > 0 and (select count(*) from counted) >= 0
-     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
-     returning value
    ), recorded_events as (
-     insert into api_events (company_id, sequence, type, data, created_at)
-     select $1::bigint, s.value - (select count(*) from api_event) + e.ord, e.type, e.data, $23::timestamptz
-     from api_event e, event_sequence s
-     order by e.ord
+     insert into api_event_outbox (company_id, type, data, created_at)
+     select $1::bigint, e.type, e.data, $23::timestamptz
+       from api_event e
+      order by e.ord
      returning company_id, id, type
    )
    select r.id, r.user_id, r.first_name, r.last_name, r.email, r.business, r.position, r.telephone,
@@ -300,7 +282,7 @@ select (select row_to_json(j) from (select c.id, c.user_id, c.first_name, c.last
 
 -- contacts.page
 with total as (
-       select coalesce((select value from counters where company_id = $1 and list = $2 and key = $3), 0) as n
+       select coalesce((select sum(value) from counters where company_id = $1 and list = $2 and key = $3), 0)::bigint as n
      )
      select total.n as total, p.*
        from total
@@ -329,7 +311,7 @@ with total as (
 
 -- contacts.pageOfUser
 with total as (
-       select coalesce((select value from counters where company_id = $1 and list = $2 and key = $3), 0) as n
+       select coalesce((select sum(value) from counters where company_id = $1 and list = $2 and key = $3), 0)::bigint as n
      )
      select total.n as total, p.*
        from total

@@ -5,17 +5,11 @@ with gone as (
      select 1 as ord, 'custom_field.deleted' as type,
             json_build_object('id', gone.id, 'deleted_at', to_char($3::timestamptz at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as data
        from gone
-   ), event_sequence as (
-     insert into counters (company_id, list, key, value)
-     select $1::bigint, 'events', 0, count(*) from event
-     having count(*) > 0
-     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
-     returning value
    ), recorded_events as (
-     insert into api_events (company_id, sequence, type, data, created_at)
-     select $1::bigint, s.value - (select count(*) from event) + e.ord, e.type, e.data, $3::timestamptz
-     from event e, event_sequence s
-     order by e.ord
+     insert into api_event_outbox (company_id, type, data, created_at)
+     select $1::bigint, e.type, e.data, $3::timestamptz
+       from event e
+      order by e.ord
      returning company_id, id, type
    )
    select id from gone;
@@ -31,17 +25,11 @@ with f as (
    ), event as (
      select 1 as ord, 'custom_field.created' as type, json_build_object('id', f.id, 'field', f.field, 'kind', f.kind, 'options', f.options,
                        'created_at', to_char(f.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updated_at', to_char(f.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as data from f
-   ), event_sequence as (
-     insert into counters (company_id, list, key, value)
-     select $1::bigint, 'events', 0, count(*) from event
-     having count(*) > 0
-     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
-     returning value
    ), recorded_events as (
-     insert into api_events (company_id, sequence, type, data, created_at)
-     select $1::bigint, s.value - (select count(*) from event) + e.ord, e.type, e.data, $5::timestamptz
-     from event e, event_sequence s
-     order by e.ord
+     insert into api_event_outbox (company_id, type, data, created_at)
+     select $1::bigint, e.type, e.data, $5::timestamptz
+       from event e
+      order by e.ord
      returning company_id, id, type
    )
    select id, field, kind, options, created_at, updated_at from f;
@@ -59,17 +47,11 @@ with f as (
    ), event as (
      select 1 as ord, 'custom_field.updated' as type, json_build_object('id', f.id, 'field', f.field, 'kind', f.kind, 'options', f.options,
                        'created_at', to_char(f.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updated_at', to_char(f.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as data from f
-   ), event_sequence as (
-     insert into counters (company_id, list, key, value)
-     select $1::bigint, 'events', 0, count(*) from event
-     having count(*) > 0
-     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
-     returning value
    ), recorded_events as (
-     insert into api_events (company_id, sequence, type, data, created_at)
-     select $1::bigint, s.value - (select count(*) from event) + e.ord, e.type, e.data, $6::timestamptz
-     from event e, event_sequence s
-     order by e.ord
+     insert into api_event_outbox (company_id, type, data, created_at)
+     select $1::bigint, e.type, e.data, $6::timestamptz
+       from event e
+      order by e.ord
      returning company_id, id, type
    )
    select id, field, kind, options, created_at, updated_at from f;

@@ -1,6 +1,6 @@
 -- flows.adjustContacts
 insert into counters (company_id, list, key, value) values ($1, 'flows.contacts', $2, $3)
-   on conflict (company_id, list, key) do update set value = counters.value + excluded.value;
+   on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value;
 
 -- flows.create
 with f as (
@@ -47,8 +47,7 @@ with matches as materialized (
                                     order by st.position)
                       from flow_steps st
                      where st.company_id = f.company_id and st.flow_id = f.id), '[]') as steps,
-          coalesce((select k.value from counters k
-                     where k.company_id = f.company_id and k.list = 'flows.contacts' and k.key = f.id), 0) as contacts_count,
+          coalesce((select sum(value) from counters where company_id = f.company_id and list = 'flows.contacts' and key = f.id), 0)::bigint as contacts_count,
           f.created_at, f.updated_at
            from flows f
           where f.company_id = $1 and f.id = any(s.ids)
@@ -71,8 +70,7 @@ with matches as materialized (
                                     order by st.position)
                       from flow_steps st
                      where st.company_id = f.company_id and st.flow_id = f.id), '[]') as steps,
-          coalesce((select k.value from counters k
-                     where k.company_id = f.company_id and k.list = 'flows.contacts' and k.key = f.id), 0) as contacts_count,
+          coalesce((select sum(value) from counters where company_id = f.company_id and list = 'flows.contacts' and key = f.id), 0)::bigint as contacts_count,
           f.created_at, f.updated_at
            from flows f
           where f.company_id = $1 and f.id = any(s.ids)
@@ -95,8 +93,7 @@ with matches as materialized (
                                     order by st.position)
                       from flow_steps st
                      where st.company_id = f.company_id and st.flow_id = f.id), '[]') as steps,
-          coalesce((select k.value from counters k
-                     where k.company_id = f.company_id and k.list = 'flows.contacts' and k.key = f.id), 0) as contacts_count,
+          coalesce((select sum(value) from counters where company_id = f.company_id and list = 'flows.contacts' and key = f.id), 0)::bigint as contacts_count,
           f.created_at, f.updated_at
            from flows f
           where f.company_id = $1 and f.id = any(s.ids)
@@ -119,8 +116,7 @@ with matches as materialized (
                                     order by st.position)
                       from flow_steps st
                      where st.company_id = f.company_id and st.flow_id = f.id), '[]') as steps,
-          coalesce((select k.value from counters k
-                     where k.company_id = f.company_id and k.list = 'flows.contacts' and k.key = f.id), 0) as contacts_count,
+          coalesce((select sum(value) from counters where company_id = f.company_id and list = 'flows.contacts' and key = f.id), 0)::bigint as contacts_count,
           f.created_at, f.updated_at
            from flows f
           where f.company_id = $1 and f.id = any(s.ids)

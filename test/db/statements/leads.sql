@@ -53,23 +53,17 @@ with contact as (
        from lead, (values ('leads', true), ('leads_linked', false)) as d(list, all_leads)
       where d.all_leads or lead.contact_id is not null
       order by d.list
-     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
+     on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value
      returning value
    ), event as (
      select e.ord, e.type, json_build_object('id', lead.id, 'user_id', lead.user_id, 'contact_id', lead.contact_id, 'first_name', lead.first_name, 'last_name', lead.last_name, 'email', lead.email, 'provider', lead.provider, 'position', lead.position, 'linkedin_url', lead.linkedin_url, 'telephone', lead.telephone, 'city', lead.city, 'state_province', lead.state_province, 'country', lead.country, 'degree_of_connection', lead.degree_of_connection, 'business_name', lead.business_name, 'business_linkedin_url', lead.business_linkedin_url, 'business_sector', lead.business_sector, 'business_colaborators_count', lead.business_colaborators_count, 'business_telephone', lead.business_telephone, 'created_at', to_char(lead.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updated_at', to_char(lead.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as data
        from lead, (values (1, 'lead.created'), (2, 'lead.linked')) as e(ord, type)
       where e.ord = 1 or lead.contact_id is not null
-   ), event_sequence as (
-     insert into counters (company_id, list, key, value)
-     select $1::bigint, 'events', 0, count(*) from event
-     having count(*) > 0 and (select count(*) from counted) >= 0
-     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
-     returning value
    ), recorded_events as (
-     insert into api_events (company_id, sequence, type, data, created_at)
-     select $1::bigint, s.value - (select count(*) from event) + e.ord, e.type, e.data, now()
-     from event e, event_sequence s
-     order by e.ord
+     insert into api_event_outbox (company_id, type, data, created_at)
+     select $1::bigint, e.type, e.data, now()
+       from event e
+      order by e.ord
      returning company_id, id, type
    )
    select * from lead;

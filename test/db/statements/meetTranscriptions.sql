@@ -19,21 +19,15 @@ with t as (
    counted as (
      insert into counters (company_id, list, key, value)
      select $1, 'meet_transcriptions', user_id, 1 from t
-     on conflict (company_id, list, key) do update set value = counters.value + 1
+     on conflict (company_id, list, key, slot) do update set value = counters.value + 1
      returning value
    ), api_event as (
      select 1 as ord, 'meet_transcription.created' as type, json_build_object('id', t.id, 'user_id', t.user_id, 'company_id', t.company_id, 'meet_id', t.meet_id, 'status', t.status, 'stopped_at', to_char(t.stopped_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'task_id', t.task_id, 'transcript', t.transcript, 'created_at', to_char(t.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updated_at', to_char(t.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as data from t
-   ), event_sequence as (
-     insert into counters (company_id, list, key, value)
-     select $1::bigint, 'events', 0, count(*) from api_event
-     having count(*) > 0 and (select count(*) from counted) >= 0
-     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
-     returning value
    ), recorded_events as (
-     insert into api_events (company_id, sequence, type, data, created_at)
-     select $1::bigint, s.value - (select count(*) from api_event) + e.ord, e.type, e.data, now()
-     from api_event e, event_sequence s
-     order by e.ord
+     insert into api_event_outbox (company_id, type, data, created_at)
+     select $1::bigint, e.type, e.data, now()
+       from api_event e
+      order by e.ord
      returning company_id, id, type
    )
    select * from t;
@@ -60,21 +54,15 @@ with locked as (
    counted as (
      insert into counters (company_id, list, key, value)
      select $1, 'meet_transcriptions_linked', user_id, 1 from linked where previous_task_id is null
-     on conflict (company_id, list, key) do update set value = counters.value + 1
+     on conflict (company_id, list, key, slot) do update set value = counters.value + 1
      returning value
    ), api_event as (
      select 1 as ord, 'meet_transcription.linked_to_task' as type, json_build_object('id', linked.id, 'user_id', linked.user_id, 'company_id', linked.company_id, 'meet_id', linked.meet_id, 'status', linked.status, 'stopped_at', to_char(linked.stopped_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'task_id', linked.task_id, 'transcript', linked.transcript, 'created_at', to_char(linked.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updated_at', to_char(linked.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as data from linked
-   ), event_sequence as (
-     insert into counters (company_id, list, key, value)
-     select $1::bigint, 'events', 0, count(*) from api_event
-     having count(*) > 0 and (select count(*) from counted) >= 0
-     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
-     returning value
    ), recorded_events as (
-     insert into api_events (company_id, sequence, type, data, created_at)
-     select $1::bigint, s.value - (select count(*) from api_event) + e.ord, e.type, e.data, now()
-     from api_event e, event_sequence s
-     order by e.ord
+     insert into api_event_outbox (company_id, type, data, created_at)
+     select $1::bigint, e.type, e.data, now()
+       from api_event e
+      order by e.ord
      returning company_id, id, type
    )
    select exists(select 1 from locked) as found, exists(select 1 from task) as task_found,
@@ -83,7 +71,7 @@ with locked as (
 
 -- meetTranscriptions.page
 with total as materialized (
-       select (coalesce((select value from counters where company_id = $1 and list = 'meet_transcriptions' and key = $2), 0))::int as n
+       select (coalesce((select sum(value) from counters where company_id = $1 and list = 'meet_transcriptions' and key = $2), 0)::bigint)::int as n
      ),
      page as materialized (
        select case
@@ -106,7 +94,7 @@ with total as materialized (
 
 -- meetTranscriptions.pageWithoutTask
 with total as materialized (
-       select (coalesce((select value from counters where company_id = $1 and list = 'meet_transcriptions' and key = $2), 0) - coalesce((select value from counters where company_id = $1 and list = 'meet_transcriptions_linked' and key = $2), 0))::int as n
+       select (coalesce((select sum(value) from counters where company_id = $1 and list = 'meet_transcriptions' and key = $2), 0)::bigint - coalesce((select sum(value) from counters where company_id = $1 and list = 'meet_transcriptions_linked' and key = $2), 0)::bigint)::int as n
      ),
      page as materialized (
        select case
@@ -129,7 +117,7 @@ with total as materialized (
 
 -- meetTranscriptions.pageWithTask
 with total as materialized (
-       select (coalesce((select value from counters where company_id = $1 and list = 'meet_transcriptions_linked' and key = $2), 0))::int as n
+       select (coalesce((select sum(value) from counters where company_id = $1 and list = 'meet_transcriptions_linked' and key = $2), 0)::bigint)::int as n
      ),
      page as materialized (
        select case
@@ -165,17 +153,11 @@ with instant as (
      returning t.id, t.user_id, t.company_id, t.meet_id, t.status, t.stopped_at, t.task_id, t.transcript, t.created_at, t.updated_at
    ), api_event as (
      select 1 as ord, 'meet_transcription.stopped' as type, json_build_object('id', stopped.id, 'user_id', stopped.user_id, 'company_id', stopped.company_id, 'meet_id', stopped.meet_id, 'status', stopped.status, 'stopped_at', to_char(stopped.stopped_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'task_id', stopped.task_id, 'transcript', stopped.transcript, 'created_at', to_char(stopped.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updated_at', to_char(stopped.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as data from stopped
-   ), event_sequence as (
-     insert into counters (company_id, list, key, value)
-     select $1::bigint, 'events', 0, count(*) from api_event
-     having count(*) > 0
-     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
-     returning value
    ), recorded_events as (
-     insert into api_events (company_id, sequence, type, data, created_at)
-     select $1::bigint, s.value - (select count(*) from api_event) + e.ord, e.type, e.data, now()
-     from api_event e, event_sequence s
-     order by e.ord
+     insert into api_event_outbox (company_id, type, data, created_at)
+     select $1::bigint, e.type, e.data, now()
+       from api_event e
+      order by e.ord
      returning company_id, id, type
    )
    select exists(select 1 from instant) as in_range, stopped.*
@@ -189,17 +171,11 @@ with t as (
      returning id, user_id, company_id, meet_id, status, stopped_at, task_id, created_at, updated_at
    ), api_event as (
      select 1 as ord, 'meet_transcription.transcribed' as type, json_build_object('id', t.id, 'user_id', t.user_id, 'company_id', t.company_id, 'meet_id', t.meet_id, 'status', t.status, 'stopped_at', to_char(t.stopped_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'task_id', t.task_id, 'transcript', $3::text, 'created_at', to_char(t.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updated_at', to_char(t.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as data from t
-   ), event_sequence as (
-     insert into counters (company_id, list, key, value)
-     select $1::bigint, 'events', 0, count(*) from api_event
-     having count(*) > 0
-     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
-     returning value
    ), recorded_events as (
-     insert into api_events (company_id, sequence, type, data, created_at)
-     select $1::bigint, s.value - (select count(*) from api_event) + e.ord, e.type, e.data, now()
-     from api_event e, event_sequence s
-     order by e.ord
+     insert into api_event_outbox (company_id, type, data, created_at)
+     select $1::bigint, e.type, e.data, now()
+       from api_event e
+      order by e.ord
      returning company_id, id, type
    )
    select * from t;

@@ -4,17 +4,11 @@ with gone as (
    ), event as (
      select 1 as ord, 'tag.deleted' as type, json_build_object('id', gone.id, 'deleted_at', to_char($4::timestamptz at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as data
        from gone
-   ), event_sequence as (
-     insert into counters (company_id, list, key, value)
-     select $1::bigint, 'events', 0, count(*) from event
-     having count(*) > 0
-     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
-     returning value
    ), recorded_events as (
-     insert into api_events (company_id, sequence, type, data, created_at)
-     select $1::bigint, s.value - (select count(*) from event) + e.ord, e.type, e.data, $4::timestamptz
-     from event e, event_sequence s
-     order by e.ord
+     insert into api_event_outbox (company_id, type, data, created_at)
+     select $1::bigint, e.type, e.data, $4::timestamptz
+       from event e
+      order by e.ord
      returning company_id, id, type
    )
    insert into contact_events (company_id, contact_id, kind, user_id, data, occurred_at)
@@ -32,17 +26,11 @@ with t as (
    ), event as (
      select 1 as ord, 'tag.created' as type, json_build_object('id', t.id, 'name', t.name, 'color', t.color,
                      'created_at', to_char(t.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updated_at', to_char(t.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as data from t
-   ), event_sequence as (
-     insert into counters (company_id, list, key, value)
-     select $1::bigint, 'events', 0, count(*) from event
-     having count(*) > 0
-     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
-     returning value
    ), recorded_events as (
-     insert into api_events (company_id, sequence, type, data, created_at)
-     select $1::bigint, s.value - (select count(*) from event) + e.ord, e.type, e.data, $4::timestamptz
-     from event e, event_sequence s
-     order by e.ord
+     insert into api_event_outbox (company_id, type, data, created_at)
+     select $1::bigint, e.type, e.data, $4::timestamptz
+       from event e
+      order by e.ord
      returning company_id, id, type
    )
    select id, name, color, created_at, updated_at from t;
@@ -59,17 +47,11 @@ with t as (
    ), event as (
      select 1 as ord, 'tag.updated' as type, json_build_object('id', t.id, 'name', t.name, 'color', t.color,
                      'created_at', to_char(t.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updated_at', to_char(t.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as data from t
-   ), event_sequence as (
-     insert into counters (company_id, list, key, value)
-     select $1::bigint, 'events', 0, count(*) from event
-     having count(*) > 0
-     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
-     returning value
    ), recorded_events as (
-     insert into api_events (company_id, sequence, type, data, created_at)
-     select $1::bigint, s.value - (select count(*) from event) + e.ord, e.type, e.data, $5::timestamptz
-     from event e, event_sequence s
-     order by e.ord
+     insert into api_event_outbox (company_id, type, data, created_at)
+     select $1::bigint, e.type, e.data, $5::timestamptz
+       from event e
+      order by e.ord
      returning company_id, id, type
    )
    select id, name, color, created_at, updated_at from t;

@@ -30,7 +30,7 @@ with completed as (
                  ('tasks.flow.done.u' || c.assigned_to_id, c.flow_id, 1)) as d(list, key, delta)
       where d.key is not null
       order by d.list collate "C", d.key
-     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
+     on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value
    )
    select company_id as "companyId", id, kind, title, to_char(due_date, 'YYYY-MM-DD') as "dueDate", done,
           done_at as "doneAt", to_char(done_on, 'YYYY-MM-DD') as "doneOn", assigned_to_id as "assignedToId",
@@ -58,7 +58,7 @@ with inserted as (
      select $1, d.list, d.key, d.delta
        from unnest($10::text[], $11::bigint[], $12::bigint[]) with ordinality as d(list, key, delta, n)
       order by d.n
-     on conflict (company_id, list, key) do update set value = counters.value + excluded.value
+     on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value
    )
    select * from inserted order by id;
 

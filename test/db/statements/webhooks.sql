@@ -70,29 +70,6 @@ with candidates as (
      join api_events e on e.company_id = l.company_id and e.id = l.event_id
     order by e.created_at, e.id;
 
--- webhooks.deliveryFanOut
-with batch as (
-     select company_id, id, type, created_at from api_events
-      where fanned_out = false
-      order by id
-      limit $1::int
-        for update skip locked
-   ), marked as (
-     update api_events e set fanned_out = true
-       from batch b
-      where e.company_id = b.company_id and e.id = b.id
-   ), fanned as (
-     insert into webhook_deliveries (company_id, subscription_id, event_id, next_attempt_at, created_at)
-     select b.company_id, s.id, b.id, b.created_at, b.created_at
-       from batch b
-       join webhook_subscriptions s
-         on s.company_id = b.company_id and s.enabled
-        and (b.type = any (s.events) or '*' = any (s.events))
-      order by b.id, s.id
-     returning 1
-   )
-   select (select count(*) from batch)::int as events, (select count(*) from fanned)::int as deliveries;
-
 -- webhooks.deliveryPrune
 with old as (
      select company_id, id from api_events
@@ -227,8 +204,8 @@ with total as materialized (select count(*)::int as n from webhook_subscriptions
 with s as (
      select company_id, id, enabled from webhook_subscriptions where company_id = (select $1::bigint) and id = $2
    ), event as (
-     insert into api_events (company_id, sequence, type, data, created_at, fanned_out)
-     select s.company_id, 0, 'ping', json_build_object('webhook_id', s.id), $3, true from s where s.enabled
+     insert into api_events (company_id, sequence, type, data, created_at)
+     select s.company_id, 0, 'ping', json_build_object('webhook_id', s.id), $3 from s where s.enabled
      returning company_id, id
    ), d as (
      insert into webhook_deliveries (company_id, subscription_id, event_id, next_attempt_at, created_at)
@@ -238,6 +215,78 @@ with s as (
    select s.enabled, d.id, d.event_id, 'ping'::varchar as event_type, d.status, d.attempts, d.last_response_status, d.last_attempt_at,
    d.next_attempt_at, d.last_error, d.delivered_at, d.created_at
      from s left join d on true;
+
+-- webhooks.publish
+with batch as materialized (
+     select id, company_id from api_event_outbox order by id limit $1::int
+   ), locked as (
+     select count(pg_advisory_xact_lock(hashtextextended('events:' || c.company_id, 0)))::int as n
+       from (select distinct company_id from batch order by company_id offset 0) c
+   ), staged as (
+     delete from api_event_outbox o
+      using batch b
+      where o.id = b.id and (select n from locked) >= 0
+     returning o.*
+   ), numbered as (
+     insert into counters (company_id, list, key, value)
+     select company_id, 'events', 0, count(*) from staged group by company_id order by company_id
+     on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value
+     returning company_id, value
+   ), published as (
+     insert into api_events (company_id, sequence, type, data, created_at)
+     select s.company_id,
+            n.value - count(*) over (partition by s.company_id) + row_number() over (partition by s.company_id order by s.id),
+            s.type, s.data, s.created_at
+       from staged s
+       join numbered n on n.company_id = s.company_id
+      order by s.id
+     returning company_id, id, type, created_at
+   ), fanned as (
+     insert into webhook_deliveries (company_id, subscription_id, event_id, next_attempt_at, created_at)
+     select p.company_id, s.id, p.id, p.created_at, p.created_at
+       from published p
+       join webhook_subscriptions s
+         on s.company_id = p.company_id and s.enabled
+        and (p.type = any (s.events) or '*' = any (s.events))
+      order by p.id, s.id
+     returning 1
+   )
+   select (select count(*) from published)::int as events, (select count(*) from fanned)::int as deliveries;
+
+-- webhooks.publishCompany
+with locked as (
+     select count(pg_advisory_xact_lock(hashtextextended('events:' || $1::bigint, 0)))::int as n
+   ), staged as (
+     delete from api_event_outbox o
+      where o.company_id = $1
+        and o.id in (select id from api_event_outbox where company_id = $1 order by id limit $2::int)
+        and (select n from locked) >= 0
+     returning o.*
+   ), numbered as (
+     insert into counters (company_id, list, key, value)
+     select company_id, 'events', 0, count(*) from staged group by company_id order by company_id
+     on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value
+     returning company_id, value
+   ), published as (
+     insert into api_events (company_id, sequence, type, data, created_at)
+     select s.company_id,
+            n.value - count(*) over (partition by s.company_id) + row_number() over (partition by s.company_id order by s.id),
+            s.type, s.data, s.created_at
+       from staged s
+       join numbered n on n.company_id = s.company_id
+      order by s.id
+     returning company_id, id, type, created_at
+   ), fanned as (
+     insert into webhook_deliveries (company_id, subscription_id, event_id, next_attempt_at, created_at)
+     select p.company_id, s.id, p.id, p.created_at, p.created_at
+       from published p
+       join webhook_subscriptions s
+         on s.company_id = p.company_id and s.enabled
+        and (p.type = any (s.events) or '*' = any (s.events))
+      order by p.id, s.id
+     returning 1
+   )
+   select (select count(*) from published)::int as events, (select count(*) from fanned)::int as deliveries;
 
 -- webhooks.rotate
 update webhook_subscriptions s

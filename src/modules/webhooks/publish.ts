@@ -1,0 +1,102 @@
+// Publishing: events recorded by committed writes (api_event_outbox, see outbox.ts) move
+// into api_events, where the event log and the deliveries read them. A move gives each
+// event its id and its company's next sequence number (the counters row ('events', 0)), and
+// makes its pending deliveries, one per enabled subscription of the company whose `events`
+// name its type (or '*'), due since the event was recorded: one statement.
+//
+// Why after the commit: numbering in the writing transaction meant holding the company's
+// sequence row from the write to its COMMIT, and every writer of the company queued behind
+// it (docs/performance.md §4). Publishing keeps the promise the numbering made
+// (docs/webhooks.md): within a company, ids and sequence numbers increase in the order events
+// become visible, so a poll by after_id never finds an event behind one it has read. A move
+// holds the company's publishing lock (an advisory lock, to COMMIT) and takes only what
+// its snapshot shows committed; an event committed meanwhile waits for the next move, and
+// gets a higher number. The statement's snapshot is older than its lock: rows a move that
+// held the lock first has already taken are gone when this one reaches them, and a deleted
+// row is passed over (READ COMMITTED), so no event moves twice.
+//
+// Who publishes: the delivery worker of every instance, each turn (every company, oldest
+// first, locks taken in company order); and the event log before it reads a company's
+// events, so a client sees its own changes there at once.
+import type { Database } from '../../db/client.js'
+import { defineQuery, run } from '../../db/query.js'
+import type { CompanyId } from '../../tenancy.js'
+
+/** The advisory lock key of a company's publishing, from a SQL expression of its id. */
+const publishingLock = (company: string) => `hashtextextended('events:' || ${company}, 0)`
+
+/** The move of the rows of `staged` (the outbox rows deleted, RETURNING *): numbered, inserted, fanned out. */
+const MOVE = `numbered as (
+     insert into counters (company_id, list, key, value)
+     select company_id, 'events', 0, count(*) from staged group by company_id order by company_id
+     on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value
+     returning company_id, value
+   ), published as (
+     insert into api_events (company_id, sequence, type, data, created_at)
+     select s.company_id,
+            n.value - count(*) over (partition by s.company_id) + row_number() over (partition by s.company_id order by s.id),
+            s.type, s.data, s.created_at
+       from staged s
+       join numbered n on n.company_id = s.company_id
+      order by s.id
+     returning company_id, id, type, created_at
+   ), fanned as (
+     insert into webhook_deliveries (company_id, subscription_id, event_id, next_attempt_at, created_at)
+     select p.company_id, s.id, p.id, p.created_at, p.created_at
+       from published p
+       join webhook_subscriptions s
+         on s.company_id = p.company_id and s.enabled
+        and (p.type = any (s.events) or '*' = any (s.events))
+      order by p.id, s.id
+     returning 1
+   )
+   select (select count(*) from published)::int as events, (select count(*) from fanned)::int as deliveries`
+
+// Every company's oldest $1 events (the worker). The batch is read first (by the outbox's
+// primary key), then its companies' locks are taken in company order, so a move of one
+// company (below) waits for it or it for that, and two workers queue instead of deadlocking.
+const publishStatement = defineQuery<{ events: number; deliveries: number }>(
+  'webhooks.publish',
+  `with batch as materialized (
+     select id, company_id from api_event_outbox order by id limit $1::int
+   ), locked as (
+     select count(pg_advisory_xact_lock(${publishingLock('c.company_id')}))::int as n
+       from (select distinct company_id from batch order by company_id offset 0) c
+   ), staged as (
+     delete from api_event_outbox o
+      using batch b
+      where o.id = b.id and (select n from locked) >= 0
+     returning o.*
+   ), ${MOVE}`,
+)
+
+// One company's oldest $2 events (the event log, before reading): api_event_outbox_company_idx.
+const publishCompanyStatement = defineQuery<{ events: number; deliveries: number }>(
+  'webhooks.publishCompany',
+  `with locked as (
+     select count(pg_advisory_xact_lock(${publishingLock('$1::bigint')}))::int as n
+   ), staged as (
+     delete from api_event_outbox o
+      where o.company_id = $1
+        and o.id in (select id from api_event_outbox where company_id = $1 order by id limit $2::int)
+        and (select n from locked) >= 0
+     returning o.*
+   ), ${MOVE}`,
+)
+
+/** Publishes up to `limit` of the oldest recorded events of every company; answers how many it moved. */
+export async function publishEvents(db: Database, limit: number): Promise<number> {
+  const [row] = await run(db, publishStatement, [limit])
+  return row?.events ?? 0
+}
+
+/** Rows per move of one company's events. */
+const COMPANY_BATCH = 1000
+
+/** Publishes everything the company has recorded and committed (in moves of COMPANY_BATCH). */
+export async function publishCompanyEvents(db: Database, companyId: CompanyId): Promise<void> {
+  for (;;) {
+    const [row] = await run(db, publishCompanyStatement, [companyId, COMPANY_BATCH])
+    if ((row?.events ?? 0) < COMPANY_BATCH) return
+  }
+}
