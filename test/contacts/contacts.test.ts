@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { and, asc, eq, isNull } from 'drizzle-orm'
+import { and, asc, eq, isNull, sql } from 'drizzle-orm'
+import { rawRows } from '../../src/db/client.js'
 import { businesses, contactCustomValues, contactEvents, contacts, contactTags, leads } from '../../src/db/schema.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addContact, addCustomField, addTag } from '../helpers/contacts-factories.js'
@@ -286,6 +287,22 @@ for (const backend of backends()) {
         (b) => b.name.toLowerCase() === 'race inc',
       )
       assert.equal(raceBusinesses.length, 1)
+    })
+
+    test('concurrent creates of one company add to the counter slots of their connections; the totals stay exact', async () => {
+      const crowd = await tenant(t.db, { name: 'Crowd' })
+      const created = await Promise.all(Array.from({ length: 30 }, (_, i) => post(minimal(`crowd${String(i)}@example.com`), crowd)))
+      assert.ok(created.every((res) => res.statusCode === 201))
+      const slots = await rawRows<{ list: string; slots: number; total: number }>(t.db, sql`
+        select list, count(*)::int as slots, sum(value)::int as total from counters
+         where company_id = ${crowd.companyId} and list in ('contacts', 'contacts_by_user') group by list order by list`)
+      assert.deepEqual(slots.map((row) => [row.list, row.total]), [['contacts', 30], ['contacts_by_user', 30]])
+      assert.ok(slots.every((row) => row.slots > 1), `spread over slots: ${JSON.stringify(slots)}`)
+      const listed = await get('/api/v1/contacts?page=1&per_page=5', crowd)
+      assert.equal(listed.json().meta.total_count, 30)
+      for (const res of created.slice(0, 10)) assert.equal((await del(res.json().id as number, crowd)).statusCode, 204)
+      assert.equal(await counter(crowd.companyId, 'contacts'), 20)
+      assert.equal(await counter(crowd.companyId, 'contacts_by_user', crowd.userId), 20)
     })
 
     test('GET by id: the contact; 404 for a missing, foreign or deleted one; 422 for a bad id', async () => {
