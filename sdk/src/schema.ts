@@ -668,7 +668,7 @@ export interface paths {
         };
         /**
          * Your company's event log, oldest first (id ascending), kept 30 days
-         * @description Each item is exactly the body a webhook delivers. `type` filters by one type or a comma-separated list; `since` keeps events created at or after an instant; `after_id` keeps events after the one you processed last. To poll, ask for `after_id` = the last id you saw, `page=1`: ids increase in commit order within your company, so no event is skipped (`created_at` is the time of the request that made the change, which may commit later).
+         * @description Each item is exactly the body a webhook delivers. `type` filters by one type or a comma-separated list; `since` keeps events created at or after an instant; `after_id` keeps events after the one you processed last. To poll, ask for `after_id` = the last id you saw, `page=1`: ids are given as events are published after their change commits, increasing within your company in the order events appear here, so no event is skipped (`created_at` is the time of the request that made the change, which may commit later). Your company's committed events are published before the log is read.
          */
         get: operations["listEvents"];
         put?: never;
@@ -2055,7 +2055,7 @@ export interface components {
             type: string;
             /** Format: date-time */
             created_at: string;
-            /** @description your company’s event number: 1, 2, 3… without gaps, in commit order */
+            /** @description your company’s event number: 1, 2, 3… without gaps, in the order events are published (after their change commits) */
             sequence: number;
             /** @description the record exactly as the API returns it; for a deletion `{id, deleted_at}` */
             data: {

@@ -204,8 +204,9 @@ const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description:
         'Each item is exactly the body a webhook delivers. `type` filters by one type or a comma-separated list; `since` keeps events ' +
         'created at or after an instant; `after_id` keeps events after the one you processed last. To poll, ask for `after_id` = the ' +
-        'last id you saw, `page=1`: ids increase in commit order within your company, so no event is skipped (`created_at` is the ' +
-        'time of the request that made the change, which may commit later).',
+        'last id you saw, `page=1`: ids are given as events are published after their change commits, increasing within your ' +
+        'company in the order events appear here, so no event is skipped (`created_at` is the time of the request that made the ' +
+        'change, which may commit later). Your company\'s committed events are published before the log is read.',
       querystring: EventsQuery,
       response: { 200: Ref(EventsPage) },
     },

@@ -136,7 +136,7 @@ export const Event = Type.Object(
     id: Type.Integer({ description: 'increases in the order events were committed, within your company' }),
     type: Type.String({ description: 'the event type (docs/webhook-events.md)' }),
     created_at: Timestamp,
-    sequence: Type.Integer({ description: 'your company’s event number: 1, 2, 3… without gaps, in commit order' }),
+    sequence: Type.Integer({ description: 'your company’s event number: 1, 2, 3… without gaps, in the order events are published (after their change commits)' }),
     data: Type.Object({}, {
       additionalProperties: true,
       description: 'the record exactly as the API returns it; for a deletion `{id, deleted_at}`',
