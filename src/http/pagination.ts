@@ -2,6 +2,7 @@
 // header (first/last always, prev/next where such a page exists), whose URLs keep every
 // query parameter of the request except api_token.
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { sendJsonText } from './json-text.js'
 
 export const DEFAULT_PER_PAGE = 25
 
@@ -40,12 +41,29 @@ export function sendPage<T>(
   total: number,
   data: T[],
 ): { data: T[]; meta: PageMeta } {
-  const totalPages = Math.ceil(total / window.perPage)
-  reply.header('link', linkHeader(request.url, window.page, Math.max(totalPages, 1)))
+  const totalPages = setPageLinks(request, reply, window, total)
   return {
     data,
     meta: { page: window.page, per_page: window.perPage, total_count: total, total_pages: totalPages },
   }
+}
+
+/**
+ * sendPage for a page whose records PostgreSQL wrote as one JSON array (`dataJson`, see
+ * json-text.ts): the body is written around it, as the serializer would (PageMeta's keys
+ * in order), and sent as it is.
+ */
+export function sendPageJson(request: FastifyRequest, reply: FastifyReply, window: PageWindow, total: number, dataJson: string): FastifyReply {
+  const totalPages = setPageLinks(request, reply, window, total)
+  const meta = `{"page":${String(window.page)},"per_page":${String(window.perPage)},"total_count":${String(total)},"total_pages":${String(totalPages)}}`
+  return sendJsonText(reply, `{"data":${dataJson},"meta":${meta}}`)
+}
+
+/** Sets the Link header of a page; answers the number of pages. */
+function setPageLinks(request: FastifyRequest, reply: FastifyReply, window: PageWindow, total: number): number {
+  const totalPages = Math.ceil(total / window.perPage)
+  reply.header('link', linkHeader(request.url, window.page, Math.max(totalPages, 1)))
+  return totalPages
 }
 
 /** Parameters a page link never repeats: the token (a secret) and the page it replaces. */

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import { asc, eq } from 'drizzle-orm'
+import { users } from '../../src/db/schema.js'
 import { addUser, tenant, type Tenant } from '../helpers/factories.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 
@@ -18,6 +20,13 @@ for (const backend of backends()) {
     })
     after(() => t.close())
 
+    /** The company's users as the serializer would write them (the User schema's keys, in order). */
+    const usersAsSerialized = async (companyId: number) =>
+      (await t.db.select().from(users).where(eq(users.companyId, companyId)).orderBy(asc(users.id))).map((u) => ({
+        id: u.id, name: u.name, email: u.email, role: u.role, active: u.active,
+        created_at: u.createdAt.toISOString(), updated_at: u.updatedAt.toISOString(),
+      }))
+
     test('authorize_api answers the user and the company of the token', async () => {
       const res = await t.app.inject({ url: '/api/v1/users/authorize_api', headers: acme.auth })
       assert.equal(res.statusCode, 200)
@@ -28,12 +37,10 @@ for (const backend of backends()) {
       assert.equal(body.user.active, true)
       assert.match(body.user.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
       assert.deepEqual(body.company, { id: acme.companyId, name: 'Acme', timezone: 'America/Sao_Paulo' })
-      // Written by PostgreSQL: the bytes the serializer writes for the same user (as the users page has it).
+      // Written by PostgreSQL: the bytes the serializer would write for the same user.
       assert.equal(res.headers['content-type'], 'application/json; charset=utf-8')
-      const page = await t.app.inject({ url: '/api/v1/users?page=1&per_page=1', headers: acme.auth })
-      const listed = page.json<{ data: object[] }>().data[0]
-      assert.equal(res.body, JSON.stringify({ user: listed, company: { id: acme.companyId, name: 'Acme', timezone: 'America/Sao_Paulo' } }))
-      assert.ok(page.body.includes(JSON.stringify(listed)))
+      const [user] = await usersAsSerialized(acme.companyId)
+      assert.equal(res.body, JSON.stringify({ user, company: { id: acme.companyId, name: 'Acme', timezone: 'America/Sao_Paulo' } }))
     })
 
     test('lists the users of the caller company only, id ascending, paged', async () => {
@@ -42,6 +49,9 @@ for (const backend of backends()) {
       const body = res.json()
       assert.deepEqual(body.data.map((u: { id: number }) => u.id), [acme.userId, memberIds[0]])
       assert.deepEqual(body.meta, { page: 1, per_page: 2, total_count: 5, total_pages: 3 })
+      // Written by PostgreSQL around the records: the bytes the serializer would write.
+      assert.equal(res.headers['content-type'], 'application/json; charset=utf-8')
+      assert.equal(res.body, JSON.stringify({ data: (await usersAsSerialized(acme.companyId)).slice(0, 2), meta: body.meta }))
 
       const all = await t.app.inject({ url: '/api/v1/users?page=1', headers: acme.auth })
       const ids = all.json().data.map((u: { id: number }) => u.id)
@@ -66,11 +76,20 @@ for (const backend of backends()) {
       )
     })
 
+    test('names with quotes, backslashes, control and non-ASCII characters: the bytes the serializer would write', async () => {
+      const odd = await tenant(t.db, { name: 'Odd' })
+      await addUser(t.db, odd.companyId, { name: 'Zoë "Z" \\ Tab\there\u0001 \u2028 😀 </script>' })
+      const res = await t.app.inject({ url: '/api/v1/users?page=1', headers: odd.auth })
+      assert.equal(res.statusCode, 200)
+      assert.equal(res.body, JSON.stringify({ data: await usersAsSerialized(odd.companyId), meta: res.json().meta }))
+    })
+
     test('a page past the end is 200 with empty data', async () => {
       const res = await t.app.inject({ url: '/api/v1/users?page=9', headers: acme.auth })
       assert.equal(res.statusCode, 200)
       assert.deepEqual(res.json().data, [])
       assert.deepEqual(res.json().meta, { page: 9, per_page: 25, total_count: 5, total_pages: 1 })
+      assert.equal(res.body, '{"data":[],"meta":{"page":9,"per_page":25,"total_count":5,"total_pages":1}}')
       assert.match(String(res.headers.link), /rel="prev"/)
       assert.doesNotMatch(String(res.headers.link), /rel="next"/)
     })

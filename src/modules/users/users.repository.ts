@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
-import { isoInstant, jsonObjectOf } from '../../db/json-sql.js'
+import { isoInstant, jsonArrayOf, jsonObjectOf } from '../../db/json-sql.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
 import { companies, users } from '../../db/schema.js'
 import type { CompanyId } from '../../tenancy.js'
@@ -21,22 +21,22 @@ export interface ApiUser {
 
 const USER_COLUMNS = 'id, name, email, role, active, created_at, updated_at'
 
-// A page and the company's total in one round trip: the count, then the page beside it
-// (LEFT JOIN LATERAL, so an empty page still answers its total). Both from the primary
-// key (company_id, id).
-const usersPage = defineQuery<{ total: number } & ({ id: null } | ApiUser)>(
+// A page and the company's total in one round trip, both from the primary key (company_id,
+// id): the count, and the page's users as the JSON text of their API shape (an array in id
+// order, '[]' past the end; sent as it is, src/http/json-text.ts), so no row is parsed and
+// no record serialized in Node.
+const usersPage = defineQuery<{ total: number; data: string }>(
   'users.page',
-  `select t.total, u.*
-     from (select count(*)::int as total from users where company_id = $1) t
-     left join lateral (
-       select ${USER_COLUMNS} from users where company_id = $1 order by id limit $2 offset $3
-     ) u on true`,
+  `select (select count(*)::int from users where company_id = $1) as total,
+          coalesce((select ${jsonArrayOf(`u.id, u.name, u.email, u.role, u.active, ${isoInstant('u.created_at')} as created_at,
+                                          ${isoInstant('u.updated_at')} as updated_at`, 'u.id')}::text
+                      from (select * from users where company_id = $1 order by id limit $2 offset $3) u), '[]') as data`,
 )
 
-export async function usersPageWithTotal(db: Database, companyId: CompanyId, page: { limit: number; offset: number }) {
-  const rows = await run(db, usersPage, [companyId, page.limit, page.offset])
-  const total = rows[0]?.total ?? 0
-  return { total, rows: rows[0]?.id === null ? [] : (rows as ApiUser[]) }
+/** The company's user count and one page of its users as a JSON array (text). */
+export async function usersPageJson(db: Database, companyId: CompanyId, page: { limit: number; offset: number }) {
+  const row = await runOne(db, usersPage, [companyId, page.limit, page.offset])
+  return { total: row?.total ?? 0, data: row?.data ?? '[]' }
 }
 
 // Every authorize_api call: the caller's user and company by primary keys, as the JSON

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { notFound } from '../../errors.js'
 import { sendJsonText } from '../../http/json-text.js'
-import { pageWindow, sendPage } from '../../http/pagination.js'
-import { findAuthorizationJson, usersPageWithTotal } from './users.repository.js'
+import { pageWindow, sendPageJson } from '../../http/pagination.js'
+import { findAuthorizationJson, usersPageJson } from './users.repository.js'
 import { Ref } from '../../http/schemas.js'
 import { AuthorizeResponse, UsersListQuery, UsersPage } from './users.schemas.js'
 
@@ -18,8 +18,8 @@ const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request, reply) => {
     const { companyId } = request.caller
     const window = pageWindow(request.query)
-    const { total, rows } = await usersPageWithTotal(app.db, companyId, window)
-    return sendPage(request, reply, window, total, rows)
+    const { total, data } = await usersPageJson(app.db, companyId, window)
+    return sendPageJson(request, reply, window, total, data)
   })
 
   app.get('/v1/users/authorize_api', {
