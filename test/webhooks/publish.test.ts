@@ -107,6 +107,16 @@ for (const backend of backends()) {
       assert.deepEqual(deliveries, { n: 100, distinct_events: 100 }, 'one delivery per event')
     })
 
+    test('the event log publishes all of its company\'s committed events before reading, in moves of 1,000', async () => {
+      const busy = await tenant(t.db, { name: 'Busy' })
+      await recordEvents(t.db, busy.companyId, Array.from({ length: 2500 }, (_, i) => ({ type: 'tag.updated' as const, data: { id: i } })), new Date())
+      const res = await t.app.inject({ method: 'GET', url: '/api/v1/events?page=25&per_page=100', headers: busy.auth })
+      assert.equal(res.statusCode, 200, res.body)
+      const page = res.json<{ data: LoggedEvent[]; meta: { total_count: number } }>()
+      assert.equal(page.meta.total_count, 2500)
+      assert.deepEqual(page.data.map((e) => [e.sequence, e.data.id]).at(-1), [2500, 2499])
+    })
+
     test('a rolled back write publishes nothing', async () => {
       const start = (await poll(other, 0)).at(-1)?.id ?? 0
       await assert.rejects(t.db.transaction(async (tx) => {

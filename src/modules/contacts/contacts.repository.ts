@@ -79,7 +79,7 @@ const contactJsonById = defineQuery<{ json: string }>(
     where c.company_id = (select $1::bigint) and c.id = $2 and c.deleted_at is null`,
 )
 
-// A page of live contacts with the list's total from its counter row, in one statement.
+// A page of live contacts with the list's total from its counter (its slot rows summed), in one statement.
 // The page's ids come from an index alone in an ARRAY(...) run once per statement, whatever
 // the statistics, then their rows by primary key. A page in the second half reads the index
 // backwards from the known total, so the last page costs what the first does (an OFFSET

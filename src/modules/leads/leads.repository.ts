@@ -54,7 +54,7 @@ export function findLead(db: Database, companyId: CompanyId, id: number): Promis
   return runOne(db, leadById, [companyId, id])
 }
 
-// Two counter rows by primary key (company_id, list, key); never a count of leads.
+// Two counters (their slot rows) by primary key (company_id, list, key, slot); never a count of leads.
 const countStatements: Record<LinkFilter, ReturnType<typeof defineQuery<{ count: number }>>> = {
   all: defineQuery('leads.count', `select ${totalOf('all')} as count`),
   with: defineQuery('leads.countLinked', `select ${totalOf('with')} as count`),

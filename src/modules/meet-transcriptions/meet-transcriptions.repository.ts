@@ -155,7 +155,7 @@ const countStatement = defineQuery<{ count: number }>(
             where company_id = $1 and list in ('${ALL}', '${LINKED}') and key = $2) c`,
 )
 
-/** How many transcriptions of a user match the filter: two counter rows, never a count. */
+/** How many transcriptions of a user match the filter: two counters (their slot rows summed), never a count. */
 export async function countTranscriptions(db: Database, companyId: CompanyId, userId: number, filter: TaskFilter): Promise<number> {
   return (await runOne(db, countStatement, [companyId, userId, filter]))?.count ?? 0
 }

@@ -90,12 +90,17 @@ export async function publishEvents(db: Database, limit: number): Promise<number
   return row?.events ?? 0
 }
 
-/** Rows per move of one company's events. */
+/** Rows per move of one company's events, and moves per call at most. */
 const COMPANY_BATCH = 1000
+const COMPANY_MOVES = 10
 
-/** Publishes everything the company has recorded and committed (in moves of COMPANY_BATCH). */
+/**
+ * Publishes what the company has recorded and committed, in moves of COMPANY_BATCH: all of
+ * it, unless more than COMPANY_MOVES moves' worth (a backlog, or writers outpacing the
+ * moves), whose rest the worker publishes.
+ */
 export async function publishCompanyEvents(db: Database, companyId: CompanyId): Promise<void> {
-  for (;;) {
+  for (let move = 0; move < COMPANY_MOVES; move++) {
     const [row] = await run(db, publishCompanyStatement, [companyId, COMPANY_BATCH])
     if ((row?.events ?? 0) < COMPANY_BATCH) return
   }
