@@ -6,7 +6,7 @@
 // company's and the owner's contacts, linked leads, flow contacts) add to the slot of
 // their database connection instead, WRITER_SLOT: a pool's connections have consecutive
 // process ids, so up to COUNTER_SLOTS of them write side by side. Every other writer adds
-// to slot 0; every reader sums (TOTAL).
+// to slot 0; every reader sums (counterTotal).
 import { sql } from 'drizzle-orm'
 import type { Database } from './client.js'
 import { counters } from './schema.js'

@@ -362,8 +362,8 @@ export const REFERENCES_SHARED = '(select count(*) from shared_tags) + (select c
 // are locked at the very end, until the COMMIT that follows, and in the connection's slot
 // (src/db/counters.ts), so that the company's other writers do not wait for them. Counters
 // are updated in (list, key) order, as everywhere, so concurrent writers cannot deadlock
-// on them. The
-// events: contact.created, then lead.linked for each lead linked (docs/webhook-events.md).
+// on them. The events: contact.created, then lead.linked for each lead linked
+// (docs/webhook-events.md).
 // Answers the contact in its API shape, tags and custom fields built from the same inputs.
 const insertContactStatement = defineQuery<Contact>(
   'contacts.insert',

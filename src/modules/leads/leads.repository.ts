@@ -162,8 +162,8 @@ export interface NewLead {
 // lead, its counters, and its webhook events (lead.created, and lead.linked when it found
 // its contact). Nothing reads the counters' insert, so PostgreSQL runs it at the end of the
 // statement: the creator's counter rows are locked near the end, until the COMMIT that
-// follows; counters are taken in (list, key) order as everywhere. A second lead with the same provider and email fails on
-// leads_company_provider_email_key.
+// follows; counters are taken in (list, key) order as everywhere. A second lead with the
+// same provider and email fails on leads_company_provider_email_key.
 const insertLeadStatement = defineQuery<Lead>(
   'leads.insert',
   `with contact as (
