@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test'
 import { sql } from 'drizzle-orm'
 import { rawRows } from '../../src/db/client.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
-import { tenant, type Tenant } from '../helpers/factories.js'
+import { addSubscription, tenant, type Tenant } from '../helpers/factories.js'
 
 const migration = readFileSync(new URL('../../drizzle/0011_events_published_after_commit.sql', import.meta.url), 'utf8')
 const fanOut = migration.split('--> statement-breakpoint').find((part) => part.includes('NOT e."fanned_out"'))
@@ -26,14 +26,6 @@ for (const backend of backends()) {
     })
     after(() => t.close())
 
-    const subscribe = async (companyId: number, events: string[], enabled = true) => {
-      const [row] = await rawRows<{ id: number }>(t.db, sql`
-        insert into webhook_subscriptions (company_id, url, events, secret, enabled)
-        values (${companyId}, 'https://hooks.example.com/in', ${`{${events.join(',')}}`}::text[], 'not-a-real-secret', ${enabled})
-        returning id`)
-      if (!row) throw new Error('no subscription')
-      return row.id
-    }
     const event = async (companyId: number, type: string, fannedOut: boolean) => {
       const [row] = await rawRows<{ id: number }>(t.db, sql`
         insert into api_events (company_id, sequence, type, data, created_at, fanned_out)
@@ -45,10 +37,10 @@ for (const backend of backends()) {
     test('events not yet fanned out get one delivery per matching enabled subscription of their company, the others none', async () => {
       assert.ok(fanOut, 'the migration fans out pending events')
       await t.db.execute(sql`alter table api_events add column fanned_out boolean not null default true`)
-      const star = await subscribe(acme.companyId, ['*'])
-      const tags = await subscribe(acme.companyId, ['tag.created'])
-      await subscribe(acme.companyId, ['*'], false)
-      const theirs = await subscribe(other.companyId, ['*'])
+      const star = await addSubscription(t.db, acme.companyId, ['*'])
+      const tags = await addSubscription(t.db, acme.companyId, ['tag.created'])
+      await addSubscription(t.db, acme.companyId, ['*'], false)
+      const theirs = await addSubscription(t.db, other.companyId, ['*'])
       const pendingTag = await event(acme.companyId, 'tag.created', false)
       const pendingLead = await event(acme.companyId, 'lead.created', false)
       await event(acme.companyId, 'tag.created', true) // fanned out by the old worker already

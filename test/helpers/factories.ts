@@ -1,5 +1,6 @@
 // Small factories: each test inserts exactly what it needs, through the service code.
-import type { Database } from '../../src/db/client.js'
+import { sql } from 'drizzle-orm'
+import { rawRows, type Database } from '../../src/db/client.js'
 import { createToken } from '../../src/modules/auth/tokens.service.js'
 import { createCompany, createUser } from '../../src/modules/users/users.service.js'
 import { asCompanyId, type CompanyId } from '../../src/tenancy.js'
@@ -37,4 +38,17 @@ export async function addUser(
     email: options.email ?? `user${n}@example.com`,
     role: options.role ?? 'member',
   })
+}
+
+/**
+ * A webhook subscription, inserted as a row with a placeholder secret: for tests of which
+ * deliveries are made, not of posting them (test/webhooks/delivery-helpers.ts has real ones).
+ */
+export async function addSubscription(db: Database, companyId: number, events: string[] = ['*'], enabled = true): Promise<number> {
+  const [row] = await rawRows<{ id: number }>(db, sql`
+    insert into webhook_subscriptions (company_id, url, events, secret, enabled)
+    values (${companyId}, 'https://hooks.example.com/in', ${`{${events.join(',')}}`}::text[], 'not-a-real-secret', ${enabled})
+    returning id`)
+  if (!row) throw new Error('no subscription')
+  return row.id
 }

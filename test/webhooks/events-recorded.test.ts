@@ -15,7 +15,7 @@ import { recordEvent } from '../../src/modules/webhooks/outbox.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { runAdmin } from '../helpers/cli.js'
 import { addContact, addCustomField, addTag } from '../helpers/contacts-factories.js'
-import { tenant, type Tenant } from '../helpers/factories.js'
+import { addSubscription, tenant, type Tenant } from '../helpers/factories.js'
 import { addFlow, addTask } from '../helpers/flows-factories.js'
 import { publishEvents } from '../../src/modules/webhooks/publish.js'
 
@@ -47,25 +47,16 @@ for (const backend of backends()) {
     let star: number
     const byType = new Map<string, number>()
 
-    const subscribe = async (companyId: number, events: string[], enabled = true) => {
-      const [row] = await rawRows<{ id: number }>(t.db, sql`
-        insert into webhook_subscriptions (company_id, url, events, secret, enabled)
-        values (${companyId}, 'https://hooks.example.com/in', ${`{${events.join(',')}}`}::text[], 'not-a-real-secret', ${enabled})
-        returning id`)
-      if (!row) throw new Error('no subscription')
-      return row.id
-    }
-
     before(async () => {
       t = await startApp(backend)
       acme = await tenant(t.db, { name: 'Acme' })
       other = await tenant(t.db, { name: 'Other' })
       // Acme: one subscription for everything, one per type, a disabled one for everything;
       // Other: one for everything. Each Acme event must reach exactly '*' and its own type's.
-      star = await subscribe(acme.companyId, ['*'])
-      for (const type of EVENT_TYPES) byType.set(type, await subscribe(acme.companyId, [type]))
-      await subscribe(acme.companyId, ['*'], false)
-      await subscribe(other.companyId, ['*'])
+      star = await addSubscription(t.db, acme.companyId, ['*'])
+      for (const type of EVENT_TYPES) byType.set(type, await addSubscription(t.db, acme.companyId, [type]))
+      await addSubscription(t.db, acme.companyId, ['*'], false)
+      await addSubscription(t.db, other.companyId, ['*'])
     })
     after(() => t.close())
 
@@ -424,7 +415,7 @@ for (const backend of backends()) {
 
     test('concurrent writers: sequences 1, 2, 3… per company, no gaps, no repeats', async () => {
       const fresh = await tenant(t.db, { name: 'Busy' })
-      await subscribe(fresh.companyId, ['*'])
+      await addSubscription(t.db, fresh.companyId, ['*'])
       const writes = Array.from({ length: 24 }, (_, i) =>
         i % 3 === 0
           ? inject('POST', '/tags', { name: `Tag ${i}`, color: '#abc' }, fresh)

@@ -8,7 +8,7 @@ import { rawRows } from '../../src/db/client.js'
 import { recordEvent, recordEvents } from '../../src/modules/webhooks/outbox.js'
 import { publishCompanyEvents, publishEvents } from '../../src/modules/webhooks/publish.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
-import { tenant, type Tenant } from '../helpers/factories.js'
+import { addSubscription, tenant, type Tenant } from '../helpers/factories.js'
 
 interface LoggedEvent {
   id: number
@@ -79,10 +79,7 @@ for (const backend of backends()) {
     })
 
     test('the worker and the event log publishing at once move every event once, numbered without gaps', async () => {
-      const [subscription] = await rawRows<{ id: number }>(t.db, sql`
-        insert into webhook_subscriptions (company_id, url, events, secret)
-        values (${other.companyId}, 'https://hooks.example.com/in', '{*}', 'not-a-real-secret') returning id`)
-      assert.ok(subscription)
+      const subscription = await addSubscription(t.db, other.companyId)
       const sequences = async (who: Tenant) =>
         (await rawRows<{ sequence: number }>(t.db, sql`select sequence from api_events where company_id = ${who.companyId} and type <> 'ping' order by id`)).map((r) => r.sequence)
       const before = { acme: (await sequences(acme)).length, other: (await sequences(other)).length }
@@ -103,7 +100,7 @@ for (const backend of backends()) {
       }
       const [deliveries] = await rawRows<{ n: number; distinct_events: number }>(t.db, sql`
         select count(*)::int as n, count(distinct event_id)::int as distinct_events
-          from webhook_deliveries where subscription_id = ${subscription.id}`)
+          from webhook_deliveries where subscription_id = ${subscription}`)
       assert.deepEqual(deliveries, { n: 100, distinct_events: 100 }, 'one delivery per event')
     })
 
