@@ -5,11 +5,11 @@ import { WRITER_SLOT } from '../../db/counters.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
 import { leadJson } from '../leads/leads.repository.js'
-import { LINKED_LEADS } from '../leads/lead-links.js'
+import { leadLinkKey, LINKED_LEADS } from '../leads/lead-links.js'
 import { outboxCtes } from '../webhooks/outbox.js'
 import { contactJson, FIELDS_JSON, REFERENCES_SHARED, TAGS_JSON, sharedReferencesCtes, type ContactReferences, type ContactRow } from './contacts.repository.js'
 
-// The lead-link lock of every email (the key of lead-links.ts and contacts.referencesLockingEmail),
+// The lead-link lock of every email (lead-links.ts, leadLinkKey),
 // taken in key order so that batches sharing emails queue instead of deadlocking. Held to
 // COMMIT, it also keeps single creates of these emails out: the contacts read next are all
 // there will be.
@@ -24,7 +24,7 @@ const lockEmails = defineQuery<{ locked: number }>(
   'contacts.batchLockEmails',
   `select count(pg_advisory_xact_lock(k.key))::int as locked,
           set_config('plan_cache_mode', 'force_generic_plan', true) as plan_cache_mode
-     from (select distinct hashtextextended('lead-link:' || $1::bigint || ':' || lower(e), 0) as key
+     from (select distinct ${leadLinkKey('$1::bigint', 'e')} as key
              from unnest($2::text[]) as e
             order by 1 offset 0) k`,
 )

@@ -6,7 +6,7 @@ import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import { contactCustomValues, contacts, contactTags, customFields } from '../../db/schema.js'
 import type { CompanyId } from '../../tenancy.js'
 import { FLOW_CONTACTS } from '../flows/flows.repository.js'
-import { LINKED_LEADS } from '../leads/lead-links.js'
+import { leadLinkKey, LINKED_LEADS } from '../leads/lead-links.js'
 import { leadJson } from '../leads/leads.repository.js'
 import { outboxCtes } from '../webhooks/outbox.js'
 import type { Contact } from './contacts.service.js'
@@ -286,12 +286,12 @@ type CustomFieldKind = (typeof customFields.$inferSelect)['kind']
 const contactReferences = defineQuery<ContactReferences>('contacts.references', `select ${REFERENCES}`)
 
 // The same, first taking the transaction's advisory lock on the email's lead links
-// (lead-links.ts: the same key), so that a lead with this email created concurrently is
+// (lead-links.ts, leadLinkKey), so that a lead with this email created concurrently is
 // either seen by the insert that follows or sees this contact.
 const contactReferencesLockingEmail = defineQuery<ContactReferences>(
   'contacts.referencesLockingEmail',
   `select ${REFERENCES}
-     from (select pg_advisory_xact_lock(hashtextextended('lead-link:' || $1::bigint || ':' || lower($4::text), 0))) as lock`,
+     from (select pg_advisory_xact_lock(${leadLinkKey('$1::bigint', '$4::text')})) as lock`,
 )
 
 /** Tags by id and custom field definitions by name; with `lockEmail`, inside a transaction, after the lead-link lock. */

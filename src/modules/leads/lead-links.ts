@@ -16,10 +16,15 @@ import type { CompanyId } from '../../tenancy.js'
 /** Counter list of the leads of a user (key: user id) that have a contact. */
 export const LINKED_LEADS = 'leads_linked'
 
-// The same key as contacts.referencesLockingEmail (contacts.repository.ts).
+/**
+ * The advisory lock key of (company, lower(email)), from SQL expressions: every statement
+ * that takes the lead-link lock (here, contacts.referencesLockingEmail, contacts.batchLockEmails).
+ */
+export const leadLinkKey = (company: string, email: string) => `hashtextextended('lead-link:' || ${company} || ':' || lower(${email}), 0)`
+
 const lockEmail = defineQuery<{ locked: unknown }>(
   'leads.lockEmail',
-  `select pg_advisory_xact_lock(hashtextextended('lead-link:' || $1::bigint || ':' || lower($2::text), 0)) as locked`,
+  `select pg_advisory_xact_lock(${leadLinkKey('$1::bigint', '$2::text')}) as locked`,
 )
 
 export async function lockLeadEmail(db: Database, companyId: CompanyId, email: string): Promise<void> {

@@ -21,6 +21,10 @@ export interface ApiUser {
 
 const USER_COLUMNS = 'id, name, email, role, active, created_at, updated_at'
 
+// A user of `u` as the API shows it, for JSON PostgreSQL writes (the User schema's keys, in order).
+const USER_JSON_COLUMNS = `u.id, u.name, u.email, u.role, u.active, ${isoInstant('u.created_at')} as created_at,
+                           ${isoInstant('u.updated_at')} as updated_at`
+
 // A page and the company's total in one round trip, both from the primary key (company_id,
 // id): the count, and the page's users as the JSON text of their API shape (an array in id
 // order, '[]' past the end; sent as it is, src/http/json-text.ts), so no row is parsed and
@@ -28,8 +32,7 @@ const USER_COLUMNS = 'id, name, email, role, active, created_at, updated_at'
 const usersPage = defineQuery<{ total: number; data: string }>(
   'users.page',
   `select (select count(*)::int from users where company_id = $1) as total,
-          coalesce((select ${jsonArrayOf(`u.id, u.name, u.email, u.role, u.active, ${isoInstant('u.created_at')} as created_at,
-                                          ${isoInstant('u.updated_at')} as updated_at`, 'u.id')}::text
+          coalesce((select ${jsonArrayOf(USER_JSON_COLUMNS, 'u.id')}::text
                       from (select * from users where company_id = $1 order by id limit $2 offset $3) u), '[]') as data`,
 )
 
@@ -45,8 +48,7 @@ export async function usersPageJson(db: Database, companyId: CompanyId, page: { 
 const authorizationJson = defineQuery<{ json: string }>(
   'users.authorizationJson',
   `select row_to_json(a)::text as json
-     from (select ${jsonObjectOf(`u.id, u.name, u.email, u.role, u.active, ${isoInstant('u.created_at')} as created_at,
-                                  ${isoInstant('u.updated_at')} as updated_at`)} as "user",
+     from (select ${jsonObjectOf(USER_JSON_COLUMNS)} as "user",
                   ${jsonObjectOf('c.id, c.name, c.timezone')} as company
              from users u join companies c on c.id = u.company_id
             where u.company_id = $1 and u.id = $2) a`,
