@@ -144,11 +144,6 @@ export function checkTags(ids: number[], found: ContactReferences['tags'], probl
   return found
 }
 
-async function resolveTags(db: Database, companyId: CompanyId, ids: number[], problems: ErrorDetails) {
-  const { tags } = await findContactReferences(db, companyId, ids, [])
-  return checkTags(ids, tags, problems)
-}
-
 const fits = (schema: TSchema) => {
   const wrapped = Type.Object({ value: schema })
   return (value: string) => {
@@ -231,11 +226,6 @@ export function checkCustomValues(
 
 export const fieldNames = (entries: CustomValueEntry[]) => entries.flatMap((entry) => (hasText(entry.field) ? [entry.field] : []))
 
-async function resolveCustomValues(db: Database, companyId: CompanyId, entries: CustomValueEntry[], problems: ErrorDetails) {
-  const { custom_fields } = await findContactReferences(db, companyId, [], fieldNames(entries))
-  return checkCustomValues(entries, custom_fields, problems)
-}
-
 function throwIfAny(problems: ErrorDetails) {
   if (Object.keys(problems).length > 0) throw invalid(problems)
 }
@@ -253,8 +243,10 @@ export async function rethrow(err: unknown, db: Database, companyId: CompanyId, 
   const foreignKey = foreignKeyViolation(err)
   if (foreignKey === 'contact_tags_tag_fk' || foreignKey === 'contact_custom_values_field_fk') {
     const problems: ErrorDetails = {}
-    await resolveTags(db, companyId, input.tags ?? [], problems)
-    await resolveCustomValues(db, companyId, input.custom_fields ?? [], problems)
+    const entries = input.custom_fields ?? []
+    const references = await findContactReferences(db, companyId, input.tags ?? [], fieldNames(entries))
+    checkTags(input.tags ?? [], references.tags, problems)
+    checkCustomValues(entries, references.custom_fields, problems)
     if (Object.keys(problems).length === 0) problems[foreignKey === 'contact_tags_tag_fk' ? 'tags' : 'custom_fields'] = ['does not exist']
     throw invalid(problems)
   }
