@@ -13,10 +13,11 @@ import { fileURLToPath } from 'node:url'
 import { sql } from 'drizzle-orm'
 import fc from 'fast-check'
 import { rawRows } from '../../src/db/client.js'
+import { publishEvents } from '../../src/modules/webhooks/publish.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addCustomField, addTag } from '../helpers/contacts-factories.js'
+import { counterValue } from '../helpers/counters.js'
 import { addUser, tenant, type Tenant } from '../helpers/factories.js'
-import { publishEvents } from '../../src/modules/webhooks/publish.js'
 
 interface Company {
   who: Tenant
@@ -323,9 +324,7 @@ for (const backend of backends()) {
       const dani = (await get(c.who, `/api/v1/contacts/${String(results[1]?.id)}`)).json<{ user_id: number }>()
       assert.equal(dani.user_id, c.who.userId, 'user_id is ignored when the item creates')
       await countersExact(c.who.companyId)
-      const [member] = await rawRows<{ value: number }>(t.db, sql`
-        select sum(value)::int as value from counters where company_id = ${c.who.companyId} and list = 'contacts_by_user' and key = ${c.memberId}`)
-      assert.equal(member?.value, 1)
+      assert.equal(await counterValue(t.db, c.who.companyId, 'contacts_by_user', c.memberId), 1)
     })
 
     test('a form body, and one request of the rate limit whatever the number of items', async () => {
