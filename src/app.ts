@@ -95,6 +95,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}) {
       databaseUrl: config.databaseUrl,
       dataDir: config.dataDir,
       statementTimeoutMs: config.statementTimeoutMs,
+      pipelineConnections: config.pipelineConnections,
       onProgress: deps.onProgress,
       onError: (err) => {
         app.log.warn({ err }, 'database connection error')

@@ -10,6 +10,8 @@ export interface Config {
   statementTimeoutMs: number
   /** Named prepared statements (off behind a transaction-mode pooler older than PgBouncer 1.21). */
   preparedStatements: boolean
+  /** Pipelined connections the short reads share (src/db/pipeline.ts); 0 turns pipelining off. */
+  pipelineConnections: number
   redisUrl: string | undefined
   /** keyPrefix namespaces the Redis keys (fixed in production; tests isolate with it). */
   rateLimit: { max: number; windowMs: number; keyPrefix: string }
@@ -92,6 +94,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: env.DATA_DIR || './data',
     statementTimeoutMs: integer(env, 'DB_STATEMENT_TIMEOUT_MS', 3000, 100, 600_000),
     preparedStatements: flag(env, 'DB_PREPARED_STATEMENTS', true),
+    pipelineConnections: integer(env, 'DB_PIPELINE_CONNECTIONS', 2, 0, 16),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     rateLimit: {
       max: integer(env, 'RATE_LIMIT_MAX', 60, 1, 1_000_000),

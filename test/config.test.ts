@@ -13,6 +13,7 @@ describe('configuration', () => {
     assert.deepEqual(config.rateLimit, { max: 60, windowMs: 10_000, keyPrefix: 'engage:rl:' })
     assert.equal(config.seedDemo, true)
     assert.equal(config.logLevel, 'info')
+    assert.equal(config.pipelineConnections, 2)
   })
 
   test('every setting read from the environment', () => {
@@ -26,6 +27,7 @@ describe('configuration', () => {
       RATE_LIMIT_WINDOW_MS: '60000',
       SEED_DEMO: 'false',
       LOG_LEVEL: 'debug',
+      DB_PIPELINE_CONNECTIONS: '0',
     })
     assert.equal(config.port, 8080)
     assert.equal(config.host, '127.0.0.1')
@@ -36,6 +38,7 @@ describe('configuration', () => {
     assert.equal(config.rateLimit.windowMs, 60_000)
     assert.equal(config.seedDemo, false)
     assert.equal(config.logLevel, 'debug')
+    assert.equal(config.pipelineConnections, 0)
   })
 
   test('bad values are refused with a message naming the setting', () => {
@@ -49,6 +52,8 @@ describe('configuration', () => {
       [{ RATE_LIMIT_WINDOW_MS: '-5' }, /RATE_LIMIT_WINDOW_MS/],
       [{ SEED_DEMO: 'maybe' }, /SEED_DEMO must be true or false/],
       [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL must be one of/],
+      [{ DB_PIPELINE_CONNECTIONS: '17' }, /DB_PIPELINE_CONNECTIONS must be a whole number from 0 to 16/],
+      [{ DB_PIPELINE_CONNECTIONS: '-1' }, /DB_PIPELINE_CONNECTIONS/],
     ] as const) {
       assert.throws(() => loadConfig(env), (err: unknown) => err instanceof ConfigError && message.test(err.message))
     }

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { startEmbeddedCluster, type EmbeddedCluster } from './embedded.js'
 import { isDatabaseUnavailable } from './errors.js'
+import { attachPipeline, Pipeline } from './pipeline.js'
 import * as schema from './schema.js'
 
 // bigint columns (ids, counts) arrive as JavaScript numbers, as Drizzle's `mode: 'number'`
@@ -47,6 +48,8 @@ export interface DatabaseOptions {
   migrate?: boolean
   /** Longest a statement may run on the server; the client gives up a little later. */
   statementTimeoutMs?: number
+  /** Pipelined connections the short reads share (src/db/pipeline.ts); 0: every read takes a pooled one. */
+  pipelineConnections?: number
   onError?: (err: Error) => void
   /** What a person watching a first start is told ("preparing the database…"). */
   onProgress?: (message: string) => void
@@ -55,6 +58,7 @@ export interface DatabaseOptions {
 /** The database the service keeps its data in on the embedded cluster. */
 const EMBEDDED_DATABASE = 'engage'
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 3000
+export const DEFAULT_PIPELINE_CONNECTIONS = 2
 
 const migrationsFolder = fileURLToPath(new URL('../../drizzle', import.meta.url))
 const MIGRATION_LOCK = 7_401_229 // pg_advisory_lock key: one migrator at a time across instances
@@ -170,12 +174,10 @@ export const SESSION_OPTIONS = '-c timezone=UTC -c jit=off'
 function openPostgres(url: string, options: DatabaseOptions): OpenedHandle {
   const onError = options.onError ?? (() => {})
   const statementTimeout = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS
-  const pool = new pg.Pool({
+  const connection: pg.ClientConfig = {
     connectionString: url,
-    max: 10,
     // A down database must answer 503 quickly, not hang a request.
     connectionTimeoutMillis: 3000,
-    idleTimeoutMillis: 30_000,
     // Every statement is bounded on the server, and on the client a little later for a
     // database that does not answer at all (stopped, frozen, cut off).
     statement_timeout: statementTimeout,
@@ -183,7 +185,11 @@ function openPostgres(url: string, options: DatabaseOptions): OpenedHandle {
     lock_timeout: statementTimeout,
     idle_in_transaction_session_timeout: 4 * statementTimeout,
     options: SESSION_OPTIONS,
-  })
+  }
+  const pool = new pg.Pool({ ...connection, max: 10, idleTimeoutMillis: 30_000 })
+  const pipelineConnections = options.pipelineConnections ?? DEFAULT_PIPELINE_CONNECTIONS
+  const pipeline = pipelineConnections > 0 ? new Pipeline({ connections: pipelineConnections, client: connection, onError }) : undefined
+  if (pipeline) attachPipeline(pool, pipeline)
   // An idle client that lost its server: the pool replaces it.
   pool.on('error', onError)
   // A client checked out (inside a transaction, between two statements) has no listener of
@@ -247,6 +253,7 @@ function openPostgres(url: string, options: DatabaseOptions): OpenedHandle {
       if (closed) return
       closed = true
       await Promise.all(listeners.map((client) => client.end().catch(() => undefined)))
+      await pipeline?.close()
       await pool.end()
     },
   }

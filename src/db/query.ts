@@ -4,20 +4,27 @@
 // runs them with run(db, query, params), where db is the database or a transaction.
 import type pg from 'pg'
 import type { Database } from './client.js'
+import { pipelineOf } from './pipeline.js'
 
 export interface Query<Row> {
   /** `<module>.<what>`, unique: the prepared statement's name on every connection. */
   readonly name: string
   readonly text: string
+  /**
+   * A short read (through a key or a small bounded range, about a millisecond) that may share
+   * a pipelined connection with other requests' reads when it runs outside a transaction
+   * (src/db/pipeline.ts). Never for a statement that could hold the line up.
+   */
+  readonly pipelined: boolean
   /** Phantom: the row type the statement answers. */
   readonly row?: Row
 }
 
 const registry = new Map<string, Query<unknown>>()
 
-export function defineQuery<Row>(name: string, text: string): Query<Row> {
+export function defineQuery<Row>(name: string, text: string, options: { pipelined?: boolean } = {}): Query<Row> {
   if (registry.has(name)) throw new Error(`query ${name} is defined twice`)
-  const query: Query<Row> = { name, text }
+  const query: Query<Row> = { name, text, pipelined: options.pipelined ?? false }
   registry.set(name, query)
   return query
 }
@@ -45,9 +52,12 @@ function clientOf(db: Database): Queryable {
 }
 
 export async function run<Row>(db: Database, query: Query<Row>, params: unknown[]): Promise<Row[]> {
-  const result = await clientOf(db).query<Row & pg.QueryResultRow>(
-    named ? { name: query.name, text: query.text, values: params } : { text: query.text, values: params },
-  )
+  const client = clientOf(db)
+  const config = named ? { name: query.name, text: query.text, values: params } : { text: query.text, values: params }
+  const pipeline = query.pipelined ? pipelineOf(client) : undefined
+  const result = await (pipeline
+    ? pipeline.query<Row & pg.QueryResultRow>(config)
+    : client.query<Row & pg.QueryResultRow>(config))
   return result.rows
 }
 

@@ -77,6 +77,7 @@ const contactJsonById = defineQuery<{ json: string }>(
   `select ${contactJson('c', TAGS_OF_C, FIELDS_OF_C)}::text as json
      from contacts c
     where c.company_id = (select $1::bigint) and c.id = $2 and c.deleted_at is null`,
+  { pipelined: true },
 )
 
 // A page of live contacts with the list's total from its counter (its slot rows summed), in one statement.

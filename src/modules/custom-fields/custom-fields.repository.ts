@@ -43,6 +43,7 @@ const withEvent = (write: string, type: string, at: string) =>
 const listStatement = defineQuery<ApiCustomField>(
   'customFields.list',
   `select ${FIELD} from custom_fields where company_id = $1 order by id`,
+  { pipelined: true },
 )
 
 export function listCustomFields(db: Database, companyId: CompanyId): Promise<ApiCustomField[]> {

@@ -48,7 +48,9 @@ export const leadJson = (alias: string) =>
 // By primary key (company_id, id); the company hidden from the planner as above (a custom
 // plan for a fresh company otherwise read it through leads_company_contact_idx: 1,062
 // buffers instead of 4).
-const leadById = defineQuery<Lead>('leads.byId', `select ${LEAD_COLUMNS} from leads where company_id = ${COMPANY} and id = $2`)
+const leadById = defineQuery<Lead>('leads.byId', `select ${LEAD_COLUMNS} from leads where company_id = ${COMPANY} and id = $2`, {
+  pipelined: true,
+})
 
 export function findLead(db: Database, companyId: CompanyId, id: number): Promise<Lead | undefined> {
   return runOne(db, leadById, [companyId, id])

@@ -44,6 +44,7 @@ const withEvent = (type: string, from: string, transcript?: string) =>
 const byId = defineQuery<Transcription>(
   'meetTranscriptions.byId',
   `select ${RECORD} from meet_transcriptions where company_id = $1 and id = $2`,
+  { pipelined: true },
 )
 
 export function findTranscription(db: Database, companyId: CompanyId, id: number): Promise<Transcription | undefined> {

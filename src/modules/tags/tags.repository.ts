@@ -21,7 +21,7 @@ const TAG_JSON = `json_build_object('id', t.id, 'name', t.name, 'color', t.color
                      'created_at', ${isoInstant('t.created_at')}, 'updated_at', ${isoInstant('t.updated_at')})`
 
 // The primary key (company_id, id), in order.
-const listStatement = defineQuery<ApiTag>('tags.list', `select ${TAG} from tags where company_id = $1 order by id`)
+const listStatement = defineQuery<ApiTag>('tags.list', `select ${TAG} from tags where company_id = $1 order by id`, { pipelined: true })
 
 export function listTags(db: Database, companyId: CompanyId): Promise<ApiTag[]> {
   return run(db, listStatement, [companyId])

@@ -34,6 +34,7 @@ const usersPage = defineQuery<{ total: number; data: string }>(
   `select (select count(*)::int from users where company_id = $1) as total,
           coalesce((select ${jsonArrayOf(USER_JSON_COLUMNS, 'u.id')}::text
                       from (select * from users where company_id = $1 order by id limit $2 offset $3) u), '[]') as data`,
+  { pipelined: true },
 )
 
 /** The company's user count and one page of its users as a JSON array (text). */
@@ -52,6 +53,7 @@ const authorizationJson = defineQuery<{ json: string }>(
                   ${jsonObjectOf('c.id, c.name, c.timezone')} as company
              from users u join companies c on c.id = u.company_id
             where u.company_id = $1 and u.id = $2) a`,
+  { pipelined: true },
 )
 
 /** `{user, company}` of authorize_api as JSON text, or undefined. */

@@ -118,6 +118,7 @@ export async function subscriptionsPage(
 const byIdStatement = defineQuery<ApiSubscription>(
   'webhooks.byId',
   `select ${SUBSCRIPTION} from webhook_subscriptions s where s.company_id = ${COMPANY} and s.id = $2`,
+  { pipelined: true },
 )
 
 export function findSubscription(db: Database, companyId: CompanyId, id: number): Promise<ApiSubscription | undefined> {
@@ -305,6 +306,7 @@ const deliveryByIdStatement = defineQuery<ApiDelivery>(
      from webhook_deliveries d
      join api_events e on e.company_id = d.company_id and e.id = d.event_id
     where d.company_id = ${COMPANY} and d.subscription_id = $2 and d.id = $3`,
+  { pipelined: true },
 )
 
 export function findDelivery(db: Database, companyId: CompanyId, subscriptionId: number, id: number): Promise<ApiDelivery | undefined> {
@@ -399,6 +401,7 @@ export async function eventsPage(
 const eventByIdStatement = defineQuery<ApiEvent>(
   'webhooks.eventById',
   `select ${EVENT} from api_events where company_id = ${COMPANY} and id = $2 and type <> '${PING}'`,
+  { pipelined: true },
 )
 
 export function findEvent(db: Database, companyId: CompanyId, id: number): Promise<ApiEvent | undefined> {
