@@ -66,7 +66,9 @@ export class Pipeline {
   }
 
   private open(): Lane {
-    const client = new pg.Client({ ...this.options.client, pipeline: true })
+    // keepAlive: a lane stays open while idle, and a connection a firewall dropped silently
+    // is found by the kernel instead of by the next query's timeout.
+    const client = new pg.Client({ ...this.options.client, pipeline: true, keepAlive: true })
     const lane: Lane = { client, connected: Promise.resolve(), corked: false, broken: false }
     const broken = () => {
       lane.broken = true
