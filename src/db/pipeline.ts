@@ -9,8 +9,9 @@
 //
 // Only statements that cannot hold the line up take this path: reads through a key or a
 // small bounded range, each answered in about a millisecond (defineQuery's `pipelined`
-// option). A statement queued behind a slow one waits for it, so searches, walks and
-// anything with an OFFSET keep their pooled connection, as do transactions.
+// option). A statement queued behind a slow one waits for it, so searches, walks and the
+// pages of the big lists (whose OFFSET can walk far) keep their pooled connections, as do
+// transactions.
 //
 // A lane whose connection fails (killed, the server stopped, no answer within the client's
 // query timeout, which destroys the connection) fails the queries in flight on it, as a
