@@ -1,6 +1,7 @@
 // Every statement the repositories define is prepared against the migrated schema (so a
 // typo or a renamed column fails here, not in production), and its text is kept in a .sql
-// snapshot per module beside this file, so that query changes show in review.
+// snapshot per module beside this file, so that query changes show in review (and which
+// statements share the pipelined connections).
 // UPDATE_SNAPSHOTS=1 rewrites the snapshots.
 import assert from 'node:assert/strict'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
@@ -24,7 +25,7 @@ function byModule(queries: Query<unknown>[]): Map<string, Query<unknown>[]> {
 function snapshot(queries: Query<unknown>[]): string {
   return queries
     .toSorted((a, b) => a.name.localeCompare(b.name))
-    .map((q) => `-- ${q.name}\n${q.text.trim()};\n`)
+    .map((q) => `-- ${q.name}${q.pipelined ? ' (pipelined: src/db/pipeline.ts)' : ''}\n${q.text.trim()};\n`)
     .join('\n')
 }
 

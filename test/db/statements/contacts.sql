@@ -267,7 +267,7 @@ with shared_tags as (
           r.created_at, r.updated_at
      from record r;
 
--- contacts.jsonById
+-- contacts.jsonById (pipelined: src/db/pipeline.ts)
 select (select row_to_json(j) from (select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
               coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
                       from contact_tags ct

@@ -34,7 +34,7 @@ with f as (
    )
    select id, field, kind, options, created_at, updated_at from f;
 
--- customFields.list
+-- customFields.list (pipelined: src/db/pipeline.ts)
 select id, field, kind, options, created_at, updated_at from custom_fields where company_id = $1 order by id;
 
 -- customFields.update

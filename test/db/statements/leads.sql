@@ -1,4 +1,4 @@
--- leads.byId
+-- leads.byId (pipelined: src/db/pipeline.ts)
 select id, user_id, contact_id, first_name, last_name, email, provider, position, linkedin_url, telephone,
           city, state_province, country, degree_of_connection, business_name, business_linkedin_url, business_sector,
           business_colaborators_count, business_telephone, created_at, updated_at from leads where company_id = (select $1::bigint) and id = $2;

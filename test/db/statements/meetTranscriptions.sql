@@ -1,4 +1,4 @@
--- meetTranscriptions.byId
+-- meetTranscriptions.byId (pipelined: src/db/pipeline.ts)
 select id, user_id, company_id, meet_id, status, stopped_at, task_id, transcript, created_at, updated_at from meet_transcriptions where company_id = $1 and id = $2;
 
 -- meetTranscriptions.count

@@ -35,7 +35,7 @@ with t as (
    )
    select id, name, color, created_at, updated_at from t;
 
--- tags.list
+-- tags.list (pipelined: src/db/pipeline.ts)
 select id, name, color, created_at, updated_at from tags where company_id = $1 order by id;
 
 -- tags.lock

@@ -1,7 +1,7 @@
 -- users.anyCompany
 select exists (select 1 from companies) as any;
 
--- users.authorizationJson
+-- users.authorizationJson (pipelined: src/db/pipeline.ts)
 select row_to_json(a)::text as json
      from (select (select row_to_json(j) from (select u.id, u.name, u.email, u.role, u.active, to_char(u.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at,
                            to_char(u.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j) as "user",
@@ -19,7 +19,7 @@ select c.id, c.name, c.timezone,
 -- users.ofCompany
 select id, name, email, role, active, created_at, updated_at from users where company_id = $1 order by id;
 
--- users.page
+-- users.page (pipelined: src/db/pipeline.ts)
 select (select count(*)::int from users where company_id = $1) as total,
           coalesce((select array_to_json(array_agg((select j from (select u.id, u.name, u.email, u.role, u.active, to_char(u.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at,
                            to_char(u.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j) order by u.id))::text

@@ -1,4 +1,4 @@
--- webhooks.byId
+-- webhooks.byId (pipelined: src/db/pipeline.ts)
 select s.id, s.url, s.events, s.description, s.enabled, s.disabled_reason, s.disabled_at, s.created_at, s.updated_at from webhook_subscriptions s where s.company_id = (select $1::bigint) and s.id = $2;
 
 -- webhooks.delete
@@ -22,7 +22,7 @@ with sub as materialized (
         order by d.id desc limit $3 offset $4
      ) p on $4 < total.n;
 
--- webhooks.deliveryById
+-- webhooks.deliveryById (pipelined: src/db/pipeline.ts)
 select d.id, d.event_id, e.type as event_type, d.status, d.attempts, d.last_response_status, d.last_attempt_at,
    d.next_attempt_at, d.last_error, d.delivered_at, d.created_at
      from webhook_deliveries d
@@ -145,7 +145,7 @@ with target as (
      left join d on true
      left join api_events e on e.company_id = d.company_id and e.id = d.event_id;
 
--- webhooks.eventById
+-- webhooks.eventById (pipelined: src/db/pipeline.ts)
 select id, type, created_at, sequence, data from api_events where company_id = (select $1::bigint) and id = $2 and type <> 'ping';
 
 -- webhooks.eventsOfTypesPage
