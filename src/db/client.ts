@@ -168,8 +168,12 @@ function releaseOnce(client: pg.PoolClient): pg.PoolClient {
  * JIT off: on short OLTP statements whose estimated cost passes jit_above_cost (a broad
  * search's last page at 1 M contacts, a tasks page whose unused count branch is costed)
  * compiling took 15-50 ms and saved nothing.
+ * random_page_cost 1.1, the usual value for SSDs and data in memory (PostgreSQL's 4 prices
+ * a spinning disk's seek): the foreign-key checks of a write then probe a small referenced
+ * table's primary key instead of reading the table (businesses: 300 rows per check in the
+ * benchmark), batches of contacts +9 % (docs/performance.md, "Writes").
  */
-export const SESSION_OPTIONS = '-c timezone=UTC -c jit=off'
+export const SESSION_OPTIONS = '-c timezone=UTC -c jit=off -c random_page_cost=1.1'
 
 function openPostgres(url: string, options: DatabaseOptions): OpenedHandle {
   const onError = options.onError ?? (() => {})

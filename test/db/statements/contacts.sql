@@ -413,9 +413,16 @@ with candidates as materialized (
 
 -- contacts.searchFields
 with candidates as (select null::bigint as id where false), known as (select null::bigint as n), total as materialized (
-       select coalesce((select n from known), (select count(*) from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+       select coalesce((select n from known), case
+         when coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts' and key = 0), 0)::bigint * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass)
+         then (select count(*) from contacts c
+                where c.company_id + 0 = $1::bigint and c.deleted_at is null and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
               and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'
-                   or coalesce(c.business, '') ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%' or c.email ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))) as n
+                   or coalesce(c.business, '') ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%' or c.email ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+         else (select count(*) from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+              and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'
+                   or coalesce(c.business, '') ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%' or c.email ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+       end) as n
      ), page as materialized (
        select total.n as total,
               case when (select n from known) is not null
@@ -452,9 +459,16 @@ with candidates as (select null::bigint as id where false), known as (select nul
 
 -- contacts.searchFieldsOfUser
 with candidates as (select null::bigint as id where false), known as (select null::bigint as n), total as materialized (
-       select coalesce((select n from known), (select count(*) from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+       select coalesce((select n from known), case
+         when coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts_by_user' and key = $5), 0)::bigint * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass)
+         then (select count(*) from contacts c
+                where c.company_id + 0 = $1::bigint and c.deleted_at is null and c.user_id + 0 = $5 and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
               and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'
-                   or coalesce(c.business, '') ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%' or c.email ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))) as n
+                   or coalesce(c.business, '') ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%' or c.email ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+         else (select count(*) from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+              and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'
+                   or coalesce(c.business, '') ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%' or c.email ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+       end) as n
      ), page as materialized (
        select total.n as total,
               case when (select n from known) is not null
@@ -528,7 +542,12 @@ with candidates as materialized (
 
 -- contacts.searchShort
 with candidates as (select null::bigint as id where false), known as (select null::bigint as n), total as materialized (
-       select coalesce((select n from known), (select count(*) from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and strpos(c.search_text, lower($2::text)) > 0)) as n
+       select coalesce((select n from known), case
+         when coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts' and key = 0), 0)::bigint * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass)
+         then (select count(*) from contacts c
+                where c.company_id + 0 = $1::bigint and c.deleted_at is null and strpos(c.search_text, lower($2::text)) > 0)
+         else (select count(*) from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and strpos(c.search_text, lower($2::text)) > 0)
+       end) as n
      ), page as materialized (
        select total.n as total,
               case when (select n from known) is not null
@@ -561,7 +580,12 @@ with candidates as (select null::bigint as id where false), known as (select nul
 
 -- contacts.searchShortOfUser
 with candidates as (select null::bigint as id where false), known as (select null::bigint as n), total as materialized (
-       select coalesce((select n from known), (select count(*) from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and strpos(c.search_text, lower($2::text)) > 0)) as n
+       select coalesce((select n from known), case
+         when coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts_by_user' and key = $5), 0)::bigint * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass)
+         then (select count(*) from contacts c
+                where c.company_id + 0 = $1::bigint and c.deleted_at is null and c.user_id + 0 = $5 and strpos(c.search_text, lower($2::text)) > 0)
+         else (select count(*) from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and strpos(c.search_text, lower($2::text)) > 0)
+       end) as n
      ), page as materialized (
        select total.n as total,
               case when (select n from known) is not null

@@ -1,0 +1,80 @@
+// The count of a search no index narrows (1–2 characters) reads every contact searched,
+// either in one pass over the table or through the company's index, whichever is cheaper
+// for the company's share of the table, chosen when the statement runs
+// (contacts.repository.ts, passOrIndexCount): the pass for a company that holds most of the
+// table, the index for a small one beside it; the same for an owner's search. Both give the
+// exact count.
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import pg from 'pg'
+import { addCompany, SMALL, type CompanyInfo } from '../../bench/scale-data.js'
+import { backends } from '../helpers/app.js'
+import { explain, nodes, statementText, type PlanNode } from '../helpers/plans.js'
+import '../../src/modules/contacts/contacts.repository.js'
+
+const ran = (node: PlanNode) => (node['Actual Loops'] ?? 0) > 0
+
+/** How the count that ran read the contacts (the scans under an aggregate that ran): a sequential pass, or an index. */
+function countRead(plan: PlanNode): 'pass' | 'index' {
+  const scans = [...nodes(plan)]
+    .filter((node) => node['Node Type'] === 'Aggregate' && ran(node))
+    .flatMap((aggregate) => [...nodes(aggregate)])
+    .filter((node) => node['Relation Name'] === 'contacts' && ran(node))
+  const pass = scans.some((node) => node['Node Type'] === 'Seq Scan')
+  const index = scans.some((node) => node['Node Type'].includes('Index'))
+  assert.ok(pass !== index, `exactly one way ran: ${JSON.stringify(scans.map((node) => [node['Node Type'], node['Index Name']]))}`)
+  return pass ? 'pass' : 'index'
+}
+
+const TINY = { contacts: 100, tasks: 100, flowTasks: 50, leads: 100, transcriptions: 50, messages: 100, whaleMessages: 10, whaleEvents: 10, users: 2, businesses: 10 }
+const TERM = 'a' // in nearly every generated contact: the page walk stops at once
+
+for (const backend of backends()) {
+  describe(`the count of a 1–2 character search (${backend.name})`, () => {
+    let opened: Awaited<ReturnType<typeof backend.open>>
+    let big: CompanyInfo
+    let small: CompanyInfo
+
+    before(async () => {
+      opened = await backend.open()
+      big = await addCompany(opened.url, 'Most of the table', SMALL, { analyze: false })
+      small = await addCompany(opened.url, 'Beside it', TINY, { analyze: true })
+    })
+    after(async () => {
+      await opened.drop()
+    })
+
+    const search = (company: CompanyInfo, userId?: number) => ({
+      sql: statementText(userId === undefined ? 'contacts.searchShort' : 'contacts.searchShortOfUser'),
+      params: userId === undefined ? [company.companyId, TERM, 25, 0] : [company.companyId, TERM, 25, 0, userId],
+    })
+
+    test('a company with most of the table is counted in one pass; a small one through its index', async () => {
+      for (const mode of ['custom', 'generic'] as const) {
+        assert.equal(countRead(await explain(opened.url, search(big), true, mode)), 'pass', `${mode} plan, the big company`)
+        assert.equal(countRead(await explain(opened.url, search(small), true, mode)), 'index', `${mode} plan, the small company`)
+      }
+    })
+
+    test('an owner of a sixth of the table or more is counted in one pass; an owner of a few through the owner index', async () => {
+      const admin = new pg.Client({ connectionString: opened.url })
+      await admin.connect()
+      const owners = async (company: CompanyInfo) =>
+        (await admin.query<{ user_id: number; n: number }>(
+          'select user_id, count(*)::int as n from contacts where company_id = $1 and deleted_at is null group by user_id order by 2 desc',
+          [company.companyId],
+        )).rows
+      const table = async () => (await admin.query<{ n: number }>('select count(*)::int as n from contacts')).rows[0]?.n ?? 0
+      try {
+        const [bigOwner] = await owners(big)
+        const [smallOwner] = await owners(small)
+        assert.ok(bigOwner && smallOwner)
+        assert.ok(bigOwner.n * 6 >= (await table()), 'the setup: the big company\'s first owner holds a sixth of the table')
+        assert.equal(countRead(await explain(opened.url, search(big, bigOwner.user_id), true)), 'pass')
+        assert.equal(countRead(await explain(opened.url, search(small, smallOwner.user_id), true)), 'index')
+      } finally {
+        await admin.end()
+      }
+    })
+  })
+}
