@@ -49,10 +49,34 @@ for (const backend of backends()) {
       params: userId === undefined ? [company.companyId, TERM, 25, 0] : [company.companyId, TERM, 25, 0, userId],
     })
 
-    test('a company with most of the table is counted in one pass; a small one through its index', async () => {
+    /** The statement's total, and the count of the same contacts written out plainly. */
+    const totals = async (company: CompanyInfo, userId?: number) => {
+      const client = new pg.Client({ connectionString: opened.url })
+      await client.connect()
+      try {
+        const { sql, params } = search(company, userId)
+        const { rows } = await client.query<{ total: number }>(sql, params)
+        const { rows: [expected] } = await client.query<{ n: number }>(
+          `select count(*)::int as n from contacts
+            where company_id = $1 and deleted_at is null and ($2::bigint is null or user_id = $2)
+              and (first_name || ' ' || coalesce(last_name, '') ilike $3 or coalesce(business, '') ilike $3 or email ilike $3)`,
+          [company.companyId, userId ?? null, `%${TERM}%`],
+        )
+        return { total: Number(rows[0]?.total), expected: expected?.n }
+      } finally {
+        await client.end()
+      }
+    }
+
+    test('a company with most of the table is counted in one pass; a small one through its index; both exactly', async () => {
       for (const mode of ['custom', 'generic'] as const) {
         assert.equal(countRead(await explain(opened.url, search(big), true, mode)), 'pass', `${mode} plan, the big company`)
         assert.equal(countRead(await explain(opened.url, search(small), true, mode)), 'index', `${mode} plan, the small company`)
+      }
+      for (const company of [big, small]) {
+        const { total, expected } = await totals(company)
+        assert.ok(total > 0)
+        assert.equal(total, expected)
       }
     })
 
@@ -72,6 +96,11 @@ for (const backend of backends()) {
         assert.ok(bigOwner.n * 6 >= (await table()), 'the setup: the big company\'s first owner holds a sixth of the table')
         assert.equal(countRead(await explain(opened.url, search(big, bigOwner.user_id), true)), 'pass')
         assert.equal(countRead(await explain(opened.url, search(small, smallOwner.user_id), true)), 'index')
+        for (const [company, owner] of [[big, bigOwner], [small, smallOwner]] as const) {
+          const { total, expected } = await totals(company, owner.user_id)
+          assert.ok(total > 0)
+          assert.equal(total, expected)
+        }
       } finally {
         await admin.end()
       }
