@@ -98,7 +98,8 @@ for (const backend of backends()) {
       const pids = await Promise.all(lanes.map(() => pipeline.query<{ pid: number }>({ text: 'select pg_backend_pid() as pid' })))
       const victim = pids[0]?.rows[0]?.pid
       assert.ok(victim)
-      const inFlight = Promise.allSettled(Array.from({ length: 6 }, () => pipeline.query({ text: 'select pg_sleep(0.3), pg_backend_pid() as pid' })))
+      // Three half-second queries queued on each connection: the kill lands while they run.
+      const inFlight = Promise.allSettled(Array.from({ length: 6 }, () => pipeline.query({ text: 'select pg_sleep(0.5), pg_backend_pid() as pid' })))
       const admin = new pg.Client({ connectionString: opened.url })
       await admin.connect()
       try {
