@@ -20,6 +20,9 @@ const pooledPid = defineQuery<{ pid: number }>('test.pooledPid', 'select pg_back
 interface LaneView {
   client: pg.Client
 }
+/** The pool behind a database handle's Drizzle instance (what run() finds the pipeline by). */
+const poolOf = (db: object) => Reflect.get(Reflect.get(db, 'session') as object, 'client') as object
+
 /** The connections of a pipeline, for what only they can tell (which process, how many writes). */
 const lanesOf = (pipeline: Pipeline) => (Reflect.get(pipeline, 'lanes') as (LaneView | undefined)[]).filter((lane) => lane !== undefined)
 
@@ -129,8 +132,7 @@ for (const backend of backends()) {
 
     test('run() sends a pipelined statement to the pipeline outside a transaction and keeps it in a transaction', async () => {
       const db = opened.database.db
-      const pool = Reflect.get(Reflect.get(db, 'session') as object, 'client') as object
-      const shared = pipelineOf(pool)
+      const shared = pipelineOf(poolOf(db))
       assert.ok(shared, 'openDatabase gave the pool a pipeline')
       const [outside] = await run(db, backendPid, [1])
       const [pooled] = await run(db, pooledPid, [])
@@ -150,8 +152,7 @@ for (const backend of backends()) {
     test('DB_PIPELINE_CONNECTIONS=0: no pipeline, every statement on a pooled connection', async () => {
       const handle = await openDatabase({ databaseUrl: opened.url, migrate: false, pipelineConnections: 0 })
       try {
-        const pool = Reflect.get(Reflect.get(handle.db, 'session') as object, 'client') as object
-        assert.equal(pipelineOf(pool), undefined)
+        assert.equal(pipelineOf(poolOf(handle.db)), undefined)
         const [row] = await run(handle.db, backendPid, [3])
         assert.equal(row?.n, 3)
       } finally {
