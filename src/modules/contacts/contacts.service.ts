@@ -243,9 +243,10 @@ export async function rethrow(err: unknown, db: Database, companyId: CompanyId, 
   const foreignKey = foreignKeyViolation(err)
   if (foreignKey === 'contact_tags_tag_fk' || foreignKey === 'contact_custom_values_field_fk') {
     const problems: ErrorDetails = {}
+    const tagIds = input.tags ?? []
     const entries = input.custom_fields ?? []
-    const references = await findContactReferences(db, companyId, input.tags ?? [], fieldNames(entries))
-    checkTags(input.tags ?? [], references.tags, problems)
+    const references = await findContactReferences(db, companyId, tagIds, fieldNames(entries))
+    checkTags(tagIds, references.tags, problems)
     checkCustomValues(entries, references.custom_fields, problems)
     if (Object.keys(problems).length === 0) problems[foreignKey === 'contact_tags_tag_fk' ? 'tags' : 'custom_fields'] = ['does not exist']
     throw invalid(problems)
