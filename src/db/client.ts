@@ -214,16 +214,18 @@ function openPostgres(url: string, options: DatabaseOptions): OpenedHandle {
       await pool.query('select 1')
     },
     async migrate() {
-      const client = await pool.connect()
+      // A connection of its own, without the pool's time limits: a migration may rewrite a
+      // big table or build its indexes (0012: about 30 s at 1 M contacts), and the pool's
+      // client-side query_timeout would cut its connection mid-statement.
+      const client = new pg.Client({ ...connection, query_timeout: undefined })
+      client.on('error', onError)
+      await client.connect()
       try {
-        // Migrations may build indexes on big tables: no statement timeout for them.
-        await client.query('set statement_timeout = 0; set lock_timeout = 0')
+        await client.query('set statement_timeout = 0; set lock_timeout = 0; set idle_in_transaction_session_timeout = 0')
         await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK])
         await migrateDrizzle(drizzle({ client, schema }), { migrationsFolder })
       } finally {
-        await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined)
-        await client.query('reset statement_timeout; reset lock_timeout').catch(() => undefined)
-        client.release()
+        await client.end().catch(() => undefined) // ending the session releases the lock
       }
     },
     async listen(channel, onMessage, onReconnect) {
