@@ -168,6 +168,13 @@ export const contacts = pgTable('contacts', {
   companyId: companyId(),
   id: id(),
   userId: ref('user_id').notNull(), // owner
+  // The columns a pass over the rows tests come first: a row is decoded up to the last
+  // column a query needs (drizzle/0012_contact_column_order.sql).
+  deletedAt: instant('deleted_at'), // soft delete: hidden from the API, history kept
+  // What search_term searches, lower()-ed, joined by U+001F (contacts.repository.ts, search).
+  searchText: text('search_text').generatedAlwaysAs(
+    sql`lower(first_name || ' ' || coalesce(last_name, '')) || E'\x1f' || lower(coalesce(business, '')) || E'\x1f' || lower(email)`,
+  ),
   firstName: varchar('first_name', { length: 255 }).notNull(),
   lastName: varchar('last_name', { length: 255 }),
   email: varchar('email', { length: 255 }).notNull(),
@@ -188,11 +195,6 @@ export const contacts = pgTable('contacts', {
   carousel: boolean('carousel').notNull().default(false),
   stage: contactStage('stage'),
   contactGroupId: ref('contact_group_id'),
-  deletedAt: instant('deleted_at'), // soft delete: hidden from the API, history kept
-  // What search_term searches, lower()-ed, joined by U+001F (contacts.repository.ts, search).
-  searchText: text('search_text').generatedAlwaysAs(
-    sql`lower(first_name || ' ' || coalesce(last_name, '')) || E'\x1f' || lower(coalesce(business, '')) || E'\x1f' || lower(email)`,
-  ),
   ...timestamps,
 }, (t) => [
   primaryKey({ columns: [t.companyId, t.id] }),
