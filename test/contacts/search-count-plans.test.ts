@@ -34,11 +34,13 @@ for (const backend of backends()) {
     let opened: Awaited<ReturnType<typeof backend.open>>
     let big: CompanyInfo
     let small: CompanyInfo
+    let unseen: CompanyInfo
 
     before(async () => {
       opened = await backend.open()
       big = await addCompany(opened.url, 'Most of the table', SMALL, { analyze: false })
       small = await addCompany(opened.url, 'Beside it', TINY, { analyze: true })
+      unseen = await addCompany(opened.url, 'Not analyzed yet', TINY, { analyze: false })
     })
     after(async () => {
       await opened.drop()
@@ -77,6 +79,25 @@ for (const backend of backends()) {
         const { total, expected } = await totals(company)
         assert.ok(total > 0)
         assert.equal(total, expected)
+      }
+    })
+
+    test('a small company the statistics have not seen yet is counted through its index too', async () => {
+      // Statistics taken before it was written: one company, the whole table. A company the
+      // planner cannot tell apart is then estimated at all of the table's rows.
+      const admin = new pg.Client({ connectionString: opened.url })
+      await admin.connect()
+      try {
+        await admin.query('alter table contacts alter column company_id set (n_distinct = 1); analyze contacts')
+        for (const mode of ['custom', 'generic'] as const) {
+          assert.equal(countRead(await explain(opened.url, search(unseen), true, mode)), 'index', `${mode} plan`)
+        }
+        const { total, expected } = await totals(unseen)
+        assert.ok(total > 0)
+        assert.equal(total, expected)
+      } finally {
+        await admin.query('alter table contacts alter column company_id reset (n_distinct); analyze contacts')
+        await admin.end()
       }
     })
 

@@ -387,8 +387,8 @@ with candidates as materialized (
                    then array(select id from candidates order by id limit $3 offset $4)
                    when $4::bigint >= total.n then '{}'
                    when $4::bigint < total.n - $4::bigint
-                   then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and strpos(c.search_text, lower($2::text)) > 0 order by c.id limit $3 offset $4)
-                   else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and strpos(c.search_text, lower($2::text)) > 0 order by c.id desc
+                   then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and strpos(c.search_text, (select lower($2::text))) > 0 order by c.id limit $3 offset $4)
+                   else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and strpos(c.search_text, (select lower($2::text))) > 0 order by c.id desc
                                limit greatest(least($3, total.n - $4), 0) offset greatest(total.n - $4 - $3, 0))
               end as ids
          from total
@@ -417,11 +417,12 @@ with candidates as (select null::bigint as id where false), known as (select nul
          when coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts' and key = 0), 0)::bigint * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass)
          then (select count(*) from contacts c
                 where c.company_id + 0 = $1::bigint and c.deleted_at is null and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
-              and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'
-                   or coalesce(c.business, '') ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%' or c.email ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
-         else (select count(*) from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
-              and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'
-                   or coalesce(c.business, '') ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%' or c.email ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+              and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+                   or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')))
+         else (select count(*) from (select from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+              and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+                   or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+                                      order by c.id limit (select 9223372036854775807)) m)
        end) as n
      ), page as materialized (
        select total.n as total,
@@ -430,11 +431,11 @@ with candidates as (select null::bigint as id where false), known as (select nul
                    when $4::bigint >= total.n then '{}'
                    when $4::bigint < total.n - $4::bigint
                    then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
-              and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'
-                   or coalesce(c.business, '') ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%' or c.email ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') order by c.id limit $3 offset $4)
+              and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+                   or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id limit $3 offset $4)
                    else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
-              and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'
-                   or coalesce(c.business, '') ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%' or c.email ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') order by c.id desc
+              and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+                   or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id desc
                                limit greatest(least($3, total.n - $4), 0) offset greatest(total.n - $4 - $3, 0))
               end as ids
          from total
@@ -463,11 +464,12 @@ with candidates as (select null::bigint as id where false), known as (select nul
          when coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts_by_user' and key = $5), 0)::bigint * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass)
          then (select count(*) from contacts c
                 where c.company_id + 0 = $1::bigint and c.deleted_at is null and c.user_id + 0 = $5 and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
-              and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'
-                   or coalesce(c.business, '') ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%' or c.email ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
-         else (select count(*) from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
-              and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'
-                   or coalesce(c.business, '') ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%' or c.email ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+              and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+                   or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')))
+         else (select count(*) from (select from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+              and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+                   or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+                                      order by c.id limit (select 9223372036854775807)) m)
        end) as n
      ), page as materialized (
        select total.n as total,
@@ -476,11 +478,11 @@ with candidates as (select null::bigint as id where false), known as (select nul
                    when $4::bigint >= total.n then '{}'
                    when $4::bigint < total.n - $4::bigint
                    then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
-              and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'
-                   or coalesce(c.business, '') ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%' or c.email ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') order by c.id limit $3 offset $4)
+              and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+                   or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id limit $3 offset $4)
                    else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
-              and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'
-                   or coalesce(c.business, '') ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%' or c.email ilike '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') order by c.id desc
+              and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+                   or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id desc
                                limit greatest(least($3, total.n - $4), 0) offset greatest(total.n - $4 - $3, 0))
               end as ids
          from total
@@ -516,8 +518,8 @@ with candidates as materialized (
                    then array(select id from candidates order by id limit $3 offset $4)
                    when $4::bigint >= total.n then '{}'
                    when $4::bigint < total.n - $4::bigint
-                   then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and strpos(c.search_text, lower($2::text)) > 0 order by c.id limit $3 offset $4)
-                   else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and strpos(c.search_text, lower($2::text)) > 0 order by c.id desc
+                   then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and strpos(c.search_text, (select lower($2::text))) > 0 order by c.id limit $3 offset $4)
+                   else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and strpos(c.search_text, (select lower($2::text))) > 0 order by c.id desc
                                limit greatest(least($3, total.n - $4), 0) offset greatest(total.n - $4 - $3, 0))
               end as ids
          from total
@@ -545,8 +547,9 @@ with candidates as (select null::bigint as id where false), known as (select nul
        select coalesce((select n from known), case
          when coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts' and key = 0), 0)::bigint * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass)
          then (select count(*) from contacts c
-                where c.company_id + 0 = $1::bigint and c.deleted_at is null and strpos(c.search_text, lower($2::text)) > 0)
-         else (select count(*) from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and strpos(c.search_text, lower($2::text)) > 0)
+                where c.company_id + 0 = $1::bigint and c.deleted_at is null and strpos(c.search_text, (select lower($2::text))) > 0)
+         else (select count(*) from (select from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and strpos(c.search_text, (select lower($2::text))) > 0
+                                      order by c.id limit (select 9223372036854775807)) m)
        end) as n
      ), page as materialized (
        select total.n as total,
@@ -554,8 +557,8 @@ with candidates as (select null::bigint as id where false), known as (select nul
                    then array(select id from candidates order by id limit $3 offset $4)
                    when $4::bigint >= total.n then '{}'
                    when $4::bigint < total.n - $4::bigint
-                   then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and strpos(c.search_text, lower($2::text)) > 0 order by c.id limit $3 offset $4)
-                   else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and strpos(c.search_text, lower($2::text)) > 0 order by c.id desc
+                   then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and strpos(c.search_text, (select lower($2::text))) > 0 order by c.id limit $3 offset $4)
+                   else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and strpos(c.search_text, (select lower($2::text))) > 0 order by c.id desc
                                limit greatest(least($3, total.n - $4), 0) offset greatest(total.n - $4 - $3, 0))
               end as ids
          from total
@@ -583,8 +586,9 @@ with candidates as (select null::bigint as id where false), known as (select nul
        select coalesce((select n from known), case
          when coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts_by_user' and key = $5), 0)::bigint * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass)
          then (select count(*) from contacts c
-                where c.company_id + 0 = $1::bigint and c.deleted_at is null and c.user_id + 0 = $5 and strpos(c.search_text, lower($2::text)) > 0)
-         else (select count(*) from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and strpos(c.search_text, lower($2::text)) > 0)
+                where c.company_id + 0 = $1::bigint and c.deleted_at is null and c.user_id + 0 = $5 and strpos(c.search_text, (select lower($2::text))) > 0)
+         else (select count(*) from (select from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and strpos(c.search_text, (select lower($2::text))) > 0
+                                      order by c.id limit (select 9223372036854775807)) m)
        end) as n
      ), page as materialized (
        select total.n as total,
@@ -592,8 +596,8 @@ with candidates as (select null::bigint as id where false), known as (select nul
                    then array(select id from candidates order by id limit $3 offset $4)
                    when $4::bigint >= total.n then '{}'
                    when $4::bigint < total.n - $4::bigint
-                   then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and strpos(c.search_text, lower($2::text)) > 0 order by c.id limit $3 offset $4)
-                   else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and strpos(c.search_text, lower($2::text)) > 0 order by c.id desc
+                   then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and strpos(c.search_text, (select lower($2::text))) > 0 order by c.id limit $3 offset $4)
+                   else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and strpos(c.search_text, (select lower($2::text))) > 0 order by c.id desc
                                limit greatest(least($3, total.n - $4), 0) offset greatest(total.n - $4 - $3, 0))
               end as ids
          from total
