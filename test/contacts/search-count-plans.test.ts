@@ -1,9 +1,10 @@
-// The count of a search no index narrows (1–2 characters) reads every contact searched,
-// either in one pass over the table or through the company's index, whichever is cheaper
-// for the company's share of the table, chosen when the statement runs
-// (contacts.repository.ts, passOrIndexCount): the pass for a company that holds most of the
-// table, the index for a small one beside it; the same for an owner's search. Both give the
-// exact count.
+// A search no index narrows (1–2 characters) reads every contact searched, either in one
+// pass over the table or through the company's index, whichever is cheaper for the
+// company's share of the table, chosen when the statement runs (contacts.repository.ts,
+// passOrIndexCount): the pass for a company that holds most of the table, the index for a
+// small one beside it; the same for an owner's search. With the pass, a term a sample finds
+// in few contacts has its matches collected by the pass itself, total and page from them
+// (sampledCandidates); a common one is counted. All give the exact total.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import pg from 'pg'
@@ -14,12 +15,17 @@ import '../../src/modules/contacts/contacts.repository.js'
 
 const ran = (node: PlanNode) => (node['Actual Loops'] ?? 0) > 0
 
-/** How the count that ran read the contacts (the scans under an aggregate that ran): a sequential pass, or an index. */
-function countRead(plan: PlanNode): 'pass' | 'index' {
-  const scans = [...nodes(plan)]
-    .filter((node) => node['Node Type'] === 'Aggregate' && ran(node))
-    .flatMap((aggregate) => [...nodes(aggregate)])
+/** The scans of contacts that ran under one part of the statement (`CTE total`, `CTE candidates`). */
+function scansUnder(plan: PlanNode, part: string): PlanNode[] {
+  return [...nodes(plan)]
+    .filter((node) => node['Subplan Name'] === part)
+    .flatMap((sub) => [...nodes(sub)])
     .filter((node) => node['Relation Name'] === 'contacts' && ran(node))
+}
+
+/** How the contacts were read for the total (a count, or the collected candidates): a sequential pass, or an index. */
+function countRead(plan: PlanNode): 'pass' | 'index' {
+  const scans = [...scansUnder(plan, 'CTE total'), ...scansUnder(plan, 'CTE candidates')]
   const pass = scans.some((node) => node['Node Type'] === 'Seq Scan')
   const index = scans.some((node) => node['Node Type'].includes('Index'))
   assert.ok(pass !== index, `exactly one way ran: ${JSON.stringify(scans.map((node) => [node['Node Type'], node['Index Name']]))}`)
@@ -38,7 +44,8 @@ for (const backend of backends()) {
 
     before(async () => {
       opened = await backend.open()
-      big = await addCompany(opened.url, 'Most of the table', SMALL, { analyze: false })
+      // More contacts matching 'a' than the sample lets the pass collect: they are counted.
+      big = await addCompany(opened.url, 'Most of the table', { ...SMALL, contacts: 6_000 }, { analyze: false })
       small = await addCompany(opened.url, 'Beside it', TINY, { analyze: true })
       unseen = await addCompany(opened.url, 'Not analyzed yet', TINY, { analyze: false })
     })
@@ -46,9 +53,9 @@ for (const backend of backends()) {
       await opened.drop()
     })
 
-    const search = (company: CompanyInfo, userId?: number) => ({
+    const search = (company: CompanyInfo, userId?: number, term = TERM) => ({
       sql: statementText(userId === undefined ? 'contacts.searchShort' : 'contacts.searchShortOfUser'),
-      params: userId === undefined ? [company.companyId, TERM, 25, 0] : [company.companyId, TERM, 25, 0, userId],
+      params: userId === undefined ? [company.companyId, term, 25, 0] : [company.companyId, term, 25, 0, userId],
     })
 
     /** The statement's total, and the count of the same contacts written out plainly. */
@@ -79,6 +86,30 @@ for (const backend of backends()) {
         const { total, expected } = await totals(company)
         assert.ok(total > 0)
         assert.equal(total, expected)
+      }
+    })
+
+    test('a term the sample finds in few contacts: the pass collects its matches, total and page from them, no count', async () => {
+      const admin = new pg.Client({ connectionString: opened.url })
+      await admin.connect()
+      try {
+        const insert = (name: string, deleted: boolean) => admin.query<{ id: string }>(
+          `insert into contacts (company_id, user_id, first_name, email, business, deleted_at)
+           select $1, min(id), $2::text, lower($2::text) || '@example.com', 'Q#7 Labs', case when $3::boolean then now() end from users where company_id = $1
+           returning id`, [big.companyId, name, deleted])
+        const live = [(await insert('Quinn', false)).rows[0]?.id, (await insert('Ruth', false)).rows[0]?.id].map(Number)
+        await insert('Sid', true)
+        const query = search(big, undefined, 'Q#')
+        for (const mode of ['custom', 'generic'] as const) {
+          const plan = await explain(opened.url, query, true, mode)
+          assert.equal(countRead(plan), 'pass', `${mode} plan`)
+          assert.ok(scansUnder(plan, 'CTE candidates').length > 0, `${mode} plan: the matches were collected`)
+          assert.deepEqual(scansUnder(plan, 'CTE total'), [], `${mode} plan: and not counted again`)
+        }
+        const { rows } = await admin.query<{ total: string; id: string }>(query.sql, query.params)
+        assert.deepEqual(rows.map((row) => [Number(row.total), Number(row.id)]), live.map((id) => [2, id]))
+      } finally {
+        await admin.end()
       }
     })
 

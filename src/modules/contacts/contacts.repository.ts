@@ -151,78 +151,111 @@ const TERM_PATTERN = `'%' || replace(replace(replace(lower($2::text), '\\', '\\\
 // whole table, all companies, from the start).
 const TERM_LIKE = `c.search_text like (select ${TERM_PATTERN})`
 /**
- * The same test as a plain substring search, which no index serves: a walk in id order or a
- * pass over the rows. The term is lower()-ed once, in an InitPlan: a generic plan would
- * otherwise call lower() for every row (a quarter of a pass over 1 M contacts).
+ * The same test for a walk in id order or a pass over the rows, where no index serves it:
+ * LIKE called as its function, textlike, which the planner never matches to the trigram
+ * index (the operator would let it read the whole index for a term without a trigram). Per
+ * row it costs 100–150 ns where strpos() costs 170 (1 M contacts, one process: 'zq' 158 ms
+ * against 233). The pattern is made once, in an InitPlan, not for every row.
  */
-const TERM_IN_TEXT = 'strpos(c.search_text, (select lower($2::text))) > 0'
+const TERM_IN_TEXT = `textlike(c.search_text, (select ${TERM_PATTERN}))`
 /** A term containing U+001F could match across two fields in search_text: each field is checked too. */
-const TERM_IN_FIELDS = `${TERM_LIKE}
+const TERM_IN_FIELDS = `${TERM_IN_TEXT}
               and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select ${TERM_PATTERN})
                    or coalesce(c.business, '') ilike (select ${TERM_PATTERN}) or c.email ilike (select ${TERM_PATTERN}))`
 
 /** Matches a term may have for its page and total to come from the trigram index alone. */
 export const SEARCH_CANDIDATES = 10_000
 
-// Counting a term no index narrows (1–2 characters, U+001F) reads every live contact searched
-// (of the company, or of the owner). Through contacts_company_live_idx
-// (contacts_company_user_live_idx) that is one heap fetch per contact, about 1.3 µs; a
-// parallel pass over the whole table costs about 0.2 µs per row of every company. The
-// cheaper one is chosen when the statement runs, from the exact number of contacts searched
-// (their counter) against the table's rows (pg_class.reltuples, which autovacuum keeps
-// close; unknown counts as none, so a table never analyzed gets the pass): the pass when
-// they are a sixth of the table or more (1 M contacts of one company: 200 ms instead of
-// 1.3 s), the index otherwise (50 k beside 1 M: 30 ms instead of 110). The pass's condition
-// is written `company_id + 0` so that no index can serve it. The index's count walks the
-// matches in id order under a LIMIT no count reaches, compared as `(select …)`: a limit the
-// planner cannot see is taken as a tenth of the rows, for which the index's order is
-// cheaper than a pass and a sort, so statistics that believe the company is the whole table
-// (a new company beside a big one, not analyzed yet) do not turn it into the pass.
+// A term no index narrows (1–2 characters, U+001F) is tested against every live contact
+// searched (of the company, or of the owner). Through contacts_company_live_idx
+// (contacts_company_user_live_idx) that is one heap fetch per contact, about 0.3 µs; a
+// parallel pass over the whole table costs about 0.13 µs per row of every company. The
+// cheaper one is chosen when the statement runs (`scope`), from the exact number of contacts
+// searched (their counter) against the table's rows (pg_class.reltuples, which autovacuum
+// keeps close; unknown counts as none, so a table never analyzed gets the pass): the pass
+// when they are a sixth of the table or more (1 M contacts of one company: 130 ms instead
+// of 300), the index otherwise (50 k beside 1 M: 14 ms instead of 130). The pass's
+// condition is written `company_id + 0` so that no index can serve it. The index's read
+// walks the matches in id order under a LIMIT no count reaches, compared as `(select …)`:
+// a limit the planner cannot see is taken as a tenth of the rows, for which the index's
+// order is cheaper than a pass and a sort, so statistics that believe the company is the
+// whole table (a new company beside a big one, not analyzed yet) do not turn it into a pass.
 const SEARCHED_COUNTER = (ofUser: boolean) =>
   ofUser ? counterTotal('$1::bigint', "'contacts_by_user'", '$5') : counterTotal('$1::bigint', "'contacts'", '0')
+/** The pass's condition: the live contacts searched, written so that no index serves it. */
+const passed = (ofUser: boolean) =>
+  `c.company_id + 0 = $1::bigint and c.deleted_at is null${ofUser ? ' and c.user_id + 0 = $5' : ''}`
 const passOrIndexCount = (ofUser: boolean, test: string) => `case
-         when ${SEARCHED_COUNTER(ofUser)} * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass)
-         then (select count(*) from contacts c
-                where c.company_id + 0 = $1::bigint and c.deleted_at is null${ofUser ? ' and c.user_id + 0 = $5' : ''} and ${test})
+         when (select pass from scope)
+         then (select count(*) from contacts c where ${passed(ofUser)} and ${test})
          else (select count(*) from (select from contacts c where ${searched(ofUser)} and ${test}
                                       order by c.id limit (select 9223372036854775807)) m)
        end`
+
+// With the pass, a term with few matches would then have its page walked through the whole
+// company in id order (1 M contacts: 270 ms more). So the pass collects the matches
+// themselves, up to SEARCH_CANDIDATES + 1, when a sample says they are few: the company's
+// (owner's) first SEARCH_SAMPLE contacts in id order, tested (about 0.5 ms), estimate no
+// more than SEARCH_CANDIDATES / 4 matches. Total and page then come from them, one pass in
+// all. A common term skips it (the pass would stop after the candidates, then count again).
+// A wrong guess costs time, never exactness: more matches than candidates fall back to the
+// count and the walk.
+/** Contacts in the sample that estimates how many match a term no index narrows. */
+export const SEARCH_SAMPLE = 2_000
+
+/** The CTEs that give a term no index narrows its `candidates` and `known` total, if few. */
+const sampledCandidates = (ofUser: boolean, test: string) => `scope as materialized (
+       select s.n, s.n * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass) as pass
+         from (select ${SEARCHED_COUNTER(ofUser)} as n) s
+     ), sample as materialized (
+       select count(*) filter (where t.hit) * (select n from scope) <= ${(SEARCH_CANDIDATES / 4) * SEARCH_SAMPLE} as few
+         from (select ${test} as hit from contacts c
+                where (select pass from scope) and ${searched(ofUser)} order by c.id limit ${SEARCH_SAMPLE}) t
+     ), candidates as materialized (
+       select m.id
+         from (select c.id from contacts c where ${passed(ofUser)} and ${test} limit ${SEARCH_CANDIDATES + 1}) m
+        where (select pass and few from scope, sample) -- above the LIMIT: no workers start for a common term
+     ), known as (
+       select case when (select pass and few from scope, sample) and count(*) <= ${SEARCH_CANDIDATES} then count(*) end as n
+         from candidates
+     ),`
 
 // A page of a search with its exact total and the contacts in API shape (CONTACT_RECORD, as
 // contacts.page), in one statement. $1 company, $2 term, $3 limit, $4 offset, $5 the owner
 // (*OfUser). Every part is an InitPlan or a MATERIALIZED CTE, run at most once whatever the
 // planner believes about the company, so no per-row loop can happen
 // (test/contacts/contacts-search.test.ts):
-// - `candidates` (contacts.search only): up to SEARCH_CANDIDATES + 1 matches through
-//   contacts_search_trgm_idx. No more than SEARCH_CANDIDATES: they are the match set, and
-//   total and page come from them (a rare term: about 1 ms at 1 M contacts).
-// - Otherwise the total counts every match (`count`: through the trigram index again for a
-//   common term; for a term without a trigram, one pass over the company's live rows,
-//   parallel workers allowed), and the page's ids are read in id order through
-//   contacts_company_live_idx (contacts_company_user_live_idx for an owner) with `walk`, a
-//   test no index serves, forwards, or backwards from the total for a page in the second
-//   half, stopping at the page: a common term's first and last pages read a few rows more.
+// - `candidates`: a term with a trigram takes up to SEARCH_CANDIDATES + 1 matches through
+//   contacts_search_trgm_idx; one without, from the pass when the sample says they are few
+//   (sampledCandidates). No more than SEARCH_CANDIDATES: they are the match set, and total
+//   and page come from them (a rare term with a trigram: about 1 ms at 1 M contacts).
+// - Otherwise the total counts every match (through the trigram index again for a common
+//   term with a trigram; for one without, passOrIndexCount), and the page's ids are read in
+//   id order through contacts_company_live_idx (contacts_company_user_live_idx for an owner)
+//   with `test`, which no index serves, forwards, or backwards from the total for a page in
+//   the second half, stopping at the page: a common term's first and last pages read a few
+//   rows more.
 // A page past the end reads no contact (`$4 < total`).
-const searchStatement = (name: string, ofUser: boolean, candidates: boolean, count: string, walk: string) => {
+const searchStatement = (name: string, ofUser: boolean, trigram: boolean, test: string) => {
   const where = searched(ofUser)
   return defineQuery<{ total: number } & ({ id: null } | Contact)>(
     name,
-    `with ${candidates
+    `with ${trigram
       ? `candidates as materialized (
        select c.id from contacts c where ${where} and ${TERM_LIKE} limit ${SEARCH_CANDIDATES + 1}
      ), known as (
        select case when count(*) <= ${SEARCH_CANDIDATES} then count(*) end as n from candidates
      ),`
-      : `candidates as (select null::bigint as id where false), known as (select null::bigint as n),`} total as materialized (
-       select coalesce((select n from known), ${candidates ? `(select count(*) from contacts c where ${where} and ${count})` : passOrIndexCount(ofUser, count)}) as n
+      : sampledCandidates(ofUser, test)} total as materialized (
+       select coalesce((select n from known), ${trigram ? `(select count(*) from contacts c where ${where} and ${TERM_LIKE})` : passOrIndexCount(ofUser, test)}) as n
      ), page as materialized (
        select total.n as total,
               case when (select n from known) is not null
                    then array(select id from candidates order by id limit $3 offset $4)
                    when $4::bigint >= total.n then '{}'
                    when $4::bigint < total.n - $4::bigint
-                   then array(select c.id from contacts c where ${where} and ${walk} order by c.id limit $3 offset $4)
-                   else array(select c.id from contacts c where ${where} and ${walk} order by c.id desc
+                   then array(select c.id from contacts c where ${where} and ${test} order by c.id limit $3 offset $4)
+                   else array(select c.id from contacts c where ${where} and ${test} order by c.id desc
                                limit greatest(least($3, total.n - $4), 0) offset greatest(total.n - $4 - $3, 0))
               end as ids
          from total
@@ -242,16 +275,16 @@ const searchStatement = (name: string, ofUser: boolean, candidates: boolean, cou
 // contacts_company_user_live_idx serve: an owner's search reads the owner's matches only).
 const SEARCHES = {
   trigram: {
-    all: searchStatement('contacts.search', false, true, TERM_LIKE, TERM_IN_TEXT),
-    ofUser: searchStatement('contacts.searchOfUser', true, true, TERM_LIKE, TERM_IN_TEXT),
+    all: searchStatement('contacts.search', false, true, TERM_IN_TEXT),
+    ofUser: searchStatement('contacts.searchOfUser', true, true, TERM_IN_TEXT),
   },
   short: {
-    all: searchStatement('contacts.searchShort', false, false, TERM_IN_TEXT, TERM_IN_TEXT),
-    ofUser: searchStatement('contacts.searchShortOfUser', true, false, TERM_IN_TEXT, TERM_IN_TEXT),
+    all: searchStatement('contacts.searchShort', false, false, TERM_IN_TEXT),
+    ofUser: searchStatement('contacts.searchShortOfUser', true, false, TERM_IN_TEXT),
   },
   fields: {
-    all: searchStatement('contacts.searchFields', false, false, TERM_IN_FIELDS, TERM_IN_FIELDS),
-    ofUser: searchStatement('contacts.searchFieldsOfUser', true, false, TERM_IN_FIELDS, TERM_IN_FIELDS),
+    all: searchStatement('contacts.searchFields', false, false, TERM_IN_FIELDS),
+    ofUser: searchStatement('contacts.searchFieldsOfUser', true, false, TERM_IN_FIELDS),
   },
 }
 

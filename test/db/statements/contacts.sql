@@ -387,8 +387,8 @@ with candidates as materialized (
                    then array(select id from candidates order by id limit $3 offset $4)
                    when $4::bigint >= total.n then '{}'
                    when $4::bigint < total.n - $4::bigint
-                   then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and strpos(c.search_text, (select lower($2::text))) > 0 order by c.id limit $3 offset $4)
-                   else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and strpos(c.search_text, (select lower($2::text))) > 0 order by c.id desc
+                   then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id limit $3 offset $4)
+                   else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id desc
                                limit greatest(least($3, total.n - $4), 0) offset greatest(total.n - $4 - $3, 0))
               end as ids
          from total
@@ -412,14 +412,31 @@ with candidates as materialized (
        ) p on true;
 
 -- contacts.searchFields
-with candidates as (select null::bigint as id where false), known as (select null::bigint as n), total as materialized (
+with scope as materialized (
+       select s.n, s.n * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass) as pass
+         from (select coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts' and key = 0), 0)::bigint as n) s
+     ), sample as materialized (
+       select count(*) filter (where t.hit) * (select n from scope) <= 5000000 as few
+         from (select textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+              and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+                   or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) as hit from contacts c
+                where (select pass from scope) and c.company_id = (select $1::bigint) and c.deleted_at is null order by c.id limit 2000) t
+     ), candidates as materialized (
+       select m.id
+         from (select c.id from contacts c where c.company_id + 0 = $1::bigint and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+              and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+                   or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) limit 10001) m
+        where (select pass and few from scope, sample) -- above the LIMIT: no workers start for a common term
+     ), known as (
+       select case when (select pass and few from scope, sample) and count(*) <= 10000 then count(*) end as n
+         from candidates
+     ), total as materialized (
        select coalesce((select n from known), case
-         when coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts' and key = 0), 0)::bigint * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass)
-         then (select count(*) from contacts c
-                where c.company_id + 0 = $1::bigint and c.deleted_at is null and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+         when (select pass from scope)
+         then (select count(*) from contacts c where c.company_id + 0 = $1::bigint and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
               and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
                    or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')))
-         else (select count(*) from (select from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+         else (select count(*) from (select from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
               and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
                    or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
                                       order by c.id limit (select 9223372036854775807)) m)
@@ -430,10 +447,10 @@ with candidates as (select null::bigint as id where false), known as (select nul
                    then array(select id from candidates order by id limit $3 offset $4)
                    when $4::bigint >= total.n then '{}'
                    when $4::bigint < total.n - $4::bigint
-                   then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+                   then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
               and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
                    or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id limit $3 offset $4)
-                   else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+                   else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
               and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
                    or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id desc
                                limit greatest(least($3, total.n - $4), 0) offset greatest(total.n - $4 - $3, 0))
@@ -459,14 +476,31 @@ with candidates as (select null::bigint as id where false), known as (select nul
        ) p on true;
 
 -- contacts.searchFieldsOfUser
-with candidates as (select null::bigint as id where false), known as (select null::bigint as n), total as materialized (
+with scope as materialized (
+       select s.n, s.n * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass) as pass
+         from (select coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts_by_user' and key = $5), 0)::bigint as n) s
+     ), sample as materialized (
+       select count(*) filter (where t.hit) * (select n from scope) <= 5000000 as few
+         from (select textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+              and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+                   or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) as hit from contacts c
+                where (select pass from scope) and c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 order by c.id limit 2000) t
+     ), candidates as materialized (
+       select m.id
+         from (select c.id from contacts c where c.company_id + 0 = $1::bigint and c.deleted_at is null and c.user_id + 0 = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+              and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+                   or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) limit 10001) m
+        where (select pass and few from scope, sample) -- above the LIMIT: no workers start for a common term
+     ), known as (
+       select case when (select pass and few from scope, sample) and count(*) <= 10000 then count(*) end as n
+         from candidates
+     ), total as materialized (
        select coalesce((select n from known), case
-         when coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts_by_user' and key = $5), 0)::bigint * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass)
-         then (select count(*) from contacts c
-                where c.company_id + 0 = $1::bigint and c.deleted_at is null and c.user_id + 0 = $5 and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+         when (select pass from scope)
+         then (select count(*) from contacts c where c.company_id + 0 = $1::bigint and c.deleted_at is null and c.user_id + 0 = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
               and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
                    or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')))
-         else (select count(*) from (select from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+         else (select count(*) from (select from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
               and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
                    or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
                                       order by c.id limit (select 9223372036854775807)) m)
@@ -477,10 +511,10 @@ with candidates as (select null::bigint as id where false), known as (select nul
                    then array(select id from candidates order by id limit $3 offset $4)
                    when $4::bigint >= total.n then '{}'
                    when $4::bigint < total.n - $4::bigint
-                   then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+                   then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
               and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
                    or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id limit $3 offset $4)
-                   else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+                   else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
               and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
                    or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id desc
                                limit greatest(least($3, total.n - $4), 0) offset greatest(total.n - $4 - $3, 0))
@@ -518,8 +552,8 @@ with candidates as materialized (
                    then array(select id from candidates order by id limit $3 offset $4)
                    when $4::bigint >= total.n then '{}'
                    when $4::bigint < total.n - $4::bigint
-                   then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and strpos(c.search_text, (select lower($2::text))) > 0 order by c.id limit $3 offset $4)
-                   else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and strpos(c.search_text, (select lower($2::text))) > 0 order by c.id desc
+                   then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id limit $3 offset $4)
+                   else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id desc
                                limit greatest(least($3, total.n - $4), 0) offset greatest(total.n - $4 - $3, 0))
               end as ids
          from total
@@ -543,12 +577,25 @@ with candidates as materialized (
        ) p on true;
 
 -- contacts.searchShort
-with candidates as (select null::bigint as id where false), known as (select null::bigint as n), total as materialized (
+with scope as materialized (
+       select s.n, s.n * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass) as pass
+         from (select coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts' and key = 0), 0)::bigint as n) s
+     ), sample as materialized (
+       select count(*) filter (where t.hit) * (select n from scope) <= 5000000 as few
+         from (select textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) as hit from contacts c
+                where (select pass from scope) and c.company_id = (select $1::bigint) and c.deleted_at is null order by c.id limit 2000) t
+     ), candidates as materialized (
+       select m.id
+         from (select c.id from contacts c where c.company_id + 0 = $1::bigint and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) limit 10001) m
+        where (select pass and few from scope, sample) -- above the LIMIT: no workers start for a common term
+     ), known as (
+       select case when (select pass and few from scope, sample) and count(*) <= 10000 then count(*) end as n
+         from candidates
+     ), total as materialized (
        select coalesce((select n from known), case
-         when coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts' and key = 0), 0)::bigint * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass)
-         then (select count(*) from contacts c
-                where c.company_id + 0 = $1::bigint and c.deleted_at is null and strpos(c.search_text, (select lower($2::text))) > 0)
-         else (select count(*) from (select from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and strpos(c.search_text, (select lower($2::text))) > 0
+         when (select pass from scope)
+         then (select count(*) from contacts c where c.company_id + 0 = $1::bigint and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')))
+         else (select count(*) from (select from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
                                       order by c.id limit (select 9223372036854775807)) m)
        end) as n
      ), page as materialized (
@@ -557,8 +604,8 @@ with candidates as (select null::bigint as id where false), known as (select nul
                    then array(select id from candidates order by id limit $3 offset $4)
                    when $4::bigint >= total.n then '{}'
                    when $4::bigint < total.n - $4::bigint
-                   then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and strpos(c.search_text, (select lower($2::text))) > 0 order by c.id limit $3 offset $4)
-                   else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and strpos(c.search_text, (select lower($2::text))) > 0 order by c.id desc
+                   then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id limit $3 offset $4)
+                   else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id desc
                                limit greatest(least($3, total.n - $4), 0) offset greatest(total.n - $4 - $3, 0))
               end as ids
          from total
@@ -582,12 +629,25 @@ with candidates as (select null::bigint as id where false), known as (select nul
        ) p on true;
 
 -- contacts.searchShortOfUser
-with candidates as (select null::bigint as id where false), known as (select null::bigint as n), total as materialized (
+with scope as materialized (
+       select s.n, s.n * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass) as pass
+         from (select coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts_by_user' and key = $5), 0)::bigint as n) s
+     ), sample as materialized (
+       select count(*) filter (where t.hit) * (select n from scope) <= 5000000 as few
+         from (select textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) as hit from contacts c
+                where (select pass from scope) and c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 order by c.id limit 2000) t
+     ), candidates as materialized (
+       select m.id
+         from (select c.id from contacts c where c.company_id + 0 = $1::bigint and c.deleted_at is null and c.user_id + 0 = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) limit 10001) m
+        where (select pass and few from scope, sample) -- above the LIMIT: no workers start for a common term
+     ), known as (
+       select case when (select pass and few from scope, sample) and count(*) <= 10000 then count(*) end as n
+         from candidates
+     ), total as materialized (
        select coalesce((select n from known), case
-         when coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts_by_user' and key = $5), 0)::bigint * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass)
-         then (select count(*) from contacts c
-                where c.company_id + 0 = $1::bigint and c.deleted_at is null and c.user_id + 0 = $5 and strpos(c.search_text, (select lower($2::text))) > 0)
-         else (select count(*) from (select from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and strpos(c.search_text, (select lower($2::text))) > 0
+         when (select pass from scope)
+         then (select count(*) from contacts c where c.company_id + 0 = $1::bigint and c.deleted_at is null and c.user_id + 0 = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')))
+         else (select count(*) from (select from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
                                       order by c.id limit (select 9223372036854775807)) m)
        end) as n
      ), page as materialized (
@@ -596,8 +656,8 @@ with candidates as (select null::bigint as id where false), known as (select nul
                    then array(select id from candidates order by id limit $3 offset $4)
                    when $4::bigint >= total.n then '{}'
                    when $4::bigint < total.n - $4::bigint
-                   then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and strpos(c.search_text, (select lower($2::text))) > 0 order by c.id limit $3 offset $4)
-                   else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and strpos(c.search_text, (select lower($2::text))) > 0 order by c.id desc
+                   then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id limit $3 offset $4)
+                   else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id desc
                                limit greatest(least($3, total.n - $4), 0) offset greatest(total.n - $4 - $3, 0))
               end as ids
          from total
