@@ -8,6 +8,8 @@ export interface PlanNode {
   'Node Type': string
   'Relation Name'?: string
   'Index Name'?: string
+  /** A subplan's name: `CTE total`, `InitPlan 3 (returns $3)`. */
+  'Subplan Name'?: string
   'Plan Rows': number
   'Actual Loops'?: number
   'Actual Rows'?: number

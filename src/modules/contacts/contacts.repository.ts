@@ -192,31 +192,42 @@ const passOrIndexCount = (ofUser: boolean, test: string) => `case
                                       order by c.id limit (select 9223372036854775807)) m)
        end`
 
-// With the pass, a term with few matches would then have its page walked through the whole
-// company in id order (1 M contacts: 270 ms more). So the pass collects the matches
-// themselves, up to SEARCH_CANDIDATES + 1, when a sample says they are few: the company's
-// (owner's) first SEARCH_SAMPLE contacts in id order, tested (about 0.5 ms), estimate no
-// more than SEARCH_CANDIDATES / 4 matches. Total and page then come from them, one pass in
-// all. A common term skips it (the pass would stop after the candidates, then count again).
-// A wrong guess costs time, never exactness: more matches than candidates fall back to the
-// count and the walk.
-/** Contacts in the sample that estimates how many match a term no index narrows. */
+// Before reading any match, a sample: the company's (owner's) first SEARCH_SAMPLE contacts
+// in id order, tested (about 0.6 ms), estimate how many match. It decides how the matches
+// are collected (`collect`), and a wrong guess costs time, never exactness:
+// - A term with a trigram is collected through contacts_search_trgm_idx unless the sample
+//   finds it in a twentieth of the contacts and in more than SEARCH_CANDIDATES of them
+//   (`gmail`, 30 %): the index would build a bitmap of all of them (50 ms for 300 k) only to
+//   overflow, then count them through the index again at about 0.6 µs each, where a count
+//   by passOrIndexCount reads at most the company's rows (1 M: 130 ms instead of 230).
+// - A term without, with the pass, would have its page walked through the whole company in
+//   id order after the count (1 M contacts: 270 ms more for a term with 5 matches). So the
+//   pass collects the matches itself when the sample estimates no more than
+//   SEARCH_CANDIDATES / 4 of them: one pass in all. A common term skips it (the pass would
+//   stop after the candidates, then count again).
+/** Contacts in the sample that estimates how many match a term. */
 export const SEARCH_SAMPLE = 2_000
 
-/** The CTEs that give a term no index narrows its `candidates` and `known` total, if few. */
-const sampledCandidates = (ofUser: boolean, test: string) => `scope as materialized (
+/** The CTEs that give a search its `scope`, `collect` decision, `candidates` and `known` total (if they are all). */
+const candidateCtes = (ofUser: boolean, trigram: boolean, test: string) => `scope as materialized (
        select s.n, s.n * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass) as pass
          from (select ${SEARCHED_COUNTER(ofUser)} as n) s
      ), sample as materialized (
-       select count(*) filter (where t.hit) * (select n from scope) <= ${(SEARCH_CANDIDATES / 4) * SEARCH_SAMPLE} as few
-         from (select ${test} as hit from contacts c
-                where (select pass from scope) and ${searched(ofUser)} order by c.id limit ${SEARCH_SAMPLE}) t
+       select count(*) filter (where t.hit) as hits, count(*) as seen
+         from (select ${test} as hit from contacts c where ${searched(ofUser)} order by c.id limit ${SEARCH_SAMPLE}) t
+     ), decision as materialized (
+       select ${trigram
+         ? `not (sample.hits * 20 >= sample.seen and sample.hits * scope.n > ${SEARCH_CANDIDATES}::bigint * sample.seen)`
+         : `scope.pass and sample.hits * scope.n <= ${SEARCH_CANDIDATES / 4}::bigint * sample.seen`} as collect
+         from scope, sample
      ), candidates as materialized (
        select m.id
-         from (select c.id from contacts c where ${passed(ofUser)} and ${test} limit ${SEARCH_CANDIDATES + 1}) m
-        where (select pass and few from scope, sample) -- above the LIMIT: no workers start for a common term
+         from (select c.id from contacts c
+                where ${trigram ? `${searched(ofUser)} and ${TERM_LIKE}` : `${passed(ofUser)} and ${test}`}
+                limit ${SEARCH_CANDIDATES + 1}) m
+        where (select collect from decision) -- above the LIMIT: nothing is read when not collecting
      ), known as (
-       select case when (select pass and few from scope, sample) and count(*) <= ${SEARCH_CANDIDATES} then count(*) end as n
+       select case when (select collect from decision) and count(*) <= ${SEARCH_CANDIDATES} then count(*) end as n
          from candidates
      ),`
 
@@ -225,12 +236,11 @@ const sampledCandidates = (ofUser: boolean, test: string) => `scope as materiali
 // (*OfUser). Every part is an InitPlan or a MATERIALIZED CTE, run at most once whatever the
 // planner believes about the company, so no per-row loop can happen
 // (test/contacts/contacts-search.test.ts):
-// - `candidates`: a term with a trigram takes up to SEARCH_CANDIDATES + 1 matches through
-//   contacts_search_trgm_idx; one without, from the pass when the sample says they are few
-//   (sampledCandidates). No more than SEARCH_CANDIDATES: they are the match set, and total
-//   and page come from them (a rare term with a trigram: about 1 ms at 1 M contacts).
-// - Otherwise the total counts every match (through the trigram index again for a common
-//   term with a trigram; for one without, passOrIndexCount), and the page's ids are read in
+// - `candidates` (candidateCtes): up to SEARCH_CANDIDATES + 1 matches, through the trigram
+//   index or from the pass. No more than SEARCH_CANDIDATES: they are the match set, and
+//   total and page come from them (a rare term with a trigram: about 1–2 ms at 1 M contacts).
+// - Otherwise the total counts every match (a term with a trigram collected through the
+//   index: through the index again; else passOrIndexCount), and the page's ids are read in
 //   id order through contacts_company_live_idx (contacts_company_user_live_idx for an owner)
 //   with `test`, which no index serves, forwards, or backwards from the total for a page in
 //   the second half, stopping at the page: a common term's first and last pages read a few
@@ -238,16 +248,16 @@ const sampledCandidates = (ofUser: boolean, test: string) => `scope as materiali
 // A page past the end reads no contact (`$4 < total`).
 const searchStatement = (name: string, ofUser: boolean, trigram: boolean, test: string) => {
   const where = searched(ofUser)
+  const count = trigram
+    ? `case when (select collect from decision)
+            then (select count(*) from contacts c where ${where} and ${TERM_LIKE})
+            else ${passOrIndexCount(ofUser, test)}
+       end`
+    : passOrIndexCount(ofUser, test)
   return defineQuery<{ total: number } & ({ id: null } | Contact)>(
     name,
-    `with ${trigram
-      ? `candidates as materialized (
-       select c.id from contacts c where ${where} and ${TERM_LIKE} limit ${SEARCH_CANDIDATES + 1}
-     ), known as (
-       select case when count(*) <= ${SEARCH_CANDIDATES} then count(*) end as n from candidates
-     ),`
-      : sampledCandidates(ofUser, test)} total as materialized (
-       select coalesce((select n from known), ${trigram ? `(select count(*) from contacts c where ${where} and ${TERM_LIKE})` : passOrIndexCount(ofUser, test)}) as n
+    `with ${candidateCtes(ofUser, trigram, test)} total as materialized (
+       select coalesce((select n from known), ${count}) as n
      ), page as materialized (
        select total.n as total,
               case when (select n from known) is not null

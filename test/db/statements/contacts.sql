@@ -375,12 +375,34 @@ with matched as (
      array(select nextval('contacts_id_seq'::regclass) from generate_series(1, $6::int)) as new_ids;
 
 -- contacts.search
-with candidates as materialized (
-       select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') limit 10001
+with scope as materialized (
+       select s.n, s.n * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass) as pass
+         from (select coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts' and key = 0), 0)::bigint as n) s
+     ), sample as materialized (
+       select count(*) filter (where t.hit) as hits, count(*) as seen
+         from (select textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) as hit from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null order by c.id limit 2000) t
+     ), decision as materialized (
+       select not (sample.hits * 20 >= sample.seen and sample.hits * scope.n > 10000::bigint * sample.seen) as collect
+         from scope, sample
+     ), candidates as materialized (
+       select m.id
+         from (select c.id from contacts c
+                where c.company_id = (select $1::bigint) and c.deleted_at is null and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+                limit 10001) m
+        where (select collect from decision) -- above the LIMIT: nothing is read when not collecting
      ), known as (
-       select case when count(*) <= 10000 then count(*) end as n from candidates
+       select case when (select collect from decision) and count(*) <= 10000 then count(*) end as n
+         from candidates
      ), total as materialized (
-       select coalesce((select n from known), (select count(*) from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))) as n
+       select coalesce((select n from known), case when (select collect from decision)
+            then (select count(*) from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+            else case
+         when (select pass from scope)
+         then (select count(*) from contacts c where c.company_id + 0 = $1::bigint and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')))
+         else (select count(*) from (select from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+                                      order by c.id limit (select 9223372036854775807)) m)
+       end
+       end) as n
      ), page as materialized (
        select total.n as total,
               case when (select n from known) is not null
@@ -416,19 +438,23 @@ with scope as materialized (
        select s.n, s.n * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass) as pass
          from (select coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts' and key = 0), 0)::bigint as n) s
      ), sample as materialized (
-       select count(*) filter (where t.hit) * (select n from scope) <= 5000000 as few
+       select count(*) filter (where t.hit) as hits, count(*) as seen
          from (select textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
               and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
-                   or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) as hit from contacts c
-                where (select pass from scope) and c.company_id = (select $1::bigint) and c.deleted_at is null order by c.id limit 2000) t
+                   or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) as hit from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null order by c.id limit 2000) t
+     ), decision as materialized (
+       select scope.pass and sample.hits * scope.n <= 2500::bigint * sample.seen as collect
+         from scope, sample
      ), candidates as materialized (
        select m.id
-         from (select c.id from contacts c where c.company_id + 0 = $1::bigint and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+         from (select c.id from contacts c
+                where c.company_id + 0 = $1::bigint and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
               and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
-                   or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) limit 10001) m
-        where (select pass and few from scope, sample) -- above the LIMIT: no workers start for a common term
+                   or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+                limit 10001) m
+        where (select collect from decision) -- above the LIMIT: nothing is read when not collecting
      ), known as (
-       select case when (select pass and few from scope, sample) and count(*) <= 10000 then count(*) end as n
+       select case when (select collect from decision) and count(*) <= 10000 then count(*) end as n
          from candidates
      ), total as materialized (
        select coalesce((select n from known), case
@@ -480,19 +506,23 @@ with scope as materialized (
        select s.n, s.n * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass) as pass
          from (select coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts_by_user' and key = $5), 0)::bigint as n) s
      ), sample as materialized (
-       select count(*) filter (where t.hit) * (select n from scope) <= 5000000 as few
+       select count(*) filter (where t.hit) as hits, count(*) as seen
          from (select textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
               and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
-                   or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) as hit from contacts c
-                where (select pass from scope) and c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 order by c.id limit 2000) t
+                   or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) as hit from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 order by c.id limit 2000) t
+     ), decision as materialized (
+       select scope.pass and sample.hits * scope.n <= 2500::bigint * sample.seen as collect
+         from scope, sample
      ), candidates as materialized (
        select m.id
-         from (select c.id from contacts c where c.company_id + 0 = $1::bigint and c.deleted_at is null and c.user_id + 0 = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+         from (select c.id from contacts c
+                where c.company_id + 0 = $1::bigint and c.deleted_at is null and c.user_id + 0 = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
               and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
-                   or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) limit 10001) m
-        where (select pass and few from scope, sample) -- above the LIMIT: no workers start for a common term
+                   or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+                limit 10001) m
+        where (select collect from decision) -- above the LIMIT: nothing is read when not collecting
      ), known as (
-       select case when (select pass and few from scope, sample) and count(*) <= 10000 then count(*) end as n
+       select case when (select collect from decision) and count(*) <= 10000 then count(*) end as n
          from candidates
      ), total as materialized (
        select coalesce((select n from known), case
@@ -540,12 +570,34 @@ with scope as materialized (
        ) p on true;
 
 -- contacts.searchOfUser
-with candidates as materialized (
-       select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') limit 10001
+with scope as materialized (
+       select s.n, s.n * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass) as pass
+         from (select coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts_by_user' and key = $5), 0)::bigint as n) s
+     ), sample as materialized (
+       select count(*) filter (where t.hit) as hits, count(*) as seen
+         from (select textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) as hit from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 order by c.id limit 2000) t
+     ), decision as materialized (
+       select not (sample.hits * 20 >= sample.seen and sample.hits * scope.n > 10000::bigint * sample.seen) as collect
+         from scope, sample
+     ), candidates as materialized (
+       select m.id
+         from (select c.id from contacts c
+                where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+                limit 10001) m
+        where (select collect from decision) -- above the LIMIT: nothing is read when not collecting
      ), known as (
-       select case when count(*) <= 10000 then count(*) end as n from candidates
+       select case when (select collect from decision) and count(*) <= 10000 then count(*) end as n
+         from candidates
      ), total as materialized (
-       select coalesce((select n from known), (select count(*) from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))) as n
+       select coalesce((select n from known), case when (select collect from decision)
+            then (select count(*) from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+            else case
+         when (select pass from scope)
+         then (select count(*) from contacts c where c.company_id + 0 = $1::bigint and c.deleted_at is null and c.user_id + 0 = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')))
+         else (select count(*) from (select from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+                                      order by c.id limit (select 9223372036854775807)) m)
+       end
+       end) as n
      ), page as materialized (
        select total.n as total,
               case when (select n from known) is not null
@@ -581,15 +633,19 @@ with scope as materialized (
        select s.n, s.n * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass) as pass
          from (select coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts' and key = 0), 0)::bigint as n) s
      ), sample as materialized (
-       select count(*) filter (where t.hit) * (select n from scope) <= 5000000 as few
-         from (select textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) as hit from contacts c
-                where (select pass from scope) and c.company_id = (select $1::bigint) and c.deleted_at is null order by c.id limit 2000) t
+       select count(*) filter (where t.hit) as hits, count(*) as seen
+         from (select textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) as hit from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null order by c.id limit 2000) t
+     ), decision as materialized (
+       select scope.pass and sample.hits * scope.n <= 2500::bigint * sample.seen as collect
+         from scope, sample
      ), candidates as materialized (
        select m.id
-         from (select c.id from contacts c where c.company_id + 0 = $1::bigint and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) limit 10001) m
-        where (select pass and few from scope, sample) -- above the LIMIT: no workers start for a common term
+         from (select c.id from contacts c
+                where c.company_id + 0 = $1::bigint and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+                limit 10001) m
+        where (select collect from decision) -- above the LIMIT: nothing is read when not collecting
      ), known as (
-       select case when (select pass and few from scope, sample) and count(*) <= 10000 then count(*) end as n
+       select case when (select collect from decision) and count(*) <= 10000 then count(*) end as n
          from candidates
      ), total as materialized (
        select coalesce((select n from known), case
@@ -633,15 +689,19 @@ with scope as materialized (
        select s.n, s.n * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass) as pass
          from (select coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts_by_user' and key = $5), 0)::bigint as n) s
      ), sample as materialized (
-       select count(*) filter (where t.hit) * (select n from scope) <= 5000000 as few
-         from (select textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) as hit from contacts c
-                where (select pass from scope) and c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 order by c.id limit 2000) t
+       select count(*) filter (where t.hit) as hits, count(*) as seen
+         from (select textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) as hit from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 order by c.id limit 2000) t
+     ), decision as materialized (
+       select scope.pass and sample.hits * scope.n <= 2500::bigint * sample.seen as collect
+         from scope, sample
      ), candidates as materialized (
        select m.id
-         from (select c.id from contacts c where c.company_id + 0 = $1::bigint and c.deleted_at is null and c.user_id + 0 = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) limit 10001) m
-        where (select pass and few from scope, sample) -- above the LIMIT: no workers start for a common term
+         from (select c.id from contacts c
+                where c.company_id + 0 = $1::bigint and c.deleted_at is null and c.user_id + 0 = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+                limit 10001) m
+        where (select collect from decision) -- above the LIMIT: nothing is read when not collecting
      ), known as (
-       select case when (select pass and few from scope, sample) and count(*) <= 10000 then count(*) end as n
+       select case when (select collect from decision) and count(*) <= 10000 then count(*) end as n
          from candidates
      ), total as materialized (
        select coalesce((select n from known), case
