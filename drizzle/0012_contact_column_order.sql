@@ -5,7 +5,7 @@
 -- search_text, decoded 26 columns of every row to reach it: at 1 M contacts a third of the
 -- pass (155 → 110 ms). PostgreSQL cannot move a column, so the table is made again, rows,
 -- ids, identity sequence, indexes, statistics and every key to and from it as they were.
--- Under an exclusive lock, like 0007: about 30 s for 1 M contacts and their children.
+-- Under an exclusive lock, like 0007: about 20 s for 1 M contacts and their children.
 LOCK TABLE "contacts" IN ACCESS EXCLUSIVE MODE;
 --> statement-breakpoint
 CREATE TABLE "contacts_reordered" (

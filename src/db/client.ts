@@ -215,7 +215,7 @@ function openPostgres(url: string, options: DatabaseOptions): OpenedHandle {
     },
     async migrate() {
       // A connection of its own, without the pool's time limits: a migration may rewrite a
-      // big table or build its indexes (0012: about 30 s at 1 M contacts), and the pool's
+      // big table or build its indexes (0012: about 20 s at 1 M contacts), and the pool's
       // client-side query_timeout would cut its connection mid-statement.
       const client = new pg.Client({ ...connection, query_timeout: undefined })
       client.on('error', onError)

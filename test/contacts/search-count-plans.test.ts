@@ -4,7 +4,7 @@
 // passOrIndexCount): the pass for a company that holds most of the table, the index for a
 // small one beside it; the same for an owner's search. With the pass, a term a sample finds
 // in few contacts has its matches collected by the pass itself, total and page from them
-// (sampledCandidates); a common one is counted. All give the exact total.
+// (candidateCtes); a common one is counted. All give the exact total.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import pg from 'pg'
