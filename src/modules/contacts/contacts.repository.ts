@@ -194,7 +194,8 @@ const passOrIndexCount = (ofUser: boolean, test: string) => `case
 
 // Before reading any match, a sample: the company's (owner's) first SEARCH_SAMPLE contacts
 // in id order, tested (about 0.6 ms), estimate how many match. It decides how the matches
-// are collected (`collect`), and a wrong guess costs time, never exactness:
+// are collected (`collect`), and a wrong guess costs time, never exactness (a term without
+// a trigram is only sampled when the pass is the way, the only case it decides):
 // - A term with a trigram is collected through contacts_search_trgm_idx unless the sample
 //   finds it in a twentieth of the contacts and in more than SEARCH_CANDIDATES of them
 //   (`gmail`, 30 %): the index would build a bitmap of all of them (50 ms for 300 k) only to
@@ -214,7 +215,8 @@ const candidateCtes = (ofUser: boolean, trigram: boolean, test: string) => `scop
          from (select ${SEARCHED_COUNTER(ofUser)} as n) s
      ), sample as materialized (
        select count(*) filter (where t.hit) as hits, count(*) as seen
-         from (select ${test} as hit from contacts c where ${searched(ofUser)} order by c.id limit ${SEARCH_SAMPLE}) t
+         from (select ${test} as hit from contacts c
+                where ${trigram ? '' : '(select pass from scope) and '}${searched(ofUser)} order by c.id limit ${SEARCH_SAMPLE}) t
      ), decision as materialized (
        select ${trigram
          ? `not (sample.hits * 20 >= sample.seen and sample.hits * scope.n > ${SEARCH_CANDIDATES}::bigint * sample.seen)`

@@ -380,7 +380,8 @@ with scope as materialized (
          from (select coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts' and key = 0), 0)::bigint as n) s
      ), sample as materialized (
        select count(*) filter (where t.hit) as hits, count(*) as seen
-         from (select textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) as hit from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null order by c.id limit 2000) t
+         from (select textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) as hit from contacts c
+                where c.company_id = (select $1::bigint) and c.deleted_at is null order by c.id limit 2000) t
      ), decision as materialized (
        select not (sample.hits * 20 >= sample.seen and sample.hits * scope.n > 10000::bigint * sample.seen) as collect
          from scope, sample
@@ -441,7 +442,8 @@ with scope as materialized (
        select count(*) filter (where t.hit) as hits, count(*) as seen
          from (select textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
               and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
-                   or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) as hit from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null order by c.id limit 2000) t
+                   or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) as hit from contacts c
+                where (select pass from scope) and c.company_id = (select $1::bigint) and c.deleted_at is null order by c.id limit 2000) t
      ), decision as materialized (
        select scope.pass and sample.hits * scope.n <= 2500::bigint * sample.seen as collect
          from scope, sample
@@ -509,7 +511,8 @@ with scope as materialized (
        select count(*) filter (where t.hit) as hits, count(*) as seen
          from (select textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
               and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
-                   or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) as hit from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 order by c.id limit 2000) t
+                   or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) as hit from contacts c
+                where (select pass from scope) and c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 order by c.id limit 2000) t
      ), decision as materialized (
        select scope.pass and sample.hits * scope.n <= 2500::bigint * sample.seen as collect
          from scope, sample
@@ -575,7 +578,8 @@ with scope as materialized (
          from (select coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts_by_user' and key = $5), 0)::bigint as n) s
      ), sample as materialized (
        select count(*) filter (where t.hit) as hits, count(*) as seen
-         from (select textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) as hit from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 order by c.id limit 2000) t
+         from (select textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) as hit from contacts c
+                where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 order by c.id limit 2000) t
      ), decision as materialized (
        select not (sample.hits * 20 >= sample.seen and sample.hits * scope.n > 10000::bigint * sample.seen) as collect
          from scope, sample
@@ -634,7 +638,8 @@ with scope as materialized (
          from (select coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts' and key = 0), 0)::bigint as n) s
      ), sample as materialized (
        select count(*) filter (where t.hit) as hits, count(*) as seen
-         from (select textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) as hit from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null order by c.id limit 2000) t
+         from (select textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) as hit from contacts c
+                where (select pass from scope) and c.company_id = (select $1::bigint) and c.deleted_at is null order by c.id limit 2000) t
      ), decision as materialized (
        select scope.pass and sample.hits * scope.n <= 2500::bigint * sample.seen as collect
          from scope, sample
@@ -690,7 +695,8 @@ with scope as materialized (
          from (select coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts_by_user' and key = $5), 0)::bigint as n) s
      ), sample as materialized (
        select count(*) filter (where t.hit) as hits, count(*) as seen
-         from (select textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) as hit from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 order by c.id limit 2000) t
+         from (select textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) as hit from contacts c
+                where (select pass from scope) and c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 order by c.id limit 2000) t
      ), decision as materialized (
        select scope.pass and sample.hits * scope.n <= 2500::bigint * sample.seen as collect
          from scope, sample
