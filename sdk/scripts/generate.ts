@@ -7,12 +7,13 @@ import { fileURLToPath } from 'node:url'
 import openapiTS, { astToString } from 'openapi-typescript'
 import { buildApp } from '../../src/app.js'
 import { loadConfig } from '../../src/config.js'
-import type { Database, DatabaseHandle } from '../../src/db/client.js'
+import type { DatabaseHandle } from '../../src/db/client.js'
+import type { Db } from '../../src/db/db.js'
 
 export const SCHEMA_FILE = fileURLToPath(new URL('../src/schema.ts', import.meta.url))
 
 const noDatabase: DatabaseHandle = {
-  db: undefined as unknown as Database, // never queried: describing the routes reads no data
+  db: undefined as unknown as Db, // never queried: describing the routes reads no data
   kind: 'postgres',
   ping: () => Promise.resolve(),
   listen: () => Promise.resolve(),

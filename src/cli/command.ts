@@ -2,7 +2,7 @@
 // the TypeBox schema its options are validated with (the API's rules and messages, before
 // the database is opened), and a run function that returns the record or result it prints.
 import type { Static, TSchema } from 'typebox'
-import type { Database } from '../db/client.js'
+import type { Db } from '../db/db.js'
 
 export interface OptionSpec {
   description: string
@@ -29,7 +29,7 @@ export interface Command {
   input: TSchema
   /** A list: prints {"data": [...]} with --json, a table otherwise. */
   list?: boolean
-  run(db: Database, input: never, context: CommandContext): Promise<object>
+  run(db: Db, input: never, context: CommandContext): Promise<object>
 }
 
 export function defineCommand<S extends TSchema>(command: {
@@ -38,7 +38,7 @@ export function defineCommand<S extends TSchema>(command: {
   options: Record<string, OptionSpec>
   input: S
   list?: boolean
-  run(db: Database, input: Static<S>, context: CommandContext): Promise<object>
+  run(db: Db, input: Static<S>, context: CommandContext): Promise<object>
 }): Command {
   return command
 }

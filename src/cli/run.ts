@@ -5,7 +5,8 @@
 // process; tests call it in process on their own database.
 import { parseArgs } from 'node:util'
 import { ConfigError, loadConfig } from '../config.js'
-import { openDatabase, type Database } from '../db/client.js'
+import { openDatabase } from '../db/client.js'
+import type { Db } from '../db/db.js'
 import { usePreparedStatements } from '../db/query.js'
 import { ApiError, invalid, type ErrorDetails } from '../errors.js'
 import { validate, type JsonSchema } from '../http/validation.js'
@@ -18,7 +19,7 @@ export interface CliIo {
   /** The settings (DATABASE_URL, DATA_DIR, …); the process environment when left out. */
   env?: Record<string, string | undefined>
   /** An open database to run on (tests); otherwise the configured one is opened and closed. */
-  database?: Database
+  database?: Db
   /** Tell a person at a terminal what a slow first start is doing (on stderr). */
   progress?: boolean
   /** The commands to choose from (all of them unless a test says otherwise). */

@@ -1,34 +1,21 @@
 // Opens the database: PostgreSQL through node-postgres, either the server named by
 // DATABASE_URL or the embedded cluster under DATA_DIR (src/db/embedded.ts). One driver, one
-// dialect; Drizzle keeps the schema and migrations.
-import { drizzle } from 'drizzle-orm/node-postgres'
-import { migrate as migrateDrizzle } from 'drizzle-orm/node-postgres/migrator'
-import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
-import type { SQL } from 'drizzle-orm'
-import { fileURLToPath } from 'node:url'
+// dialect; Drizzle keeps the schema and generates and applies the migrations (src/db/migrate.ts).
 import pg from 'pg'
+import type { Db } from './db.js'
 import { startEmbeddedCluster, type EmbeddedCluster } from './embedded.js'
 import { isDatabaseUnavailable } from './errors.js'
+import { applyMigrations } from './migrate.js'
 import { attachPipeline, Pipeline } from './pipeline.js'
-import * as schema from './schema.js'
+import { defineQuery, run } from './query.js'
 
-// bigint columns (ids, counts) arrive as JavaScript numbers, as Drizzle's `mode: 'number'`
-// gives them: ids are at most 2^53-1 by contract, so no value loses precision, and rows of
-// raw statements can go out as they are.
+// bigint columns (ids, counts) arrive as JavaScript numbers: ids are at most 2^53-1 by
+// contract, so no value loses precision, and rows can go out as they are.
 pg.types.setTypeParser(pg.types.builtins.INT8, Number)
 
-export type Schema = typeof schema
-/** The database or a transaction: repositories take either. */
-export type Database = PgDatabase<PgQueryResultHKT, Schema>
-
-/** Rows of a raw SQL statement, as the driver gives them: snake_case names. */
-export async function rawRows<T>(db: Database, query: SQL): Promise<T[]> {
-  const result = (await db.execute(query)) as { rows: T[] }
-  return result.rows
-}
-
 export interface DatabaseHandle {
-  readonly db: Database
+  /** The pool: statements run on it with run(), transactions open on it with transaction(). */
+  readonly db: Db
   readonly kind: 'postgres' | 'embedded'
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>
@@ -55,12 +42,14 @@ export interface DatabaseOptions {
   onProgress?: (message: string) => void
 }
 
+// /readyz: does the database answer?
+const pingStatement = defineQuery<{ one: number }>('db.ping', 'select 1 as one')
+
 /** The database the service keeps its data in on the embedded cluster. */
 const EMBEDDED_DATABASE = 'engage'
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 3000
 export const DEFAULT_PIPELINE_CONNECTIONS = 2
 
-const migrationsFolder = fileURLToPath(new URL('../../drizzle', import.meta.url))
 const MIGRATION_LOCK = 7_401_229 // pg_advisory_lock key: one migrator at a time across instances
 
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
@@ -117,12 +106,11 @@ async function ensureDatabase(cluster: EmbeddedCluster): Promise<void> {
 }
 
 /**
- * Clients checked out of the pool (transactions, migrations) are destroyed as soon as one of
- * their statements fails for a connection-level reason (the connection was cut, the database
- * did not answer in time), and releasing them twice is harmless. Drizzle's transaction sends
- * BEGIN before its own release is armed: a BEGIN that fails that way would otherwise keep the
- * client checked out forever, and a client whose statement timed out would go back to the pool
- * still busy. (pool.query, used outside transactions, already destroys such clients.)
+ * Clients checked out of the pool (transactions) are destroyed as soon as one of their
+ * statements fails for a connection-level reason (the connection was cut, the database did
+ * not answer in time), and releasing them twice is harmless: a client whose statement timed
+ * out must not go back to the pool still busy, whoever checked it out and however it ends.
+ * (pool.query, used outside transactions, already destroys such clients.)
  */
 export function hardenCheckouts(pool: pg.Pool): void {
   // The query is wrapped once per client, when the pool opens it: wrapping it at every
@@ -203,15 +191,14 @@ function openPostgres(url: string, options: DatabaseOptions): OpenedHandle {
     client.on('error', onError)
   })
   hardenCheckouts(pool)
-  const db = drizzle({ client: pool, schema }) as unknown as Database
   const listeners: pg.Client[] = []
   let closed = false
 
   return {
-    db,
+    db: pool,
     kind: 'postgres',
     async ping() {
-      await pool.query('select 1')
+      await run(pool, pingStatement, [])
     },
     async migrate() {
       // A connection of its own, without the pool's time limits: a migration may rewrite a
@@ -223,7 +210,7 @@ function openPostgres(url: string, options: DatabaseOptions): OpenedHandle {
       try {
         await client.query('set statement_timeout = 0; set lock_timeout = 0; set idle_in_transaction_session_timeout = 0')
         await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK])
-        await migrateDrizzle(drizzle({ client, schema }), { migrationsFolder })
+        await applyMigrations(client)
       } finally {
         await client.end().catch(() => undefined) // ending the session releases the lock
       }

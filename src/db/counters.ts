@@ -7,9 +7,8 @@
 // their database connection instead, WRITER_SLOT: a pool's connections have consecutive
 // process ids, so up to COUNTER_SLOTS of them write side by side. Every other writer adds
 // to slot 0; every reader sums (counterTotal).
-import { sql } from 'drizzle-orm'
-import type { Database } from './client.js'
-import { counters } from './schema.js'
+import type { Db } from './db.js'
+import { defineQuery, run } from './query.js'
 import type { CompanyId } from '../tenancy.js'
 
 /** Rows a spread total can have. */
@@ -22,16 +21,18 @@ export const WRITER_SLOT = `(pg_backend_pid() % ${String(COUNTER_SLOTS)})::small
 export const counterTotal = (company: string, list: string, key: string) =>
   `coalesce((select sum(value) from counters where company_id = ${company} and list = ${list} and key = ${key}), 0)::bigint`
 
+// Slot 0 of a total, by primary key (company_id, list, key, slot).
+const adjust = defineQuery<never>(
+  'counters.adjust',
+  `insert into counters (company_id, list, key, value)
+   values ($1, $2, $3, $4)
+       on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value`,
+)
+
 /** Adds `delta` to a total (slot 0); call it inside the transaction that adds or removes the rows. */
-export async function adjustCounter(db: Database, companyId: CompanyId, list: string, key: number, delta: number) {
+export async function adjustCounter(db: Db, companyId: CompanyId, list: string, key: number, delta: number) {
   if (delta === 0) return
-  await db
-    .insert(counters)
-    .values({ companyId, list, key, value: delta })
-    .onConflictDoUpdate({
-      target: [counters.companyId, counters.list, counters.key, counters.slot],
-      set: { value: sql`${counters.value} + ${delta}` },
-    })
+  await run(db, adjust, [companyId, list, key, delta])
 }
 
 /** One adjustment of a counter row (the task counters' writes build lists of them). */

@@ -3,7 +3,7 @@
 // SQL per request. A repository defines its statements at module load with defineQuery and
 // runs them with run(db, query, params), where db is the database or a transaction.
 import type pg from 'pg'
-import type { Database } from './client.js'
+import type { Db } from './db.js'
 import { pipelineOf } from './pipeline.js'
 
 export interface Query<Row> {
@@ -16,6 +16,8 @@ export interface Query<Row> {
    * (src/db/pipeline.ts). Never for a statement that could hold the line up.
    */
   readonly pipelined: boolean
+  /** Where defineQuery was called (`file:line:column`), for the statements snapshot. */
+  readonly definedAt: string
   /** Phantom: the row type the statement answers. */
   readonly row?: Row
 }
@@ -24,9 +26,15 @@ const registry = new Map<string, Query<unknown>>()
 
 export function defineQuery<Row>(name: string, text: string, options: { pipelined?: boolean } = {}): Query<Row> {
   if (registry.has(name)) throw new Error(`query ${name} is defined twice`)
-  const query: Query<Row> = { name, text, pipelined: options.pipelined ?? false }
+  const query: Query<Row> = { name, text, pipelined: options.pipelined ?? false, definedAt: caller(new Error().stack) }
   registry.set(name, query)
   return query
+}
+
+/** The `file:line:column` of the stack's third line: who called defineQuery. */
+function caller(stack: string | undefined): string {
+  const line = stack?.split('\n')[2] ?? ''
+  return /\(?((?:file:\/\/)?[^\s(]+:\d+:\d+)\)?\s*$/.exec(line)?.[1] ?? ''
 }
 
 /** Every statement defined so far (the snapshot test prepares each against the schema). */
@@ -44,25 +52,20 @@ export function usePreparedStatements(on: boolean): void {
   named = on
 }
 
-type Queryable = pg.Pool | pg.PoolClient
-
-/** Drizzle's database or transaction keeps the pool or the transaction's client here. */
-function clientOf(db: Database): Queryable {
-  return (db as unknown as { session: { client: Queryable } }).session.client
-}
-
-export async function run<Row>(db: Database, query: Query<Row>, params: unknown[]): Promise<Row[]> {
-  const client = clientOf(db)
+/** Runs a statement of the registry on the pool (pipelined when it may be) or on a transaction's client. */
+export async function run<Row>(db: Db, query: Query<Row>, params: unknown[]): Promise<Row[]> {
+  // Only a statement defineQuery registered runs, so the snapshot (test/db/statements) shows every one.
+  if (registry.get(query.name) !== query) throw new Error(`query ${query.name} was not defined with defineQuery`)
   const config = named ? { name: query.name, text: query.text, values: params } : { text: query.text, values: params }
-  const pipeline = query.pipelined ? pipelineOf(client) : undefined
+  const pipeline = query.pipelined ? pipelineOf(db) : undefined
   const result = await (pipeline
     ? pipeline.query<Row & pg.QueryResultRow>(config)
-    : client.query<Row & pg.QueryResultRow>(config))
+    : (db as pg.Pool).query<Row & pg.QueryResultRow>(config))
   return result.rows
 }
 
 /** The first row, or undefined. */
-export async function runOne<Row>(db: Database, query: Query<Row>, params: unknown[]): Promise<Row | undefined> {
+export async function runOne<Row>(db: Db, query: Query<Row>, params: unknown[]): Promise<Row | undefined> {
   const rows = await run(db, query, params)
   return rows[0]
 }

@@ -1,9 +1,7 @@
 // Demo data for a fresh database: one company with a few users, one printed token and the
 // admin's printed password for the web application, extended by each resource's seeder (they run in order, in one transaction, and find
 // what earlier seeders made by reading the database).
-import { count } from 'drizzle-orm'
-import type { Database } from '../db/client.js'
-import { companies } from '../db/schema.js'
+import { transaction, type Db } from '../db/db.js'
 import { setPassword } from '../modules/auth/accounts.service.js'
 import { createToken } from '../modules/auth/tokens.service.js'
 import { seedContacts } from '../modules/contacts/contacts.demo.js'
@@ -11,11 +9,11 @@ import { seedFlows } from '../modules/flows/flows.demo.js'
 import { seedLeads } from '../modules/leads/leads.demo.js'
 import { seedMeetTranscriptions } from '../modules/meet-transcriptions/meet-transcriptions.demo.js'
 import { seedWhatsapp } from '../modules/whatsapp/whatsapp.demo.js'
-import { insertCompany, insertUser } from '../modules/users/users.repository.js'
+import { hasAnyCompany, insertCompany, insertUser } from '../modules/users/users.repository.js'
 import { asCompanyId, type CompanyId } from '../tenancy.js'
 
 export interface DemoContext {
-  db: Database
+  db: Db
   companyId: CompanyId
   /** Users of the demo company, the first one an admin. */
   userIds: number[]
@@ -40,12 +38,11 @@ function mulberry32(seed: number): () => number {
 
 /** Loads the demo company when the database has no company yet; returns its admin's token and password. */
 export async function seedDemoIfEmpty(
-  db: Database,
+  db: Db,
   now = new Date(),
 ): Promise<{ token: string; userId: number; email: string; password: string } | undefined> {
-  const [existing] = await db.select({ n: count() }).from(companies)
-  if ((existing?.n ?? 0) > 0) return undefined
-  return db.transaction(async (tx) => {
+  if (await hasAnyCompany(db)) return undefined
+  return transaction(db, async (tx) => {
     const company = await insertCompany(tx, { name: 'Acme Sales', timezone: 'America/Sao_Paulo' })
     const companyId = asCompanyId(company.id)
     const people = [

@@ -22,7 +22,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type, type TSchema } from 'typebox'
-import type { Database } from '../db/client.js'
+import type { Db } from '../db/db.js'
 import { defineQuery, runOne } from '../db/query.js'
 import { invalid } from '../errors.js'
 import type { SecretKeys } from '../secret-key.js'
@@ -173,9 +173,9 @@ const markStatement = defineQuery<{ at: string }>(
       and pid <> pg_backend_pid() and xact_start is not null`,
 )
 
-const marks = new WeakMap<Database, { takenAt: number; at: Promise<string> }>()
+const marks = new WeakMap<Db, { takenAt: number; at: Promise<string> }>()
 
-async function highWaterMark(db: Database): Promise<string> {
+async function highWaterMark(db: Db): Promise<string> {
   const cached = marks.get(db)
   if (cached && performance.now() - cached.takenAt < options.reuseMs) return cached.at
   const entry = {
@@ -242,7 +242,7 @@ export function walkRequest(
  * `sync_at`, their updated_at to the microsecond), `toItem` makes a row its API shape.
  */
 export async function walkPage<Row extends { sync_at: string; id: number }, Item>(
-  db: Database,
+  db: Db,
   walk: WalkRequest & { resource: SyncResource; companyId: CompanyId },
   read: (window: WalkWindow) => Promise<Row[]>,
   toItem: (row: Row) => Item,

@@ -1,11 +1,12 @@
 import fp from 'fastify-plugin'
-import type { Database, DatabaseHandle } from '../db/client.js'
+import type { DatabaseHandle } from '../db/client.js'
+import type { Db } from '../db/db.js'
 import { requestsDrained } from '../http/drain.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Drizzle over node-postgres; repositories take it (or a transaction). */
-    db: Database
+    /** The pool; repositories take it (or a transaction's client, src/db/db.ts). */
+    db: Db
     database: DatabaseHandle
   }
 }
@@ -18,7 +19,7 @@ export interface DbPluginOptions {
 
 export default fp<DbPluginOptions>(
   (app, { database, owned }, done) => {
-    app.decorate('db', database.db)
+    app.decorate<Db>('db', database.db)
     app.decorate('database', database)
     if (owned) {
       app.addHook('onClose', async () => {

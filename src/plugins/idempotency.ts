@@ -9,7 +9,7 @@
 import { createHash, type Hash } from 'node:crypto'
 import type { FastifyReply, FastifyRequest, onSendHookHandler, preValidationHookHandler, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
-import type { Database } from '../db/client.js'
+import type { Db } from '../db/db.js'
 import { defineQuery, run, runOne } from '../db/query.js'
 import { invalid, MESSAGES, type ErrorCode, type ErrorDetails } from '../errors.js'
 import { decrypt, encrypt } from '../secret-key.js'
@@ -118,7 +118,7 @@ const pruneStatement = defineQuery<{ deleted: number }>(
 )
 
 /** Deletes the keys created before `now` - 24 h, in bounded batches; answers how many. */
-export async function pruneIdempotencyKeys(db: Database, now: Date): Promise<number> {
+export async function pruneIdempotencyKeys(db: Db, now: Date): Promise<number> {
   const before = new Date(now.getTime() - KEY_TTL_MS)
   let total = 0
   for (let batch = 0; batch < PRUNE_MAX_BATCHES; batch++) {

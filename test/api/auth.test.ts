@@ -5,6 +5,7 @@ import { users } from '../../src/db/schema.js'
 import { createToken, revokeToken } from '../../src/modules/auth/tokens.service.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
+import { orm } from '../helpers/orm.js'
 
 for (const backend of backends()) {
   describe(`authentication (${backend.name})`, () => {
@@ -73,7 +74,7 @@ for (const backend of backends()) {
 
     test('tokens of an inactive user are refused', async () => {
       const other = await tenant(t.db)
-      await t.db.update(users).set({ active: false }).where(eq(users.id, other.userId))
+      await t.orm.update(users).set({ active: false }).where(eq(users.id, other.userId))
       const res = await authorize({ headers: other.auth })
       assert.equal(res.statusCode, 401)
     })
@@ -82,7 +83,7 @@ for (const backend of backends()) {
       const { token, prefix } = await createToken(t.db, acme.userId)
       assert.match(token, /^eng_[A-Za-z0-9_-]{32}$/)
       assert.equal(prefix, token.slice(0, 12))
-      const rows = await t.database.db.query.apiTokens.findMany()
+      const rows = await orm(t.database.db).query.apiTokens.findMany()
       assert.ok(rows.length > 0)
       for (const row of rows) {
         assert.notEqual(row.tokenHash, token)

@@ -9,6 +9,7 @@ import { sql } from 'drizzle-orm'
 import { humanMessage, redactUrl, serializeError, terminalLogger } from '../../src/logging.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
+import { orm } from '../helpers/orm.js'
 
 interface LogLine {
   level: number
@@ -71,11 +72,11 @@ for (const backend of backends()) {
       t = await startApp(backend, {
         deps: { logger: { level: 'debug', stream } },
         extend(app) {
-          app.get('/test/bad-cast', async () => app.db.execute(sql`select ${'ana.secret@example.com'}::int as n`))
+          app.get('/test/bad-cast', async () => orm(app.db).execute(sql`select ${'ana.secret@example.com'}::int as n`))
           app.get('/test/duplicate', async () => {
             const insert = sql`insert into users (company_id, name, email) values (${acme.companyId}, ${'Dup Licate'}, ${'dup.secret@example.com'})`
-            await app.db.execute(insert)
-            await app.db.execute(insert)
+            await orm(app.db).execute(insert)
+            await orm(app.db).execute(insert)
             return {}
           })
         },
@@ -164,7 +165,7 @@ describe('readable log for a terminal', () => {
     const t = await startApp(backend, {
       deps: { logger: terminalLogger('info', out) },
       extend(app) {
-        app.get('/test/boom', async () => app.db.execute(sql`select ${'ana.secret@example.com'}::int as n`))
+        app.get('/test/boom', async () => orm(app.db).execute(sql`select ${'ana.secret@example.com'}::int as n`))
       },
     })
     try {

@@ -22,7 +22,7 @@ for (const backend of backends()) {
 
     /** The company's users as the serializer would write them (the User schema's keys, in order). */
     const usersAsSerialized = async (companyId: number) =>
-      (await t.db.select().from(users).where(eq(users.companyId, companyId)).orderBy(asc(users.id))).map((u) => ({
+      (await t.orm.select().from(users).where(eq(users.companyId, companyId)).orderBy(asc(users.id))).map((u) => ({
         id: u.id, name: u.name, email: u.email, role: u.role, active: u.active,
         created_at: u.createdAt.toISOString(), updated_at: u.updatedAt.toISOString(),
       }))

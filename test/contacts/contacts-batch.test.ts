@@ -12,12 +12,13 @@ import { after, before, describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { sql } from 'drizzle-orm'
 import fc from 'fast-check'
-import { rawRows } from '../../src/db/client.js'
+import { orm, rawRows } from '../helpers/orm.js'
 import { publishEvents } from '../../src/modules/webhooks/publish.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addCustomField, addTag } from '../helpers/contacts-factories.js'
 import { counterValue } from '../helpers/counters.js'
 import { addUser, tenant, type Tenant } from '../helpers/factories.js'
+import { transaction } from '../../src/db/db.js'
 
 interface Company {
   who: Tenant
@@ -407,8 +408,8 @@ for (const backend of backends()) {
     test('a contact created between the read and the write by a writer without the email lock: the batch runs item by item', async () => {
       const c = await company('Fallback')
       let pending: ReturnType<typeof batch> | undefined
-      await t.db.transaction(async (tx) => {
-        await tx.execute(sql`
+      await transaction(t.db, async (tx) => {
+        await orm(tx).execute(sql`
           insert into contacts (company_id, user_id, first_name, email) values (${c.who.companyId}, ${c.who.userId}, 'Raced', 'raced@example.com')`)
         pending = batch(c.who, { contacts: [
           { first_name: 'Before', email: 'before@example.com' },

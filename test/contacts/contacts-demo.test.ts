@@ -6,6 +6,7 @@ import { seedContacts } from '../../src/modules/contacts/contacts.demo.js'
 import { STAGES } from '../../src/modules/contacts/contacts.schemas.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addUser, tenant, type Tenant } from '../helpers/factories.js'
+import { transaction } from '../../src/db/db.js'
 
 for (const backend of backends()) {
   describe(`contacts demo data (${backend.name})`, () => {
@@ -19,34 +20,34 @@ for (const backend of backends()) {
       userIds.push(demo.userId, (await addUser(t.db, demo.companyId)).id, (await addUser(t.db, demo.companyId)).id)
       let seed = 1
       const random = () => ((seed = (seed * 16807) % 2147483647) - 1) / 2147483646
-      await t.db.transaction((tx) => seedContacts({ db: tx, companyId: demo.companyId, userIds, now: new Date('2026-11-22T12:00:00Z'), random }))
+      await transaction(t.db, (tx) => seedContacts({ db: tx, companyId: demo.companyId, userIds, now: new Date('2026-11-22T12:00:00Z'), random }))
     })
     after(() => t.close())
 
     test('about 200 contacts over every user and stage, with businesses, tags and custom values', async () => {
-      const rows = await t.db.select().from(contacts).where(and(eq(contacts.companyId, demo.companyId), isNull(contacts.deletedAt)))
+      const rows = await t.orm.select().from(contacts).where(and(eq(contacts.companyId, demo.companyId), isNull(contacts.deletedAt)))
       assert.equal(rows.length, 200)
       assert.deepEqual(new Set(rows.map((r) => r.userId)), new Set(userIds))
       assert.deepEqual(new Set(rows.map((r) => r.stage)), new Set(STAGES))
       assert.ok(rows.filter((r) => r.businessId !== null).length > 150)
       assert.equal(new Set(rows.map((r) => r.email.toLowerCase())).size, 200)
 
-      const tagRows = await t.db.select().from(tags).where(eq(tags.companyId, demo.companyId))
+      const tagRows = await t.orm.select().from(tags).where(eq(tags.companyId, demo.companyId))
       assert.ok(tagRows.length >= 4)
       assert.ok(tagRows.every((tag) => /^#(?:[0-9a-f]{3}){1,2}$/i.test(tag.color)))
-      const fieldRows = await t.db.select().from(customFields).where(eq(customFields.companyId, demo.companyId))
+      const fieldRows = await t.orm.select().from(customFields).where(eq(customFields.companyId, demo.companyId))
       assert.ok(new Set(fieldRows.map((f) => f.kind)).size >= 5)
       assert.ok(fieldRows.some((f) => f.kind === 'dropdown' && f.options.length > 1))
-      assert.ok((await t.db.select().from(contactTags).where(eq(contactTags.companyId, demo.companyId))).length > 100)
-      assert.ok((await t.db.select().from(contactCustomValues).where(eq(contactCustomValues.companyId, demo.companyId))).length > 200)
+      assert.ok((await t.orm.select().from(contactTags).where(eq(contactTags.companyId, demo.companyId))).length > 100)
+      assert.ok((await t.orm.select().from(contactCustomValues).where(eq(contactCustomValues.companyId, demo.companyId))).length > 200)
 
-      const created = await t.db.select().from(contactEvents).where(eq(contactEvents.companyId, demo.companyId))
+      const created = await t.orm.select().from(contactEvents).where(eq(contactEvents.companyId, demo.companyId))
       assert.equal(created.filter((e) => e.kind === 'contact_created').length, 200)
     })
 
     test('counters match the rows, and the API reads the demo contacts', async () => {
-      const rows = await t.db.select().from(counters).where(eq(counters.companyId, demo.companyId))
-      const live = await t.db.select().from(contacts).where(and(eq(contacts.companyId, demo.companyId), isNull(contacts.deletedAt)))
+      const rows = await t.orm.select().from(counters).where(eq(counters.companyId, demo.companyId))
+      const live = await t.orm.select().from(contacts).where(and(eq(contacts.companyId, demo.companyId), isNull(contacts.deletedAt)))
       assert.equal(rows.find((r) => r.list === 'contacts')?.value, 200)
       for (const userId of userIds) {
         assert.equal(rows.find((r) => r.list === 'contacts_by_user' && r.key === userId)?.value, live.filter((c) => c.userId === userId).length)
@@ -74,7 +75,7 @@ for (const backend of backends()) {
         assert.equal(update.statusCode, 200, update.body)
         assert.deepEqual(update.json(), contact)
       }
-      const events = await t.db.select().from(contactEvents).where(eq(contactEvents.companyId, demo.companyId))
+      const events = await t.orm.select().from(contactEvents).where(eq(contactEvents.companyId, demo.companyId))
       assert.equal(events.length, 200, 'nothing changed, nothing recorded')
     })
   })

@@ -91,7 +91,7 @@ for (const backend of backends()) {
       assert.deepEqual(past.json().data, [])
       assert.equal(past.json().meta.total_count, 9)
 
-      const live = await t.db.select().from(contacts).where(and(eq(contacts.companyId, acme.companyId), isNull(contacts.deletedAt)))
+      const live = await t.orm.select().from(contacts).where(and(eq(contacts.companyId, acme.companyId), isNull(contacts.deletedAt)))
       assert.equal(await counterValue(t.db, acme.companyId, 'contacts'), live.length)
 
       const theirList = await list('page=1', other)

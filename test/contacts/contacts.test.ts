@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { and, asc, eq, isNull, sql } from 'drizzle-orm'
-import { rawRows } from '../../src/db/client.js'
+import { rawRows } from '../helpers/orm.js'
 import { businesses, contactCustomValues, contactEvents, contacts, contactTags, leads } from '../../src/db/schema.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addContact, addCustomField, addTag } from '../helpers/contacts-factories.js'
@@ -49,9 +49,9 @@ for (const backend of backends()) {
     const del = (id: number, who = acme) => t.app.inject({ method: 'DELETE', url: `/api/v1/contacts/${id}`, headers: who.auth })
     const counter = (companyId: number, list: string, key = 0) => counterValue(t.db, companyId, list, key)
     const liveCount = async (companyId: number) =>
-      (await t.db.select({ id: contacts.id }).from(contacts).where(and(eq(contacts.companyId, companyId), isNull(contacts.deletedAt)))).length
+      (await t.orm.select({ id: contacts.id }).from(contacts).where(and(eq(contacts.companyId, companyId), isNull(contacts.deletedAt)))).length
     const eventsOf = (contactId: number) =>
-      t.db.select().from(contactEvents).where(eq(contactEvents.contactId, contactId)).orderBy(asc(contactEvents.id))
+      t.orm.select().from(contactEvents).where(eq(contactEvents.contactId, contactId)).orderBy(asc(contactEvents.id))
     const minimal = (email: string) => ({ first_name: 'Min', email })
 
     test('POST creates a contact with every field: 201, Location, record, rows, event, counters', async () => {
@@ -125,14 +125,14 @@ for (const backend of backends()) {
         updated_at: now.toISOString(),
       })
 
-      const [row] = await t.db.select().from(contacts).where(eq(contacts.id, body.id))
+      const [row] = await t.orm.select().from(contacts).where(eq(contacts.id, body.id))
       assert.equal(row?.companyId, acme.companyId)
       assert.equal(row.userId, acme.userId, 'user_id is ignored on create')
       assert.ok(row.businessId)
-      const [business] = await t.db.select().from(businesses).where(eq(businesses.id, row.businessId))
+      const [business] = await t.orm.select().from(businesses).where(eq(businesses.id, row.businessId))
       assert.equal(business?.name, 'Globex')
-      assert.equal((await t.db.select().from(contactTags).where(eq(contactTags.contactId, body.id))).length, 2)
-      assert.equal((await t.db.select().from(contactCustomValues).where(eq(contactCustomValues.contactId, body.id))).length, 2)
+      assert.equal((await t.orm.select().from(contactTags).where(eq(contactTags.contactId, body.id))).length, 2)
+      assert.equal((await t.orm.select().from(contactCustomValues).where(eq(contactCustomValues.contactId, body.id))).length, 2)
       const events = await eventsOf(body.id)
       assert.deepEqual(events.map((e) => [e.kind, e.userId, e.occurredAt.toISOString()]), [['contact_created', acme.userId, now.toISOString()]])
       assert.equal(await counter(acme.companyId, 'contacts'), before + 1)
@@ -148,7 +148,7 @@ for (const backend of backends()) {
       assert.equal(body.business, null)
       assert.deepEqual(body.tags, [])
       assert.deepEqual(body.custom_fields, [])
-      const [row] = await t.db.select().from(contacts).where(eq(contacts.id, body.id))
+      const [row] = await t.orm.select().from(contacts).where(eq(contacts.id, body.id))
       assert.equal(row?.businessId, null)
     })
 
@@ -241,7 +241,7 @@ for (const backend of backends()) {
       }
       assert.equal(await liveCount(acme.companyId), before)
       assert.equal(await counter(acme.companyId, 'contacts'), total)
-      assert.equal((await t.db.select().from(contacts).where(eq(contacts.email, 'never@example.com'))).length, 0)
+      assert.equal((await t.orm.select().from(contacts).where(eq(contacts.email, 'never@example.com'))).length, 0)
     })
 
     test('valid custom field values of every kind', async () => {
@@ -280,10 +280,10 @@ for (const backend of backends()) {
         post({ ...minimal('Race@Example.com'), business: 'RACE INC' }),
       ])
       assert.deepEqual(results.map((r) => r.statusCode).sort(), [201, 422, 422])
-      const rows = await t.db.select().from(contacts).where(and(eq(contacts.companyId, acme.companyId), isNull(contacts.deletedAt)))
+      const rows = await t.orm.select().from(contacts).where(and(eq(contacts.companyId, acme.companyId), isNull(contacts.deletedAt)))
       assert.equal(rows.filter((r) => r.email.toLowerCase() === 'race@example.com').length, 1)
       assert.equal(await counter(acme.companyId, 'contacts'), rows.length)
-      const raceBusinesses = (await t.db.select().from(businesses).where(eq(businesses.companyId, acme.companyId))).filter(
+      const raceBusinesses = (await t.orm.select().from(businesses).where(eq(businesses.companyId, acme.companyId))).filter(
         (b) => b.name.toLowerCase() === 'race inc',
       )
       assert.equal(raceBusinesses.length, 1)
@@ -358,7 +358,7 @@ for (const backend of backends()) {
       })
       const noBusiness = await put(contact.id, { first_name: 'A', email: contact.email })
       assert.deepEqual(noBusiness.json().error.details, { business: ["can't be blank"] })
-      const [row] = await t.db.select().from(contacts).where(eq(contacts.id, contact.id))
+      const [row] = await t.orm.select().from(contacts).where(eq(contacts.id, contact.id))
       assert.equal(row?.business, 'Keep')
     })
 
@@ -403,11 +403,11 @@ for (const backend of backends()) {
       assert.equal(body.created_at, created.toISOString())
       assert.equal(body.updated_at, now.toISOString())
 
-      const [row] = await t.db.select().from(contacts).where(eq(contacts.id, contact.id))
+      const [row] = await t.orm.select().from(contacts).where(eq(contacts.id, contact.id))
       assert.equal(row?.firstName, 'Beatriz')
       assert.equal(row.city, null)
       assert.deepEqual(
-        (await t.db.select().from(contactTags).where(eq(contactTags.contactId, contact.id))).map((r) => r.tagId),
+        (await t.orm.select().from(contactTags).where(eq(contactTags.contactId, contact.id))).map((r) => r.tagId),
         [vip.id],
       )
 
@@ -462,17 +462,17 @@ for (const backend of backends()) {
     test('PUT: business changes point the contact at the (case-insensitive) business; null clears it', async () => {
       const contact = await addContact(t.db, acme, { business: 'Umbrella' })
       const base = { first_name: contact.first_name, email: contact.email }
-      const [first] = await t.db.select().from(contacts).where(eq(contacts.id, contact.id))
+      const [first] = await t.orm.select().from(contacts).where(eq(contacts.id, contact.id))
       await put(contact.id, { ...base, business: 'UMBRELLA' })
-      const [same] = await t.db.select().from(contacts).where(eq(contacts.id, contact.id))
+      const [same] = await t.orm.select().from(contacts).where(eq(contacts.id, contact.id))
       assert.equal(same?.businessId, first?.businessId)
       assert.equal(same?.business, 'UMBRELLA')
       await put(contact.id, { ...base, business: 'Hooli' })
-      const [moved] = await t.db.select().from(contacts).where(eq(contacts.id, contact.id))
+      const [moved] = await t.orm.select().from(contacts).where(eq(contacts.id, contact.id))
       assert.notEqual(moved?.businessId, first?.businessId)
       const cleared = await put(contact.id, { ...base, business: null })
       assert.equal(cleared.json().business, null)
-      const [none] = await t.db.select().from(contacts).where(eq(contacts.id, contact.id))
+      const [none] = await t.orm.select().from(contacts).where(eq(contacts.id, contact.id))
       assert.equal(none?.businessId, null)
       assert.equal((await get(`/api/v1/contacts/${contact.id}/business`)).statusCode, 404)
     })
@@ -497,7 +497,7 @@ for (const backend of backends()) {
       }
       const bad = await put(contact.id, { ...base, user_id: 'me' })
       assert.deepEqual(bad.json().error.details, { user_id: ['must be an integer'] })
-      const [row] = await t.db.select().from(contacts).where(eq(contacts.id, contact.id))
+      const [row] = await t.orm.select().from(contacts).where(eq(contacts.id, contact.id))
       assert.equal(row?.userId, member.id)
     })
 
@@ -505,7 +505,7 @@ for (const backend of backends()) {
       const contact = await addContact(t.db, acme, { business: 'B', stage: 'lead', tags: [hot.id] })
       await addContact(t.db, acme, { email: 'someone@example.com' })
       const base = { first_name: contact.first_name, email: contact.email, business: 'B' }
-      const [before] = await t.db.select().from(contacts).where(eq(contacts.id, contact.id))
+      const [before] = await t.orm.select().from(contacts).where(eq(contacts.id, contact.id))
       const events = (await eventsOf(contact.id)).length
       const cases: [object, Record<string, string[]>][] = [
         [{ ...base, email: 'SOMEONE@example.com' }, { email: ['has already been taken'] }],
@@ -519,14 +519,14 @@ for (const backend of backends()) {
         assert.equal(res.statusCode, 422, JSON.stringify(payload))
         assert.deepEqual(res.json().error.details, details)
       }
-      const [after] = await t.db.select().from(contacts).where(eq(contacts.id, contact.id))
+      const [after] = await t.orm.select().from(contacts).where(eq(contacts.id, contact.id))
       assert.deepEqual(after, before)
       assert.equal((await eventsOf(contact.id)).length, events)
 
       const theirs = await addContact(t.db, other, { business: 'T' })
       const foreign = await put(theirs.id, { first_name: 'X', email: 'x@example.com', business: 'T' })
       assert.equal(foreign.statusCode, 404)
-      const [untouched] = await t.db.select().from(contacts).where(eq(contacts.id, theirs.id))
+      const [untouched] = await t.orm.select().from(contacts).where(eq(contacts.id, theirs.id))
       assert.equal(untouched?.firstName, theirs.first_name)
       assert.equal((await put(99999999, base)).statusCode, 404)
     })
@@ -540,9 +540,9 @@ for (const backend of backends()) {
       const res = await del(contact.id)
       assert.equal(res.statusCode, 204)
       assert.equal(res.body, '')
-      const [row] = await t.db.select().from(contacts).where(eq(contacts.id, contact.id))
+      const [row] = await t.orm.select().from(contacts).where(eq(contacts.id, contact.id))
       assert.equal(row?.deletedAt?.toISOString(), now.toISOString())
-      assert.equal((await t.db.select().from(contactTags).where(eq(contactTags.contactId, contact.id))).length, 1, 'history kept')
+      assert.equal((await t.orm.select().from(contactTags).where(eq(contactTags.contactId, contact.id))).length, 1, 'history kept')
       assert.deepEqual((await eventsOf(contact.id)).map((e) => e.kind), ['contact_created', 'contact_deleted'])
       assert.equal(await counter(acme.companyId, 'contacts'), total - 1)
       assert.equal(await counter(acme.companyId, 'contacts_by_user', acme.userId), mine - 1)
@@ -614,9 +614,9 @@ for (const backend of backends()) {
       ])
       assert.equal(body.name, 'Wayne Enterprises')
       assert.equal(body.contacts_count, 2)
-      const [row] = await t.db.select().from(contacts).where(eq(contacts.id, a.id))
+      const [row] = await t.orm.select().from(contacts).where(eq(contacts.id, a.id))
       assert.equal(row?.businessId, body.id)
-      const rows = await t.db.select().from(businesses).where(eq(businesses.companyId, acme.companyId))
+      const rows = await t.orm.select().from(businesses).where(eq(businesses.companyId, acme.companyId))
       assert.equal(rows.filter((r) => r.name.toLowerCase() === 'wayne enterprises').length, 1)
 
       const none = await addContact(t.db, acme)
@@ -629,14 +629,14 @@ for (const backend of backends()) {
 
     test('leads with the same email link on create, follow an email change, unlink on delete', async () => {
       const lead = async (email: string) => {
-        const [row] = await t.db
+        const [row] = await t.orm
           .insert(leads)
           .values({ companyId: acme.companyId, userId: acme.userId, firstName: 'L', email, provider: 'linkedin' })
           .returning()
         if (!row) throw new Error('no lead')
         return row.id
       }
-      const leadOf = async (id: number) => (await t.db.select().from(leads).where(eq(leads.id, id)))[0]?.contactId
+      const leadOf = async (id: number) => (await t.orm.select().from(leads).where(eq(leads.id, id)))[0]?.contactId
       const first = await lead('Lead.Person@example.com')
       const second = await lead('new.address@example.com')
       const contact = await addContact(t.db, acme, { email: 'lead.person@EXAMPLE.com', business: 'B' })

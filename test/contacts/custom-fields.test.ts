@@ -20,7 +20,7 @@ for (const backend of backends()) {
     after(() => t.close())
 
     const rowsOf = (companyId: number) =>
-      t.db.select().from(customFields).where(eq(customFields.companyId, companyId)).orderBy(asc(customFields.id))
+      t.orm.select().from(customFields).where(eq(customFields.companyId, companyId)).orderBy(asc(customFields.id))
     const post = (payload: object | string, who = acme, contentType = 'application/json') =>
       t.app.inject({ method: 'POST', url: '/api/v1/custom_fields', headers: { ...who.auth, 'content-type': contentType }, payload })
     const put = (id: number, payload: object, who = acme) =>
@@ -38,7 +38,7 @@ for (const backend of backends()) {
       const dropdown = await post({ custom_field: { field: 'Size', kind: 'dropdown', options: [{ name: 'S' }, { name: 'M' }] } })
       assert.equal(dropdown.statusCode, 201)
       assert.deepEqual(dropdown.json().options, [{ name: 'S' }, { name: 'M' }])
-      const [row] = await t.db.select().from(customFields).where(eq(customFields.id, dropdown.json().id))
+      const [row] = await t.orm.select().from(customFields).where(eq(customFields.id, dropdown.json().id))
       assert.deepEqual(row?.options, [{ name: 'S' }, { name: 'M' }])
       assert.equal(row.companyId, acme.companyId)
     })
@@ -115,7 +115,7 @@ for (const backend of backends()) {
       assert.equal(renamed.json().field, 'Plan name')
       const reoptioned = await put(field.id, { custom_field: { field: 'Plan name', kind: 'dropdown', options: [{ name: 'Pro' }, { name: 'Team' }] } })
       assert.deepEqual(reoptioned.json().options, [{ name: 'Pro' }, { name: 'Team' }])
-      const [row] = await t.db.select().from(customFields).where(eq(customFields.id, field.id))
+      const [row] = await t.orm.select().from(customFields).where(eq(customFields.id, field.id))
       assert.deepEqual(row?.options, [{ name: 'Pro' }, { name: 'Team' }])
 
       const toInput = await put(field.id, { field: 'Plan name', kind: 'input' })
@@ -132,7 +132,7 @@ for (const backend of backends()) {
         const res = await put(id, { field: 'X', kind: 'input' })
         assert.equal(res.statusCode, 404)
       }
-      const [theirs] = await t.db.select().from(customFields).where(eq(customFields.id, foreign.id))
+      const [theirs] = await t.orm.select().from(customFields).where(eq(customFields.id, foreign.id))
       assert.equal(theirs?.field, 'Theirs')
       const missing = await put(field.id, {})
       assert.deepEqual(missing.json().error.details, { field: ["can't be blank"], kind: ["can't be blank"] })
@@ -140,7 +140,7 @@ for (const backend of backends()) {
 
     test('a refused PUT changes nothing; a missing or foreign id is 404 before any problem of the options', async () => {
       const field = await addCustomField(t.db, acme, { field: 'Tier', kind: 'input' })
-      const before = await t.db.select().from(customFields).where(eq(customFields.id, field.id))
+      const before = await t.orm.select().from(customFields).where(eq(customFields.id, field.id))
       for (const payload of [
         { field: 'Tier 2', kind: 'dropdown' },
         { field: 'Tier 2', kind: 'dropdown', options: null },
@@ -150,7 +150,7 @@ for (const backend of backends()) {
         const res = await put(field.id, payload)
         assert.equal(res.statusCode, 422, JSON.stringify(payload))
         assert.deepEqual(Object.keys(res.json().error.details), ['options'], JSON.stringify(payload))
-        assert.deepEqual(await t.db.select().from(customFields).where(eq(customFields.id, field.id)), before)
+        assert.deepEqual(await t.orm.select().from(customFields).where(eq(customFields.id, field.id)), before)
       }
       const foreign = await addCustomField(t.db, other, { field: 'Their tier' })
       for (const id of [foreign.id, 987655]) {
@@ -185,8 +185,8 @@ for (const backend of backends()) {
       const res = await t.app.inject({ method: 'DELETE', url: `/api/v1/custom_fields/${doomed.id}`, headers: acme.auth })
       assert.equal(res.statusCode, 204)
       assert.equal(res.body, '')
-      assert.equal((await t.db.select().from(customFields).where(eq(customFields.id, doomed.id))).length, 0)
-      const values = await t.db.select().from(contactCustomValues).where(eq(contactCustomValues.contactId, contact.id))
+      assert.equal((await t.orm.select().from(customFields).where(eq(customFields.id, doomed.id))).length, 0)
+      const values = await t.orm.select().from(contactCustomValues).where(eq(contactCustomValues.contactId, contact.id))
       assert.deepEqual(values.map((v) => [v.customFieldId, v.value]), [[kept.id, 'b']])
       const read = await t.app.inject({ url: `/api/v1/contacts/${contact.id}`, headers: acme.auth })
       assert.deepEqual(read.json().custom_fields, [{ field: 'Kept', value: 'b' }])

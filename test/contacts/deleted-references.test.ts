@@ -8,13 +8,14 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { sql } from 'drizzle-orm'
 import type { Response as Reply } from 'light-my-request'
-import { rawRows } from '../../src/db/client.js'
+import { orm, rawRows } from '../helpers/orm.js'
 import { contacts } from '../../src/db/schema.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addContact, addCustomField, addTag } from '../helpers/contacts-factories.js'
 import { deadlockCount, holdUncommitted, waitForLockWait as waitForLockWaitIn } from '../helpers/locks.js'
 import { tableSnapshot } from '../helpers/snapshot.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
+import { transaction } from '../../src/db/db.js'
 
 const TABLES = ['contacts', 'contact_tags', 'contact_custom_values', 'contact_events', 'businesses', 'counters']
 
@@ -39,7 +40,7 @@ for (const backend of backends()) {
 
     /** Another transaction inserts a live contact with `email` and keeps it uncommitted until the returned release. */
     const holdEmail = (email: string) =>
-      holdUncommitted(t.db, (tx) => tx.insert(contacts).values({ companyId: acme.companyId, userId: acme.userId, firstName: 'Holder', email }))
+      holdUncommitted(t.db, (tx) => orm(tx).insert(contacts).values({ companyId: acme.companyId, userId: acme.userId, firstName: 'Holder', email }))
 
     /** Until a statement of this database waits for a lock (the write, on the held email). */
     const waitForLockWait = () => waitForLockWaitIn(t.db, 'the write')
@@ -128,19 +129,17 @@ for (const backend of backends()) {
       const gate = new Promise<void>((resolve) => (release = resolve))
       const held = new Promise<void>((resolve) => (holding = resolve))
       let deletionError: unknown
-      const deletion = t.db
-        .transaction(async (tx) => {
-          await tx.execute(sql`select id from tags where company_id = ${acme.companyId} and id = ${tag.id} for update`)
-          holding()
-          await gate
-          try {
-            await tx.execute(sql`update counters set value = value where company_id = ${acme.companyId} and list = 'events' and key = 0`)
-          } catch (err) {
-            deletionError = err
-          }
-          tx.rollback()
-        })
-        .catch(() => undefined)
+      const deletion = transaction(t.db, async (tx) => {
+        await orm(tx).execute(sql`select id from tags where company_id = ${acme.companyId} and id = ${tag.id} for update`)
+        holding()
+        await gate
+        try {
+          await orm(tx).execute(sql`update counters set value = value where company_id = ${acme.companyId} and list = 'events' and key = 0`)
+        } catch (err) {
+          deletionError = err
+        }
+        throw new Error('rolled back on purpose')
+      }).catch(() => undefined)
       await held
       // An event counter row to lock (the tag's creation made it).
       const pending = post({ first_name: 'Deadlock', email: 'deadlock@acme.example', tags: [tag.id] })

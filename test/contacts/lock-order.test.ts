@@ -8,13 +8,14 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { sql } from 'drizzle-orm'
-import { rawRows } from '../../src/db/client.js'
+import { rawRows } from '../helpers/orm.js'
 import { LINKED_LEADS } from '../../src/modules/leads/lead-links.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addContact, addTag } from '../helpers/contacts-factories.js'
 import { addUser, tenant, type Tenant } from '../helpers/factories.js'
 import { holdCounter } from '../helpers/counters.js'
 import { deadlockCount, waitForLockWait } from '../helpers/locks.js'
+import { transaction } from '../../src/db/db.js'
 
 for (const backend of backends()) {
   describe(`lock order of crossing contact writes (${backend.name})`, () => {
@@ -75,7 +76,7 @@ for (const backend of backends()) {
       let locked!: () => void
       const gate = new Promise<void>((resolve) => (commit = resolve))
       const holding = new Promise<void>((resolve) => (locked = resolve))
-      const other = t.db.transaction(async (tx) => {
+      const other = transaction(t.db, async (tx) => {
         await rawRows(tx, sql`select id from contacts where id = ${contact.id} for update`)
         await rawRows(tx, sql`insert into contact_tags (company_id, contact_id, tag_id) values (${acme.companyId}, ${contact.id}, ${partner.id})`)
         locked()

@@ -19,7 +19,7 @@ for (const backend of backends()) {
     })
     after(() => t.close())
 
-    const tagRows = (companyId: number) => t.db.select().from(tags).where(eq(tags.companyId, companyId)).orderBy(asc(tags.id))
+    const tagRows = (companyId: number) => t.orm.select().from(tags).where(eq(tags.companyId, companyId)).orderBy(asc(tags.id))
     const post = (payload: object | string, who = acme, contentType = 'application/json') =>
       t.app.inject({ method: 'POST', url: '/api/v1/tags', headers: { ...who.auth, 'content-type': contentType }, payload })
 
@@ -32,7 +32,7 @@ for (const backend of backends()) {
       assert.equal(body.name, 'Hot lead')
       assert.equal(body.color, '#E11D48')
       assert.match(body.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
-      const [row] = await t.db.select().from(tags).where(eq(tags.id, body.id))
+      const [row] = await t.orm.select().from(tags).where(eq(tags.id, body.id))
       assert.equal(row?.companyId, acme.companyId)
       assert.equal(row.name, 'Hot lead')
     })
@@ -102,7 +102,7 @@ for (const backend of backends()) {
       assert.equal(res.json().name, 'After')
       assert.equal(res.json().color, '#fff')
       assert.equal(res.json().created_at, tag.created_at.toISOString())
-      const [row] = await t.db.select().from(tags).where(eq(tags.id, tag.id))
+      const [row] = await t.orm.select().from(tags).where(eq(tags.id, tag.id))
       assert.deepEqual([row?.name, row?.color], ['After', '#fff'])
 
       const foreign = await addTag(t.db, other, { name: 'Theirs' })
@@ -111,7 +111,7 @@ for (const backend of backends()) {
         assert.equal(missing.statusCode, 404)
         assert.equal(missing.json().error.message, 'Not found')
       }
-      const [theirs] = await t.db.select().from(tags).where(eq(tags.id, foreign.id))
+      const [theirs] = await t.orm.select().from(tags).where(eq(tags.id, foreign.id))
       assert.equal(theirs?.name, 'Theirs')
 
       const taken = await t.app.inject({ method: 'PUT', url: `/api/v1/tags/${tag.id}`, headers: acme.auth, payload: { name: 'hot LEAD', color: '#fff' } })
@@ -155,12 +155,12 @@ for (const backend of backends()) {
       const res = await t.app.inject({ method: 'DELETE', url: `/api/v1/tags/${tag.id}`, headers: acme.auth })
       assert.equal(res.statusCode, 204)
       assert.equal(res.body, '')
-      assert.equal((await t.db.select().from(tags).where(eq(tags.id, tag.id))).length, 0)
-      const links = await t.db.select().from(contactTags).where(eq(contactTags.companyId, acme.companyId))
+      assert.equal((await t.orm.select().from(tags).where(eq(tags.id, tag.id))).length, 0)
+      const links = await t.orm.select().from(contactTags).where(eq(contactTags.companyId, acme.companyId))
       assert.deepEqual(links.filter((l) => l.tagId === tag.id), [])
       assert.ok(links.some((l) => l.contactId === a.id && l.tagId === keep.id))
 
-      const removed = await t.db
+      const removed = await t.orm
         .select()
         .from(contactEvents)
         .where(and(eq(contactEvents.companyId, acme.companyId), eq(contactEvents.kind, 'tag_removed')))

@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, test } from 'node:test'
 import { sql } from 'drizzle-orm'
-import { openDatabase, rawRows } from '../../src/db/client.js'
+import { openDatabase } from '../../src/db/client.js'
+import { rawRows } from '../helpers/orm.js'
 import { runDetached, startEmbeddedCluster } from '../../src/db/embedded.js'
 
 function postmasterPid(dataDir: string): number | undefined {

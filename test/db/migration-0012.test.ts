@@ -6,10 +6,11 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { after, before, describe, test } from 'node:test'
 import { sql } from 'drizzle-orm'
-import { rawRows } from '../../src/db/client.js'
+import { orm, rawRows } from '../helpers/orm.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addCustomField, addTag } from '../helpers/contacts-factories.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
+import { transaction } from '../../src/db/db.js'
 
 const migration = readFileSync(new URL('../../drizzle/0012_contact_column_order.sql', import.meta.url), 'utf8')
   .split('--> statement-breakpoint')
@@ -63,8 +64,8 @@ for (const backend of backends()) {
       const answer = (await read(ids[0] ?? 0)).json<unknown>()
       assert.equal((was?.rows as unknown[]).length, 3)
 
-      await t.db.transaction(async (tx) => {
-        for (const statement of migration) await tx.execute(sql.raw(statement))
+      await transaction(t.db, async (tx) => {
+        for (const statement of migration) await orm(tx).execute(sql.raw(statement))
       })
 
       assert.deepEqual(await described(t), was)
@@ -83,7 +84,7 @@ for (const backend of backends()) {
       const next = await post(acme, { first_name: 'Di', email: 'di@example.com' })
       assert.ok(next > Math.max(...ids), `${String(next)} after ${ids.join(', ')}`)
       await assert.rejects(
-        t.db.execute(sql`insert into contact_tags (company_id, contact_id, tag_id) select company_id, ${ids[2] ?? 0}, id from tags where company_id = ${acme.companyId}`),
+        t.orm.execute(sql`insert into contact_tags (company_id, contact_id, tag_id) select company_id, ${ids[2] ?? 0}, id from tags where company_id = ${acme.companyId}`),
         (err: Error & { cause?: { code?: string } }) => (err.cause?.code ?? (err as { code?: string }).code) === '23503',
         'a tag of Acme on a contact of Other: no such contact in Acme',
       )

@@ -11,6 +11,7 @@ import { isDatabaseUnavailable } from '../../src/db/errors.js'
 import { Pipeline, pipelineOf } from '../../src/db/pipeline.js'
 import { defineQuery, run } from '../../src/db/query.js'
 import { backends } from '../helpers/app.js'
+import { transaction } from '../../src/db/db.js'
 
 const backendPid = defineQuery<{ pid: number; n: number }>('test.pipelinedPid', 'select pg_backend_pid() as pid, $1::int as n', {
   pipelined: true,
@@ -20,9 +21,6 @@ const pooledPid = defineQuery<{ pid: number }>('test.pooledPid', 'select pg_back
 interface LaneView {
   client: pg.Client
 }
-/** The pool behind a database handle's Drizzle instance (what run() finds the pipeline by). */
-const poolOf = (db: object) => Reflect.get(Reflect.get(db, 'session') as object, 'client') as object
-
 /** The connections of a pipeline, for what only they can tell (which process, how many writes). */
 const lanesOf = (pipeline: Pipeline) => (Reflect.get(pipeline, 'lanes') as (LaneView | undefined)[]).filter((lane) => lane !== undefined)
 
@@ -132,7 +130,7 @@ for (const backend of backends()) {
 
     test('run() sends a pipelined statement to the pipeline outside a transaction and keeps it in a transaction', async () => {
       const db = opened.database.db
-      const shared = pipelineOf(poolOf(db))
+      const shared = pipelineOf(db)
       assert.ok(shared, 'openDatabase gave the pool a pipeline')
       const [outside] = await run(db, backendPid, [1])
       const [pooled] = await run(db, pooledPid, [])
@@ -141,7 +139,7 @@ for (const backend of backends()) {
       )
       assert.ok(lanePids.has(outside?.pid), 'outside a transaction: a pipelined connection')
       assert.ok(!lanePids.has(pooled?.pid), 'a statement without the option: a pooled connection')
-      await db.transaction(async (tx) => {
+      await transaction(db, async (tx) => {
         const [txPid] = await run(tx, pooledPid, [])
         const [inside] = await run(tx, backendPid, [2])
         assert.equal(inside?.pid, txPid?.pid, 'inside a transaction: the transaction connection')
@@ -152,7 +150,7 @@ for (const backend of backends()) {
     test('DB_PIPELINE_CONNECTIONS=0: no pipeline, every statement on a pooled connection', async () => {
       const handle = await openDatabase({ databaseUrl: opened.url, migrate: false, pipelineConnections: 0 })
       try {
-        assert.equal(pipelineOf(poolOf(handle.db)), undefined)
+        assert.equal(pipelineOf(handle.db), undefined)
         const [row] = await run(handle.db, backendPid, [3])
         assert.equal(row?.n, 3)
       } finally {

@@ -1,4 +1,4 @@
-// Database drills (issue 10): the service on a PostgreSQL cluster of its own (test/helpers/
+// Db drills (issue 10): the service on a PostgreSQL cluster of its own (test/helpers/
 // cluster.ts), which each drill then mistreats under load: its connections terminated
 // during 20 concurrent writers, a fast stop and a start, a freeze (SIGSTOP) and a thaw.
 // Each time: the process stays up, requests that fail get the contract's 503 with

@@ -8,13 +8,14 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { and, eq } from 'drizzle-orm'
 import { buildApp } from '../../src/app.js'
-import type { Database } from '../../src/db/client.js'
+import type { Db } from '../../src/db/db.js'
 import { contactEvents, flows, flowSteps, tasks } from '../../src/db/schema.js'
 import { dayIn } from '../../src/modules/tasks/task-dates.js'
 import { backends, testConfig } from '../helpers/app.js'
 import { adminDatabase, expectFailure, expectJson, type AdminDatabase } from '../helpers/cli.js'
 import { addUser, tenant, type Tenant } from '../helpers/factories.js'
 import { addContact } from '../helpers/flows-factories.js'
+import { orm } from '../helpers/orm.js'
 
 for (const backend of backends()) {
   describe(`flow and task admin commands (${backend.name})`, () => {
@@ -26,7 +27,7 @@ for (const backend of backends()) {
     let contact: { id: number; userId: number }
 
     /** Looks at the database the commands work on. */
-    const look = <T>(fn: (db: Database) => Promise<T>) => fn(admin.db)
+    const look = <T>(fn: (db: Db) => Promise<T>) => fn(admin.db)
     const runAdmin = (args: string[]) => admin.run(args)
 
     const stepsFile = (name: string, content: string) => {
@@ -95,16 +96,16 @@ for (const backend of backends()) {
       assert.deepEqual(inline.steps, [{ position: 1, day: 2, kind: 'linkedin', title: 'Connect' }])
 
       await look(async (db) => {
-        const [row] = await db.select().from(flows).where(eq(flows.id, Number(flow.id)))
+        const [row] = await orm(db).select().from(flows).where(eq(flows.id, Number(flow.id)))
         assert.equal(row?.companyId, acme.companyId)
-        const steps = await db.select().from(flowSteps).where(eq(flowSteps.flowId, Number(flow.id)))
+        const steps = await orm(db).select().from(flowSteps).where(eq(flowSteps.flowId, Number(flow.id)))
         assert.deepEqual(steps.map((s) => [s.position, s.day, s.kind, s.title]).sort(), [[1, 0, 'email', 'Welcome'], [2, 3, 'phonecall', 'Call']])
       })
     })
 
     // The rules behind these messages are tested in-process in test/flows/commands.test.ts.
     test('flow create: bad input, one line on stderr, nothing written', async () => {
-      const count = () => look(async (db) => (await db.select().from(flows)).length)
+      const count = () => look(async (db) => (await orm(db).select().from(flows)).length)
       const before = await count()
       const good = stepsFile('good.json', '[{"day": 1, "kind": "email", "title": "Hi"}]')
       const run = (steps: string, extra: string[] = []) =>
@@ -157,13 +158,13 @@ for (const backend of backends()) {
       assert.match(readable.stdout, /^status: done$/m)
 
       const database = admin.handle
-      const [row] = await database.db.select().from(tasks).where(eq(tasks.id, Number(created.id)))
+      const [row] = await orm(database.db).select().from(tasks).where(eq(tasks.id, Number(created.id)))
       assert.ok(row)
       assert.equal(row.done, true)
       assert.equal(row.doneAt?.toISOString(), done.done_at)
       assert.equal(row.doneOn, dayIn(new Date(doneAt), 'Asia/Tokyo'))
       assert.equal(row.companyId, acme.companyId)
-      const events = await database.db
+      const events = await orm(database.db)
         .select()
         .from(contactEvents)
         .where(and(eq(contactEvents.contactId, contact.id), eq(contactEvents.kind, 'task_completed')))
@@ -183,7 +184,7 @@ for (const backend of backends()) {
     })
 
     test('task create: bad input, one line on stderr, nothing written', async () => {
-      const count = () => look(async (db) => (await db.select().from(tasks)).length)
+      const count = () => look(async (db) => (await orm(db).select().from(tasks)).length)
       const before = await count()
       const run = (args: string[]) => runAdmin(['task', 'create', ...args])
       const c = String(contact.id)

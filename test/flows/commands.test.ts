@@ -88,7 +88,7 @@ for (const backend of backends()) {
       const input = { company: acme.companyId, user: other.userId, name: 'X', steps: 'f.json' }
       assert.deepEqual(await refusal(() => createFlow(t.db, input, STEPS)), { user: ['is not a user of the company'] })
       assert.equal(await refusal(() => createFlow(t.db, { ...input, company: 999_999_999 }, STEPS)), 'company 999999999 not found')
-      assert.equal((await t.db.select().from(flows)).length, 0)
+      assert.equal((await t.orm.select().from(flows)).length, 0)
       const member = await addUser(t.db, acme.companyId)
       const flow = await createFlow(t.db, { ...input, user: member.id }, STEPS)
       assert.equal(flow.user_id, member.id)
@@ -109,7 +109,7 @@ for (const backend of backends()) {
         await refusal(() => createStandaloneTask(t.db, { ...input, contact: theirs.id, 'assigned-to': acme.userId }, NOW)),
         { 'assigned-to': ['is not a user of the contact company'] },
       )
-      assert.equal((await t.db.select().from(tasks)).length, 0)
+      assert.equal((await t.orm.select().from(tasks)).length, 0)
 
       // In São Paulo it is still 2026-03-09 at this instant.
       const task = await createStandaloneTask(t.db, { ...input, due: '2026-03-09' }, NOW)
@@ -129,12 +129,12 @@ for (const backend of backends()) {
       const done = results.find((r) => r.status === 'fulfilled')?.value
       assert.deepEqual([done?.done, done?.status, done?.done_at], [true, 'done', NOW])
 
-      const [row] = await t.db.select().from(tasks).where(eq(tasks.id, task.id))
+      const [row] = await t.orm.select().from(tasks).where(eq(tasks.id, task.id))
       assert.equal(row?.doneOn, '2026-03-09', 'the day of the instant in São Paulo')
-      const events = await t.db.select().from(contactEvents).where(and(eq(contactEvents.contactId, contact.id), eq(contactEvents.kind, 'task_completed')))
+      const events = await t.orm.select().from(contactEvents).where(and(eq(contactEvents.contactId, contact.id), eq(contactEvents.kind, 'task_completed')))
       assert.equal(events.length, 1)
       assert.equal(events[0]?.occurredAt.toISOString(), NOW.toISOString())
-      const [doneCount] = await t.db
+      const [doneCount] = await t.orm
         .select()
         .from(counters)
         .where(and(eq(counters.companyId, acme.companyId), eq(counters.list, 'tasks.done'), eq(counters.key, 0)))

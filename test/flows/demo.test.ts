@@ -6,6 +6,7 @@ import { seedFlows } from '../../src/modules/flows/flows.demo.js'
 import { addUser, tenant, type Tenant } from '../helpers/factories.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addContact } from '../helpers/flows-factories.js'
+import { transaction } from '../../src/db/db.js'
 
 const NOW = new Date('2026-03-10T15:00:00Z')
 
@@ -29,9 +30,9 @@ for (const backend of backends()) {
       const userIds = [demo.userId, (await addUser(t.db, demo.companyId)).id, (await addUser(t.db, demo.companyId)).id]
       // What the contacts seeder, which runs first, leaves behind.
       for (let i = 0; i < 40; i++) await addContact(t.db, demo.companyId, { userId: userIds[i % 3] ?? 0 })
-      await t.db.transaction((tx) => seedFlows({ db: tx, companyId: demo.companyId, userIds, now: NOW, random: seeded(1) }))
+      await transaction(t.db, (tx) => seedFlows({ db: tx, companyId: demo.companyId, userIds, now: NOW, random: seeded(1) }))
       empty = await tenant(t.db)
-      await t.db.transaction((tx) => seedFlows({ db: tx, companyId: empty.companyId, userIds: [empty.userId], now: NOW, random: seeded(2) }))
+      await transaction(t.db, (tx) => seedFlows({ db: tx, companyId: empty.companyId, userIds: [empty.userId], now: NOW, random: seeded(2) }))
     })
     after(() => t.close())
 
@@ -47,12 +48,12 @@ for (const backend of backends()) {
       assert.deepEqual(body.data.map((f: { status: string }) => f.status), ['active', 'active', 'paused'])
       for (const flow of body.data) assert.ok(flow.steps.length >= 3 && flow.steps.length <= 5, flow.name)
       assert.deepEqual(body.data.map((f: { contacts_count: number }) => f.contacts_count), [15, 15, 0])
-      const enrollments = await t.db.select().from(flowEnrollments).where(eq(flowEnrollments.companyId, demo.companyId))
+      const enrollments = await t.orm.select().from(flowEnrollments).where(eq(flowEnrollments.companyId, demo.companyId))
       assert.equal(enrollments.length, 30)
     })
 
     test('tasks today, overdue, future and done, plus some outside any flow; totals match the rows', async () => {
-      const rows = await t.db.select().from(tasks).where(eq(tasks.companyId, demo.companyId))
+      const rows = await t.orm.select().from(tasks).where(eq(tasks.companyId, demo.companyId))
       for (const query of ['status=today', 'status=overdue', 'status=future', 'done=true', 'undone=true', '']) {
         const body = await get(`/api/v1/tasks?page=1&per_page=100&${query}`)
         assert.ok(body.meta.total_count > 0, query)
@@ -72,8 +73,8 @@ for (const backend of backends()) {
     test('without contacts: the flows only', async () => {
       const body = await get('/api/v1/flows?page=1', empty.auth)
       assert.equal(body.meta.total_count, 3)
-      assert.equal((await t.db.select().from(tasks).where(eq(tasks.companyId, empty.companyId))).length, 0)
-      assert.equal((await t.db.select().from(flows).where(eq(flows.companyId, empty.companyId))).length, 3)
+      assert.equal((await t.orm.select().from(tasks).where(eq(tasks.companyId, empty.companyId))).length, 0)
+      assert.equal((await t.orm.select().from(flows).where(eq(flows.companyId, empty.companyId))).length, 3)
     })
   })
 }

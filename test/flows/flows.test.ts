@@ -26,9 +26,9 @@ for (const backend of backends()) {
 
     async function rowsOf(companyId: number) {
       return {
-        enrollments: await t.db.select().from(flowEnrollments).where(eq(flowEnrollments.companyId, companyId)),
-        tasks: await t.db.select().from(tasks).where(eq(tasks.companyId, companyId)),
-        events: await t.db.select().from(contactEvents).where(eq(contactEvents.companyId, companyId)),
+        enrollments: await t.orm.select().from(flowEnrollments).where(eq(flowEnrollments.companyId, companyId)),
+        tasks: await t.orm.select().from(tasks).where(eq(tasks.companyId, companyId)),
+        events: await t.orm.select().from(contactEvents).where(eq(contactEvents.companyId, companyId)),
       }
     }
 
@@ -290,9 +290,9 @@ for (const backend of backends()) {
       const deleted = await t.app.inject({ method: 'DELETE', url: `/api/v1/contacts/${contact.id}`, headers: acme.auth })
       assert.equal(deleted.statusCode, 204)
       assert.equal(await countOf(), before)
-      const enrollments = await t.db.select().from(flowEnrollments).where(eq(flowEnrollments.contactId, contact.id))
+      const enrollments = await t.orm.select().from(flowEnrollments).where(eq(flowEnrollments.contactId, contact.id))
       assert.deepEqual(enrollments.map((e) => e.status), ['removed'])
-      const left = await t.db.select().from(tasks).where(eq(tasks.contactId, contact.id))
+      const left = await t.orm.select().from(tasks).where(eq(tasks.contactId, contact.id))
       assert.equal(left.length, STEPS.length)
     })
   })

@@ -10,8 +10,10 @@ import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { buildApp, type App, type AppDeps } from '../../src/app.js'
 import { loadConfig, type Config } from '../../src/config.js'
-import { openDatabase, type Database, type DatabaseHandle } from '../../src/db/client.js'
+import { openDatabase, type DatabaseHandle } from '../../src/db/client.js'
+import type { Db } from '../../src/db/db.js'
 import { startEmbeddedCluster, type EmbeddedCluster } from '../../src/db/embedded.js'
+import { orm, type TestDb } from './orm.js'
 
 export interface Backend {
   /** `postgres`: the server of TEST_DATABASE_URL; `embedded`: the test run's own cluster. */
@@ -137,7 +139,10 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
 
 export interface TestApp {
   app: App
-  db: Database
+  /** The app's pool, for the service's own functions (src/db/db.ts). */
+  db: Db
+  /** Drizzle over the same pool, for the test's assertions and fixtures (test/helpers/orm.ts). */
+  orm: TestDb
   database: DatabaseHandle
   close(): Promise<void>
 }
@@ -159,6 +164,7 @@ export async function startApp(
   return {
     app,
     db: database.db,
+    orm: orm(database.db),
     database,
     async close() {
       await app.close()

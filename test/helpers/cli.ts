@@ -8,7 +8,8 @@ import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { runCli } from '../../src/cli/run.js'
-import type { Database, DatabaseHandle } from '../../src/db/client.js'
+import type { DatabaseHandle } from '../../src/db/client.js'
+import type { Db } from '../../src/db/db.js'
 import type { Backend } from './app.js'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
@@ -21,7 +22,7 @@ export interface CliResult {
 }
 
 /** Runs one command line in this process, on an open database (or on the settings of `env`). */
-export async function runAdmin(args: string[], target: { database: Database } | { env: Record<string, string> }): Promise<CliResult> {
+export async function runAdmin(args: string[], target: { database: Db } | { env: Record<string, string> }): Promise<CliResult> {
   let stdout = ''
   let stderr = ''
   const code = await runCli(args, {
@@ -96,7 +97,7 @@ export interface AdminDatabase {
   env: Record<string, string>
   /** The database, open in this process. */
   handle: DatabaseHandle
-  db: Database
+  db: Db
   /** Runs a command line in this process on this database. */
   run: (args: string[]) => Promise<CliResult>
   drop: () => Promise<void>

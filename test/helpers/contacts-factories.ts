@@ -1,5 +1,5 @@
 // Factories for contacts, tags and custom fields, through the service code.
-import type { Database } from '../../src/db/client.js'
+import type { Db } from '../../src/db/db.js'
 import { createContact } from '../../src/modules/contacts/contacts.service.js'
 import type { ContactCreateBody } from '../../src/modules/contacts/contacts.schemas.js'
 import { createCustomField } from '../../src/modules/custom-fields/custom-fields.service.js'
@@ -18,12 +18,12 @@ export const callerOf = (who: { companyId: CompanyId; userId: number }): Caller 
   timezone: 'UTC',
 })
 
-export async function addTag(db: Database, who: { companyId: CompanyId; userId: number }, options: { name?: string; color?: string } = {}) {
+export async function addTag(db: Db, who: { companyId: CompanyId; userId: number }, options: { name?: string; color?: string } = {}) {
   return createTag(db, callerOf(who), { name: options.name ?? `Tag ${next()}`, color: options.color ?? '#123abc' }, new Date())
 }
 
 export async function addCustomField(
-  db: Database,
+  db: Db,
   who: { companyId: CompanyId; userId: number },
   options: Partial<CustomFieldBody> = {},
 ) {
@@ -31,7 +31,7 @@ export async function addCustomField(
 }
 
 export async function addContact(
-  db: Database,
+  db: Db,
   who: { companyId: CompanyId; userId: number },
   options: Partial<ContactCreateBody> = {},
   now = new Date(),

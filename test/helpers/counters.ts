@@ -1,11 +1,12 @@
 // A counter's total is the sum of its slot rows (src/db/counters.ts).
 import { sql } from 'drizzle-orm'
-import { rawRows, type Database } from '../../src/db/client.js'
+import { rawRows } from './orm.js'
+import type { Db } from '../../src/db/db.js'
 import { COUNTER_SLOTS } from '../../src/db/counters.js'
 import { holdUncommitted } from './locks.js'
 
 /** The total of one counter (0 when it has no row). */
-export async function counterValue(db: Database, companyId: number, list: string, key = 0): Promise<number> {
+export async function counterValue(db: Db, companyId: number, list: string, key = 0): Promise<number> {
   const [row] = await rawRows<{ value: number }>(db, sql`
     select coalesce(sum(value), 0)::int as value from counters where company_id = ${companyId} and list = ${list} and key = ${key}`)
   return row?.value ?? 0
@@ -15,7 +16,7 @@ export async function counterValue(db: Database, companyId: number, list: string
  * Locks every slot row of a counter in a transaction kept open (the missing ones created at
  * 0 first), so that any write adjusting it waits; the returned function releases them.
  */
-export async function holdCounter(db: Database, companyId: number, list: string, key = 0): Promise<() => Promise<void>> {
+export async function holdCounter(db: Db, companyId: number, list: string, key = 0): Promise<() => Promise<void>> {
   await rawRows(db, sql`
     insert into counters (company_id, list, key, slot, value)
     select ${companyId}, ${list}, ${key}, s, 0 from generate_series(0, ${COUNTER_SLOTS - 1}) s

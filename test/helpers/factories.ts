@@ -1,6 +1,7 @@
 // Small factories: each test inserts exactly what it needs, through the service code.
 import { sql } from 'drizzle-orm'
-import { rawRows, type Database } from '../../src/db/client.js'
+import { rawRows } from './orm.js'
+import type { Db } from '../../src/db/db.js'
 import { createToken } from '../../src/modules/auth/tokens.service.js'
 import { createCompany, createUser } from '../../src/modules/users/users.service.js'
 import { asCompanyId, type CompanyId } from '../../src/tenancy.js'
@@ -17,7 +18,7 @@ export interface Tenant {
 }
 
 /** A company with one admin user and an api token for that user. */
-export async function tenant(db: Database, options: { timezone?: string; name?: string } = {}): Promise<Tenant> {
+export async function tenant(db: Db, options: { timezone?: string; name?: string } = {}): Promise<Tenant> {
   const n = next()
   const company = await createCompany(db, { name: options.name ?? `Company ${n}`, timezone: options.timezone ?? 'UTC' })
   const companyId = asCompanyId(company.id)
@@ -27,7 +28,7 @@ export async function tenant(db: Database, options: { timezone?: string; name?: 
 }
 
 export async function addUser(
-  db: Database,
+  db: Db,
   companyId: CompanyId,
   options: { name?: string; email?: string; role?: 'admin' | 'member' } = {},
 ) {
@@ -44,7 +45,7 @@ export async function addUser(
  * A webhook subscription, inserted as a row with a placeholder secret: for tests of which
  * deliveries are made, not of posting them (test/webhooks/delivery-helpers.ts has real ones).
  */
-export async function addSubscription(db: Database, companyId: number, events: string[] = ['*'], enabled = true): Promise<number> {
+export async function addSubscription(db: Db, companyId: number, events: string[] = ['*'], enabled = true): Promise<number> {
   const [row] = await rawRows<{ id: number }>(db, sql`
     insert into webhook_subscriptions (company_id, url, events, secret, enabled)
     values (${companyId}, 'https://hooks.example.com/in', ${`{${events.join(',')}}`}::text[], 'not-a-real-secret', ${enabled})

@@ -1,7 +1,7 @@
 // Factories for flows and tasks. Contacts are inserted directly (only the columns tasks
 // need); flows and tasks go through the services, so their counters are kept.
 import { sql } from 'drizzle-orm'
-import type { Database } from '../../src/db/client.js'
+import { transaction, type Db } from '../../src/db/db.js'
 import { contacts } from '../../src/db/schema.js'
 import { createFlow } from '../../src/modules/flows/flows.service.js'
 import type { FlowStepInput } from '../../src/modules/flows/flows.schemas.js'
@@ -9,17 +9,18 @@ import { lockLiveContact } from '../../src/modules/tasks/tasks.repository.js'
 import type { TaskKind } from '../../src/modules/tasks/tasks.schemas.js'
 import { completeOpenTask, createTasks } from '../../src/modules/tasks/tasks.service.js'
 import type { CompanyId } from '../../src/tenancy.js'
+import { orm } from './orm.js'
 
 let sequence = 0
 const next = () => ++sequence
 
 export async function addContact(
-  db: Database,
+  db: Db,
   companyId: CompanyId,
   options: { userId: number; firstName?: string; lastName?: string | null; deleted?: boolean },
 ) {
   const n = next()
-  const [row] = await db
+  const [row] = await orm(db)
     .insert(contacts)
     .values({
       companyId,
@@ -41,7 +42,7 @@ export const STEPS: FlowStepInput[] = [
 ]
 
 export function addFlow(
-  db: Database,
+  db: Db,
   companyId: CompanyId,
   options: { userId: number; name?: string; status?: 'active' | 'paused'; steps?: FlowStepInput[] },
 ) {
@@ -54,12 +55,12 @@ export function addFlow(
 
 /** A task outside any flow (or of `flowId`), through the service so that counters follow. */
 export async function addTask(
-  db: Database,
+  db: Db,
   companyId: CompanyId,
   contactId: number,
   options: { kind?: TaskKind; due: string; title?: string; assignedToId?: number; flowId?: number },
 ) {
-  return db.transaction(async (tx) => {
+  return transaction(db, async (tx) => {
     const contact = await lockLiveContact(tx, companyId, contactId)
     if (!contact) throw new Error(`no live contact ${contactId}`)
     const [row] = await createTasks(
@@ -74,8 +75,8 @@ export async function addTask(
   })
 }
 
-export async function completeTask(db: Database, companyId: CompanyId, taskId: number, at: Date, timezone: string) {
-  const row = await db.transaction((tx) => completeOpenTask(tx, companyId, taskId, at, timezone, null))
+export async function completeTask(db: Db, companyId: CompanyId, taskId: number, at: Date, timezone: string) {
+  const row = await transaction(db, (tx) => completeOpenTask(tx, companyId, taskId, at, timezone, null))
   if (!row) throw new Error(`task ${taskId} was done already`)
   return row
 }

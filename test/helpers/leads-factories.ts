@@ -1,21 +1,22 @@
 // Rows the leads, transcriptions and WhatsApp tests need from other modules (contacts,
 // tasks), inserted directly, plus WhatsApp messages through the import code.
-import type { Database } from '../../src/db/client.js'
+import { transaction, type Db } from '../../src/db/db.js'
 import { contacts, tasks } from '../../src/db/schema.js'
 import { importMessages } from '../../src/modules/whatsapp/whatsapp.repository.js'
 import type { CompanyId } from '../../src/tenancy.js'
+import { orm } from './orm.js'
 
 let sequence = 0
 const next = () => ++sequence
 
 export async function addContact(
-  db: Database,
+  db: Db,
   companyId: CompanyId,
   userId: number,
   options: { email?: string; firstName?: string; deleted?: boolean } = {},
 ) {
   const n = next()
-  const [row] = await db
+  const [row] = await orm(db)
     .insert(contacts)
     .values({
       companyId,
@@ -30,11 +31,11 @@ export async function addContact(
 }
 
 export async function addTask(
-  db: Database,
+  db: Db,
   companyId: CompanyId,
   options: { contactId: number; assignedToId: number; title?: string },
 ) {
-  const [row] = await db
+  const [row] = await orm(db)
     .insert(tasks)
     .values({
       companyId,
@@ -59,8 +60,8 @@ export interface MessageSpec {
 }
 
 /** Messages as the import command stores them (chats included). */
-export async function addMessages(db: Database, companyId: CompanyId, specs: MessageSpec[]) {
-  return db.transaction((tx) =>
+export async function addMessages(db: Db, companyId: CompanyId, specs: MessageSpec[]) {
+  return transaction(db, (tx) =>
     importMessages(
       tx,
       companyId,

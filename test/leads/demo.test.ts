@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { eq, sql } from 'drizzle-orm'
-import { rawRows } from '../../src/db/client.js'
+import { rawRows } from '../helpers/orm.js'
 import { contactEvents, leads, meetTranscriptions, whatsappChats } from '../../src/db/schema.js'
 import type { DemoContext } from '../../src/demo/index.js'
 import { seedLeads } from '../../src/modules/leads/leads.demo.js'
@@ -12,6 +12,7 @@ import { seedWhatsapp } from '../../src/modules/whatsapp/whatsapp.demo.js'
 import { addUser, tenant, type Tenant } from '../helpers/factories.js'
 import { addContact, addTask } from '../helpers/leads-factories.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
+import { transaction } from '../../src/db/db.js'
 
 for (const backend of backends()) {
   describe(`leads, transcriptions and WhatsApp demo data (${backend.name})`, () => {
@@ -28,7 +29,7 @@ for (const backend of backends()) {
         if (i < 8) await addTask(t.db, acme.companyId, { contactId: contact.id, assignedToId: contact.userId })
       }
       let seed = 1
-      await t.db.transaction(async (db) => {
+      await transaction(t.db, async (db) => {
         const ctx: DemoContext = { db, companyId: acme.companyId, userIds, now: new Date('2026-11-22T12:00:00Z'), random: () => (seed = (seed * 48271) % 2147483647) / 2147483647 }
         for (const seeder of [seedLeads, seedMeetTranscriptions, seedWhatsapp]) await seeder(ctx)
       })
@@ -38,7 +39,7 @@ for (const backend of backends()) {
     const get = (url: string) => t.app.inject({ url, headers: acme.auth }).then((r) => r.json<{ count: number } & { data: unknown[] }>())
 
     test('leads of several providers, some linked to contacts, counted right', async () => {
-      const rows = await t.db.select().from(leads).where(eq(leads.companyId, acme.companyId))
+      const rows = await t.orm.select().from(leads).where(eq(leads.companyId, acme.companyId))
       assert.equal(rows.length, 40)
       assert.equal(new Set(rows.map((r) => r.provider)).size, 4)
       assert.equal(rows.filter((r) => r.contactId !== null).length, 10)
@@ -50,17 +51,17 @@ for (const backend of backends()) {
     })
 
     test('transcriptions in every state, some linked to tasks with their events', async () => {
-      const rows = await t.db.select().from(meetTranscriptions).where(eq(meetTranscriptions.companyId, acme.companyId))
+      const rows = await t.orm.select().from(meetTranscriptions).where(eq(meetTranscriptions.companyId, acme.companyId))
       assert.deepEqual([...new Set(rows.map((r) => r.status))].sort(), ['recording', 'stopped', 'transcribed'])
       const linked = rows.filter((r) => r.taskId !== null)
       assert.ok(linked.length > 0 && linked.length < rows.length)
       assert.ok(rows.filter((r) => r.status === 'transcribed').every((r) => r.transcriptLength === r.transcript?.length))
-      const events = await t.db.select().from(contactEvents).where(eq(contactEvents.kind, 'meet_transcription_linked'))
+      const events = await t.orm.select().from(contactEvents).where(eq(contactEvents.kind, 'meet_transcription_linked'))
       assert.equal(events.length, linked.length)
     })
 
     test('WhatsApp chats for a few dozen contacts with several users, agreeing with the messages', async () => {
-      const chats = await t.db.select().from(whatsappChats).where(eq(whatsappChats.companyId, acme.companyId))
+      const chats = await t.orm.select().from(whatsappChats).where(eq(whatsappChats.companyId, acme.companyId))
       assert.equal(new Set(chats.map((c) => c.contactId)).size, 36)
       assert.equal(new Set(chats.map((c) => c.userId)).size, 3)
       assert.ok(chats.length > 36) // some contacts talk with two users

@@ -37,7 +37,7 @@ for (const backend of backends()) {
       return res.json<{ id: number; contact_id: number | null }>()
     }
     const contactIdOf = async (leadId: number) =>
-      (await t.db.select({ c: leads.contactId }).from(leads).where(eq(leads.id, leadId)))[0]?.c
+      (await t.orm.select({ c: leads.contactId }).from(leads).where(eq(leads.id, leadId)))[0]?.c
     const counts = async (who: Tenant) => {
       const read = (q: string) =>
         t.app.inject({ url: `/api/v1/leads/count?user_id=${who.userId}${q}`, headers: who.auth }).then((r) => r.json<{ count: number }>().count)
@@ -117,7 +117,7 @@ for (const backend of backends()) {
         const [contact, lead] = await Promise.all([contactDone, leadDone])
         assert.equal(await contactIdOf(lead.id), contact.id, `round ${String(i)}`)
       }
-      const all = await t.db.select({ n: sql<number>`count(*)::int` }).from(leads)
+      const all = await t.orm.select({ n: sql<number>`count(*)::int` }).from(leads)
         .where(sql`${leads.companyId} = ${acme.companyId} and ${leads.contactId} is not null`)
       assert.equal((await counts(acme)).linked, all[0]?.n)
     })

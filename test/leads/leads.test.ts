@@ -31,7 +31,7 @@ for (const backend of backends()) {
       t.app.inject({ method: 'POST', url: '/api/v1/leads', headers: { ...who.auth, 'content-type': contentType }, payload })
     const get = (who: Tenant, url: string) => t.app.inject({ url, headers: who.auth })
     const uniqueEmail = () => `lead${++seq}@example.com`
-    const leadRows = (who: Tenant) => t.db.select().from(leads).where(eq(leads.companyId, who.companyId))
+    const leadRows = (who: Tenant) => t.orm.select().from(leads).where(eq(leads.companyId, who.companyId))
 
     async function createLead(who: Tenant, fields: Record<string, unknown> = {}) {
       const res = await post(who, { first_name: 'Lea', email: uniqueEmail(), provider: 'linkedin', ...fields })
@@ -57,10 +57,10 @@ for (const backend of backends()) {
       })
       assert.match(body.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
 
-      const [row] = await t.db.select().from(leads).where(eq(leads.id, body.id))
+      const [row] = await t.orm.select().from(leads).where(eq(leads.id, body.id))
       assert.equal(row?.companyId, acme.companyId)
       assert.equal(row.email, 'Marta.Reis@Globex.example') // stored as sent
-      const [business] = await t.db.select().from(businesses).where(eq(businesses.id, row.businessId ?? 0))
+      const [business] = await t.orm.select().from(businesses).where(eq(businesses.id, row.businessId ?? 0))
       assert.deepEqual(
         { name: business?.name, linkedinUrl: business?.linkedinUrl, sector: business?.sector, count: business?.colaboratorsCount, telephone: business?.telephone, companyId: business?.companyId },
         { name: 'Globex', linkedinUrl: payload.business_linkedin_url, sector: 'Logistics', count: 250, telephone: payload.business_telephone, companyId: acme.companyId },
@@ -88,13 +88,13 @@ for (const backend of backends()) {
     test('a lead business fills in the shared business record, found case-insensitively', async () => {
       const first = await createLead(acme, { business_name: 'Initech', business_sector: 'Software' })
       const second = await createLead(acme, { business_name: 'INITECH', business_colaborators_count: 40 })
-      const rows = await t.db.select().from(leads).where(sql`${leads.id} in (${first.id}, ${second.id})`)
+      const rows = await t.orm.select().from(leads).where(sql`${leads.id} in (${first.id}, ${second.id})`)
       assert.equal(rows[0]?.businessId, rows[1]?.businessId)
-      const [business] = await t.db.select().from(businesses).where(eq(businesses.id, rows[0]?.businessId ?? 0))
+      const [business] = await t.orm.select().from(businesses).where(eq(businesses.id, rows[0]?.businessId ?? 0))
       assert.deepEqual([business?.name, business?.sector, business?.colaboratorsCount], ['Initech', 'Software', 40])
 
       const noName = await createLead(acme, { business_sector: 'Retail' })
-      const [row] = await t.db.select().from(leads).where(eq(leads.id, noName.id))
+      const [row] = await t.orm.select().from(leads).where(eq(leads.id, noName.id))
       assert.equal(row?.businessId, null) // without a name there is no business to fill
       assert.equal(noName.business_sector, 'Retail')
     })
@@ -144,7 +144,7 @@ for (const backend of backends()) {
         [1, 2, 3].map((n) => post(acme, { first_name: `Race ${n}`, email, provider: 'race' })),
       )
       assert.deepEqual(results.map((r) => r.statusCode).sort(), [201, 422, 422])
-      const rows = await t.db.select().from(leads).where(and(eq(leads.companyId, acme.companyId), eq(leads.provider, 'race')))
+      const rows = await t.orm.select().from(leads).where(and(eq(leads.companyId, acme.companyId), eq(leads.provider, 'race')))
       assert.equal(rows.length, 1)
       const count = await get(acme, `/api/v1/leads/count?user_id=${acme.userId}`)
       assert.equal(count.json().count, (await leadRows(acme)).length) // the counter moved once

@@ -32,7 +32,7 @@ for (const backend of backends()) {
         headers: { ...who.auth, ...(typeof payload === 'string' ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
         ...(payload === undefined ? {} : { payload }),
       })
-    const rowOf = async (id: number) => (await t.db.select().from(meetTranscriptions).where(eq(meetTranscriptions.id, id)))[0]
+    const rowOf = async (id: number) => (await t.orm.select().from(meetTranscriptions).where(eq(meetTranscriptions.id, id)))[0]
 
 
     interface Transcription { id: number; meet_id: string; stopped_at: string | null }
@@ -70,7 +70,7 @@ for (const backend of backends()) {
     })
 
     test('POST: missing fields, another company, a user of another company: 422 and nothing stored', async () => {
-      const count = async () => (await t.db.select().from(meetTranscriptions)).length
+      const count = async () => (await t.orm.select().from(meetTranscriptions)).length
       const before = await count()
       const cases: [object, string, string][] = [
         [{ company_id: acme.companyId, meet_id: 'm' }, 'user_id', "can't be blank"],
@@ -206,7 +206,7 @@ for (const backend of backends()) {
       assert.equal(relinked.json().task_id, task2.id)
       assert.equal((await rowOf(recording.id))?.taskId, task2.id)
 
-      const events = await t.db.select().from(contactEvents)
+      const events = await t.orm.select().from(contactEvents)
         .where(and(eq(contactEvents.companyId, acme.companyId), eq(contactEvents.kind, 'meet_transcription_linked')))
       assert.deepEqual(
         events.map((e) => [e.contactId, e.userId, e.data]),
@@ -238,12 +238,12 @@ for (const backend of backends()) {
       const theirContact = await addContact(t.db, other.companyId, other.userId)
       const theirTask = await addTask(t.db, other.companyId, { contactId: theirContact.id, assignedToId: other.userId })
       const a = await create(acme)
-      const eventsBefore = (await t.db.select().from(contactEvents)).length
+      const eventsBefore = (await t.orm.select().from(contactEvents)).length
       for (const payload of [{ task_id: theirTask.id }, { task_id: 999_999 }, {}, { task_id: 'abc' }]) {
         await expectRefused(await request(acme, 'PUT', `/${a.id}/to_task`, payload), 'task_id', a.id, await rowOf(a.id))
       }
       assert.equal((await request(other, 'PUT', `/${a.id}/to_task`, { task_id: theirTask.id })).statusCode, 404)
-      assert.equal((await t.db.select().from(contactEvents)).length, eventsBefore)
+      assert.equal((await t.orm.select().from(contactEvents)).length, eventsBefore)
     })
 
     test('every write answers exactly what a later GET shows', async () => {

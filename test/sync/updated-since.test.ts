@@ -5,12 +5,13 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { sql } from 'drizzle-orm'
 import fc from 'fast-check'
-import { rawRows } from '../../src/db/client.js'
+import { orm, rawRows } from '../helpers/orm.js'
 import { setSyncOptions } from '../../src/http/sync.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
 import { addMessages, addTask } from '../helpers/leads-factories.js'
 import { assertWalkOrder, sleep, walk, walkPageOf, type WalkItem } from './walk.js'
+import { transaction } from '../../src/db/db.js'
 
 // No margin here: nothing writes concurrently, and the tests move the mark themselves.
 setSyncOptions({ marginMs: 0, reuseMs: 0 })
@@ -248,11 +249,11 @@ for (const backend of backends()) {
       let begun = () => {}
       const started = new Promise<void>((resolve) => { begun = resolve })
       // A slow writer: it began before `late` was written, and stamps its row with its start.
-      const slow = t.db.transaction(async (tx) => {
-        await tx.execute(sql`select 1`)
+      const slow = transaction(t.db, async (tx) => {
+        await orm(tx).execute(sql`select 1`)
         begun()
         await gate
-        await tx.execute(sql`update contacts set first_name = 'Slow', updated_at = now()
+        await orm(tx).execute(sql`update contacts set first_name = 'Slow', updated_at = now()
                               where company_id = ${acme.companyId} and id = ${contactOf.get(acme)}`)
       })
       await started

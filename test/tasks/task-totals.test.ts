@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { readFileSync } from 'node:fs'
 import { eq, sql } from 'drizzle-orm'
-import { rawRows } from '../../src/db/client.js'
+import { rawRows } from '../helpers/orm.js'
 import { tasks } from '../../src/db/schema.js'
 import { addDays } from '../../src/modules/tasks/task-dates.js'
 import { TASK_KINDS } from '../../src/modules/tasks/tasks.schemas.js'
@@ -61,7 +61,7 @@ for (const backend of backends()) {
       const theirs = await addContact(t.db, other.companyId, { userId: other.userId })
       for (let i = 0; i < 10; i++) await addTask(t.db, other.companyId, theirs.id, { kind: 'email', due: addDays(TODAY, i - 5) })
 
-      rows = await t.db.select().from(tasks).where(eq(tasks.companyId, a))
+      rows = await t.orm.select().from(tasks).where(eq(tasks.companyId, a))
       const [u, f, c] = [users[1], flows[0], contacts[2]]
       Object.assign(filters, {
         assignee: [`assigned_to_id=${u}`, (r: Row) => r.assignedToId === u],
@@ -126,12 +126,12 @@ for (const backend of backends()) {
       // Run on today's schema, where a counter's primary key has had its slot (0 here) since 0011.
       const migration = readFileSync(new URL('../../drizzle/0009_task_pair_counters.sql', import.meta.url), 'utf8')
         .replace('ON CONFLICT ("company_id", "list", "key")', 'ON CONFLICT ("company_id", "list", "key", "slot")')
-      await t.db.execute(sql.raw(migration))
+      await t.orm.execute(sql.raw(migration))
       assert.deepEqual(await rawRows(t.db, kindLists), kept)
       // And from nothing, as on a database that had tasks before the upgrade.
-      await t.db.execute(sql`delete from counters where list like 'tasks.due.k%' or list like 'tasks.open_due.k%' or list like 'tasks.kind.u%'
+      await t.orm.execute(sql`delete from counters where list like 'tasks.due.k%' or list like 'tasks.open_due.k%' or list like 'tasks.kind.u%'
                                or list like 'tasks.kind.done.u%' or list like 'tasks.flow.u%' or list like 'tasks.flow.done.u%'`)
-      await t.db.execute(sql.raw(migration))
+      await t.orm.execute(sql.raw(migration))
       assert.deepEqual(await rawRows(t.db, kindLists), kept.filter((row) => Number(row.value) !== 0))
     })
 

@@ -284,7 +284,7 @@ for (const backend of backends()) {
       assert.deepEqual([done.done, done.done_at, done.status, done.updated_at], [true, NOW, 'done', NOW])
       assert.deepEqual({ ...done, done: false, done_at: null, status: 'future', updated_at: created.updated_at }, created)
 
-      const [event] = await t.db
+      const [event] = await t.orm
         .select()
         .from(contactEvents)
         .where(and(eq(contactEvents.companyId, acme.companyId), eq(contactEvents.kind, 'task_completed'), sql`${contactEvents.data}->>'task_id' = ${String(created.id)}`))
@@ -298,7 +298,7 @@ for (const backend of backends()) {
     })
 
     test('done_on is kept as the finish day in the company zone', async () => {
-      const [row] = await t.db.select().from(tasks).where(eq(tasks.id, id.t6))
+      const [row] = await t.orm.select().from(tasks).where(eq(tasks.id, id.t6))
       assert.ok(row)
       assert.equal(row.doneOn, '2026-03-10')
       assert.equal(row.doneAt?.toISOString(), '2026-03-09T16:00:00.000Z')

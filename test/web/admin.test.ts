@@ -68,10 +68,10 @@ describe('admin commands of the web application', () => {
     assert.equal((await browser.signIn(user.email)).status, 303)
     const result = expectJson(await admin(['user', 'set-password', '--user', String(user.id), '--json'], { stdin: 'a brand new password\n' }))
     assert.deepEqual(result, { user_id: user.id, email: user.email, password_set: true })
-    const [row] = await t.db.select().from(users).where(eq(users.id, user.id))
+    const [row] = await t.orm.select().from(users).where(eq(users.id, user.id))
     assert.match(String(row?.passwordHash), /^\$argon2id\$v=19\$m=19456,t=2,p=1\$/)
     assert.ok(!String(row?.passwordHash).includes('brand new'))
-    assert.equal((await t.db.select().from(webSessions).where(eq(webSessions.userId, user.id))).length, 0)
+    assert.equal((await t.orm.select().from(webSessions).where(eq(webSessions.userId, user.id))).length, 0)
     assert.equal((await browser.get('/settings/integrations')).location, '/login')
     assert.equal(await canSignIn(user.email, 'a brand new password'), true, 'one trailing line break is not part of it')
     assert.equal(await canSignIn(user.email, PASSWORD), false)
@@ -108,7 +108,7 @@ describe('admin commands of the web application', () => {
     const token = match[1]
     assert.match(String(first.url), /^http:\/\/localhost:3000\/invite\//)
     assert.equal(new Date(String(result.expires_at)).getTime() - now.getTime() > 7 * 86_400_000 - 60_000, true)
-    const rows = await t.db.select().from(userInvites).where(eq(userInvites.userId, user.id))
+    const rows = await t.orm.select().from(userInvites).where(eq(userInvites.userId, user.id))
     assert.deepEqual(rows.map((r) => r.tokenHash), [sha256(token)], 'the newer link replaces the older; only a hash is kept')
 
     const path = `/invite/${token}`

@@ -2,7 +2,7 @@
 // CSRF token read from each form, forms posted url-encoded.
 import assert from 'node:assert/strict'
 import type { App } from '../../src/app.js'
-import type { Database } from '../../src/db/client.js'
+import type { Db } from '../../src/db/db.js'
 import { setPassword } from '../../src/modules/auth/accounts.service.js'
 import { addUser } from '../helpers/factories.js'
 import type { CompanyId } from '../../src/tenancy.js'
@@ -10,7 +10,7 @@ import type { CompanyId } from '../../src/tenancy.js'
 export const PASSWORD = 'correct horse battery staple'
 
 /** A user of the company with a password set, for signing in. */
-export async function member(db: Database, companyId: CompanyId, options: { email?: string; name?: string; password?: string } = {}) {
+export async function member(db: Db, companyId: CompanyId, options: { email?: string; name?: string; password?: string } = {}) {
   const user = await addUser(db, companyId, { email: options.email, name: options.name })
   await setPassword(db, user.id, { password: options.password ?? PASSWORD })
   return user

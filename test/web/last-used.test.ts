@@ -9,6 +9,7 @@ import { LastUsedTracker } from '../../src/modules/auth/last-used.js'
 import { createToken } from '../../src/modules/auth/tokens.service.js'
 import { backends, testConfig, type Backend } from '../helpers/app.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
+import { orm } from '../helpers/orm.js'
 
 const [firstBackend] = backends()
 if (!firstBackend) throw new Error('no backend')
@@ -24,7 +25,7 @@ describe('last used of api tokens', () => {
   after(() => opened.drop())
 
   const lastUsed = async (id: number) =>
-    (await opened.database.db.select().from(apiTokens).where(eq(apiTokens.id, id)))[0]?.lastUsedAt ?? null
+    (await orm(opened.database.db).select().from(apiTokens).where(eq(apiTokens.id, id)))[0]?.lastUsedAt ?? null
 
   test('uses are written at the flush, one write per token however many requests; within a minute of the last write, none', async () => {
     const db = opened.database.db

@@ -51,7 +51,7 @@ describe('web application', () => {
   }
 
   const liveTokens = (userId: number) =>
-    t.db.select().from(apiTokens).where(and(eq(apiTokens.userId, userId), isNull(apiTokens.revokedAt)))
+    t.orm.select().from(apiTokens).where(and(eq(apiTokens.userId, userId), isNull(apiTokens.revokedAt)))
 
   test('signed out: / and the settings send to /login, which is a form with email, password and a button', async () => {
     const browser = new Browser(t.app)
@@ -125,7 +125,7 @@ describe('web application', () => {
     assert.doesNotMatch(session, /Secure/)
     const secret = browser.cookies.get('engage_session') ?? ''
     assert.match(secret, /^[A-Za-z0-9_-]{43}$/)
-    const rows = await t.db.select().from(webSessions).where(eq(webSessions.userId, user.id))
+    const rows = await t.orm.select().from(webSessions).where(eq(webSessions.userId, user.id))
     assert.equal(rows.length, 1)
     assert.equal(rows[0]?.tokenHash, sha256(secret))
 
@@ -144,7 +144,7 @@ describe('web application', () => {
     assert.equal(again.status, 303)
     const second = browser.cookies.get('engage_session') ?? ''
     assert.notEqual(second, first)
-    const rows = await t.db.select().from(webSessions).where(eq(webSessions.userId, user.id))
+    const rows = await t.orm.select().from(webSessions).where(eq(webSessions.userId, user.id))
     assert.deepEqual(rows.map((r) => r.tokenHash), [sha256(second)])
   })
 
@@ -191,7 +191,7 @@ describe('web application', () => {
     const median = (values: number[]) => values.toSorted((a, b) => a - b)[1] ?? 0
     // An argon2 verification dominates both; without the dummy one an unknown email would take ~1 ms.
     assert.ok(median(timings.unknown) > median(timings.wrong) * 0.4, JSON.stringify(timings))
-    assert.equal((await t.db.select().from(webSessions).where(eq(webSessions.userId, user.id))).length, 0)
+    assert.equal((await t.orm.select().from(webSessions).where(eq(webSessions.userId, user.id))).length, 0)
   })
 
   test('deactivated users and users without a password cannot sign in', async () => {
@@ -373,7 +373,7 @@ describe('web application', () => {
     assert.equal(res.location, '/login')
     assert.equal(browser.cookies.get('engage_session'), undefined)
     assert.equal((await browser.get(HOME)).location, '/login')
-    assert.equal((await t.db.select().from(webSessions).where(eq(webSessions.userId, user.id))).length, 0)
+    assert.equal((await t.orm.select().from(webSessions).where(eq(webSessions.userId, user.id))).length, 0)
     // The old cookie, replayed, is no session either.
     const replay = await t.app.inject({ url: HOME, headers: { cookie: `engage_session=${secret}` } })
     assert.equal(replay.statusCode, 303)
@@ -388,7 +388,7 @@ describe('web application', () => {
     assert.equal(res.status, 303)
     assert.equal(res.location, '/login')
     await eventually401(token)
-    assert.equal((await t.db.select().from(users).where(eq(users.id, user.id)))[0]?.active, false)
+    assert.equal((await t.orm.select().from(users).where(eq(users.id, user.id)))[0]?.active, false)
   })
 
   test('sessions expire after 12 idle hours and after 30 days whatever the activity', async () => {

@@ -16,6 +16,7 @@ import { asCompanyId, type CompanyId } from '../../src/tenancy.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { member, PASSWORD } from './helpers.js'
 import { publishEvents } from '../../src/modules/webhooks/publish.js'
+import { transaction } from '../../src/db/db.js'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const [backend] = backends()
@@ -53,7 +54,7 @@ describe('webhooks on Settings → Integrations, in Chromium', { skip: existsSyn
     assert.deepEqual(pageProblems.get(page), [])
   }
 
-  const rows = () => t.db.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.companyId, companyId)).orderBy(webhookSubscriptions.id)
+  const rows = () => t.orm.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.companyId, companyId)).orderBy(webhookSubscriptions.id)
 
   async function signedIn(viewport = { width: 1100, height: 900 }): Promise<Page> {
     const user = await member(t.db, companyId)
@@ -145,9 +146,9 @@ describe('webhooks on Settings → Integrations, in Chromium', { skip: existsSyn
     assert.equal(decryptSecret(key, row.previousSecret ?? ''), first)
 
     // Disabled as the worker leaves it after 3 days of failures, with a failed delivery.
-    await t.db.transaction((tx) => recordEvents(tx, companyId, [{ type: 'tag.created', data: { id: 1 } }], new Date()))
+    await transaction(t.db, (tx) => recordEvents(tx, companyId, [{ type: 'tag.created', data: { id: 1 } }], new Date()))
     await publishEvents(t.db, 1000) // what the delivery worker does next
-    await t.db
+    await t.orm
       .update(webhookSubscriptions)
       .set({ enabled: false, disabledAt: new Date(), disabledReason: 'every delivery failed since 2026-11-19T10:00:00Z; last attempt: HTTP 500' })
       .where(eq(webhookSubscriptions.id, row.id))
@@ -180,7 +181,7 @@ describe('webhooks on Settings → Integrations, in Chromium', { skip: existsSyn
     assert.equal((await rows()).length, before)
 
     const otherCompany = asCompanyId((await createCompany(t.db, { name: 'Other' })).id)
-    const [theirs] = await t.db
+    const [theirs] = await t.orm
       .insert(webhookSubscriptions)
       .values({ companyId: otherCompany, url: URL_A, events: ['*'], secret: 'v1.x' })
       .returning()
@@ -193,7 +194,7 @@ describe('webhooks on Settings → Integrations, in Chromium', { skip: existsSyn
       const answer: APIResponse = await page.request.post(`${origin}${HOME}/webhooks/${String(theirs.id)}/${action}`, { form: { _csrf: csrf } })
       assert.equal(answer.status(), 404, action)
     }
-    const [still] = await t.db.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.id, theirs.id))
+    const [still] = await t.orm.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.id, theirs.id))
     assert.equal(still?.secret, 'v1.x')
     await done(page)
   })

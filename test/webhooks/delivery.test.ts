@@ -22,6 +22,7 @@ import { backends, testConfig } from '../helpers/app.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
 import type { ServerResponse } from 'node:http'
 import { deliveries, ok, sleep, startReceiver, subscribe, until, type Receiver } from './delivery-helpers.js'
+import { transaction } from '../../src/db/db.js'
 
 const HOUR = 60 * 60 * 1000
 const DAY = 24 * HOUR
@@ -84,7 +85,7 @@ for (const backend of backends()) {
 
     /** Records events in a transaction of their own, at the test clock. */
     const emit = (on: Instance, who: Tenant, events: NewApiEvent[]) =>
-      on.app.db.transaction((tx) => recordEvents(tx, asCompanyId(who.companyId), events, clock))
+      transaction(on.app.db, (tx) => recordEvents(tx, asCompanyId(who.companyId), events, clock))
 
     /** Moves the clock to `at` and has the worker look at once. */
     const moveTo = (at: Date, on = main) => {
@@ -445,7 +446,7 @@ for (const backend of backends()) {
       const subscription = await subscribe(main.sql, main.key, acme.companyId, hook.url)
       const { rows: before } = await main.sql.query<{ count: number }>('select count(*)::int as count from api_events')
       await assert.rejects(
-        main.app.db.transaction(async (tx) => {
+        transaction(main.app.db, async (tx) => {
           await recordEvents(tx, asCompanyId(acme.companyId), [{ type: 'tag.created', data: { id: 1 } }], clock)
           throw new Error('changed my mind')
         }),

@@ -7,6 +7,7 @@ import { payload } from '../../src/modules/webhooks/delivery.js'
 import { recordEvents, type NewApiEvent } from '../../src/modules/webhooks/outbox.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
+import { transaction } from '../../src/db/db.js'
 
 const [backend] = backends()
 if (!backend) throw new Error('no backend')
@@ -31,7 +32,7 @@ describe('the event log', () => {
   let acme: Tenant
   let other: Tenant
 
-  const record = (who: Tenant, events: NewApiEvent[], now: Date) => t.db.transaction((tx) => recordEvents(tx, who.companyId, events, now))
+  const record = (who: Tenant, events: NewApiEvent[], now: Date) => transaction(t.db, (tx) => recordEvents(tx, who.companyId, events, now))
   const get = (url: string, who: Tenant = acme) => t.app.inject({ url: `/api/v1${url}`, headers: who.auth })
   const page = async (url: string, who: Tenant = acme) => {
     const res = await get(url, who)

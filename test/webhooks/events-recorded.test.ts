@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { sql } from 'drizzle-orm'
-import { rawRows } from '../../src/db/client.js'
+import { rawRows } from '../helpers/orm.js'
 import { EVENT_TYPES, type EventType } from '../../src/modules/webhooks/event-types.js'
 import { recordEvent } from '../../src/modules/webhooks/outbox.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
@@ -18,6 +18,7 @@ import { addContact, addCustomField, addTag } from '../helpers/contacts-factorie
 import { addSubscription, tenant, type Tenant } from '../helpers/factories.js'
 import { addFlow, addTask } from '../helpers/flows-factories.js'
 import { publishEvents } from '../../src/modules/webhooks/publish.js'
+import { transaction } from '../../src/db/db.js'
 
 interface EventRow {
   id: number
@@ -404,7 +405,7 @@ for (const backend of backends()) {
 
     test('recordEvent in a transaction that then throws: no event, no delivery, no gap after', async () => {
       const before = await lastSequence(acme.companyId)
-      await assert.rejects(t.db.transaction(async (tx) => {
+      await assert.rejects(transaction(t.db, async (tx) => {
         await recordEvent(tx, acme.companyId, 'tag.created', { id: 1 }, new Date())
         throw new Error('boom')
       }), /boom/)

@@ -4,11 +4,12 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { sql } from 'drizzle-orm'
-import { rawRows } from '../../src/db/client.js'
+import { rawRows } from '../helpers/orm.js'
 import { recordEvent, recordEvents } from '../../src/modules/webhooks/outbox.js'
 import { publishCompanyEvents, publishEvents } from '../../src/modules/webhooks/publish.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addSubscription, tenant, type Tenant } from '../helpers/factories.js'
+import { transaction } from '../../src/db/db.js'
 
 interface LoggedEvent {
   id: number
@@ -43,7 +44,7 @@ for (const backend of backends()) {
       let recorded!: () => void
       const gate = new Promise<void>((resolve) => (commit = resolve))
       const held = new Promise<void>((resolve) => (recorded = resolve))
-      const slow = t.db.transaction(async (tx) => {
+      const slow = transaction(t.db, async (tx) => {
         await recordEvent(tx, acme.companyId, 'tag.created', { id: -1, name: 'Slow' }, new Date())
         recorded()
         await gate
@@ -116,7 +117,7 @@ for (const backend of backends()) {
 
     test('a rolled back write publishes nothing', async () => {
       const start = (await poll(other, 0)).at(-1)?.id ?? 0
-      await assert.rejects(t.db.transaction(async (tx) => {
+      await assert.rejects(transaction(t.db, async (tx) => {
         await recordEvent(tx, other.companyId, 'tag.deleted', { id: 5 }, new Date())
         throw new Error('boom')
       }), /boom/)

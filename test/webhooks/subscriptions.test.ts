@@ -18,6 +18,7 @@ import { Webhook } from 'standardwebhooks'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
 import { startReceiver, until } from './delivery-helpers.js'
+import { transaction } from '../../src/db/db.js'
 
 const [backend] = backends()
 if (!backend) throw new Error('no backend')
@@ -90,7 +91,7 @@ describe('webhook subscriptions API', () => {
   }
 
   const rowOf = async (id: number) => {
-    const [row] = await t.db.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.id, id))
+    const [row] = await t.orm.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.id, id))
     assert.ok(row)
     return row
   }
@@ -152,7 +153,7 @@ describe('webhook subscriptions API', () => {
   })
 
   test('bad input: a clear 422 on the parameter, and nothing is saved', async () => {
-    const before = await t.db.$count(webhookSubscriptions)
+    const before = await t.orm.$count(webhookSubscriptions)
     const cases: [object, string, string][] = [
       [{ url: 'not a url', events: ['*'] }, 'url', 'must be an absolute URL'],
       [{ url: 'http://93.184.215.14/x', events: ['*'] }, 'url', 'must be an https URL'],
@@ -181,7 +182,7 @@ describe('webhook subscriptions API', () => {
     }
     const inclusion = await call('POST', '/webhooks', { url: PUBLIC_URL, events: ['nope'] })
     assert.deepEqual(inclusion.json<ErrorBody>().error.detail_codes, { events: ['inclusion'] })
-    assert.equal(await t.db.$count(webhookSubscriptions), before)
+    assert.equal(await t.orm.$count(webhookSubscriptions), before)
   })
 
   test('a host name that does not resolve is refused (the DNS check on save)', async () => {
@@ -211,7 +212,7 @@ describe('webhook subscriptions API', () => {
     const error = refused.json<ErrorBody>().error
     assert.equal(error.code, 'state_refused')
     assert.deepEqual(error.details, { base: [`your company has ${String(MAX_SUBSCRIPTIONS)} webhook subscriptions, the most it may have: delete one first`] })
-    assert.equal(await t.db.$count(webhookSubscriptions, eq(webhookSubscriptions.companyId, who.companyId)), MAX_SUBSCRIPTIONS)
+    assert.equal(await t.orm.$count(webhookSubscriptions, eq(webhookSubscriptions.companyId, who.companyId)), MAX_SUBSCRIPTIONS)
     const first = made.find((r) => r.statusCode === 201)?.json<Subscription>()
     assert.equal((await call('DELETE', `/webhooks/${String(first?.id)}`, undefined, who)).statusCode, 204)
     assert.equal((await call('POST', '/webhooks', { url: PUBLIC_URL, events: ['*'] }, who)).statusCode, 201)
@@ -259,7 +260,7 @@ describe('webhook subscriptions API', () => {
     assert.equal(off.disabled_reason, 'disabled through the API')
     assert.equal(off.disabled_at, NOW.toISOString())
     // As the worker leaves one after 3 days of failures:
-    await t.db
+    await t.orm
       .update(webhookSubscriptions)
       .set({ disabledReason: 'every delivery failed since …', failingSince: new Date(NOW.getTime() - 4 * 86_400_000) })
       .where(eq(webhookSubscriptions.id, s.id))
@@ -276,17 +277,17 @@ describe('webhook subscriptions API', () => {
 
   test('delete: 204, then 404; its deliveries go with it, the events stay', async () => {
     const s = await create({ url: PUBLIC_URL, events: ['*'] })
-    await t.db.transaction((tx) => recordEvents(tx, acme.companyId, [{ type: 'tag.created', data: { id: 1 } }], NOW))
+    await transaction(t.db, (tx) => recordEvents(tx, acme.companyId, [{ type: 'tag.created', data: { id: 1 } }], NOW))
     await publishEvents(t.db, 1000) // what the delivery worker does next
-    assert.ok((await t.db.$count(webhookDeliveries, eq(webhookDeliveries.subscriptionId, s.id))) === 1)
-    const events = await t.db.$count(apiEvents, eq(apiEvents.companyId, acme.companyId))
+    assert.ok((await t.orm.$count(webhookDeliveries, eq(webhookDeliveries.subscriptionId, s.id))) === 1)
+    const events = await t.orm.$count(apiEvents, eq(apiEvents.companyId, acme.companyId))
     const res = await call('DELETE', `/webhooks/${String(s.id)}`)
     assert.equal(res.statusCode, 204)
     assert.equal(res.body, '')
     assert.equal((await call('DELETE', `/webhooks/${String(s.id)}`)).statusCode, 404)
     assert.equal((await call('GET', `/webhooks/${String(s.id)}`)).statusCode, 404)
-    assert.equal(await t.db.$count(webhookDeliveries, eq(webhookDeliveries.subscriptionId, s.id)), 0)
-    assert.equal(await t.db.$count(apiEvents, eq(apiEvents.companyId, acme.companyId)), events)
+    assert.equal(await t.orm.$count(webhookDeliveries, eq(webhookDeliveries.subscriptionId, s.id)), 0)
+    assert.equal(await t.orm.$count(apiEvents, eq(apiEvents.companyId, acme.companyId)), events)
   })
 
   test('rotate_secret: a new secret shown once; the old one kept as previous for 24 hours', async () => {
@@ -330,10 +331,10 @@ describe('webhook subscriptions API', () => {
       delivered_at: null,
       created_at: NOW.toISOString(),
     })
-    const [event] = await t.db.select().from(apiEvents).where(and(eq(apiEvents.companyId, acme.companyId), eq(apiEvents.id, d.event_id)))
+    const [event] = await t.orm.select().from(apiEvents).where(and(eq(apiEvents.companyId, acme.companyId), eq(apiEvents.id, d.event_id)))
     assert.deepEqual({ type: event?.type, sequence: event?.sequence, data: event?.data }, { type: 'ping', sequence: 0, data: { webhook_id: s.id } })
-    assert.equal(await t.db.$count(webhookDeliveries, eq(webhookDeliveries.eventId, d.event_id)), 1)
-    assert.equal(await t.db.$count(webhookDeliveries, eq(webhookDeliveries.subscriptionId, bystander.id)), 0)
+    assert.equal(await t.orm.$count(webhookDeliveries, eq(webhookDeliveries.eventId, d.event_id)), 1)
+    assert.equal(await t.orm.$count(webhookDeliveries, eq(webhookDeliveries.subscriptionId, bystander.id)), 0)
     assert.deepEqual((await call('GET', `/webhooks/${String(s.id)}/deliveries/${String(d.id)}`)).json(), d)
     assert.equal((await call('GET', `/events/${String(d.event_id)}`)).statusCode, 404, 'pings are not events of the log')
 
@@ -341,7 +342,7 @@ describe('webhook subscriptions API', () => {
     const refused = await call('POST', `/webhooks/${String(s.id)}/test`)
     assert.equal(refused.statusCode, 422)
     assert.equal(refused.json<ErrorBody>().error.code, 'state_refused')
-    assert.equal(await t.db.$count(webhookDeliveries, eq(webhookDeliveries.subscriptionId, s.id)), 1)
+    assert.equal(await t.orm.$count(webhookDeliveries, eq(webhookDeliveries.subscriptionId, s.id)), 1)
   })
 
   test('end to end with the worker: a ping and a retried delivery reach a receiver, signed with the secret create returned', async () => {
@@ -380,9 +381,9 @@ describe('webhook subscriptions API', () => {
   test('deliveries: newest first with the event type; retry starts one over (a delivered one too); refused when disabled', async () => {
     const who = await tenant(t.db)
     const s = await create({ url: PUBLIC_URL, events: ['tag.created', 'tag.deleted'] }, who)
-    await t.db.transaction((tx) => recordEvents(tx, who.companyId, [{ type: 'tag.created', data: { id: 1 } }, { type: 'contact.created', data: { id: 2 } }], NOW))
+    await transaction(t.db, (tx) => recordEvents(tx, who.companyId, [{ type: 'tag.created', data: { id: 1 } }, { type: 'contact.created', data: { id: 2 } }], NOW))
     await publishEvents(t.db, 1000) // what the delivery worker does next
-    await t.db.transaction((tx) => recordEvents(tx, who.companyId, [{ type: 'tag.deleted', data: { id: 1 } }], NOW))
+    await transaction(t.db, (tx) => recordEvents(tx, who.companyId, [{ type: 'tag.deleted', data: { id: 1 } }], NOW))
     await publishEvents(t.db, 1000) // what the delivery worker does next
     const res = await call('GET', `/webhooks/${String(s.id)}/deliveries?page=1`, undefined, who)
     assert.equal(res.statusCode, 200)
@@ -394,8 +395,8 @@ describe('webhook subscriptions API', () => {
 
     // As the worker leaves them: one delivered, one failed after 3 days.
     const [newest, oldest] = page.data as [Delivery, Delivery]
-    await t.db.update(webhookDeliveries).set({ status: 'delivered', attempts: 2, deliveredAt: NOW, nextAttemptAt: null, lastResponseStatus: 200, firstAttemptAt: NOW }).where(eq(webhookDeliveries.id, newest.id))
-    await t.db.update(webhookDeliveries).set({ status: 'failed', attempts: 17, nextAttemptAt: null, lastResponseStatus: 500, lastError: 'HTTP 500', firstAttemptAt: NOW }).where(eq(webhookDeliveries.id, oldest.id))
+    await t.orm.update(webhookDeliveries).set({ status: 'delivered', attempts: 2, deliveredAt: NOW, nextAttemptAt: null, lastResponseStatus: 200, firstAttemptAt: NOW }).where(eq(webhookDeliveries.id, newest.id))
+    await t.orm.update(webhookDeliveries).set({ status: 'failed', attempts: 17, nextAttemptAt: null, lastResponseStatus: 500, lastError: 'HTTP 500', firstAttemptAt: NOW }).where(eq(webhookDeliveries.id, oldest.id))
 
     clock = new Date(NOW.getTime() + 5 * 86_400_000)
     for (const d of [newest, oldest]) {
@@ -407,7 +408,7 @@ describe('webhook subscriptions API', () => {
         { status: body.status, attempts: body.attempts, next: body.next_attempt_at, delivered: body.delivered_at, type: body.event_type },
         { status: 'pending', attempts: 0, next: clock.toISOString(), delivered: null, type: d.event_type },
       )
-      const [row] = await t.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, d.id))
+      const [row] = await t.orm.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, d.id))
       assert.equal(row?.firstAttemptAt, null, 'a new 3-day window')
       assert.ok(row.lastResponseStatus, 'the last answer stays until the next attempt')
     }
@@ -454,9 +455,9 @@ describe('webhook subscriptions API', () => {
   test("another company's subscription, delivery and event: 404 on every route, and nothing changes", async () => {
     const theirs = await create({ url: PUBLIC_URL, events: ['*'], description: 'theirs' }, other)
     const ping = (await call('POST', `/webhooks/${String(theirs.id)}/test`, undefined, other)).json<Delivery>()
-    await t.db.transaction((tx) => recordEvents(tx, other.companyId, [{ type: 'tag.created', data: { id: 9 } }], NOW))
+    await transaction(t.db, (tx) => recordEvents(tx, other.companyId, [{ type: 'tag.created', data: { id: 9 } }], NOW))
     await publishEvents(t.db, 1000) // what the delivery worker does next
-    const [event] = await t.db.select().from(apiEvents).where(and(eq(apiEvents.companyId, other.companyId), eq(apiEvents.type, 'tag.created')))
+    const [event] = await t.orm.select().from(apiEvents).where(and(eq(apiEvents.companyId, other.companyId), eq(apiEvents.type, 'tag.created')))
     assert.ok(event)
     const id = String(theirs.id)
     const routes: [Parameters<typeof call>[0], string, object?][] = [
@@ -479,7 +480,7 @@ describe('webhook subscriptions API', () => {
     assert.equal(row.description, 'theirs')
     assert.equal(row.enabled, true)
     assert.equal(row.previousSecret, null)
-    assert.equal(await t.db.$count(webhookDeliveries, eq(webhookDeliveries.subscriptionId, theirs.id)), 2)
+    assert.equal(await t.orm.$count(webhookDeliveries, eq(webhookDeliveries.subscriptionId, theirs.id)), 2)
     const listed = (await call('GET', '/events?page=1&per_page=100')).json<{ data: { id: number }[] }>()
     assert.ok(!listed.data.some((e) => e.id === event.id))
   })

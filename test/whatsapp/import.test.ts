@@ -6,12 +6,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { asc, eq } from 'drizzle-orm'
-import type { Database } from '../../src/db/client.js'
+import type { Db } from '../../src/db/db.js'
 import { whatsappChats, whatsappMessages } from '../../src/db/schema.js'
 import { addUser, tenant, type Tenant } from '../helpers/factories.js'
 import { addContact } from '../helpers/leads-factories.js'
 import { backends } from '../helpers/app.js'
 import { adminDatabase, type AdminDatabase } from '../helpers/cli.js'
+import { orm } from '../helpers/orm.js'
 
 for (const backend of backends()) {
   describe(`whatsapp import (${backend.name})`, () => {
@@ -24,14 +25,14 @@ for (const backend of backends()) {
     let deletedId: number
     let theirContactId: number
 
-    const withDb = <T>(fn: (db: Database) => Promise<T>) => fn(admin.db)
+    const withDb = <T>(fn: (db: Db) => Promise<T>) => fn(admin.db)
     const runAdmin = (args: string[]) => admin.run(args)
     const file = (name: string, lines: (object | string)[]) => {
       const path = join(files, name)
       writeFileSync(path, lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n')
       return path
     }
-    const messages = () => withDb((db) => db.select().from(whatsappMessages).orderBy(asc(whatsappMessages.id)))
+    const messages = () => withDb((db) => orm(db).select().from(whatsappMessages).orderBy(asc(whatsappMessages.id)))
     const line = (fields: Record<string, unknown> = {}) => ({
       contact_id: contactId, user_id: acme.userId, direction: 'outbound', body: 'Hi!', status: 'delivered',
       sent_at: '2026-11-20T10:00:00-03:00', ...fields,
@@ -129,7 +130,7 @@ for (const backend of backends()) {
           [acme.companyId, contactId, bruno, 'outbound', 'delivered', 'bruno', '2026-11-21T08:00:00.000Z'],
         ],
       )
-      const chats = () => withDb((db) => db.select().from(whatsappChats).where(eq(whatsappChats.contactId, contactId)).orderBy(asc(whatsappChats.userId)))
+      const chats = () => withDb((db) => orm(db).select().from(whatsappChats).where(eq(whatsappChats.contactId, contactId)).orderBy(asc(whatsappChats.userId)))
       assert.deepEqual(
         (await chats()).map((c) => [c.userId, c.messagesCount, c.lastMessageId, c.lastMessageAt.toISOString()]),
         [

@@ -94,7 +94,7 @@ for (const backend of backends()) {
       const paged = await get(acme, `/chats?page=2&per_page=1&contact_id=${contactId}`)
       assert.deepEqual(chatsOf(paged).map((c) => c.user_id), [acme.userId])
 
-      const [row] = await t.db.select().from(whatsappChats)
+      const [row] = await t.orm.select().from(whatsappChats)
         .where(and(eq(whatsappChats.contactId, contactId), eq(whatsappChats.userId, acme.userId)))
       assert.deepEqual([row?.messagesCount, row?.lastMessageAt.toISOString()], [3, '2026-11-21T09:00:00.000Z'])
     })

@@ -1,6 +1,6 @@
 // What signing in needs of users (their password hash and active flag) and the invite links
 // (table user_invites). The users table's other columns and queries are the users module's.
-import type { Database } from '../../db/client.js'
+import type { Db } from '../../db/db.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
 import type { ApiUser } from '../users/users.repository.js'
 import type { CompanyId } from '../../tenancy.js'
@@ -24,7 +24,7 @@ const candidates = defineQuery<SignInCandidate>(
     limit ${String(MAX_CANDIDATES)}`,
 )
 
-export async function signInCandidates(db: Database, email: string): Promise<SignInCandidate[]> {
+export async function signInCandidates(db: Db, email: string): Promise<SignInCandidate[]> {
   return run(db, candidates, [email])
 }
 
@@ -34,7 +34,7 @@ const setPasswordHash = defineQuery<{ id: number }>(
   'update users set password_hash = $3 where company_id = $1 and id = $2 returning id',
 )
 
-export async function updatePasswordHash(db: Database, companyId: CompanyId, userId: number, passwordHash: string) {
+export async function updatePasswordHash(db: Db, companyId: CompanyId, userId: number, passwordHash: string) {
   return runOne(db, setPasswordHash, [companyId, userId, passwordHash])
 }
 
@@ -44,7 +44,7 @@ const setActive = defineQuery<ApiUser>(
    returning id, name, email, role, active, created_at, updated_at`,
 )
 
-export async function updateActive(db: Database, companyId: CompanyId, userId: number, active: boolean, at: Date) {
+export async function updateActive(db: Db, companyId: CompanyId, userId: number, active: boolean, at: Date) {
   return runOne(db, setActive, [companyId, userId, active, at])
 }
 
@@ -62,7 +62,7 @@ const insertInviteRow = defineQuery<{ id: number; expires_at: Date }>(
 )
 
 export async function replaceInvite(
-  db: Database,
+  db: Db,
   companyId: CompanyId,
   userId: number,
   values: { tokenHash: string; expiresAt: Date; at: Date },
@@ -92,7 +92,7 @@ const inviteByHash = defineQuery<InviteRow>(
     where i.token_hash = $1 and i.used_at is null and i.expires_at > $2 and u.active`,
 )
 
-export async function findUsableInvite(db: Database, tokenHash: string, now: Date) {
+export async function findUsableInvite(db: Db, tokenHash: string, now: Date) {
   return runOne(db, inviteByHash, [tokenHash, now])
 }
 
@@ -102,6 +102,6 @@ const useInvite = defineQuery<{ id: number }>(
   'update user_invites set used_at = $3 where company_id = $1 and id = $2 and used_at is null returning id',
 )
 
-export async function markInviteUsed(db: Database, companyId: CompanyId, id: number, at: Date) {
+export async function markInviteUsed(db: Db, companyId: CompanyId, id: number, at: Date) {
   return runOne(db, useInvite, [companyId, id, at])
 }

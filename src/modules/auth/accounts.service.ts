@@ -2,7 +2,7 @@
 // invite links, passwords and (de)activation. Session ids and invite tokens are random and
 // stored only as SHA-256 hashes, like api tokens.
 import { randomBytes } from 'node:crypto'
-import type { Database } from '../../db/client.js'
+import { transaction, type Db } from '../../db/db.js'
 import { ApiError } from '../../errors.js'
 import { asCompanyId, type CompanyId } from '../../tenancy.js'
 import { findUserAnyCompany } from '../users/users.repository.js'
@@ -44,7 +44,7 @@ function cutoffs(now: Date) {
 }
 
 /** Opens a session for the user (sweeping the user's expired ones); returns the cookie's secret. */
-async function openSession(db: Database, companyId: CompanyId, userId: number, now: Date): Promise<string> {
+async function openSession(db: Db, companyId: CompanyId, userId: number, now: Date): Promise<string> {
   const secret = newSecret()
   const { idle, absolute } = cutoffs(now)
   await deleteExpiredSessionsOf(db, companyId, userId, idle, absolute)
@@ -60,7 +60,7 @@ export type SignInResult = { ok: true; session: string } | { ok: false; reason: 
  * opens exactly one. An unknown email still costs one argon2 verification (of a dummy hash),
  * so it takes as long as a wrong password.
  */
-export async function signIn(db: Database, email: string, password: string, now: Date): Promise<SignInResult> {
+export async function signIn(db: Db, email: string, password: string, now: Date): Promise<SignInResult> {
   const candidates = await signInCandidates(db, email)
   if (candidates.length === 0) {
     await verifyPassword(await dummyHash(), password)
@@ -77,7 +77,7 @@ export async function signIn(db: Database, email: string, password: string, now:
 }
 
 /** The account of a session cookie's secret, when the session is live and its user active. */
-export async function findAccount(db: Database, secret: string, now: Date): Promise<Account | undefined> {
+export async function findAccount(db: Db, secret: string, now: Date): Promise<Account | undefined> {
   const { idle, absolute } = cutoffs(now)
   const row = await findLiveSession(db, hashToken(secret), idle, absolute)
   if (!row) return undefined
@@ -95,11 +95,11 @@ export async function findAccount(db: Database, secret: string, now: Date): Prom
   }
 }
 
-export async function signOut(db: Database, secret: string): Promise<void> {
+export async function signOut(db: Db, secret: string): Promise<void> {
   await deleteSessionByHash(db, hashToken(secret))
 }
 
-async function requireUser(db: Database, userId: number) {
+async function requireUser(db: Db, userId: number) {
   const user = await findUserAnyCompany(db, userId)
   if (!user) throw new ApiError(404, `user ${String(userId)} not found`)
   return user
@@ -109,14 +109,14 @@ async function requireUser(db: Database, userId: number) {
  * `user set-password`: a new password (or a generated one, returned this once). The user's
  * sessions end: whoever was signed in with the old password signs in again.
  */
-export async function setPassword(db: Database, userId: number, given: { password: string } | { generate: true }) {
+export async function setPassword(db: Db, userId: number, given: { password: string } | { generate: true }) {
   const user = await requireUser(db, userId)
   const password = 'password' in given ? given.password : generatePassword()
   const problem = passwordProblem(password)
   if (problem) throw new ApiError(422, problem)
   const passwordHash = await hashPassword(password)
   const companyId = asCompanyId(user.companyId)
-  await db.transaction(async (tx) => {
+  await transaction(db, async (tx) => {
     await updatePasswordHash(tx, companyId, user.id, passwordHash)
     await deleteSessionsOfUser(tx, companyId, user.id)
   })
@@ -124,7 +124,7 @@ export async function setPassword(db: Database, userId: number, given: { passwor
 }
 
 /** `user invite`: a one-time link, valid 7 days, where the user chooses a password. */
-export async function inviteUser(db: Database, userId: number, baseUrl: string, now = new Date()) {
+export async function inviteUser(db: Db, userId: number, baseUrl: string, now = new Date()) {
   const user = await requireUser(db, userId)
   if (!user.active) throw new ApiError(422, `user ${String(userId)} is deactivated; activate it first`)
   const token = newSecret()
@@ -137,7 +137,7 @@ export async function inviteUser(db: Database, userId: number, baseUrl: string, 
 }
 
 /** Whose an invite link is, while it can still be used. */
-export async function findInvite(db: Database, token: string, now: Date) {
+export async function findInvite(db: Db, token: string, now: Date) {
   const row = await findUsableInvite(db, hashToken(token), now)
   return row && { name: row.name, email: row.email, companyName: row.company_name }
 }
@@ -145,11 +145,11 @@ export async function findInvite(db: Database, token: string, now: Date) {
 export type AcceptResult = { ok: true; session: string } | { ok: false; reason: 'gone' } | { ok: false; reason: 'password'; problem: string }
 
 /** Sets the password chosen on an invite link, uses the link up and signs the user in. */
-export async function acceptInvite(db: Database, token: string, password: string, now: Date): Promise<AcceptResult> {
+export async function acceptInvite(db: Db, token: string, password: string, now: Date): Promise<AcceptResult> {
   const problem = passwordProblem(password)
   if (problem) return { ok: false, reason: 'password', problem }
   const passwordHash = await hashPassword(password)
-  return db.transaction(async (tx): Promise<AcceptResult> => {
+  return transaction(db, async (tx): Promise<AcceptResult> => {
     const invite = await findUsableInvite(tx, hashToken(token), now)
     const companyId = invite && asCompanyId(invite.company_id)
     if (!invite || !companyId || !(await markInviteUsed(tx, companyId, invite.id, now))) return { ok: false, reason: 'gone' }
@@ -164,10 +164,10 @@ export async function acceptInvite(db: Database, token: string, password: string
  * with the user's active flag, and deleted here) and every api token answers 401 on every
  * server (the cached ones are dropped through REVOKE_CHANNEL).
  */
-export async function deactivateUser(db: Database, userId: number, now = new Date()) {
+export async function deactivateUser(db: Db, userId: number, now = new Date()) {
   const user = await requireUser(db, userId)
   const companyId = asCompanyId(user.companyId)
-  const row = await db.transaction(async (tx) => {
+  const row = await transaction(db, async (tx) => {
     const updated = await updateActive(tx, companyId, user.id, false, now)
     await deleteSessionsOfUser(tx, companyId, user.id)
     await announceUserRevoked(tx, user.id)
@@ -177,7 +177,7 @@ export async function deactivateUser(db: Database, userId: number, now = new Dat
 }
 
 /** `user activate`: the user may sign in again, and the tokens still live work again. */
-export async function activateUser(db: Database, userId: number, now = new Date()) {
+export async function activateUser(db: Db, userId: number, now = new Date()) {
   const user = await requireUser(db, userId)
   return (await updateActive(db, asCompanyId(user.companyId), user.id, true, now)) ?? toUser(user)
 }

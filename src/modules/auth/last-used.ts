@@ -3,7 +3,7 @@
 // tokens used since the previous flush in one statement, once a minute. So a token costs at
 // most one write per minute per process, and the statement itself skips tokens another
 // instance recorded less than a minute before.
-import type { Database } from '../../db/client.js'
+import type { Db } from '../../db/db.js'
 import { recordTokenUses } from './tokens.repository.js'
 
 export const LAST_USED_FLUSH_MS = 60_000
@@ -18,7 +18,7 @@ export class LastUsedTracker {
   private timer: NodeJS.Timeout | undefined
 
   constructor(
-    private readonly db: Database,
+    private readonly db: Db,
     private readonly onError: (err: unknown) => void,
     private readonly now: () => number = Date.now,
   ) {}

@@ -1,7 +1,7 @@
 // Web application sessions (table web_sessions). The cookie's random id is looked up by its
 // SHA-256 through the global unique key web_sessions_token_hash_key; everything else goes
 // by (company_id, user_id) or the primary key.
-import type { Database } from '../../db/client.js'
+import type { Db } from '../../db/db.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
 
@@ -31,7 +31,7 @@ const sessionByHash = defineQuery<SessionRow>(
     where s.token_hash = $1 and u.active and s.last_seen_at > $2 and s.created_at > $3`,
 )
 
-export async function findLiveSession(db: Database, tokenHash: string, idleCutoff: Date, absoluteCutoff: Date) {
+export async function findLiveSession(db: Db, tokenHash: string, idleCutoff: Date, absoluteCutoff: Date) {
   return runOne(db, sessionByHash, [tokenHash, idleCutoff, absoluteCutoff])
 }
 
@@ -42,7 +42,7 @@ const touchSession = defineQuery<never>(
     where company_id = $1 and id = $2 and last_seen_at < $3::timestamptz - interval '1 minute'`,
 )
 
-export async function touchSessionRow(db: Database, companyId: CompanyId, id: number, at: Date) {
+export async function touchSessionRow(db: Db, companyId: CompanyId, id: number, at: Date) {
   await run(db, touchSession, [companyId, id, at])
 }
 
@@ -53,7 +53,7 @@ const insertSessionRow = defineQuery<{ id: number }>(
    returning id`,
 )
 
-export async function insertSession(db: Database, companyId: CompanyId, userId: number, tokenHash: string, at: Date) {
+export async function insertSession(db: Db, companyId: CompanyId, userId: number, tokenHash: string, at: Date) {
   const row = await runOne(db, insertSessionRow, [companyId, userId, tokenHash, at])
   if (!row) throw new Error('insert returned no row')
   return row
@@ -64,7 +64,7 @@ const deleteByHash = defineQuery<{ id: number }>(
   'delete from web_sessions where token_hash = $1 returning id',
 )
 
-export async function deleteSessionByHash(db: Database, tokenHash: string) {
+export async function deleteSessionByHash(db: Db, tokenHash: string) {
   return runOne(db, deleteByHash, [tokenHash])
 }
 
@@ -75,7 +75,7 @@ const deleteOfUser = defineQuery<{ id: number }>(
   'delete from web_sessions where company_id = $1 and user_id = $2 returning id',
 )
 
-export async function deleteSessionsOfUser(db: Database, companyId: CompanyId, userId: number) {
+export async function deleteSessionsOfUser(db: Db, companyId: CompanyId, userId: number) {
   return run(db, deleteOfUser, [companyId, userId])
 }
 
@@ -88,7 +88,7 @@ const deleteExpired = defineQuery<never>(
 )
 
 export async function deleteExpiredSessionsOf(
-  db: Database,
+  db: Db,
   companyId: CompanyId,
   userId: number,
   idleCutoff: Date,

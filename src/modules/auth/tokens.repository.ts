@@ -1,43 +1,59 @@
-import { and, eq, isNull } from 'drizzle-orm'
-import type { Database } from '../../db/client.js'
+import type { Db } from '../../db/db.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
-import { apiTokens, companies, users } from '../../db/schema.js'
+import type { apiTokens } from '../../db/schema.js'
 import { asCompanyId, type Caller, type CompanyId } from '../../tenancy.js'
 
+type TokenRow = typeof apiTokens.$inferSelect
+
+// The api_tokens row with the schema's (camelCase) names.
+const TOKEN_ROW = `company_id as "companyId", id, user_id as "userId", token_hash as "tokenHash", prefix, label,
+                   last_used_at as "lastUsedAt", revoked_at as "revokedAt", created_at as "createdAt", updated_at as "updatedAt"`
+
+// Every request with a token not cached yet: the token by api_tokens_token_hash_key, its
+// user and company by primary key.
+const callerByTokenHash = defineQuery<{ tokenId: number; userId: number; companyId: number; timezone: string }>(
+  'auth.callerByTokenHash',
+  `select t.id as "tokenId", t.user_id as "userId", t.company_id as "companyId", c.timezone
+     from api_tokens t
+     join users u on u.company_id = t.company_id and u.id = t.user_id
+     join companies c on c.id = t.company_id
+    where t.token_hash = $1 and t.revoked_at is null and u.active = true
+    limit 1`,
+)
+
 /** The caller a live token of an active user acts as, or undefined. */
-export async function findCallerByTokenHash(db: Database, tokenHash: string): Promise<Caller | undefined> {
-  const [row] = await db
-    .select({
-      tokenId: apiTokens.id,
-      userId: apiTokens.userId,
-      companyId: apiTokens.companyId,
-      timezone: companies.timezone,
-    })
-    .from(apiTokens)
-    .innerJoin(users, and(eq(users.companyId, apiTokens.companyId), eq(users.id, apiTokens.userId)))
-    .innerJoin(companies, eq(companies.id, apiTokens.companyId))
-    .where(and(eq(apiTokens.tokenHash, tokenHash), isNull(apiTokens.revokedAt), eq(users.active, true)))
-    .limit(1)
+export async function findCallerByTokenHash(db: Db, tokenHash: string): Promise<Caller | undefined> {
+  const row = await runOne(db, callerByTokenHash, [tokenHash])
   return row && { ...row, companyId: asCompanyId(row.companyId) }
 }
 
+const insertTokenStatement = defineQuery<TokenRow>(
+  'auth.insertToken',
+  `insert into api_tokens (company_id, user_id, token_hash, prefix, label)
+   values ($1, $2, $3, $4, $5)
+   returning ${TOKEN_ROW}`,
+)
+
 export async function insertToken(
-  db: Database,
+  db: Db,
   companyId: CompanyId,
   values: { userId: number; tokenHash: string; prefix: string; label?: string | null },
 ) {
-  const [row] = await db.insert(apiTokens).values({ companyId, ...values }).returning()
+  const row = await runOne(db, insertTokenStatement, [companyId, values.userId, values.tokenHash, values.prefix, values.label ?? null])
   if (!row) throw new Error('insert returned no row')
   return row
 }
 
-export async function revokeTokenByHash(db: Database, tokenHash: string, at: Date) {
-  const [row] = await db
-    .update(apiTokens)
-    .set({ revokedAt: at, updatedAt: at })
-    .where(and(eq(apiTokens.tokenHash, tokenHash), isNull(apiTokens.revokedAt)))
-    .returning()
-  return row
+// By api_tokens_token_hash_key.
+const revokeByHash = defineQuery<TokenRow>(
+  'auth.revokeByHash',
+  `update api_tokens set revoked_at = $2, updated_at = $2
+    where token_hash = $1 and revoked_at is null
+    returning ${TOKEN_ROW}`,
+)
+
+export async function revokeTokenByHash(db: Db, tokenHash: string, at: Date) {
+  return runOne(db, revokeByHash, [tokenHash, at])
 }
 
 /** A live token as its holder sees it: never the token itself, only its first characters. */
@@ -59,7 +75,7 @@ const tokensOfUser = defineQuery<ListedToken>(
     order by id`,
 )
 
-export async function liveTokensOf(db: Database, companyId: CompanyId, userId: number): Promise<ListedToken[]> {
+export async function liveTokensOf(db: Db, companyId: CompanyId, userId: number): Promise<ListedToken[]> {
   return run(db, tokensOfUser, [companyId, userId])
 }
 
@@ -71,7 +87,7 @@ const tokenOfUser = defineQuery<ListedToken>(
     where company_id = $1 and id = $2 and user_id = $3 and revoked_at is null`,
 )
 
-export async function liveTokenOf(db: Database, companyId: CompanyId, userId: number, id: number) {
+export async function liveTokenOf(db: Db, companyId: CompanyId, userId: number, id: number) {
   return runOne(db, tokenOfUser, [companyId, id, userId])
 }
 
@@ -84,7 +100,7 @@ const revokeOfUser = defineQuery<ListedToken & { token_hash: string }>(
     returning ${LISTED_COLUMNS}, token_hash`,
 )
 
-export async function revokeTokenOf(db: Database, companyId: CompanyId, userId: number, id: number, at: Date) {
+export async function revokeTokenOf(db: Db, companyId: CompanyId, userId: number, id: number, at: Date) {
   return runOne(db, revokeOfUser, [companyId, id, userId, at])
 }
 
@@ -99,6 +115,6 @@ const touchTokens = defineQuery<never>(
       and (t.last_used_at is null or t.last_used_at < u.at - interval '1 minute')`,
 )
 
-export async function recordTokenUses(db: Database, uses: { companyId: number; tokenId: number; at: Date }[]) {
+export async function recordTokenUses(db: Db, uses: { companyId: number; tokenId: number; at: Date }[]) {
   await run(db, touchTokens, [uses.map((u) => u.companyId), uses.map((u) => u.tokenId), uses.map((u) => u.at)])
 }

@@ -1,7 +1,7 @@
 // api tokens: random, prefixed, shown once; only a SHA-256 hash is stored. A slow hash
 // buys nothing for 192 random bits, and a fast one keeps the lookup cheap.
 import { createHash, randomBytes } from 'node:crypto'
-import type { Database } from '../../db/client.js'
+import { transaction, type Db } from '../../db/db.js'
 import { defineQuery, run } from '../../db/query.js'
 import { ApiError, invalid, notFound } from '../../errors.js'
 import { isStorableText } from '../../http/validation.js'
@@ -28,12 +28,12 @@ export function generateToken(): string {
 const announce = defineQuery<never>('auth.announce', 'select pg_notify($1, $2)')
 
 /** Tells every server (LISTEN on REVOKE_CHANNEL) to forget the token; sent when the transaction commits. */
-async function announceRevoked(db: Database, tokenHash: string) {
+async function announceRevoked(db: Db, tokenHash: string) {
   await run(db, announce, [REVOKE_CHANNEL, tokenHash])
 }
 
 /** Tells every server to forget every cached token of the user (deactivated). */
-export async function announceUserRevoked(db: Database, userId: number) {
+export async function announceUserRevoked(db: Db, userId: number) {
   await run(db, announce, [REVOKE_CHANNEL, `user:${String(userId)}`])
 }
 
@@ -54,7 +54,7 @@ export function checkLabel(label: string | undefined): string | null {
   return trimmed
 }
 
-async function issueToken(db: Database, companyId: CompanyId, userId: number, label: string | null) {
+async function issueToken(db: Db, companyId: CompanyId, userId: number, label: string | null) {
   const token = generateToken()
   const row = await insertToken(db, companyId, { userId, tokenHash: hashToken(token), prefix: token.slice(0, 12), label })
   return {
@@ -69,31 +69,31 @@ async function issueToken(db: Database, companyId: CompanyId, userId: number, la
 }
 
 /** Admin command line and demo data: a token for any user. */
-export async function createToken(db: Database, userId: number) {
+export async function createToken(db: Db, userId: number) {
   const user = await findUserAnyCompany(db, userId)
   if (!user) throw new ApiError(404, `user ${userId} not found`)
   return issueToken(db, asCompanyId(user.companyId), user.id, null)
 }
 
 /** The web application: a token for the signed-in user, with an optional label. */
-export async function createOwnToken(db: Database, companyId: CompanyId, userId: number, label: string | undefined) {
+export async function createOwnToken(db: Db, companyId: CompanyId, userId: number, label: string | undefined) {
   return issueToken(db, companyId, userId, checkLabel(label))
 }
 
-export async function listOwnTokens(db: Database, companyId: CompanyId, userId: number): Promise<ListedToken[]> {
+export async function listOwnTokens(db: Db, companyId: CompanyId, userId: number): Promise<ListedToken[]> {
   return liveTokensOf(db, companyId, userId)
 }
 
 /** One live token of the user; another user's, a revoked or an unknown one is 404. */
-export async function findOwnToken(db: Database, companyId: CompanyId, userId: number, id: number) {
+export async function findOwnToken(db: Db, companyId: CompanyId, userId: number, id: number) {
   const token = await liveTokenOf(db, companyId, userId, id)
   if (!token) throw notFound()
   return token
 }
 
 /** Revokes one of the user's live tokens; every server forgets it at once. Another user's is 404. */
-export async function revokeOwnToken(db: Database, companyId: CompanyId, userId: number, id: number, now: Date) {
-  const row = await db.transaction(async (tx) => {
+export async function revokeOwnToken(db: Db, companyId: CompanyId, userId: number, id: number, now: Date) {
+  const row = await transaction(db, async (tx) => {
     const revoked = await revokeTokenOf(tx, companyId, userId, id, now)
     if (revoked) await announceRevoked(tx, revoked.token_hash)
     return revoked
@@ -104,15 +104,15 @@ export async function revokeOwnToken(db: Database, companyId: CompanyId, userId:
 }
 
 /** `token list`: a user's live tokens, never the tokens themselves. */
-export async function listTokensOfUser(db: Database, userId: number) {
+export async function listTokensOfUser(db: Db, userId: number) {
   const user = await findUserAnyCompany(db, userId)
   if (!user) throw new ApiError(404, `user ${userId} not found`)
   return { data: await liveTokensOf(db, asCompanyId(user.companyId), user.id) }
 }
 
-export async function revokeToken(db: Database, token: string, now = new Date()) {
+export async function revokeToken(db: Db, token: string, now = new Date()) {
   const tokenHash = hashToken(token)
-  const row = await db.transaction(async (tx) => {
+  const row = await transaction(db, async (tx) => {
     const revoked = await revokeTokenByHash(tx, tokenHash, now)
     if (revoked) await announceRevoked(tx, tokenHash)
     return revoked

@@ -1,8 +1,7 @@
 // A business (a contact's employer) is one record per company per case-insensitive name,
 // created when a contact or lead first names it. Lead business fields fill in its details.
-import type { Database } from '../../db/client.js'
-import { defineQuery, runOne } from '../../db/query.js'
-import { businesses } from '../../db/schema.js'
+import type { Db } from '../../db/db.js'
+import { defineQuery, run, runOne } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
 
 /** A business as the API shows it (rows come out of PostgreSQL in this shape). */
@@ -48,7 +47,7 @@ const upsertStatement = defineQuery<{ id: number }>(
  * one statement on the unique key.
  */
 export async function upsertBusiness(
-  db: Database,
+  db: Db,
   companyId: CompanyId,
   name: string,
   details: BusinessDetails = {},
@@ -82,19 +81,29 @@ const ofContactStatement = defineQuery<ApiBusiness>(
 )
 
 /** The business of a live contact in its API shape; undefined when there is no such contact or it has none. */
-export function findContactBusiness(db: Database, companyId: CompanyId, contactId: number): Promise<ApiBusiness | undefined> {
+export function findContactBusiness(db: Db, companyId: CompanyId, contactId: number): Promise<ApiBusiness | undefined> {
   return runOne(db, ofContactStatement, [companyId, contactId])
 }
 
-/** Many new businesses in one statement (demo data, on a company without any). */
+// Demo data: many new businesses in one statement, from a JSON array, in the given order.
+const insertManyStatement = defineQuery<{ id: number; name: string }>(
+  'businesses.insertMany',
+  `insert into businesses (company_id, name, linkedin_url, sector, colaborators_count, telephone, created_at, updated_at)
+   select $1, v.name, v."linkedinUrl", v.sector, v."colaboratorsCount", v.telephone, v."createdAt", v."createdAt"
+     from rows from (json_to_recordset($2::json)
+            as (name text, "linkedinUrl" text, sector text, "colaboratorsCount" integer, telephone text,
+                "createdAt" timestamptz))
+          with ordinality as v
+    order by v.ordinality
+   returning id, name`,
+)
+
+/** Many new businesses in one statement (demo data, on a company without any), in the given order. */
 export async function insertBusinesses(
-  db: Database,
+  db: Db,
   companyId: CompanyId,
   values: (BusinessDetails & { name: string; createdAt: Date })[],
-): Promise<(typeof businesses.$inferSelect)[]> {
+): Promise<{ id: number; name: string }[]> {
   if (values.length === 0) return []
-  return db
-    .insert(businesses)
-    .values(values.map((v) => ({ companyId, ...v, updatedAt: v.createdAt })))
-    .returning()
+  return (await run(db, insertManyStatement, [companyId, JSON.stringify(values)])).sort((a, b) => a.id - b.id)
 }

@@ -1,6 +1,6 @@
 // The statements of POST /contacts/batch (contacts.batch.ts): the whole batch is locked,
 // read and written in three statements, whatever the number of items.
-import type { Database } from '../../db/client.js'
+import type { Db } from '../../db/db.js'
 import { WRITER_SLOT } from '../../db/counters.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
@@ -29,7 +29,7 @@ const lockEmails = defineQuery<{ locked: number }>(
             order by 1 offset 0) k`,
 )
 
-export async function lockBatchEmails(db: Database, companyId: CompanyId, emails: string[]): Promise<void> {
+export async function lockBatchEmails(db: Db, companyId: CompanyId, emails: string[]): Promise<void> {
   await run(db, lockEmails, [companyId, emails])
 }
 
@@ -48,7 +48,7 @@ const lockContacts = defineQuery<{ id: number }>(
 )
 
 /** Locks the live contacts of the emails; their ids, ascending. */
-export async function lockBatchContacts(db: Database, companyId: CompanyId, emails: string[]): Promise<number[]> {
+export async function lockBatchContacts(db: Db, companyId: CompanyId, emails: string[]): Promise<number[]> {
   return (await run(db, lockContacts, [companyId, emails.map((email) => email.toLowerCase())])).map((row) => row.id)
 }
 
@@ -98,7 +98,7 @@ const lockLiveStatement = defineQuery<{ id: number }>(
 )
 
 /** Locks a live contact of the company for a change; false: there is no such contact. */
-export async function lockLiveContact(db: Database, companyId: CompanyId, id: number): Promise<boolean> {
+export async function lockLiveContact(db: Db, companyId: CompanyId, id: number): Promise<boolean> {
   return (await runOne(db, lockLiveStatement, [companyId, id])) !== undefined
 }
 
@@ -159,7 +159,7 @@ function toRow(json: ContactJson): ContactRow {
  * new contact ids; call inside the transaction that holds the locks.
  */
 export async function resolveLocked(
-  db: Database,
+  db: Db,
   companyId: CompanyId,
   input: { contactIds: number[]; newIds: number; tagIds: number[]; fieldNames: string[]; userIds: number[] },
 ) {
@@ -378,7 +378,7 @@ const writeStatement = defineQuery<{ events: number }>(
 )
 
 /** Writes a batch (see writeStatement); call inside the transaction that resolved it. */
-export async function writeBatch(db: Database, companyId: CompanyId, userId: number, now: Date, w: BatchWrite) {
+export async function writeBatch(db: Db, companyId: CompanyId, userId: number, now: Date, w: BatchWrite) {
   await run(db, writeStatement, [
     companyId, now, userId,
     w.businessNames,
@@ -406,6 +406,6 @@ const byEmail = defineQuery<{ id: number; business: string | null }>(
       for update`,
 )
 
-export function findLiveContactByEmail(db: Database, companyId: CompanyId, email: string) {
+export function findLiveContactByEmail(db: Db, companyId: CompanyId, email: string) {
   return runOne(db, byEmail, [companyId, email])
 }

@@ -13,8 +13,8 @@
 // writer that takes no email lock created one of the emails, a tag was deleted meanwhile),
 // the batch runs again item by item, each in its own savepoint, through the single
 // requests' own code.
-import type { Database } from '../../db/client.js'
-import { foreignKeyViolation, retryingDeadlocks, uniqueViolation } from '../../db/errors.js'
+import { transaction, type Db } from '../../db/db.js'
+import { foreignKeyViolation, uniqueViolation } from '../../db/errors.js'
 import { ApiError, detailCodes } from '../../errors.js'
 import { validate } from '../../http/validation.js'
 import type { Static, TSchema } from 'typebox'
@@ -57,7 +57,7 @@ function check<T extends TSchema>(schema: T, item: unknown): Checked<Static<T>> 
 
 
 /** Applies the items in order; one result per item, in the same order. */
-export async function upsertContacts(db: Database, caller: Caller, items: unknown[], now: Date): Promise<BatchResult[]> {
+export async function upsertContacts(db: Db, caller: Caller, items: unknown[], now: Date): Promise<BatchResult[]> {
   const results = new Array<BatchResult>(items.length)
   const matched: { index: number; item: BatchItem }[] = []
   items.forEach((item, index) => {
@@ -68,7 +68,7 @@ export async function upsertContacts(db: Database, caller: Caller, items: unknow
     else matched.push({ index, item: { email: email.input.email, create, update: check(ContactBatchUpdate, item) } })
   })
   if (matched.length > 0) {
-    const applied = await retryingDeadlocks(() => apply(db, caller, matched.map((m) => m.item), now))
+    const applied = await apply(db, caller, matched.map((m) => m.item), now)
     matched.forEach((m, i) => {
       const result = applied[i]
       if (!result) throw new Error('a batch item has no result')
@@ -79,13 +79,13 @@ export async function upsertContacts(db: Database, caller: Caller, items: unknow
 }
 
 
-async function apply(db: Database, caller: Caller, items: BatchItem[], now: Date): Promise<BatchResult[]> {
+async function apply(db: Db, caller: Caller, items: BatchItem[], now: Date): Promise<BatchResult[]> {
   try {
-    return await db.transaction((tx) => applyTogether(tx, caller, items, now))
+    return await transaction(db, (tx) => applyTogether(tx, caller, items, now))
   } catch (err) {
     if (uniqueViolation(err) === undefined && foreignKeyViolation(err) === undefined) throw err
   }
-  return db.transaction((tx) => applyOneByOne(tx, caller, items, now))
+  return transaction(db, (tx) => applyOneByOne(tx, caller, items, now))
 }
 
 const distinct = <T>(values: T[]) => [...new Set(values)]
@@ -100,7 +100,7 @@ function named(item: BatchItem) {
   }
 }
 
-async function applyTogether(tx: Database, caller: Caller, items: BatchItem[], now: Date): Promise<BatchResult[]> {
+async function applyTogether(tx: Db, caller: Caller, items: BatchItem[], now: Date): Promise<BatchResult[]> {
   const { companyId } = caller
   await lockBatchEmails(tx, companyId, items.map((item) => item.email))
   const emails = distinct(items.map((item) => item.email.toLowerCase()))
@@ -119,7 +119,7 @@ async function applyTogether(tx: Database, caller: Caller, items: BatchItem[], n
 }
 
 /** The slow path: each item through the single requests' code, in a savepoint of its own. */
-async function applyOneByOne(tx: Database, caller: Caller, items: BatchItem[], now: Date): Promise<BatchResult[]> {
+async function applyOneByOne(tx: Db, caller: Caller, items: BatchItem[], now: Date): Promise<BatchResult[]> {
   await lockBatchEmails(tx, caller.companyId, items.map((item) => item.email))
   const results: BatchResult[] = []
   for (const item of items) {

@@ -6,8 +6,7 @@
 // (after the contact, before the email is written and before any counter: docs/reliability.md);
 // one statement that writes it all, counters and webhook events last (contacts.batchWrite);
 // COMMIT. The answer is the contact as planned: nothing is read back.
-import type { Database } from '../../db/client.js'
-import { retryingDeadlocks } from '../../db/errors.js'
+import { transaction, type Db } from '../../db/db.js'
 import { notFound } from '../../errors.js'
 import type { Caller } from '../../tenancy.js'
 import { lockLeadEmail } from '../leads/lead-links.js'
@@ -16,10 +15,10 @@ import { planChange } from './contacts.plan.js'
 import type { ContactUpdateBody } from './contacts.schemas.js'
 import { fieldNames, rethrow, type Contact } from './contacts.service.js'
 
-export async function changeContact(db: Database, caller: Caller, id: number, input: ContactUpdateBody, now: Date): Promise<Contact> {
+export async function changeContact(db: Db, caller: Caller, id: number, input: ContactUpdateBody, now: Date): Promise<Contact> {
   const { companyId } = caller
   try {
-    return await retryingDeadlocks(() => db.transaction(async (tx) => {
+    return await transaction(db, async (tx) => {
       if (!(await lockLiveContact(tx, companyId, id))) throw notFound()
       const references = await resolveLocked(tx, companyId, {
         contactIds: [id],
@@ -37,7 +36,7 @@ export async function changeContact(db: Database, caller: Caller, id: number, in
         await writeBatch(tx, companyId, caller.userId, now, plan.write)
       }
       return plan.contact
-    }))
+    })
   } catch (err) {
     return rethrow(err, db, companyId, input)
   }

@@ -1,9 +1,9 @@
-import type { Database } from '../../db/client.js'
+import type { Db } from '../../db/db.js'
 import { counterTotal, WRITER_SLOT } from '../../db/counters.js'
 import { isoInstant, jsonArrayOf, jsonObjectOf } from '../../db/json-sql.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
-import { contactCustomValues, contacts, contactTags, customFields } from '../../db/schema.js'
+import type { contacts, customFields } from '../../db/schema.js'
 import type { CompanyId } from '../../tenancy.js'
 import { FLOW_CONTACTS } from '../flows/flows.repository.js'
 import { leadLinkKey, LINKED_LEADS } from '../leads/lead-links.js'
@@ -121,7 +121,7 @@ const contactsPageOfUser = pageStatement(
 
 /** A page of live contacts (of one owner when userId is given) and the list's total from `counter`. */
 export async function contactsPageWithTotal(
-  db: Database,
+  db: Db,
   companyId: CompanyId,
   counter: { list: string; key: number },
   userId: number | undefined,
@@ -312,7 +312,7 @@ export function searchStatementFor(term: string, ofUser = false) {
 
 /** A page of the live contacts (of one owner when userId is given) matching `term`, and their total. */
 export async function searchContacts(
-  db: Database,
+  db: Db,
   companyId: CompanyId,
   term: string,
   userId: number | undefined,
@@ -340,7 +340,7 @@ const contactsWalk = defineQuery<ContactWalkRow>(
     limit $6`,
 )
 
-export function contactsWalkPage(db: Database, companyId: CompanyId, window: WalkWindow): Promise<ContactWalkRow[]> {
+export function contactsWalkPage(db: Db, companyId: CompanyId, window: WalkWindow): Promise<ContactWalkRow[]> {
   return run(db, contactsWalk, walkParams(companyId, window))
 }
 
@@ -370,7 +370,7 @@ const contactReferencesLockingEmail = defineQuery<ContactReferences>(
 
 /** Tags by id and custom field definitions by name; with `lockEmail`, inside a transaction, after the lead-link lock. */
 export async function findContactReferences(
-  db: Database,
+  db: Db,
   companyId: CompanyId,
   tagIds: number[],
   fieldNames: string[],
@@ -509,7 +509,7 @@ const insertContactStatement = defineQuery<Contact>(
  * business to find or create, null for none; tags and values are known to exist.
  */
 export async function insertContactRecord(
-  db: Database,
+  db: Db,
   companyId: CompanyId,
   contact: NewContact,
   businessName: string | null,
@@ -528,7 +528,7 @@ export async function insertContactRecord(
 }
 
 /** A live contact as the JSON text of its API shape, or undefined. */
-export async function findContactJson(db: Database, companyId: CompanyId, id: number): Promise<string | undefined> {
+export async function findContactJson(db: Db, companyId: CompanyId, id: number): Promise<string | undefined> {
   return (await runOne(db, contactJsonById, [companyId, id]))?.json
 }
 
@@ -576,33 +576,79 @@ const deleteStatement = defineQuery<{ deleted: number }>(
 )
 
 /** Deletes (soft) a contact its caller has locked, with everything that goes with it (see deleteStatement). */
-export async function deleteLockedContact(db: Database, companyId: CompanyId, id: number, userId: number, now: Date): Promise<void> {
+export async function deleteLockedContact(db: Db, companyId: CompanyId, id: number, userId: number, now: Date): Promise<void> {
   await run(db, deleteStatement, [companyId, id, now, userId, JSON.stringify({ id, deleted_at: now })])
 }
 
+// Demo data: many contacts in one statement, from a JSON array of the schema's names.
+const insertContactsStatement = defineQuery<DemoContact>(
+  'contacts.insertMany',
+  `insert into contacts (company_id, user_id, first_name, last_name, email, business, business_id, position,
+                         telephone, cellphone, city, state, country, url, linkedin, carousel, stage,
+                         created_at, updated_at)
+   select $1, v."userId", v."firstName", v."lastName", v.email, v.business, v."businessId", v.position,
+          v.telephone, v.cellphone, v.city, v.state, v.country, v.url, v.linkedin, v.carousel, v.stage,
+          v."createdAt", v."updatedAt"
+     from rows from (json_to_recordset($2::json)
+            as ("userId" bigint, "firstName" text, "lastName" text, email text, business text, "businessId" bigint,
+                position text, telephone text, cellphone text, city text, state text, country text, url text,
+                linkedin text, carousel boolean, stage contact_stage, "createdAt" timestamptz, "updatedAt" timestamptz))
+          with ordinality as v
+    order by v.ordinality
+   returning id, user_id as "userId", first_name as "firstName", created_at as "createdAt"`,
+)
+
+/** What the demo loader reads back of the contacts it made. */
+export type DemoContact = Pick<ContactRow, 'id' | 'userId' | 'firstName' | 'createdAt'>
+
 /** Many contacts in one statement (demo data), returned in the given order. */
-export async function insertContacts(db: Database, companyId: CompanyId, values: ContactInsert[]): Promise<ContactRow[]> {
+export async function insertContacts(db: Db, companyId: CompanyId, values: ContactInsert[]): Promise<DemoContact[]> {
   if (values.length === 0) return []
-  const rows = await db.insert(contacts).values(values.map((v) => ({ ...v, companyId }))).returning()
+  const rows = await run(db, insertContactsStatement, [companyId, JSON.stringify(values)])
   return rows.sort((a, b) => a.id - b.id)
 }
 
+const insertContactTagsStatement = defineQuery<never>(
+  'contacts.insertTags',
+  `insert into contact_tags (company_id, contact_id, tag_id, created_at)
+   select $1, p.contact_id, p.tag_id, p.created_at
+     from unnest($2::bigint[], $3::bigint[], $4::timestamptz[]) as p(contact_id, tag_id, created_at)`,
+)
+
 /** Tags of many contacts in one statement (demo data). */
 export async function insertContactTags(
-  db: Database,
+  db: Db,
   companyId: CompanyId,
   pairs: { contactId: number; tagId: number; createdAt: Date }[],
 ): Promise<void> {
   if (pairs.length === 0) return
-  await db.insert(contactTags).values(pairs.map((pair) => ({ companyId, ...pair })))
+  await run(db, insertContactTagsStatement, [
+    companyId,
+    pairs.map((p) => p.contactId),
+    pairs.map((p) => p.tagId),
+    pairs.map((p) => p.createdAt),
+  ])
 }
+
+const insertCustomValuesStatement = defineQuery<never>(
+  'contacts.insertCustomValues',
+  `insert into contact_custom_values (company_id, contact_id, custom_field_id, value, created_at, updated_at)
+   select $1, v.contact_id, v.custom_field_id, v.value, v.created_at, v.created_at
+     from unnest($2::bigint[], $3::bigint[], $4::text[], $5::timestamptz[]) as v(contact_id, custom_field_id, value, created_at)`,
+)
 
 /** Custom values of many contacts in one statement (demo data). */
 export async function insertCustomValues(
-  db: Database,
+  db: Db,
   companyId: CompanyId,
   values: { contactId: number; customFieldId: number; value: string; createdAt: Date }[],
 ): Promise<void> {
   if (values.length === 0) return
-  await db.insert(contactCustomValues).values(values.map((v) => ({ companyId, ...v, updatedAt: v.createdAt })))
+  await run(db, insertCustomValuesStatement, [
+    companyId,
+    values.map((v) => v.contactId),
+    values.map((v) => v.customFieldId),
+    values.map((v) => v.value),
+    values.map((v) => v.createdAt),
+  ])
 }

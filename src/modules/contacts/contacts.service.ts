@@ -1,6 +1,6 @@
 import { Type, type TSchema } from 'typebox'
-import type { Database } from '../../db/client.js'
-import { foreignKeyViolation, retryingDeadlocks, uniqueViolation } from '../../db/errors.js'
+import { transaction, type Db } from '../../db/db.js'
+import { foreignKeyViolation, uniqueViolation } from '../../db/errors.js'
 import { ApiError, invalid, notFound, type ErrorDetails } from '../../errors.js'
 import { DateParam } from '../../http/schemas.js'
 import { pageWindow, type PageRequest } from '../../http/pagination.js'
@@ -238,7 +238,7 @@ type ContactInput = Pick<ContactCreateBody, 'tags' | 'custom_fields'>
  * transaction is gone, so the checks run again on what is committed and answer as if it had
  * never existed.
  */
-export async function rethrow(err: unknown, db: Database, companyId: CompanyId, input: ContactInput): Promise<never> {
+export async function rethrow(err: unknown, db: Db, companyId: CompanyId, input: ContactInput): Promise<never> {
   if (uniqueViolation(err) === 'contacts_company_email_live_key') throw invalid({ email: ['has already been taken'] })
   const foreignKey = foreignKeyViolation(err)
   if (foreignKey === 'contact_tags_tag_fk' || foreignKey === 'contact_custom_values_field_fk') {
@@ -255,7 +255,7 @@ export async function rethrow(err: unknown, db: Database, companyId: CompanyId, 
 }
 
 /** A live contact as the JSON text of its API shape (sent as it is, see sendJsonText). */
-export async function getContactJson(db: Database, caller: Caller, id: number): Promise<string> {
+export async function getContactJson(db: Db, caller: Caller, id: number): Promise<string> {
   const json = await findContactJson(db, caller.companyId, id)
   if (json === undefined) throw notFound()
   return json
@@ -266,7 +266,7 @@ export async function getContactJson(db: Database, caller: Caller, id: number): 
  * end); a search gets its page and its total in one statement, in one of the few search
  * slots of the process (search-slots.ts).
  */
-export async function contactsPage(db: Database, caller: Caller, query: ContactsListQuery & PageRequest) {
+export async function contactsPage(db: Db, caller: Caller, query: ContactsListQuery & PageRequest) {
   const { companyId } = caller
   const window = pageWindow(query)
   const userId = query.user_id
@@ -288,7 +288,7 @@ const toWalkItem = (row: ContactWalkRow) => {
 }
 
 /** A page of an updated_since walk of the contacts (src/http/sync.ts): deleted ones as tombstones. */
-export function contactsWalk(db: Database, caller: Caller, walk: WalkRequest) {
+export function contactsWalk(db: Db, caller: Caller, walk: WalkRequest) {
   return walkPage(db, { ...walk, resource: 'contacts', companyId: caller.companyId }, (window) =>
     contactsWalkPage(db, caller.companyId, window), toWalkItem)
 }
@@ -297,12 +297,12 @@ export function contactsWalk(db: Database, caller: Caller, walk: WalkRequest) {
  * Four round trips: BEGIN; the lead-link lock with the tags and custom fields to check;
  * one statement that writes everything and answers the contact (counters last); COMMIT.
  */
-export async function createContact(db: Database, caller: Caller, input: ContactCreateBody, now: Date): Promise<Contact> {
+export async function createContact(db: Db, caller: Caller, input: ContactCreateBody, now: Date): Promise<Contact> {
   const { companyId, userId } = caller
   const tagIds = input.tags ?? []
   const entries = input.custom_fields ?? []
   try {
-    return await retryingDeadlocks(() => db.transaction(async (tx) => {
+    return await transaction(db, async (tx) => {
       const references = await findContactReferences(tx, companyId, tagIds, fieldNames(entries), input.email)
       const problems: ErrorDetails = {}
       const tags = checkTags(tagIds, references.tags, problems)
@@ -317,30 +317,30 @@ export async function createContact(db: Database, caller: Caller, input: Contact
         values.flatMap((v) => (v.value === null ? [] : [{ customFieldId: v.definition.id, value: v.value }])),
         now,
       )
-    }))
+    })
   } catch (err) {
     return rethrow(err, db, companyId, input)
   }
 }
 
 /** Hides the contact (history kept, email free again) and unlinks its leads. */
-export async function deleteContact(db: Database, caller: Caller, id: number, now: Date): Promise<void> {
+export async function deleteContact(db: Db, caller: Caller, id: number, now: Date): Promise<void> {
   const { companyId } = caller
   // Four round trips: BEGIN; the contact locked; one statement that does the rest; COMMIT.
-  await db.transaction(async (tx) => {
+  await transaction(db, async (tx) => {
     if (!(await lockLiveContact(tx, companyId, id))) throw notFound()
     await deleteLockedContact(tx, companyId, id, caller.userId, now)
   })
 }
 
 /** A live contact's events, newest first, and their total: one statement (events.contactPage). */
-export async function contactEventsPage(db: Database, caller: Caller, id: number, query: PageRequest) {
+export async function contactEventsPage(db: Db, caller: Caller, id: number, query: PageRequest) {
   const window = pageWindow(query)
   const page = await eventsOfContact(db, caller.companyId, id, window)
   if (!page) throw notFound()
   return { window, total: page.total, data: page.rows }
 }
 
-export function contactBusiness(db: Database, caller: Caller, id: number) {
+export function contactBusiness(db: Db, caller: Caller, id: number) {
   return businessOfContact(db, caller, id)
 }

@@ -1,6 +1,5 @@
-import type { Database } from '../../db/client.js'
+import type { Db } from '../../db/db.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
-import { customFields } from '../../db/schema.js'
 import type { CompanyId } from '../../tenancy.js'
 import { isoInstant } from '../../db/json-sql.js'
 import { outboxCtes } from '../webhooks/outbox.js'
@@ -46,7 +45,7 @@ const listStatement = defineQuery<ApiCustomField>(
   { pipelined: true },
 )
 
-export function listCustomFields(db: Database, companyId: CompanyId): Promise<ApiCustomField[]> {
+export function listCustomFields(db: Db, companyId: CompanyId): Promise<ApiCustomField[]> {
   return run(db, listStatement, [companyId])
 }
 
@@ -55,7 +54,7 @@ const existsStatement = defineQuery<{ id: number }>(
   'select id from custom_fields where company_id = $1 and id = $2',
 )
 
-export async function customFieldExists(db: Database, companyId: CompanyId, id: number): Promise<boolean> {
+export async function customFieldExists(db: Db, companyId: CompanyId, id: number): Promise<boolean> {
   return (await runOne(db, existsStatement, [companyId, id])) !== undefined
 }
 
@@ -71,23 +70,28 @@ const insertStatement = defineQuery<ApiCustomField>(
   ),
 )
 
-export async function insertCustomField(db: Database, companyId: CompanyId, values: CustomFieldValues): Promise<ApiCustomField> {
+export async function insertCustomField(db: Db, companyId: CompanyId, values: CustomFieldValues): Promise<ApiCustomField> {
   const row = await runOne(db, insertStatement, [companyId, values.field, values.kind, JSON.stringify(values.options), values.now])
   if (!row) throw new Error('insert returned no row')
   return row
 }
 
-/** Many definitions in one statement (demo data). */
-export async function insertCustomFields(
-  db: Database,
-  companyId: CompanyId,
-  values: CustomFieldValues[],
-): Promise<(typeof customFields.$inferSelect)[]> {
+// Demo data: many definitions in one statement, from a JSON array, in the given order.
+const insertManyStatement = defineQuery<{ id: number; field: string }>(
+  'customFields.insertMany',
+  `insert into custom_fields (company_id, field, kind, options, created_at, updated_at)
+   select $1, v.field, v.kind, v.options, v.now, v.now
+     from rows from (json_to_recordset($2::json)
+            as (field text, kind custom_field_kind, options jsonb, now timestamptz))
+          with ordinality as v
+    order by v.ordinality
+   returning id, field`,
+)
+
+/** Many definitions in one statement (demo data), in the given order. */
+export async function insertCustomFields(db: Db, companyId: CompanyId, values: CustomFieldValues[]): Promise<{ id: number; field: string }[]> {
   if (values.length === 0) return []
-  return db
-    .insert(customFields)
-    .values(values.map((v) => ({ companyId, field: v.field, kind: v.kind, options: v.options, createdAt: v.now, updatedAt: v.now })))
-    .returning()
+  return (await run(db, insertManyStatement, [companyId, JSON.stringify(values)])).sort((a, b) => a.id - b.id)
 }
 
 // Options null ($5) keep the current ones: a dropdown then needs some, else nothing is
@@ -110,7 +114,7 @@ const updateStatement = defineQuery<ApiCustomField>(
  * is no such field, or when it would be a dropdown without options.
  */
 export function updateCustomField(
-  db: Database,
+  db: Db,
   companyId: CompanyId,
   id: number,
   values: Omit<CustomFieldValues, 'options'> & { options: { name: string }[] | undefined },
@@ -133,6 +137,6 @@ const deleteStatement = defineQuery<{ id: number }>(
 )
 
 /** Deletes the definition (the foreign key cascade deletes its values on contacts) with its event. */
-export async function deleteCustomField(db: Database, companyId: CompanyId, id: number, now: Date): Promise<boolean> {
+export async function deleteCustomField(db: Db, companyId: CompanyId, id: number, now: Date): Promise<boolean> {
   return (await runOne(db, deleteStatement, [companyId, id, now])) !== undefined
 }

@@ -1,4 +1,4 @@
-import type { Database } from '../../db/client.js'
+import type { Db } from '../../db/db.js'
 import { retryingDeadlocks, uniqueViolation } from '../../db/errors.js'
 import { invalid, notFound } from '../../errors.js'
 import type { Caller } from '../../tenancy.js'
@@ -49,12 +49,12 @@ function fieldTaken(err: unknown): never {
   throw err
 }
 
-export async function customFieldsOfCompany(db: Database, caller: Caller) {
+export async function customFieldsOfCompany(db: Db, caller: Caller) {
   const rows = await listCustomFields(db, caller.companyId)
   return { data: rows, meta: { total_count: rows.length } }
 }
 
-export async function createCustomField(db: Database, caller: Caller, input: CustomFieldBody, now: Date) {
+export async function createCustomField(db: Db, caller: Caller, input: CustomFieldBody, now: Date) {
   const { options = [], problems } = optionsToStore({ ...input, options: input.options ?? null })
   if (problems.length > 0) throw invalid({ options: problems })
   try {
@@ -69,7 +69,7 @@ export async function createCustomField(db: Database, caller: Caller, input: Cus
  * One statement; a missing field (404) is told apart from refused options (422) only when
  * the change fails.
  */
-export async function changeCustomField(db: Database, caller: Caller, id: number, input: CustomFieldBody, now: Date) {
+export async function changeCustomField(db: Db, caller: Caller, id: number, input: CustomFieldBody, now: Date) {
   const { companyId } = caller
   const { options, problems } = optionsToStore(input)
   const refuse = async (list: string[]): Promise<never> => {
@@ -87,6 +87,6 @@ export async function changeCustomField(db: Database, caller: Caller, id: number
   return row ?? refuse([NO_OPTIONS])
 }
 
-export async function removeCustomField(db: Database, caller: Caller, id: number, now: Date): Promise<void> {
+export async function removeCustomField(db: Db, caller: Caller, id: number, now: Date): Promise<void> {
   if (!(await retryingDeadlocks(() => deleteCustomField(db, caller.companyId, id, now)))) throw notFound()
 }

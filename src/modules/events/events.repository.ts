@@ -1,7 +1,7 @@
 // Contact events are written by the service that makes the change, inside its transaction.
-import type { Database } from '../../db/client.js'
+import type { Db } from '../../db/db.js'
 import { defineQuery, run } from '../../db/query.js'
-import { contactEvents } from '../../db/schema.js'
+import type { contactEvents } from '../../db/schema.js'
 import type { CompanyId } from '../../tenancy.js'
 
 export type ContactEventKind = (typeof contactEvents.$inferInsert)['kind']
@@ -15,21 +15,29 @@ export interface NewContactEvent {
   occurredAt?: Date
 }
 
-export async function recordEvents(db: Database, companyId: CompanyId, events: NewContactEvent[]): Promise<void> {
+// Events in the given order (ids ascending), now() where no moment is given.
+const insertEvents = defineQuery<never>(
+  'events.insert',
+  `insert into contact_events (company_id, contact_id, kind, user_id, data, occurred_at)
+   select $1, e.contact_id, e.kind, e.user_id, e.data, coalesce(e.occurred_at, now())
+     from unnest($2::bigint[], $3::contact_event_kind[], $4::bigint[], $5::jsonb[], $6::timestamptz[])
+          with ordinality as e(contact_id, kind, user_id, data, occurred_at, n)
+    order by e.n`,
+)
+
+export async function recordEvents(db: Db, companyId: CompanyId, events: NewContactEvent[]): Promise<void> {
   if (events.length === 0) return
-  await db.insert(contactEvents).values(
-    events.map((event) => ({
-      companyId,
-      contactId: event.contactId,
-      kind: event.kind,
-      userId: event.userId,
-      data: event.data ?? {},
-      ...(event.occurredAt ? { occurredAt: event.occurredAt } : {}),
-    })),
-  )
+  await run(db, insertEvents, [
+    companyId,
+    events.map((e) => e.contactId),
+    events.map((e) => e.kind),
+    events.map((e) => e.userId),
+    events.map((e) => JSON.stringify(e.data ?? {})),
+    events.map((e) => e.occurredAt ?? null),
+  ])
 }
 
-export const recordEvent = (db: Database, companyId: CompanyId, event: NewContactEvent) =>
+export const recordEvent = (db: Db, companyId: CompanyId, event: NewContactEvent) =>
   recordEvents(db, companyId, [event])
 
 /** A contact event as the API shows it (both timestamps are the moment it happened: events never change). */
@@ -82,7 +90,7 @@ const contactEventsPageStatement = defineQuery<{ live: boolean; total: number } 
 
 /** A page of a contact's events (newest first) and their total; undefined when it is not a live contact of the company. */
 export async function contactEventsPage(
-  db: Database,
+  db: Db,
   companyId: CompanyId,
   contactId: number,
   page: { limit: number; offset: number },

@@ -1,4 +1,4 @@
-import type { Database } from '../../db/client.js'
+import type { Db } from '../../db/db.js'
 import { counterTotal } from '../../db/counters.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
@@ -73,7 +73,7 @@ const flowsSearchOfUser = pageStatement('flows.searchOfUser', 'and user_id = $4 
 
 /** A page of flows in their API shape, and how many match the filter. */
 export async function flowsPageWithTotal(
-  db: Database,
+  db: Db,
   companyId: CompanyId,
   f: FlowFilter,
   page: { limit: number; offset: number },
@@ -102,7 +102,7 @@ const forEnrollment = defineQuery<FlowForEnrollment>(
     where f.company_id = $1 and f.id = $2`,
 )
 
-export function findFlowForEnrollment(db: Database, companyId: CompanyId, id: number): Promise<FlowForEnrollment | undefined> {
+export function findFlowForEnrollment(db: Db, companyId: CompanyId, id: number): Promise<FlowForEnrollment | undefined> {
   return runOne(db, forEnrollment, [companyId, id])
 }
 
@@ -127,7 +127,7 @@ const createFlow = defineQuery<Flow>(
 )
 
 export async function insertFlow(
-  db: Database,
+  db: Db,
   companyId: CompanyId,
   values: { userId: number; name: string; status: Flow['status'] },
   steps: Flow['steps'],
@@ -150,7 +150,7 @@ const enrollStatement = defineQuery<EnrollmentRecord>(
  * transaction's last statement.
  */
 export async function insertEnrollment(
-  db: Database,
+  db: Db,
   companyId: CompanyId,
   values: { flowId: number; contactId: number; addedAt: Date },
 ): Promise<EnrollmentRecord> {
@@ -166,7 +166,7 @@ const adjustContacts = defineQuery<never>(
 )
 
 /** One more active contact in the flow's contacts_count (slot 0): locked last. */
-export async function countEnrollment(db: Database, companyId: CompanyId, flowId: number): Promise<void> {
+export async function countEnrollment(db: Db, companyId: CompanyId, flowId: number): Promise<void> {
   await run(db, adjustContacts, [companyId, flowId, 1])
 }
 

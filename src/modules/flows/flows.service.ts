@@ -1,4 +1,4 @@
-import type { Database } from '../../db/client.js'
+import { transaction, type Db } from '../../db/db.js'
 import { uniqueViolation } from '../../db/errors.js'
 import { ApiError, invalid, notFound, refused, type ErrorDetails } from '../../errors.js'
 import type { PageWindow } from '../../http/pagination.js'
@@ -30,7 +30,7 @@ import {
 } from './flows.schemas.js'
 
 /** A page of flows with their steps and contact counts: one statement whatever the page size. */
-export async function flowsPage(db: Database, companyId: CompanyId, query: FlowsListQuery, window: PageWindow) {
+export async function flowsPage(db: Db, companyId: CompanyId, query: FlowsListQuery, window: PageWindow) {
   const { total, rows } = await flowsPageWithTotal(db, companyId, { userId: query.user_id, search: query.search_term }, window)
   return { total, data: rows }
 }
@@ -42,7 +42,7 @@ export async function flowsPage(db: Database, companyId: CompanyId, query: Flows
  * COMMIT). Throws the unique violation of a second active enrollment.
  */
 export async function enroll(
-  tx: Database,
+  tx: Db,
   companyId: CompanyId,
   e: { flow: Pick<FlowForEnrollment, 'id' | 'name' | 'steps'>; contact: TaskContact; enrolledOn: string; at: Date; userId: number | null },
 ): Promise<{ enrollment: EnrollmentRecord; tasks: TaskRow[] }> {
@@ -72,14 +72,14 @@ export async function enroll(
 }
 
 /** PUT /flows/:id/add_contact. */
-export async function addContact(db: Database, caller: Caller, flowId: number, contactId: number, now: Date): Promise<Enrollment> {
+export async function addContact(db: Db, caller: Caller, flowId: number, contactId: number, now: Date): Promise<Enrollment> {
   const { companyId } = caller
   // Flows and their steps never change once created: read before the transaction.
   const flow = await findFlowForEnrollment(db, companyId, flowId)
   if (!flow) throw notFound()
   const today = dayIn(now, caller.timezone)
   try {
-    return await db.transaction(async (tx) => {
+    return await transaction(db, async (tx) => {
       const contact = await lockLiveContact(tx, companyId, contactId)
       const problems: ErrorDetails = {}
       if (flow.status === 'paused') problems.base = ['flow is paused']
@@ -128,7 +128,7 @@ export function parseSteps(text: string): FlowStepInput[] {
 }
 
 /** `flow create`: a flow of a company, owned by one of its users. */
-export async function createFlow(db: Database, input: FlowCreateInput, steps: FlowStepInput[]): Promise<Flow> {
+export async function createFlow(db: Db, input: FlowCreateInput, steps: FlowStepInput[]): Promise<Flow> {
   const companyId = await requireCompany(db, input.company)
   if (!(await findUser(db, companyId, input.user))) throw invalid({ user: ['is not a user of the company'] })
   return insertFlow(

@@ -9,7 +9,7 @@
 // so a lead and a contact with the same email created at the same moment still meet:
 // whichever commits second sees the other. The per-user count of linked leads (a counter,
 // see leads.repository.ts) moves in the same statement as the links.
-import type { Database } from '../../db/client.js'
+import type { Db } from '../../db/db.js'
 import { defineQuery, run } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
 
@@ -27,6 +27,6 @@ const lockEmail = defineQuery<{ locked: unknown }>(
   `select pg_advisory_xact_lock(${leadLinkKey('$1::bigint', '$2::text')}) as locked`,
 )
 
-export async function lockLeadEmail(db: Database, companyId: CompanyId, email: string): Promise<void> {
+export async function lockLeadEmail(db: Db, companyId: CompanyId, email: string): Promise<void> {
   await run(db, lockEmail, [companyId, email])
 }

@@ -3,7 +3,7 @@
 // they are. EXPLAIN at 1 M leads in one company (20 users), custom and generic plans: a
 // page, first or last, 60-120 buffers and about 0.1 ms; by id 4 buffers; a count 7.
 import type { Static } from 'typebox'
-import type { Database } from '../../db/client.js'
+import type { Db } from '../../db/db.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { CompanyId } from '../../tenancy.js'
@@ -52,7 +52,7 @@ const leadById = defineQuery<Lead>('leads.byId', `select ${LEAD_COLUMNS} from le
   pipelined: true,
 })
 
-export function findLead(db: Database, companyId: CompanyId, id: number): Promise<Lead | undefined> {
+export function findLead(db: Db, companyId: CompanyId, id: number): Promise<Lead | undefined> {
   return runOne(db, leadById, [companyId, id])
 }
 
@@ -64,7 +64,7 @@ const countStatements: Record<LinkFilter, ReturnType<typeof defineQuery<{ count:
 }
 
 /** How many leads of a user match the filter. */
-export async function countLeads(db: Database, companyId: CompanyId, userId: number, filter: LinkFilter): Promise<number> {
+export async function countLeads(db: Db, companyId: CompanyId, userId: number, filter: LinkFilter): Promise<number> {
   return (await runOne(db, countStatements[filter], [companyId, userId]))?.count ?? 0
 }
 
@@ -108,7 +108,7 @@ const pageStatements = {
 
 /** A page of the leads created by `userId` (id ascending) and how many match the filter. */
 export async function leadsPageWithTotal(
-  db: Database,
+  db: Db,
   companyId: CompanyId,
   userId: number,
   filter: LinkFilter,
@@ -132,7 +132,7 @@ const leadsWalk = defineQuery<Lead & { sync_at: string }>(
     limit $6`,
 )
 
-export function leadsWalkPage(db: Database, companyId: CompanyId, window: WalkWindow) {
+export function leadsWalkPage(db: Db, companyId: CompanyId, window: WalkWindow) {
   return run(db, leadsWalk, walkParams(companyId, window))
 }
 
@@ -211,7 +211,7 @@ const insertLeadStatement = defineQuery<Lead>(
  * call inside a transaction holding the lead-link lock of its email.
  */
 export async function insertLead(
-  db: Database,
+  db: Db,
   companyId: CompanyId,
   userId: number,
   lead: NewLead,
@@ -242,6 +242,6 @@ const firstContactsStatement = defineQuery<DemoContact>(
 )
 
 /** Demo data: the first live contacts, whom some demo leads describe again. */
-export function firstContacts(db: Database, companyId: CompanyId, limit: number): Promise<DemoContact[]> {
+export function firstContacts(db: Db, companyId: CompanyId, limit: number): Promise<DemoContact[]> {
   return run(db, firstContactsStatement, [companyId, limit])
 }

@@ -1,4 +1,4 @@
-import type { Database } from '../../db/client.js'
+import { transaction, type Db } from '../../db/db.js'
 import { uniqueViolation } from '../../db/errors.js'
 import { invalid, notFound } from '../../errors.js'
 import type { PageWindow } from '../../http/pagination.js'
@@ -18,19 +18,19 @@ export function linkFilter(query: Pick<LeadsCountQuery, 'with_contact' | 'withou
   return 'all'
 }
 
-export async function getLead(db: Database, companyId: CompanyId, id: number): Promise<Lead> {
+export async function getLead(db: Db, companyId: CompanyId, id: number): Promise<Lead> {
   const lead = await findLead(db, companyId, id)
   if (!lead) throw notFound()
   return lead
 }
 
 /** A page of an updated_since walk of the company's leads (src/http/sync.ts). */
-export function leadsWalk(db: Database, companyId: CompanyId, walk: WalkRequest) {
+export function leadsWalk(db: Db, companyId: CompanyId, walk: WalkRequest) {
   return walkPage(db, { ...walk, resource: 'leads', companyId }, (window) => leadsWalkPage(db, companyId, window), withoutSyncAt)
 }
 
 /** One page of a user's leads and the filter's total: one statement. */
-export async function leadsPage(db: Database, companyId: CompanyId, userId: number, filter: LinkFilter, window: PageWindow) {
+export async function leadsPage(db: Db, companyId: CompanyId, userId: number, filter: LinkFilter, window: PageWindow) {
   const { total, rows } = await leadsPageWithTotal(db, companyId, userId, filter, window)
   return { total, data: rows }
 }
@@ -41,9 +41,9 @@ export async function leadsPage(db: Database, companyId: CompanyId, userId: numb
  * Two statements in the transaction: the lead-link lock (so that the insert's snapshot sees
  * a contact with this email committed meanwhile), then the insert with everything else.
  */
-export async function createLead(db: Database, companyId: CompanyId, userId: number, input: LeadCreateBody): Promise<Lead> {
+export async function createLead(db: Db, companyId: CompanyId, userId: number, input: LeadCreateBody): Promise<Lead> {
   try {
-    return await db.transaction(async (tx) => {
+    return await transaction(db, async (tx) => {
       await lockLeadEmail(tx, companyId, input.email)
       const businessName = input.business_name?.trim() ? input.business_name : null
       return insertLead(tx, companyId, userId, {

@@ -1,5 +1,5 @@
 import type { Static } from 'typebox'
-import type { Database } from '../../db/client.js'
+import type { Db } from '../../db/db.js'
 import { counterTotal } from '../../db/counters.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
@@ -47,7 +47,7 @@ const byId = defineQuery<Transcription>(
   { pipelined: true },
 )
 
-export function findTranscription(db: Database, companyId: CompanyId, id: number): Promise<Transcription | undefined> {
+export function findTranscription(db: Db, companyId: CompanyId, id: number): Promise<Transcription | undefined> {
   return runOne(db, byId, [companyId, id])
 }
 
@@ -56,7 +56,7 @@ const statusById = defineQuery<{ status: TranscriptionStatus }>(
   'select status from meet_transcriptions where company_id = $1 and id = $2',
 )
 
-export async function findTranscriptionStatus(db: Database, companyId: CompanyId, id: number): Promise<TranscriptionStatus | undefined> {
+export async function findTranscriptionStatus(db: Db, companyId: CompanyId, id: number): Promise<TranscriptionStatus | undefined> {
   return (await runOne(db, statusById, [companyId, id]))?.status
 }
 
@@ -119,7 +119,7 @@ const pages: Record<TaskFilter, ReturnType<typeof pageStatement>> = {
 }
 
 export async function transcriptionsPageWithTotal(
-  db: Database,
+  db: Db,
   companyId: CompanyId,
   userId: number,
   filter: TaskFilter,
@@ -143,7 +143,7 @@ const walkStatement = defineQuery<TranscriptionItem & { sync_at: string }>(
     limit $6`,
 )
 
-export function transcriptionsWalkPage(db: Database, companyId: CompanyId, window: WalkWindow) {
+export function transcriptionsWalkPage(db: Db, companyId: CompanyId, window: WalkWindow) {
   return run(db, walkStatement, walkParams(companyId, window))
 }
 
@@ -157,7 +157,7 @@ const countStatement = defineQuery<{ count: number }>(
 )
 
 /** How many transcriptions of a user match the filter: two counters (their slot rows summed), never a count. */
-export async function countTranscriptions(db: Database, companyId: CompanyId, userId: number, filter: TaskFilter): Promise<number> {
+export async function countTranscriptions(db: Db, companyId: CompanyId, userId: number, filter: TaskFilter): Promise<number> {
   return (await runOne(db, countStatement, [companyId, userId, filter]))?.count ?? 0
 }
 
@@ -180,7 +180,7 @@ const insertStatement = defineQuery<Transcription>(
 )
 
 export async function insertTranscription(
-  db: Database,
+  db: Db,
   companyId: CompanyId,
   values: { userId: number; meetId: string },
 ): Promise<Transcription> {
@@ -210,7 +210,7 @@ const stopStatement = defineQuery<{ in_range: boolean } & ({ id: null } | Transc
 )
 
 export async function stopRecording(
-  db: Database,
+  db: Db,
   companyId: CompanyId,
   id: number,
   when: { day: string; timezone: string } | { at: Date },
@@ -236,7 +236,7 @@ const transcriptStatement = defineQuery<Omit<Transcription, 'transcript'>>(
 
 /** The transcript set, or undefined when the transcription is missing or still recording. */
 export async function attachTranscript(
-  db: Database,
+  db: Db,
   companyId: CompanyId,
   id: number,
   transcript: string,
@@ -283,7 +283,7 @@ const linkStatement = defineQuery<{ found: boolean; task_found: boolean } & ({ i
 )
 
 export async function linkTask(
-  db: Database,
+  db: Db,
   companyId: CompanyId,
   id: number,
   taskId: number,
@@ -300,6 +300,6 @@ const firstTasks = defineQuery<{ id: number }>(
 )
 
 /** Demo data: the first tasks of the company, to link transcriptions to. */
-export async function firstTaskIds(db: Database, companyId: CompanyId, limit: number): Promise<number[]> {
+export async function firstTaskIds(db: Db, companyId: CompanyId, limit: number): Promise<number[]> {
   return (await run(db, firstTasks, [companyId, limit])).map((r) => r.id)
 }

@@ -1,4 +1,4 @@
-import type { Database } from '../../db/client.js'
+import type { Db } from '../../db/db.js'
 import { foreignKeyViolation } from '../../db/errors.js'
 import { invalid, notFound, refused } from '../../errors.js'
 import { instantOf, INSTANT_OUT_OF_RANGE } from '../../http/dates.js'
@@ -32,24 +32,24 @@ export function taskFilter(flags: TaskFlags): TaskFilter {
   return 'all'
 }
 
-export async function getTranscription(db: Database, companyId: CompanyId, id: number) {
+export async function getTranscription(db: Db, companyId: CompanyId, id: number) {
   const row = await findTranscription(db, companyId, id)
   if (!row) throw notFound()
   return row
 }
 
 /** A page of an updated_since walk of the company's transcriptions (src/http/sync.ts), as list items. */
-export function transcriptionsWalk(db: Database, companyId: CompanyId, walk: WalkRequest) {
+export function transcriptionsWalk(db: Db, companyId: CompanyId, walk: WalkRequest) {
   return walkPage(db, { ...walk, resource: 'meet_transcriptions', companyId }, (window) =>
     transcriptionsWalkPage(db, companyId, window), withoutSyncAt)
 }
 
-export async function transcriptionsPage(db: Database, companyId: CompanyId, userId: number, filter: TaskFilter, window: PageWindow) {
+export async function transcriptionsPage(db: Db, companyId: CompanyId, userId: number, filter: TaskFilter, window: PageWindow) {
   const { total, rows } = await transcriptionsPageWithTotal(db, companyId, userId, filter, window)
   return { total, data: rows }
 }
 
-export async function createTranscription(db: Database, caller: Caller, input: MeetTranscriptionCreateBody) {
+export async function createTranscription(db: Db, caller: Caller, input: MeetTranscriptionCreateBody) {
   const { companyId } = caller
   if (input.company_id !== companyId) throw invalid({ company_id: ['does not exist'] })
   try {
@@ -61,7 +61,7 @@ export async function createTranscription(db: Database, caller: Caller, input: M
 }
 
 /** A refused move: 404 when there is no such transcription, else 422 naming its state. */
-async function refuse(db: Database, companyId: CompanyId, id: number, why: (status: TranscriptionStatus) => string): Promise<never> {
+async function refuse(db: Db, companyId: CompanyId, id: number, why: (status: TranscriptionStatus) => string): Promise<never> {
   const status = await findTranscriptionStatus(db, companyId, id)
   if (!status) throw notFound()
   throw refused({ status: [why(status)] })
@@ -74,7 +74,7 @@ const DAY = /^\d{4}-\d\d-\d\d$/
  * instant must be one the API gives back as written (src/http/dates.ts): 0001-01-01 in a
  * zone east of UTC starts in year 0.
  */
-export async function stopTranscription(db: Database, caller: Caller, id: number, stoppedAt: string) {
+export async function stopTranscription(db: Db, caller: Caller, id: number, stoppedAt: string) {
   const { companyId } = caller
   const when = DAY.test(stoppedAt) ? { day: stoppedAt, timezone: caller.timezone } : { at: instantOf(stoppedAt) }
   const { inRange, row } = await stopRecording(db, companyId, id, when)
@@ -93,7 +93,7 @@ function codePoints(text: string): number {
 }
 
 /** stopped or transcribed → transcribed; a later transcript replaces the earlier one. */
-export async function setTranscript(db: Database, companyId: CompanyId, id: number, transcript: string) {
+export async function setTranscript(db: Db, companyId: CompanyId, id: number, transcript: string) {
   const row = await attachTranscript(db, companyId, id, transcript, codePoints(transcript))
   return row ?? refuse(db, companyId, id, (s) => `is ${s}: stop it before sending its transcript`)
 }
@@ -102,7 +102,7 @@ export async function setTranscript(db: Database, companyId: CompanyId, id: numb
  * Links the transcription to a task of the company whatever its state (replacing an earlier
  * link), with a meet_transcription_linked event on the task's contact.
  */
-export async function linkToTask(db: Database, companyId: CompanyId, userId: number, id: number, taskId: number) {
+export async function linkToTask(db: Db, companyId: CompanyId, userId: number, id: number, taskId: number) {
   const { found, taskFound, row } = await linkTask(db, companyId, id, taskId, userId)
   if (!found) throw notFound()
   if (!taskFound || !row) throw invalid({ task_id: ['does not exist'] })

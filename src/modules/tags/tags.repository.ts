@@ -1,6 +1,5 @@
-import type { Database } from '../../db/client.js'
+import type { Db } from '../../db/db.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
-import { tags } from '../../db/schema.js'
 import type { CompanyId } from '../../tenancy.js'
 import { isoInstant } from '../../db/json-sql.js'
 import { outboxCtes } from '../webhooks/outbox.js'
@@ -23,7 +22,7 @@ const TAG_JSON = `json_build_object('id', t.id, 'name', t.name, 'color', t.color
 // The primary key (company_id, id), in order.
 const listStatement = defineQuery<ApiTag>('tags.list', `select ${TAG} from tags where company_id = $1 order by id`, { pipelined: true })
 
-export function listTags(db: Database, companyId: CompanyId): Promise<ApiTag[]> {
+export function listTags(db: Db, companyId: CompanyId): Promise<ApiTag[]> {
   return run(db, listStatement, [companyId])
 }
 
@@ -39,24 +38,32 @@ const insertStatement = defineQuery<ApiTag>(
    select ${TAG} from t`,
 )
 
-export async function insertTag(db: Database, companyId: CompanyId, values: { name: string; color: string; now: Date }): Promise<ApiTag> {
+export async function insertTag(db: Db, companyId: CompanyId, values: { name: string; color: string; now: Date }): Promise<ApiTag> {
   const row = await runOne(db, insertStatement, [companyId, values.name, values.color, values.now])
   if (!row) throw new Error('insert returned no row')
   return row
 }
 
+// Demo data: many tags in one statement, in the given order.
+const insertManyStatement = defineQuery<{ id: number; name: string }>(
+  'tags.insertMany',
+  `insert into tags (company_id, name, color, created_at, updated_at)
+   select $1, t.name, t.color, $4, $4
+     from unnest($2::text[], $3::text[]) with ordinality as t(name, color, n)
+    order by t.n
+   returning id, name`,
+)
+
 /** Many tags in one statement (demo data), in the given order. */
 export async function insertTags(
-  db: Database,
+  db: Db,
   companyId: CompanyId,
   values: { name: string; color: string }[],
   now: Date,
-): Promise<(typeof tags.$inferSelect)[]> {
+): Promise<{ id: number; name: string }[]> {
   if (values.length === 0) return []
-  return db
-    .insert(tags)
-    .values(values.map((v) => ({ companyId, name: v.name, color: v.color, createdAt: now, updatedAt: now })))
-    .returning()
+  const rows = await run(db, insertManyStatement, [companyId, values.map((v) => v.name), values.map((v) => v.color), now])
+  return rows.sort((a, b) => a.id - b.id)
 }
 
 // With its tag.updated event (none when there is no such tag).
@@ -71,7 +78,7 @@ const updateStatement = defineQuery<ApiTag>(
 )
 
 export function updateTag(
-  db: Database,
+  db: Db,
   companyId: CompanyId,
   id: number,
   values: { name: string; color: string; now: Date },
@@ -115,7 +122,7 @@ const deleteStatement = defineQuery<never>(
  * no such tag.
  */
 export async function deleteTagWithEvents(
-  tx: Database,
+  tx: Db,
   companyId: CompanyId,
   id: number,
   userId: number | null,

@@ -1,5 +1,5 @@
-import type { Database } from '../../db/client.js'
-import { retryingDeadlocks, uniqueViolation } from '../../db/errors.js'
+import { transaction, type Db } from '../../db/db.js'
+import { uniqueViolation } from '../../db/errors.js'
 import { invalid, notFound } from '../../errors.js'
 import type { Caller } from '../../tenancy.js'
 import { deleteTagWithEvents, insertTag, listTags, updateTag, type ApiTag } from './tags.repository.js'
@@ -10,12 +10,12 @@ function nameTaken(err: unknown): never {
   throw err
 }
 
-export async function tagsOfCompany(db: Database, caller: Caller) {
+export async function tagsOfCompany(db: Db, caller: Caller) {
   const rows = await listTags(db, caller.companyId)
   return { data: rows, meta: { total_count: rows.length } }
 }
 
-export async function createTag(db: Database, caller: Caller, input: TagBody, now: Date) {
+export async function createTag(db: Db, caller: Caller, input: TagBody, now: Date) {
   try {
     return await insertTag(db, caller.companyId, { name: input.name, color: input.color, now })
   } catch (err) {
@@ -23,7 +23,7 @@ export async function createTag(db: Database, caller: Caller, input: TagBody, no
   }
 }
 
-export async function changeTag(db: Database, caller: Caller, id: number, input: TagBody, now: Date) {
+export async function changeTag(db: Db, caller: Caller, id: number, input: TagBody, now: Date) {
   let row: ApiTag | undefined
   try {
     row = await updateTag(db, caller.companyId, id, { name: input.name, color: input.color, now })
@@ -35,7 +35,7 @@ export async function changeTag(db: Database, caller: Caller, id: number, input:
 }
 
 /** Removes the tag from every contact, recording a `tag_removed` event on each live one. */
-export async function removeTag(db: Database, caller: Caller, id: number, now: Date): Promise<void> {
-  const deleted = await retryingDeadlocks(() => db.transaction((tx) => deleteTagWithEvents(tx, caller.companyId, id, caller.userId, now)))
+export async function removeTag(db: Db, caller: Caller, id: number, now: Date): Promise<void> {
+  const deleted = await transaction(db, (tx) => deleteTagWithEvents(tx, caller.companyId, id, caller.userId, now))
   if (!deleted) throw notFound()
 }

@@ -5,7 +5,7 @@
 // tasks in one company, page 1 and the last page, custom and generic plans: 20-140 buffers
 // and under 1 ms when the counters give the total; 250-700 buffers (1-7 ms) when the rows
 // are counted (two or more of assignee, flow, kind; kind or flow with dates).
-import type { Database } from '../../db/client.js'
+import type { Db } from '../../db/db.js'
 import { defineQuery, run, runOne, type Query } from '../../db/query.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { CompanyId } from '../../tenancy.js'
@@ -191,7 +191,7 @@ const pageByDoneDate = listStatement('tasks.pageByDoneDate', {
 
 /** A page of the tasks matching `f` (due date, then id) and their total, in one statement. */
 export async function tasksPageWithTotal(
-  db: Database,
+  db: Db,
   companyId: CompanyId,
   f: TaskFilter,
   terms: CounterTerm[] | undefined,
@@ -237,7 +237,7 @@ const tasksWalkStatement = defineQuery<Task & { sync_at: string }>(
     limit $6`,
 )
 
-export function tasksWalkPage(db: Database, companyId: CompanyId, window: WalkWindow, today: string) {
+export function tasksWalkPage(db: Db, companyId: CompanyId, window: WalkWindow, today: string) {
   return run(db, tasksWalkStatement, [...walkParams(companyId, window), today])
 }
 
@@ -269,7 +269,7 @@ const insertTasksStatement = defineQuery<TaskRow>(
 )
 
 /** Inserts open tasks and counts them, in the caller's transaction; ids ascending in the given order. */
-export async function insertTasks(db: Database, companyId: CompanyId, values: NewTask[], createdAt?: Date): Promise<TaskRow[]> {
+export async function insertTasks(db: Db, companyId: CompanyId, values: NewTask[], createdAt?: Date): Promise<TaskRow[]> {
   if (values.length === 0) return []
   const deltas = mergedDeltas(createdDeltas(values.map((v) => ({ ...v, doneOn: null }))))
   return run(db, insertTasksStatement, [
@@ -321,7 +321,7 @@ const completeTaskStatement = defineQuery<TaskRow>(
  * is missing or already done.
  */
 export function completeTask(
-  db: Database,
+  db: Db,
   companyId: CompanyId,
   id: number,
   at: Date,
@@ -338,7 +338,7 @@ export function completeTask(
 const taskAnyCompany = defineQuery<TaskRow>('tasks.byIdAnyCompany', `select ${TASK_ROW} from tasks where id = $1`)
 
 /** Admin command line only: a task by id whatever its company. */
-export function findTaskAnyCompany(db: Database, id: number): Promise<TaskRow | undefined> {
+export function findTaskAnyCompany(db: Db, id: number): Promise<TaskRow | undefined> {
   return runOne(db, taskAnyCompany, [id])
 }
 
@@ -360,7 +360,7 @@ const lockContact = defineQuery<TaskContact>(
 )
 
 /** A live contact of the company, share-locked until the transaction ends. */
-export function lockLiveContact(db: Database, companyId: CompanyId, id: number): Promise<TaskContact | undefined> {
+export function lockLiveContact(db: Db, companyId: CompanyId, id: number): Promise<TaskContact | undefined> {
   return runOne(db, lockContact, [companyId, id])
 }
 
@@ -370,7 +370,7 @@ const liveContactAnyCompany = defineQuery<TaskContact>(
 )
 
 /** Admin command line only: a live contact by id whatever its company. */
-export function findLiveContactAnyCompany(db: Database, id: number): Promise<TaskContact | undefined> {
+export function findLiveContactAnyCompany(db: Db, id: number): Promise<TaskContact | undefined> {
   return runOne(db, liveContactAnyCompany, [id])
 }
 
@@ -381,6 +381,6 @@ const firstContacts = defineQuery<TaskContact>(
 )
 
 /** Demo data: the first live contacts of the company. */
-export function firstLiveContacts(db: Database, companyId: CompanyId, limit: number): Promise<TaskContact[]> {
+export function firstLiveContacts(db: Db, companyId: CompanyId, limit: number): Promise<TaskContact[]> {
   return run(db, firstContacts, [companyId, limit])
 }

@@ -1,4 +1,4 @@
-import type { Database } from '../../db/client.js'
+import { transaction, type Db } from '../../db/db.js'
 import { ApiError, invalid } from '../../errors.js'
 import type { PageWindow } from '../../http/pagination.js'
 import { walkPage, withoutSyncAt, type WalkRequest } from '../../http/sync.js'
@@ -84,14 +84,14 @@ export function taskFilter(query: TasksListQuery, today: string): TaskFilter | u
 }
 
 /** A page of an updated_since walk of the tasks (src/http/sync.ts); `status` as of the request's day. */
-export function tasksWalk(db: Database, caller: Caller, walk: WalkRequest) {
+export function tasksWalk(db: Db, caller: Caller, walk: WalkRequest) {
   const today = dayIn(walk.now, caller.timezone)
   return walkPage(db, { ...walk, resource: 'tasks', companyId: caller.companyId }, (window) =>
     tasksWalkPage(db, caller.companyId, window, today), withoutSyncAt)
 }
 
 /** One page of the caller's tasks, and the total: one statement. */
-export async function tasksPage(db: Database, caller: Caller, query: TasksListQuery, window: PageWindow, now: Date) {
+export async function tasksPage(db: Db, caller: Caller, query: TasksListQuery, window: PageWindow, now: Date) {
   exclusiveFlags(query, 'done', 'undone')
   const today = dayIn(now, caller.timezone)
   const filter = taskFilter(query, today)
@@ -113,7 +113,7 @@ export interface PlannedTask {
  * unless `assignedToId` says otherwise, created `at` (default: the database's now).
  */
 export function createTasks(
-  tx: Database,
+  tx: Db,
   companyId: CompanyId,
   contact: TaskContact,
   planned: PlannedTask[],
@@ -140,7 +140,7 @@ export function createTasks(
  * writes `task_completed` on its contact, in one statement; undefined if it was done already.
  */
 export function completeOpenTask(
-  tx: Database,
+  tx: Db,
   companyId: CompanyId,
   taskId: number,
   at: Date,
@@ -165,12 +165,12 @@ export function defaultTitle(kind: TaskKind, contact: Pick<TaskContact, 'firstNa
   return Array.from(`${DEFAULT_TITLE[kind]} ${name}`).slice(0, 255).join('')
 }
 
-async function companyZone(db: Database, companyId: CompanyId): Promise<string> {
+async function companyZone(db: Db, companyId: CompanyId): Promise<string> {
   return (await findCompany(db, companyId))?.timezone ?? 'UTC'
 }
 
 /** `task create`: one task outside any flow, in the contact's company. */
-export async function createStandaloneTask(db: Database, input: TaskCreateInput, now: Date): Promise<Task> {
+export async function createStandaloneTask(db: Db, input: TaskCreateInput, now: Date): Promise<Task> {
   const found = await findLiveContactAnyCompany(db, input.contact)
   if (!found) throw invalid({ contact: ['does not exist'] })
   const companyId = asCompanyId(found.companyId)
@@ -179,7 +179,7 @@ export async function createStandaloneTask(db: Database, input: TaskCreateInput,
     throw invalid({ 'assigned-to': ['is not a user of the contact company'] })
   }
   const today = dayIn(now, await companyZone(db, companyId))
-  return db.transaction(async (tx) => {
+  return transaction(db, async (tx) => {
     const contact = await lockLiveContact(tx, companyId, found.id)
     if (!contact) throw invalid({ contact: ['does not exist'] })
     const title = input.title ?? defaultTitle(input.kind, contact)
@@ -195,13 +195,13 @@ export async function createStandaloneTask(db: Database, input: TaskCreateInput,
 }
 
 /** `task complete`: done now; refused for a task that is done already. */
-export async function completeTaskCommand(db: Database, input: TaskCompleteInput, now: Date): Promise<Task> {
+export async function completeTaskCommand(db: Db, input: TaskCompleteInput, now: Date): Promise<Task> {
   const task = await findTaskAnyCompany(db, input.id)
   if (!task) throw new ApiError(404, `task ${input.id} not found`)
   const companyId = asCompanyId(task.companyId)
   const timezone = await companyZone(db, companyId)
   // The completion, then its webhook event (recorded in the outbox, outbox.ts).
-  return db.transaction(async (tx) => {
+  return transaction(db, async (tx) => {
     const row = await completeOpenTask(tx, companyId, task.id, now, timezone, null)
     if (!row) throw new ApiError(422, `task ${input.id} is already done`)
     const done = toTask(row, dayIn(now, timezone))

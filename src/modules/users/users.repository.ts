@@ -1,8 +1,7 @@
-import { and, eq } from 'drizzle-orm'
-import type { Database } from '../../db/client.js'
+import type { Db } from '../../db/db.js'
 import { isoInstant, jsonArrayOf, jsonObjectOf } from '../../db/json-sql.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
-import { companies, users } from '../../db/schema.js'
+import type { companies, users } from '../../db/schema.js'
 import type { CompanyId } from '../../tenancy.js'
 
 export type UserRow = typeof users.$inferSelect
@@ -38,7 +37,7 @@ const usersPage = defineQuery<{ total: number; data: string }>(
 )
 
 /** The company's user count and one page of its users as a JSON array (text). */
-export async function usersPageJson(db: Database, companyId: CompanyId, page: { limit: number; offset: number }) {
+export async function usersPageJson(db: Db, companyId: CompanyId, page: { limit: number; offset: number }) {
   const row = await runOne(db, usersPage, [companyId, page.limit, page.offset])
   return { total: row?.total ?? 0, data: row?.data ?? '[]' }
 }
@@ -57,7 +56,7 @@ const authorizationJson = defineQuery<{ json: string }>(
 )
 
 /** `{user, company}` of authorize_api as JSON text, or undefined. */
-export async function findAuthorizationJson(db: Database, companyId: CompanyId, userId: number): Promise<string | undefined> {
+export async function findAuthorizationJson(db: Db, companyId: CompanyId, userId: number): Promise<string | undefined> {
   return (await runOne(db, authorizationJson, [companyId, userId]))?.json
 }
 
@@ -67,7 +66,7 @@ const usersOfCompany = defineQuery<ApiUser>(
   `select ${USER_COLUMNS} from users where company_id = $1 order by id`,
 )
 
-export async function allUsersOf(db: Database, companyId: CompanyId): Promise<ApiUser[]> {
+export async function allUsersOf(db: Db, companyId: CompanyId): Promise<ApiUser[]> {
   return run(db, usersOfCompany, [companyId])
 }
 
@@ -92,45 +91,68 @@ const companiesAll = defineQuery<ListedCompany>(
     order by c.id`,
 )
 
-export async function allCompanies(db: Database): Promise<ListedCompany[]> {
+export async function allCompanies(db: Db): Promise<ListedCompany[]> {
   return run(db, companiesAll, [])
 }
 
 // Start-up: is this a fresh database (demo data to load)? One probe of the primary key.
 const anyCompany = defineQuery<{ any: boolean }>('users.anyCompany', 'select exists (select 1 from companies) as any')
 
-export async function hasAnyCompany(db: Database): Promise<boolean> {
+export async function hasAnyCompany(db: Db): Promise<boolean> {
   return (await runOne(db, anyCompany, []))?.any ?? false
 }
 
-export async function findUser(db: Database, companyId: CompanyId, id: number): Promise<UserRow | undefined> {
-  const [row] = await db.select().from(users).where(and(eq(users.companyId, companyId), eq(users.id, id)))
-  return row
+// A user row with the schema's (camelCase) names, for the services' rules.
+const USER_ROW = `company_id as "companyId", id, name, email, role, active, password_hash as "passwordHash",
+                  created_at as "createdAt", updated_at as "updatedAt"`
+const COMPANY_ROW = 'id, name, timezone, created_at as "createdAt", updated_at as "updatedAt"'
+
+// By primary key (company_id, id).
+const userById = defineQuery<UserRow>('users.byId', `select ${USER_ROW} from users where company_id = $1 and id = $2`)
+
+export async function findUser(db: Db, companyId: CompanyId, id: number): Promise<UserRow | undefined> {
+  return runOne(db, userById, [companyId, id])
 }
+
+// Admin command line and token creation: the id alone (a scan of the few users of an instance).
+const userByIdAnyCompany = defineQuery<UserRow>('users.byIdAnyCompany', `select ${USER_ROW} from users where id = $1`)
 
 /** Admin command line only: a user by id whatever its company. */
-export async function findUserAnyCompany(db: Database, id: number): Promise<UserRow | undefined> {
-  const [row] = await db.select().from(users).where(eq(users.id, id))
-  return row
+export async function findUserAnyCompany(db: Db, id: number): Promise<UserRow | undefined> {
+  return runOne(db, userByIdAnyCompany, [id])
 }
 
+const insertUserStatement = defineQuery<UserRow>(
+  'users.insert',
+  `insert into users (company_id, name, email, role)
+   values ($1, $2, $3, $4)
+   returning ${USER_ROW}`,
+)
+
 export async function insertUser(
-  db: Database,
+  db: Db,
   companyId: CompanyId,
   values: { name: string; email: string; role: 'admin' | 'member' },
 ): Promise<UserRow> {
-  const [row] = await db.insert(users).values({ companyId, ...values }).returning()
+  const row = await runOne(db, insertUserStatement, [companyId, values.name, values.email, values.role])
   if (!row) throw new Error('insert returned no row')
   return row
 }
 
-export async function findCompany(db: Database, companyId: CompanyId): Promise<CompanyRow | undefined> {
-  const [row] = await db.select().from(companies).where(eq(companies.id, companyId))
-  return row
+// By primary key.
+const companyById = defineQuery<CompanyRow>('users.company', `select ${COMPANY_ROW} from companies where id = $1`)
+
+export async function findCompany(db: Db, companyId: CompanyId): Promise<CompanyRow | undefined> {
+  return runOne(db, companyById, [companyId])
 }
 
-export async function insertCompany(db: Database, values: { name: string; timezone: string }): Promise<CompanyRow> {
-  const [row] = await db.insert(companies).values(values).returning()
+const insertCompanyStatement = defineQuery<CompanyRow>(
+  'users.insertCompany',
+  `insert into companies (name, timezone) values ($1, $2) returning ${COMPANY_ROW}`,
+)
+
+export async function insertCompany(db: Db, values: { name: string; timezone: string }): Promise<CompanyRow> {
+  const row = await runOne(db, insertCompanyStatement, [values.name, values.timezone])
   if (!row) throw new Error('insert returned no row')
   return row
 }

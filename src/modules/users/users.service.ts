@@ -1,4 +1,4 @@
-import type { Database } from '../../db/client.js'
+import type { Db } from '../../db/db.js'
 import { uniqueViolation } from '../../db/errors.js'
 import { ApiError, invalid } from '../../errors.js'
 import { asCompanyId, type CompanyId } from '../../tenancy.js'
@@ -41,20 +41,20 @@ export function isTimeZone(zone: string): boolean {
   }
 }
 
-export async function createCompany(db: Database, input: CompanyCreateInput) {
+export async function createCompany(db: Db, input: CompanyCreateInput) {
   const timezone = input.timezone ?? 'UTC'
   if (!isTimeZone(timezone)) throw invalid({ timezone: ['is not a known IANA time zone (Area/City)'] })
   return toCompany(await insertCompany(db, { name: input.name, timezone }))
 }
 
 /** The company an admin command names, checked to exist. */
-export async function requireCompany(db: Database, id: number): Promise<CompanyId> {
+export async function requireCompany(db: Db, id: number): Promise<CompanyId> {
   const companyId = asCompanyId(id)
   if (!(await findCompany(db, companyId))) throw new ApiError(404, `company ${id} not found`)
   return companyId
 }
 
-export async function createUser(db: Database, input: UserCreateInput) {
+export async function createUser(db: Db, input: UserCreateInput) {
   const companyId = await requireCompany(db, input.company)
   try {
     const row = await insertUser(db, companyId, { name: input.name, email: input.email, role: input.role ?? 'member' })
@@ -66,16 +66,16 @@ export async function createUser(db: Database, input: UserCreateInput) {
 }
 
 /** `company list`: every company with the number of its users. */
-export async function listCompanies(db: Database) {
+export async function listCompanies(db: Db) {
   return { data: await allCompanies(db) }
 }
 
 /** `user list`: every user of a company, active or not. */
-export async function listUsers(db: Database, company: number) {
+export async function listUsers(db: Db, company: number) {
   return { data: await allUsersOf(db, await requireCompany(db, company)) }
 }
 
 /** A fresh database, without any company yet (the server loads the demo data into it). */
-export async function isFreshDatabase(db: Database): Promise<boolean> {
+export async function isFreshDatabase(db: Db): Promise<boolean> {
   return !(await hasAnyCompany(db))
 }

@@ -5,7 +5,7 @@
 // one company never wait for each other here. Numbering the events (ids and the company's
 // sequence, in the order they become visible) and fanning them out to their deliveries is
 // publishing, after the commit (publish.ts).
-import type { Database } from '../../db/client.js'
+import type { Db } from '../../db/db.js'
 import { defineQuery, run } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
 import type { EventType } from './event-types.js'
@@ -41,7 +41,7 @@ const recordEventsQuery = defineQuery<{ id: number }>(
 )
 
 /** Records events in the caller's transaction (published once it commits). */
-export async function recordEvents(db: Database, companyId: CompanyId, events: NewApiEvent[], now: Date): Promise<void> {
+export async function recordEvents(db: Db, companyId: CompanyId, events: NewApiEvent[], now: Date): Promise<void> {
   if (events.length === 0) return
   // json, not jsonb: the payload keeps the API's key order byte for byte.
   const types = events.map((event) => event.type)
@@ -49,5 +49,5 @@ export async function recordEvents(db: Database, companyId: CompanyId, events: N
   await run(db, recordEventsQuery, [companyId, types, data, now])
 }
 
-export const recordEvent = (db: Database, companyId: CompanyId, type: EventType, data: unknown, now: Date) =>
+export const recordEvent = (db: Db, companyId: CompanyId, type: EventType, data: unknown, now: Date) =>
   recordEvents(db, companyId, [{ type, data }], now)

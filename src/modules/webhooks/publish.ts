@@ -18,7 +18,7 @@
 // Who publishes: the delivery worker of every instance, each turn (every company, oldest
 // first, locks taken in company order); and the event log before it reads a company's
 // events, so a client sees its own changes there at once.
-import type { Database } from '../../db/client.js'
+import type { Db } from '../../db/db.js'
 import { defineQuery, run } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
 
@@ -85,7 +85,7 @@ const publishCompanyStatement = defineQuery<{ events: number; deliveries: number
 )
 
 /** Publishes up to `limit` of the oldest recorded events of every company; answers how many it moved. */
-export async function publishEvents(db: Database, limit: number): Promise<number> {
+export async function publishEvents(db: Db, limit: number): Promise<number> {
   const [row] = await run(db, publishStatement, [limit])
   return row?.events ?? 0
 }
@@ -99,7 +99,7 @@ const COMPANY_MOVES = 10
  * it, unless more than COMPANY_MOVES moves' worth (a backlog, or writers outpacing the
  * moves), whose rest the worker publishes.
  */
-export async function publishCompanyEvents(db: Database, companyId: CompanyId): Promise<void> {
+export async function publishCompanyEvents(db: Db, companyId: CompanyId): Promise<void> {
   for (let move = 0; move < COMPANY_MOVES; move++) {
     const [row] = await run(db, publishCompanyStatement, [companyId, COMPANY_BATCH])
     if ((row?.events ?? 0) < COMPANY_BATCH) return

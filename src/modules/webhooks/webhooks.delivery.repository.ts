@@ -1,7 +1,7 @@
 // The delivery worker's statements (src/modules/webhooks/worker.ts). The worker serves every
 // company at once, so these are the only statements here that do not take the caller's
 // company: they pick due deliveries wherever they are, by the partial index on pending ones.
-import type { Database } from '../../db/client.js'
+import type { Db } from '../../db/db.js'
 import { defineQuery, run } from '../../db/query.js'
 
 /** A leased delivery with everything its post needs. */
@@ -89,7 +89,7 @@ export interface ClaimLimits {
   inFlight: ReadonlyMap<number, number>
 }
 
-export function claimDeliveries(db: Database, limits: ClaimLimits): Promise<ClaimedDelivery[]> {
+export function claimDeliveries(db: Db, limits: ClaimLimits): Promise<ClaimedDelivery[]> {
   const busy = [...limits.inFlight]
   const saturated = busy.filter(([, n]) => n >= limits.perSubscription).map(([id]) => id)
   return run(db, claimStatement, [
@@ -166,7 +166,7 @@ const recordStatement = defineQuery<{ id: number; disabled: boolean }>(
 )
 
 /** Records outcomes; answers the subscriptions it disabled. */
-export async function recordOutcomes(db: Database, outcomes: Outcome[], now: Date, disableAfterMs: number): Promise<number[]> {
+export async function recordOutcomes(db: Db, outcomes: Outcome[], now: Date, disableAfterMs: number): Promise<number[]> {
   if (outcomes.length === 0) return []
   const rows = await run(db, recordStatement, [
     outcomes.map((o) => o.companyId),
@@ -202,7 +202,7 @@ const pruneStatement = defineQuery<{ deleted: number }>(
    select count(*)::int as deleted from gone`,
 )
 
-export async function pruneEvents(db: Database, before: Date, limit: number): Promise<number> {
+export async function pruneEvents(db: Db, before: Date, limit: number): Promise<number> {
   const [row] = await run(db, pruneStatement, [before, limit])
   return row?.deleted ?? 0
 }

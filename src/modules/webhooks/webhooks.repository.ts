@@ -3,7 +3,7 @@
 // takes the caller's company, compared as `(select $1::bigint)` as in the other modules (a
 // company the planner has no statistics for otherwise gets a plan reading all its rows),
 // and answers in one round trip: a page comes with its total.
-import type { Database } from '../../db/client.js'
+import type { Db } from '../../db/db.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
 
@@ -66,7 +66,7 @@ const lockStatement = defineQuery<{ locked: string }>(
   `select pg_advisory_xact_lock(hashtextextended('webhooks:' || $1::bigint, 0))::text as locked`,
 )
 
-export async function lockCompanySubscriptions(tx: Database, companyId: CompanyId): Promise<void> {
+export async function lockCompanySubscriptions(tx: Db, companyId: CompanyId): Promise<void> {
   await run(tx, lockStatement, [companyId])
 }
 
@@ -89,7 +89,7 @@ export interface NewSubscription {
 }
 
 /** The new subscription, or undefined when the company is at `cap`. */
-export function insertSubscription(tx: Database, companyId: CompanyId, values: NewSubscription, cap: number): Promise<ApiSubscription | undefined> {
+export function insertSubscription(tx: Db, companyId: CompanyId, values: NewSubscription, cap: number): Promise<ApiSubscription | undefined> {
   return runOne(tx, insertStatement, [companyId, values.url, values.events, values.description, values.secret, values.now, cap])
 }
 
@@ -107,7 +107,7 @@ const pageStatement = defineQuery<{ total: number } & (ApiSubscription | { id: n
 )
 
 export async function subscriptionsPage(
-  db: Database,
+  db: Db,
   companyId: CompanyId,
   page: { limit: number; offset: number },
 ): Promise<{ total: number; rows: ApiSubscription[] }> {
@@ -121,7 +121,7 @@ const byIdStatement = defineQuery<ApiSubscription>(
   { pipelined: true },
 )
 
-export function findSubscription(db: Database, companyId: CompanyId, id: number): Promise<ApiSubscription | undefined> {
+export function findSubscription(db: Db, companyId: CompanyId, id: number): Promise<ApiSubscription | undefined> {
   return runOne(db, byIdStatement, [companyId, id])
 }
 
@@ -149,7 +149,7 @@ const overviewStatement = defineQuery<SubscriptionOverview>(
     order by s.id`,
 )
 
-export function subscriptionsOverview(db: Database, companyId: CompanyId): Promise<SubscriptionOverview[]> {
+export function subscriptionsOverview(db: Db, companyId: CompanyId): Promise<SubscriptionOverview[]> {
   return run(db, overviewStatement, [companyId])
 }
 
@@ -184,7 +184,7 @@ export interface SubscriptionChanges {
   now: Date
 }
 
-export function updateSubscription(db: Database, companyId: CompanyId, id: number, changes: SubscriptionChanges): Promise<ApiSubscription | undefined> {
+export function updateSubscription(db: Db, companyId: CompanyId, id: number, changes: SubscriptionChanges): Promise<ApiSubscription | undefined> {
   return runOne(db, updateStatement, [
     companyId,
     id,
@@ -203,7 +203,7 @@ const deleteStatement = defineQuery<{ id: number }>(
   `delete from webhook_subscriptions where company_id = ${COMPANY} and id = $2 returning id`,
 )
 
-export async function deleteSubscription(db: Database, companyId: CompanyId, id: number): Promise<boolean> {
+export async function deleteSubscription(db: Db, companyId: CompanyId, id: number): Promise<boolean> {
   return (await runOne(db, deleteStatement, [companyId, id])) !== undefined
 }
 
@@ -218,7 +218,7 @@ const rotateStatement = defineQuery<ApiSubscription & { previous_secret_expires_
 )
 
 export function rotateSecret(
-  db: Database,
+  db: Db,
   companyId: CompanyId,
   id: number,
   values: { secret: string; previousExpiresAt: Date; now: Date },
@@ -248,7 +248,7 @@ const pingStatement = defineQuery<{ enabled: boolean } & (ApiDelivery | { id: nu
 
 /** undefined: no such subscription; `{enabled: false}`: disabled, nothing sent. */
 export async function insertPing(
-  db: Database,
+  db: Db,
   companyId: CompanyId,
   subscriptionId: number,
   now: Date,
@@ -286,7 +286,7 @@ const deliveriesPageStatement = defineQuery<{ found: boolean; total: number } & 
 )
 
 export async function deliveriesPage(
-  db: Database,
+  db: Db,
   companyId: CompanyId,
   subscriptionId: number,
   page: { limit: number; offset: number },
@@ -309,7 +309,7 @@ const deliveryByIdStatement = defineQuery<ApiDelivery>(
   { pipelined: true },
 )
 
-export function findDelivery(db: Database, companyId: CompanyId, subscriptionId: number, id: number): Promise<ApiDelivery | undefined> {
+export function findDelivery(db: Db, companyId: CompanyId, subscriptionId: number, id: number): Promise<ApiDelivery | undefined> {
   return runOne(db, deliveryByIdStatement, [companyId, subscriptionId, id])
 }
 
@@ -338,7 +338,7 @@ const retryStatement = defineQuery<{ enabled: boolean } & (ApiDelivery | { id: n
 )
 
 export async function retryDelivery(
-  db: Database,
+  db: Db,
   companyId: CompanyId,
   subscriptionId: number,
   id: number,
@@ -388,7 +388,7 @@ export interface EventFilter {
 }
 
 export async function eventsPage(
-  db: Database,
+  db: Db,
   companyId: CompanyId,
   filter: EventFilter,
   page: { limit: number; offset: number },
@@ -404,6 +404,6 @@ const eventByIdStatement = defineQuery<ApiEvent>(
   { pipelined: true },
 )
 
-export function findEvent(db: Database, companyId: CompanyId, id: number): Promise<ApiEvent | undefined> {
+export function findEvent(db: Db, companyId: CompanyId, id: number): Promise<ApiEvent | undefined> {
   return runOne(db, eventByIdStatement, [companyId, id])
 }

@@ -2,7 +2,7 @@
 // company may manage its subscriptions. A destination is checked when it is saved (syntax,
 // https, and every address it resolves to, unless WEBHOOK_ALLOW_PRIVATE) and again by the
 // worker at every delivery. Secrets are generated here, shown once, and stored encrypted.
-import type { Database } from '../../db/client.js'
+import { transaction, type Db } from '../../db/db.js'
 import { invalid, notFound, refused } from '../../errors.js'
 import type { PageWindow } from '../../http/pagination.js'
 import type { Caller } from '../../tenancy.js'
@@ -93,28 +93,28 @@ function checkedEvents(events: string[]): string[] {
 
 const disabled = () => refused({ enabled: ['is false: re-enable the webhook first (PUT with enabled=true)'] })
 
-export async function subscriptionsOf(db: Database, caller: Pick<Caller, 'companyId'>, window: PageWindow) {
+export async function subscriptionsOf(db: Db, caller: Pick<Caller, 'companyId'>, window: PageWindow) {
   return subscriptionsPage(db, caller.companyId, window)
 }
 
 /** Every subscription with its latest delivery (the web page: at most MAX_SUBSCRIPTIONS). */
-export function subscriptionsOverviewOf(db: Database, caller: Pick<Caller, 'companyId'>) {
+export function subscriptionsOverviewOf(db: Db, caller: Pick<Caller, 'companyId'>) {
   return subscriptionsOverview(db, caller.companyId)
 }
 
-export async function subscriptionOf(db: Database, caller: Pick<Caller, 'companyId'>, id: number): Promise<ApiSubscription> {
+export async function subscriptionOf(db: Db, caller: Pick<Caller, 'companyId'>, id: number): Promise<ApiSubscription> {
   const row = await findSubscription(db, caller.companyId, id)
   if (!row) throw notFound()
   return row
 }
 
 /** The new subscription with its secret in the clear: the only time, with rotate, that it is shown. */
-export async function createSubscription(db: Database, caller: Pick<Caller, 'companyId'>, input: CreateWebhookBody, settings: WebhookSettings, now: Date) {
+export async function createSubscription(db: Db, caller: Pick<Caller, 'companyId'>, input: CreateWebhookBody, settings: WebhookSettings, now: Date) {
   const events = checkedEvents(input.events)
   const url = await checkedUrl(input.url, settings)
   const secret = newSigningSecret()
   const stored = encryptSecret(settings.secretKey, secret)
-  const row = await db.transaction(async (tx) => {
+  const row = await transaction(db, async (tx) => {
     await lockCompanySubscriptions(tx, caller.companyId)
     return insertSubscription(tx, caller.companyId, { url, events, description: input.description ?? null, secret: stored, now }, MAX_SUBSCRIPTIONS)
   })
@@ -122,7 +122,7 @@ export async function createSubscription(db: Database, caller: Pick<Caller, 'com
   return { ...row, secret, previous_secret_expires_at: null }
 }
 
-export async function changeSubscription(db: Database, caller: Pick<Caller, 'companyId'>, id: number, input: UpdateWebhookBody, settings: WebhookSettings, now: Date) {
+export async function changeSubscription(db: Db, caller: Pick<Caller, 'companyId'>, id: number, input: UpdateWebhookBody, settings: WebhookSettings, now: Date) {
   const events = input.events === undefined ? undefined : checkedEvents(input.events)
   const url = input.url === undefined ? undefined : await checkedUrl(input.url, settings)
   const row = await updateSubscription(db, caller.companyId, id, { url, events, description: input.description, enabled: input.enabled, now })
@@ -130,12 +130,12 @@ export async function changeSubscription(db: Database, caller: Pick<Caller, 'com
   return row
 }
 
-export async function removeSubscription(db: Database, caller: Pick<Caller, 'companyId'>, id: number): Promise<void> {
+export async function removeSubscription(db: Db, caller: Pick<Caller, 'companyId'>, id: number): Promise<void> {
   if (!(await deleteSubscription(db, caller.companyId, id))) throw notFound()
 }
 
 /** A new secret (shown once); the old one keeps signing for 24 hours. */
-export async function rotateSubscriptionSecret(db: Database, caller: Pick<Caller, 'companyId'>, id: number, settings: WebhookSettings, now: Date) {
+export async function rotateSubscriptionSecret(db: Db, caller: Pick<Caller, 'companyId'>, id: number, settings: WebhookSettings, now: Date) {
   const secret = newSigningSecret()
   const row = await rotateSecret(db, caller.companyId, id, {
     secret: encryptSecret(settings.secretKey, secret),
@@ -147,27 +147,27 @@ export async function rotateSubscriptionSecret(db: Database, caller: Pick<Caller
 }
 
 /** Queues a `ping` to the subscription, due now; the delivery, to follow its status. */
-export async function pingSubscription(db: Database, caller: Pick<Caller, 'companyId'>, id: number, now: Date): Promise<ApiDelivery> {
+export async function pingSubscription(db: Db, caller: Pick<Caller, 'companyId'>, id: number, now: Date): Promise<ApiDelivery> {
   const result = await insertPing(db, caller.companyId, id, now)
   if (!result) throw notFound()
   if (!result.enabled) throw disabled()
   return result.delivery
 }
 
-export async function deliveriesOf(db: Database, caller: Pick<Caller, 'companyId'>, subscriptionId: number, window: PageWindow) {
+export async function deliveriesOf(db: Db, caller: Pick<Caller, 'companyId'>, subscriptionId: number, window: PageWindow) {
   const page = await deliveriesPage(db, caller.companyId, subscriptionId, window)
   if (!page) throw notFound()
   return page
 }
 
-export async function deliveryOf(db: Database, caller: Pick<Caller, 'companyId'>, subscriptionId: number, id: number): Promise<ApiDelivery> {
+export async function deliveryOf(db: Db, caller: Pick<Caller, 'companyId'>, subscriptionId: number, id: number): Promise<ApiDelivery> {
   const row = await findDelivery(db, caller.companyId, subscriptionId, id)
   if (!row) throw notFound()
   return row
 }
 
 /** Sends the delivery again from the start (delivered ones too: a replay). */
-export async function retrySubscriptionDelivery(db: Database, caller: Pick<Caller, 'companyId'>, subscriptionId: number, id: number, now: Date): Promise<ApiDelivery> {
+export async function retrySubscriptionDelivery(db: Db, caller: Pick<Caller, 'companyId'>, subscriptionId: number, id: number, now: Date): Promise<ApiDelivery> {
   const result = await retryDelivery(db, caller.companyId, subscriptionId, id, now)
   if (!result) throw notFound()
   if (!result.enabled) throw disabled()
@@ -184,14 +184,14 @@ function eventTypesFilter(type: string | undefined): string[] | null {
 }
 
 /** The company's event log; what it has recorded and committed is published first, so a client sees its own changes. */
-export async function eventLog(db: Database, caller: Pick<Caller, 'companyId'>, query: EventsQuery, window: PageWindow) {
+export async function eventLog(db: Db, caller: Pick<Caller, 'companyId'>, query: EventsQuery, window: PageWindow) {
   const types = eventTypesFilter(query.type)
   const since = query.since === undefined || query.since === '' ? null : new Date(query.since)
   await publishCompanyEvents(db, caller.companyId)
   return eventsPage(db, caller.companyId, { types, since, afterId: query.after_id ?? 0 }, window)
 }
 
-export async function eventOf(db: Database, caller: Pick<Caller, 'companyId'>, id: number) {
+export async function eventOf(db: Db, caller: Pick<Caller, 'companyId'>, id: number) {
   const row = await findEvent(db, caller.companyId, id)
   if (!row) throw notFound()
   return row

@@ -8,7 +8,7 @@
 import http from 'node:http'
 import https from 'node:https'
 import type { FastifyBaseLogger } from 'fastify'
-import type { Database } from '../../db/client.js'
+import type { Db } from '../../db/db.js'
 import { DELIVERY_TIMEOUT_MS, defaultSchedule, deliveryHeaders, nextAttempt, payload, post, webhookId, type Schedule } from './delivery.js'
 import { decryptSecret } from './secrets.js'
 import { publishEvents } from './publish.js'
@@ -58,7 +58,7 @@ export const defaultWorkerOptions = (): WorkerOptions => ({
 })
 
 export interface WorkerDeps {
-  db: Database
+  db: Db
   /** The app's clock: what is due, the schedule, pruning (tests move it). */
   clock: () => Date
   /** The key the signing secrets are encrypted with. */

@@ -1,4 +1,4 @@
-import type { Database } from '../../db/client.js'
+import type { Db } from '../../db/db.js'
 import { defineQuery, run } from '../../db/query.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { whatsappMessages } from '../../db/schema.js'
@@ -31,13 +31,13 @@ const companyUsers = defineQuery<{ id: number }>(
 )
 
 /** Of `ids`, those of live contacts of the company. */
-export async function liveContactIds(db: Database, companyId: CompanyId, ids: number[]): Promise<Set<number>> {
+export async function liveContactIds(db: Db, companyId: CompanyId, ids: number[]): Promise<Set<number>> {
   if (ids.length === 0) return new Set()
   return new Set((await run(db, liveContacts, [companyId, ids])).map((row) => row.id))
 }
 
 /** Of `ids`, those of users of the company. */
-export async function companyUserIds(db: Database, companyId: CompanyId, ids: number[]): Promise<Set<number>> {
+export async function companyUserIds(db: Db, companyId: CompanyId, ids: number[]): Promise<Set<number>> {
   if (ids.length === 0) return new Set()
   return new Set((await run(db, companyUsers, [companyId, ids])).map((row) => row.id))
 }
@@ -80,7 +80,7 @@ const foldChats = defineQuery<never>(
  * message by sent_at, then id). Call it inside a transaction. Answers the messages as the
  * API shows them, ids ascending.
  */
-export async function importMessages(db: Database, companyId: CompanyId, messages: NewMessage[]): Promise<ApiMessage[]> {
+export async function importMessages(db: Db, companyId: CompanyId, messages: NewMessage[]): Promise<ApiMessage[]> {
   const records: ApiMessage[] = []
   const chats = new Map<string, ChatDelta>()
   for (let i = 0; i < messages.length; i += BATCH) {
@@ -211,7 +211,7 @@ const messagesPage = messagesStatement('whatsapp.messages', '')
 const messagesPageOfUser = messagesStatement('whatsapp.messagesOfUser', 'and user_id = $5')
 
 export async function messagesPageWithTotal(
-  db: Database,
+  db: Db,
   companyId: CompanyId,
   contactId: number,
   userId: number | undefined,
@@ -239,7 +239,7 @@ const walkStatement = defineQuery<ApiMessage & { sync_at: string }>(
     limit $6`,
 )
 
-export function messagesWalkPage(db: Database, companyId: CompanyId, window: WalkWindow) {
+export function messagesWalkPage(db: Db, companyId: CompanyId, window: WalkWindow) {
   return run(db, walkStatement, walkParams(companyId, window))
 }
 
@@ -275,7 +275,7 @@ const chatsPage = chatsStatement('whatsapp.chats', '')
 const chatsPageOfUser = chatsStatement('whatsapp.chatsOfUser', 'and user_id = $5')
 
 export async function chatsPageWithTotal(
-  db: Database,
+  db: Db,
   companyId: CompanyId,
   contactId: number,
   userId: number | undefined,

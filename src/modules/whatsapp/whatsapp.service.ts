@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises'
-import type { Database } from '../../db/client.js'
+import { transaction, type Db } from '../../db/db.js'
 import { ApiError, notFound } from '../../errors.js'
 import { instantOf } from '../../http/dates.js'
 import type { PageWindow } from '../../http/pagination.js'
@@ -20,19 +20,19 @@ import {
 import { ImportLine } from './whatsapp.schemas.js'
 
 /** A page of an updated_since walk of the messages of the company's live contacts (src/http/sync.ts). */
-export function messagesWalk(db: Database, companyId: CompanyId, walk: WalkRequest) {
+export function messagesWalk(db: Db, companyId: CompanyId, walk: WalkRequest) {
   return walkPage(db, { ...walk, resource: 'whatsapp_messages', companyId }, (window) =>
     messagesWalkPage(db, companyId, window), withoutSyncAt)
 }
 
 /** Both lists answer 404 unless the contact is a live contact of the company. */
-export async function messagesPage(db: Database, companyId: CompanyId, contactId: number, userId: number | undefined, window: PageWindow) {
+export async function messagesPage(db: Db, companyId: CompanyId, contactId: number, userId: number | undefined, window: PageWindow) {
   const { found, total, rows } = await messagesPageWithTotal(db, companyId, contactId, userId, window)
   if (!found) throw notFound()
   return { total, data: rows }
 }
 
-export async function chatsPage(db: Database, companyId: CompanyId, contactId: number, userId: number | undefined, window: PageWindow) {
+export async function chatsPage(db: Db, companyId: CompanyId, contactId: number, userId: number | undefined, window: PageWindow) {
   const { found, total, rows } = await chatsPageWithTotal(db, companyId, contactId, userId, window)
   if (!found) throw notFound()
   return { total, data: rows }
@@ -46,7 +46,7 @@ const REPORTED_LINES = 20
  * nothing is imported (the error names the bad lines by number). Then all of it in one
  * transaction, chats included. Blank lines are skipped.
  */
-export async function importFile(db: Database, input: { company: number; file: string }) {
+export async function importFile(db: Db, input: { company: number; file: string }) {
   const companyId = await requireCompany(db, input.company)
   let text: string
   try {
@@ -109,7 +109,7 @@ export async function importFile(db: Database, input: { company: number; file: s
   }))
   const now = new Date()
   // One whatsapp_message.created event per message, in one statement after the chats.
-  const imported = await db.transaction(async (tx) => {
+  const imported = await transaction(db, async (tx) => {
     const records = await importMessages(tx, companyId, messages)
     await recordApiEvents(tx, companyId, records.map((data) => ({ type: 'whatsapp_message.created' as const, data })), now)
     return records.length

@@ -1,0 +1,62 @@
+// The one way to the database: a Db is the pool or a transaction's client, statements run
+// on it with run() (src/db/query.ts), and transaction() opens a transaction on it. Nothing
+// else at run time talks to node-postgres, so no library's private fields are ever read.
+import pg from 'pg'
+import { isDatabaseUnavailable, retryingDeadlocks } from './errors.js'
+
+/** The database (the pool) or a transaction's client: repositories and run() take either. */
+export type Db = pg.Pool | pg.PoolClient
+
+/** Savepoints open on a transaction's client (nested transaction() calls). */
+const depths = new WeakMap<pg.PoolClient, number>()
+
+/**
+ * Runs `fn` in a transaction: BEGIN … COMMIT on a client of the pool, or a savepoint when
+ * `db` is already a transaction's client. A deadlock or serialization failure runs it again
+ * from the start (src/db/errors.ts, retryingDeadlocks), so `fn` must not do anything outside
+ * the database that cannot be repeated.
+ */
+export function transaction<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T> {
+  return retryingDeadlocks(() => (db instanceof pg.Pool ? outermost(db, fn) : savepoint(db, fn)))
+}
+
+async function outermost<T>(pool: pg.Pool, fn: (tx: Db) => Promise<T>): Promise<T> {
+  const client = await pool.connect()
+  // A client whose connection failed is destroyed on release, not handed out again.
+  let broken: Error | undefined
+  try {
+    await client.query('begin')
+    try {
+      const result = await fn(client)
+      await client.query('commit')
+      return result
+    } catch (err) {
+      await client.query('rollback').catch((rollbackError: unknown) => {
+        broken = rollbackError instanceof Error ? rollbackError : new Error('rollback failed')
+      })
+      throw err
+    }
+  } catch (err) {
+    if (isDatabaseUnavailable(err)) broken ??= err instanceof Error ? err : new Error('database unavailable')
+    throw err
+  } finally {
+    client.release(broken)
+  }
+}
+
+async function savepoint<T>(client: pg.PoolClient, fn: (tx: Db) => Promise<T>): Promise<T> {
+  const depth = (depths.get(client) ?? 0) + 1
+  const name = `sp${String(depth)}`
+  await client.query(`savepoint ${name}`)
+  depths.set(client, depth)
+  try {
+    const result = await fn(client)
+    await client.query(`release savepoint ${name}`)
+    return result
+  } catch (err) {
+    await client.query(`rollback to savepoint ${name}`)
+    throw err
+  } finally {
+    depths.set(client, depth - 1)
+  }
+}
