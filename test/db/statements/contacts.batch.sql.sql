@@ -1,0 +1,179 @@
+-- Statements of src/modules/contacts/contacts.batch.sql.ts, as run (test/db/statements.test.ts writes this file).
+
+-- contacts.batchLockEmails
+select count(pg_advisory_xact_lock(k.key))::int as locked,
+       set_config('plan_cache_mode', 'force_generic_plan', true) as plan_cache_mode
+  from (select distinct hashtextextended('lead-link:' || $1::bigint || ':' || lower(e), 0) as key
+          from unnest($2::text[]) as e
+         order by 1 offset 0) k;
+
+-- contacts.batchLockContacts
+select c.id from contacts c
+ where c.company_id = (select $1::bigint) and lower(c.email) = any($2::text[]) and c.deleted_at is null
+ order by c.id
+   for update;
+
+-- contacts.resolveLocked
+with matched as (
+  select c.* from contacts c
+   where c.company_id = (select $1::bigint) and c.id = any($2::bigint[]) and c.deleted_at is null
+   order by c.id
+)
+select
+  (select coalesce(json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) order by t.id), '[]')
+     from tags t where t.company_id = $1 and t.id = any($3::bigint[])) as tags,
+  (select coalesce(json_agg(json_build_object('id', f.id, 'field', f.field, 'kind', f.kind, 'options', f.options) order by f.id), '[]')
+     from custom_fields f where f.company_id = $1 and lower(f.field) = any($4::text[])) as custom_fields,
+  array(select u.id from users u where u.company_id = $1 and u.id = any($5::bigint[])) as users,
+  (select coalesce(json_agg(json_build_object(
+      'row', to_json(m),
+      'tags', (select coalesce(json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) order by t.id), '[]')
+                 from contact_tags ct join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
+                where ct.company_id = m.company_id and ct.contact_id = m.id),
+      'values', (select coalesce(json_agg(json_build_object('id', f.id, 'field', f.field, 'value', v.value) order by f.id), '[]')
+                   from contact_custom_values v join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
+                  where v.company_id = m.company_id and v.contact_id = m.id)) order by m.id), '[]')
+     from matched m) as contacts,
+  array(select nextval('contacts_id_seq'::regclass) from generate_series(1, $6::int)) as new_ids;
+
+-- contacts.changeLock
+select id, set_config('plan_cache_mode', 'force_generic_plan', true) as plan_cache_mode
+  from contacts where company_id = $1 and id = $2 and deleted_at is null
+   for update;
+
+-- contacts.batchWrite
+with shared_tags as (
+  select id from tags where company_id = $1 and id = any($8::bigint[]) order by id for key share
+), shared_fields as (
+  select id from custom_fields where company_id = $1 and id = any($12::bigint[]) order by id for key share
+), business_named as (
+  select distinct on (lower(b.name)) b.name from unnest($4::text[]) with ordinality as b(name, ord)
+   order by lower(b.name), b.ord
+), business_found as (
+  select b.id, lower(b.name) as key from businesses b
+   where b.company_id = $1 and lower(b.name) = any(array(select lower(n.name) from business_named n))
+), business_made as (
+  insert into businesses (company_id, name)
+  select $1, n.name from business_named n
+   where not exists (select from business_found f where f.key = lower(n.name))
+   order by lower(n.name)
+  on conflict (company_id, lower(name)) do update set updated_at = businesses.updated_at
+  returning id, lower(name) as key
+), business as (
+  select id, key from business_found union all select id, key from business_made
+), created as (
+  insert into contacts (company_id, id, user_id, first_name, last_name, email, business, position, telephone,
+                        cellphone, address, city, state, country, url, linkedin, variable1, variable2,
+                        variable3, carousel, stage, contact_group_id, business_id, created_at, updated_at)
+  overriding system value
+  select $1, x.id, x.user_id, x.first_name, x.last_name, x.email, x.business, x.position, x.telephone,
+         x.cellphone, x.address, x.city, x.state, x.country, x.url, x.linkedin, x.variable1, x.variable2,
+         x.variable3, x.carousel, x.stage, x.contact_group_id,
+         (select b.id from business b where b.key = lower(x.business_name)), $2, $2
+    from json_to_recordset($5::json) as x(id bigint, user_id bigint, first_name text, last_name text, email text, business text,
+                      position text, telephone text, cellphone text, address text, city text, state text,
+                      country text, url text, linkedin text, variable1 text, variable2 text, variable3 text,
+                      carousel boolean, stage contact_stage, contact_group_id bigint, business_name text)
+   order by x.id
+  returning *
+), created_record as (
+  -- The payload of a created contact's contact.created event, from the row just inserted and
+  -- the tags and custom values given for it (this statement cannot read its own inserts).
+  select c.id, (select row_to_json(j) from (select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
+           coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
+                 from unnest($7::bigint[], $8::bigint[]) as x(contact_id, tag_id)
+                 join tags t on t.company_id = $1 and t.id = x.tag_id
+                where x.contact_id = c.id), '[]') as tags, coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
+                 from unnest($11::bigint[], $12::bigint[], $13::text[]) as v(contact_id, field_id, value)
+                 join custom_fields f on f.company_id = $1 and f.id = v.field_id
+                where v.contact_id = c.id), '[]') as custom_fields,
+           to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(c.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j) as data
+    from created c
+), changed as (
+  update contacts c
+     set user_id = x.user_id, first_name = x.first_name, last_name = x.last_name, email = x.email,
+         business = x.business, position = x.position, telephone = x.telephone, cellphone = x.cellphone,
+         address = x.address, city = x.city, state = x.state, country = x.country, url = x.url,
+         linkedin = x.linkedin, variable1 = x.variable1, variable2 = x.variable2, variable3 = x.variable3,
+         carousel = x.carousel, stage = x.stage, contact_group_id = x.contact_group_id,
+         business_id = case when x.business_changed
+                            then (select b.id from business b where b.key = lower(x.business_name))
+                            else c.business_id end,
+         updated_at = $2
+    from json_to_recordset($6::json) as x(id bigint, user_id bigint, first_name text, last_name text, email text, business text,
+                      position text, telephone text, cellphone text, address text, city text, state text,
+                      country text, url text, linkedin text, variable1 text, variable2 text, variable3 text,
+                      carousel boolean, stage contact_stage, contact_group_id bigint, business_name text, business_changed boolean)
+   where c.company_id = $1 and c.id = x.id
+  returning c.id
+), untagged as (
+  delete from contact_tags ct
+   using unnest($9::bigint[], $10::bigint[]) as x(contact_id, tag_id)
+   where ct.company_id = $1 and ct.contact_id = x.contact_id and ct.tag_id = x.tag_id
+  returning 1
+), tagged as (
+  insert into contact_tags (company_id, contact_id, tag_id, created_at)
+  select $1, x.contact_id, x.tag_id, $2 from unnest($7::bigint[], $8::bigint[]) as x(contact_id, tag_id)
+  returning 1
+), cleared as (
+  delete from contact_custom_values v
+   using unnest($14::bigint[], $15::bigint[]) as x(contact_id, field_id)
+   where v.company_id = $1 and v.contact_id = x.contact_id and v.custom_field_id = x.field_id
+  returning 1
+), valued as (
+  insert into contact_custom_values (company_id, contact_id, custom_field_id, value, created_at, updated_at)
+  select $1, x.contact_id, x.field_id, x.value, $2, $2
+    from unnest($11::bigint[], $12::bigint[], $13::text[]) as x(contact_id, field_id, value)
+  on conflict (company_id, contact_id, custom_field_id) do update set value = excluded.value, updated_at = excluded.updated_at
+  returning 1
+), evented as (
+  insert into contact_events (company_id, contact_id, kind, user_id, data, occurred_at)
+  select $1, e.contact_id, e.kind::contact_event_kind, $3, e.data, $2
+    from rows from (json_to_recordset($16::json) as (contact_id bigint, kind text, data jsonb)) with ordinality as e(contact_id, kind, data, ord)
+   order by e.ord
+  returning 1
+), unlinked as (
+  update leads l set contact_id = null, updated_at = now()
+   where l.company_id = $1 and l.contact_id = any($24::bigint[])
+  returning l.user_id
+), linked as (
+  update leads l set contact_id = n.contact_id, updated_at = now()
+    from unnest($21::bigint[], $22::text[], $23::bigint[]) as n(contact_id, email, event_ord)
+   where l.company_id = $1 and lower(l.email) = lower(n.email) and l.contact_id is null
+  returning l.*, n.event_ord
+), counted as (
+  insert into counters (company_id, list, key, slot, value)
+  select $1, d.list, d.key, (pg_backend_pid() % 16)::smallint, sum(d.delta)::bigint
+    from (select x.list, x.key, x.delta from unnest($17::text[], $18::bigint[], $19::bigint[]) as x(list, key, delta)
+          union all select 'leads_linked', l.user_id, 1 from linked l
+          union all select 'leads_linked', u.user_id, -1 from unlinked u) d
+   where (select count(*) from created) + (select count(*) from changed) + (select count(*) from untagged)
+         + (select count(*) from tagged) + (select count(*) from cleared) + (select count(*) from valued)
+         + (select count(*) from evented) >= 0
+     and (select count(*) from shared_tags) + (select count(*) from shared_fields) >= 0
+   group by d.list, d.key
+  having sum(d.delta) <> 0
+   order by d.list, d.key
+  on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value
+  returning value
+), api_events_in as (
+  select e.ord, 0::bigint as sub, e.type, coalesce(e.data, r.data) as data
+    from rows from (json_to_recordset($20::json) as (type text, data json, contact_id bigint)) with ordinality as e(type, data, contact_id, ord)
+    left join created_record r on r.id = e.contact_id
+  union all
+  select l.event_ord, l.id, 'lead.linked', json_build_object('id', l.id, 'user_id', l.user_id, 'contact_id', l.contact_id, 'first_name', l.first_name, 'last_name', l.last_name, 'email', l.email, 'provider', l.provider, 'position', l.position, 'linkedin_url', l.linkedin_url, 'telephone', l.telephone, 'city', l.city, 'state_province', l.state_province, 'country', l.country, 'degree_of_connection', l.degree_of_connection, 'business_name', l.business_name, 'business_linkedin_url', l.business_linkedin_url, 'business_sector', l.business_sector, 'business_colaborators_count', l.business_colaborators_count, 'business_telephone', l.business_telephone, 'created_at', to_char(l.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updated_at', to_char(l.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) from linked l
+), api_events as (
+  select row_number() over (order by e.ord, e.sub) as ord, e.type, e.data from api_events_in e
+), recorded_events as (
+  insert into api_event_outbox (company_id, type, data, created_at)
+  select $1::bigint, e.type, e.data, $2::timestamptz
+    from api_events e
+   order by e.ord
+  returning company_id, id, type
+)
+select (select count(*) from recorded_events)::int as events;
+
+-- contacts.batchFindByEmail
+select id, business from contacts
+ where company_id = (select $1::bigint) and lower(email) = lower($2::text) and deleted_at is null
+   for update;

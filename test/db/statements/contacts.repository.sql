@@ -1,0 +1,614 @@
+-- Statements of src/modules/contacts/contacts.repository.ts, as run (test/db/statements.test.ts writes this file).
+
+-- contacts.jsonById (pipelined: src/db/pipeline.ts)
+select (select row_to_json(j) from (select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
+           coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
+                   from contact_tags ct
+                   join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
+                  where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags, coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
+                   from contact_custom_values v
+                   join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
+                  where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
+           to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(c.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j)::text as json
+  from contacts c
+ where c.company_id = (select $1::bigint) and c.id = $2 and c.deleted_at is null;
+
+-- contacts.page
+with total as (
+  select coalesce((select sum(value) from counters where company_id = $1 and list = $2 and key = $3), 0)::bigint as n
+)
+select total.n as total, p.*
+  from total
+  left join lateral (
+    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
+     coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
+                 from contact_tags ct
+                 join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
+                where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags,
+     coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
+                 from contact_custom_values v
+                 join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
+                where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
+     c.created_at, c.updated_at
+      from contacts c
+     where c.company_id = (select $1::bigint)
+       and c.id = any(case when $5::bigint < total.n - $5::bigint
+                        then array(select id from contacts where company_id = (select $1::bigint) and deleted_at is null order by id limit $4 offset $5)
+                        else array(select id from contacts where company_id = (select $1::bigint) and deleted_at is null order by id desc
+                                    limit greatest(least($4, total.n - $5), 0)
+                                   offset greatest(total.n - $5 - $4, 0))
+                      end)
+       and $5 < total.n
+     order by c.id
+  ) p on true;
+
+-- contacts.pageOfUser
+with total as (
+  select coalesce((select sum(value) from counters where company_id = $1 and list = $2 and key = $3), 0)::bigint as n
+)
+select total.n as total, p.*
+  from total
+  left join lateral (
+    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
+     coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
+                 from contact_tags ct
+                 join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
+                where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags,
+     coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
+                 from contact_custom_values v
+                 join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
+                where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
+     c.created_at, c.updated_at
+      from contacts c
+     where c.company_id = (select $1::bigint)
+       and c.id = any(case when $5::bigint < total.n - $5::bigint
+                        then array(select id from contacts where company_id = (select $1::bigint) and user_id = $6 and deleted_at is null order by id limit $4 offset $5)
+                        else array(select id from contacts where company_id = (select $1::bigint) and user_id = $6 and deleted_at is null order by id desc
+                                    limit greatest(least($4, total.n - $5), 0)
+                                   offset greatest(total.n - $5 - $4, 0))
+                      end)
+       and $5 < total.n
+     order by c.id
+  ) p on true;
+
+-- contacts.search
+with scope as materialized (
+  select s.n, s.n * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass) as pass
+    from (select coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts' and key = 0), 0)::bigint as n) s
+), sample as materialized (
+  select count(*) filter (where t.hit) as hits, count(*) as seen
+    from (select textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) as hit from contacts c
+           where c.company_id = (select $1::bigint) and c.deleted_at is null order by c.id limit 2000) t
+), decision as materialized (
+  select not (sample.hits * 20 >= sample.seen and sample.hits * scope.n > 10000::bigint * sample.seen) as collect
+    from scope, sample
+), candidates as materialized (
+  select m.id
+    from (select c.id from contacts c
+           where c.company_id = (select $1::bigint) and c.deleted_at is null and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+           limit 10001) m
+   where (select collect from decision) -- above the LIMIT: nothing is read when not collecting
+), known as (
+  select case when (select collect from decision) and count(*) <= 10000 then count(*) end as n
+    from candidates
+), total as materialized (
+  select coalesce((select n from known), case when (select collect from decision)
+       then (select count(*) from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+       else case
+    when (select pass from scope)
+    then (select count(*) from contacts c where c.company_id + 0 = $1::bigint and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')))
+    else (select count(*) from (select from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+                                 order by c.id limit (select 9223372036854775807)) m)
+  end
+  end) as n
+), page as materialized (
+  select total.n as total,
+         case when (select n from known) is not null
+              then array(select id from candidates order by id limit $3 offset $4)
+              when $4::bigint >= total.n then '{}'
+              when $4::bigint < total.n - $4::bigint
+              then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id limit $3 offset $4)
+              else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id desc
+                          limit greatest(least($3, total.n - $4), 0) offset greatest(total.n - $4 - $3, 0))
+         end as ids
+    from total
+)
+select page.total, p.*
+  from page
+  left join lateral (
+    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
+     coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
+                 from contact_tags ct
+                 join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
+                where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags,
+     coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
+                 from contact_custom_values v
+                 join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
+                where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
+     c.created_at, c.updated_at
+      from contacts c
+     where c.company_id = (select $1::bigint) and c.id = any(page.ids)
+     order by c.id
+  ) p on true;
+
+-- contacts.searchFields
+with scope as materialized (
+  select s.n, s.n * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass) as pass
+    from (select coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts' and key = 0), 0)::bigint as n) s
+), sample as materialized (
+  select count(*) filter (where t.hit) as hits, count(*) as seen
+    from (select textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+         and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+              or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) as hit from contacts c
+           where (select pass from scope) and c.company_id = (select $1::bigint) and c.deleted_at is null order by c.id limit 2000) t
+), decision as materialized (
+  select scope.pass and sample.hits * scope.n <= 2500::bigint * sample.seen as collect
+    from scope, sample
+), candidates as materialized (
+  select m.id
+    from (select c.id from contacts c
+           where c.company_id + 0 = $1::bigint and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+         and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+              or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+           limit 10001) m
+   where (select collect from decision) -- above the LIMIT: nothing is read when not collecting
+), known as (
+  select case when (select collect from decision) and count(*) <= 10000 then count(*) end as n
+    from candidates
+), total as materialized (
+  select coalesce((select n from known), case
+    when (select pass from scope)
+    then (select count(*) from contacts c where c.company_id + 0 = $1::bigint and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+         and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+              or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')))
+    else (select count(*) from (select from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+         and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+              or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+                                 order by c.id limit (select 9223372036854775807)) m)
+  end) as n
+), page as materialized (
+  select total.n as total,
+         case when (select n from known) is not null
+              then array(select id from candidates order by id limit $3 offset $4)
+              when $4::bigint >= total.n then '{}'
+              when $4::bigint < total.n - $4::bigint
+              then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+         and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+              or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id limit $3 offset $4)
+              else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+         and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+              or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id desc
+                          limit greatest(least($3, total.n - $4), 0) offset greatest(total.n - $4 - $3, 0))
+         end as ids
+    from total
+)
+select page.total, p.*
+  from page
+  left join lateral (
+    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
+     coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
+                 from contact_tags ct
+                 join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
+                where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags,
+     coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
+                 from contact_custom_values v
+                 join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
+                where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
+     c.created_at, c.updated_at
+      from contacts c
+     where c.company_id = (select $1::bigint) and c.id = any(page.ids)
+     order by c.id
+  ) p on true;
+
+-- contacts.searchFieldsOfUser
+with scope as materialized (
+  select s.n, s.n * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass) as pass
+    from (select coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts_by_user' and key = $5), 0)::bigint as n) s
+), sample as materialized (
+  select count(*) filter (where t.hit) as hits, count(*) as seen
+    from (select textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+         and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+              or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) as hit from contacts c
+           where (select pass from scope) and c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 order by c.id limit 2000) t
+), decision as materialized (
+  select scope.pass and sample.hits * scope.n <= 2500::bigint * sample.seen as collect
+    from scope, sample
+), candidates as materialized (
+  select m.id
+    from (select c.id from contacts c
+           where c.company_id + 0 = $1::bigint and c.deleted_at is null and c.user_id + 0 = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+         and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+              or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+           limit 10001) m
+   where (select collect from decision) -- above the LIMIT: nothing is read when not collecting
+), known as (
+  select case when (select collect from decision) and count(*) <= 10000 then count(*) end as n
+    from candidates
+), total as materialized (
+  select coalesce((select n from known), case
+    when (select pass from scope)
+    then (select count(*) from contacts c where c.company_id + 0 = $1::bigint and c.deleted_at is null and c.user_id + 0 = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+         and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+              or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')))
+    else (select count(*) from (select from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+         and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+              or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+                                 order by c.id limit (select 9223372036854775807)) m)
+  end) as n
+), page as materialized (
+  select total.n as total,
+         case when (select n from known) is not null
+              then array(select id from candidates order by id limit $3 offset $4)
+              when $4::bigint >= total.n then '{}'
+              when $4::bigint < total.n - $4::bigint
+              then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+         and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+              or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id limit $3 offset $4)
+              else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+         and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+              or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id desc
+                          limit greatest(least($3, total.n - $4), 0) offset greatest(total.n - $4 - $3, 0))
+         end as ids
+    from total
+)
+select page.total, p.*
+  from page
+  left join lateral (
+    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
+     coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
+                 from contact_tags ct
+                 join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
+                where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags,
+     coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
+                 from contact_custom_values v
+                 join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
+                where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
+     c.created_at, c.updated_at
+      from contacts c
+     where c.company_id = (select $1::bigint) and c.id = any(page.ids)
+     order by c.id
+  ) p on true;
+
+-- contacts.searchOfUser
+with scope as materialized (
+  select s.n, s.n * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass) as pass
+    from (select coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts_by_user' and key = $5), 0)::bigint as n) s
+), sample as materialized (
+  select count(*) filter (where t.hit) as hits, count(*) as seen
+    from (select textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) as hit from contacts c
+           where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 order by c.id limit 2000) t
+), decision as materialized (
+  select not (sample.hits * 20 >= sample.seen and sample.hits * scope.n > 10000::bigint * sample.seen) as collect
+    from scope, sample
+), candidates as materialized (
+  select m.id
+    from (select c.id from contacts c
+           where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+           limit 10001) m
+   where (select collect from decision) -- above the LIMIT: nothing is read when not collecting
+), known as (
+  select case when (select collect from decision) and count(*) <= 10000 then count(*) end as n
+    from candidates
+), total as materialized (
+  select coalesce((select n from known), case when (select collect from decision)
+       then (select count(*) from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+       else case
+    when (select pass from scope)
+    then (select count(*) from contacts c where c.company_id + 0 = $1::bigint and c.deleted_at is null and c.user_id + 0 = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')))
+    else (select count(*) from (select from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+                                 order by c.id limit (select 9223372036854775807)) m)
+  end
+  end) as n
+), page as materialized (
+  select total.n as total,
+         case when (select n from known) is not null
+              then array(select id from candidates order by id limit $3 offset $4)
+              when $4::bigint >= total.n then '{}'
+              when $4::bigint < total.n - $4::bigint
+              then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id limit $3 offset $4)
+              else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id desc
+                          limit greatest(least($3, total.n - $4), 0) offset greatest(total.n - $4 - $3, 0))
+         end as ids
+    from total
+)
+select page.total, p.*
+  from page
+  left join lateral (
+    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
+     coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
+                 from contact_tags ct
+                 join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
+                where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags,
+     coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
+                 from contact_custom_values v
+                 join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
+                where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
+     c.created_at, c.updated_at
+      from contacts c
+     where c.company_id = (select $1::bigint) and c.id = any(page.ids)
+     order by c.id
+  ) p on true;
+
+-- contacts.searchShort
+with scope as materialized (
+  select s.n, s.n * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass) as pass
+    from (select coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts' and key = 0), 0)::bigint as n) s
+), sample as materialized (
+  select count(*) filter (where t.hit) as hits, count(*) as seen
+    from (select textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) as hit from contacts c
+           where (select pass from scope) and c.company_id = (select $1::bigint) and c.deleted_at is null order by c.id limit 2000) t
+), decision as materialized (
+  select scope.pass and sample.hits * scope.n <= 2500::bigint * sample.seen as collect
+    from scope, sample
+), candidates as materialized (
+  select m.id
+    from (select c.id from contacts c
+           where c.company_id + 0 = $1::bigint and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+           limit 10001) m
+   where (select collect from decision) -- above the LIMIT: nothing is read when not collecting
+), known as (
+  select case when (select collect from decision) and count(*) <= 10000 then count(*) end as n
+    from candidates
+), total as materialized (
+  select coalesce((select n from known), case
+    when (select pass from scope)
+    then (select count(*) from contacts c where c.company_id + 0 = $1::bigint and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')))
+    else (select count(*) from (select from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+                                 order by c.id limit (select 9223372036854775807)) m)
+  end) as n
+), page as materialized (
+  select total.n as total,
+         case when (select n from known) is not null
+              then array(select id from candidates order by id limit $3 offset $4)
+              when $4::bigint >= total.n then '{}'
+              when $4::bigint < total.n - $4::bigint
+              then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id limit $3 offset $4)
+              else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id desc
+                          limit greatest(least($3, total.n - $4), 0) offset greatest(total.n - $4 - $3, 0))
+         end as ids
+    from total
+)
+select page.total, p.*
+  from page
+  left join lateral (
+    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
+     coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
+                 from contact_tags ct
+                 join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
+                where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags,
+     coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
+                 from contact_custom_values v
+                 join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
+                where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
+     c.created_at, c.updated_at
+      from contacts c
+     where c.company_id = (select $1::bigint) and c.id = any(page.ids)
+     order by c.id
+  ) p on true;
+
+-- contacts.searchShortOfUser
+with scope as materialized (
+  select s.n, s.n * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass) as pass
+    from (select coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts_by_user' and key = $5), 0)::bigint as n) s
+), sample as materialized (
+  select count(*) filter (where t.hit) as hits, count(*) as seen
+    from (select textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) as hit from contacts c
+           where (select pass from scope) and c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 order by c.id limit 2000) t
+), decision as materialized (
+  select scope.pass and sample.hits * scope.n <= 2500::bigint * sample.seen as collect
+    from scope, sample
+), candidates as materialized (
+  select m.id
+    from (select c.id from contacts c
+           where c.company_id + 0 = $1::bigint and c.deleted_at is null and c.user_id + 0 = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+           limit 10001) m
+   where (select collect from decision) -- above the LIMIT: nothing is read when not collecting
+), known as (
+  select case when (select collect from decision) and count(*) <= 10000 then count(*) end as n
+    from candidates
+), total as materialized (
+  select coalesce((select n from known), case
+    when (select pass from scope)
+    then (select count(*) from contacts c where c.company_id + 0 = $1::bigint and c.deleted_at is null and c.user_id + 0 = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')))
+    else (select count(*) from (select from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+                                 order by c.id limit (select 9223372036854775807)) m)
+  end) as n
+), page as materialized (
+  select total.n as total,
+         case when (select n from known) is not null
+              then array(select id from candidates order by id limit $3 offset $4)
+              when $4::bigint >= total.n then '{}'
+              when $4::bigint < total.n - $4::bigint
+              then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id limit $3 offset $4)
+              else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id desc
+                          limit greatest(least($3, total.n - $4), 0) offset greatest(total.n - $4 - $3, 0))
+         end as ids
+    from total
+)
+select page.total, p.*
+  from page
+  left join lateral (
+    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
+     coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
+                 from contact_tags ct
+                 join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
+                where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags,
+     coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
+                 from contact_custom_values v
+                 join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
+                where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
+     c.created_at, c.updated_at
+      from contacts c
+     where c.company_id = (select $1::bigint) and c.id = any(page.ids)
+     order by c.id
+  ) p on true;
+
+-- contacts.walk
+select to_char((c.updated_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as sync_at, c.deleted_at, c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
+       coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
+                   from contact_tags ct
+                   join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
+                  where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags,
+       coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
+                   from contact_custom_values v
+                   join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
+                  where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
+       c.created_at, c.updated_at
+  from contacts c
+ where c.company_id = (select $1::bigint)
+   and (c.updated_at, c.id) > ($2::timestamptz, $3::bigint)
+   and c.updated_at < least($4::timestamptz, $5::timestamptz)
+ order by c.updated_at, c.id
+ limit $6;
+
+-- contacts.references
+select (select coalesce(json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) order by t.id), '[]')
+from tags t where t.company_id = $1 and t.id = any($2::bigint[])) as tags,
+(select coalesce(json_agg(json_build_object('id', f.id, 'field', f.field, 'kind', f.kind, 'options', f.options) order by f.id), '[]')
+from custom_fields f where f.company_id = $1 and lower(f.field) = any($3::text[])) as custom_fields;
+
+-- contacts.referencesLockingEmail
+select (select coalesce(json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) order by t.id), '[]')
+          from tags t where t.company_id = $1 and t.id = any($2::bigint[])) as tags,
+       (select coalesce(json_agg(json_build_object('id', f.id, 'field', f.field, 'kind', f.kind, 'options', f.options) order by f.id), '[]')
+          from custom_fields f where f.company_id = $1 and lower(f.field) = any($3::text[])) as custom_fields
+  from (select pg_advisory_xact_lock(hashtextextended('lead-link:' || $1::bigint || ':' || lower($4::text), 0))) as lock;
+
+-- contacts.insert
+with shared_tags as (
+  select id from tags where company_id = $1 and id = any($24::bigint[]) order by id for key share
+), shared_fields as (
+  select id from custom_fields where company_id = $1 and id = any($25::bigint[]) order by id for key share
+), business_found as (
+  select id from businesses where company_id = $1 and lower(name) = lower($22::text)
+), business_made as (
+  insert into businesses (company_id, name)
+  select $1, $22::text where $22::text is not null and not exists (select from business_found)
+  on conflict (company_id, lower(name)) do update set updated_at = businesses.updated_at
+  returning id
+), business as (
+  select id from business_found union all select id from business_made
+), c as (
+  insert into contacts (company_id, user_id, first_name, last_name, email, business, position, telephone,
+                        cellphone, address, city, state, country, url, linkedin, variable1, variable2,
+                        variable3, carousel, stage, contact_group_id, business_id, created_at, updated_at)
+  values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21,
+          (select id from business), $23, $23)
+  returning *
+), tagged as (
+  insert into contact_tags (company_id, contact_id, tag_id, created_at)
+  select $1, c.id, tag_id, $23 from c, unnest($24::bigint[]) as tag_id
+), valued as (
+  insert into contact_custom_values (company_id, contact_id, custom_field_id, value, created_at, updated_at)
+  select $1, c.id, v.field_id, v.value, $23, $23 from c, unnest($25::bigint[], $26::text[]) as v(field_id, value)
+), event as (
+  insert into contact_events (company_id, contact_id, kind, user_id, data, occurred_at)
+  select $1, c.id, 'contact_created', $2, '{}', $23 from c
+), linked as (
+  update leads l set contact_id = c.id, updated_at = now()
+    from c
+   where l.company_id = $1 and lower(l.email) = lower($5) and l.contact_id is null
+  returning l.*
+), counted as (
+  insert into counters (company_id, list, key, slot, value)
+  select $1, d.list, d.key, (pg_backend_pid() % 16)::smallint, d.delta
+    from (select 'contacts' as list, 0::bigint as key, 1::bigint as delta
+          union all select 'contacts_by_user', $2, 1
+          union all select 'leads_linked', user_id, count(*) from linked group by user_id) d
+   where (select count(*) from shared_tags) + (select count(*) from shared_fields) >= 0
+   order by d.list, d.key
+  on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value
+  returning value
+), record as (
+  select c.*,
+         coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
+                     from tags t where t.company_id = $1 and t.id = any($24::bigint[])), '[]') as tags,
+         coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
+                     from unnest($25::bigint[], $26::text[]) as v(field_id, value)
+                     join custom_fields f on f.company_id = $1 and f.id = v.field_id), '[]') as custom_fields
+    from c
+), api_event as (
+  select 1::bigint as ord, 'contact.created' as type,
+         (select row_to_json(j) from (select r.id, r.user_id, r.first_name, r.last_name, r.email, r.business, r.position, r.telephone, r.cellphone, r.address, r.city, r.state, r.country, r.url, r.linkedin, r.variable1, r.variable2, r.variable3, r.carousel, r.stage, r.contact_group_id,
+           r.tags as tags, r.custom_fields as custom_fields,
+           to_char(r.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(r.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j) as data
+    from record r
+  union all
+  select 1 + row_number() over (order by l.id), 'lead.linked', json_build_object('id', l.id, 'user_id', l.user_id, 'contact_id', l.contact_id, 'first_name', l.first_name, 'last_name', l.last_name, 'email', l.email, 'provider', l.provider, 'position', l.position, 'linkedin_url', l.linkedin_url, 'telephone', l.telephone, 'city', l.city, 'state_province', l.state_province, 'country', l.country, 'degree_of_connection', l.degree_of_connection, 'business_name', l.business_name, 'business_linkedin_url', l.business_linkedin_url, 'business_sector', l.business_sector, 'business_colaborators_count', l.business_colaborators_count, 'business_telephone', l.business_telephone, 'created_at', to_char(l.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updated_at', to_char(l.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) from linked l
+), recorded_events as (
+  insert into api_event_outbox (company_id, type, data, created_at)
+  select $1::bigint, e.type, e.data, $23::timestamptz
+    from api_event e
+   order by e.ord
+  returning company_id, id, type
+)
+select r.id, r.user_id, r.first_name, r.last_name, r.email, r.business, r.position, r.telephone,
+       r.cellphone, r.address, r.city, r.state, r.country, r.url, r.linkedin, r.variable1,
+       r.variable2, r.variable3, r.carousel, r.stage, r.contact_group_id, r.tags, r.custom_fields,
+       r.created_at, r.updated_at
+  from record r;
+
+-- contacts.delete
+with deleted as (
+  update contacts set deleted_at = $3, updated_at = $3
+   where company_id = $1 and id = $2 and deleted_at is null
+  returning id, user_id
+), unlinked as (
+  update leads set contact_id = null, updated_at = now()
+   where company_id = $1 and contact_id = $2 and exists (select from deleted)
+  returning user_id
+), ended as (
+  update flow_enrollments set status = 'removed', updated_at = $3
+   where company_id = $1 and contact_id = $2 and status = 'active' and exists (select from deleted)
+  returning flow_id
+), evented as (
+  insert into contact_events (company_id, contact_id, kind, user_id, data, occurred_at)
+  select $1, d.id, 'contact_deleted', $4, '{}', $3 from deleted d
+  returning 1
+), counted as (
+  insert into counters (company_id, list, key, slot, value)
+  select $1, x.list, x.key, (pg_backend_pid() % 16)::smallint, sum(x.delta)::bigint
+    from (select 'contacts' as list, 0::bigint as key, -1 as delta from deleted
+          union all select 'contacts_by_user', d.user_id, -1 from deleted d
+          union all select 'leads_linked', u.user_id, -1 from unlinked u
+          union all select 'flows.contacts', e.flow_id, -1 from ended e) x
+   where (select count(*) from evented) >= 0
+   group by x.list, x.key
+   order by x.list, x.key
+  on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value
+  returning value
+), api_event as (
+  select 1::bigint as ord, 'contact.deleted'::text as type, $5::json as data from deleted
+), recorded_events as (
+  insert into api_event_outbox (company_id, type, data, created_at)
+  select $1::bigint, e.type, e.data, $3::timestamptz
+    from api_event e
+   order by e.ord
+  returning company_id, id, type
+)
+select (select count(*) from deleted)::int as deleted;
+
+-- contacts.insertMany
+insert into contacts (company_id, user_id, first_name, last_name, email, business, business_id, position,
+                      telephone, cellphone, city, state, country, url, linkedin, carousel, stage,
+                      created_at, updated_at)
+select $1, v."userId", v."firstName", v."lastName", v.email, v.business, v."businessId", v.position,
+       v.telephone, v.cellphone, v.city, v.state, v.country, v.url, v.linkedin, v.carousel, v.stage,
+       v."createdAt", v."updatedAt"
+  from rows from (json_to_recordset($2::json)
+         as ("userId" bigint, "firstName" text, "lastName" text, email text, business text, "businessId" bigint,
+             position text, telephone text, cellphone text, city text, state text, country text, url text,
+             linkedin text, carousel boolean, stage contact_stage, "createdAt" timestamptz, "updatedAt" timestamptz))
+       with ordinality as v
+ order by v.ordinality
+returning id, user_id as "userId", first_name as "firstName", created_at as "createdAt";
+
+-- contacts.insertTags
+insert into contact_tags (company_id, contact_id, tag_id, created_at)
+select $1, p.contact_id, p.tag_id, p.created_at
+  from unnest($2::bigint[], $3::bigint[], $4::timestamptz[]) as p(contact_id, tag_id, created_at);
+
+-- contacts.insertCustomValues
+insert into contact_custom_values (company_id, contact_id, custom_field_id, value, created_at, updated_at)
+select $1, v.contact_id, v.custom_field_id, v.value, v.created_at, v.created_at
+  from unnest($2::bigint[], $3::bigint[], $4::text[], $5::timestamptz[]) as v(contact_id, custom_field_id, value, created_at);

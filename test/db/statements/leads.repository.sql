@@ -1,0 +1,139 @@
+-- Statements of src/modules/leads/leads.repository.ts, as run (test/db/statements.test.ts writes this file).
+
+-- leads.byId (pipelined: src/db/pipeline.ts)
+select id, user_id, contact_id, first_name, last_name, email, provider, position, linkedin_url, telephone,
+city, state_province, country, degree_of_connection, business_name, business_linkedin_url, business_sector,
+business_colaborators_count, business_telephone, created_at, updated_at from leads where company_id = (select $1::bigint) and id = $2;
+
+-- leads.count
+select (select coalesce(sum(k.value * case k.list when 'leads' then 1 else 0 end), 0)::bigint
+from counters k
+where k.company_id = (select $1::bigint) and k.list in ('leads', 'leads_linked') and k.key = $2) as count;
+
+-- leads.countLinked
+select (select coalesce(sum(k.value * case k.list when 'leads' then 0 else 1 end), 0)::bigint
+from counters k
+where k.company_id = (select $1::bigint) and k.list in ('leads', 'leads_linked') and k.key = $2) as count;
+
+-- leads.countUnlinked
+select (select coalesce(sum(k.value * case k.list when 'leads' then 1 else -1 end), 0)::bigint
+from counters k
+where k.company_id = (select $1::bigint) and k.list in ('leads', 'leads_linked') and k.key = $2) as count;
+
+-- leads.page
+with total as materialized (select (select coalesce(sum(k.value * case k.list when 'leads' then 1 else 0 end), 0)::bigint
+        from counters k
+       where k.company_id = (select $1::bigint) and k.list in ('leads', 'leads_linked') and k.key = $2) as n)
+select total.n as total, p.*
+  from total
+  left join lateral (
+    select id, user_id, contact_id, first_name, last_name, email, provider, position, linkedin_url, telephone,
+     city, state_province, country, degree_of_connection, business_name, business_linkedin_url, business_sector,
+     business_colaborators_count, business_telephone, created_at, updated_at
+      from leads
+     where company_id = (select $1::bigint)
+       and id = any(case when $4 >= total.n then '{}'
+                         when 2 * $4 < total.n then array(select id from leads where company_id = (select $1::bigint) and user_id = $2 order by id limit $3 offset $4)
+                         else array(select id from leads where company_id = (select $1::bigint) and user_id = $2 order by id desc limit least($3, total.n - $4) offset greatest(total.n - $4 - $3, 0))
+                    end)
+     order by id
+  ) p on true;
+
+-- leads.pageLinked
+with total as materialized (select (select coalesce(sum(k.value * case k.list when 'leads' then 0 else 1 end), 0)::bigint
+        from counters k
+       where k.company_id = (select $1::bigint) and k.list in ('leads', 'leads_linked') and k.key = $2) as n)
+select total.n as total, p.*
+  from total
+  left join lateral (
+    select id, user_id, contact_id, first_name, last_name, email, provider, position, linkedin_url, telephone,
+     city, state_province, country, degree_of_connection, business_name, business_linkedin_url, business_sector,
+     business_colaborators_count, business_telephone, created_at, updated_at
+      from leads
+     where company_id = (select $1::bigint)
+       and id = any(case when $4 >= total.n then '{}'
+                         when 2 * $4 < total.n then array(select id from leads where company_id = (select $1::bigint) and user_id = $2 and (contact_id is not null) = true order by id limit $3 offset $4)
+                         else array(select id from leads where company_id = (select $1::bigint) and user_id = $2 and (contact_id is not null) = true order by id desc limit least($3, total.n - $4) offset greatest(total.n - $4 - $3, 0))
+                    end)
+     order by id
+  ) p on true;
+
+-- leads.pageUnlinked
+with total as materialized (select (select coalesce(sum(k.value * case k.list when 'leads' then 1 else -1 end), 0)::bigint
+        from counters k
+       where k.company_id = (select $1::bigint) and k.list in ('leads', 'leads_linked') and k.key = $2) as n)
+select total.n as total, p.*
+  from total
+  left join lateral (
+    select id, user_id, contact_id, first_name, last_name, email, provider, position, linkedin_url, telephone,
+     city, state_province, country, degree_of_connection, business_name, business_linkedin_url, business_sector,
+     business_colaborators_count, business_telephone, created_at, updated_at
+      from leads
+     where company_id = (select $1::bigint)
+       and id = any(case when $4 >= total.n then '{}'
+                         when 2 * $4 < total.n then array(select id from leads where company_id = (select $1::bigint) and user_id = $2 and (contact_id is not null) is false order by id limit $3 offset $4)
+                         else array(select id from leads where company_id = (select $1::bigint) and user_id = $2 and (contact_id is not null) is false order by id desc limit least($3, total.n - $4) offset greatest(total.n - $4 - $3, 0))
+                    end)
+     order by id
+  ) p on true;
+
+-- leads.walk
+select to_char((updated_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as sync_at, id, user_id, contact_id, first_name, last_name, email, provider, position, linkedin_url, telephone,
+       city, state_province, country, degree_of_connection, business_name, business_linkedin_url, business_sector,
+       business_colaborators_count, business_telephone, created_at, updated_at
+  from leads
+ where company_id = (select $1::bigint)
+   and (updated_at, id) > ($2::timestamptz, $3::bigint)
+   and updated_at < least($4::timestamptz, $5::timestamptz)
+ order by updated_at, id
+ limit $6;
+
+-- leads.insert
+with contact as (
+  select id from contacts
+   where company_id = $1 and lower(email) = lower($5) and deleted_at is null
+     for share
+), business as (
+  insert into businesses (company_id, name, linkedin_url, sector, colaborators_count, telephone)
+  select $1, $19::text, $15, $16, $17, $18 where $19::text is not null
+  on conflict (company_id, lower(name)) do update set
+    linkedin_url = coalesce(excluded.linkedin_url, businesses.linkedin_url),
+    sector = coalesce(excluded.sector, businesses.sector),
+    colaborators_count = coalesce(excluded.colaborators_count, businesses.colaborators_count),
+    telephone = coalesce(excluded.telephone, businesses.telephone),
+    updated_at = case when coalesce(excluded.linkedin_url, excluded.sector, excluded.colaborators_count::text, excluded.telephone) is not null
+                      then now() else businesses.updated_at end
+  returning id
+), lead as (
+  insert into leads (company_id, user_id, contact_id, first_name, last_name, email, provider, position, linkedin_url,
+                     telephone, city, state_province, country, degree_of_connection, business_name,
+                     business_linkedin_url, business_sector, business_colaborators_count, business_telephone, business_id)
+  values ($1, $2, (select id from contact), $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
+          (select id from business))
+  returning id, user_id, contact_id, first_name, last_name, email, provider, position, linkedin_url, telephone,
+       city, state_province, country, degree_of_connection, business_name, business_linkedin_url, business_sector,
+       business_colaborators_count, business_telephone, created_at, updated_at
+), counted as (
+  insert into counters (company_id, list, key, value)
+  select $1, d.list, lead.user_id, 1
+    from lead, (values ('leads', true), ('leads_linked', false)) as d(list, all_leads)
+   where d.all_leads or lead.contact_id is not null
+   order by d.list
+  on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value
+  returning value
+), event as (
+  select e.ord, e.type, json_build_object('id', lead.id, 'user_id', lead.user_id, 'contact_id', lead.contact_id, 'first_name', lead.first_name, 'last_name', lead.last_name, 'email', lead.email, 'provider', lead.provider, 'position', lead.position, 'linkedin_url', lead.linkedin_url, 'telephone', lead.telephone, 'city', lead.city, 'state_province', lead.state_province, 'country', lead.country, 'degree_of_connection', lead.degree_of_connection, 'business_name', lead.business_name, 'business_linkedin_url', lead.business_linkedin_url, 'business_sector', lead.business_sector, 'business_colaborators_count', lead.business_colaborators_count, 'business_telephone', lead.business_telephone, 'created_at', to_char(lead.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updated_at', to_char(lead.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as data
+    from lead, (values (1, 'lead.created'), (2, 'lead.linked')) as e(ord, type)
+   where e.ord = 1 or lead.contact_id is not null
+), recorded_events as (
+  insert into api_event_outbox (company_id, type, data, created_at)
+  select $1::bigint, e.type, e.data, now()
+    from event e
+   order by e.ord
+  returning company_id, id, type
+)
+select * from lead;
+
+-- leads.firstContacts
+select id, email, first_name as "firstName", last_name as "lastName"
+  from contacts where company_id = $1 and deleted_at is null order by id limit $2;

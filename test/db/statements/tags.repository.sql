@@ -1,0 +1,66 @@
+-- Statements of src/modules/tags/tags.repository.ts, as run (test/db/statements.test.ts writes this file).
+
+-- tags.list (pipelined: src/db/pipeline.ts)
+select id, name, color, created_at, updated_at from tags where company_id = $1 order by id;
+
+-- tags.insert
+with t as (
+  insert into tags (company_id, name, color, created_at, updated_at) values ($1, $2, $3, $4, $4) returning id, name, color, created_at, updated_at
+), event as (
+  select 1 as ord, 'tag.created' as type, json_build_object('id', t.id, 'name', t.name, 'color', t.color,
+                  'created_at', to_char(t.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updated_at', to_char(t.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as data from t
+), recorded_events as (
+  insert into api_event_outbox (company_id, type, data, created_at)
+  select $1::bigint, e.type, e.data, $4::timestamptz
+    from event e
+   order by e.ord
+  returning company_id, id, type
+)
+select id, name, color, created_at, updated_at from t;
+
+-- tags.insertMany
+insert into tags (company_id, name, color, created_at, updated_at)
+select $1, t.name, t.color, $4, $4
+  from unnest($2::text[], $3::text[]) with ordinality as t(name, color, n)
+ order by t.n
+returning id, name;
+
+-- tags.update
+with t as (
+  update tags set name = $3, color = $4, updated_at = $5 where company_id = $1 and id = $2 returning id, name, color, created_at, updated_at
+), event as (
+  select 1 as ord, 'tag.updated' as type, json_build_object('id', t.id, 'name', t.name, 'color', t.color,
+                  'created_at', to_char(t.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updated_at', to_char(t.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as data from t
+), recorded_events as (
+  insert into api_event_outbox (company_id, type, data, created_at)
+  select $1::bigint, e.type, e.data, $5::timestamptz
+    from event e
+   order by e.ord
+  returning company_id, id, type
+)
+select id, name, color, created_at, updated_at from t;
+
+-- tags.lock
+select id from tags where company_id = $1 and id = $2 for update;
+
+-- tags.delete
+with gone as (
+  delete from tags where company_id = $1 and id = $2 returning id, name
+), event as (
+  select 1 as ord, 'tag.deleted' as type, json_build_object('id', gone.id, 'deleted_at', to_char($4::timestamptz at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as data
+    from gone
+), recorded_events as (
+  insert into api_event_outbox (company_id, type, data, created_at)
+  select $1::bigint, e.type, e.data, $4::timestamptz
+    from event e
+   order by e.ord
+  returning company_id, id, type
+)
+insert into contact_events (company_id, contact_id, kind, user_id, data, occurred_at)
+select ct.company_id, ct.contact_id, 'tag_removed', $3,
+       jsonb_build_object('tag_id', gone.id, 'name', gone.name, 'reason', 'tag_deleted'), $4
+  from gone
+  join contact_tags ct on ct.company_id = $1 and ct.tag_id = gone.id
+  join contacts c on c.company_id = ct.company_id and c.id = ct.contact_id
+ where c.deleted_at is null
+ order by ct.contact_id;

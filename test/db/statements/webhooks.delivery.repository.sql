@@ -1,0 +1,98 @@
+-- Statements of src/modules/webhooks/webhooks.delivery.repository.ts, as run (test/db/statements.test.ts writes this file).
+
+-- webhooks.deliveryClaim
+with candidates as (
+  select d.company_id, d.id, d.subscription_id, d.next_attempt_at
+    from webhook_deliveries d
+   where d.status = 'pending' and d.next_attempt_at <= $1::timestamptz
+     and d.subscription_id <> all ($4::bigint[])
+   order by d.next_attempt_at
+   limit $2::int * 4
+   for update skip locked
+), ranked as (
+  select c.company_id, c.id, c.subscription_id, c.next_attempt_at,
+         row_number() over (partition by c.subscription_id order by c.next_attempt_at, c.id) as rank
+    from candidates c
+), chosen as (
+  select r.company_id, r.id, r.subscription_id
+    from ranked r
+    left join unnest($5::bigint[], $6::int[]) as busy (subscription_id, in_flight) on busy.subscription_id = r.subscription_id
+   where r.rank <= $7::int - coalesce(busy.in_flight, 0)
+   order by r.next_attempt_at, r.id
+   limit $2::int
+), leased as (
+  update webhook_deliveries d
+     set attempts = d.attempts + case when s.enabled then 1 else 0 end,
+         status = case when s.enabled then 'pending' else 'failed' end,
+         next_attempt_at = case when s.enabled then $1::timestamptz + $3::int * interval '1 millisecond' end,
+         last_attempt_at = case when s.enabled then $1::timestamptz else d.last_attempt_at end,
+         first_attempt_at = coalesce(d.first_attempt_at, case when s.enabled then $1::timestamptz end),
+         last_error = case when s.enabled then d.last_error else 'not attempted: the subscription is disabled' end
+    from chosen c
+    join webhook_subscriptions s on s.company_id = c.company_id and s.id = c.subscription_id
+   where d.company_id = c.company_id and d.id = c.id
+   returning d.company_id, d.id, d.subscription_id, d.event_id, d.attempts, d.first_attempt_at, s.enabled,
+             s.url, s.secret, s.previous_secret, s.previous_secret_expires_at
+)
+select l.company_id, l.id, l.subscription_id, l.attempts, l.first_attempt_at, l.enabled, l.url, l.secret,
+       case when l.previous_secret_expires_at > $1::timestamptz then l.previous_secret end as previous_secret,
+       e.id as event_id, e.type, e.sequence, e.created_at as event_created_at, e.data::text as data
+  from leased l
+  join api_events e on e.company_id = l.company_id and e.id = l.event_id
+ order by e.created_at, e.id;
+
+-- webhooks.deliveryRecord
+with outcome as (
+  select *
+    from unnest($1::bigint[], $2::bigint[], $3::int[], $4::text[], $5::int[], $6::text[], $7::timestamptz[])
+      as o (company_id, id, attempts, status, response_status, error, next_attempt_at)
+), recorded as (
+  update webhook_deliveries d
+     set status = o.status,
+         next_attempt_at = o.next_attempt_at,
+         last_response_status = o.response_status,
+         last_error = o.error,
+         delivered_at = case when o.status = 'delivered' then $8::timestamptz end
+    from outcome o
+   where d.company_id = o.company_id and d.id = o.id and d.status = 'pending' and d.attempts = o.attempts
+   returning d.company_id, d.subscription_id, d.last_attempt_at, o.status = 'delivered' as delivered, o.error
+), by_subscription as (
+  select company_id, subscription_id, bool_or(delivered) as delivered,
+         min(last_attempt_at) filter (where not delivered) as failed_since,
+         (array_agg(error order by last_attempt_at desc) filter (where not delivered))[1] as last_error
+    from recorded
+   group by company_id, subscription_id
+), verdict as (
+  select s.company_id, s.id, b.delivered, b.failed_since, b.last_error, s.failing_since as was_failing_since,
+         not b.delivered and s.enabled
+           and coalesce(s.failing_since, b.failed_since) <= $8::timestamptz - $9::int * interval '1 millisecond' as disable
+    from by_subscription b
+    join webhook_subscriptions s on s.company_id = b.company_id and s.id = b.subscription_id
+)
+update webhook_subscriptions s
+   set failing_since = case when v.delivered then null else coalesce(s.failing_since, v.failed_since) end,
+       enabled = s.enabled and not v.disable,
+       disabled_at = case when v.disable then $8::timestamptz else s.disabled_at end,
+       disabled_reason = case when v.disable
+         then 'every delivery failed since '
+              || to_char(coalesce(s.failing_since, v.failed_since) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+              || '; last attempt: ' || coalesce(v.last_error, 'failed')
+         else s.disabled_reason end,
+       updated_at = case when v.disable then $8::timestamptz else s.updated_at end
+  from verdict v
+ where s.company_id = v.company_id and s.id = v.id
+   and case when v.delivered then v.was_failing_since is not null else v.was_failing_since is null or v.disable end
+ returning s.id, v.disable as disabled;
+
+-- webhooks.deliveryPrune
+with old as (
+  select company_id, id from api_events
+   where created_at < $1::timestamptz
+   order by created_at
+   limit $2::int
+   for update skip locked
+), gone as (
+  delete from api_events e using old where e.company_id = old.company_id and e.id = old.id
+  returning 1
+)
+select count(*)::int as deleted from gone;
