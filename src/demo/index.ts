@@ -2,6 +2,7 @@
 // admin's printed password for the web application, extended by each resource's seeder (they run in order, in one transaction, and find
 // what earlier seeders made by reading the database).
 import { transaction, type Db } from '../db/db.js'
+import type { DemoContext, DemoSeeder } from './seeder.js'
 import { setPassword } from '../modules/auth/accounts.service.js'
 import { createToken } from '../modules/auth/tokens.service.js'
 import { seedContacts } from '../modules/contacts/contacts.demo.js'
@@ -10,19 +11,9 @@ import { seedLeads } from '../modules/leads/leads.demo.js'
 import { seedMeetTranscriptions } from '../modules/meet-transcriptions/meet-transcriptions.demo.js'
 import { seedWhatsapp } from '../modules/whatsapp/whatsapp.demo.js'
 import { hasAnyCompany, insertCompany, insertUser } from '../modules/users/users.repository.js'
-import { asCompanyId, type CompanyId } from '../tenancy.js'
+import { asCompanyId } from '../tenancy.js'
 
-export interface DemoContext {
-  db: Db
-  companyId: CompanyId
-  /** Users of the demo company, the first one an admin. */
-  userIds: number[]
-  now: Date
-  /** Deterministic pseudo-random numbers in [0, 1), so every demo database is alike. */
-  random: () => number
-}
-
-export type DemoSeeder = (ctx: DemoContext) => Promise<void>
+export type { DemoContext, DemoSeeder } from './seeder.js'
 
 const seeders: DemoSeeder[] = [seedContacts, seedFlows, seedLeads, seedMeetTranscriptions, seedWhatsapp]
 

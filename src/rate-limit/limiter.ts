@@ -5,13 +5,9 @@ import { performance } from 'node:perf_hooks'
 import { Redis } from 'ioredis'
 import { RedisWindow } from './redis-window.js'
 import { SlidingWindow } from './sliding-window.js'
+import type { RateLimitDecision } from './decision.js'
 
-export interface RateLimitDecision {
-  allowed: boolean
-  limit: number
-  remaining: number
-  resetSeconds: number
-}
+export type { RateLimitDecision } from './decision.js'
 
 export interface RateLimiterLogger {
   info(obj: object, msg: string): void

@@ -3,7 +3,7 @@
 // comes from Redis TIME inside the script, so instances with skewed clocks still agree.
 import { randomBytes } from 'node:crypto'
 import type { Redis, Result } from 'ioredis'
-import type { RateLimitDecision } from './limiter.js'
+import type { RateLimitDecision } from './decision.js'
 import { resetSecondsFrom } from './sliding-window.js'
 
 // KEYS[1]: the key's sorted set. ARGV: max, windowMs, a member suffix unique to this call.

@@ -1,7 +1,7 @@
 // The in-process sliding window: per key, the timestamps of accepted requests in a ring
 // buffer (oldest first), so each decision only drops expired entries from the front and
 // appends at the back: O(1) amortized, no fixed buckets.
-import type { RateLimitDecision } from './limiter.js'
+import type { RateLimitDecision } from './decision.js'
 
 /** Whole seconds until the oldest accepted request leaves the window (Retry-After). */
 export function resetSecondsFrom(msUntilFree: number): number {

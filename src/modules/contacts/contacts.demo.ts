@@ -2,7 +2,7 @@
 // stage, a handful of tags and custom fields of several kinds with values; written with
 // a few multi-row inserts, with their contact_created events and the list counters.
 import { adjustCounter } from '../../db/counters.js'
-import type { DemoSeeder } from '../../demo/index.js'
+import type { DemoSeeder } from '../../demo/seeder.js'
 import { insertBusinesses } from '../businesses/businesses.repository.js'
 import { insertCustomFields } from '../custom-fields/custom-fields.repository.js'
 import { recordEvents } from '../events/events.repository.js'

@@ -3,30 +3,15 @@ import { counterTotal, WRITER_SLOT } from '../../db/counters.js'
 import { isoInstant, jsonArrayOf, jsonObjectOf } from '../../db/json-sql.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
-import type { contacts, customFields } from '../../db/schema.js'
+import type { customFields } from '../../db/schema.js'
 import type { CompanyId } from '../../tenancy.js'
 import { FLOW_CONTACTS } from '../flows/flows.repository.js'
 import { leadLinkKey, LINKED_LEADS } from '../leads/lead-links.js'
 import { leadJson } from '../leads/leads.repository.js'
 import { outboxCtes } from '../webhooks/outbox.js'
-import type { Contact } from './contacts.service.js'
+import type { Contact, ContactInsert, ContactRow } from './contacts.record.js'
 
-export type ContactRow = typeof contacts.$inferSelect
-export type ContactInsert = Omit<typeof contacts.$inferInsert, 'companyId' | 'id'>
-
-export interface ContactTagRow {
-  contactId: number
-  id: number
-  name: string
-  color: string
-}
-
-export interface ContactValueRow {
-  contactId: number
-  customFieldId: number
-  field: string
-  value: string
-}
+export type { ContactInsert, ContactRow, ContactTagRow, ContactValueRow } from './contacts.record.js'
 
 // Statements compare the company as `(select $1::bigint)`: the planner then cannot use the
 // value's statistics, and a company it has not analysed yet (estimated at one row) does

@@ -1,7 +1,7 @@
 // Demo flows and tasks: three flows (one paused), the first few dozen contacts (made by the
 // contacts seeder) enrolled over the last three weeks, so that there are tasks done,
 // overdue, due today and in the future, plus a few tasks outside any flow.
-import type { DemoSeeder } from '../../demo/index.js'
+import type { DemoSeeder } from '../../demo/seeder.js'
 import { findCompany } from '../users/users.repository.js'
 import { addDays, dayIn } from '../tasks/task-dates.js'
 import { firstLiveContacts } from '../tasks/tasks.repository.js'

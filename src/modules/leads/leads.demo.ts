@@ -1,6 +1,6 @@
 // Demo leads: a few dozen from several providers, spread over the demo users; the first
 // ones share their email with demo contacts (made by the contacts seeder), so they link.
-import type { DemoSeeder } from '../../demo/index.js'
+import type { DemoSeeder } from '../../demo/seeder.js'
 import { firstContacts } from './leads.repository.js'
 import { createLead } from './leads.service.js'
 

@@ -1,6 +1,6 @@
 // Demo transcriptions: a dozen meetings of the demo users in every state (recording,
 // stopped, transcribed), some linked to tasks made by the flows/tasks seeder.
-import type { DemoSeeder } from '../../demo/index.js'
+import type { DemoSeeder } from '../../demo/seeder.js'
 import { firstTaskIds, insertTranscription, stopRecording } from './meet-transcriptions.repository.js'
 import { linkToTask, setTranscript } from './meet-transcriptions.service.js'
 
