@@ -1,5 +1,6 @@
-// Drizzle wraps driver errors (DrizzleQueryError with the driver's error as `cause`);
-// these helpers look through the chain for PostgreSQL's SQLSTATE and constraint name.
+// A driver error may arrive wrapped (an error with the driver's as `cause`: Drizzle's
+// migrator, a caller's own wrapper); these helpers look through the chain for PostgreSQL's
+// SQLSTATE and constraint name.
 interface PgErrorFields {
   code?: unknown
   constraint?: unknown
