@@ -37,7 +37,7 @@ with matches as materialized (
      ),
      summary as (
        select (select count(*) from matches)::int as total,
-              array(select id from matches order by id limit $2 offset $3) as ids
+              array(select id from matches order by id limit $2 offset $3::bigint) as ids
      )
      select s.total, p.*
        from summary s
@@ -60,7 +60,7 @@ with matches as materialized (
      ),
      summary as (
        select (select count(*) from matches)::int as total,
-              array(select id from matches order by id limit $2 offset $3) as ids
+              array(select id from matches order by id limit $2 offset $3::bigint) as ids
      )
      select s.total, p.*
        from summary s
@@ -83,7 +83,7 @@ with matches as materialized (
      ),
      summary as (
        select (select count(*) from matches)::int as total,
-              array(select id from matches order by id limit $2 offset $3) as ids
+              array(select id from matches order by id limit $2 offset $3::bigint) as ids
      )
      select s.total, p.*
        from summary s
@@ -106,7 +106,7 @@ with matches as materialized (
      ),
      summary as (
        select (select count(*) from matches)::int as total,
-              array(select id from matches order by id limit $2 offset $3) as ids
+              array(select id from matches order by id limit $2 offset $3::bigint) as ids
      )
      select s.total, p.*
        from summary s
