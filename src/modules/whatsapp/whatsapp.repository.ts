@@ -1,7 +1,7 @@
 import type { Database } from '../../db/client.js'
 import { COMPANY } from '../../db/company.js'
 import { limitOffset, pageIds, pageParams, unwrapPage, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
-import { defineQuery, run } from '../../db/query.js'
+import { defineQuery, run, type Query } from '../../db/query.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { whatsappMessages } from '../../db/schema.js'
 import type { CompanyId } from '../../tenancy.js'
@@ -202,19 +202,26 @@ const messagesStatement = (name: string, user: string) => {
   )
 }
 
-const messagesPage = messagesStatement('whatsapp.messages', '')
-const messagesPageOfUser = messagesStatement('whatsapp.messagesOfUser', 'and user_id = $5')
+const messagesPages = {
+  all: messagesStatement('whatsapp.messages', ''),
+  ofUser: messagesStatement('whatsapp.messagesOfUser', 'and user_id = $5'),
+}
 
-export async function messagesPageWithTotal(
+/** A page of one of a contact's lists (of one user's conversation when userId is given), and whether the contact is there. */
+async function contactPage<T, Key extends string>(
   db: Database,
-  companyId: CompanyId,
-  contactId: number,
-  userId: number | undefined,
+  statements: { all: Query<PageRow<T, { found: boolean }, Key>>; ofUser: Query<PageRow<T, { found: boolean }, Key>> },
+  key: Key,
+  [companyId, contactId, userId]: [CompanyId, number, number | undefined],
   page: PageSlice,
-): Promise<{ found: boolean } & Page<ApiMessage>> {
+): Promise<{ found: boolean } & Page<T>> {
   const params = [companyId, contactId, page.limit, page.offset]
-  const rows = await (userId === undefined ? run(db, messagesPage, params) : run(db, messagesPageOfUser, [...params, userId]))
-  return { found: rows[0]?.found ?? false, ...unwrapPage(rows) }
+  const rows = await (userId === undefined ? run(db, statements.all, params) : run(db, statements.ofUser, [...params, userId]))
+  return { found: rows[0]?.found ?? false, ...unwrapPage(rows, key) }
+}
+
+export function messagesPageWithTotal(db: Database, companyId: CompanyId, contactId: number, userId: number | undefined, page: PageSlice) {
+  return contactPage(db, messagesPages, 'id', [companyId, contactId, userId], page)
 }
 
 // A page of an updated_since walk (src/http/sync.ts has the parameters): from
@@ -265,17 +272,11 @@ const chatsStatement = (name: string, user: string) =>
        ) p on true`,
   )
 
-const chatsPage = chatsStatement('whatsapp.chats', '')
-const chatsPageOfUser = chatsStatement('whatsapp.chatsOfUser', 'and user_id = $5')
+const chatsPages = {
+  all: chatsStatement('whatsapp.chats', ''),
+  ofUser: chatsStatement('whatsapp.chatsOfUser', 'and user_id = $5'),
+}
 
-export async function chatsPageWithTotal(
-  db: Database,
-  companyId: CompanyId,
-  contactId: number,
-  userId: number | undefined,
-  page: PageSlice,
-): Promise<{ found: boolean } & Page<ApiChat>> {
-  const params = [companyId, contactId, page.limit, page.offset]
-  const rows = await (userId === undefined ? run(db, chatsPage, params) : run(db, chatsPageOfUser, [...params, userId]))
-  return { found: rows[0]?.found ?? false, ...unwrapPage(rows, 'contact_id') }
+export function chatsPageWithTotal(db: Database, companyId: CompanyId, contactId: number, userId: number | undefined, page: PageSlice) {
+  return contactPage(db, chatsPages, 'contact_id', [companyId, contactId, userId], page)
 }
