@@ -18,9 +18,14 @@ export interface PageWindow {
   offset: number
 }
 
+/**
+ * Every list's window. The offset is at most 2^53 − 1: past any list's end, yet still an
+ * exact integer (page 2^53 − 1 of 100 would not be); statements read it as bigint
+ * (src/db/paging.ts), so a page past the end is the same empty page whatever its number.
+ */
 export function pageWindow(query: PageRequest): PageWindow {
   const perPage = query.per_page ?? DEFAULT_PER_PAGE
-  return { page: query.page, perPage, limit: perPage, offset: (query.page - 1) * perPage }
+  return { page: query.page, perPage, limit: perPage, offset: Math.min((query.page - 1) * perPage, Number.MAX_SAFE_INTEGER) }
 }
 
 export interface PageMeta {
@@ -30,10 +35,7 @@ export interface PageMeta {
   total_pages: number
 }
 
-/**
- * The list body for one page, with the Link header set on the reply. Call it with the
- * total and the rows of the page (skip the rows query when `offset >= total`).
- */
+/** The list body for one page, with the Link header set on the reply. */
 export function sendPage<T>(
   request: FastifyRequest,
   reply: FastifyReply,

@@ -74,9 +74,14 @@ export const hostileNumbers: Value[] = [
   new Raw('0.0000001'),
   2 ** 53,
   2 ** 53 - 1,
+  2 ** 63,
+  -(2 ** 53),
+  1e21,
   -1,
   0,
   1.5,
+  0.5,
+  101,
   2147483647,
   2147483648,
   -2147483649,
@@ -97,6 +102,12 @@ export const hostileNumbers: Value[] = [
   '9999999999999999999',
   '9007199254740992',
   '9007199254740991',
+  '2147483648',
+  '9'.repeat(17),
+  '00',
+  '-0',
+  '1_000',
+  '',
   '0'.repeat(300) + '1',
   '١٢٣',
 ]
@@ -241,7 +252,14 @@ export function validValue(name: string, schema: Schema, resource: string, pools
   if (isType(schema, 'integer') || isType(schema, 'number')) {
     const pool = poolFor(name, resource, pools)
     if (pool) return fc.oneof({ weight: 3, arbitrary: existing(pool, pools) }, { weight: 1, arbitrary: existing(pool, pools).map(String) })
-    if (name === 'page') return fc.oneof(fc.integer({ min: 1, max: 3 }), fc.constantFrom('1', '2'))
+    if (name === 'page') {
+      // Mostly pages that exist; also pages far past the end, up to the contract's bound (issue 30).
+      return fc.oneof(
+        { weight: 4, arbitrary: fc.oneof(fc.integer({ min: 1, max: 3 }), fc.constantFrom('1', '2')) },
+        { weight: 1, arbitrary: fc.constantFrom<Value>(2 ** 31 - 1, 2 ** 31, 2 ** 32, 2 ** 53 - 1, '2147483648', '9007199254740991') },
+        { weight: 1, arbitrary: fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }) },
+      )
+    }
     const min = schema.minimum ?? 0
     const max = Math.min(schema.maximum ?? 1000, min + 1000)
     return fc.oneof(fc.integer({ min, max }), fc.integer({ min, max }).map(String))

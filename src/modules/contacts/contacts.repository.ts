@@ -1,6 +1,7 @@
 import type { Db } from '../../db/db.js'
 import { counterTotal, WRITER_SLOT } from '../../db/counters.js'
 import { isoInstant, jsonArrayOf, jsonObjectOf } from '../../db/json-sql.js'
+import { limitOffset, pageIds, pageParams, unwrapPage, withinTotal, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { customFields } from '../../db/schema.js'
@@ -65,6 +66,9 @@ const contactJsonById = defineQuery<{ json: string }>(
   { pipelined: true },
 )
 
+// $4 limit, $5 offset (src/db/paging.ts).
+const PAGE = pageParams(4, 5)
+
 // A page of live contacts with the list's total from its counter (its slot rows summed), in one statement.
 // The page's ids come from an index alone in an ARRAY(...) run once per statement, whatever
 // the statistics, then their rows by primary key. A page in the second half reads the index
@@ -73,7 +77,7 @@ const contactJsonById = defineQuery<{ json: string }>(
 // the counter, which every write keeps exact in its own transaction. A page past the end
 // reads no index at all (the lateral part is skipped when the offset is not below the total).
 const pageStatement = (name: string, live: string) =>
-  defineQuery<{ total: number } & ({ id: null } | Contact)>(
+  defineQuery<PageRow<Contact>>(
     name,
     `with total as (
        select ${counterTotal('$1', '$2', '$3')} as n
@@ -84,13 +88,9 @@ const pageStatement = (name: string, live: string) =>
          select ${CONTACT_RECORD}
            from contacts c
           where c.company_id = (select $1::bigint)
-            and c.id = any(case when $5::bigint < total.n - $5::bigint
-                             then array(select id from contacts where ${live} order by id limit $4 offset $5)
-                             else array(select id from contacts where ${live} order by id desc
-                                         limit greatest(least($4, total.n - $5), 0)
-                                        offset greatest(total.n - $5 - $4, 0))
-                           end)
-            and $5 < total.n
+            and c.id = any(${pageIds(PAGE, 'total.n', ['id', 'id desc'], (order, limit, offset) =>
+              `array(select id from contacts where ${live} order by ${order} limit ${limit} offset ${offset})`)})
+            and ${withinTotal(PAGE, 'total.n')}
           order by c.id
        ) p on true`,
   )
@@ -110,13 +110,12 @@ export async function contactsPageWithTotal(
   companyId: CompanyId,
   counter: { list: string; key: number },
   userId: number | undefined,
-  page: { limit: number; offset: number },
-): Promise<{ total: number; rows: Contact[] }> {
+  page: PageSlice,
+): Promise<Page<Contact>> {
   const params = [companyId, counter.list, counter.key, page.limit, page.offset]
-  const rows = await (userId === undefined
+  return unwrapPage(await (userId === undefined
     ? run(db, contactsPage, params)
-    : run(db, contactsPageOfUser, [...params, userId]))
-  return { total: rows[0]?.total ?? 0, rows: rows[0]?.id === null ? [] : (rows as Contact[]) }
+    : run(db, contactsPageOfUser, [...params, userId])))
 }
 
 // Search: a case-insensitive substring of the full name, the business or the email. The
@@ -218,6 +217,8 @@ const candidateCtes = (ofUser: boolean, trigram: boolean, test: string) => `scop
          from candidates
      ),`
 
+const SEARCH_PAGE = pageParams(3, 4)
+
 // A page of a search with its exact total and the contacts in API shape (CONTACT_RECORD, as
 // contacts.page), in one statement. $1 company, $2 term, $3 limit, $4 offset, $5 the owner
 // (*OfUser). Every part is an InitPlan or a MATERIALIZED CTE, run at most once whatever the
@@ -241,20 +242,16 @@ const searchStatement = (name: string, ofUser: boolean, trigram: boolean, test: 
             else ${passOrIndexCount(ofUser, test)}
        end`
     : passOrIndexCount(ofUser, test)
-  return defineQuery<{ total: number } & ({ id: null } | Contact)>(
+  return defineQuery<PageRow<Contact>>(
     name,
     `with ${candidateCtes(ofUser, trigram, test)} total as materialized (
        select coalesce((select n from known), ${count}) as n
      ), page as materialized (
        select total.n as total,
-              case when (select n from known) is not null
-                   then array(select id from candidates order by id limit $3 offset $4)
-                   when $4::bigint >= total.n then '{}'
-                   when $4::bigint < total.n - $4::bigint
-                   then array(select c.id from contacts c where ${where} and ${test} order by c.id limit $3 offset $4)
-                   else array(select c.id from contacts c where ${where} and ${test} order by c.id desc
-                               limit greatest(least($3, total.n - $4), 0) offset greatest(total.n - $4 - $3, 0))
-              end as ids
+              ${pageIds(SEARCH_PAGE, 'total.n', ['c.id', 'c.id desc'], (order, limit, offset) =>
+                `array(select c.id from contacts c where ${where} and ${test} order by ${order} limit ${limit} offset ${offset})`, {
+                first: `when (select n from known) is not null then array(select id from candidates order by id ${limitOffset(SEARCH_PAGE)})`,
+              })} as ids
          from total
      )
      select page.total, p.*
@@ -301,11 +298,10 @@ export async function searchContacts(
   companyId: CompanyId,
   term: string,
   userId: number | undefined,
-  page: { limit: number; offset: number },
-): Promise<{ total: number; rows: Contact[] }> {
+  page: PageSlice,
+): Promise<Page<Contact>> {
   const params = [companyId, term, page.limit, page.offset]
-  const rows = await run(db, searchStatementFor(term, userId !== undefined), userId === undefined ? params : [...params, userId])
-  return { total: rows[0]?.total ?? 0, rows: rows[0]?.id === null ? [] : (rows as Contact[]) }
+  return unwrapPage(await run(db, searchStatementFor(term, userId !== undefined), userId === undefined ? params : [...params, userId]))
 }
 
 /** A row of a walk: a live contact, or a deleted one (whose other columns the caller drops). */

@@ -1,5 +1,7 @@
 // Contact events are written by the service that makes the change, inside its transaction.
 import type { Db } from '../../db/db.js'
+import { COMPANY } from '../../db/company.js'
+import { pageIds, pageParams, unwrapPage, withinTotal, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
 import { defineQuery, run } from '../../db/query.js'
 import type { contactEvents } from '../../db/schema.js'
 import type { CompanyId } from '../../tenancy.js'
@@ -54,12 +56,14 @@ export interface ContactEventRecord {
 
 // A page of a live contact's events, newest first, with their total, in one statement. The
 // contact is checked here too (one row with live = false when it is not a live contact of the
-// company), so the request is one round trip. The company is compared as `(select $1::bigint)`
-// (contacts.repository.ts says why). The total counts contact_events_contact_idx (company_id,
+// company), so the request is one round trip. The company is compared as COMPANY
+// (src/db/company.ts says why). The total counts contact_events_contact_idx (company_id,
 // contact_id, id) index-only; the page's ids come from the same index, read backwards (newest
 // first), or forwards from the oldest for a page in the second half, so the last page costs what
 // the first does; then the rows by primary key. A page past the end reads no event.
-const contactEventsPageStatement = defineQuery<{ live: boolean; total: number } & ({ id: null } | ContactEventRecord)>(
+// $3 limit, $4 offset (src/db/paging.ts).
+const PAGE = pageParams(3, 4)
+const contactEventsPageStatement = defineQuery<PageRow<ContactEventRecord, { live: boolean }>>(
   'events.contactPage',
   `with total as materialized (
      select exists (select from contacts c
@@ -74,16 +78,10 @@ const contactEventsPageStatement = defineQuery<{ live: boolean; total: number } 
               e.occurred_at as created_at, e.occurred_at as updated_at
          from contact_events e
         where e.company_id = (select $1::bigint)
-          and e.id = any(case when $4::bigint < total.n - $4::bigint
-                           then array(select id from contact_events
-                                       where company_id = (select $1::bigint) and contact_id = $2
-                                       order by id desc limit $3 offset $4)
-                           else array(select id from contact_events
-                                       where company_id = (select $1::bigint) and contact_id = $2
-                                       order by id limit greatest(least($3, total.n - $4), 0)
-                                      offset greatest(total.n - $4 - $3, 0))
-                         end)
-          and total.live and $4 < total.n
+          and e.id = any(${pageIds(PAGE, 'total.n', ['id desc', 'id'], (order, limit, offset) => `array(select id from contact_events
+                                       where company_id = ${COMPANY} and contact_id = $2
+                                       order by ${order} limit ${limit} offset ${offset})`)})
+          and total.live and ${withinTotal(PAGE, 'total.n')}
         order by e.id desc
      ) p on true`,
 )
@@ -93,10 +91,8 @@ export async function contactEventsPage(
   db: Db,
   companyId: CompanyId,
   contactId: number,
-  page: { limit: number; offset: number },
-): Promise<{ total: number; rows: ContactEventRecord[] } | undefined> {
+  page: PageSlice,
+): Promise<Page<ContactEventRecord> | undefined> {
   const rows = await run(db, contactEventsPageStatement, [companyId, contactId, page.limit, page.offset])
-  const [first] = rows
-  if (!first?.live) return undefined
-  return { total: first.total, rows: first.id === null ? [] : rows.map(({ live: _, total: __, ...event }) => event as ContactEventRecord) }
+  return rows[0]?.live ? unwrapPage(rows, 'id', ['live', 'total']) : undefined
 }

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/db.js'
 import { counterTotal } from '../../db/counters.js'
+import { limitOffset, pageParams, unwrapPage, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
 import type { Enrollment, Flow } from './flows.schemas.js'
@@ -37,6 +38,9 @@ const FLOW_RECORD = `f.id, f.name, f.user_id, f.status,
           ${counterTotal('f.company_id', `'${FLOW_CONTACTS}'`, 'f.id')} as contacts_count,
           f.created_at, f.updated_at`
 
+// $2 limit, $3 offset (src/db/paging.ts).
+const PAGE = pageParams(2, 3)
+
 // A page and its total in one statement. The matching ids are collected once, first and
 // whole (MATERIALIZED: flows are a handful to thousands per company), then the count and the
 // page's ids are read from them in InitPlans and the page's rows by primary key: each part
@@ -44,14 +48,14 @@ const FLOW_RECORD = `f.id, f.name, f.user_id, f.status,
 // is one row with the total and no flow. EXPLAIN at 2,000 flows in one company (warm): any
 // page or filter 0.4-1.2 ms.
 const pageStatement = (name: string, where: string) =>
-  defineQuery<{ total: number } & ({ id: null } | Flow)>(
+  defineQuery<PageRow<Flow>>(
     name,
     `with matches as materialized (
        select id from flows where ${['company_id = $1', where].filter(Boolean).join(' ')}
      ),
      summary as (
        select (select count(*) from matches)::int as total,
-              array(select id from matches order by id limit $2 offset $3) as ids
+              array(select id from matches order by id ${limitOffset(PAGE)}) as ids
      )
      select s.total, p.*
        from summary s
@@ -76,8 +80,8 @@ export async function flowsPageWithTotal(
   db: Db,
   companyId: CompanyId,
   f: FlowFilter,
-  page: { limit: number; offset: number },
-): Promise<{ total: number; rows: Flow[] }> {
+  page: PageSlice,
+): Promise<Page<Flow>> {
   const params: unknown[] = [companyId, page.limit, page.offset]
   const pattern = f.search === undefined ? undefined : `%${escapeLike(f.search)}%`
   let rows
@@ -88,7 +92,7 @@ export async function flowsPageWithTotal(
       ? run(db, flowsSearch, [...params, pattern])
       : run(db, flowsSearchOfUser, [...params, f.userId, pattern]))
   }
-  return { total: rows[0]?.total ?? 0, rows: rows[0]?.id === null ? [] : (rows as Flow[]) }
+  return unwrapPage(rows)
 }
 
 // The flow and its steps by primary keys.

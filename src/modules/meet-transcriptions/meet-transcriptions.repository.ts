@@ -1,9 +1,9 @@
 import type { Static } from 'typebox'
 import type { Db } from '../../db/db.js'
 import { counterTotal } from '../../db/counters.js'
+import { pageIds, pageParams, unwrapPage, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
-import type { PageWindow } from '../../http/pagination.js'
 import type { CompanyId } from '../../tenancy.js'
 import { isoInstant } from '../../db/json-sql.js'
 import { outboxCtes } from '../webhooks/outbox.js'
@@ -75,6 +75,9 @@ const CONDITIONS: Record<TaskFilter, string> = {
   without: 'and (task_id is not null) is false',
 }
 
+// $3 limit, $4 offset (src/db/paging.ts).
+const PAGE = pageParams(3, 4)
+
 /**
  * A page of a user's transcriptions and its total, in one statement. The total comes from
  * the counters; the page's ids from an index alone (meet_transcriptions_company_user_idx,
@@ -90,17 +93,13 @@ const pageStatement = (filter: TaskFilter, name: string) => {
     `array(select id from meet_transcriptions
                 where ${['company_id = $1 and user_id = $2', CONDITIONS[filter]].filter(Boolean).join(' ')}
                 order by id ${direction} limit ${limit} offset ${offset})`
-  return defineQuery<{ total: number } & ({ id: null } | TranscriptionItem)>(
+  return defineQuery<PageRow<TranscriptionItem>>(
     name,
     `with total as materialized (
        select (${TOTALS[filter]})::int as n
      ),
      page as materialized (
-       select case
-                when $4 >= (select n from total) then '{}'::bigint[]
-                when $4 * 2 < (select n from total) then ${ids('asc', '$3', '$4')}
-                else ${ids('desc', 'least($3, (select n from total) - $4)', 'greatest((select n from total) - $4 - $3, 0)')}
-              end as ids
+       select ${pageIds(PAGE, '(select n from total)', ['asc', 'desc'], ids)} as ids
      )
      select total.n as total, p.*
        from total
@@ -123,10 +122,9 @@ export async function transcriptionsPageWithTotal(
   companyId: CompanyId,
   userId: number,
   filter: TaskFilter,
-  page: Pick<PageWindow, 'limit' | 'offset'>,
-): Promise<{ total: number; rows: TranscriptionItem[] }> {
-  const rows = await run(db, pages[filter], [companyId, userId, page.limit, page.offset])
-  return { total: rows[0]?.total ?? 0, rows: rows[0]?.id === null ? [] : (rows as TranscriptionItem[]) }
+  page: PageSlice,
+): Promise<Page<TranscriptionItem>> {
+  return unwrapPage(await run(db, pages[filter], [companyId, userId, page.limit, page.offset]))
 }
 
 // A page of an updated_since walk (src/http/sync.ts has the parameters): from

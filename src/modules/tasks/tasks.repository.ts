@@ -6,6 +6,8 @@
 // and under 1 ms when the counters give the total; 250-700 buffers (1-7 ms) when the rows
 // are counted (two or more of assignee, flow, kind; kind or flow with dates).
 import type { Db } from '../../db/db.js'
+import { COMPANY } from '../../db/company.js'
+import { pageIds, pageParams, unwrapPage, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
 import { defineQuery, run, runOne, type Query } from '../../db/query.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { CompanyId } from '../../tenancy.js'
@@ -58,9 +60,8 @@ const TASK_ROW = `company_id as "companyId", id, kind, title, to_char(due_date, 
 // statement runs once (ARRAY(...) subqueries, a MATERIALIZED match set). The company is
 // compared as `(select $1)`, a value the planner cannot see even in a custom plan: for a
 // company it has no statistics of, it would otherwise expect one row and pick any index
-// that leads with company_id, reading every row of the company (measured: 35,000 buffers
-// for a page of a fresh 50,000-task company, 130 with this).
-const COMPANY = '(select $1::bigint)'
+// that leads with company_id, reading every row of the company (src/db/company.ts).
+const PAGE = pageParams(3, 4)
 
 /** A task as the API shows it, from `tasks t`; `status` against $2, the company's today. */
 const TASK_RECORD = `t.id, t.kind, t.title, to_char(t.due_date, 'YYYY-MM-DD') as due_date, t.done, t.done_at,
@@ -88,7 +89,7 @@ const total = (exact: string) => `case when $9::text[] is null then (${exact})
 function listStatement(
   name: string,
   parts: { ctes?: string; exact: string; ids: (order: 'asc' | 'desc', limit: string, offset: string) => string },
-): Query<{ total: number } & ({ id: null } | Task)> {
+): Query<PageRow<Task>> {
   return defineQuery(
     name,
     `with ${parts.ctes ? `${parts.ctes},\n     ` : ''}total as materialized (select ${total(parts.exact)} as n)
@@ -98,10 +99,7 @@ function listStatement(
          select ${TASK_RECORD}
            from tasks t
           where t.company_id = ${COMPANY}
-            and t.id = any(case when $4 >= total.n then '{}'
-                                when 2 * $4 < total.n then ${parts.ids('asc', '$3', '$4')}
-                                else ${parts.ids('desc', 'least($3, total.n - $4)', 'greatest(total.n - $4 - $3, 0)')}
-                           end)
+            and t.id = any(${pageIds(PAGE, 'total.n', ['asc', 'desc'], parts.ids)})
           order by t.due_date, t.id
        ) p on true`,
   )
@@ -196,8 +194,8 @@ export async function tasksPageWithTotal(
   f: TaskFilter,
   terms: CounterTerm[] | undefined,
   today: string,
-  page: { limit: number; offset: number },
-): Promise<{ total: number; rows: Task[] }> {
+  page: PageSlice,
+): Promise<Page<Task>> {
   const counters = terms
     ? [
         terms.map((t) => t.list),
@@ -219,8 +217,7 @@ export async function tasksPageWithTotal(
           : f.assignedToId !== undefined
             ? [pageOfAssignee, [f.assignedToId]]
             : [pageOfAll, []]
-  const rows = await run(db, query, [...params, ...more])
-  return { total: rows[0]?.total ?? 0, rows: rows[0]?.id === null ? [] : (rows as Task[]) }
+  return unwrapPage(await run(db, query, [...params, ...more]))
 }
 
 // A page of an updated_since walk (src/http/sync.ts has $1..$6; $7 the company's today, for

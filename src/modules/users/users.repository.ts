@@ -1,5 +1,6 @@
 import type { Db } from '../../db/db.js'
 import { isoInstant, jsonArrayOf, jsonObjectOf } from '../../db/json-sql.js'
+import { limitOffset, pageParams, type PageSlice } from '../../db/paging.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
 import type { companies, users } from '../../db/schema.js'
 import type { CompanyId } from '../../tenancy.js'
@@ -32,12 +33,12 @@ const usersPage = defineQuery<{ total: number; data: string }>(
   'users.page',
   `select (select count(*)::int from users where company_id = $1) as total,
           coalesce((select ${jsonArrayOf(USER_JSON_COLUMNS, 'u.id')}::text
-                      from (select * from users where company_id = $1 order by id limit $2 offset $3) u), '[]') as data`,
+                      from (select * from users where company_id = $1 order by id ${limitOffset(pageParams(2, 3))}) u), '[]') as data`,
   { pipelined: true },
 )
 
 /** The company's user count and one page of its users as a JSON array (text). */
-export async function usersPageJson(db: Db, companyId: CompanyId, page: { limit: number; offset: number }) {
+export async function usersPageJson(db: Db, companyId: CompanyId, page: PageSlice) {
   const row = await runOne(db, usersPage, [companyId, page.limit, page.offset])
   return { total: row?.total ?? 0, data: row?.data ?? '[]' }
 }

@@ -1,13 +1,13 @@
 // The statements of the webhooks API: subscriptions, their deliveries, and the event log
 // (the delivery worker's own statements are in webhooks.delivery.repository.ts). Every one
-// takes the caller's company, compared as `(select $1::bigint)` as in the other modules (a
+// takes the caller's company, compared as COMPANY (src/db/company.ts) as in the other modules (a
 // company the planner has no statistics for otherwise gets a plan reading all its rows),
 // and answers in one round trip: a page comes with its total.
 import type { Db } from '../../db/db.js'
+import { COMPANY } from '../../db/company.js'
+import { limitOffset, pageParams, unwrapPage, withinTotal, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
-
-const COMPANY = '(select $1::bigint)'
 
 /** A subscription as the API shows it (never its secrets). */
 export interface ApiSubscription {
@@ -93,8 +93,9 @@ export function insertSubscription(tx: Db, companyId: CompanyId, values: NewSubs
   return runOne(tx, insertStatement, [companyId, values.url, values.events, values.description, values.secret, values.now, cap])
 }
 
+const PAGE = pageParams(2, 3)
 // The total, then the page's rows by the primary key (company_id, id); no rows read past the end.
-const pageStatement = defineQuery<{ total: number } & (ApiSubscription | { id: null })>(
+const pageStatement = defineQuery<PageRow<ApiSubscription>>(
   'webhooks.page',
   `with total as materialized (select count(*)::int as n from webhook_subscriptions where company_id = ${COMPANY})
    select total.n as total, p.*
@@ -102,17 +103,16 @@ const pageStatement = defineQuery<{ total: number } & (ApiSubscription | { id: n
      left join lateral (
        select ${SUBSCRIPTION} from webhook_subscriptions s
         where s.company_id = ${COMPANY}
-        order by s.id limit $2 offset $3
-     ) p on $3 < total.n`,
+        order by s.id ${limitOffset(PAGE)}
+     ) p on ${withinTotal(PAGE, 'total.n')}`,
 )
 
 export async function subscriptionsPage(
   db: Db,
   companyId: CompanyId,
-  page: { limit: number; offset: number },
-): Promise<{ total: number; rows: ApiSubscription[] }> {
-  const rows = await run(db, pageStatement, [companyId, page.limit, page.offset])
-  return { total: rows[0]?.total ?? 0, rows: rows[0]?.id === null ? [] : (rows as ApiSubscription[]) }
+  page: PageSlice,
+): Promise<Page<ApiSubscription>> {
+  return unwrapPage(await run(db, pageStatement, [companyId, page.limit, page.offset]))
 }
 
 const byIdStatement = defineQuery<ApiSubscription>(
@@ -263,10 +263,11 @@ export async function insertPing(
 // ---------------------------------------------------------------------------------------
 // Deliveries
 
+const DELIVERIES_PAGE = pageParams(3, 4)
 // Whether the subscription is there, the total of its deliveries and a page of them, newest
 // first: all on webhook_deliveries_subscription_idx (the total index-only, the page backwards),
 // each event by primary key.
-const deliveriesPageStatement = defineQuery<{ found: boolean; total: number } & (ApiDelivery | { id: null })>(
+const deliveriesPageStatement = defineQuery<PageRow<ApiDelivery, { found: boolean }>>(
   'webhooks.deliveriesPage',
   `with sub as materialized (
      select id from webhook_subscriptions where company_id = ${COMPANY} and id = $2
@@ -281,23 +282,18 @@ const deliveriesPageStatement = defineQuery<{ found: boolean; total: number } & 
          from webhook_deliveries d
          join api_events e on e.company_id = d.company_id and e.id = d.event_id
         where d.company_id = ${COMPANY} and d.subscription_id = $2
-        order by d.id desc limit $3 offset $4
-     ) p on $4 < total.n`,
+        order by d.id desc ${limitOffset(DELIVERIES_PAGE)}
+     ) p on ${withinTotal(DELIVERIES_PAGE, 'total.n')}`,
 )
 
 export async function deliveriesPage(
   db: Db,
   companyId: CompanyId,
   subscriptionId: number,
-  page: { limit: number; offset: number },
-): Promise<{ total: number; rows: ApiDelivery[] } | undefined> {
+  page: PageSlice,
+): Promise<Page<ApiDelivery> | undefined> {
   const rows = await run(db, deliveriesPageStatement, [companyId, subscriptionId, page.limit, page.offset])
-  const first = rows[0]
-  if (!first?.found) return undefined
-  return {
-    total: first.total,
-    rows: first.id === null ? [] : rows.map(({ found: _f, total: _t, ...rest }) => rest as ApiDelivery),
-  }
+  return rows[0]?.found ? unwrapPage(rows, 'id', ['found', 'total']) : undefined
 }
 
 const deliveryByIdStatement = defineQuery<ApiDelivery>(
@@ -356,6 +352,7 @@ export async function retryDelivery(
 
 const EVENT = 'id, type, created_at, sequence, data'
 
+const EVENTS_PAGE = pageParams(4, 5)
 // The company's events (pings left out), id ascending, with the total. $2 since (null: any
 // time), $3 after this id (0: from the start), $4 limit, $5 offset; the typed variant adds
 // $6 the types. Plans: the primary key (company_id, id) from $3 on; the total counts the same
@@ -366,14 +363,14 @@ const EVENT = 'id, type, created_at, sequence, data'
 const eventsStatement = (name: string, typed: boolean) => {
   const where = `company_id = ${COMPANY} and id > $3::bigint and type <> '${PING}'
           and ($2::timestamptz is null or created_at >= $2::timestamptz)${typed ? ' and type = any ($6::text[])' : ''}`
-  return defineQuery<{ total: number } & (ApiEvent | { id: null })>(
+  return defineQuery<PageRow<ApiEvent>>(
     name,
     `with total as materialized (select count(*)::int as n from api_events where ${where})
      select total.n as total, p.*
        from total
        left join lateral (
-         select ${EVENT} from api_events where ${where} order by id limit $4 offset $5
-       ) p on $5 < total.n`,
+         select ${EVENT} from api_events where ${where} order by id ${limitOffset(EVENTS_PAGE)}
+       ) p on ${withinTotal(EVENTS_PAGE, 'total.n')}`,
   )
 }
 
@@ -391,11 +388,11 @@ export async function eventsPage(
   db: Db,
   companyId: CompanyId,
   filter: EventFilter,
-  page: { limit: number; offset: number },
-): Promise<{ total: number; rows: ApiEvent[] }> {
+  page: PageSlice,
+): Promise<Page<ApiEvent>> {
   const params: unknown[] = [companyId, filter.since, filter.afterId, page.limit, page.offset]
   const rows = filter.types ? await run(db, eventsOfTypesPageStatement, [...params, filter.types]) : await run(db, eventsPageStatement, params)
-  return { total: rows[0]?.total ?? 0, rows: rows[0]?.id === null ? [] : rows.map(({ total: _t, ...rest }) => rest as ApiEvent) }
+  return unwrapPage(rows, 'id', ['total'])
 }
 
 const eventByIdStatement = defineQuery<ApiEvent>(

@@ -1,8 +1,9 @@
 import type { Db } from '../../db/db.js'
-import { defineQuery, run } from '../../db/query.js'
+import { COMPANY } from '../../db/company.js'
+import { limitOffset, pageIds, pageParams, unwrapPage, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
+import { defineQuery, run, type Query } from '../../db/query.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { whatsappMessages } from '../../db/schema.js'
-import type { PageWindow } from '../../http/pagination.js'
 import type { CompanyId } from '../../tenancy.js'
 
 export type MessageRow = typeof whatsappMessages.$inferSelect
@@ -18,7 +19,6 @@ export interface NewMessage {
 }
 
 const BATCH = 1000
-type Page = Pick<PageWindow, 'limit' | 'offset'>
 
 // Primary keys, the whole list of ids in one statement.
 const liveContacts = defineQuery<{ id: number }>(
@@ -153,19 +153,17 @@ export interface ApiChat {
   last_message_at: Date
 }
 
-type PageRow<T> = { found: boolean; total: number } & ({ id: null } | T)
-
 // Where a statement reads rows by their ids (a page's, a chat's last message), the company
-// is compared as `(select $1::bigint)`: the planner cannot use the value's statistics, so a
-// company it has not analysed yet (estimated at one row) does not get a plan that walks all
-// of the company's messages through another index and filters on the ids (a fresh
-// 100,000-message company: 17-20 ms for a page, 61 ms for the chats; about 1 ms with it).
-const COMPANY = '(select $1::bigint)'
+// is compared as COMPANY (src/db/company.ts): a fresh 100,000-message company otherwise took
+// 17-20 ms for a page, 61 ms for the chats; about 1 ms with it.
 
 // The subject of both lists: a live contact of the company, by primary key.
 const CONTACT = `contact as materialized (
        select exists(select 1 from contacts where company_id = $1 and id = $2 and deleted_at is null) as found
      )`
+
+// $3 limit, $4 offset (src/db/paging.ts).
+const PAGE = pageParams(3, 4)
 
 /**
  * A page of a contact's messages, newest first (sent_at, then id), with its total and
@@ -182,7 +180,7 @@ const messagesStatement = (name: string, user: string) => {
     `array(select id from whatsapp_messages
                 where ${['company_id = $1 and contact_id = $2', user].filter(Boolean).join(' ')}
                 order by ${order} limit ${limit} offset ${offset})`
-  return defineQuery<PageRow<ApiMessage>>(
+  return defineQuery<PageRow<ApiMessage, { found: boolean }>>(
     name,
     `with ${CONTACT},
      total as materialized (
@@ -190,12 +188,9 @@ const messagesStatement = (name: string, user: string) => {
                          where ${['company_id = $1 and contact_id = $2', user].filter(Boolean).join(' ')}), 0)::int as n
      ),
      page as materialized (
-       select case
-                when not (select found from contact) or $4 >= (select n from total) then '{}'::bigint[]
-                when $4 * 2 < (select n from total)
-                  then ${ids('sent_at desc nulls last, id desc nulls last', '$3', '$4')}
-                else ${ids('sent_at asc nulls first, id asc nulls first', 'least($3, (select n from total) - $4)', 'greatest((select n from total) - $4 - $3, 0)')}
-              end as ids
+       select ${pageIds(PAGE, '(select n from total)', ['sent_at desc nulls last, id desc nulls last', 'sent_at asc nulls first, id asc nulls first'], ids, {
+         empty: 'not (select found from contact)',
+       })} as ids
      )
      select contact.found, total.n as total, p.*
        from contact cross join total
@@ -207,20 +202,26 @@ const messagesStatement = (name: string, user: string) => {
   )
 }
 
-const messagesPage = messagesStatement('whatsapp.messages', '')
-const messagesPageOfUser = messagesStatement('whatsapp.messagesOfUser', 'and user_id = $5')
+const messagesPages = {
+  all: messagesStatement('whatsapp.messages', ''),
+  ofUser: messagesStatement('whatsapp.messagesOfUser', 'and user_id = $5'),
+}
 
-export async function messagesPageWithTotal(
+/** A page of one of a contact's lists (of one user's conversation when userId is given), and whether the contact is there. */
+async function contactPage<T, Key extends string>(
   db: Db,
-  companyId: CompanyId,
-  contactId: number,
-  userId: number | undefined,
-  page: Page,
-): Promise<{ found: boolean; total: number; rows: ApiMessage[] }> {
+  statements: { all: Query<PageRow<T, { found: boolean }, Key>>; ofUser: Query<PageRow<T, { found: boolean }, Key>> },
+  key: Key,
+  [companyId, contactId, userId]: [CompanyId, number, number | undefined],
+  page: PageSlice,
+): Promise<{ found: boolean } & Page<T>> {
   const params = [companyId, contactId, page.limit, page.offset]
-  const rows = await (userId === undefined ? run(db, messagesPage, params) : run(db, messagesPageOfUser, [...params, userId]))
-  const first = rows[0]
-  return { found: first?.found ?? false, total: first?.total ?? 0, rows: first?.id === null ? [] : (rows as ApiMessage[]) }
+  const rows = await (userId === undefined ? run(db, statements.all, params) : run(db, statements.ofUser, [...params, userId]))
+  return { found: rows[0]?.found ?? false, ...unwrapPage(rows, key) }
+}
+
+export function messagesPageWithTotal(db: Db, companyId: CompanyId, contactId: number, userId: number | undefined, page: PageSlice) {
+  return contactPage(db, messagesPages, 'id', [companyId, contactId, userId], page)
 }
 
 // A page of an updated_since walk (src/http/sync.ts has the parameters): from
@@ -249,7 +250,7 @@ export function messagesWalkPage(db: Db, companyId: CompanyId, window: WalkWindo
  * key, counted, ordered, and the page's last messages joined by primary key.
  */
 const chatsStatement = (name: string, user: string) =>
-  defineQuery<{ found: boolean; total: number } & ({ contact_id: null } | ApiChat)>(
+  defineQuery<PageRow<ApiChat, { found: boolean }, 'contact_id'>>(
     name,
     `with ${CONTACT},
      chats as materialized (
@@ -265,24 +266,17 @@ const chatsStatement = (name: string, user: string) =>
                                   'body', m.body, 'status', m.status, 'sent_at', ${iso('m.sent_at')},
                                   'created_at', ${iso('m.created_at')}, 'updated_at', ${iso('m.updated_at')}) as last_message,
                 c.last_message_at
-           from (select * from chats order by last_message_at desc, last_message_id desc limit $3 offset $4) c
+           from (select * from chats order by last_message_at desc, last_message_id desc ${limitOffset(PAGE)}) c
            join whatsapp_messages m on m.company_id = ${COMPANY} and m.id = c.last_message_id
           order by c.last_message_at desc, c.last_message_id desc
        ) p on true`,
   )
 
-const chatsPage = chatsStatement('whatsapp.chats', '')
-const chatsPageOfUser = chatsStatement('whatsapp.chatsOfUser', 'and user_id = $5')
+const chatsPages = {
+  all: chatsStatement('whatsapp.chats', ''),
+  ofUser: chatsStatement('whatsapp.chatsOfUser', 'and user_id = $5'),
+}
 
-export async function chatsPageWithTotal(
-  db: Db,
-  companyId: CompanyId,
-  contactId: number,
-  userId: number | undefined,
-  page: Page,
-): Promise<{ found: boolean; total: number; rows: ApiChat[] }> {
-  const params = [companyId, contactId, page.limit, page.offset]
-  const rows = await (userId === undefined ? run(db, chatsPage, params) : run(db, chatsPageOfUser, [...params, userId]))
-  const first = rows[0]
-  return { found: first?.found ?? false, total: first?.total ?? 0, rows: first?.contact_id === null ? [] : (rows as ApiChat[]) }
+export function chatsPageWithTotal(db: Db, companyId: CompanyId, contactId: number, userId: number | undefined, page: PageSlice) {
+  return contactPage(db, chatsPages, 'contact_id', [companyId, contactId, userId], page)
 }

@@ -6,7 +6,7 @@ with matches as materialized (
 ),
 summary as (
   select (select count(*) from matches)::int as total,
-         array(select id from matches order by id limit $2 offset $3) as ids
+         array(select id from matches order by id limit $2 offset $3::bigint) as ids
 )
 select s.total, p.*
   from summary s
@@ -29,7 +29,7 @@ with matches as materialized (
 ),
 summary as (
   select (select count(*) from matches)::int as total,
-         array(select id from matches order by id limit $2 offset $3) as ids
+         array(select id from matches order by id limit $2 offset $3::bigint) as ids
 )
 select s.total, p.*
   from summary s
@@ -52,7 +52,7 @@ with matches as materialized (
 ),
 summary as (
   select (select count(*) from matches)::int as total,
-         array(select id from matches order by id limit $2 offset $3) as ids
+         array(select id from matches order by id limit $2 offset $3::bigint) as ids
 )
 select s.total, p.*
   from summary s
@@ -75,7 +75,7 @@ with matches as materialized (
 ),
 summary as (
   select (select count(*) from matches)::int as total,
-         array(select id from matches order by id limit $2 offset $3) as ids
+         array(select id from matches order by id limit $2 offset $3::bigint) as ids
 )
 select s.total, p.*
   from summary s

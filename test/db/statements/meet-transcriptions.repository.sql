@@ -11,15 +11,14 @@ with total as materialized (
   select (coalesce((select sum(value) from counters where company_id = $1 and list = 'meet_transcriptions' and key = $2), 0)::bigint)::int as n
 ),
 page as materialized (
-  select case
-           when $4 >= (select n from total) then '{}'::bigint[]
-           when $4 * 2 < (select n from total) then array(select id from meet_transcriptions
+  select case when $4::bigint >= (select n from total) then '{}'::bigint[]
+            when $4::bigint < (select n from total) - $4::bigint then array(select id from meet_transcriptions
            where company_id = $1 and user_id = $2
-           order by id asc limit $3 offset $4)
-           else array(select id from meet_transcriptions
+           order by id asc limit $3 offset $4::bigint)
+            else array(select id from meet_transcriptions
            where company_id = $1 and user_id = $2
-           order by id desc limit least($3, (select n from total) - $4) offset greatest((select n from total) - $4 - $3, 0))
-         end as ids
+           order by id desc limit least($3, (select n from total) - $4::bigint) offset greatest((select n from total) - $4::bigint - $3, 0))
+       end as ids
 )
 select total.n as total, p.*
   from total
@@ -34,15 +33,14 @@ with total as materialized (
   select (coalesce((select sum(value) from counters where company_id = $1 and list = 'meet_transcriptions' and key = $2), 0)::bigint - coalesce((select sum(value) from counters where company_id = $1 and list = 'meet_transcriptions_linked' and key = $2), 0)::bigint)::int as n
 ),
 page as materialized (
-  select case
-           when $4 >= (select n from total) then '{}'::bigint[]
-           when $4 * 2 < (select n from total) then array(select id from meet_transcriptions
+  select case when $4::bigint >= (select n from total) then '{}'::bigint[]
+            when $4::bigint < (select n from total) - $4::bigint then array(select id from meet_transcriptions
            where company_id = $1 and user_id = $2 and (task_id is not null) is false
-           order by id asc limit $3 offset $4)
-           else array(select id from meet_transcriptions
+           order by id asc limit $3 offset $4::bigint)
+            else array(select id from meet_transcriptions
            where company_id = $1 and user_id = $2 and (task_id is not null) is false
-           order by id desc limit least($3, (select n from total) - $4) offset greatest((select n from total) - $4 - $3, 0))
-         end as ids
+           order by id desc limit least($3, (select n from total) - $4::bigint) offset greatest((select n from total) - $4::bigint - $3, 0))
+       end as ids
 )
 select total.n as total, p.*
   from total
@@ -57,15 +55,14 @@ with total as materialized (
   select (coalesce((select sum(value) from counters where company_id = $1 and list = 'meet_transcriptions_linked' and key = $2), 0)::bigint)::int as n
 ),
 page as materialized (
-  select case
-           when $4 >= (select n from total) then '{}'::bigint[]
-           when $4 * 2 < (select n from total) then array(select id from meet_transcriptions
+  select case when $4::bigint >= (select n from total) then '{}'::bigint[]
+            when $4::bigint < (select n from total) - $4::bigint then array(select id from meet_transcriptions
            where company_id = $1 and user_id = $2 and (task_id is not null) = true
-           order by id asc limit $3 offset $4)
-           else array(select id from meet_transcriptions
+           order by id asc limit $3 offset $4::bigint)
+            else array(select id from meet_transcriptions
            where company_id = $1 and user_id = $2 and (task_id is not null) = true
-           order by id desc limit least($3, (select n from total) - $4) offset greatest((select n from total) - $4 - $3, 0))
-         end as ids
+           order by id desc limit least($3, (select n from total) - $4::bigint) offset greatest((select n from total) - $4::bigint - $3, 0))
+       end as ids
 )
 select total.n as total, p.*
   from total

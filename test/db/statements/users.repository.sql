@@ -4,7 +4,7 @@
 select (select count(*)::int from users where company_id = $1) as total,
        coalesce((select array_to_json(array_agg((select j from (select u.id, u.name, u.email, u.role, u.active, to_char(u.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at,
                         to_char(u.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j) order by u.id))::text
-                   from (select * from users where company_id = $1 order by id limit $2 offset $3) u), '[]') as data;
+                   from (select * from users where company_id = $1 order by id limit $2 offset $3::bigint) u), '[]') as data;
 
 -- users.authorizationJson (pipelined: src/db/pipeline.ts)
 select row_to_json(a)::text as json

@@ -16,8 +16,8 @@ select total.n as total, p.*
   left join lateral (
     select s.id, s.url, s.events, s.description, s.enabled, s.disabled_reason, s.disabled_at, s.created_at, s.updated_at from webhook_subscriptions s
      where s.company_id = (select $1::bigint)
-     order by s.id limit $2 offset $3
-  ) p on $3 < total.n;
+     order by s.id limit $2 offset $3::bigint
+  ) p on $3::bigint < total.n;
 
 -- webhooks.byId (pipelined: src/db/pipeline.ts)
 select s.id, s.url, s.events, s.description, s.enabled, s.disabled_reason, s.disabled_at, s.created_at, s.updated_at from webhook_subscriptions s where s.company_id = (select $1::bigint) and s.id = $2;
@@ -92,8 +92,8 @@ d.next_attempt_at, d.last_error, d.delivered_at, d.created_at
       from webhook_deliveries d
       join api_events e on e.company_id = d.company_id and e.id = d.event_id
      where d.company_id = (select $1::bigint) and d.subscription_id = $2
-     order by d.id desc limit $3 offset $4
-  ) p on $4 < total.n;
+     order by d.id desc limit $3 offset $4::bigint
+  ) p on $4::bigint < total.n;
 
 -- webhooks.deliveryById (pipelined: src/db/pipeline.ts)
 select d.id, d.event_id, e.type as event_type, d.status, d.attempts, d.last_response_status, d.last_attempt_at,
@@ -128,8 +128,8 @@ select total.n as total, p.*
   from total
   left join lateral (
     select id, type, created_at, sequence, data from api_events where company_id = (select $1::bigint) and id > $3::bigint and type <> 'ping'
-     and ($2::timestamptz is null or created_at >= $2::timestamptz) and type = any ($6::text[]) order by id limit $4 offset $5
-  ) p on $5 < total.n;
+     and ($2::timestamptz is null or created_at >= $2::timestamptz) and type = any ($6::text[]) order by id limit $4 offset $5::bigint
+  ) p on $5::bigint < total.n;
 
 -- webhooks.eventsPage
 with total as materialized (select count(*)::int as n from api_events where company_id = (select $1::bigint) and id > $3::bigint and type <> 'ping'
@@ -138,8 +138,8 @@ select total.n as total, p.*
   from total
   left join lateral (
     select id, type, created_at, sequence, data from api_events where company_id = (select $1::bigint) and id > $3::bigint and type <> 'ping'
-     and ($2::timestamptz is null or created_at >= $2::timestamptz) order by id limit $4 offset $5
-  ) p on $5 < total.n;
+     and ($2::timestamptz is null or created_at >= $2::timestamptz) order by id limit $4 offset $5::bigint
+  ) p on $5::bigint < total.n;
 
 -- webhooks.eventById (pipelined: src/db/pipeline.ts)
 select id, type, created_at, sequence, data from api_events where company_id = (select $1::bigint) and id = $2 and type <> 'ping';

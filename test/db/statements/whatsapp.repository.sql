@@ -33,16 +33,14 @@ total as materialized (
                     where company_id = $1 and contact_id = $2), 0)::int as n
 ),
 page as materialized (
-  select case
-           when not (select found from contact) or $4 >= (select n from total) then '{}'::bigint[]
-           when $4 * 2 < (select n from total)
-             then array(select id from whatsapp_messages
+  select case when not (select found from contact) or $4::bigint >= (select n from total) then '{}'::bigint[]
+            when $4::bigint < (select n from total) - $4::bigint then array(select id from whatsapp_messages
            where company_id = $1 and contact_id = $2
-           order by sent_at desc nulls last, id desc nulls last limit $3 offset $4)
-           else array(select id from whatsapp_messages
+           order by sent_at desc nulls last, id desc nulls last limit $3 offset $4::bigint)
+            else array(select id from whatsapp_messages
            where company_id = $1 and contact_id = $2
-           order by sent_at asc nulls first, id asc nulls first limit least($3, (select n from total) - $4) offset greatest((select n from total) - $4 - $3, 0))
-         end as ids
+           order by sent_at asc nulls first, id asc nulls first limit least($3, (select n from total) - $4::bigint) offset greatest((select n from total) - $4::bigint - $3, 0))
+       end as ids
 )
 select contact.found, total.n as total, p.*
   from contact cross join total
@@ -61,16 +59,14 @@ total as materialized (
                     where company_id = $1 and contact_id = $2 and user_id = $5), 0)::int as n
 ),
 page as materialized (
-  select case
-           when not (select found from contact) or $4 >= (select n from total) then '{}'::bigint[]
-           when $4 * 2 < (select n from total)
-             then array(select id from whatsapp_messages
+  select case when not (select found from contact) or $4::bigint >= (select n from total) then '{}'::bigint[]
+            when $4::bigint < (select n from total) - $4::bigint then array(select id from whatsapp_messages
            where company_id = $1 and contact_id = $2 and user_id = $5
-           order by sent_at desc nulls last, id desc nulls last limit $3 offset $4)
-           else array(select id from whatsapp_messages
+           order by sent_at desc nulls last, id desc nulls last limit $3 offset $4::bigint)
+            else array(select id from whatsapp_messages
            where company_id = $1 and contact_id = $2 and user_id = $5
-           order by sent_at asc nulls first, id asc nulls first limit least($3, (select n from total) - $4) offset greatest((select n from total) - $4 - $3, 0))
-         end as ids
+           order by sent_at asc nulls first, id asc nulls first limit least($3, (select n from total) - $4::bigint) offset greatest((select n from total) - $4::bigint - $3, 0))
+       end as ids
 )
 select contact.found, total.n as total, p.*
   from contact cross join total
@@ -107,7 +103,7 @@ select contact.found, (select count(*) from chats)::int as total, p.*
                              'body', m.body, 'status', m.status, 'sent_at', to_char(m.sent_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
                              'created_at', to_char(m.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updated_at', to_char(m.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as last_message,
            c.last_message_at
-      from (select * from chats order by last_message_at desc, last_message_id desc limit $3 offset $4) c
+      from (select * from chats order by last_message_at desc, last_message_id desc limit $3 offset $4::bigint) c
       join whatsapp_messages m on m.company_id = (select $1::bigint) and m.id = c.last_message_id
      order by c.last_message_at desc, c.last_message_id desc
   ) p on true;
@@ -129,7 +125,7 @@ select contact.found, (select count(*) from chats)::int as total, p.*
                              'body', m.body, 'status', m.status, 'sent_at', to_char(m.sent_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
                              'created_at', to_char(m.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updated_at', to_char(m.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as last_message,
            c.last_message_at
-      from (select * from chats order by last_message_at desc, last_message_id desc limit $3 offset $4) c
+      from (select * from chats order by last_message_at desc, last_message_id desc limit $3 offset $4::bigint) c
       join whatsapp_messages m on m.company_id = (select $1::bigint) and m.id = c.last_message_id
      order by c.last_message_at desc, c.last_message_id desc
   ) p on true;

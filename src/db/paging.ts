@@ -1,0 +1,86 @@
+// Pages of a list, written once for every list statement: the window's placeholders, the
+// "forwards, or backwards from the total" choice of a page's ids, and the unwrapping of a
+// page statement's rows (the records with the total on each, or one row with the total
+// and nulls past the end). The SQL builders run at module load, when statements are
+// defined; nothing here assembles SQL per request.
+
+/** The rows a page statement reads: its `limit` and `offset` values (src/http/pagination.ts makes them). */
+export interface PageSlice {
+  limit: number
+  offset: number
+}
+
+/**
+ * A page's placeholders in a statement: `limit` ($n, per_page, 1..100) and `offset` ($m,
+ * (page − 1) × per_page), always compared and read as bigint: the offset passes 2^31 long
+ * before `page` reaches its bound (2^53 − 1), and an `integer` parameter would refuse it.
+ */
+export interface PageParams {
+  readonly limit: string
+  readonly offset: string
+}
+
+export const pageParams = (limit: number, offset: number): PageParams => ({
+  limit: `$${String(limit)}`,
+  offset: `$${String(offset)}::bigint`,
+})
+
+/** `limit … offset …` for a list read from its start in its order (lists of a handful to thousands). */
+export const limitOffset = (page: PageParams): string => `limit ${page.limit} offset ${page.offset}`
+
+/** `(offset) < (total)`: whether the page has any record. */
+export const withinTotal = (page: PageParams, total: string): string => `${page.offset} < ${total}`
+
+/**
+ * The ids of a page as an array expression (for `id = any(…)`), given the list's exact
+ * `total` (an SQL expression) and `ids(order, limit, offset)`, an ARRAY(…) of ids read in
+ * `order` from an index. A page of the first half reads in the list's order (`orders[0]`);
+ * one of the second half reads backwards (`orders[1]`) from the total, so the last page costs
+ * what the first does (an OFFSET walks every entry it skips); a page past the end reads
+ * nothing (`'{}'`), whatever its number. `empty` is a further condition for no page (the
+ * subject is missing); `first` a `when … then …` branch tried before all of these.
+ */
+export function pageIds<Order>(
+  page: PageParams,
+  total: string,
+  orders: readonly [forwards: Order, backwards: Order],
+  ids: (order: Order, limit: string, offset: string) => string,
+  options: { empty?: string; first?: string } = {},
+): string {
+  const { limit, offset } = page
+  return `case ${options.first ? `${options.first}\n                 ` : ''}when ${options.empty ? `${options.empty} or ` : ''}${offset} >= ${total} then '{}'::bigint[]
+                 when ${offset} < ${total} - ${offset} then ${ids(orders[0], limit, offset)}
+                 else ${ids(orders[1], `least(${limit}, ${total} - ${offset})`, `greatest(${total} - ${offset} - ${limit}, 0)`)}
+            end`
+}
+
+/** A page and the list's total. */
+export interface Page<T> {
+  total: number
+  rows: T[]
+}
+
+/**
+ * What a page statement answers: every row carries the page's columns (`total`, and `Extra`
+ * such as `found`) and a record; past the end, one row with the page's columns and null for
+ * the record's (the LEFT JOIN's sentinel), `key` among them.
+ */
+export type PageRow<T, Extra = unknown, Key extends string = 'id'> = { total: number } & Extra & ({ [K in Key]: null } | T)
+
+/**
+ * The total and the records of a page statement's rows. `key` is a record column that is
+ * never null; `drop` lists the page's columns to take off each record, where a record goes
+ * out by a path that would show them (the others' serializers leave unknown keys out).
+ */
+export function unwrapPage<T, Extra = unknown, Key extends string = 'id'>(
+  rows: readonly PageRow<T, Extra, Key>[],
+  key: Key = 'id' as Key,
+  drop: readonly string[] = [],
+): Page<T> {
+  const first = rows[0] as Record<string, unknown> | undefined
+  if (first === undefined) return { total: 0, rows: [] }
+  const total = first.total as number
+  if (first[key] === null) return { total, rows: [] }
+  if (drop.length === 0) return { total, rows: rows as unknown as T[] }
+  return { total, rows: rows.map((row) => Object.fromEntries(Object.entries(row).filter(([column]) => !drop.includes(column))) as T) }
+}
