@@ -55,10 +55,17 @@ function parse(text: string): Omit<RawResponse, 'closed'> {
 }
 
 /** The contract's error body, with its request id the same as the X-Request-Id header. */
-function assertContractError(res: { headers: Record<string, unknown>; body: string }, status: number, message: string, code: string) {
+function assertContractError(
+  res: { headers: Record<string, unknown>; body: string },
+  status: number,
+  message: string,
+  code: string,
+  details?: Record<string, string[]>,
+) {
   const id = res.headers['x-request-id']
   assert.match(String(id), /^[A-Za-z0-9._-]{1,128}$/)
-  assert.deepEqual(JSON.parse(res.body), { error: { status, message, code, request_id: id } })
+  const expected = details ? { details, detail_codes: detailCodes(details) } : {}
+  assert.deepEqual(JSON.parse(res.body), { error: { status, message, code, ...expected, request_id: id } })
   assert.match(String(res.headers['content-type']), /^application\/json/)
 }
 
@@ -213,7 +220,7 @@ for (const backend of backends()) {
       assert.equal(wrong.json().error.code, 'token_invalid')
       assert.equal((await call('GET', '/api/v1/contacts/999999')).json().error.code, 'not_found')
       const bad = await t.app.inject({ method: 'POST', url: '/api/v1/contacts', headers: { ...acme.auth, 'content-type': 'application/json' }, payload: '{"a":' })
-      assertContractError(bad, 400, 'Bad request', 'bad_request')
+      assertContractError(bad, 400, 'Bad request', 'bad_request', { body: ['is not valid JSON: it ends before the value is complete'] })
       const big = await call('POST', '/api/v1/contacts', { first_name: 'x'.repeat(1024 * 1024) })
       assertContractError(big, 413, 'Payload too large', 'payload_too_large')
       const text = await t.app.inject({ method: 'POST', url: '/api/v1/contacts', headers: { ...acme.auth, 'content-type': 'text/plain' }, payload: 'x' })
