@@ -76,6 +76,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}) {
     http: {
       headersTimeout: deps.timeouts?.requestMs ?? REQUEST_TIMEOUT_MS,
       connectionsCheckingInterval: deps.timeouts?.checkIntervalMs ?? 1_000,
+      // The errors plugin answers a missing Host itself, in the contract's body (Node's own
+      // 400 has none).
+      requireHostHeader: false,
     },
     clientErrorHandler,
     frameworkErrors,
