@@ -9,6 +9,7 @@ import { openDatabase, type DatabaseHandle } from './db/client.js'
 import { usePreparedStatements } from './db/query.js'
 import { requestsDrained } from './http/drain.js'
 import { parseForm } from './http/form.js'
+import lingeringClose, { type LingerBounds } from './http/lingering-close.js'
 import { validatorCompiler } from './http/validation.js'
 import { loggerOptions, RequestLog } from './logging.js'
 import dbPlugin from './plugins/db.js'
@@ -47,6 +48,8 @@ export interface AppDeps {
    * it on, with shorter intervals if they like). Default: off.
    */
   webhookWorker?: boolean | Partial<WorkerOptions>
+  /** Bounds of the lingering close after an answer given before the body arrived (tests). */
+  linger?: LingerBounds
 }
 
 export const BODY_LIMIT = 1024 * 1024
@@ -114,6 +117,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}) {
 
   await app.register(dbPlugin, { database, owned: !deps.database })
   await app.register(errors)
+  await app.register(lingeringClose, deps.linger ? { bounds: deps.linger } : {})
   await app.register(requestParams)
   await app.register(docs)
   await app.register(health)
