@@ -1,6 +1,6 @@
-// An answer given before the request's body has all arrived (413 over the body limit, 415, an
-// unknown route or a missing token answered before the body is read) must reach a client
-// that is still sending. Closing the connection then leaves unread bytes in the socket, the
+// An answer given before the request's body has all arrived (413 over the body limit, 415
+// for another content type, whose body is never read) must reach a client that is still
+// sending. Closing the connection then leaves unread bytes in the socket, the
 // kernel answers them with a reset, and a client that writes its whole body before reading
 // gets EPIPE and never sees the answer. So, as nginx's lingering close: the answer goes
 // first, with `Connection: close`; then the write side is shut (FIN) and the rest of the
