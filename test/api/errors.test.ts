@@ -10,49 +10,7 @@ import { detailCode, detailCodes } from '../../src/errors.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
 import { addContact, addFlow } from '../helpers/flows-factories.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
-
-interface RawResponse {
-  status: number
-  headers: Record<string, string>
-  body: string
-  /** The server closed the connection (the client saw its end). */
-  closed: boolean
-}
-
-/** Sends bytes on a fresh connection and reads until the server closes it (or `waitMs`). */
-async function raw(port: number, chunks: string[], waitMs = 5_000): Promise<RawResponse> {
-  const socket = connect(port, '127.0.0.1')
-  await once(socket, 'connect')
-  let text = ''
-  let closed = false
-  socket.setEncoding('utf8')
-  socket.on('data', (chunk: string) => {
-    text += chunk
-  })
-  socket.on('error', () => undefined) // a reset after the answer: what was read is what counts
-  const ended = new Promise<void>((resolve) => {
-    socket.on('close', resolve)
-  })
-  socket.on('end', () => {
-    closed = true
-  })
-  for (const chunk of chunks) socket.write(chunk)
-  await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, waitMs))])
-  socket.destroy()
-  return { ...parse(text), closed }
-}
-
-function parse(text: string): Omit<RawResponse, 'closed'> {
-  const split = text.indexOf('\r\n\r\n')
-  assert.ok(split > 0, `no complete response: ${JSON.stringify(text.slice(0, 200))}`)
-  const [statusLine = '', ...lines] = text.slice(0, split).split('\r\n')
-  const headers: Record<string, string> = {}
-  for (const line of lines) {
-    const colon = line.indexOf(':')
-    headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim()
-  }
-  return { status: Number(statusLine.split(' ')[1]), headers, body: text.slice(split + 4) }
-}
+import { parseResponse as parse, raw } from '../helpers/raw-http.js'
 
 /** The contract's error body, with its request id the same as the X-Request-Id header. */
 function assertContractError(
