@@ -8,7 +8,7 @@
 // is closed. Past a bound the close may reset the connection: a client that reads while it
 // sends (curl, browsers, undici) still has the answer; one that only reads after sending
 // everything does not. docs/api-conventions.md ("Edges outside the routes") says the same.
-import type { IncomingMessage } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import { Socket } from 'node:net'
 import type { FastifyPluginCallback } from 'fastify'
 import fp from 'fastify-plugin'
@@ -70,16 +70,30 @@ function lingerOnClose(req: IncomingMessage, bounds: LingerBounds) {
   }
 }
 
-/** The `onSend` hook: an answer before the whole body becomes a close that lingers. */
+const CONTINUE = /(?:^|\W)100-continue(?:$|\W)/i // as Node matches it
+
+/**
+ * The hooks: an answer before the whole body becomes a close that lingers (`onSend`); a
+ * body announced over the route's limit with `Expect: 100-continue` (curl sends it for
+ * bodies over 1 MiB) is refused before the client sends it, as RFC 9110 10.1.1 means it to be.
+ */
 const lingeringClose: FastifyPluginCallback<{ bounds?: LingerBounds }> = (app, opts, done) => {
   const bounds = opts.bounds ?? LINGER
+  // Node would send "100 Continue" at once; the route's limit is known only here.
+  app.server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    app.server.emit('request', req, res)
+  })
   app.addHook('onRequest', (request, reply, next) => {
-    if (!lingering.has(request.raw.socket)) {
-      next()
+    if (lingering.has(request.raw.socket)) {
+      reply.hijack()
+      request.raw.socket.destroy()
       return
     }
-    reply.hijack()
-    request.raw.socket.destroy()
+    const expect = request.headers.expect
+    if (expect !== undefined && CONTINUE.test(expect) && !(Number(request.headers['content-length']) > request.routeOptions.bodyLimit)) {
+      reply.raw.writeContinue()
+    }
+    next()
   })
   app.addHook('onSend', (request, reply, payload, next) => {
     if (bodyStillComing(request.raw)) {

@@ -140,6 +140,43 @@ describe('lingering close after a refused body', () => {
     assert.equal(await t.db.$count(contacts, eq(contacts.companyId, acme.companyId)), 0)
   })
 
+  test('Expect: 100-continue over the limit: the 413 at once, no "100 Continue", the body never sent', async () => {
+    const socket = connect(port, '127.0.0.1')
+    await once(socket, 'connect')
+    let text = ''
+    socket.setEncoding('utf8')
+    socket.on('data', (chunk: string) => (text += chunk))
+    const closed = once(socket, 'close')
+    socket.write(head('expect-1', 2 * MiB).replace('\r\n\r\n', '\r\nExpect: 100-continue\r\n\r\n'))
+    await once(socket, 'data')
+    socket.end() // as curl does once it has a final answer: the body is never sent
+    await closed
+    assert.ok(text.startsWith('HTTP/1.1 413 '), text.slice(0, 40))
+    const res = parseResponse(text)
+    assertContractError(res, 413, 'payload_too_large')
+    assert.equal(res.headers['x-request-id'], 'expect-1')
+  })
+
+  test('Expect: 100-continue within the limit: "100 Continue", then the body, then 201', async () => {
+    const create = JSON.stringify({ first_name: 'Expecting', email: 'expecting@example.com' })
+    const socket = connect(port, '127.0.0.1')
+    await once(socket, 'connect')
+    let text = ''
+    socket.setEncoding('utf8')
+    socket.on('data', (chunk: string) => (text += chunk))
+    socket.write(head('expect-2', create.length).replace('\r\n\r\n', '\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n'))
+    await once(socket, 'data')
+    assert.match(text, /^HTTP\/1\.1 100 Continue\r\n\r\n/)
+    const closed = once(socket, 'close')
+    socket.write(create)
+    await closed
+    const res = parseResponse(text.slice(text.indexOf('\r\n\r\n') + 4))
+    assert.equal(res.status, 201, res.body)
+    assert.equal(JSON.parse(res.body).email, 'expecting@example.com')
+    const stored = await t.db.select().from(contacts).where(eq(contacts.companyId, acme.companyId))
+    assert.deepEqual(stored.map((row) => row.email), ['expecting@example.com'])
+  })
+
   test('past the bounds (here 4 MiB) the connection is closed; a client reading while it sends has the 413', async () => {
     const bounded = await buildApp(testConfig(), { database: t.database, linger: { ms: 120_000, bytes: 4 * MiB } })
     try {
