@@ -89,8 +89,10 @@ const lingeringClose: FastifyPluginCallback<{ bounds?: LingerBounds }> = (app, o
       request.raw.socket.destroy()
       return
     }
+    // Only where Node emitted checkContinue: HTTP/1.1 (an HTTP/1.0 client gets no 100).
     const expect = request.headers.expect
-    if (expect !== undefined && CONTINUE.test(expect) && !(Number(request.headers['content-length']) > request.routeOptions.bodyLimit)) {
+    const overLimit = Number(request.headers['content-length']) > request.routeOptions.bodyLimit
+    if (expect !== undefined && request.raw.httpVersionMinor >= 1 && CONTINUE.test(expect) && !overLimit) {
       reply.raw.writeContinue()
     }
     next()
