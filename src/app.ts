@@ -9,6 +9,7 @@ import { openDatabase, type DatabaseHandle } from './db/client.js'
 import { usePreparedStatements } from './db/query.js'
 import { requestsDrained } from './http/drain.js'
 import { parseForm } from './http/form.js'
+import lingeringClose, { type LingerBounds } from './http/lingering-close.js'
 import { validatorCompiler } from './http/validation.js'
 import { loggerOptions, RequestLog } from './logging.js'
 import dbPlugin from './plugins/db.js'
@@ -47,6 +48,8 @@ export interface AppDeps {
    * it on, with shorter intervals if they like). Default: off.
    */
   webhookWorker?: boolean | Partial<WorkerOptions>
+  /** Bounds of the lingering close after an answer given before the body arrived (tests). */
+  linger?: LingerBounds
 }
 
 export const BODY_LIMIT = 1024 * 1024
@@ -76,6 +79,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}) {
     http: {
       headersTimeout: deps.timeouts?.requestMs ?? REQUEST_TIMEOUT_MS,
       connectionsCheckingInterval: deps.timeouts?.checkIntervalMs ?? 1_000,
+      // The errors plugin answers a missing Host itself, in the contract's body (Node's own
+      // 400 has none).
+      requireHostHeader: false,
     },
     clientErrorHandler,
     frameworkErrors,
@@ -111,6 +117,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}) {
 
   await app.register(dbPlugin, { database, owned: !deps.database })
   await app.register(errors)
+  await app.register(lingeringClose, deps.linger ? { bounds: deps.linger } : {})
   await app.register(requestParams)
   await app.register(docs)
   await app.register(health)

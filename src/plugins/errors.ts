@@ -91,6 +91,25 @@ const CLIENT_ERROR_STATUS: Record<string, ErrorStatus> = {
   HPE_HEADER_OVERFLOW: 431,
 }
 
+const LENGTH_PROBLEM = 'give the body length twice or in an invalid form (Content-Length, Transfer-Encoding)'
+
+/** What was wrong, by llhttp's error code, for the 400s of the HTTP parser. */
+const PARSER_PROBLEMS: Record<string, ErrorDetails> = {
+  HPE_INVALID_METHOD: { method: ['is not an HTTP method'] },
+  HPE_INVALID_URL: { url: ['has a character not allowed in a request target'] },
+  HPE_INVALID_CONSTANT: { request_line: ['is not an HTTP/1.1 request line'] },
+  HPE_INVALID_VERSION: { request_line: ['is not an HTTP/1.1 request line'] },
+  HPE_PAUSED_H2_UPGRADE: { request_line: ['is not an HTTP/1.1 request line'] },
+  HPE_CR_EXPECTED: { request_line: ['must end its lines with CRLF'] },
+  HPE_LF_EXPECTED: { request_line: ['must end its lines with CRLF'] },
+  HPE_INVALID_HEADER_TOKEN: { headers: ['have a name or a value with a character not allowed'] },
+  HPE_INVALID_CONTENT_LENGTH: { headers: [LENGTH_PROBLEM] },
+  HPE_UNEXPECTED_CONTENT_LENGTH: { headers: [LENGTH_PROBLEM] },
+  HPE_INVALID_TRANSFER_ENCODING: { headers: [LENGTH_PROBLEM] },
+  HPE_INVALID_CHUNK_SIZE: { body: ['has a malformed chunk'] },
+  HPE_STRICT: { body: ['has a malformed chunk'] },
+}
+
 /**
  * The HTTP server's `clientError`: a request Node's parser refuses (headers or URL over
  * 16 KiB: 431, malformed: 400) or that did not arrive in time (408). Fastify never sees
@@ -109,7 +128,15 @@ export function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoExcep
   }
   const id = (inFlight && requestIds.get(inFlight.req)) ?? randomUUID()
   this.log.info({ reqId: id, reason: err.code, statusCode: status }, 'rejected request')
-  const body = JSON.stringify(errorBody(status, MESSAGES[status], CODES[status], id))
+  answerOnSocket(socket, status, id, status === 400 ? PARSER_PROBLEMS[err.code ?? ''] : undefined)
+}
+
+/**
+ * Writes the contract's error on a connection no response object owns, complete, and closes
+ * the connection.
+ */
+function answerOnSocket(socket: Socket, status: ErrorStatus, id: string, details?: ErrorDetails) {
+  const body = JSON.stringify(errorBody(status, MESSAGES[status], CODES[status], id, details))
   socket.end(
     `HTTP/1.1 ${String(status)} ${MESSAGES[status]}\r\n` +
       'Content-Type: application/json; charset=utf-8\r\n' +
@@ -123,6 +150,24 @@ export function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoExcep
   // and close after a moment.
   socket.resume()
   setTimeout(() => socket.destroy(), 1_000).unref()
+}
+
+/**
+ * The requests Node's server would answer itself, with an empty body, or not at all:
+ * - CONNECT (a proxy request; Node closes the connection without a word): 400;
+ * - an `Expect` other than `100-continue` (Node: 417): ignored, as RFC 9110 allows, and the
+ *   request served as if it had none.
+ * (A missing Host is answered by the onRequest hook below; app.ts turns Node's check off.)
+ */
+function answerWhatNodeWould(app: FastifyInstance) {
+  app.server.on('connect', (req: IncomingMessage, socket: Socket) => {
+    const id = requestId(req)
+    app.log.info({ reqId: id, method: req.method, reason: 'CONNECT', statusCode: 400 }, 'rejected request')
+    answerOnSocket(socket, 400, id, { method: ['is not supported: this is not a proxy'] })
+  })
+  app.server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    app.server.emit('request', req, res)
+  })
 }
 
 export default fp(
@@ -164,9 +209,17 @@ export default fp(
       closing = true
       next()
     })
+    answerWhatNodeWould(app)
     app.addHook('onRequest', (request, reply, next) => {
       requestIds.set(request.raw, request.id)
       reply.header('x-request-id', request.id)
+      // RFC 9112 section 3.2: an HTTP/1.1 request without a Host header is a 400.
+      if (request.raw.headers.host === undefined && request.raw.httpVersionMinor >= 1) {
+        request.log.info({ reason: 'no Host header', statusCode: 400 }, 'rejected request')
+        reply.header('connection', 'close')
+        void sendError(request, reply, 400, MESSAGES[400], { host: ["can't be blank: HTTP/1.1 requires a Host header"] })
+        return
+      }
       if (!closing) {
         next()
         return

@@ -10,55 +10,20 @@ import { detailCode, detailCodes } from '../../src/errors.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
 import { addContact, addFlow } from '../helpers/flows-factories.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
-
-interface RawResponse {
-  status: number
-  headers: Record<string, string>
-  body: string
-  /** The server closed the connection (the client saw its end). */
-  closed: boolean
-}
-
-/** Sends bytes on a fresh connection and reads until the server closes it (or `waitMs`). */
-async function raw(port: number, chunks: string[], waitMs = 5_000): Promise<RawResponse> {
-  const socket = connect(port, '127.0.0.1')
-  await once(socket, 'connect')
-  let text = ''
-  let closed = false
-  socket.setEncoding('utf8')
-  socket.on('data', (chunk: string) => {
-    text += chunk
-  })
-  socket.on('error', () => undefined) // a reset after the answer: what was read is what counts
-  const ended = new Promise<void>((resolve) => {
-    socket.on('close', resolve)
-  })
-  socket.on('end', () => {
-    closed = true
-  })
-  for (const chunk of chunks) socket.write(chunk)
-  await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, waitMs))])
-  socket.destroy()
-  return { ...parse(text), closed }
-}
-
-function parse(text: string): Omit<RawResponse, 'closed'> {
-  const split = text.indexOf('\r\n\r\n')
-  assert.ok(split > 0, `no complete response: ${JSON.stringify(text.slice(0, 200))}`)
-  const [statusLine = '', ...lines] = text.slice(0, split).split('\r\n')
-  const headers: Record<string, string> = {}
-  for (const line of lines) {
-    const colon = line.indexOf(':')
-    headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim()
-  }
-  return { status: Number(statusLine.split(' ')[1]), headers, body: text.slice(split + 4) }
-}
+import { parseResponse as parse, raw } from '../helpers/raw-http.js'
 
 /** The contract's error body, with its request id the same as the X-Request-Id header. */
-function assertContractError(res: { headers: Record<string, unknown>; body: string }, status: number, message: string, code: string) {
+function assertContractError(
+  res: { headers: Record<string, unknown>; body: string },
+  status: number,
+  message: string,
+  code: string,
+  details?: Record<string, string[]>,
+) {
   const id = res.headers['x-request-id']
   assert.match(String(id), /^[A-Za-z0-9._-]{1,128}$/)
-  assert.deepEqual(JSON.parse(res.body), { error: { status, message, code, request_id: id } })
+  const expected = details ? { details, detail_codes: detailCodes(details) } : {}
+  assert.deepEqual(JSON.parse(res.body), { error: { status, message, code, ...expected, request_id: id } })
   assert.match(String(res.headers['content-type']), /^application\/json/)
 }
 
@@ -213,7 +178,7 @@ for (const backend of backends()) {
       assert.equal(wrong.json().error.code, 'token_invalid')
       assert.equal((await call('GET', '/api/v1/contacts/999999')).json().error.code, 'not_found')
       const bad = await t.app.inject({ method: 'POST', url: '/api/v1/contacts', headers: { ...acme.auth, 'content-type': 'application/json' }, payload: '{"a":' })
-      assertContractError(bad, 400, 'Bad request', 'bad_request')
+      assertContractError(bad, 400, 'Bad request', 'bad_request', { body: ['is not valid JSON: it ends before the value is complete'] })
       const big = await call('POST', '/api/v1/contacts', { first_name: 'x'.repeat(1024 * 1024) })
       assertContractError(big, 413, 'Payload too large', 'payload_too_large')
       const text = await t.app.inject({ method: 'POST', url: '/api/v1/contacts', headers: { ...acme.auth, 'content-type': 'text/plain' }, payload: 'x' })
@@ -255,7 +220,9 @@ for (const backend of backends()) {
 
     test('a request the HTTP parser refuses: 400 in the contract body', async () => {
       const res = await raw(port, ['GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: nope\r\n\r\n'])
-      assertContractError(res, 400, 'Bad request', 'bad_request')
+      assertContractError(res, 400, 'Bad request', 'bad_request', {
+        headers: ['give the body length twice or in an invalid form (Content-Length, Transfer-Encoding)'],
+      })
       assert.equal(res.headers.connection, 'close')
       assert.ok(res.closed)
     })
