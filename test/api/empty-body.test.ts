@@ -11,6 +11,7 @@ import { contacts, webhookDeliveries, webhookSubscriptions } from '../../src/db/
 import { decryptSecret } from '../../src/modules/webhooks/secrets.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
+import { orm } from '../helpers/orm.js'
 
 const [backend] = backends()
 if (!backend) throw new Error('no backend')
@@ -43,11 +44,11 @@ describe('empty bodies', () => {
     t.app.inject({ method, url: `/api/v1${url}`, headers: { ...acme.auth, 'content-type': type }, payload })
 
   const subscription = async () => {
-    const [row] = await t.db.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.id, webhookId))
+    const [row] = await orm(t.db).select().from(webhookSubscriptions).where(eq(webhookSubscriptions.id, webhookId))
     assert.ok(row)
     return row
   }
-  const deliveries = () => t.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.subscriptionId, webhookId))
+  const deliveries = () => orm(t.db).select().from(webhookDeliveries).where(eq(webhookDeliveries.subscriptionId, webhookId))
   const key = () => t.app.keys.derive('webhook secrets')
 
   test('rotate_secret: rotates', async () => {
@@ -82,7 +83,7 @@ describe('empty bodies', () => {
     const deliveryId = ping.json<{ id: number }>().id
     for (const [type, payload] of EMPTY_BODIES) {
       // As if delivered after two attempts: the retry is a replay.
-      await t.db
+      await orm(t.db)
         .update(webhookDeliveries)
         .set({ status: 'delivered', attempts: 2, deliveredAt: new Date(), nextAttemptAt: null })
         .where(eq(webhookDeliveries.id, deliveryId))
@@ -112,13 +113,13 @@ describe('empty bodies', () => {
       const create = await send('POST', '/contacts', type, payload)
       assert.equal(create.statusCode, 422, create.body)
       assert.deepEqual(create.json<{ error: { details: object } }>().error.details, bareDetails)
-      assert.equal(await t.db.$count(contacts, eq(contacts.companyId, acme.companyId)), 0)
+      assert.equal(await orm(t.db).$count(contacts, eq(contacts.companyId, acme.companyId)), 0)
     }
     const spare = await t.app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: acme.auth, payload: { url: PUBLIC_URL, events: ['*'] } })
     const spareId = spare.json<{ id: number }>().id
     const removed = await send('DELETE', `/webhooks/${String(spareId)}`, 'application/json', '')
     assert.equal(removed.statusCode, 204, removed.body)
-    assert.equal(await t.db.$count(webhookSubscriptions, eq(webhookSubscriptions.id, spareId)), 0)
+    assert.equal(await orm(t.db).$count(webhookSubscriptions, eq(webhookSubscriptions.id, spareId)), 0)
   })
 
   test('a body that is not empty and does not parse: 400 bad_request saying why, and nothing changes', async () => {

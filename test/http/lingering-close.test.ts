@@ -13,6 +13,7 @@ import { contacts } from '../../src/db/schema.js'
 import { LINGER } from '../../src/http/lingering-close.js'
 import { backends, startApp, testConfig, type TestApp } from '../helpers/app.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
+import { orm } from '../helpers/orm.js'
 import { assertContractError, parseResponse } from '../helpers/raw-http.js'
 
 const [backend] = backends()
@@ -116,7 +117,7 @@ describe('lingering close after a refused body', () => {
     sent.forEach((one, i) => {
       assertRefused(one, `big-${String(i)}`)
     })
-    assert.equal(await t.db.$count(contacts, eq(contacts.companyId, acme.companyId)), 0)
+    assert.equal(await orm(t.db).$count(contacts, eq(contacts.companyId, acme.companyId)), 0)
   })
 
   test('a chunked body over the limit: the 413, then the rest of it is read', async () => {
@@ -137,7 +138,7 @@ describe('lingering close after a refused body', () => {
     const sent = await send(port, head('pipelined-1', 2 * MiB), Buffer.concat([jsonBody(2 * MiB), Buffer.from(next)]))
     assertRefused(sent, 'pipelined-1')
     assert.equal(sent.text.split('HTTP/1.1 ').length, 2, 'one answer only')
-    assert.equal(await t.db.$count(contacts, eq(contacts.companyId, acme.companyId)), 0)
+    assert.equal(await orm(t.db).$count(contacts, eq(contacts.companyId, acme.companyId)), 0)
   })
 
   test('Expect: 100-continue over the limit: the 413 at once, no "100 Continue", the body never sent', async () => {
@@ -173,7 +174,7 @@ describe('lingering close after a refused body', () => {
     const res = parseResponse(text.slice(text.indexOf('\r\n\r\n') + 4))
     assert.equal(res.status, 201, res.body)
     assert.equal(JSON.parse(res.body).email, 'expecting@example.com')
-    const stored = await t.db.select().from(contacts).where(eq(contacts.companyId, acme.companyId))
+    const stored = await orm(t.db).select().from(contacts).where(eq(contacts.companyId, acme.companyId))
     assert.deepEqual(stored.map((row) => row.email), ['expecting@example.com'])
   })
 

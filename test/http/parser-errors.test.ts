@@ -10,6 +10,7 @@ import { contacts } from '../../src/db/schema.js'
 import type { ErrorStatus } from '../../src/errors.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
+import { orm } from '../helpers/orm.js'
 import { assertContractError, raw } from '../helpers/raw-http.js'
 
 const [backend] = backends()
@@ -82,7 +83,7 @@ describe('errors of the HTTP layer, over a raw socket', () => {
   }
 
   test('none of the refused bodies created anything', async () => {
-    assert.equal(await t.db.$count(contacts, eq(contacts.companyId, acme.companyId)), 0)
+    assert.equal(await orm(t.db).$count(contacts, eq(contacts.companyId, acme.companyId)), 0)
   })
 
   test('HTTP/1.0 without Host is a request like any other', async () => {
@@ -96,6 +97,6 @@ describe('errors of the HTTP layer, over a raw socket', () => {
     const res = await raw(port, [withToken(post(`Expect: something-else\r\nContent-Length: ${contact.length}\r\nConnection: close\r\n`, contact))])
     assert.equal(res.status, 201, res.body)
     assert.equal(JSON.parse(res.body).email, 'ana@example.com')
-    assert.equal(await t.db.$count(contacts, eq(contacts.companyId, acme.companyId)), 1)
+    assert.equal(await orm(t.db).$count(contacts, eq(contacts.companyId, acme.companyId)), 1)
   })
 })
