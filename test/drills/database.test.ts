@@ -197,7 +197,7 @@ describeOrSkip('database drills', { skip: available.ok ? false : `…${available
    * gone for good: enough of them and the service can no longer reach the database at all.
    */
   async function assertNoLeakedConnections(t: TestContext) {
-    const pool = (database?.db as unknown as { $client: pg.Pool } | undefined)?.$client
+    const pool = database?.db as pg.Pool | undefined // the handle's Db is the pool
     if (!pool) throw new Error('no pool')
     const settled = await waitFor(() => pool.idleCount === pool.totalCount, 2000)
     t.diagnostic(`pool: ${String(pool.totalCount)} connections, ${String(pool.idleCount)} idle`)

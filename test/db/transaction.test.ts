@@ -1,0 +1,90 @@
+// transaction(db, fn) of src/db/db.ts: COMMIT on success, ROLLBACK on a throw (the client
+// back in the pool either way), savepoints when nested, and a run again after a deadlock or
+// a serialization failure, not after any other error.
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import type pg from 'pg'
+import { transaction, type Db } from '../../src/db/db.js'
+import { backends } from '../helpers/app.js'
+
+for (const backend of backends()) {
+  describe(`transaction (${backend.name})`, () => {
+    let opened: Awaited<ReturnType<typeof backend.open>>
+    let db: Db
+    const numbers = async () => (await (db as pg.Pool).query<{ n: number }>('select n from tx_check order by n')).rows.map((r) => r.n)
+    const insert = (on: Db, n: number) => on.query('insert into tx_check (n) values ($1)', [n])
+    const settled = () => {
+      const pool = db as pg.Pool
+      assert.equal(pool.idleCount, pool.totalCount, 'every checked-out client came back')
+    }
+    before(async () => {
+      opened = await backend.open()
+      db = opened.database.db
+      await (db as pg.Pool).query('create table tx_check (n int not null)')
+    })
+    after(() => opened.drop())
+
+    test('commits what fn wrote and answers what fn returned', async () => {
+      await (db as pg.Pool).query('truncate tx_check')
+      assert.equal(await transaction(db, async (tx) => (await insert(tx, 1), 'done')), 'done')
+      assert.deepEqual(await numbers(), [1])
+      settled()
+    })
+
+    test('a throw rolls everything back and is rethrown', async () => {
+      await (db as pg.Pool).query('truncate tx_check')
+      await assert.rejects(
+        transaction(db, async (tx) => {
+          await insert(tx, 2)
+          throw new Error('refused')
+        }),
+        /refused/,
+      )
+      assert.deepEqual(await numbers(), [])
+      settled()
+    })
+
+    test('nested: a failed inner transaction rolls back to its savepoint only', async () => {
+      await (db as pg.Pool).query('truncate tx_check')
+      await transaction(db, async (tx) => {
+        await insert(tx, 3)
+        await assert.rejects(
+          transaction(tx, async (inner) => {
+            await insert(inner, 4)
+            throw new Error('inner refused')
+          }),
+        )
+        await transaction(tx, (inner) => insert(inner, 5))
+      })
+      assert.deepEqual(await numbers(), [3, 5])
+      settled()
+    })
+
+    test('runs again after a serialization failure or a deadlock, from the start', async () => {
+      await (db as pg.Pool).query('truncate tx_check')
+      let attempts = 0
+      const answer = await transaction(db, async (tx) => {
+        attempts++
+        await insert(tx, 10 + attempts)
+        if (attempts === 1) throw Object.assign(new Error('could not serialize access'), { code: '40001' })
+        if (attempts === 2) throw Object.assign(new Error('deadlock detected'), { code: '40P01' })
+        return attempts
+      })
+      assert.equal(answer, 3)
+      assert.deepEqual(await numbers(), [13], 'only the last attempt committed')
+      settled()
+    })
+
+    test('any other error is not run again', async () => {
+      let attempts = 0
+      await assert.rejects(
+        transaction(db, async () => {
+          attempts++
+          throw Object.assign(new Error('duplicate key'), { code: '23505' })
+        }),
+      )
+      assert.equal(attempts, 1)
+      settled()
+    })
+  })
+}
