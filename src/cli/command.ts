@@ -3,6 +3,7 @@
 // the database is opened), and a run function that returns the record or result it prints.
 import type { Static, TSchema } from 'typebox'
 import type { Database } from '../db/client.js'
+import type { AuditContext } from '../modules/audit/audit.context.js'
 
 export interface OptionSpec {
   description: string
@@ -19,6 +20,8 @@ export interface CommandContext {
   readStdin(): Promise<string>
   /** The environment the settings are read from (loadConfig). */
   env: Record<string, string | undefined> | undefined
+  /** Who the audit log names for what the command changes: actor `cli`, the system user. */
+  audit: AuditContext
 }
 
 export interface Command {

@@ -9,6 +9,7 @@ import { openDatabase, type Database } from '../db/client.js'
 import { usePreparedStatements } from '../db/query.js'
 import { ApiError, invalid, type ErrorDetails } from '../errors.js'
 import { validate, type JsonSchema } from '../http/validation.js'
+import { cliContext } from '../modules/audit/audit.context.js'
 import type { Command, CommandContext, OptionSpec } from './command.js'
 import { commands as allCommands } from './commands.js'
 
@@ -84,7 +85,7 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
 
   const { args, json } = parseOptions(command, argv.slice(2))
   const input = checkInput(command, args)
-  const context: CommandContext = { readStdin: io.stdin ?? (() => Promise.resolve('')), env: io.env }
+  const context: CommandContext = { readStdin: io.stdin ?? (() => Promise.resolve('')), env: io.env, audit: cliContext() }
   const result = io.database
     ? await command.run(io.database, input as never, context)
     : await onConfiguredDatabase(command, input, io, context)

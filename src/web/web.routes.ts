@@ -5,7 +5,8 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../config.js'
 import { ApiError } from '../errors.js'
 import { MAX_ID } from '../http/schemas.js'
-import { acceptInvite, findAccount, findInvite, signIn, signOut, type Account } from '../modules/auth/accounts.service.js'
+import { originOf, webContext } from '../modules/audit/audit.context.js'
+import { acceptInvite, findAccount, findInvite, signIn, signInRateLimited, signOut, type Account } from '../modules/auth/accounts.service.js'
 import { PASSWORD_MAX_LENGTH } from '../modules/auth/passwords.js'
 import { createOwnToken, findOwnToken, listOwnTokens, revokeOwnToken } from '../modules/auth/tokens.service.js'
 import { MAX_URL_LENGTH } from '../modules/webhooks/destination.js'
@@ -145,12 +146,13 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
     for (const key of [`ip:${request.ip}`, `email:${email.toLowerCase()}`]) {
       const decision = await signInLimiter.consume(key)
       if (!decision.allowed) {
+        await signInRateLimited(app.db, email, originOf(request), now())
         const minutes = Math.max(1, Math.ceil(decision.resetSeconds / 60))
         reply.header('retry-after', String(Math.max(1, decision.resetSeconds)))
         return again(429, `Too many sign-in attempts. Wait ${String(minutes)} minute${minutes === 1 ? '' : 's'} and try again.`)
       }
     }
-    const result = await signIn(app.db, email, password, now())
+    const result = await signIn(app.db, email, password, now(), originOf(request))
     if (!result.ok) {
       return result.reason === 'ambiguous'
         ? again(409, 'This email and password open accounts in more than one company. Ask an admin to give one of them another password.')
@@ -162,7 +164,7 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
   app.post('/logout', formRoute, async (request, reply) => {
     const current = await requireAccount(request, reply, formOf(request))
     if (!current) return reply
-    await signOut(app.db, current.secret)
+    await signOut(app.db, current.secret, webContext(request, current.account))
     cookies.clearSession(reply)
     return reply.redirect('/login', 303)
   })
@@ -185,7 +187,7 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
     const label = form.label === undefined ? '' : text(form, 'label')
     try {
       if (label === undefined) throw new ApiError(422, 'The label must be text.')
-      const created = await createOwnToken(app.db, account.companyId, account.userId, label)
+      const created = await createOwnToken(app.db, account.companyId, account.userId, label, webContext(request, account))
       cookies.setFlash(reply, secret, { kind: 'created', token: created.token, label: created.label } satisfies Flash)
       return await reply.redirect(HOME, 303)
     } catch (err) {
@@ -219,7 +221,7 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
     const current = await requireAccount(request, reply, formOf(request))
     if (!current) return reply
     const { account, secret } = current
-    const revoked = await revokeOwnToken(app.db, account.companyId, account.userId, pathId(request), now())
+    const revoked = await revokeOwnToken(app.db, account.companyId, account.userId, pathId(request), now(), webContext(request, account))
     cookies.setFlash(reply, secret, { kind: 'revoked', prefix: revoked.prefix, label: revoked.label } satisfies Flash)
     return reply.redirect(HOME, 303)
   })
@@ -259,6 +261,7 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
           { url, events: typed.all ? ['*'] : typed.events, description: description === '' ? null : description },
           webhookSettings(),
           now(),
+          webContext(request, account),
         )
         cookies.setFlash(reply, secret, { kind: 'webhook-secret', url: shortUrl(created.url), secret: created.secret, rotated: false } satisfies Flash)
         return await reply.redirect(HOME, 303)
@@ -289,7 +292,7 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
     const { account, secret } = current
     const id = pathId(request)
     const webhook = await subscriptionOf(app.db, account, id)
-    await removeSubscription(app.db, account, id)
+    await removeSubscription(app.db, account, id, webContext(request, account))
     cookies.setFlash(reply, secret, { kind: 'webhook-deleted', url: shortUrl(webhook.url) } satisfies Flash)
     return reply.redirect(HOME, 303)
   })
@@ -298,7 +301,7 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
     const current = await requireAccount(request, reply, formOf(request))
     if (!current) return reply
     const { account, secret } = current
-    const rotated = await rotateSubscriptionSecret(app.db, account, pathId(request), webhookSettings(), now())
+    const rotated = await rotateSubscriptionSecret(app.db, account, pathId(request), webhookSettings(), now(), webContext(request, account))
     cookies.setFlash(reply, secret, { kind: 'webhook-secret', url: shortUrl(rotated.url), secret: rotated.secret, rotated: true } satisfies Flash)
     return reply.redirect(HOME, 303)
   })
@@ -307,7 +310,7 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
     const current = await requireAccount(request, reply, formOf(request))
     if (!current) return reply
     const { account, secret } = current
-    const enabled = await changeSubscription(app.db, account, pathId(request), { enabled: true }, webhookSettings(), now())
+    const enabled = await changeSubscription(app.db, account, pathId(request), { enabled: true }, webhookSettings(), now(), webContext(request, account))
     cookies.setFlash(reply, secret, { kind: 'webhook-enabled', url: shortUrl(enabled.url) } satisfies Flash)
     return reply.redirect(HOME, 303)
   })
@@ -346,7 +349,7 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
     const password = text(form, 'password') ?? ''
     const again = (error: string) => sendPage(reply, 422, invitePage(chrome, { csrf, action: `/invite/${token}`, ...invite, error }))
     if (password !== (text(form, 'confirm') ?? '')) return again('The two passwords differ: type the same password twice.')
-    const result = await acceptInvite(app.db, token, password, now())
+    const result = await acceptInvite(app.db, token, password, now(), originOf(request))
     if (!result.ok) return result.reason === 'gone' ? inviteGone(reply) : again(result.problem)
     return startSession(request, reply, result.session)
   })

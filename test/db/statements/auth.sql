@@ -6,7 +6,7 @@ delete from web_sessions
     where company_id = $1 and user_id = $2 and (last_seen_at <= $3 or created_at <= $4);
 
 -- auth.deleteSession
-delete from web_sessions where token_hash = $1 returning id;
+delete from web_sessions where token_hash = $1 returning company_id, id, user_id;
 
 -- auth.deleteSessionsOfUser
 delete from web_sessions where company_id = $1 and user_id = $2 returning id;
@@ -52,8 +52,8 @@ update users set active = $3, updated_at = $4 where company_id = $1 and id = $2
 update users set password_hash = $3 where company_id = $1 and id = $2 returning id;
 
 -- auth.signInCandidates
-select company_id, id, password_hash from users
-    where lower(email) = lower($1) and active and password_hash is not null
+select company_id, id, name, active, password_hash from users
+    where lower(email) = lower($1) and password_hash is not null
     order by company_id, id
     limit 5;
 
