@@ -22,6 +22,8 @@ export interface CommandContext {
   env: Record<string, string | undefined> | undefined
   /** Who the audit log names for what the command changes: actor `cli`, the system user. */
   audit: AuditContext
+  /** Standard output, for a command that streams (`stream: true`); resolves when it may write more. */
+  write(text: string): Promise<void>
 }
 
 export interface Command {
@@ -32,6 +34,8 @@ export interface Command {
   input: TSchema
   /** A list: prints {"data": [...]} with --json, a table otherwise. */
   list?: boolean
+  /** Writes its own output (context.write, e.g. JSON Lines); its result is not printed. */
+  stream?: boolean
   run(db: Database, input: never, context: CommandContext): Promise<object>
 }
 
@@ -41,6 +45,7 @@ export function defineCommand<S extends TSchema>(command: {
   options: Record<string, OptionSpec>
   input: S
   list?: boolean
+  stream?: boolean
   run(db: Database, input: Static<S>, context: CommandContext): Promise<object>
 }): Command {
   return command

@@ -26,6 +26,8 @@ export interface CliIo {
   commands?: Command[]
   /** Standard input, read to its end (`user set-password`); none when left out. */
   stdin?: () => Promise<string>
+  /** Standard output for a streaming command, resolving when more may be written; stdout when left out. */
+  write?: (text: string) => Promise<void>
 }
 
 class UsageError extends Error {}
@@ -85,11 +87,21 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
 
   const { args, json } = parseOptions(command, argv.slice(2))
   const input = checkInput(command, args)
-  const context: CommandContext = { readStdin: io.stdin ?? (() => Promise.resolve('')), env: io.env, audit: cliContext() }
+  const context: CommandContext = {
+    readStdin: io.stdin ?? (() => Promise.resolve('')),
+    env: io.env,
+    audit: cliContext(),
+    write:
+      io.write ??
+      ((text) => {
+        io.stdout(text)
+        return Promise.resolve()
+      }),
+  }
   const result = io.database
     ? await command.run(io.database, input as never, context)
     : await onConfiguredDatabase(command, input, io, context)
-  io.stdout((json ? JSON.stringify(result) : readable(result)) + '\n')
+  if (!command.stream) io.stdout((json ? JSON.stringify(result) : readable(result)) + '\n')
   return 0
 }
 

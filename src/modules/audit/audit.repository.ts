@@ -179,7 +179,7 @@ export async function auditPage(
     companyId,
     filters.before.at,
     filters.before.id,
-    filters.since ?? new Date(-8.64e15),
+    filters.since ?? new Date('0001-01-01T00:00:00.000Z'),
     limit,
     filters.action,
     filters.targetType,

@@ -109,7 +109,8 @@ export async function requireAdmin(db: Database, caller: Pick<Caller, 'companyId
 /** Most index rows one page reads: a page of a rare combination of filters may hold fewer records than asked, with has_more. */
 export const SCAN_LIMIT = 5000
 const CURSOR_LIST = 'audit_events'
-const NO_UPPER = new Date(8.64e15)
+// Bounds PostgreSQL and the cursor's format both take.
+const NO_UPPER = new Date('9999-12-31T00:00:00.000Z')
 
 /** An instant to the microsecond, as a sync cursor carries it (audit records keep milliseconds). */
 const cursorAt = (at: Date) => `${at.toISOString().slice(0, -1)}000Z`
