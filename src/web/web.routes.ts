@@ -1,10 +1,15 @@
 // The pages: thin handlers that read the form, check its CSRF token, call the auth
 // module's services and render. POSTs answer 303 to a page (Post/Redirect/Get), so a reload
 // never repeats them. A failed check changes nothing and answers a page with a clear sentence.
+import { Readable } from 'node:stream'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../config.js'
 import { ApiError } from '../errors.js'
 import { MAX_ID } from '../http/schemas.js'
+import { validate } from '../http/validation.js'
+import { AuditEventsQuery, AuditExportQuery } from '../modules/audit/audit.schemas.js'
+import { auditEventsPage, exportFor } from '../modules/audit/audit.service.js'
+import { AUDIT_FIELDS, AUDIT_PATH, auditPage, type AuditForm } from './audit-page.js'
 import { originOf, webContext } from '../modules/audit/audit.context.js'
 import { acceptInvite, findAccount, findInvite, signIn, signInRateLimited, signOut, type Account } from '../modules/auth/accounts.service.js'
 import { PASSWORD_MAX_LENGTH } from '../modules/auth/passwords.js'
@@ -313,6 +318,51 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
     const enabled = await changeSubscription(app.db, account, pathId(request), { enabled: true }, webhookSettings(), now(), webContext(request, account))
     cookies.setFlash(reply, secret, { kind: 'webhook-enabled', url: shortUrl(enabled.url) } satisfies Flash)
     return reply.redirect(HOME, 303)
+  })
+
+  // Settings → Security log: admins only, through the audit module's service like the API.
+  const adminOnly = (reply: FastifyReply, page: Chrome) =>
+    sendPage(reply, 403, errorPage(page, 'Admins only', 'The security log is for the admins of your company.', { href: HOME, text: 'Go to Integrations' }))
+
+  app.get(AUDIT_PATH, async (request, reply) => {
+    const current = await requireAccount(request, reply)
+    if (!current) return reply
+    const { account, secret } = current
+    const page = signedInChrome(account, secret)
+    if (account.role !== 'admin') return adminOnly(reply, page)
+    const raw = request.query as Record<string, unknown>
+    const form: AuditForm = {}
+    for (const field of AUDIT_FIELDS) {
+      const value = raw[field]
+      if (typeof value === 'string' && value !== '') form[field] = value.slice(0, 64)
+    }
+    const cursor = typeof raw.cursor === 'string' ? raw.cursor : undefined
+    try {
+      const query = validate(AuditEventsQuery, { ...form, ...(cursor ? { cursor } : {}) })
+      const listed = await auditEventsPage(app.db, account, app.keys.derive('sync cursor'), query)
+      return await sendPage(reply, 200, auditPage(page, account, { form, page: listed, errors: [], now: now() }))
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.statusCode !== 422) throw err
+      const errors = Object.entries(err.details ?? { filters: [err.message] }).flatMap(([name, problems]) => problems.map((p) => `${name.replace('_', ' ')} ${p}.`))
+      return sendPage(reply, 422, auditPage(page, account, { form, errors, now: now() }))
+    }
+  })
+
+  app.get(`${AUDIT_PATH}/export`, async (request, reply) => {
+    const current = await requireAccount(request, reply)
+    if (!current) return reply
+    const { account, secret } = current
+    if (account.role !== 'admin') return adminOnly(reply, signedInChrome(account, secret))
+    const range = validate(AuditExportQuery, request.query)
+    const events = await exportFor(app.db, account, range)
+    const lines = Readable.from((async function* () {
+      for await (const event of events) yield `${JSON.stringify(event)}\n`
+    })())
+    return reply
+      .header('cache-control', 'no-store')
+      .header('content-disposition', 'attachment; filename="security-log.jsonl"')
+      .type('application/x-ndjson; charset=utf-8')
+      .send(lines)
   })
 
   const inviteGone = (reply: FastifyReply) =>
