@@ -54,6 +54,10 @@ function predicate(event: AuditEvent): string {
     case 'webhook.secret_rotated': return `rotated the signing secret of the webhook ${target}`
     case 'webhook.delivery_replayed': return `replayed a delivery of the webhook ${target}`
     case 'company.created': return `created the company ${target}`
+    case 'flow.created': return `created the flow ${target}`
+    case 'task.created': return `created the task ${quoted(target)}`
+    case 'task.completed': return `completed the task ${quoted(target)}`
+    case 'whatsapp_messages.imported': return `imported ${JSON.stringify((event.changes?.imported as unknown[] | undefined)?.[1] ?? '?')} WhatsApp messages`
     default: return `${event.action} ${target}`
   }
 }

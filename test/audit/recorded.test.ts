@@ -2,7 +2,9 @@
 // outcome, address, user agent and request id; in the transaction of the change (a change
 // that fails after the record leaves neither); never a secret.
 import assert from 'node:assert/strict'
-import { userInfo } from 'node:os'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir, userInfo } from 'node:os'
+import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { sql } from 'drizzle-orm'
 import { rawRows } from '../../src/db/client.js'
@@ -12,6 +14,7 @@ import { SYSTEM_CONTEXT } from '../../src/modules/audit/audit.context.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { runAdmin } from '../helpers/cli.js'
 import { addUser, tenant, type Tenant } from '../helpers/factories.js'
+import { addContact } from '../helpers/flows-factories.js'
 import { Browser, csrfOf, member, PASSWORD } from '../web/helpers.js'
 import { allAuditRows, onlyRecord, recordsOf } from './helpers.js'
 
@@ -207,6 +210,35 @@ describe('the audit log records', () => {
     }, { action: 'user.invite_used', actor_type: 'user', actor_id: userId, actor_label: 'Gil', target_id: userId, ip: '192.0.2.80' })
     await onlyRecord(t.db, () => admin('user', 'deactivate', '--user', String(userId)), { action: 'user.deactivated', changes: { active: [true, false] }, ...cli })
     await onlyRecord(t.db, () => admin('user', 'activate', '--user', String(userId)), { action: 'user.reactivated', changes: { active: [false, true] }, ...cli })
+  })
+
+  test('the admin commands that write business data: flow create, task create and complete, whatsapp import', async () => {
+    const cli = { actor_type: 'cli', actor_label: CLI_USER, ip: null, company_id: acme.companyId }
+    const folder = mkdtempSync(join(tmpdir(), 'engage-audit-'))
+    try {
+      const admin = async (...args: string[]) => {
+        const result = await runAdmin([...args, '--json'], { database: t.db })
+        assert.equal(result.code, 0, result.stderr)
+        return JSON.parse(result.stdout) as Record<string, unknown>
+      }
+      const steps = join(folder, 'steps.json')
+      writeFileSync(steps, JSON.stringify([{ day: 0, kind: 'email', title: 'Hello' }]))
+      const flow = await onlyRecord(t.db, () => admin('flow', 'create', '--company', String(acme.companyId), '--user', String(acme.userId), '--name', 'Onboarding', '--steps', steps),
+        { action: 'flow.created', target_label: 'Onboarding', ...cli })
+      assert.deepEqual(flow.changes, { name: [null, 'Onboarding'], user_id: [null, acme.userId], status: [null, 'active'], steps: [null, 1] })
+      const contact = await addContact(t.db, acme.companyId, { userId: acme.userId })
+      let taskId = 0
+      await onlyRecord(t.db, async () => {
+        taskId = (await admin('task', 'create', '--contact', String(contact.id), '--kind', 'phonecall', '--due', '2026-12-01', '--title', 'Call back')).id as number
+      }, { action: 'task.created', target_label: 'Call back', ...cli })
+      await onlyRecord(t.db, () => admin('task', 'complete', '--id', String(taskId)), { action: 'task.completed', target_id: taskId, changes: { done: [false, true] }, ...cli })
+      const file = join(folder, 'messages.jsonl')
+      writeFileSync(file, `${JSON.stringify({ contact_id: contact.id, user_id: acme.userId, direction: 'inbound', body: 'Hi', status: 'received', sent_at: '2026-11-20T10:00:00Z' })}\n`)
+      await onlyRecord(t.db, () => admin('whatsapp', 'import', '--company', String(acme.companyId), '--file', file),
+        { action: 'whatsapp_messages.imported', changes: { imported: [null, 1] }, ...cli })
+    } finally {
+      rmSync(folder, { recursive: true, force: true })
+    }
   })
 
   test('same transaction: a change that fails after its record leaves neither', async () => {

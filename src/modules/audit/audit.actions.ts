@@ -21,6 +21,10 @@ export const AUDIT_ACTIONS = [
   'webhook.secret_rotated',
   'webhook.delivery_replayed',
   'company.created',
+  'flow.created',
+  'task.created',
+  'task.completed',
+  'whatsapp_messages.imported',
 ] as const
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
