@@ -3,6 +3,7 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { Count, ErrorResponse, PageMeta } from './http/schemas.js'
 import { SyncMeta } from './http/sync.js'
+import { AuditEvent, AuditEventsPage, AuditMeta } from './modules/audit/audit.schemas.js'
 import { Business } from './modules/businesses/businesses.schemas.js'
 import { ContactBatchItem, ContactBatchRequest, ContactBatchResponse, ContactBatchResult } from './modules/contacts/contacts.batch.schemas.js'
 import { Contact, ContactsPage, ContactsSyncPage, ContactTombstone } from './modules/contacts/contacts.schemas.js'
@@ -103,6 +104,9 @@ export const componentSchemas = [
   WebhookDeliveriesPage,
   Event,
   EventsPage,
+  AuditEvent,
+  AuditMeta,
+  AuditEventsPage,
 ]
 
 const ERROR_REF = { $ref: 'Error#' }

@@ -18,6 +18,7 @@ import errors, { clientErrorHandler, frameworkErrors, requestId } from './plugin
 import health from './plugins/health.js'
 import requestParams from './plugins/request-params.js'
 import webhookWorker from './plugins/webhook-worker.js'
+import auditRetention from './plugins/audit-retention.js'
 import { createRateLimiter } from './rate-limit/limiter.js'
 import type { WorkerOptions } from './modules/webhooks/worker.js'
 import { loadSecretKeys, type SecretKeys } from './secret-key.js'
@@ -50,6 +51,8 @@ export interface AppDeps {
   webhookWorker?: boolean | Partial<WorkerOptions>
   /** Bounds of the lingering close after an answer given before the body arrived (tests). */
   linger?: LingerBounds
+  /** Run the audit log's retention job in this app (the server does). Default: off. */
+  auditRetention?: boolean
 }
 
 export const BODY_LIMIT = 1024 * 1024
@@ -128,6 +131,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}) {
     allowPrivate: config.webhookAllowPrivate,
     ...(typeof deps.webhookWorker === 'object' ? { settings: deps.webhookWorker } : {}),
   })
+  await app.register(auditRetention, { enabled: deps.auditRetention === true, retentionDays: config.auditRetentionDays })
   return app
 }
 

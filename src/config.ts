@@ -32,6 +32,8 @@ export interface Config {
   secretKey: Buffer | undefined
   /** WEBHOOK_ALLOW_PRIVATE: webhook URLs may be http and reach private addresses (development, tests). */
   webhookAllowPrivate: boolean
+  /** AUDIT_RETENTION_DAYS: how long audit records are kept. */
+  auditRetentionDays: number
 }
 
 export class ConfigError extends Error {}
@@ -110,6 +112,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     secretKey: key32(env, 'WEBHOOK_SECRET_KEY'),
     webhookAllowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+    auditRetentionDays: integer(env, 'AUDIT_RETENTION_DAYS', 400, 1, 36_500),
   }
 }
 

@@ -5,6 +5,7 @@ export type ErrorDetails = Record<string, string[]>
 export const MESSAGES = {
   400: 'Bad request',
   401: 'Invalid api_token',
+  403: 'Forbidden',
   404: 'Not found',
   408: 'Request timeout',
   413: 'Payload too large',
@@ -26,6 +27,7 @@ export type ErrorCode =
   | 'bad_request'
   | 'token_missing'
   | 'token_invalid'
+  | 'forbidden_role'
   | 'not_found'
   | 'request_timeout'
   | 'payload_too_large'
@@ -43,6 +45,7 @@ export type ErrorCode =
 export const CODES: Record<ErrorStatus, ErrorCode> = {
   400: 'bad_request',
   401: 'token_invalid',
+  403: 'forbidden_role',
   404: 'not_found',
   408: 'request_timeout',
   413: 'payload_too_large',

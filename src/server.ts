@@ -25,6 +25,7 @@ const appReady = buildApp(config, {
   onProgress: say,
   logger: process.stdout.isTTY ? terminalLogger(config.logLevel) : undefined,
   webhookWorker: true,
+  auditRetention: true,
 })
 
 // Signals are ours, not close-with-grace's: a signal to npm start's process group reaches

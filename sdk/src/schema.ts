@@ -696,6 +696,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/audit_events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your company's audit log, newest first (admins only)
+         * @description Who did what, when, from where: sign-ins, tokens, users, webhooks, admin commands (docs/audit-log.md lists every `action`). Filters combine with AND; `action` is an action or a prefix ending with a dot (`api_token.`); `actor_id` needs `actor_type` and `target_id` needs `target_type`. Walk older records with `cursor` = `meta.next_cursor` while `meta.has_more`: no record is sent twice, and every record recorded before the walk began is sent. A page may hold fewer records than `per_page` (even none) with `has_more` when the filters match few records: follow the cursor. A member's token: 403 `forbidden_role`.
+         */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/audit_events/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your company's audit records of a time range as JSON Lines, oldest first (admins only)
+         * @description One record a line (the `AuditEvent` of the list), streamed as it is read: any range, in flat memory. `since` is inclusive, `until` exclusive. Records committed a few seconds after a range ended may still appear in it (a record carries the time its request began): export ranges that ended a minute ago or more.
+         */
+        get: operations["exportAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -728,7 +768,7 @@ export interface components {
                 /** @description for people; exactly as the contract words it */
                 message: string;
                 /**
-                 * @description the kind of error, stable; match this, not the message. Known codes: `bad_request`, `token_missing`, `token_invalid`, `not_found`, `request_timeout`, `payload_too_large`, `unsupported_media_type`, `validation_failed`, `state_refused`, `rate_limited`, `header_too_large`, `internal_error`, `service_unavailable`, `idempotency_key_in_use`, `idempotency_key_reused` (new ones may be added; docs/api-conventions.md lists them)
+                 * @description the kind of error, stable; match this, not the message. Known codes: `bad_request`, `token_missing`, `token_invalid`, `forbidden_role`, `not_found`, `request_timeout`, `payload_too_large`, `unsupported_media_type`, `validation_failed`, `state_refused`, `rate_limited`, `header_too_large`, `internal_error`, `service_unavailable`, `idempotency_key_in_use`, `idempotency_key_reused` (new ones may be added; docs/api-conventions.md lists them)
                  * @example validation_failed
                  */
                 code: string;
@@ -1009,7 +1049,7 @@ export interface components {
                 /** @description for people; exactly as the contract words it */
                 message: string;
                 /**
-                 * @description the kind of error, stable; match this, not the message. Known codes: `bad_request`, `token_missing`, `token_invalid`, `not_found`, `request_timeout`, `payload_too_large`, `unsupported_media_type`, `validation_failed`, `state_refused`, `rate_limited`, `header_too_large`, `internal_error`, `service_unavailable`, `idempotency_key_in_use`, `idempotency_key_reused` (new ones may be added; docs/api-conventions.md lists them)
+                 * @description the kind of error, stable; match this, not the message. Known codes: `bad_request`, `token_missing`, `token_invalid`, `forbidden_role`, `not_found`, `request_timeout`, `payload_too_large`, `unsupported_media_type`, `validation_failed`, `state_refused`, `rate_limited`, `header_too_large`, `internal_error`, `service_unavailable`, `idempotency_key_in_use`, `idempotency_key_reused` (new ones may be added; docs/api-conventions.md lists them)
                  * @example validation_failed
                  */
                 code: string;
@@ -2066,6 +2106,54 @@ export interface components {
         EventPage: {
             data: components["schemas"]["Event"][];
             meta: components["schemas"]["PageMeta"];
+        };
+        /** @description One recorded action: who (actor) did what (action) to what (target), when, from where, and what changed */
+        AuditEvent: {
+            id: number;
+            /** Format: date-time */
+            occurred_at: string;
+            /** @description a stable dotted name; its first segment is the target's type. Known: `user.signed_in`, `user.sign_in_refused`, `user.signed_out`, `user.password_set`, `user.invite_created`, `user.invite_used`, `user.created`, `user.deactivated`, `user.reactivated`, `api_token.created`, `api_token.revoked`, `webhook.created`, `webhook.changed`, `webhook.paused`, `webhook.resumed`, `webhook.deleted`, `webhook.secret_rotated`, `webhook.delivery_replayed`, `company.created` */
+            action: string;
+            actor: {
+                /** @description user, api_token, oauth_app, cli, system */
+                type: string;
+                /** @description the user or api token id; null for `cli` and `system` */
+                id: number | null;
+                /** @description its name or label when it acted (the system user for `cli`) */
+                label: string | null;
+            };
+            target: {
+                type: string;
+                id: number | null;
+                /** @description its name, email, label or URL when it happened */
+                label: string | null;
+            };
+            outcome: "success" | "failure";
+            /** @description why it failed, a stable code (`wrong_password`, `rate_limited`, `deactivated`); null on success */
+            reason: string | null;
+            /** @description the client address of the request; null from the command line */
+            ip: string | null;
+            /** @description the request's User-Agent, cut to 512 characters */
+            user_agent: string | null;
+            /** @description the X-Request-Id of the request that did it */
+            request_id: string | null;
+            /** @description field → [old, new]; never a secret, password, token or hash */
+            changes: {
+                [key: string]: unknown;
+            } | null;
+        };
+        /** @description Where the newest-first walk stands */
+        AuditMeta: {
+            per_page: number;
+            /** @description older records may follow: ask again with `cursor` = `next_cursor` */
+            has_more: boolean;
+            /** @description the position after the last record read: pass it as `cursor` for the next (older) page */
+            next_cursor: string;
+        };
+        /** @description A page of the audit log, newest first */
+        AuditEventsPage: {
+            data: components["schemas"]["AuditEvent"][];
+            meta: components["schemas"]["AuditMeta"];
         };
     };
     responses: never;
@@ -9383,6 +9471,260 @@ export interface operations {
             };
             /** @description No event with this id in your company (events are kept 30 days) */
             404: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter is missing or invalid: `details` names each one with its problems */
+            422: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the rate limit (60 requests per 10 seconds per token): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bug: the body shows nothing of it; the log has it under the request id */
+            500: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached, or this instance is shutting down: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                /** @description an action (`api_token.created`) or a prefix ending with a dot (`api_token.`) */
+                action?: string;
+                actor_type?: "user" | "api_token" | "oauth_app" | "cli" | "system";
+                actor_id?: number;
+                target_type?: string;
+                target_id?: number;
+                outcome?: "success" | "failure";
+                /** @description records at or after this instant (ISO 8601 with offset) */
+                since?: string;
+                /** @description records before this instant */
+                until?: string;
+                /** @description `meta.next_cursor` of the previous page */
+                cursor?: string;
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the audit log, newest first */
+            200: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description URLs (paths with query) of the `first` and `last` pages always, `prev` and `next` where such a page exists */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEventsPage"];
+                };
+            };
+            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            401: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token is not an admin's: only admins may call this operation */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter is missing or invalid: `details` names each one with its problems */
+            422: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the rate limit (60 requests per 10 seconds per token): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bug: the body shows nothing of it; the log has it under the request id */
+            500: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached, or this instance is shutting down: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportAuditEvents: {
+        parameters: {
+            query: {
+                /** @description from this instant (inclusive, ISO 8601 with offset) */
+                since: string;
+                /** @description to this instant (exclusive) */
+                until: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JSON Lines: one AuditEvent per line */
+            200: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                };
+            };
+            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            401: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token is not an admin's: only admins may call this operation */
+            403: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;

@@ -3,6 +3,7 @@
 // the database is opened), and a run function that returns the record or result it prints.
 import type { Static, TSchema } from 'typebox'
 import type { Db } from '../db/db.js'
+import type { AuditContext } from '../modules/audit/audit.context.js'
 
 export interface OptionSpec {
   description: string
@@ -19,6 +20,10 @@ export interface CommandContext {
   readStdin(): Promise<string>
   /** The environment the settings are read from (loadConfig). */
   env: Record<string, string | undefined> | undefined
+  /** Who the audit log names for what the command changes: actor `cli`, the system user. */
+  audit: AuditContext
+  /** Standard output, for a command that streams (`stream: true`); resolves when it may write more. */
+  write(text: string): Promise<void>
 }
 
 export interface Command {
@@ -29,6 +34,8 @@ export interface Command {
   input: TSchema
   /** A list: prints {"data": [...]} with --json, a table otherwise. */
   list?: boolean
+  /** Writes its own output (context.write, e.g. JSON Lines); its result is not printed. */
+  stream?: boolean
   run(db: Db, input: never, context: CommandContext): Promise<object>
 }
 
@@ -38,6 +45,7 @@ export function defineCommand<S extends TSchema>(command: {
   options: Record<string, OptionSpec>
   input: S
   list?: boolean
+  stream?: boolean
   run(db: Db, input: Static<S>, context: CommandContext): Promise<object>
 }): Command {
   return command

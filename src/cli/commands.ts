@@ -1,4 +1,5 @@
 // Every admin command; each resource module keeps its own in <resource>.cli.ts.
+import { auditCommands } from '../modules/audit/audit.cli.js'
 import { authCommands } from '../modules/auth/auth.cli.js'
 import { flowsCommands } from '../modules/flows/flows.cli.js'
 import { tasksCommands } from '../modules/tasks/tasks.cli.js'
@@ -6,4 +7,4 @@ import { usersCommands } from '../modules/users/users.cli.js'
 import { whatsappCommands } from '../modules/whatsapp/whatsapp.cli.js'
 import type { Command } from './command.js'
 
-export const commands: Command[] = [...usersCommands, ...authCommands, ...flowsCommands, ...tasksCommands, ...whatsappCommands]
+export const commands: Command[] = [...usersCommands, ...authCommands, ...flowsCommands, ...tasksCommands, ...whatsappCommands, ...auditCommands]

@@ -6,6 +6,12 @@ import { runCli } from './run.js'
 process.exitCode = await runCli(process.argv.slice(2), {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
+  // A long export waits for a slow reader instead of piling its output up in memory.
+  write: (text) =>
+    new Promise<void>((resolve) => {
+      if (process.stdout.write(text)) resolve()
+      else process.stdout.once('drain', resolve)
+    }),
   progress: process.stderr.isTTY,
   stdin: async () => {
     let text = ''

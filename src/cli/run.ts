@@ -10,6 +10,7 @@ import type { Db } from '../db/db.js'
 import { usePreparedStatements } from '../db/query.js'
 import { ApiError, invalid, type ErrorDetails } from '../errors.js'
 import { validate, type JsonSchema } from '../http/validation.js'
+import { cliContext } from '../modules/audit/audit.context.js'
 import type { Command, CommandContext, OptionSpec } from './command.js'
 import { commands as allCommands } from './commands.js'
 
@@ -26,6 +27,8 @@ export interface CliIo {
   commands?: Command[]
   /** Standard input, read to its end (`user set-password`); none when left out. */
   stdin?: () => Promise<string>
+  /** Standard output for a streaming command, resolving when more may be written; stdout when left out. */
+  write?: (text: string) => Promise<void>
 }
 
 class UsageError extends Error {}
@@ -85,11 +88,21 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
 
   const { args, json } = parseOptions(command, argv.slice(2))
   const input = checkInput(command, args)
-  const context: CommandContext = { readStdin: io.stdin ?? (() => Promise.resolve('')), env: io.env }
+  const context: CommandContext = {
+    readStdin: io.stdin ?? (() => Promise.resolve('')),
+    env: io.env,
+    audit: cliContext(),
+    write:
+      io.write ??
+      ((text) => {
+        io.stdout(text)
+        return Promise.resolve()
+      }),
+  }
   const result = io.database
     ? await command.run(io.database, input as never, context)
     : await onConfiguredDatabase(command, input, io, context)
-  io.stdout((json ? JSON.stringify(result) : readable(result)) + '\n')
+  if (!command.stream) io.stdout((json ? JSON.stringify(result) : readable(result)) + '\n')
   return 0
 }
 

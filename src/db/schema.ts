@@ -10,6 +10,7 @@ import { sql } from 'drizzle-orm'
 import {
   bigint,
   boolean,
+  check,
   date,
   foreignKey,
   index,
@@ -573,4 +574,41 @@ export const idempotencyKeys = pgTable('idempotency_keys', {
   primaryKey({ columns: [t.companyId, t.tokenId, t.key] }),
   index('idempotency_keys_created_idx').on(t.createdAt),
   sameCompany('idempotency_keys_token_fk', [t.companyId, t.tokenId], [apiTokens.companyId, apiTokens.id], 'cascade'),
+])
+
+// The audit log (src/modules/audit, migration 0014): append-only, one row per security-relevant
+// action. Labels, not references, of actor and target: a record outlives what it names. An
+// action's first segment is its target's type (api_token.created → api_token). Each index
+// leads one filter of the newest-first list with (occurred_at, id) after it (docs/performance.md).
+export const auditEvents = pgTable('audit_events', {
+  companyId: companyId(),
+  id: id(),
+  occurredAt: instant('occurred_at').notNull(),
+  action: varchar('action', { length: 64 }).notNull(),
+  actorType: varchar('actor_type', { length: 16 }).notNull(),
+  actorId: ref('actor_id'),
+  actorLabel: varchar('actor_label', { length: 255 }),
+  targetType: varchar('target_type', { length: 32 }).notNull(),
+  targetId: ref('target_id'),
+  targetLabel: varchar('target_label', { length: 255 }),
+  outcome: varchar('outcome', { length: 8 }).notNull(),
+  /** The failure's reason code; null on success. */
+  reason: varchar('reason', { length: 64 }),
+  ip: varchar('ip', { length: 64 }),
+  userAgent: varchar('user_agent', { length: 512 }),
+  requestId: varchar('request_id', { length: 128 }),
+  /** Field → [old, new]; never a secret. json keeps the key order. */
+  changes: json('changes').$type<Record<string, unknown>>(),
+}, (t) => [
+  primaryKey({ columns: [t.companyId, t.id] }),
+  index('audit_events_time_idx').on(t.companyId, t.occurredAt, t.id),
+  index('audit_events_action_idx').on(t.companyId, t.action, t.occurredAt, t.id),
+  index('audit_events_target_type_idx').on(t.companyId, t.targetType, t.occurredAt, t.id),
+  index('audit_events_target_idx').on(t.companyId, t.targetType, t.targetId, t.occurredAt, t.id),
+  index('audit_events_actor_type_idx').on(t.companyId, t.actorType, t.occurredAt, t.id),
+  index('audit_events_actor_idx').on(t.companyId, t.actorType, t.actorId, t.occurredAt, t.id),
+  index('audit_events_failure_idx').on(t.companyId, t.occurredAt, t.id).where(sql`${t.outcome} = 'failure'`),
+  check('audit_events_action_target_check', sql`split_part(${t.action}, '.', 1) = ${t.targetType}`),
+  check('audit_events_outcome_check', sql`(${t.outcome} = 'success' AND ${t.reason} IS NULL) OR (${t.outcome} = 'failure' AND ${t.reason} IS NOT NULL)`),
+  check('audit_events_actor_type_check', sql`${t.actorType} IN ('user', 'api_token', 'oauth_app', 'cli', 'system')`),
 ])

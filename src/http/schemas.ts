@@ -96,6 +96,7 @@ const KNOWN_ERROR_CODES: Record<ErrorCode, true> = {
   bad_request: true,
   token_missing: true,
   token_invalid: true,
+  forbidden_role: true,
   not_found: true,
   request_timeout: true,
   payload_too_large: true,

@@ -32,7 +32,7 @@ import { DEFAULT_PER_PAGE, linkParts } from './pagination.js'
 import { Ref } from './schemas.js'
 
 /** The lists a walk can run on; a cursor names its list and works on no other. */
-export type SyncResource = 'contacts' | 'tasks' | 'leads' | 'meet_transcriptions' | 'whatsapp_messages'
+export type SyncResource = 'contacts' | 'tasks' | 'leads' | 'meet_transcriptions' | 'whatsapp_messages' | 'audit_events'
 
 /**
  * How far behind the clocks a walk stays: covers the time between a request reading its

@@ -9,5 +9,6 @@ import meetTranscriptionsRoutes from './meet-transcriptions/meet-transcriptions.
 import usersRoutes from './users/users.routes.js'
 import whatsappRoutes from './whatsapp/whatsapp.routes.js'
 import webhooksRoutes from './webhooks/webhooks.routes.js'
+import auditRoutes from './audit/audit.routes.js'
 
-export const resourceRoutes = [usersRoutes, contactsRoutes, customFieldsRoutes, tagsRoutes, flowsRoutes, tasksRoutes, leadsRoutes, meetTranscriptionsRoutes, whatsappRoutes, webhooksRoutes]
+export const resourceRoutes = [usersRoutes, contactsRoutes, customFieldsRoutes, tagsRoutes, flowsRoutes, tasksRoutes, leadsRoutes, meetTranscriptionsRoutes, whatsappRoutes, webhooksRoutes, auditRoutes]

@@ -26,6 +26,7 @@ const TAGS = [
   { name: 'whatsapp_messages', description: 'WhatsApp conversations between contacts and your users' },
   { name: 'webhooks', description: 'Webhook subscriptions: every change posted to your URL, signed (Standard Webhooks), retried for 3 days, replayable' },
   { name: 'events', description: 'The event log: every change of the last 30 days, as webhooks deliver it; for polling clients' },
+  { name: 'audit', description: 'The audit log: who did what, when, from where (sign-ins, tokens, users, webhooks, admin commands); admins only' },
   { name: 'health', description: 'Probes for load balancers and orchestrators: no token, no rate limit' },
 ]
 
@@ -171,6 +172,10 @@ const KEYED_422 = {
   },
 }
 
+const FORBIDDEN_ROLE = errorResponse(403, 'The token is not an admin\'s: only admins may call this operation', {
+  forbidden_role: errorExample(403, 'forbidden_role', 'Only an admin of the company may read its audit log'),
+})
+
 const notFoundResponse = (description: string) => errorResponse(404, description, { not_found: errorExample(404) })
 
 const WITH_BODY = new Set(['POST', 'PUT', 'PATCH'])
@@ -208,6 +213,7 @@ function documented(schema: DocSchema, route: RouteOptions, url: string): DocSch
   }
   if (hasBody) Object.assign(response, { 400: BODY_ERRORS[400] })
   response['401'] = COMMON_ERRORS[401]
+  if (route.config?.role === 'admin') response['403'] = FORBIDDEN_ROLE
   if (route.config?.notFound) response['404'] = notFoundResponse(route.config.notFound)
   if (keyed) response['409'] = KEYED_409
   if (hasBody) Object.assign(response, { 413: BODY_ERRORS[413], 415: BODY_ERRORS[415] })

@@ -46,6 +46,7 @@ export function layout(chrome: Chrome, title: string, main: Interpolation): Html
   <a class="brand" href="/">${PRODUCT}</a>
   <nav aria-label="Main">
     ${who && html`<a href="/settings/integrations">Integrations</a>`}
+    ${who?.account.role === 'admin' && html`<a href="/settings/audit">Security log</a>`}
     <a href="/docs/v1">API reference</a>
   </nav>
   ${who &&

@@ -1,11 +1,17 @@
 // The pages: thin handlers that read the form, check its CSRF token, call the auth
 // module's services and render. POSTs answer 303 to a page (Post/Redirect/Get), so a reload
 // never repeats them. A failed check changes nothing and answers a page with a clear sentence.
+import { Readable } from 'node:stream'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../config.js'
 import { ApiError } from '../errors.js'
 import { MAX_ID } from '../http/schemas.js'
-import { acceptInvite, findAccount, findInvite, signIn, signOut, type Account } from '../modules/auth/accounts.service.js'
+import { validate } from '../http/validation.js'
+import { AuditEventsQuery, AuditExportQuery } from '../modules/audit/audit.schemas.js'
+import { auditEventsPage, exportFor } from '../modules/audit/audit.service.js'
+import { AUDIT_FIELDS, AUDIT_PATH, auditPage, type AuditForm } from './audit-page.js'
+import { originOf, webContext } from '../modules/audit/audit.context.js'
+import { acceptInvite, findAccount, findInvite, signIn, signInRateLimited, signOut, type Account } from '../modules/auth/accounts.service.js'
 import { PASSWORD_MAX_LENGTH } from '../modules/auth/passwords.js'
 import { createOwnToken, findOwnToken, listOwnTokens, revokeOwnToken } from '../modules/auth/tokens.service.js'
 import { MAX_URL_LENGTH } from '../modules/webhooks/destination.js'
@@ -145,12 +151,13 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
     for (const key of [`ip:${request.ip}`, `email:${email.toLowerCase()}`]) {
       const decision = await signInLimiter.consume(key)
       if (!decision.allowed) {
+        await signInRateLimited(app.db, email, originOf(request), now())
         const minutes = Math.max(1, Math.ceil(decision.resetSeconds / 60))
         reply.header('retry-after', String(Math.max(1, decision.resetSeconds)))
         return again(429, `Too many sign-in attempts. Wait ${String(minutes)} minute${minutes === 1 ? '' : 's'} and try again.`)
       }
     }
-    const result = await signIn(app.db, email, password, now())
+    const result = await signIn(app.db, email, password, now(), originOf(request))
     if (!result.ok) {
       return result.reason === 'ambiguous'
         ? again(409, 'This email and password open accounts in more than one company. Ask an admin to give one of them another password.')
@@ -162,7 +169,7 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
   app.post('/logout', formRoute, async (request, reply) => {
     const current = await requireAccount(request, reply, formOf(request))
     if (!current) return reply
-    await signOut(app.db, current.secret)
+    await signOut(app.db, current.secret, webContext(request, current.account))
     cookies.clearSession(reply)
     return reply.redirect('/login', 303)
   })
@@ -185,7 +192,7 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
     const label = form.label === undefined ? '' : text(form, 'label')
     try {
       if (label === undefined) throw new ApiError(422, 'The label must be text.')
-      const created = await createOwnToken(app.db, account.companyId, account.userId, label)
+      const created = await createOwnToken(app.db, account.companyId, account.userId, label, webContext(request, account))
       cookies.setFlash(reply, secret, { kind: 'created', token: created.token, label: created.label } satisfies Flash)
       return await reply.redirect(HOME, 303)
     } catch (err) {
@@ -219,7 +226,7 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
     const current = await requireAccount(request, reply, formOf(request))
     if (!current) return reply
     const { account, secret } = current
-    const revoked = await revokeOwnToken(app.db, account.companyId, account.userId, pathId(request), now())
+    const revoked = await revokeOwnToken(app.db, account.companyId, account.userId, pathId(request), now(), webContext(request, account))
     cookies.setFlash(reply, secret, { kind: 'revoked', prefix: revoked.prefix, label: revoked.label } satisfies Flash)
     return reply.redirect(HOME, 303)
   })
@@ -259,6 +266,7 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
           { url, events: typed.all ? ['*'] : typed.events, description: description === '' ? null : description },
           webhookSettings(),
           now(),
+          webContext(request, account),
         )
         cookies.setFlash(reply, secret, { kind: 'webhook-secret', url: shortUrl(created.url), secret: created.secret, rotated: false } satisfies Flash)
         return await reply.redirect(HOME, 303)
@@ -289,7 +297,7 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
     const { account, secret } = current
     const id = pathId(request)
     const webhook = await subscriptionOf(app.db, account, id)
-    await removeSubscription(app.db, account, id)
+    await removeSubscription(app.db, account, id, webContext(request, account))
     cookies.setFlash(reply, secret, { kind: 'webhook-deleted', url: shortUrl(webhook.url) } satisfies Flash)
     return reply.redirect(HOME, 303)
   })
@@ -298,7 +306,7 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
     const current = await requireAccount(request, reply, formOf(request))
     if (!current) return reply
     const { account, secret } = current
-    const rotated = await rotateSubscriptionSecret(app.db, account, pathId(request), webhookSettings(), now())
+    const rotated = await rotateSubscriptionSecret(app.db, account, pathId(request), webhookSettings(), now(), webContext(request, account))
     cookies.setFlash(reply, secret, { kind: 'webhook-secret', url: shortUrl(rotated.url), secret: rotated.secret, rotated: true } satisfies Flash)
     return reply.redirect(HOME, 303)
   })
@@ -307,9 +315,54 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
     const current = await requireAccount(request, reply, formOf(request))
     if (!current) return reply
     const { account, secret } = current
-    const enabled = await changeSubscription(app.db, account, pathId(request), { enabled: true }, webhookSettings(), now())
+    const enabled = await changeSubscription(app.db, account, pathId(request), { enabled: true }, webhookSettings(), now(), webContext(request, account))
     cookies.setFlash(reply, secret, { kind: 'webhook-enabled', url: shortUrl(enabled.url) } satisfies Flash)
     return reply.redirect(HOME, 303)
+  })
+
+  // Settings → Security log: admins only, through the audit module's service like the API.
+  const adminOnly = (reply: FastifyReply, page: Chrome) =>
+    sendPage(reply, 403, errorPage(page, 'Admins only', 'The security log is for the admins of your company.', { href: HOME, text: 'Go to Integrations' }))
+
+  app.get(AUDIT_PATH, async (request, reply) => {
+    const current = await requireAccount(request, reply)
+    if (!current) return reply
+    const { account, secret } = current
+    const page = signedInChrome(account, secret)
+    if (account.role !== 'admin') return adminOnly(reply, page)
+    const raw = request.query as Record<string, unknown>
+    const form: AuditForm = {}
+    for (const field of AUDIT_FIELDS) {
+      const value = raw[field]
+      if (typeof value === 'string' && value !== '') form[field] = value.slice(0, 64)
+    }
+    const cursor = typeof raw.cursor === 'string' ? raw.cursor : undefined
+    try {
+      const query = validate(AuditEventsQuery, { ...form, ...(cursor ? { cursor } : {}) })
+      const listed = await auditEventsPage(app.db, account, app.keys.derive('sync cursor'), query)
+      return await sendPage(reply, 200, auditPage(page, account, { form, page: listed, errors: [], now: now() }))
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.statusCode !== 422) throw err
+      const errors = Object.entries(err.details ?? { filters: [err.message] }).flatMap(([name, problems]) => problems.map((p) => `${name.replace('_', ' ')} ${p}.`))
+      return sendPage(reply, 422, auditPage(page, account, { form, errors, now: now() }))
+    }
+  })
+
+  app.get(`${AUDIT_PATH}/export`, async (request, reply) => {
+    const current = await requireAccount(request, reply)
+    if (!current) return reply
+    const { account, secret } = current
+    if (account.role !== 'admin') return adminOnly(reply, signedInChrome(account, secret))
+    const range = validate(AuditExportQuery, request.query)
+    const events = await exportFor(app.db, account, range)
+    const lines = Readable.from((async function* () {
+      for await (const event of events) yield `${JSON.stringify(event)}\n`
+    })())
+    return reply
+      .header('cache-control', 'no-store')
+      .header('content-disposition', 'attachment; filename="security-log.jsonl"')
+      .type('application/x-ndjson; charset=utf-8')
+      .send(lines)
   })
 
   const inviteGone = (reply: FastifyReply) =>
@@ -346,7 +399,7 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
     const password = text(form, 'password') ?? ''
     const again = (error: string) => sendPage(reply, 422, invitePage(chrome, { csrf, action: `/invite/${token}`, ...invite, error }))
     if (password !== (text(form, 'confirm') ?? '')) return again('The two passwords differ: type the same password twice.')
-    const result = await acceptInvite(app.db, token, password, now())
+    const result = await acceptInvite(app.db, token, password, now(), originOf(request))
     if (!result.ok) return result.reason === 'gone' ? inviteGone(reply) : again(result.problem)
     return startSession(request, reply, result.session)
   })

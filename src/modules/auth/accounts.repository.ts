@@ -8,18 +8,21 @@ import type { CompanyId } from '../../tenancy.js'
 export interface SignInCandidate {
   company_id: number
   id: number
+  name: string
+  active: boolean
   password_hash: string
 }
 
 /** Accounts of one email (in different companies) whose password a sign-in tries, oldest first. */
 export const MAX_CANDIDATES = 5
 
-// Emails are unique per company only: every active user with a password and this email,
-// whatever the company (users_email_idx on lower(email)).
+// Emails are unique per company only: every user with a password and this email, whatever
+// the company (users_email_idx on lower(email)); deactivated ones too, so that a refused
+// sign-in can say so in the audit log (they never sign in).
 const candidates = defineQuery<SignInCandidate>(
   'auth.signInCandidates',
-  `select company_id, id, password_hash from users
-    where lower(email) = lower($1) and active and password_hash is not null
+  `select company_id, id, name, active, password_hash from users
+    where lower(email) = lower($1) and password_hash is not null
     order by company_id, id
     limit ${String(MAX_CANDIDATES)}`,
 )

@@ -4,10 +4,13 @@
 import { randomBytes } from 'node:crypto'
 import { transaction, type Db } from '../../db/db.js'
 import { ApiError } from '../../errors.js'
+import { NO_ORIGIN, SYSTEM_CONTEXT, type AuditContext, type Origin } from '../audit/audit.context.js'
+import { recordAudit } from '../audit/audit.service.js'
+import type { FailureReason } from '../audit/audit.actions.js'
 import { asCompanyId, type CompanyId } from '../../tenancy.js'
 import { findUserAnyCompany } from '../users/users.repository.js'
 import { toUser } from '../users/users.service.js'
-import { findUsableInvite, markInviteUsed, replaceInvite, signInCandidates, updateActive, updatePasswordHash } from './accounts.repository.js'
+import { findUsableInvite, markInviteUsed, replaceInvite, signInCandidates, updateActive, updatePasswordHash, type SignInCandidate } from './accounts.repository.js'
 import { dummyHash, generatePassword, hashPassword, passwordProblem, verifyPassword } from './passwords.js'
 import {
   deleteExpiredSessionsOf,
@@ -60,20 +63,51 @@ export type SignInResult = { ok: true; session: string } | { ok: false; reason: 
  * opens exactly one. An unknown email still costs one argon2 verification (of a dummy hash),
  * so it takes as long as a wrong password.
  */
-export async function signIn(db: Db, email: string, password: string, now: Date): Promise<SignInResult> {
+export async function signIn(db: Db, email: string, password: string, now: Date, origin: Origin = NO_ORIGIN): Promise<SignInResult> {
   const candidates = await signInCandidates(db, email)
   if (candidates.length === 0) {
     await verifyPassword(await dummyHash(), password)
     return { ok: false, reason: 'invalid' }
   }
-  const matches = []
+  const matches: SignInCandidate[] = []
   for (const candidate of candidates) {
     if (await verifyPassword(candidate.password_hash, password)) matches.push(candidate)
   }
-  const [match] = matches
-  if (!match) return { ok: false, reason: 'invalid' }
-  if (matches.length > 1) return { ok: false, reason: 'ambiguous' }
-  return { ok: true, session: await openSession(db, asCompanyId(match.company_id), match.id, now) }
+  const live = matches.filter((candidate) => candidate.active)
+  const [match] = live
+  if (!match) {
+    // A deactivated account is refused like a wrong password: the page says the same.
+    await recordRefused(db, candidates.map((c) => ({ candidate: c, reason: matches.includes(c) ? 'deactivated' : 'wrong_password' })), origin, now)
+    return { ok: false, reason: 'invalid' }
+  }
+  if (live.length > 1) return { ok: false, reason: 'ambiguous' }
+  const companyId = asCompanyId(match.company_id)
+  const session = await transaction(db, async (tx) => {
+    const secret = await openSession(tx, companyId, match.id, now)
+    await recordAudit(tx, companyId, actingUser(origin, match), { action: 'user.signed_in', target: { id: match.id, label: match.name } }, now)
+    return secret
+  })
+  return { ok: true, session }
+}
+
+/** The account a sign-in names acts (it is the actor of its own sign-in, refused or not). */
+const actingUser = (origin: Origin, user: { id: number; name: string }): AuditContext => ({ ...origin, actor: { type: 'user', id: user.id, label: user.name } })
+
+/** One `user.sign_in_refused` per account the email names (a company each; an unknown email names none). */
+async function recordRefused(db: Db, refused: { candidate: SignInCandidate; reason: FailureReason }[], origin: Origin, now: Date) {
+  for (const { candidate, reason } of refused) {
+    await recordAudit(db, asCompanyId(candidate.company_id), actingUser(origin, candidate), {
+      action: 'user.sign_in_refused',
+      target: { id: candidate.id, label: candidate.name },
+      failure: reason,
+    }, now)
+  }
+}
+
+/** A sign-in refused before any password check (over the rate limit): recorded for the accounts of the email. */
+export async function signInRateLimited(db: Db, email: string, origin: Origin, now: Date): Promise<void> {
+  const candidates = await signInCandidates(db, email)
+  await recordRefused(db, candidates.map((candidate) => ({ candidate, reason: 'rate_limited' as const })), origin, now)
 }
 
 /** The account of a session cookie's secret, when the session is live and its user active. */
@@ -95,8 +129,18 @@ export async function findAccount(db: Db, secret: string, now: Date): Promise<Ac
   }
 }
 
-export async function signOut(db: Db, secret: string): Promise<void> {
-  await deleteSessionByHash(db, hashToken(secret))
+/** Ends the session; `context` (an explicit sign-out) records it, a session replaced by a new sign-in is not. */
+export async function signOut(db: Db, secret: string, context?: AuditContext): Promise<void> {
+  if (!context) {
+    await deleteSessionByHash(db, hashToken(secret))
+    return
+  }
+  await transaction(db, async (tx) => {
+    const ended = await deleteSessionByHash(tx, hashToken(secret))
+    if (ended) {
+      await recordAudit(tx, asCompanyId(ended.company_id), context, { action: 'user.signed_out', target: { id: ended.user_id, label: context.actor.label } })
+    }
+  })
 }
 
 async function requireUser(db: Db, userId: number) {
@@ -109,7 +153,7 @@ async function requireUser(db: Db, userId: number) {
  * `user set-password`: a new password (or a generated one, returned this once). The user's
  * sessions end: whoever was signed in with the old password signs in again.
  */
-export async function setPassword(db: Db, userId: number, given: { password: string } | { generate: true }) {
+export async function setPassword(db: Db, userId: number, given: { password: string } | { generate: true }, context: AuditContext = SYSTEM_CONTEXT) {
   const user = await requireUser(db, userId)
   const password = 'password' in given ? given.password : generatePassword()
   const problem = passwordProblem(password)
@@ -119,19 +163,29 @@ export async function setPassword(db: Db, userId: number, given: { password: str
   await transaction(db, async (tx) => {
     await updatePasswordHash(tx, companyId, user.id, passwordHash)
     await deleteSessionsOfUser(tx, companyId, user.id)
+    await recordAudit(tx, companyId, context, { action: 'user.password_set', target: { id: user.id, label: user.name } })
   })
   return 'generate' in given ? { user_id: user.id, email: user.email, password } : { user_id: user.id, email: user.email, password_set: true }
 }
 
 /** `user invite`: a one-time link, valid 7 days, where the user chooses a password. */
-export async function inviteUser(db: Db, userId: number, baseUrl: string, now = new Date()) {
+export async function inviteUser(db: Db, userId: number, baseUrl: string, now = new Date(), context: AuditContext = SYSTEM_CONTEXT) {
   const user = await requireUser(db, userId)
   if (!user.active) throw new ApiError(422, `user ${String(userId)} is deactivated; activate it first`)
   const token = newSecret()
-  const row = await replaceInvite(db, asCompanyId(user.companyId), user.id, {
-    tokenHash: hashToken(token),
-    expiresAt: new Date(now.getTime() + INVITE_VALID_MS),
-    at: now,
+  const companyId = asCompanyId(user.companyId)
+  const row = await transaction(db, async (tx) => {
+    const invite = await replaceInvite(tx, companyId, user.id, {
+      tokenHash: hashToken(token),
+      expiresAt: new Date(now.getTime() + INVITE_VALID_MS),
+      at: now,
+    })
+    await recordAudit(tx, companyId, context, {
+      action: 'user.invite_created',
+      target: { id: user.id, label: user.name },
+      changes: { invite_expires_at: [null, invite.expires_at] },
+    }, now)
+    return invite
   })
   return { user_id: user.id, email: user.email, url: `${baseUrl}/invite/${token}`, expires_at: row.expires_at }
 }
@@ -145,7 +199,7 @@ export async function findInvite(db: Db, token: string, now: Date) {
 export type AcceptResult = { ok: true; session: string } | { ok: false; reason: 'gone' } | { ok: false; reason: 'password'; problem: string }
 
 /** Sets the password chosen on an invite link, uses the link up and signs the user in. */
-export async function acceptInvite(db: Db, token: string, password: string, now: Date): Promise<AcceptResult> {
+export async function acceptInvite(db: Db, token: string, password: string, now: Date, origin: Origin = NO_ORIGIN): Promise<AcceptResult> {
   const problem = passwordProblem(password)
   if (problem) return { ok: false, reason: 'password', problem }
   const passwordHash = await hashPassword(password)
@@ -155,7 +209,10 @@ export async function acceptInvite(db: Db, token: string, password: string, now:
     if (!invite || !companyId || !(await markInviteUsed(tx, companyId, invite.id, now))) return { ok: false, reason: 'gone' }
     await updatePasswordHash(tx, companyId, invite.user_id, passwordHash)
     await deleteSessionsOfUser(tx, companyId, invite.user_id)
-    return { ok: true, session: await openSession(tx, companyId, invite.user_id, now) }
+    const session = await openSession(tx, companyId, invite.user_id, now)
+    const user = { id: invite.user_id, name: invite.name }
+    await recordAudit(tx, companyId, actingUser(origin, user), { action: 'user.invite_used', target: { id: user.id, label: user.name } }, now)
+    return { ok: true, session }
   })
 }
 
@@ -164,20 +221,27 @@ export async function acceptInvite(db: Db, token: string, password: string, now:
  * with the user's active flag, and deleted here) and every api token answers 401 on every
  * server (the cached ones are dropped through REVOKE_CHANNEL).
  */
-export async function deactivateUser(db: Db, userId: number, now = new Date()) {
+export async function deactivateUser(db: Db, userId: number, now = new Date(), context: AuditContext = SYSTEM_CONTEXT) {
   const user = await requireUser(db, userId)
   const companyId = asCompanyId(user.companyId)
   const row = await transaction(db, async (tx) => {
     const updated = await updateActive(tx, companyId, user.id, false, now)
     await deleteSessionsOfUser(tx, companyId, user.id)
     await announceUserRevoked(tx, user.id)
+    await recordAudit(tx, companyId, context, { action: 'user.deactivated', target: { id: user.id, label: user.name }, changes: { active: [user.active, false] } }, now)
     return updated
   })
   return row ?? toUser(user)
 }
 
 /** `user activate`: the user may sign in again, and the tokens still live work again. */
-export async function activateUser(db: Db, userId: number, now = new Date()) {
+export async function activateUser(db: Db, userId: number, now = new Date(), context: AuditContext = SYSTEM_CONTEXT) {
   const user = await requireUser(db, userId)
-  return (await updateActive(db, asCompanyId(user.companyId), user.id, true, now)) ?? toUser(user)
+  const companyId = asCompanyId(user.companyId)
+  const row = await transaction(db, async (tx) => {
+    const updated = await updateActive(tx, companyId, user.id, true, now)
+    await recordAudit(tx, companyId, context, { action: 'user.reactivated', target: { id: user.id, label: user.name }, changes: { active: [user.active, true] } }, now)
+    return updated
+  })
+  return row ?? toUser(user)
 }

@@ -59,9 +59,9 @@ export async function insertSession(db: Db, companyId: CompanyId, userId: number
   return row
 }
 
-const deleteByHash = defineQuery<{ id: number }>(
+const deleteByHash = defineQuery<{ company_id: number; id: number; user_id: number }>(
   'auth.deleteSession',
-  'delete from web_sessions where token_hash = $1 returning id',
+  'delete from web_sessions where token_hash = $1 returning company_id, id, user_id',
 )
 
 export async function deleteSessionByHash(db: Db, tokenHash: string) {

@@ -6,6 +6,8 @@ import { defineQuery, run } from '../../db/query.js'
 import { ApiError, invalid, notFound } from '../../errors.js'
 import { isStorableText } from '../../http/validation.js'
 import { findUserAnyCompany } from '../users/users.repository.js'
+import { SYSTEM_CONTEXT, type AuditContext } from '../audit/audit.context.js'
+import { recordAudit } from '../audit/audit.service.js'
 import { asCompanyId, type CompanyId } from '../../tenancy.js'
 import { insertToken, liveTokenOf, liveTokensOf, revokeTokenByHash, revokeTokenOf, type ListedToken } from './tokens.repository.js'
 
@@ -54,9 +56,20 @@ export function checkLabel(label: string | undefined): string | null {
   return trimmed
 }
 
-async function issueToken(db: Db, companyId: CompanyId, userId: number, label: string | null) {
+/** How an audit record names a token: its label, else its first characters. */
+const tokenLabel = (token: { label: string | null; prefix: string }) => token.label ?? `${token.prefix}…`
+
+async function issueToken(db: Db, companyId: CompanyId, userId: number, label: string | null, context: AuditContext) {
   const token = generateToken()
-  const row = await insertToken(db, companyId, { userId, tokenHash: hashToken(token), prefix: token.slice(0, 12), label })
+  const row = await transaction(db, async (tx) => {
+    const inserted = await insertToken(tx, companyId, { userId, tokenHash: hashToken(token), prefix: token.slice(0, 12), label })
+    await recordAudit(tx, companyId, context, {
+      action: 'api_token.created',
+      target: { id: inserted.id, label: tokenLabel(inserted) },
+      changes: { user_id: [null, userId], label: [null, label] },
+    })
+    return inserted
+  })
   return {
     token,
     id: row.id,
@@ -69,15 +82,15 @@ async function issueToken(db: Db, companyId: CompanyId, userId: number, label: s
 }
 
 /** Admin command line and demo data: a token for any user. */
-export async function createToken(db: Db, userId: number) {
+export async function createToken(db: Db, userId: number, context: AuditContext = SYSTEM_CONTEXT) {
   const user = await findUserAnyCompany(db, userId)
   if (!user) throw new ApiError(404, `user ${userId} not found`)
-  return issueToken(db, asCompanyId(user.companyId), user.id, null)
+  return issueToken(db, asCompanyId(user.companyId), user.id, null, context)
 }
 
 /** The web application: a token for the signed-in user, with an optional label. */
-export async function createOwnToken(db: Db, companyId: CompanyId, userId: number, label: string | undefined) {
-  return issueToken(db, companyId, userId, checkLabel(label))
+export async function createOwnToken(db: Db, companyId: CompanyId, userId: number, label: string | undefined, context: AuditContext = SYSTEM_CONTEXT) {
+  return issueToken(db, companyId, userId, checkLabel(label), context)
 }
 
 export async function listOwnTokens(db: Db, companyId: CompanyId, userId: number): Promise<ListedToken[]> {
@@ -92,10 +105,13 @@ export async function findOwnToken(db: Db, companyId: CompanyId, userId: number,
 }
 
 /** Revokes one of the user's live tokens; every server forgets it at once. Another user's is 404. */
-export async function revokeOwnToken(db: Db, companyId: CompanyId, userId: number, id: number, now: Date) {
+export async function revokeOwnToken(db: Db, companyId: CompanyId, userId: number, id: number, now: Date, context: AuditContext = SYSTEM_CONTEXT) {
   const row = await transaction(db, async (tx) => {
     const revoked = await revokeTokenOf(tx, companyId, userId, id, now)
-    if (revoked) await announceRevoked(tx, revoked.token_hash)
+    if (revoked) {
+      await announceRevoked(tx, revoked.token_hash)
+      await recordAudit(tx, companyId, context, { action: 'api_token.revoked', target: { id: revoked.id, label: tokenLabel(revoked) } }, now)
+    }
     return revoked
   })
   if (!row) throw notFound()
@@ -110,11 +126,14 @@ export async function listTokensOfUser(db: Db, userId: number) {
   return { data: await liveTokensOf(db, asCompanyId(user.companyId), user.id) }
 }
 
-export async function revokeToken(db: Db, token: string, now = new Date()) {
+export async function revokeToken(db: Db, token: string, now = new Date(), context: AuditContext = SYSTEM_CONTEXT) {
   const tokenHash = hashToken(token)
   const row = await transaction(db, async (tx) => {
     const revoked = await revokeTokenByHash(tx, tokenHash, now)
-    if (revoked) await announceRevoked(tx, tokenHash)
+    if (revoked) {
+      await announceRevoked(tx, tokenHash)
+      await recordAudit(tx, asCompanyId(revoked.companyId), context, { action: 'api_token.revoked', target: { id: revoked.id, label: tokenLabel(revoked) } }, now)
+    }
     return revoked
   })
   if (!row) throw new ApiError(404, 'token not found or already revoked')

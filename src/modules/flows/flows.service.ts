@@ -5,6 +5,8 @@ import type { PageWindow } from '../../http/pagination.js'
 import { validate } from '../../http/validation.js'
 import type { Caller, CompanyId } from '../../tenancy.js'
 import { recordEvent } from '../events/events.repository.js'
+import { SYSTEM_CONTEXT, type AuditContext } from '../audit/audit.context.js'
+import { recordAudit } from '../audit/audit.service.js'
 import { findUser } from '../users/users.repository.js'
 import { requireCompany } from '../users/users.service.js'
 import { addDays, dayIn } from '../tasks/task-dates.js'
@@ -128,13 +130,21 @@ export function parseSteps(text: string): FlowStepInput[] {
 }
 
 /** `flow create`: a flow of a company, owned by one of its users. */
-export async function createFlow(db: Db, input: FlowCreateInput, steps: FlowStepInput[]): Promise<Flow> {
+export async function createFlow(db: Db, input: FlowCreateInput, steps: FlowStepInput[], context: AuditContext = SYSTEM_CONTEXT): Promise<Flow> {
   const companyId = await requireCompany(db, input.company)
   if (!(await findUser(db, companyId, input.user))) throw invalid({ user: ['is not a user of the company'] })
-  return insertFlow(
-    db,
-    companyId,
-    { userId: input.user, name: input.name, status: input.status ?? 'active' },
-    steps.map((s, i) => ({ position: i + 1, day: s.day, kind: s.kind, title: s.title })),
-  )
+  return transaction(db, async (tx) => {
+    const flow = await insertFlow(
+      tx,
+      companyId,
+      { userId: input.user, name: input.name, status: input.status ?? 'active' },
+      steps.map((s, i) => ({ position: i + 1, day: s.day, kind: s.kind, title: s.title })),
+    )
+    await recordAudit(tx, companyId, context, {
+      action: 'flow.created',
+      target: { id: flow.id, label: flow.name },
+      changes: { name: [null, flow.name], user_id: [null, flow.user_id], status: [null, flow.status], steps: [null, flow.steps.length] },
+    })
+    return flow
+  })
 }

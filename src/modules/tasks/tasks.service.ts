@@ -6,6 +6,8 @@ import { exclusiveFlags } from '../../http/validation.js'
 import { asCompanyId, type Caller, type CompanyId } from '../../tenancy.js'
 import { findCompany, findUser } from '../users/users.repository.js'
 import { recordEvent as recordApiEvent } from '../webhooks/outbox.js'
+import { SYSTEM_CONTEXT, type AuditContext } from '../audit/audit.context.js'
+import { recordAudit } from '../audit/audit.service.js'
 import { counterPlan, type TaskFilter } from './task-counters.js'
 import { addDays, dayIn } from './task-dates.js'
 import {
@@ -170,7 +172,7 @@ async function companyZone(db: Db, companyId: CompanyId): Promise<string> {
 }
 
 /** `task create`: one task outside any flow, in the contact's company. */
-export async function createStandaloneTask(db: Db, input: TaskCreateInput, now: Date): Promise<Task> {
+export async function createStandaloneTask(db: Db, input: TaskCreateInput, now: Date, context: AuditContext = SYSTEM_CONTEXT): Promise<Task> {
   const found = await findLiveContactAnyCompany(db, input.contact)
   if (!found) throw invalid({ contact: ['does not exist'] })
   const companyId = asCompanyId(found.companyId)
@@ -190,12 +192,17 @@ export async function createStandaloneTask(db: Db, input: TaskCreateInput, now: 
     if (!created) throw new Error('insert returned no row')
     const task = toTask(created, today)
     await recordApiEvent(tx, companyId, 'task.created', task, now)
+    await recordAudit(tx, companyId, context, {
+      action: 'task.created',
+      target: { id: task.id, label: task.title },
+      changes: { contact_id: [null, task.contact_id], kind: [null, task.kind], due_date: [null, task.due_date], assigned_to_id: [null, task.assigned_to_id] },
+    }, now)
     return task
   })
 }
 
 /** `task complete`: done now; refused for a task that is done already. */
-export async function completeTaskCommand(db: Db, input: TaskCompleteInput, now: Date): Promise<Task> {
+export async function completeTaskCommand(db: Db, input: TaskCompleteInput, now: Date, context: AuditContext = SYSTEM_CONTEXT): Promise<Task> {
   const task = await findTaskAnyCompany(db, input.id)
   if (!task) throw new ApiError(404, `task ${input.id} not found`)
   const companyId = asCompanyId(task.companyId)
@@ -206,6 +213,7 @@ export async function completeTaskCommand(db: Db, input: TaskCompleteInput, now:
     if (!row) throw new ApiError(422, `task ${input.id} is already done`)
     const done = toTask(row, dayIn(now, timezone))
     await recordApiEvent(tx, companyId, 'task.completed', done, now)
+    await recordAudit(tx, companyId, context, { action: 'task.completed', target: { id: done.id, label: done.title }, changes: { done: [false, true] } }, now)
     return done
   })
 }

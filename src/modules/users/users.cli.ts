@@ -14,7 +14,7 @@ export const usersCommands = [
       timezone: { value: 'Area/City', description: 'IANA time zone for "today" of tasks (default UTC)' },
     },
     input: CompanyCreateInput,
-    run: (db, input) => createCompany(db, input),
+    run: (db, input, context) => createCompany(db, input, context.audit),
   }),
   defineCommand({
     name: 'company list',
@@ -34,7 +34,7 @@ export const usersCommands = [
       role: { value: 'admin|member', description: 'the role (default member)' },
     },
     input: UserCreateInput,
-    run: (db, input) => createUser(db, input),
+    run: (db, input, context) => createUser(db, input, context.audit),
   }),
   defineCommand({
     name: 'user list',
@@ -49,13 +49,13 @@ export const usersCommands = [
     summary: 'Create an api_token for a user (it is shown only this once)',
     options: { user: { value: 'ID', description: 'the user id', required: true } },
     input: TokenCreateInput,
-    run: (db, input) => createToken(db, input.user),
+    run: (db, input, context) => createToken(db, input.user, context.audit),
   }),
   defineCommand({
     name: 'token revoke',
     summary: 'Revoke an api_token at once (running servers drop it from their cache)',
     options: { token: { value: 'T', description: 'the token', required: true } },
     input: TokenRevokeInput,
-    run: (db, input) => revokeToken(db, input.token),
+    run: (db, input, context) => revokeToken(db, input.token, new Date(), context.audit),
   }),
 ]

@@ -1,7 +1,9 @@
-import type { Db } from '../../db/db.js'
+import { transaction, type Db } from '../../db/db.js'
 import { uniqueViolation } from '../../db/errors.js'
 import { ApiError, invalid } from '../../errors.js'
 import { asCompanyId, type CompanyId } from '../../tenancy.js'
+import { SYSTEM_CONTEXT, type AuditContext } from '../audit/audit.context.js'
+import { recordAudit } from '../audit/audit.service.js'
 import type { CompanyCreateInput, UserCreateInput } from './users.schemas.js'
 import {
   allCompanies,
@@ -41,10 +43,18 @@ export function isTimeZone(zone: string): boolean {
   }
 }
 
-export async function createCompany(db: Db, input: CompanyCreateInput) {
+export async function createCompany(db: Db, input: CompanyCreateInput, context: AuditContext = SYSTEM_CONTEXT) {
   const timezone = input.timezone ?? 'UTC'
   if (!isTimeZone(timezone)) throw invalid({ timezone: ['is not a known IANA time zone (Area/City)'] })
-  return toCompany(await insertCompany(db, { name: input.name, timezone }))
+  return transaction(db, async (tx) => {
+    const company = await insertCompany(tx, { name: input.name, timezone })
+    await recordAudit(tx, asCompanyId(company.id), context, {
+      action: 'company.created',
+      target: { id: company.id, label: company.name },
+      changes: { name: [null, company.name], timezone: [null, company.timezone] },
+    })
+    return toCompany(company)
+  })
 }
 
 /** The company an admin command names, checked to exist. */
@@ -54,11 +64,18 @@ export async function requireCompany(db: Db, id: number): Promise<CompanyId> {
   return companyId
 }
 
-export async function createUser(db: Db, input: UserCreateInput) {
+export async function createUser(db: Db, input: UserCreateInput, context: AuditContext = SYSTEM_CONTEXT) {
   const companyId = await requireCompany(db, input.company)
   try {
-    const row = await insertUser(db, companyId, { name: input.name, email: input.email, role: input.role ?? 'member' })
-    return toUser(row)
+    return await transaction(db, async (tx) => {
+      const row = await insertUser(tx, companyId, { name: input.name, email: input.email, role: input.role ?? 'member' })
+      await recordAudit(tx, companyId, context, {
+        action: 'user.created',
+        target: { id: row.id, label: row.name },
+        changes: { name: [null, row.name], email: [null, row.email], role: [null, row.role] },
+      })
+      return toUser(row)
+    })
   } catch (err) {
     if (uniqueViolation(err) === 'users_company_email_key') throw invalid({ email: ['has already been taken'] })
     throw err

@@ -155,8 +155,9 @@ export function subscriptionsOverview(db: Db, companyId: CompanyId): Promise<Sub
 
 // Parameters: $3 url, $4 events, $5 whether to set the description, $6 the description,
 // $7 enabled (null: unchanged), $8 now. Re-enabling clears the reason, the time and the
-// failing streak (the worker's 3-day clock); disabling by hand says so.
-const updateStatement = defineQuery<ApiSubscription>(
+// failing streak (the worker's 3-day clock); disabling by hand says so. `was` (the row as
+// the statement found it) gives the previous values the audit log records.
+const updateStatement = defineQuery<ApiSubscription & { was: Previous }>(
   'webhooks.update',
   `update webhook_subscriptions s
       set url = coalesce($3, s.url),
@@ -171,9 +172,18 @@ const updateStatement = defineQuery<ApiSubscription>(
                              else s.disabled_at end,
           failing_since = case when $7::boolean and not s.enabled then null else s.failing_since end,
           updated_at = $8::timestamptz
-    where s.company_id = ${COMPANY} and s.id = $2
-    returning ${SUBSCRIPTION}`,
+     from webhook_subscriptions was
+    where s.company_id = ${COMPANY} and s.id = $2 and was.company_id = s.company_id and was.id = s.id
+    returning ${SUBSCRIPTION}, json_build_object('url', was.url, 'events', was.events, 'description', was.description, 'enabled', was.enabled) as was`,
 )
+
+/** A subscription's fields before an update. */
+export interface Previous {
+  url: string
+  events: string[]
+  description: string | null
+  enabled: boolean
+}
 
 export interface SubscriptionChanges {
   url?: string | undefined
@@ -184,7 +194,7 @@ export interface SubscriptionChanges {
   now: Date
 }
 
-export function updateSubscription(db: Db, companyId: CompanyId, id: number, changes: SubscriptionChanges): Promise<ApiSubscription | undefined> {
+export function updateSubscription(db: Db, companyId: CompanyId, id: number, changes: SubscriptionChanges): Promise<(ApiSubscription & { was: Previous }) | undefined> {
   return runOne(db, updateStatement, [
     companyId,
     id,
@@ -198,13 +208,14 @@ export function updateSubscription(db: Db, companyId: CompanyId, id: number, cha
 }
 
 // Its deliveries go with it (the foreign key cascade, through webhook_deliveries_subscription_idx).
-const deleteStatement = defineQuery<{ id: number }>(
+const deleteStatement = defineQuery<{ id: number; url: string }>(
   'webhooks.delete',
-  `delete from webhook_subscriptions where company_id = ${COMPANY} and id = $2 returning id`,
+  `delete from webhook_subscriptions where company_id = ${COMPANY} and id = $2 returning id, url`,
 )
 
-export async function deleteSubscription(db: Db, companyId: CompanyId, id: number): Promise<boolean> {
-  return (await runOne(db, deleteStatement, [companyId, id])) !== undefined
+/** The deleted subscription's id and URL, or undefined when there was none. */
+export async function deleteSubscription(db: Db, companyId: CompanyId, id: number) {
+  return runOne(db, deleteStatement, [companyId, id])
 }
 
 // The current secret becomes the previous one, verifying until $4 (now + 24 h); a secret

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { pageWindow, sendPage } from '../../http/pagination.js'
 import { IdParams, PageParams, Ref } from '../../http/schemas.js'
+import { apiContext } from '../audit/audit.context.js'
 import {
   CreateWebhookBody,
   DeliveryParams,
@@ -72,7 +73,7 @@ const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 201: Ref(WebhookSubscriptionWithSecret) },
     },
   }, async (request, reply) => {
-    const created = await createSubscription(app.db, request.caller, request.body, settings(), app.clock())
+    const created = await createSubscription(app.db, request.caller, request.body, settings(), app.clock(), apiContext(request))
     return reply.code(201).header('location', `/api/v1/webhooks/${String(created.id)}`).send(created)
   })
 
@@ -98,7 +99,7 @@ const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: UpdateWebhookBody,
       response: { 200: Ref(WebhookSubscription) },
     },
-  }, async (request) => changeSubscription(app.db, request.caller, request.params.id, request.body, settings(), app.clock()))
+  }, async (request) => changeSubscription(app.db, request.caller, request.params.id, request.body, settings(), app.clock(), apiContext(request)))
 
   app.delete('/v1/webhooks/:id', {
     config: { notFound: NO_WEBHOOK },
@@ -110,7 +111,7 @@ const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 204: Type.Null({ description: 'Deleted' }) },
     },
   }, async (request, reply) => {
-    await removeSubscription(app.db, request.caller, request.params.id)
+    await removeSubscription(app.db, request.caller, request.params.id, apiContext(request))
     return reply.code(204).send(null)
   })
 
@@ -125,7 +126,7 @@ const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: NoBody,
       response: { 200: Ref(WebhookSubscriptionWithSecret) },
     },
-  }, async (request) => rotateSubscriptionSecret(app.db, request.caller, request.params.id, settings(), app.clock()))
+  }, async (request) => rotateSubscriptionSecret(app.db, request.caller, request.params.id, settings(), app.clock(), apiContext(request)))
 
   app.post('/v1/webhooks/:id/test', {
     config: { notFound: NO_WEBHOOK },
@@ -191,7 +192,7 @@ const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   }, async (request, reply) => {
     const { id, delivery_id: deliveryId } = request.params
-    const delivery = await retrySubscriptionDelivery(app.db, request.caller, id, deliveryId, app.clock())
+    const delivery = await retrySubscriptionDelivery(app.db, request.caller, id, deliveryId, app.clock(), apiContext(request))
     wakeWorker()
     return reply.code(202).header('location', `/api/v1/webhooks/${String(id)}/deliveries/${String(deliveryId)}`).send(delivery)
   })

@@ -6,6 +6,8 @@ import { transaction, type Db } from '../../db/db.js'
 import { invalid, notFound, refused } from '../../errors.js'
 import type { PageWindow } from '../../http/pagination.js'
 import type { Caller } from '../../tenancy.js'
+import { SYSTEM_CONTEXT, type AuditContext } from '../audit/audit.context.js'
+import { changesOf, recordAudit } from '../audit/audit.service.js'
 import { ForbiddenDestinationError, resolveDestination, urlProblem } from './destination.js'
 import { EVENT_TYPES } from './event-types.js'
 import { publishCompanyEvents } from './publish.js'
@@ -109,38 +111,106 @@ export async function subscriptionOf(db: Db, caller: Pick<Caller, 'companyId'>, 
 }
 
 /** The new subscription with its secret in the clear: the only time, with rotate, that it is shown. */
-export async function createSubscription(db: Db, caller: Pick<Caller, 'companyId'>, input: CreateWebhookBody, settings: WebhookSettings, now: Date) {
+export async function createSubscription(
+  db: Db,
+  caller: Pick<Caller, 'companyId'>,
+  input: CreateWebhookBody,
+  settings: WebhookSettings,
+  now: Date,
+  context: AuditContext = SYSTEM_CONTEXT,
+) {
   const events = checkedEvents(input.events)
   const url = await checkedUrl(input.url, settings)
   const secret = newSigningSecret()
   const stored = encryptSecret(settings.secretKey, secret)
   const row = await transaction(db, async (tx) => {
     await lockCompanySubscriptions(tx, caller.companyId)
-    return insertSubscription(tx, caller.companyId, { url, events, description: input.description ?? null, secret: stored, now }, MAX_SUBSCRIPTIONS)
+    const inserted = await insertSubscription(tx, caller.companyId, { url, events, description: input.description ?? null, secret: stored, now }, MAX_SUBSCRIPTIONS)
+    if (inserted) {
+      await recordAudit(tx, caller.companyId, context, {
+        action: 'webhook.created',
+        target: { id: inserted.id, label: inserted.url },
+        changes: { url: [null, inserted.url], events: [null, inserted.events], description: [null, inserted.description] },
+      }, now)
+    }
+    return inserted
   })
   if (!row) throw refused({ base: [`your company has ${String(MAX_SUBSCRIPTIONS)} webhook subscriptions, the most it may have: delete one first`] })
   return { ...row, secret, previous_secret_expires_at: null }
 }
 
-export async function changeSubscription(db: Db, caller: Pick<Caller, 'companyId'>, id: number, input: UpdateWebhookBody, settings: WebhookSettings, now: Date) {
+export async function changeSubscription(
+  db: Db,
+  caller: Pick<Caller, 'companyId'>,
+  id: number,
+  input: UpdateWebhookBody,
+  settings: WebhookSettings,
+  now: Date,
+  context: AuditContext = SYSTEM_CONTEXT,
+) {
   const events = input.events === undefined ? undefined : checkedEvents(input.events)
   const url = input.url === undefined ? undefined : await checkedUrl(input.url, settings)
-  const row = await updateSubscription(db, caller.companyId, id, { url, events, description: input.description, enabled: input.enabled, now })
+  const row = await transaction(db, async (tx) => {
+    const updated = await updateSubscription(tx, caller.companyId, id, { url, events, description: input.description, enabled: input.enabled, now })
+    if (updated) await recordSubscriptionChange(tx, caller, updated, context, now)
+    return updated
+  })
   if (!row) throw notFound()
-  return row
+  const { was: _, ...subscription } = row
+  return subscription
 }
 
-export async function removeSubscription(db: Db, caller: Pick<Caller, 'companyId'>, id: number): Promise<void> {
-  if (!(await deleteSubscription(db, caller.companyId, id))) throw notFound()
+/**
+ * One record per update that changed something: `webhook.paused` or `webhook.resumed` when
+ * only `enabled` changed, else `webhook.changed` with every changed field.
+ */
+async function recordSubscriptionChange(
+  tx: Db,
+  caller: Pick<Caller, 'companyId'>,
+  row: ApiSubscription & { was: Partial<ApiSubscription> },
+  context: AuditContext,
+  now: Date,
+) {
+  const changes = changesOf(row.was, row, ['url', 'events', 'description', 'enabled'])
+  const fields = Object.keys(changes)
+  if (fields.length === 0) return
+  const action = fields.length === 1 && fields[0] === 'enabled' ? (row.enabled ? 'webhook.resumed' : 'webhook.paused') : 'webhook.changed'
+  await recordAudit(tx, caller.companyId, context, { action, target: { id: row.id, label: row.url }, changes }, now)
+}
+
+export async function removeSubscription(db: Db, caller: Pick<Caller, 'companyId'>, id: number, context: AuditContext = SYSTEM_CONTEXT): Promise<void> {
+  const deleted = await transaction(db, async (tx) => {
+    const row = await deleteSubscription(tx, caller.companyId, id)
+    if (row) await recordAudit(tx, caller.companyId, context, { action: 'webhook.deleted', target: { id: row.id, label: row.url } })
+    return row
+  })
+  if (!deleted) throw notFound()
 }
 
 /** A new secret (shown once); the old one keeps signing for 24 hours. */
-export async function rotateSubscriptionSecret(db: Db, caller: Pick<Caller, 'companyId'>, id: number, settings: WebhookSettings, now: Date) {
+export async function rotateSubscriptionSecret(
+  db: Db,
+  caller: Pick<Caller, 'companyId'>,
+  id: number,
+  settings: WebhookSettings,
+  now: Date,
+  context: AuditContext = SYSTEM_CONTEXT,
+) {
   const secret = newSigningSecret()
-  const row = await rotateSecret(db, caller.companyId, id, {
-    secret: encryptSecret(settings.secretKey, secret),
-    previousExpiresAt: new Date(now.getTime() + PREVIOUS_SECRET_VALIDITY_MS),
-    now,
+  const row = await transaction(db, async (tx) => {
+    const rotated = await rotateSecret(tx, caller.companyId, id, {
+      secret: encryptSecret(settings.secretKey, secret),
+      previousExpiresAt: new Date(now.getTime() + PREVIOUS_SECRET_VALIDITY_MS),
+      now,
+    })
+    if (rotated) {
+      await recordAudit(tx, caller.companyId, context, {
+        action: 'webhook.secret_rotated',
+        target: { id: rotated.id, label: rotated.url },
+        changes: { previous_secret_expires_at: [null, rotated.previous_secret_expires_at] },
+      }, now)
+    }
+    return rotated
   })
   if (!row) throw notFound()
   return { ...row, secret }
@@ -167,8 +237,25 @@ export async function deliveryOf(db: Db, caller: Pick<Caller, 'companyId'>, subs
 }
 
 /** Sends the delivery again from the start (delivered ones too: a replay). */
-export async function retrySubscriptionDelivery(db: Db, caller: Pick<Caller, 'companyId'>, subscriptionId: number, id: number, now: Date): Promise<ApiDelivery> {
-  const result = await retryDelivery(db, caller.companyId, subscriptionId, id, now)
+export async function retrySubscriptionDelivery(
+  db: Db,
+  caller: Pick<Caller, 'companyId'>,
+  subscriptionId: number,
+  id: number,
+  now: Date,
+  context: AuditContext = SYSTEM_CONTEXT,
+): Promise<ApiDelivery> {
+  const result = await transaction(db, async (tx) => {
+    const retried = await retryDelivery(tx, caller.companyId, subscriptionId, id, now)
+    if (retried?.enabled) {
+      await recordAudit(tx, caller.companyId, context, {
+        action: 'webhook.delivery_replayed',
+        target: { id: subscriptionId, label: null },
+        changes: { delivery_id: [null, retried.delivery.id], event_type: [null, retried.delivery.event_type] },
+      }, now)
+    }
+    return retried
+  })
   if (!result) throw notFound()
   if (!result.enabled) throw disabled()
   return result.delivery

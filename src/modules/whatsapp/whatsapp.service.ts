@@ -8,6 +8,8 @@ import { validate } from '../../http/validation.js'
 import type { CompanyId } from '../../tenancy.js'
 import { requireCompany } from '../users/users.service.js'
 import { recordEvents as recordApiEvents } from '../webhooks/outbox.js'
+import { SYSTEM_CONTEXT, type AuditContext } from '../audit/audit.context.js'
+import { recordAudit } from '../audit/audit.service.js'
 import {
   chatsPageWithTotal,
   companyUserIds,
@@ -46,7 +48,7 @@ const REPORTED_LINES = 20
  * nothing is imported (the error names the bad lines by number). Then all of it in one
  * transaction, chats included. Blank lines are skipped.
  */
-export async function importFile(db: Db, input: { company: number; file: string }) {
+export async function importFile(db: Db, input: { company: number; file: string }, context: AuditContext = SYSTEM_CONTEXT) {
   const companyId = await requireCompany(db, input.company)
   let text: string
   try {
@@ -112,6 +114,7 @@ export async function importFile(db: Db, input: { company: number; file: string 
   const imported = await transaction(db, async (tx) => {
     const records = await importMessages(tx, companyId, messages)
     await recordApiEvents(tx, companyId, records.map((data) => ({ type: 'whatsapp_message.created' as const, data })), now)
+    await recordAudit(tx, companyId, context, { action: 'whatsapp_messages.imported', target: { id: null, label: null }, changes: { imported: [null, records.length] } }, now)
     return records.length
   })
   return { imported }

@@ -1,8 +1,8 @@
 -- Statements of src/modules/auth/accounts.repository.ts, as run (test/db/statements.test.ts writes this file).
 
 -- auth.signInCandidates
-select company_id, id, password_hash from users
- where lower(email) = lower($1) and active and password_hash is not null
+select company_id, id, name, active, password_hash from users
+ where lower(email) = lower($1) and password_hash is not null
  order by company_id, id
  limit 5;
 

@@ -18,7 +18,7 @@ values ($1, $2, $3, $4, $4)
 returning id;
 
 -- auth.deleteSession
-delete from web_sessions where token_hash = $1 returning id;
+delete from web_sessions where token_hash = $1 returning company_id, id, user_id;
 
 -- auth.deleteSessionsOfUser
 delete from web_sessions where company_id = $1 and user_id = $2 returning id;

@@ -49,11 +49,12 @@ update webhook_subscriptions s
                           else s.disabled_at end,
        failing_since = case when $7::boolean and not s.enabled then null else s.failing_since end,
        updated_at = $8::timestamptz
- where s.company_id = (select $1::bigint) and s.id = $2
- returning s.id, s.url, s.events, s.description, s.enabled, s.disabled_reason, s.disabled_at, s.created_at, s.updated_at;
+  from webhook_subscriptions was
+ where s.company_id = (select $1::bigint) and s.id = $2 and was.company_id = s.company_id and was.id = s.id
+ returning s.id, s.url, s.events, s.description, s.enabled, s.disabled_reason, s.disabled_at, s.created_at, s.updated_at, json_build_object('url', was.url, 'events', was.events, 'description', was.description, 'enabled', was.enabled) as was;
 
 -- webhooks.delete
-delete from webhook_subscriptions where company_id = (select $1::bigint) and id = $2 returning id;
+delete from webhook_subscriptions where company_id = (select $1::bigint) and id = $2 returning id, url;
 
 -- webhooks.rotate
 update webhook_subscriptions s

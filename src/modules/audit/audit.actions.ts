@@ -1,0 +1,40 @@
+// Every action the audit log records: a stable dotted name whose first segment is the type
+// of its target. docs/audit-log.md lists each with its target and `changes` fields; names
+// are never renamed (new ones may be added).
+export const AUDIT_ACTIONS = [
+  'user.signed_in',
+  'user.sign_in_refused',
+  'user.signed_out',
+  'user.password_set',
+  'user.invite_created',
+  'user.invite_used',
+  'user.created',
+  'user.deactivated',
+  'user.reactivated',
+  'api_token.created',
+  'api_token.revoked',
+  'webhook.created',
+  'webhook.changed',
+  'webhook.paused',
+  'webhook.resumed',
+  'webhook.deleted',
+  'webhook.secret_rotated',
+  'webhook.delivery_replayed',
+  'company.created',
+  'flow.created',
+  'task.created',
+  'task.completed',
+  'whatsapp_messages.imported',
+] as const
+
+export type AuditAction = (typeof AUDIT_ACTIONS)[number]
+
+/** Target types: the first segments of the actions. */
+export const TARGET_TYPES = [...new Set(AUDIT_ACTIONS.map((action) => action.split('.')[0] ?? action))]
+
+export const ACTOR_TYPES = ['user', 'api_token', 'oauth_app', 'cli', 'system'] as const
+export type ActorType = (typeof ACTOR_TYPES)[number]
+
+/** Why an action failed: stable codes. */
+export const FAILURE_REASONS = ['wrong_password', 'rate_limited', 'deactivated'] as const
+export type FailureReason = (typeof FAILURE_REASONS)[number]

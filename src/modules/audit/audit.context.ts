@@ -1,0 +1,72 @@
+// Who acts and from where, as an audit record names them. Routes and commands build the
+// context once (the request's address, user agent and id; the command line's system user)
+// and hand it to the service that records; the recording itself is audit.service.ts.
+import { userInfo } from 'node:os'
+import type { FastifyRequest } from 'fastify'
+import type { ActorType } from './audit.actions.js'
+
+export interface Actor {
+  type: ActorType
+  id: number | null
+  /** A name or label as it was when the action happened; an api token's is filled in by the insert when null. */
+  label: string | null
+}
+
+export interface AuditContext {
+  actor: Actor
+  ip: string | null
+  userAgent: string | null
+  requestId: string | null
+}
+
+export const USER_AGENT_MAX = 512
+
+/** The service itself (demo data, background jobs, tests that call services directly). */
+export const SYSTEM_CONTEXT: AuditContext = {
+  actor: { type: 'system', id: null, label: 'engage' },
+  ip: null,
+  userAgent: null,
+  requestId: null,
+}
+
+/** The address, user agent (cut to 512 characters) and id of a request, for `actor`. */
+export function requestContext(request: FastifyRequest, actor: Actor): AuditContext {
+  const agent = request.headers['user-agent']
+  return {
+    actor,
+    ip: request.ip,
+    userAgent: agent === undefined || agent === '' ? null : Array.from(agent).slice(0, USER_AGENT_MAX).join(''),
+    requestId: request.id,
+  }
+}
+
+/** An /api request: its token acts (labelled from the token and its user by the insert). */
+export function apiContext(request: FastifyRequest): AuditContext {
+  return requestContext(request, { type: 'api_token', id: request.caller.tokenId, label: null })
+}
+
+/** The admin command line: actor `cli`, labelled with the system user who ran it. */
+export function cliContext(): AuditContext {
+  let name: string
+  try {
+    name = userInfo().username
+  } catch {
+    name = process.env.USER ?? 'unknown'
+  }
+  return { actor: { type: 'cli', id: null, label: name }, ip: null, userAgent: null, requestId: null }
+}
+
+/** Where a request comes from, before its actor is known (signing in). */
+export type Origin = Omit<AuditContext, 'actor'>
+
+export const NO_ORIGIN: Origin = { ip: null, userAgent: null, requestId: null }
+
+export function originOf(request: FastifyRequest): Origin {
+  const { actor: _, ...origin } = requestContext(request, SYSTEM_CONTEXT.actor)
+  return origin
+}
+
+/** A signed-in user of the web application acting. */
+export function webContext(request: FastifyRequest, account: { userId: number; name: string }): AuditContext {
+  return requestContext(request, { type: 'user', id: account.userId, label: account.name })
+}

@@ -1,0 +1,30 @@
+// Reading the audit log's rows in tests, and the records an action left.
+import assert from 'node:assert/strict'
+import { sql } from 'drizzle-orm'
+import type { Db } from '../../src/db/db.js'
+import { rawRows } from '../helpers/orm.js'
+import type { AuditRow } from '../../src/modules/audit/audit.repository.js'
+
+export type StoredRow = AuditRow & { company_id: number }
+
+export async function allAuditRows(db: Db): Promise<StoredRow[]> {
+  return rawRows<StoredRow>(db, sql`select * from audit_events order by id`)
+}
+
+/** Runs `action` and answers the audit rows it wrote (of any company). */
+export async function recordsOf(db: Db, action: () => Promise<unknown>): Promise<StoredRow[]> {
+  const [before] = await rawRows<{ id: number }>(db, sql`select coalesce(max(id), 0)::bigint as id from audit_events`)
+  await action()
+  return rawRows<StoredRow>(db, sql`select * from audit_events where id > ${before?.id ?? 0} order by id`)
+}
+
+/** Exactly one record, and it is this one (fields not named are not checked). */
+export async function onlyRecord(db: Db, action: () => Promise<unknown>, expected: Partial<StoredRow>): Promise<StoredRow> {
+  const rows = await recordsOf(db, action)
+  assert.equal(rows.length, 1, `one record, got ${JSON.stringify(rows.map((r) => r.action))}`)
+  const [row] = rows
+  if (!row) throw new Error('no row')
+  const picked = Object.fromEntries(Object.keys(expected).map((key) => [key, row[key as keyof StoredRow]]))
+  assert.deepEqual(picked, expected)
+  return row
+}

@@ -1,0 +1,218 @@
+-- Statements of src/modules/audit/audit.repository.ts, as run (test/db/statements.test.ts writes this file).
+
+-- audit.insert
+insert into audit_events (company_id, occurred_at, action, actor_type, actor_id, actor_label, target_type, target_id,
+                          target_label, outcome, reason, ip, user_agent, request_id, changes)
+values ($1, $2, $3, $4::text, $5::bigint,
+        coalesce($6::text, case when $4::text = 'api_token' then (
+          select coalesce(t.label, t.prefix || '…') || ' (' || u.name || ')'
+            from api_tokens t join users u on u.company_id = t.company_id and u.id = t.user_id
+           where t.company_id = $1 and t.id = $5::bigint) end),
+        $7, $8, $9, $10, $11, $12, $13, $14, $15::json)
+returning id;
+
+-- audit.pageAction
+select e.id, e.occurred_at, e.action, e.actor_type, e.actor_id, e.actor_label, e.target_type, e.target_id, e.target_label,
+  e.outcome, e.reason, e.ip, e.user_agent, e.request_id, e.changes, s.hit, s.n
+  from (
+    -- audit_events_action_idx; narrow rows through the row numbering, whole ones only for what is sent
+    select occurred_at, id,
+           ($7::text is null or target_type = $7)
+       and ($8::bigint is null or target_id = $8)
+       and ($9::text is null or actor_type = $9)
+       and ($10::bigint is null or actor_id = $10)
+       and ($11::text is null or outcome = $11) as hit,
+           row_number() over (order by occurred_at desc, id desc)::int as n
+      from audit_events
+     where company_id = $1
+       and action = $6
+       and (occurred_at, id) < ($2::timestamptz, $3::bigint)
+       and occurred_at >= $4::timestamptz
+     order by occurred_at desc, id desc
+     limit $12
+  ) s
+  join audit_events e on e.company_id = $1 and e.id = s.id
+ where s.hit or s.n = $12
+ order by s.occurred_at desc, s.id desc
+ limit $5;
+
+-- audit.pageActor
+select e.id, e.occurred_at, e.action, e.actor_type, e.actor_id, e.actor_label, e.target_type, e.target_id, e.target_label,
+  e.outcome, e.reason, e.ip, e.user_agent, e.request_id, e.changes, s.hit, s.n
+  from (
+    -- audit_events_actor_idx; narrow rows through the row numbering, whole ones only for what is sent
+    select occurred_at, id,
+           ($6::text is null or action = $6)
+       and ($7::text is null or target_type = $7)
+       and ($8::bigint is null or target_id = $8)
+       and ($11::text is null or outcome = $11) as hit,
+           row_number() over (order by occurred_at desc, id desc)::int as n
+      from audit_events
+     where company_id = $1
+       and actor_type = $9
+       and actor_id = $10
+       and (occurred_at, id) < ($2::timestamptz, $3::bigint)
+       and occurred_at >= $4::timestamptz
+     order by occurred_at desc, id desc
+     limit $12
+  ) s
+  join audit_events e on e.company_id = $1 and e.id = s.id
+ where s.hit or s.n = $12
+ order by s.occurred_at desc, s.id desc
+ limit $5;
+
+-- audit.pageActorType
+select e.id, e.occurred_at, e.action, e.actor_type, e.actor_id, e.actor_label, e.target_type, e.target_id, e.target_label,
+  e.outcome, e.reason, e.ip, e.user_agent, e.request_id, e.changes, s.hit, s.n
+  from (
+    -- audit_events_actor_type_idx; narrow rows through the row numbering, whole ones only for what is sent
+    select occurred_at, id,
+           ($6::text is null or action = $6)
+       and ($7::text is null or target_type = $7)
+       and ($8::bigint is null or target_id = $8)
+       and ($10::bigint is null or actor_id = $10)
+       and ($11::text is null or outcome = $11) as hit,
+           row_number() over (order by occurred_at desc, id desc)::int as n
+      from audit_events
+     where company_id = $1
+       and actor_type = $9
+       and (occurred_at, id) < ($2::timestamptz, $3::bigint)
+       and occurred_at >= $4::timestamptz
+     order by occurred_at desc, id desc
+     limit $12
+  ) s
+  join audit_events e on e.company_id = $1 and e.id = s.id
+ where s.hit or s.n = $12
+ order by s.occurred_at desc, s.id desc
+ limit $5;
+
+-- audit.pageFailures
+select e.id, e.occurred_at, e.action, e.actor_type, e.actor_id, e.actor_label, e.target_type, e.target_id, e.target_label,
+  e.outcome, e.reason, e.ip, e.user_agent, e.request_id, e.changes, s.hit, s.n
+  from (
+    -- audit_events_failure_idx; narrow rows through the row numbering, whole ones only for what is sent
+    select occurred_at, id,
+           ($6::text is null or action = $6)
+       and ($7::text is null or target_type = $7)
+       and ($8::bigint is null or target_id = $8)
+       and ($9::text is null or actor_type = $9)
+       and ($10::bigint is null or actor_id = $10)
+       and ($11::text is null or outcome = $11) as hit,
+           row_number() over (order by occurred_at desc, id desc)::int as n
+      from audit_events
+     where company_id = $1
+       and outcome = 'failure'
+       and (occurred_at, id) < ($2::timestamptz, $3::bigint)
+       and occurred_at >= $4::timestamptz
+     order by occurred_at desc, id desc
+     limit $12
+  ) s
+  join audit_events e on e.company_id = $1 and e.id = s.id
+ where s.hit or s.n = $12
+ order by s.occurred_at desc, s.id desc
+ limit $5;
+
+-- audit.pageTarget
+select e.id, e.occurred_at, e.action, e.actor_type, e.actor_id, e.actor_label, e.target_type, e.target_id, e.target_label,
+  e.outcome, e.reason, e.ip, e.user_agent, e.request_id, e.changes, s.hit, s.n
+  from (
+    -- audit_events_target_idx; narrow rows through the row numbering, whole ones only for what is sent
+    select occurred_at, id,
+           ($6::text is null or action = $6)
+       and ($9::text is null or actor_type = $9)
+       and ($10::bigint is null or actor_id = $10)
+       and ($11::text is null or outcome = $11) as hit,
+           row_number() over (order by occurred_at desc, id desc)::int as n
+      from audit_events
+     where company_id = $1
+       and target_type = $7
+       and target_id = $8
+       and (occurred_at, id) < ($2::timestamptz, $3::bigint)
+       and occurred_at >= $4::timestamptz
+     order by occurred_at desc, id desc
+     limit $12
+  ) s
+  join audit_events e on e.company_id = $1 and e.id = s.id
+ where s.hit or s.n = $12
+ order by s.occurred_at desc, s.id desc
+ limit $5;
+
+-- audit.pageTargetType
+select e.id, e.occurred_at, e.action, e.actor_type, e.actor_id, e.actor_label, e.target_type, e.target_id, e.target_label,
+  e.outcome, e.reason, e.ip, e.user_agent, e.request_id, e.changes, s.hit, s.n
+  from (
+    -- audit_events_target_type_idx; narrow rows through the row numbering, whole ones only for what is sent
+    select occurred_at, id,
+           ($6::text is null or action = $6)
+       and ($8::bigint is null or target_id = $8)
+       and ($9::text is null or actor_type = $9)
+       and ($10::bigint is null or actor_id = $10)
+       and ($11::text is null or outcome = $11) as hit,
+           row_number() over (order by occurred_at desc, id desc)::int as n
+      from audit_events
+     where company_id = $1
+       and target_type = $7
+       and (occurred_at, id) < ($2::timestamptz, $3::bigint)
+       and occurred_at >= $4::timestamptz
+     order by occurred_at desc, id desc
+     limit $12
+  ) s
+  join audit_events e on e.company_id = $1 and e.id = s.id
+ where s.hit or s.n = $12
+ order by s.occurred_at desc, s.id desc
+ limit $5;
+
+-- audit.pageTime
+select e.id, e.occurred_at, e.action, e.actor_type, e.actor_id, e.actor_label, e.target_type, e.target_id, e.target_label,
+  e.outcome, e.reason, e.ip, e.user_agent, e.request_id, e.changes, s.hit, s.n
+  from (
+    -- audit_events_time_idx; narrow rows through the row numbering, whole ones only for what is sent
+    select occurred_at, id,
+           ($6::text is null or action = $6)
+       and ($7::text is null or target_type = $7)
+       and ($8::bigint is null or target_id = $8)
+       and ($9::text is null or actor_type = $9)
+       and ($10::bigint is null or actor_id = $10)
+       and ($11::text is null or outcome = $11) as hit,
+           row_number() over (order by occurred_at desc, id desc)::int as n
+      from audit_events
+     where company_id = $1
+       and (occurred_at, id) < ($2::timestamptz, $3::bigint)
+       and occurred_at >= $4::timestamptz
+     order by occurred_at desc, id desc
+     limit $12
+  ) s
+  join audit_events e on e.company_id = $1 and e.id = s.id
+ where s.hit or s.n = $12
+ order by s.occurred_at desc, s.id desc
+ limit $5;
+
+-- audit.exportBatch
+select id, occurred_at, action, actor_type, actor_id, actor_label, target_type, target_id, target_label,
+    outcome, reason, ip, user_agent, request_id, changes
+  from audit_events
+ where company_id = $1
+   and (occurred_at, id) > ($2::timestamptz, $3::bigint)
+   and occurred_at < $4::timestamptz
+ order by occurred_at, id
+ limit $5;
+
+-- audit.prune
+with old as (
+  select e.company_id, e.id
+    from companies c
+    cross join lateral (
+      select company_id, id from audit_events a
+       where a.company_id = c.id and a.occurred_at < $1::timestamptz
+       order by a.occurred_at, a.id
+       limit $2::int
+    ) e
+   limit $2::int
+), locked as (
+  select a.company_id, a.id from audit_events a join old using (company_id, id)
+     for update of a skip locked
+), gone as (
+  delete from audit_events a using locked l where a.company_id = l.company_id and a.id = l.id
+  returning 1
+)
+select count(*)::int as deleted from gone;
