@@ -93,6 +93,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}) {
     deps.database ??
     (await openDatabase({
       databaseUrl: config.databaseUrl,
+      pooler: config.pooler,
+      directUrl: config.databaseDirectUrl,
       dataDir: config.dataDir,
       statementTimeoutMs: config.statementTimeoutMs,
       pipelineConnections: config.pipelineConnections,

@@ -4,11 +4,25 @@ export interface Config {
   host: string
   /** PostgreSQL server; when unset the embedded PostgreSQL cluster under dataDir is used. */
   databaseUrl: string | undefined
+  /**
+   * DB_POOLER: `transaction` when DATABASE_URL is a transaction-mode pooler (PgBouncer
+   * `pool_mode = transaction`): no session state is relied on between transactions
+   * (docs/scaling.md, "Through a transaction pooler").
+   */
+  pooler: 'none' | 'transaction'
+  /**
+   * DATABASE_DIRECT_URL: PostgreSQL itself (or a session-mode pool) for what needs a session:
+   * migrations (under a session advisory lock) and LISTEN. Required with DB_POOLER=transaction.
+   */
+  databaseDirectUrl: string | undefined
   /** Where the embedded PostgreSQL cluster keeps its files (without databaseUrl). */
   dataDir: string
   /** Longest a database statement may run before the request answers 503. */
   statementTimeoutMs: number
-  /** Named prepared statements (off behind a transaction-mode pooler older than PgBouncer 1.21). */
+  /**
+   * Named prepared statements. Default: on, off with DB_POOLER=transaction (PgBouncer before
+   * 1.21 cannot keep them; 1.21+ with max_prepared_statements can: DB_PREPARED_STATEMENTS=true).
+   */
   preparedStatements: boolean
   /** Pipelined connections the short reads share (src/db/pipeline.ts); 0 turns pipelining off. */
   pipelineConnections: number
@@ -87,13 +101,27 @@ export function loadConfig(env: Env = process.env): Config {
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`)
   }
+  const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:'])
+  const databaseDirectUrl = url(env, 'DATABASE_DIRECT_URL', ['postgres:', 'postgresql:'])
+  const poolerRaw = env.DB_POOLER || 'none'
+  if (poolerRaw !== 'none' && poolerRaw !== 'transaction') {
+    throw new ConfigError(`DB_POOLER must be none or transaction, got "${poolerRaw}"`)
+  }
+  const pooler: Config['pooler'] = poolerRaw
+  if (pooler === 'transaction' && (!databaseUrl || !databaseDirectUrl)) {
+    throw new ConfigError(
+      'DB_POOLER=transaction needs DATABASE_URL (the pooler) and DATABASE_DIRECT_URL (PostgreSQL itself or a session-mode pool, for migrations and LISTEN)',
+    )
+  }
   return {
     port: integer(env, 'PORT', 3000, 0, 65535),
     host: env.HOST || '0.0.0.0',
-    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    databaseUrl,
+    pooler,
+    databaseDirectUrl,
     dataDir: env.DATA_DIR || './data',
     statementTimeoutMs: integer(env, 'DB_STATEMENT_TIMEOUT_MS', 3000, 100, 600_000),
-    preparedStatements: flag(env, 'DB_PREPARED_STATEMENTS', true),
+    preparedStatements: flag(env, 'DB_PREPARED_STATEMENTS', pooler !== 'transaction'),
     pipelineConnections: integer(env, 'DB_PIPELINE_CONNECTIONS', 2, 0, 16),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     rateLimit: {

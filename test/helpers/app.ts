@@ -32,6 +32,13 @@ function templateName(): string {
 
 const TEMPLATE_LOCK = 7_401_230
 
+/**
+ * TEST_DATABASE_POOLER_URL: a transaction-mode pooler (PgBouncer) in front of
+ * TEST_DATABASE_URL's server (deploy/pgbouncer-test.sh starts one). The apps' connections go
+ * through it with DB_POOLER=transaction; databases are created and dropped on the server.
+ */
+const poolerUrl = process.env.TEST_DATABASE_POOLER_URL || undefined
+
 async function withAdmin<T>(adminUrl: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: adminUrl })
   await client.connect()
@@ -84,7 +91,10 @@ function backendOn(name: Backend['name'], adminUrl: () => Promise<string>): Back
       const database = `engage_test_${randomBytes(6).toString('hex')}`
       await withAdmin(admin, (client) => client.query(`CREATE DATABASE ${database} TEMPLATE ${source}`))
       const url = databaseUrl(admin, database)
-      const handle = await openDatabase({ databaseUrl: url, migrate: false })
+      // Through the pooler: the app's connections; databases are made and dropped directly.
+      const handle = poolerUrl
+        ? await openDatabase({ databaseUrl: databaseUrl(poolerUrl, database), directUrl: url, pooler: 'transaction', migrate: false })
+        : await openDatabase({ databaseUrl: url, migrate: false })
       return {
         database: handle,
         url,
@@ -107,7 +117,7 @@ function embeddedAdminUrl(): Promise<string> {
   return embedded.then((cluster) => cluster.url('postgres'))
 }
 
-/** The backend this run covers: TEST_DATABASE_URL's PostgreSQL, else the embedded cluster. */
+/** The backend this run covers: TEST_DATABASE_URL's PostgreSQL (through TEST_DATABASE_POOLER_URL when set), else the embedded cluster. */
 export function backends(): Backend[] {
   const url = process.env.TEST_DATABASE_URL
   return url ? [backendOn('postgres', () => Promise.resolve(url))] : [backendOn('embedded', embeddedAdminUrl)]
@@ -125,6 +135,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   })
   return {
     ...base,
+    ...(poolerUrl && process.env.TEST_DATABASE_URL ? { pooler: 'transaction' as const, preparedStatements: false } : {}),
     ...overrides,
     rateLimit: {
       max: 100_000,
