@@ -13,6 +13,7 @@ import { validatorCompiler } from './http/validation.js'
 import { loggerOptions, RequestLog } from './logging.js'
 import dbPlugin from './plugins/db.js'
 import docs from './plugins/docs.js'
+import drain from './plugins/drain.js'
 import errors, { clientErrorHandler, frameworkErrors, requestId } from './plugins/errors.js'
 import health from './plugins/health.js'
 import requestParams from './plugins/request-params.js'
@@ -115,6 +116,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}) {
   await app.register(errors)
   await app.register(requestParams)
   await app.register(docs)
+  await app.register(drain)
   await app.register(health)
   await app.register(api, { prefix: '/api', limiter })
   await app.register(web, { config })

@@ -27,6 +27,11 @@ export interface Config {
   /** Pipelined connections the short reads share (src/db/pipeline.ts); 0 turns pipelining off. */
   pipelineConnections: number
   redisUrl: string | undefined
+  /**
+   * SHUTDOWN_DRAIN_MS: after SIGTERM/SIGINT, how long /readyz answers 503 while requests are
+   * still served, before the server closes: the time a load balancer needs to notice.
+   */
+  shutdownDrainMs: number
   /** keyPrefix namespaces the Redis keys (fixed in production; tests isolate with it). */
   rateLimit: { max: number; windowMs: number; keyPrefix: string }
   seedDemo: boolean
@@ -124,6 +129,7 @@ export function loadConfig(env: Env = process.env): Config {
     preparedStatements: flag(env, 'DB_PREPARED_STATEMENTS', pooler !== 'transaction'),
     pipelineConnections: integer(env, 'DB_PIPELINE_CONNECTIONS', 2, 0, 16),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    shutdownDrainMs: integer(env, 'SHUTDOWN_DRAIN_MS', 0, 0, 300_000),
     rateLimit: {
       max: integer(env, 'RATE_LIMIT_MAX', 60, 1, 1_000_000),
       windowMs: integer(env, 'RATE_LIMIT_WINDOW_MS', 10_000, 1, 86_400_000),

@@ -29,6 +29,11 @@ const health: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/healthz', { schema: { tags: ['health'], security: [], response: { 200: Status } } }, () => ({ status: 'ok' }))
 
   app.get('/readyz', { schema: { tags: ['health'], security: [], response: { 200: Status } } }, async (request, reply) => {
+    if (app.draining) {
+      // Shutting down (SIGTERM, src/plugins/drain.ts): out of the balancer's rotation.
+      reply.header('retry-after', String(RETRY_AFTER_SECONDS))
+      return sendError(request, reply, 503)
+    }
     try {
       await within(app.database.ping(), READY_TIMEOUT_MS)
       return { status: 'ok' }

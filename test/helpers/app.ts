@@ -12,6 +12,7 @@ import { buildApp, type App, type AppDeps } from '../../src/app.js'
 import { loadConfig, type Config } from '../../src/config.js'
 import { openDatabase, type Database, type DatabaseHandle } from '../../src/db/client.js'
 import { startEmbeddedCluster, type EmbeddedCluster } from '../../src/db/embedded.js'
+import { usePreparedStatements } from '../../src/db/query.js'
 
 export interface Backend {
   /** `postgres`: the server of TEST_DATABASE_URL; `embedded`: the test run's own cluster. */
@@ -38,6 +39,9 @@ const TEMPLATE_LOCK = 7_401_230
  * through it with DB_POOLER=transaction; databases are created and dropped on the server.
  */
 const poolerUrl = process.env.TEST_DATABASE_POOLER_URL || undefined
+// Unnamed statements from the start, also for the test files that open databases without an
+// app (buildApp sets it again from the config, to the same value).
+if (poolerUrl) usePreparedStatements(false)
 
 async function withAdmin<T>(adminUrl: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: adminUrl })
