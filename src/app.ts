@@ -16,6 +16,7 @@ import docs from './plugins/docs.js'
 import drain from './plugins/drain.js'
 import errors, { clientErrorHandler, frameworkErrors, requestId } from './plugins/errors.js'
 import health from './plugins/health.js'
+import replica from './plugins/replica.js'
 import requestParams from './plugins/request-params.js'
 import webhookWorker from './plugins/webhook-worker.js'
 import { createRateLimiter } from './rate-limit/limiter.js'
@@ -96,6 +97,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}) {
       databaseUrl: config.databaseUrl,
       pooler: config.pooler,
       directUrl: config.databaseDirectUrl,
+      replicaUrl: config.databaseReplicaUrl,
+      replicaMaxLagMs: config.replicaMaxLagMs,
       dataDir: config.dataDir,
       statementTimeoutMs: config.statementTimeoutMs,
       pipelineConnections: config.pipelineConnections,
@@ -113,6 +116,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}) {
   for (const schema of componentSchemas) app.addSchema(schema)
 
   await app.register(dbPlugin, { database, owned: !deps.database })
+  await app.register(replica)
   await app.register(errors)
   await app.register(requestParams)
   await app.register(docs)

@@ -15,6 +15,13 @@ export interface Config {
    * migrations (under a session advisory lock) and LISTEN. Required with DB_POOLER=transaction.
    */
   databaseDirectUrl: string | undefined
+  /**
+   * DATABASE_REPLICA_URL: a streaming replica for lists, counts, searches and sync walks
+   * (src/db/replica.ts); skipped while down or lagging past replicaMaxLagMs.
+   */
+  databaseReplicaUrl: string | undefined
+  /** DB_REPLICA_MAX_LAG_MS: a replica further behind the primary than this is not read. */
+  replicaMaxLagMs: number
   /** Where the embedded PostgreSQL cluster keeps its files (without databaseUrl). */
   dataDir: string
   /** Longest a database statement may run before the request answers 503. */
@@ -124,6 +131,8 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     pooler,
     databaseDirectUrl,
+    databaseReplicaUrl: url(env, 'DATABASE_REPLICA_URL', ['postgres:', 'postgresql:']),
+    replicaMaxLagMs: integer(env, 'DB_REPLICA_MAX_LAG_MS', 1000, 0, 600_000),
     dataDir: env.DATA_DIR || './data',
     statementTimeoutMs: integer(env, 'DB_STATEMENT_TIMEOUT_MS', 3000, 100, 600_000),
     preparedStatements: flag(env, 'DB_PREPARED_STATEMENTS', pooler !== 'transaction'),

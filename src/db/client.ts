@@ -10,6 +10,7 @@ import pg from 'pg'
 import { startEmbeddedCluster, type EmbeddedCluster } from './embedded.js'
 import { isDatabaseUnavailable } from './errors.js'
 import { attachPipeline, Pipeline } from './pipeline.js'
+import { attachReplica, Replica, type ReplicaState } from './replica.js'
 import * as schema from './schema.js'
 
 // bigint columns (ids, counts) arrive as JavaScript numbers, as Drizzle's `mode: 'number'`
@@ -32,6 +33,10 @@ export interface DatabaseHandle {
   readonly kind: 'postgres' | 'embedded'
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>
+  /** The read replica's state (src/db/replica.ts), or undefined without one. */
+  replica?(): { state: ReplicaState; lagMs: number | null } | undefined
+  /** A token's write request is answered: its next reads must see the write (src/db/replica.ts). */
+  noteWrite?(tokenId: number): Promise<void>
   /**
    * LISTEN on a channel, on a dedicated connection re-established after a failure;
    * `onReconnect` then runs because notifications may have been missed meanwhile.
@@ -58,6 +63,10 @@ export interface DatabaseOptions {
   pooler?: 'none' | 'transaction'
   /** PostgreSQL itself (or a session-mode pool): migrations and LISTEN. Default: databaseUrl. */
   directUrl?: string | undefined
+  /** A streaming replica for the reads marked `replica` (src/db/replica.ts). */
+  replicaUrl?: string | undefined
+  /** Past this lag the replica is skipped. */
+  replicaMaxLagMs?: number
   onError?: (err: Error) => void
   /** What a person watching a first start is told ("preparing the database…"). */
   onProgress?: (message: string) => void
@@ -67,6 +76,7 @@ export interface DatabaseOptions {
 const EMBEDDED_DATABASE = 'engage'
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 3000
 export const DEFAULT_PIPELINE_CONNECTIONS = 2
+export const DEFAULT_REPLICA_MAX_LAG_MS = 1000
 
 const migrationsFolder = fileURLToPath(new URL('../../drizzle', import.meta.url))
 const MIGRATION_LOCK = 7_401_229 // pg_advisory_lock key: one migrator at a time across instances
@@ -218,6 +228,25 @@ async function setRoleDefaults(direct: pg.ClientConfig, statementTimeoutMs: numb
   }
 }
 
+/**
+ * Applies the migrations on a connection of its own, straight to PostgreSQL (its session
+ * advisory lock cannot live behind a transaction pooler), without the pool's time limits: a
+ * migration may rewrite a big table or build its indexes (0012: about 20 s at 1 M contacts),
+ * and the pool's client-side query_timeout would cut its connection mid-statement.
+ */
+async function migrateOn(direct: pg.ClientConfig, onError: (err: Error) => void): Promise<void> {
+  const client = new pg.Client({ ...direct, query_timeout: undefined })
+  client.on('error', onError)
+  await client.connect()
+  try {
+    await client.query('set statement_timeout = 0; set lock_timeout = 0; set idle_in_transaction_session_timeout = 0')
+    await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK])
+    await migrateDrizzle(drizzle({ client, schema }), { migrationsFolder })
+  } finally {
+    await client.end().catch(() => undefined) // ending the session releases the lock
+  }
+}
+
 function openPostgres(url: string, options: DatabaseOptions): OpenedHandle {
   const onError = options.onError ?? (() => {})
   const statementTimeout = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS
@@ -247,6 +276,15 @@ function openPostgres(url: string, options: DatabaseOptions): OpenedHandle {
     client.on('error', onError)
   })
   hardenCheckouts(pool)
+  const replica = options.replicaUrl
+    ? new Replica({
+        client: { ...connection, connectionString: options.replicaUrl },
+        primary: pool,
+        maxLagMs: options.replicaMaxLagMs ?? DEFAULT_REPLICA_MAX_LAG_MS,
+        onError,
+      })
+    : undefined
+  if (replica) attachReplica(pool, replica)
   const db = drizzle({ client: pool, schema }) as unknown as Database
   const listeners: pg.Client[] = []
   let closed = false
@@ -257,23 +295,14 @@ function openPostgres(url: string, options: DatabaseOptions): OpenedHandle {
     async ping() {
       await pool.query('select 1')
     },
+    replica: () => replica?.status(),
+    async noteWrite(tokenId) {
+      await replica?.noteWrite(tokenId)
+    },
     async prepare(migrate) {
       if (transactionPooler) await setRoleDefaults(direct, statementTimeout)
-      if (!migrate) return
-      // A connection of its own, straight to PostgreSQL (its session advisory lock cannot
-      // live behind a transaction pooler), without the pool's time limits: a migration may
-      // rewrite a big table or build its indexes (0012: about 20 s at 1 M contacts), and the
-      // pool's client-side query_timeout would cut its connection mid-statement.
-      const client = new pg.Client({ ...direct, query_timeout: undefined })
-      client.on('error', onError)
-      await client.connect()
-      try {
-        await client.query('set statement_timeout = 0; set lock_timeout = 0; set idle_in_transaction_session_timeout = 0')
-        await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK])
-        await migrateDrizzle(drizzle({ client, schema }), { migrationsFolder })
-      } finally {
-        await client.end().catch(() => undefined) // ending the session releases the lock
-      }
+      if (migrate) await migrateOn(direct, onError)
+      await replica?.start()
     },
     async listen(channel, onMessage, onReconnect) {
       const connect = async (): Promise<void> => {
@@ -306,6 +335,7 @@ function openPostgres(url: string, options: DatabaseOptions): OpenedHandle {
     async close() {
       if (closed) return
       closed = true
+      await replica?.close()
       await Promise.all(listeners.map((client) => client.end().catch(() => undefined)))
       await pipeline?.close()
       await pool.end()

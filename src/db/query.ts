@@ -5,6 +5,7 @@
 import type pg from 'pg'
 import type { Database } from './client.js'
 import { pipelineOf } from './pipeline.js'
+import { replicaFor } from './replica.js'
 
 export interface Query<Row> {
   /** `<module>.<what>`, unique: the prepared statement's name on every connection. */
@@ -16,15 +17,21 @@ export interface Query<Row> {
    * (src/db/pipeline.ts). Never for a statement that could hold the line up.
    */
   readonly pipelined: boolean
+  /**
+   * A read that may run on the read replica (DATABASE_REPLICA_URL) when it runs outside a
+   * transaction and the replica is exact for the caller (src/db/replica.ts): lists, counts,
+   * searches, sync walks.
+   */
+  readonly replica: boolean
   /** Phantom: the row type the statement answers. */
   readonly row?: Row
 }
 
 const registry = new Map<string, Query<unknown>>()
 
-export function defineQuery<Row>(name: string, text: string, options: { pipelined?: boolean } = {}): Query<Row> {
+export function defineQuery<Row>(name: string, text: string, options: { pipelined?: boolean; replica?: boolean } = {}): Query<Row> {
   if (registry.has(name)) throw new Error(`query ${name} is defined twice`)
-  const query: Query<Row> = { name, text, pipelined: options.pipelined ?? false }
+  const query: Query<Row> = { name, text, pipelined: options.pipelined ?? false, replica: options.replica ?? false }
   registry.set(name, query)
   return query
 }
@@ -55,9 +62,10 @@ export async function run<Row>(db: Database, query: Query<Row>, params: unknown[
   const client = clientOf(db)
   const config = named ? { name: query.name, text: query.text, values: params } : { text: query.text, values: params }
   const pipeline = query.pipelined ? pipelineOf(client) : undefined
-  const result = await (pipeline
-    ? pipeline.query<Row & pg.QueryResultRow>(config)
-    : client.query<Row & pg.QueryResultRow>(config))
+  const primary = () =>
+    pipeline ? pipeline.query<Row & pg.QueryResultRow>(config) : client.query<Row & pg.QueryResultRow>(config)
+  const replica = query.replica ? replicaFor(client) : undefined
+  const result = await (replica ? replica.query<Row & pg.QueryResultRow>(config, primary) : primary())
   return result.rows
 }
 

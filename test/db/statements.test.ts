@@ -25,7 +25,7 @@ function byModule(queries: Query<unknown>[]): Map<string, Query<unknown>[]> {
 function snapshot(queries: Query<unknown>[]): string {
   return queries
     .toSorted((a, b) => a.name.localeCompare(b.name))
-    .map((q) => `-- ${q.name}${q.pipelined ? ' (pipelined: src/db/pipeline.ts)' : ''}\n${q.text.trim()};\n`)
+    .map((q) => `-- ${q.name}${q.pipelined ? ' (pipelined: src/db/pipeline.ts)' : ''}${q.replica ? ' (replica: src/db/replica.ts)' : ''}\n${q.text.trim()};\n`)
     .join('\n')
 }
 

@@ -58,9 +58,9 @@ export function findLead(db: Database, companyId: CompanyId, id: number): Promis
 
 // Two counters (their slot rows) by primary key (company_id, list, key, slot); never a count of leads.
 const countStatements: Record<LinkFilter, ReturnType<typeof defineQuery<{ count: number }>>> = {
-  all: defineQuery('leads.count', `select ${totalOf('all')} as count`),
-  with: defineQuery('leads.countLinked', `select ${totalOf('with')} as count`),
-  without: defineQuery('leads.countUnlinked', `select ${totalOf('without')} as count`),
+  all: defineQuery('leads.count', `select ${totalOf('all')} as count`, { replica: true }),
+  with: defineQuery('leads.countLinked', `select ${totalOf('with')} as count`, { replica: true }),
+  without: defineQuery('leads.countUnlinked', `select ${totalOf('without')} as count`, { replica: true }),
 }
 
 /** How many leads of a user match the filter. */
@@ -130,6 +130,7 @@ const leadsWalk = defineQuery<Lead & { sync_at: string }>(
       and updated_at < least($4::timestamptz, $5::timestamptz)
     order by updated_at, id
     limit $6`,
+  { replica: true },
 )
 
 export function leadsWalkPage(db: Database, companyId: CompanyId, window: WalkWindow) {

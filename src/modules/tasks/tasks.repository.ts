@@ -104,6 +104,7 @@ function listStatement(
                            end)
           order by t.due_date, t.id
        ) p on true`,
+    { replica: true },
   )
 }
 
@@ -235,6 +236,7 @@ const tasksWalkStatement = defineQuery<Task & { sync_at: string }>(
       and t.updated_at < least($4::timestamptz, $5::timestamptz)
     order by t.updated_at, t.id
     limit $6`,
+  { replica: true },
 )
 
 export function tasksWalkPage(db: Database, companyId: CompanyId, window: WalkWindow, today: string) {

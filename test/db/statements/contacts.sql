@@ -280,7 +280,7 @@ select (select row_to_json(j) from (select c.id, c.user_id, c.first_name, c.last
      from contacts c
     where c.company_id = (select $1::bigint) and c.id = $2 and c.deleted_at is null;
 
--- contacts.page
+-- contacts.page (replica: src/db/replica.ts)
 with total as (
        select coalesce((select sum(value) from counters where company_id = $1 and list = $2 and key = $3), 0)::bigint as n
      )
@@ -309,7 +309,7 @@ with total as (
           order by c.id
        ) p on true;
 
--- contacts.pageOfUser
+-- contacts.pageOfUser (replica: src/db/replica.ts)
 with total as (
        select coalesce((select sum(value) from counters where company_id = $1 and list = $2 and key = $3), 0)::bigint as n
      )
@@ -374,7 +374,7 @@ with matched as (
         from matched m) as contacts,
      array(select nextval('contacts_id_seq'::regclass) from generate_series(1, $6::int)) as new_ids;
 
--- contacts.search
+-- contacts.search (replica: src/db/replica.ts)
 with scope as materialized (
        select s.n, s.n * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass) as pass
          from (select coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts' and key = 0), 0)::bigint as n) s
@@ -434,7 +434,7 @@ with scope as materialized (
           order by c.id
        ) p on true;
 
--- contacts.searchFields
+-- contacts.searchFields (replica: src/db/replica.ts)
 with scope as materialized (
        select s.n, s.n * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass) as pass
          from (select coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts' and key = 0), 0)::bigint as n) s
@@ -503,7 +503,7 @@ with scope as materialized (
           order by c.id
        ) p on true;
 
--- contacts.searchFieldsOfUser
+-- contacts.searchFieldsOfUser (replica: src/db/replica.ts)
 with scope as materialized (
        select s.n, s.n * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass) as pass
          from (select coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts_by_user' and key = $5), 0)::bigint as n) s
@@ -572,7 +572,7 @@ with scope as materialized (
           order by c.id
        ) p on true;
 
--- contacts.searchOfUser
+-- contacts.searchOfUser (replica: src/db/replica.ts)
 with scope as materialized (
        select s.n, s.n * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass) as pass
          from (select coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts_by_user' and key = $5), 0)::bigint as n) s
@@ -632,7 +632,7 @@ with scope as materialized (
           order by c.id
        ) p on true;
 
--- contacts.searchShort
+-- contacts.searchShort (replica: src/db/replica.ts)
 with scope as materialized (
        select s.n, s.n * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass) as pass
          from (select coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts' and key = 0), 0)::bigint as n) s
@@ -689,7 +689,7 @@ with scope as materialized (
           order by c.id
        ) p on true;
 
--- contacts.searchShortOfUser
+-- contacts.searchShortOfUser (replica: src/db/replica.ts)
 with scope as materialized (
        select s.n, s.n * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass) as pass
          from (select coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts_by_user' and key = $5), 0)::bigint as n) s
@@ -746,7 +746,7 @@ with scope as materialized (
           order by c.id
        ) p on true;
 
--- contacts.walk
+-- contacts.walk (replica: src/db/replica.ts)
 select to_char((c.updated_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as sync_at, c.deleted_at, c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
           coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
                       from contact_tags ct
