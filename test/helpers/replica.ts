@@ -68,7 +68,14 @@ export async function startPrimaryAndReplica(ready: Ready): Promise<{ primary: C
     execFile(ready.bin.pg_ctl, ['-D', data, '-m', 'immediate', 'stop'], { ...ready.as })
   }
   process.once('exit', onExit)
-  await start()
+  try {
+    await start()
+  } catch (err) {
+    process.removeListener('exit', onExit)
+    rmSync(dir, { recursive: true, force: true })
+    await primary.cleanup()
+    throw err
+  }
   const url = `postgres://postgres@127.0.0.1:${String(port)}/engage_drill`
   const admin = async (text: string) => {
     const client = new pg.Client({ connectionString: url })
