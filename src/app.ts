@@ -14,8 +14,10 @@ import { validatorCompiler } from './http/validation.js'
 import { loggerOptions, RequestLog } from './logging.js'
 import dbPlugin from './plugins/db.js'
 import docs from './plugins/docs.js'
+import drain from './plugins/drain.js'
 import errors, { clientErrorHandler, frameworkErrors, requestId } from './plugins/errors.js'
 import health from './plugins/health.js'
+import replica from './plugins/replica.js'
 import requestParams from './plugins/request-params.js'
 import webhookWorker from './plugins/webhook-worker.js'
 import auditRetention from './plugins/audit-retention.js'
@@ -102,6 +104,10 @@ export async function buildApp(config: Config, deps: AppDeps = {}) {
     deps.database ??
     (await openDatabase({
       databaseUrl: config.databaseUrl,
+      pooler: config.pooler,
+      directUrl: config.databaseDirectUrl,
+      replicaUrl: config.databaseReplicaUrl,
+      replicaMaxLagMs: config.replicaMaxLagMs,
       dataDir: config.dataDir,
       statementTimeoutMs: config.statementTimeoutMs,
       pipelineConnections: config.pipelineConnections,
@@ -119,10 +125,12 @@ export async function buildApp(config: Config, deps: AppDeps = {}) {
   for (const schema of componentSchemas) app.addSchema(schema)
 
   await app.register(dbPlugin, { database, owned: !deps.database })
+  await app.register(replica)
   await app.register(errors)
   await app.register(lingeringClose, deps.linger ? { bounds: deps.linger } : {})
   await app.register(requestParams)
   await app.register(docs)
+  await app.register(drain)
   await app.register(health)
   await app.register(api, { prefix: '/api', limiter })
   await app.register(web, { config })

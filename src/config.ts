@@ -4,15 +4,41 @@ export interface Config {
   host: string
   /** PostgreSQL server; when unset the embedded PostgreSQL cluster under dataDir is used. */
   databaseUrl: string | undefined
+  /**
+   * DB_POOLER: `transaction` when DATABASE_URL is a transaction-mode pooler (PgBouncer
+   * `pool_mode = transaction`): no session state is relied on between transactions
+   * (docs/scaling.md, "Through a transaction pooler").
+   */
+  pooler: 'none' | 'transaction'
+  /**
+   * DATABASE_DIRECT_URL: PostgreSQL itself (or a session-mode pool) for what needs a session:
+   * migrations (under a session advisory lock) and LISTEN. Required with DB_POOLER=transaction.
+   */
+  databaseDirectUrl: string | undefined
+  /**
+   * DATABASE_REPLICA_URL: a streaming replica for lists, counts, searches and sync walks
+   * (src/db/replica.ts); skipped while down or lagging past replicaMaxLagMs.
+   */
+  databaseReplicaUrl: string | undefined
+  /** DB_REPLICA_MAX_LAG_MS: a replica further behind the primary than this is not read. */
+  replicaMaxLagMs: number
   /** Where the embedded PostgreSQL cluster keeps its files (without databaseUrl). */
   dataDir: string
   /** Longest a database statement may run before the request answers 503. */
   statementTimeoutMs: number
-  /** Named prepared statements (off behind a transaction-mode pooler older than PgBouncer 1.21). */
+  /**
+   * Named prepared statements. Default: on, off with DB_POOLER=transaction (PgBouncer before
+   * 1.21 cannot keep them; 1.21+ with max_prepared_statements can: DB_PREPARED_STATEMENTS=true).
+   */
   preparedStatements: boolean
   /** Pipelined connections the short reads share (src/db/pipeline.ts); 0 turns pipelining off. */
   pipelineConnections: number
   redisUrl: string | undefined
+  /**
+   * SHUTDOWN_DRAIN_MS: after SIGTERM/SIGINT, how long /readyz answers 503 while requests are
+   * still served, before the server closes: the time a load balancer needs to notice.
+   */
+  shutdownDrainMs: number
   /** keyPrefix namespaces the Redis keys (fixed in production; tests isolate with it). */
   rateLimit: { max: number; windowMs: number; keyPrefix: string }
   seedDemo: boolean
@@ -89,15 +115,32 @@ export function loadConfig(env: Env = process.env): Config {
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`)
   }
+  const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:'])
+  const databaseDirectUrl = url(env, 'DATABASE_DIRECT_URL', ['postgres:', 'postgresql:'])
+  const poolerRaw = env.DB_POOLER || 'none'
+  if (poolerRaw !== 'none' && poolerRaw !== 'transaction') {
+    throw new ConfigError(`DB_POOLER must be none or transaction, got "${poolerRaw}"`)
+  }
+  const pooler: Config['pooler'] = poolerRaw
+  if (pooler === 'transaction' && (!databaseUrl || !databaseDirectUrl)) {
+    throw new ConfigError(
+      'DB_POOLER=transaction needs DATABASE_URL (the pooler) and DATABASE_DIRECT_URL (PostgreSQL itself or a session-mode pool, for migrations and LISTEN)',
+    )
+  }
   return {
     port: integer(env, 'PORT', 3000, 0, 65535),
     host: env.HOST || '0.0.0.0',
-    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    databaseUrl,
+    pooler,
+    databaseDirectUrl,
+    databaseReplicaUrl: url(env, 'DATABASE_REPLICA_URL', ['postgres:', 'postgresql:']),
+    replicaMaxLagMs: integer(env, 'DB_REPLICA_MAX_LAG_MS', 1000, 0, 600_000),
     dataDir: env.DATA_DIR || './data',
     statementTimeoutMs: integer(env, 'DB_STATEMENT_TIMEOUT_MS', 3000, 100, 600_000),
-    preparedStatements: flag(env, 'DB_PREPARED_STATEMENTS', true),
+    preparedStatements: flag(env, 'DB_PREPARED_STATEMENTS', pooler !== 'transaction'),
     pipelineConnections: integer(env, 'DB_PIPELINE_CONNECTIONS', 2, 0, 16),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    shutdownDrainMs: integer(env, 'SHUTDOWN_DRAIN_MS', 0, 0, 300_000),
     rateLimit: {
       max: integer(env, 'RATE_LIMIT_MAX', 60, 1, 1_000_000),
       windowMs: integer(env, 'RATE_LIMIT_WINDOW_MS', 10_000, 1, 86_400_000),

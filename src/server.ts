@@ -4,6 +4,7 @@
 // lines (pino-pretty); anything else gets JSON lines. Problems a person can fix (a bad
 // setting, a port in use) are one line on stderr and exit code 1.
 import closeWithGrace from 'close-with-grace'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { buildApp } from './app.js'
 import { ConfigError, loadConfig, publicBaseUrl, type Config } from './config.js'
 import { seedDemoIfEmpty } from './demo/index.js'
@@ -45,7 +46,13 @@ function onSignal(signal: NodeJS.Signals) {
   // late exit): closing begins once the start is done.
   void appReady
     .then(
-      (app) => {
+      async (app) => {
+        // In a fleet: out of the balancer's rotation first, still serving (SHUTDOWN_DRAIN_MS).
+        app.drain()
+        if (config.shutdownDrainMs > 0) {
+          app.log.info({ signal, drainMs: config.shutdownDrainMs }, 'draining: /readyz answers 503, requests still served')
+          await sleep(config.shutdownDrainMs)
+        }
         app.log.info({ signal }, 'closing: finishing requests in flight')
       },
       () => undefined,

@@ -14,6 +14,29 @@ describe('configuration', () => {
     assert.equal(config.seedDemo, true)
     assert.equal(config.logLevel, 'info')
     assert.equal(config.pipelineConnections, 2)
+    assert.equal(config.pooler, 'none')
+    assert.equal(config.databaseDirectUrl, undefined)
+    assert.equal(config.preparedStatements, true)
+    assert.equal(config.shutdownDrainMs, 0)
+  })
+
+  test('DB_POOLER=transaction: unnamed statements unless asked, and a direct URL required', () => {
+    const pooled = { DATABASE_URL: 'postgres://u@pgbouncer:6432/engage', DATABASE_DIRECT_URL: 'postgres://u@db:5432/engage', DB_POOLER: 'transaction' }
+    const config = loadConfig(pooled)
+    assert.equal(config.pooler, 'transaction')
+    assert.equal(config.databaseDirectUrl, 'postgres://u@db:5432/engage')
+    assert.equal(config.preparedStatements, false)
+    assert.equal(loadConfig({ ...pooled, DB_PREPARED_STATEMENTS: 'true' }).preparedStatements, true, 'PgBouncer 1.21+ with max_prepared_statements')
+    for (const [env, message] of [
+      [{ DB_POOLER: 'session' }, /DB_POOLER must be none or transaction, got "session"/],
+      [{ DB_POOLER: 'transaction', DATABASE_URL: pooled.DATABASE_URL }, /DB_POOLER=transaction needs DATABASE_URL \(the pooler\) and DATABASE_DIRECT_URL/],
+      [{ DB_POOLER: 'transaction', DATABASE_DIRECT_URL: pooled.DATABASE_DIRECT_URL }, /needs DATABASE_URL/],
+      [{ DATABASE_DIRECT_URL: 'mysql://x' }, /DATABASE_DIRECT_URL must start with postgres:\/\//],
+      [{ SHUTDOWN_DRAIN_MS: '300001' }, /SHUTDOWN_DRAIN_MS must be a whole number from 0 to 300000/],
+    ] as const) {
+      assert.throws(() => loadConfig(env), (err: unknown) => err instanceof ConfigError && message.test(err.message))
+    }
+    assert.equal(loadConfig({ SHUTDOWN_DRAIN_MS: '10000' }).shutdownDrainMs, 10_000)
   })
 
   test('every setting read from the environment', () => {

@@ -2224,6 +2224,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         status: string;
+                        /** @description With DATABASE_REPLICA_URL: whether reads go to the replica (ok) or to the primary (lagging, down) */
+                        replica?: {
+                            state: "ok" | "lagging" | "down";
+                            lag_ms: number | null;
+                        };
                     };
                 };
             };

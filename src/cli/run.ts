@@ -110,7 +110,9 @@ async function onConfiguredDatabase(command: Command, input: unknown, io: CliIo,
   const config = loadConfig(io.env)
   usePreparedStatements(config.preparedStatements)
   const database = await openDatabase({
-    databaseUrl: config.databaseUrl,
+    // A one-off command needs no pooler: straight to PostgreSQL, whose session settings and
+    // statement timeout (below) then apply as they are, leaving the role's defaults alone.
+    databaseUrl: config.databaseDirectUrl ?? config.databaseUrl,
     dataDir: config.dataDir,
     // One-off commands (a large import) may take longer than a request may.
     statementTimeoutMs: Math.max(config.statementTimeoutMs, 120_000),

@@ -8,6 +8,7 @@ import { isDatabaseUnavailable } from './errors.js'
 import { applyMigrations } from './migrate.js'
 import { attachPipeline, Pipeline } from './pipeline.js'
 import { defineQuery, run } from './query.js'
+import { attachReplica, Replica, type ReplicaState } from './replica.js'
 
 // bigint columns (ids, counts) arrive as JavaScript numbers: ids are at most 2^53-1 by
 // contract, so no value loses precision, and rows can go out as they are.
@@ -19,6 +20,10 @@ export interface DatabaseHandle {
   readonly kind: 'postgres' | 'embedded'
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>
+  /** The read replica's state (src/db/replica.ts), or undefined without one. */
+  replica?(): { state: ReplicaState; lagMs: number | null } | undefined
+  /** A token's write request is answered: its next reads must see the write (src/db/replica.ts). */
+  noteWrite?(tokenId: number): Promise<void>
   /**
    * LISTEN on a channel, on a dedicated connection re-established after a failure;
    * `onReconnect` then runs because notifications may have been missed meanwhile.
@@ -37,6 +42,18 @@ export interface DatabaseOptions {
   statementTimeoutMs?: number
   /** Pipelined connections the short reads share (src/db/pipeline.ts); 0: every read takes a pooled one. */
   pipelineConnections?: number
+  /**
+   * `transaction`: databaseUrl is a transaction-mode pooler, so nothing may rely on a session:
+   * no startup settings (the role's defaults in the database carry them), and migrations and
+   * LISTEN go to directUrl.
+   */
+  pooler?: 'none' | 'transaction'
+  /** PostgreSQL itself (or a session-mode pool): migrations and LISTEN. Default: databaseUrl. */
+  directUrl?: string | undefined
+  /** A streaming replica for the reads marked `replica` (src/db/replica.ts). */
+  replicaUrl?: string | undefined
+  /** Past this lag the replica is skipped. */
+  replicaMaxLagMs?: number
   onError?: (err: Error) => void
   /** What a person watching a first start is told ("preparing the database…"). */
   onProgress?: (message: string) => void
@@ -49,6 +66,7 @@ const pingStatement = defineQuery<{ one: number }>('db.ping', 'select 1 as one')
 const EMBEDDED_DATABASE = 'engage'
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 3000
 export const DEFAULT_PIPELINE_CONNECTIONS = 2
+export const DEFAULT_REPLICA_MAX_LAG_MS = 1000
 
 const MIGRATION_LOCK = 7_401_229 // pg_advisory_lock key: one migrator at a time across instances
 
@@ -56,19 +74,18 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   const handle = options.databaseUrl
     ? openPostgres(options.databaseUrl, options)
     : await openEmbedded(options.dataDir ?? './data', options)
-  if (options.migrate !== false) {
-    try {
-      await handle.migrate()
-    } catch (err) {
-      await handle.close()
-      throw err
-    }
+  try {
+    await handle.prepare(options.migrate !== false)
+  } catch (err) {
+    await handle.close()
+    throw err
   }
   return handle
 }
 
 interface OpenedHandle extends DatabaseHandle {
-  migrate(): Promise<void>
+  /** Readies the database for the pool (the role's defaults behind a pooler), then migrates if asked. */
+  prepare(migrate: boolean): Promise<void>
 }
 
 async function openEmbedded(dataDir: string, options: DatabaseOptions): Promise<OpenedHandle> {
@@ -161,23 +178,79 @@ function releaseOnce(client: pg.PoolClient): pg.PoolClient {
  * table's primary key instead of reading the table (businesses: 300 rows per check in the
  * benchmark), batches of contacts +9 % (docs/performance.md, "Writes").
  */
-export const SESSION_OPTIONS = '-c timezone=UTC -c jit=off -c random_page_cost=1.1'
+export const SESSION_SETTINGS = { timezone: 'UTC', jit: 'off', random_page_cost: '1.1' } as const
+export const SESSION_OPTIONS = Object.entries(SESSION_SETTINGS)
+  .map(([name, value]) => `-c ${name}=${value}`)
+  .join(' ')
+
+/** The server-side time limits of every session, from the statement timeout. */
+function sessionLimits(statementTimeoutMs: number) {
+  return {
+    statement_timeout: statementTimeoutMs,
+    lock_timeout: statementTimeoutMs,
+    idle_in_transaction_session_timeout: 4 * statementTimeoutMs,
+  }
+}
+
+/**
+ * Behind a transaction pooler a session setting lasts one transaction on one server
+ * connection, and PgBouncer refuses unknown startup parameters (`options`,
+ * `statement_timeout`): the settings become the role's defaults in this database, which every
+ * server connection the pooler opens reads at its start. Only this role in this database
+ * changes; a pooler keeps its open server connections' old values (PgBouncer: RECONNECT).
+ */
+async function setRoleDefaults(direct: pg.ClientConfig, statementTimeoutMs: number): Promise<void> {
+  const client = new pg.Client(direct)
+  await client.connect()
+  try {
+    const { rows } = await client.query<{ name: string }>('select current_database() as name')
+    const database = pg.escapeIdentifier(rows[0]?.name ?? '')
+    const settings = { ...SESSION_SETTINGS, ...sessionLimits(statementTimeoutMs) }
+    await client.query(
+      Object.entries(settings)
+        .map(([name, value]) => `ALTER ROLE CURRENT_USER IN DATABASE ${database} SET ${name} = ${pg.escapeLiteral(String(value))}`)
+        .join(';\n'),
+    )
+  } finally {
+    await client.end().catch(() => undefined)
+  }
+}
+
+/**
+ * Applies the migrations on a connection of its own, straight to PostgreSQL (its session
+ * advisory lock cannot live behind a transaction pooler), without the pool's time limits: a
+ * migration may rewrite a big table or build its indexes (0012: about 20 s at 1 M contacts),
+ * and the pool's client-side query_timeout would cut its connection mid-statement.
+ */
+async function migrateOn(direct: pg.ClientConfig, onError: (err: Error) => void): Promise<void> {
+  const client = new pg.Client({ ...direct, query_timeout: undefined })
+  client.on('error', onError)
+  await client.connect()
+  try {
+    await client.query('set statement_timeout = 0; set lock_timeout = 0; set idle_in_transaction_session_timeout = 0')
+    await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK])
+    await applyMigrations(client)
+  } finally {
+    await client.end().catch(() => undefined) // ending the session releases the lock
+  }
+}
 
 function openPostgres(url: string, options: DatabaseOptions): OpenedHandle {
   const onError = options.onError ?? (() => {})
   const statementTimeout = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS
-  const connection: pg.ClientConfig = {
+  const transactionPooler = options.pooler === 'transaction'
+  const base: pg.ClientConfig = {
     connectionString: url,
     // A down database must answer 503 quickly, not hang a request.
     connectionTimeoutMillis: 3000,
     // Every statement is bounded on the server, and on the client a little later for a
     // database that does not answer at all (stopped, frozen, cut off).
-    statement_timeout: statementTimeout,
     query_timeout: statementTimeout + 500,
-    lock_timeout: statementTimeout,
-    idle_in_transaction_session_timeout: 4 * statementTimeout,
-    options: SESSION_OPTIONS,
   }
+  const session = { ...sessionLimits(statementTimeout), options: SESSION_OPTIONS }
+  // Behind a transaction pooler the same settings are the role's defaults (setRoleDefaults).
+  const connection: pg.ClientConfig = transactionPooler ? base : { ...base, ...session }
+  const direct: pg.ClientConfig = { ...base, ...session, connectionString: options.directUrl ?? url }
   const pool = new pg.Pool({ ...connection, max: 10, idleTimeoutMillis: 30_000 })
   const pipelineConnections = options.pipelineConnections ?? DEFAULT_PIPELINE_CONNECTIONS
   const pipeline = pipelineConnections > 0 ? new Pipeline({ connections: pipelineConnections, client: connection, onError }) : undefined
@@ -191,6 +264,15 @@ function openPostgres(url: string, options: DatabaseOptions): OpenedHandle {
     client.on('error', onError)
   })
   hardenCheckouts(pool)
+  const replica = options.replicaUrl
+    ? new Replica({
+        client: { ...connection, connectionString: options.replicaUrl },
+        primary: pool,
+        maxLagMs: options.replicaMaxLagMs ?? DEFAULT_REPLICA_MAX_LAG_MS,
+        onError,
+      })
+    : undefined
+  if (replica) attachReplica(pool, replica)
   const listeners: pg.Client[] = []
   let closed = false
 
@@ -200,24 +282,19 @@ function openPostgres(url: string, options: DatabaseOptions): OpenedHandle {
     async ping() {
       await run(pool, pingStatement, [])
     },
-    async migrate() {
-      // A connection of its own, without the pool's time limits: a migration may rewrite a
-      // big table or build its indexes (0012: about 20 s at 1 M contacts), and the pool's
-      // client-side query_timeout would cut its connection mid-statement.
-      const client = new pg.Client({ ...connection, query_timeout: undefined })
-      client.on('error', onError)
-      await client.connect()
-      try {
-        await client.query('set statement_timeout = 0; set lock_timeout = 0; set idle_in_transaction_session_timeout = 0')
-        await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK])
-        await applyMigrations(client)
-      } finally {
-        await client.end().catch(() => undefined) // ending the session releases the lock
-      }
+    replica: () => replica?.status(),
+    async noteWrite(tokenId) {
+      await replica?.noteWrite(tokenId)
+    },
+    async prepare(migrate) {
+      if (transactionPooler) await setRoleDefaults(direct, statementTimeout)
+      if (migrate) await migrateOn(direct, onError)
+      await replica?.start()
     },
     async listen(channel, onMessage, onReconnect) {
       const connect = async (): Promise<void> => {
-        const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000, keepAlive: true })
+        // A session of its own: LISTEN cannot live behind a transaction pooler.
+        const client = new pg.Client({ connectionString: options.directUrl ?? url, connectionTimeoutMillis: 3000, keepAlive: true })
         const retry = () => {
           const index = listeners.indexOf(client)
           if (index >= 0) listeners.splice(index, 1)
@@ -245,6 +322,7 @@ function openPostgres(url: string, options: DatabaseOptions): OpenedHandle {
     async close() {
       if (closed) return
       closed = true
+      await replica?.close()
       await Promise.all(listeners.map((client) => client.end().catch(() => undefined)))
       await pipeline?.close()
       await pool.end()

@@ -5,6 +5,7 @@
 import type pg from 'pg'
 import type { Db } from './db.js'
 import { pipelineOf } from './pipeline.js'
+import { replicaFor } from './replica.js'
 
 export interface Query<Row> {
   /** `<module>.<what>`, unique: the prepared statement's name on every connection. */
@@ -18,15 +19,27 @@ export interface Query<Row> {
   readonly pipelined: boolean
   /** Where defineQuery was called (`file:line:column`), for the statements snapshot. */
   readonly definedAt: string
+  /**
+   * A read that may run on the read replica (DATABASE_REPLICA_URL) when it runs outside a
+   * transaction and the replica is exact for the caller (src/db/replica.ts): lists, counts,
+   * searches, sync walks.
+   */
+  readonly replica: boolean
   /** Phantom: the row type the statement answers. */
   readonly row?: Row
 }
 
 const registry = new Map<string, Query<unknown>>()
 
-export function defineQuery<Row>(name: string, text: string, options: { pipelined?: boolean } = {}): Query<Row> {
+export function defineQuery<Row>(name: string, text: string, options: { pipelined?: boolean; replica?: boolean } = {}): Query<Row> {
   if (registry.has(name)) throw new Error(`query ${name} is defined twice`)
-  const query: Query<Row> = { name, text, pipelined: options.pipelined ?? false, definedAt: caller(new Error().stack) }
+  const query: Query<Row> = {
+    name,
+    text,
+    pipelined: options.pipelined ?? false,
+    replica: options.replica ?? false,
+    definedAt: caller(new Error().stack),
+  }
   registry.set(name, query)
   return query
 }
@@ -58,9 +71,10 @@ export async function run<Row>(db: Db, query: Query<Row>, params: unknown[]): Pr
   if (registry.get(query.name) !== query) throw new Error(`query ${query.name} was not defined with defineQuery`)
   const config = named ? { name: query.name, text: query.text, values: params } : { text: query.text, values: params }
   const pipeline = query.pipelined ? pipelineOf(db) : undefined
-  const result = await (pipeline
-    ? pipeline.query<Row & pg.QueryResultRow>(config)
-    : (db as pg.Pool).query<Row & pg.QueryResultRow>(config))
+  const primary = () =>
+    pipeline ? pipeline.query<Row & pg.QueryResultRow>(config) : (db as pg.Pool).query<Row & pg.QueryResultRow>(config)
+  const replica = query.replica ? replicaFor(db) : undefined
+  const result = await (replica ? replica.query<Row & pg.QueryResultRow>(config, primary) : primary())
   return result.rows
 }
 

@@ -519,13 +519,15 @@ export const apiEvents = pgTable('api_events', {
 // them and fanning them out. No foreign key: the rows live for a moment, and api_events'
 // key to the company checks them as they move.
 export const apiEventOutbox = pgTable('api_event_outbox', {
-  id: id().primaryKey(),
+  id: id(),
   companyId: ref('company_id').notNull(),
   type: varchar('type', { length: 64 }).notNull(),
   data: json('data').$type<Record<string, unknown>>().notNull(),
   createdAt: instant('created_at').notNull(),
 }, (t) => [
-  index('api_event_outbox_company_idx').on(t.companyId, t.id),
+  // Keyed by company as every tenant table (0015); the sweep across companies reads the id index.
+  primaryKey({ columns: [t.companyId, t.id] }),
+  index('api_event_outbox_id_idx').on(t.id),
 ])
 
 export const webhookDeliveries = pgTable('webhook_deliveries', {

@@ -24,6 +24,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type, type TSchema } from 'typebox'
 import type { Db } from '../db/db.js'
 import { defineQuery, runOne } from '../db/query.js'
+import { requireReplayed } from '../db/replica.js'
 import { invalid } from '../errors.js'
 import type { SecretKeys } from '../secret-key.js'
 import type { CompanyId } from '../tenancy.js'
@@ -165,31 +166,40 @@ export function syncPosition(
 
 // The start of the oldest transaction open on this database (other than this statement's),
 // or now, minus the margin ($1 ms). One row whatever is running: an aggregate.
-const markStatement = defineQuery<{ at: string }>(
+// With it, the primary's WAL position once that was read: a page read on the read replica waits
+// until the replica has replayed that far (src/db/replica.ts), so it sees all the mark covers.
+const markStatement = defineQuery<{ at: string; lsn: string }>(
   'sync.highWaterMark',
-  `select ${syncAt(`least(now(), min(xact_start)) - $1::int * interval '1 millisecond'`)} as at
+  `select ${syncAt(`least(now(), min(xact_start)) - $1::int * interval '1 millisecond'`)} as at,
+          pg_current_wal_insert_lsn()::text as lsn
      from pg_stat_activity
     where datname = current_database() and backend_type = 'client backend'
       and pid <> pg_backend_pid() and xact_start is not null`,
 )
 
-const marks = new WeakMap<Db, { takenAt: number; at: Promise<string> }>()
+const marks = new WeakMap<Db, { takenAt: number; mark: Promise<{ at: string; lsn: string }> }>()
 
 async function highWaterMark(db: Db): Promise<string> {
   const cached = marks.get(db)
-  if (cached && performance.now() - cached.takenAt < options.reuseMs) return cached.at
-  const entry = {
-    takenAt: performance.now(),
-    at: runOne(db, markStatement, [options.marginMs]).then((row) => {
-      if (!row) throw new Error('no high-water mark')
-      return row.at
-    }),
+  const entry =
+    cached && performance.now() - cached.takenAt < options.reuseMs
+      ? cached
+      : {
+          takenAt: performance.now(),
+          mark: runOne(db, markStatement, [options.marginMs]).then((row) => {
+            if (!row) throw new Error('no high-water mark')
+            return row
+          }),
+        }
+  if (entry !== cached) {
+    marks.set(db, entry)
+    entry.mark.catch(() => {
+      if (marks.get(db) === entry) marks.delete(db)
+    })
   }
-  marks.set(db, entry)
-  entry.at.catch(() => {
-    if (marks.get(db) === entry) marks.delete(db)
-  })
-  return entry.at
+  const { at, lsn } = await entry.mark
+  requireReplayed(lsn)
+  return at
 }
 
 /**

@@ -3,6 +3,18 @@ import { Type } from 'typebox'
 import { sendError } from './errors.js'
 
 const Status = Type.Object({ status: Type.String() })
+const Readiness = Type.Object({
+  status: Type.String(),
+  replica: Type.Optional(
+    Type.Object(
+      {
+        state: Type.Union([Type.Literal('ok'), Type.Literal('lagging'), Type.Literal('down')]),
+        lag_ms: Type.Union([Type.Integer(), Type.Null()]),
+      },
+      { description: 'With DATABASE_REPLICA_URL: whether reads go to the replica (ok) or to the primary (lagging, down)' },
+    ),
+  ),
+})
 
 /** /readyz answers within this, even when the database does not answer at all (frozen). */
 export const READY_TIMEOUT_MS = 2000
@@ -28,10 +40,17 @@ function within<T>(ping: Promise<T>, ms: number): Promise<T> {
 const health: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/healthz', { schema: { tags: ['health'], security: [], response: { 200: Status } } }, () => ({ status: 'ok' }))
 
-  app.get('/readyz', { schema: { tags: ['health'], security: [], response: { 200: Status } } }, async (request, reply) => {
+  app.get('/readyz', { schema: { tags: ['health'], security: [], response: { 200: Readiness } } }, async (request, reply) => {
+    if (app.draining) {
+      // Shutting down (SIGTERM, src/plugins/drain.ts): out of the balancer's rotation.
+      reply.header('retry-after', String(RETRY_AFTER_SECONDS))
+      return sendError(request, reply, 503)
+    }
     try {
       await within(app.database.ping(), READY_TIMEOUT_MS)
-      return { status: 'ok' }
+      // A replica down or lagging does not make the instance unready: reads use the primary.
+      const replica = app.database.replica?.()
+      return replica ? { status: 'ok', replica: { state: replica.state, lag_ms: replica.lagMs } } : { status: 'ok' }
     } catch (err) {
       request.log.warn({ err }, 'readiness check failed')
       reply.header('retry-after', String(RETRY_AFTER_SECONDS))

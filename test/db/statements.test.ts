@@ -94,7 +94,7 @@ function snapshot(file: string, queries: Query<unknown>[]): string {
   const header = `-- Statements of src/${relative(src, file).split('\\').join('/')}, as run (test/db/statements.test.ts writes this file).\n`
   const body = queries
     .toSorted((a, b) => siteOf(a).line - siteOf(b).line || a.name.localeCompare(b.name))
-    .map((q) => `-- ${q.name}${q.pipelined ? ' (pipelined: src/db/pipeline.ts)' : ''}\n${formatted(q)};\n`)
+    .map((q) => `-- ${q.name}${q.pipelined ? ' (pipelined: src/db/pipeline.ts)' : ''}${q.replica ? ' (replica: src/db/replica.ts)' : ''}\n${formatted(q)};\n`)
     .join('\n')
   return `${header}\n${body}`
 }

@@ -13,6 +13,7 @@ import { loadConfig, type Config } from '../../src/config.js'
 import { openDatabase, type DatabaseHandle } from '../../src/db/client.js'
 import type { Db } from '../../src/db/db.js'
 import { startEmbeddedCluster, type EmbeddedCluster } from '../../src/db/embedded.js'
+import { usePreparedStatements } from '../../src/db/query.js'
 import { orm, type TestDb } from './orm.js'
 
 export interface Backend {
@@ -33,6 +34,16 @@ function templateName(): string {
 }
 
 const TEMPLATE_LOCK = 7_401_230
+
+/**
+ * TEST_DATABASE_POOLER_URL: a transaction-mode pooler (PgBouncer) in front of
+ * TEST_DATABASE_URL's server (deploy/pgbouncer-test.sh starts one). The apps' connections go
+ * through it with DB_POOLER=transaction; databases are created and dropped on the server.
+ */
+const poolerUrl = process.env.TEST_DATABASE_POOLER_URL || undefined
+// Unnamed statements from the start, also for the test files that open databases without an
+// app (buildApp sets it again from the config, to the same value).
+if (poolerUrl) usePreparedStatements(false)
 
 async function withAdmin<T>(adminUrl: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: adminUrl })
@@ -86,7 +97,10 @@ function backendOn(name: Backend['name'], adminUrl: () => Promise<string>): Back
       const database = `engage_test_${randomBytes(6).toString('hex')}`
       await withAdmin(admin, (client) => client.query(`CREATE DATABASE ${database} TEMPLATE ${source}`))
       const url = databaseUrl(admin, database)
-      const handle = await openDatabase({ databaseUrl: url, migrate: false })
+      // Through the pooler: the app's connections; databases are made and dropped directly.
+      const handle = poolerUrl
+        ? await openDatabase({ databaseUrl: databaseUrl(poolerUrl, database), directUrl: url, pooler: 'transaction', migrate: false })
+        : await openDatabase({ databaseUrl: url, migrate: false })
       return {
         database: handle,
         url,
@@ -109,7 +123,7 @@ function embeddedAdminUrl(): Promise<string> {
   return embedded.then((cluster) => cluster.url('postgres'))
 }
 
-/** The backend this run covers: TEST_DATABASE_URL's PostgreSQL, else the embedded cluster. */
+/** The backend this run covers: TEST_DATABASE_URL's PostgreSQL (through TEST_DATABASE_POOLER_URL when set), else the embedded cluster. */
 export function backends(): Backend[] {
   const url = process.env.TEST_DATABASE_URL
   return url ? [backendOn('postgres', () => Promise.resolve(url))] : [backendOn('embedded', embeddedAdminUrl)]
@@ -127,6 +141,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   })
   return {
     ...base,
+    ...(poolerUrl && process.env.TEST_DATABASE_URL ? { pooler: 'transaction' as const, preparedStatements: false } : {}),
     ...overrides,
     rateLimit: {
       max: 100_000,

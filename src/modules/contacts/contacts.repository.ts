@@ -93,6 +93,7 @@ const pageStatement = (name: string, live: string) =>
             and ${withinTotal(PAGE, 'total.n')}
           order by c.id
        ) p on true`,
+    { replica: true },
   )
 
 // Ids from contacts_company_live_idx (company_id, id) where deleted_at is null.
@@ -262,6 +263,7 @@ const searchStatement = (name: string, ofUser: boolean, trigram: boolean, test: 
           where c.company_id = (select $1::bigint) and c.id = any(page.ids)
           order by c.id
        ) p on true`,
+    { replica: true },
   )
 }
 
@@ -319,6 +321,7 @@ const contactsWalk = defineQuery<ContactWalkRow>(
       and c.updated_at < least($4::timestamptz, $5::timestamptz)
     order by c.updated_at, c.id
     limit $6`,
+  { replica: true },
 )
 
 export function contactsWalkPage(db: Db, companyId: CompanyId, window: WalkWindow): Promise<ContactWalkRow[]> {

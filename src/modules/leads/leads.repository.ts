@@ -57,9 +57,9 @@ export function findLead(db: Db, companyId: CompanyId, id: number): Promise<Lead
 
 // Two counters (their slot rows) by primary key (company_id, list, key, slot); never a count of leads.
 const countStatements: Record<LinkFilter, ReturnType<typeof defineQuery<{ count: number }>>> = {
-  all: defineQuery('leads.count', `select ${totalOf('all')} as count`),
-  with: defineQuery('leads.countLinked', `select ${totalOf('with')} as count`),
-  without: defineQuery('leads.countUnlinked', `select ${totalOf('without')} as count`),
+  all: defineQuery('leads.count', `select ${totalOf('all')} as count`, { replica: true }),
+  with: defineQuery('leads.countLinked', `select ${totalOf('with')} as count`, { replica: true }),
+  without: defineQuery('leads.countUnlinked', `select ${totalOf('without')} as count`, { replica: true }),
 }
 
 /** How many leads of a user match the filter. */
@@ -126,6 +126,7 @@ const leadsWalk = defineQuery<Lead & { sync_at: string }>(
       and updated_at < least($4::timestamptz, $5::timestamptz)
     order by updated_at, id
     limit $6`,
+  { replica: true },
 )
 
 export function leadsWalkPage(db: Db, companyId: CompanyId, window: WalkWindow) {

@@ -139,6 +139,7 @@ const walkStatement = defineQuery<TranscriptionItem & { sync_at: string }>(
       and updated_at < least($4::timestamptz, $5::timestamptz)
     order by updated_at, id
     limit $6`,
+  { replica: true },
 )
 
 export function transcriptionsWalkPage(db: Db, companyId: CompanyId, window: WalkWindow) {
@@ -152,6 +153,7 @@ const countStatement = defineQuery<{ count: number }>(
                   coalesce(sum(value) filter (where list = '${LINKED}'), 0) as linked
              from counters
             where company_id = $1 and list in ('${ALL}', '${LINKED}') and key = $2) c`,
+  { replica: true },
 )
 
 /** How many transcriptions of a user match the filter: two counters (their slot rows summed), never a count. */

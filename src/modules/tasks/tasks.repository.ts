@@ -102,6 +102,7 @@ function listStatement(
             and t.id = any(${pageIds(PAGE, 'total.n', ['asc', 'desc'], parts.ids)})
           order by t.due_date, t.id
        ) p on true`,
+    { replica: true },
   )
 }
 
@@ -232,6 +233,7 @@ const tasksWalkStatement = defineQuery<Task & { sync_at: string }>(
       and t.updated_at < least($4::timestamptz, $5::timestamptz)
     order by t.updated_at, t.id
     limit $6`,
+  { replica: true },
 )
 
 export function tasksWalkPage(db: Db, companyId: CompanyId, window: WalkWindow, today: string) {

@@ -53,7 +53,7 @@ const MOVE = `numbered as (
    select (select count(*) from published)::int as events, (select count(*) from fanned)::int as deliveries`
 
 // Every company's oldest $1 events (the worker). The batch is read first (by the outbox's
-// primary key), then its companies' locks are taken in company order, so a move of one
+// id index), then its companies' locks are taken in company order, so a move of one
 // company (below) waits for it or it for that, and two workers queue instead of deadlocking.
 const publishStatement = defineQuery<{ events: number; deliveries: number }>(
   'webhooks.publish',
@@ -65,12 +65,12 @@ const publishStatement = defineQuery<{ events: number; deliveries: number }>(
    ), staged as (
      delete from api_event_outbox o
       using batch b
-      where o.id = b.id and (select n from locked) >= 0
+      where o.company_id = b.company_id and o.id = b.id and (select n from locked) >= 0
      returning o.*
    ), ${MOVE}`,
 )
 
-// One company's oldest $2 events (the event log, before reading): api_event_outbox_company_idx.
+// One company's oldest $2 events (the event log, before reading): the primary key (company_id, id).
 const publishCompanyStatement = defineQuery<{ events: number; deliveries: number }>(
   'webhooks.publishCompany',
   `with locked as (

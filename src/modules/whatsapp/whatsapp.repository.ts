@@ -238,6 +238,7 @@ const walkStatement = defineQuery<ApiMessage & { sync_at: string }>(
       and exists (select 1 from contacts c where c.company_id = m.company_id and c.id = m.contact_id and c.deleted_at is null)
     order by m.updated_at, m.id
     limit $6`,
+  { replica: true },
 )
 
 export function messagesWalkPage(db: Db, companyId: CompanyId, window: WalkWindow) {

@@ -13,7 +13,7 @@ select (select row_to_json(j) from (select c.id, c.user_id, c.first_name, c.last
   from contacts c
  where c.company_id = (select $1::bigint) and c.id = $2 and c.deleted_at is null;
 
--- contacts.page
+-- contacts.page (replica: src/db/replica.ts)
 with total as (
   select coalesce((select sum(value) from counters where company_id = $1 and list = $2 and key = $3), 0)::bigint as n
 )
@@ -40,7 +40,7 @@ select total.n as total, p.*
      order by c.id
   ) p on true;
 
--- contacts.pageOfUser
+-- contacts.pageOfUser (replica: src/db/replica.ts)
 with total as (
   select coalesce((select sum(value) from counters where company_id = $1 and list = $2 and key = $3), 0)::bigint as n
 )
@@ -67,7 +67,7 @@ select total.n as total, p.*
      order by c.id
   ) p on true;
 
--- contacts.search
+-- contacts.search (replica: src/db/replica.ts)
 with scope as materialized (
   select s.n, s.n * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass) as pass
     from (select coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts' and key = 0), 0)::bigint as n) s
@@ -124,7 +124,7 @@ select page.total, p.*
      order by c.id
   ) p on true;
 
--- contacts.searchFields
+-- contacts.searchFields (replica: src/db/replica.ts)
 with scope as materialized (
   select s.n, s.n * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass) as pass
     from (select coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts' and key = 0), 0)::bigint as n) s
@@ -190,7 +190,7 @@ select page.total, p.*
      order by c.id
   ) p on true;
 
--- contacts.searchFieldsOfUser
+-- contacts.searchFieldsOfUser (replica: src/db/replica.ts)
 with scope as materialized (
   select s.n, s.n * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass) as pass
     from (select coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts_by_user' and key = $5), 0)::bigint as n) s
@@ -256,7 +256,7 @@ select page.total, p.*
      order by c.id
   ) p on true;
 
--- contacts.searchOfUser
+-- contacts.searchOfUser (replica: src/db/replica.ts)
 with scope as materialized (
   select s.n, s.n * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass) as pass
     from (select coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts_by_user' and key = $5), 0)::bigint as n) s
@@ -313,7 +313,7 @@ select page.total, p.*
      order by c.id
   ) p on true;
 
--- contacts.searchShort
+-- contacts.searchShort (replica: src/db/replica.ts)
 with scope as materialized (
   select s.n, s.n * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass) as pass
     from (select coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts' and key = 0), 0)::bigint as n) s
@@ -367,7 +367,7 @@ select page.total, p.*
      order by c.id
   ) p on true;
 
--- contacts.searchShortOfUser
+-- contacts.searchShortOfUser (replica: src/db/replica.ts)
 with scope as materialized (
   select s.n, s.n * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass) as pass
     from (select coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts_by_user' and key = $5), 0)::bigint as n) s
@@ -421,7 +421,7 @@ select page.total, p.*
      order by c.id
   ) p on true;
 
--- contacts.walk
+-- contacts.walk (replica: src/db/replica.ts)
 select to_char((c.updated_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as sync_at, c.deleted_at, c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
        coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
                    from contact_tags ct

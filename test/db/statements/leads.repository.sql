@@ -5,17 +5,17 @@ select id, user_id, contact_id, first_name, last_name, email, provider, position
 city, state_province, country, degree_of_connection, business_name, business_linkedin_url, business_sector,
 business_colaborators_count, business_telephone, created_at, updated_at from leads where company_id = (select $1::bigint) and id = $2;
 
--- leads.count
+-- leads.count (replica: src/db/replica.ts)
 select (select coalesce(sum(k.value * case k.list when 'leads' then 1 else 0 end), 0)::bigint
 from counters k
 where k.company_id = (select $1::bigint) and k.list in ('leads', 'leads_linked') and k.key = $2) as count;
 
--- leads.countLinked
+-- leads.countLinked (replica: src/db/replica.ts)
 select (select coalesce(sum(k.value * case k.list when 'leads' then 0 else 1 end), 0)::bigint
 from counters k
 where k.company_id = (select $1::bigint) and k.list in ('leads', 'leads_linked') and k.key = $2) as count;
 
--- leads.countUnlinked
+-- leads.countUnlinked (replica: src/db/replica.ts)
 select (select coalesce(sum(k.value * case k.list when 'leads' then 1 else -1 end), 0)::bigint
 from counters k
 where k.company_id = (select $1::bigint) and k.list in ('leads', 'leads_linked') and k.key = $2) as count;
@@ -77,7 +77,7 @@ select total.n as total, p.*
      order by id
   ) p on true;
 
--- leads.walk
+-- leads.walk (replica: src/db/replica.ts)
 select to_char((updated_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as sync_at, id, user_id, contact_id, first_name, last_name, email, provider, position, linkedin_url, telephone,
        city, state_province, country, degree_of_connection, business_name, business_linkedin_url, business_sector,
        business_colaborators_count, business_telephone, created_at, updated_at

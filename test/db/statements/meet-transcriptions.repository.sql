@@ -72,7 +72,7 @@ select total.n as total, p.*
      order by id
   ) p on true;
 
--- meetTranscriptions.walk
+-- meetTranscriptions.walk (replica: src/db/replica.ts)
 select to_char((updated_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as sync_at, id, user_id, company_id, meet_id, status, stopped_at, task_id, transcript_length, created_at, updated_at
   from meet_transcriptions
  where company_id = (select $1::bigint)
@@ -81,7 +81,7 @@ select to_char((updated_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
  order by updated_at, id
  limit $6;
 
--- meetTranscriptions.count
+-- meetTranscriptions.count (replica: src/db/replica.ts)
 select (case $3::text when 'with' then linked when 'without' then every - linked else every end)::int as count
   from (select coalesce(sum(value) filter (where list = 'meet_transcriptions'), 0) as every,
                coalesce(sum(value) filter (where list = 'meet_transcriptions_linked'), 0) as linked

@@ -9,7 +9,7 @@ with batch as materialized (
 ), staged as (
   delete from api_event_outbox o
    using batch b
-   where o.id = b.id and (select n from locked) >= 0
+   where o.company_id = b.company_id and o.id = b.id and (select n from locked) >= 0
   returning o.*
 ), numbered as (
   insert into counters (company_id, list, key, value)

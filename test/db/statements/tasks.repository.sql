@@ -1,6 +1,6 @@
 -- Statements of src/modules/tasks/tasks.repository.ts, as run (test/db/statements.test.ts writes this file).
 
--- tasks.page
+-- tasks.page (replica: src/db/replica.ts)
 with total as materialized (select case when $9::text[] is null then (select count(*) from tasks
             where company_id = (select $1::bigint) and due_date >= coalesce($6::date, '-infinity') and due_date <= coalesce($7::date, 'infinity') and ($8::task_kind is null or kind = $8::task_kind)
               and done = any(case when $5::boolean is null then '{f,t}'::boolean[] else array[$5::boolean] end))
@@ -40,7 +40,7 @@ select total.n as total, p.*
      order by t.due_date, t.id
   ) p on true;
 
--- tasks.pageByDoneDate
+-- tasks.pageByDoneDate (replica: src/db/replica.ts)
 with days as (
   select d::date as day
     from generate_series(greatest($13::date, (select min(done_on) from tasks where company_id = (select $1::bigint) and done)),
@@ -86,7 +86,7 @@ select total.n as total, p.*
      order by t.due_date, t.id
   ) p on true;
 
--- tasks.pageOfAssignee
+-- tasks.pageOfAssignee (replica: src/db/replica.ts)
 with total as materialized (select case when $9::text[] is null then (select count(*) from tasks
             where company_id = (select $1::bigint) and assigned_to_id = $13 and due_date >= coalesce($6::date, '-infinity') and due_date <= coalesce($7::date, 'infinity') and ($8::task_kind is null or kind = $8::task_kind)
               and done = any(case when $5::boolean is null then '{f,t}'::boolean[] else array[$5::boolean] end))
@@ -126,7 +126,7 @@ select total.n as total, p.*
      order by t.due_date, t.id
   ) p on true;
 
--- tasks.pageOfContact
+-- tasks.pageOfContact (replica: src/db/replica.ts)
 with matches as materialized (
   select due_date, id from tasks
    where company_id = (select $1::bigint) and contact_id = $13 and due_date >= coalesce($6::date, '-infinity') and due_date <= coalesce($7::date, 'infinity') and ($8::task_kind is null or kind = $8::task_kind)
@@ -155,7 +155,7 @@ select total.n as total, p.*
      order by t.due_date, t.id
   ) p on true;
 
--- tasks.pageOfFlow
+-- tasks.pageOfFlow (replica: src/db/replica.ts)
 with total as materialized (select case when $9::text[] is null then (select count(*) from tasks
             where company_id = (select $1::bigint) and flow_id = $13 and ($14::bigint is null or assigned_to_id = $14::bigint) and due_date >= coalesce($6::date, '-infinity') and due_date <= coalesce($7::date, 'infinity') and ($8::task_kind is null or kind = $8::task_kind)
               and done = any(case when $5::boolean is null then '{f,t}'::boolean[] else array[$5::boolean] end))
@@ -195,7 +195,7 @@ select total.n as total, p.*
      order by t.due_date, t.id
   ) p on true;
 
--- tasks.walk
+-- tasks.walk (replica: src/db/replica.ts)
 select to_char((t.updated_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as sync_at, t.id, t.kind, t.title, to_char(t.due_date, 'YYYY-MM-DD') as due_date, t.done, t.done_at,
        case when t.done then 'done' when t.due_date < $7::date then 'overdue' when t.due_date = $7::date then 'today'
             else 'future' end as status,

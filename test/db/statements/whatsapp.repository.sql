@@ -76,7 +76,7 @@ select contact.found, total.n as total, p.*
      order by sent_at desc, id desc
   ) p on true;
 
--- whatsapp.walk
+-- whatsapp.walk (replica: src/db/replica.ts)
 select to_char((m.updated_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as sync_at, m.id, m.contact_id, m.user_id, m.direction, m.body, m.status, m.sent_at, m.created_at, m.updated_at
   from whatsapp_messages m
  where m.company_id = (select $1::bigint)
