@@ -19,7 +19,7 @@ import {
 } from './modules/meet-transcriptions/meet-transcriptions.schemas.js'
 import { Tag, TagsList } from './modules/tags/tags.schemas.js'
 import { Task, TasksPage, TasksSyncPage } from './modules/tasks/tasks.schemas.js'
-import { AuthorizeResponse, Company, User, UsersPage } from './modules/users/users.schemas.js'
+import { AuthorizeResponse, Company, TokenInfo, User, UsersPage } from './modules/users/users.schemas.js'
 import {
   Event,
   EventsPage,
@@ -36,6 +36,7 @@ import {
   WhatsappMessagesPage,
   WhatsappMessagesSyncPage,
 } from './modules/whatsapp/whatsapp.schemas.js'
+import access from './plugins/access.js'
 import auth from './plugins/auth.js'
 import idempotency from './plugins/idempotency.js'
 import type { RateLimiter } from './rate-limit/limiter.js'
@@ -59,6 +60,7 @@ export const componentSchemas = [
   User,
   UsersPage,
   Company,
+  TokenInfo,
   AuthorizeResponse,
   SyncMeta,
   Contact,
@@ -118,6 +120,7 @@ const api: FastifyPluginAsync<{ limiter: RateLimiter }> = async (app, { limiter 
     }
   })
   await app.register(auth, { limiter })
+  await app.register(access) // right after auth: a refused request runs nothing else
   await app.register(idempotency) // after auth: keys are per token, and a replay is still a request
   for (const routes of resourceRoutes) await app.register(routes)
 }

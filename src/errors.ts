@@ -5,6 +5,7 @@ export type ErrorDetails = Record<string, string[]>
 export const MESSAGES = {
   400: 'Bad request',
   401: 'Invalid api_token',
+  403: 'Forbidden',
   404: 'Not found',
   408: 'Request timeout',
   413: 'Payload too large',
@@ -26,6 +27,9 @@ export type ErrorCode =
   | 'bad_request'
   | 'token_missing'
   | 'token_invalid'
+  | 'token_expired'
+  | 'insufficient_scope'
+  | 'forbidden_role'
   | 'not_found'
   | 'request_timeout'
   | 'payload_too_large'
@@ -43,6 +47,7 @@ export type ErrorCode =
 export const CODES: Record<ErrorStatus, ErrorCode> = {
   400: 'bad_request',
   401: 'token_invalid',
+  403: 'forbidden_role',
   404: 'not_found',
   408: 'request_timeout',
   413: 'payload_too_large',
@@ -76,6 +81,14 @@ export const refused = (details: ErrorDetails) => new ApiError(422, MESSAGES[422
 
 export const missingToken = () => new ApiError(401, 'Missing api_token', undefined, 'token_missing')
 export const invalidToken = () => new ApiError(401, 'Invalid api_token', undefined, 'token_invalid')
+export const expiredToken = () => new ApiError(401, 'Expired api_token', undefined, 'token_expired')
+
+/** 403: the token lacks the operation's scope; `details.scope` names it (docs/access-control.md). */
+export const insufficientScope = (scope: string) =>
+  new ApiError(403, `This api_token lacks the scope ${scope}`, { scope: [scope] }, 'insufficient_scope')
+
+/** 403: the operation is an admin's, and the token's user is a member. */
+export const forbiddenRole = () => new ApiError(403, 'Only an admin of the company may do this', undefined, 'forbidden_role')
 
 // One stable code per detail message (contract section 5: `detail_codes`). Messages may
 // carry a prefix naming a sub-field (`Size is invalid`, `field can't be blank` under
@@ -109,6 +122,7 @@ const DETAIL_CODES: [RegExp, string][] = [
   [/^is (recording|stopped|transcribed): /, 'invalid_state'],
   [/^flow is paused$/, 'invalid_state'],
   [/is invalid$/, 'invalid'],
+  [/^[a-z_]+:(read|write)$/, 'missing_scope'], // details.scope of insufficient_scope
 ]
 
 /** The stable code of one detail message; `invalid` for a message no rule knows. */

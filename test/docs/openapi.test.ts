@@ -85,6 +85,7 @@ describe('OpenAPI document', () => {
         ...statuses.filter((s) => s.startsWith('2')),
         ...(withBody ? ['400'] : []),
         '401',
+        ...(statuses.includes('403') ? ['403'] : []),
         ...(statuses.includes('404') ? ['404'] : []),
         ...(withBody ? ['409', '413', '415'] : []),
         '422',
