@@ -34,7 +34,7 @@ export interface AccessRule {
 export function accessRuleOf(route: RouteOptions): AccessRule {
   const config = (route.config ?? {}) as { scope?: unknown; role?: unknown }
   const method = ([] as string[]).concat(route.method).join(',')
-  const operationId = (route.schema)?.operationId ?? ''
+  const operationId = route.schema?.operationId ?? ''
   const scope = config.scope
   if (typeof scope !== 'string' || (scope !== NO_SCOPE && !isScope(scope))) {
     throw new Error(
@@ -46,10 +46,13 @@ export function accessRuleOf(route: RouteOptions): AccessRule {
   return { method, url: route.url, operationId, scope, role: config.role }
 }
 
-export default fp(
-  (app, _opts, done) => {
-    const table: AccessRule[] = []
-    app.decorate('accessTable', table)
+export interface AccessOptions {
+  /** Filled with every /api operation as it is registered (the app's accessTable). */
+  table: AccessRule[]
+}
+
+export default fp<AccessOptions>(
+  (app, { table }, done) => {
     app.addHook('onRoute', (route) => {
       // HEAD routes Fastify adds for GET share the GET's config.
       if (route.method === 'HEAD') return
