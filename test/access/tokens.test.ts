@@ -93,8 +93,9 @@ for (const backend of backends()) {
 
       const listed = expectList(await runAdmin(['token', 'list', '--user', String(acme.userId), '--json'], { database: t.db }))
       const row = listed.find((token) => token.id === made.id)
-      assert.deepEqual(row?.scopes, ['contacts:read', 'tasks:write'])
-      assert.equal(row?.expires_at, made.expires_at)
+      assert.ok(row)
+      assert.deepEqual(row.scopes, ['contacts:read', 'tasks:write'])
+      assert.equal(row.expires_at, made.expires_at)
 
       const [before] = await rawRows<{ n: number }>(t.db, sql`select count(*)::int as n from api_tokens`)
       expectFailure(await runAdmin(['token', 'create', '--user', String(acme.userId), '--scopes', 'contacts:read,contacts:delete'], { database: t.db }), /--scopes has unknown scopes: contacts:delete/)
