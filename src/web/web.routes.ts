@@ -95,7 +95,7 @@ function tokenChoice(form: Form): { typed: TokenForm; choice: TokenChoice } {
   if (expiry !== '' && days === undefined) errors.push('Choose an expiry from the list.')
   return {
     typed: { full, scopes, expiresInDays: days, errors },
-    choice: { scopes: full ? undefined : (scopes as Scope[]), expiresInDays: days },
+    choice: { scopes: full ? undefined : (scopes), expiresInDays: days },
   }
 }
 
