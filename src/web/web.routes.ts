@@ -7,7 +7,7 @@ import { ApiError } from '../errors.js'
 import { MAX_ID } from '../http/schemas.js'
 import { acceptInvite, findAccount, findInvite, signIn, signOut, type Account } from '../modules/auth/accounts.service.js'
 import { PASSWORD_MAX_LENGTH } from '../modules/auth/passwords.js'
-import { isScope, type Scope } from '../modules/auth/scopes.js'
+import { isScope } from '../modules/auth/scopes.js'
 import {
   createOwnToken,
   findCompanyToken,
