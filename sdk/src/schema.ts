@@ -42,7 +42,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the users of your company (id ascending) */
+        /**
+         * List the users of your company (id ascending)
+         * @description Scope: `users:read`.
+         */
         get: operations["listUsers"];
         put?: never;
         post?: never;
@@ -59,7 +62,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Check an api_token: the user it acts for and its company */
+        /**
+         * Check an api_token: the user it acts for, its company, and the token's scopes, kind and expiry
+         * @description Any token may call it, whatever its scopes.
+         */
         get: operations["authorizeApi"];
         put?: never;
         post?: never;
@@ -81,12 +87,16 @@ export interface paths {
          * @description `search_term` matches a case-insensitive substring of the full name (first and last), the business or the email.
          *
          *     With `updated_since` (then `cursor`): the contacts changed at or after it, in (updated_at, id) order, deleted ones as `{id, deleted: true, deleted_at}`; `page`, `user_id` and `search_term` are refused.
+         *
+         *     Scope: `contacts:read` (or `contacts:write`).
          */
         get: operations["listContacts"];
         put?: never;
         /**
          * Create a contact (you are its owner)
          * @description `email` is unique among the live contacts of your company (case-insensitive). `user_id` is ignored: the owner is the caller.
+         *
+         *     Scope: `contacts:write`.
          */
         post: operations["createContact"];
         delete?: never;
@@ -102,15 +112,23 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A contact with its tags and custom fields */
+        /**
+         * A contact with its tags and custom fields
+         * @description Scope: `contacts:read` (or `contacts:write`).
+         */
         get: operations["getContact"];
         /**
          * Update a contact
          * @description `first_name`, `email` and `business` are required; an omitted optional field is left as it is, null clears it. `custom_fields` sets the named fields only; `tags` replaces the whole set.
+         *
+         *     Scope: `contacts:write`.
          */
         put: operations["updateContact"];
         post?: never;
-        /** Delete a contact: it is hidden from every read and its email is free again; its history is kept */
+        /**
+         * Delete a contact: it is hidden from every read and its email is free again; its history is kept
+         * @description Scope: `contacts:write`.
+         */
         delete: operations["deleteContact"];
         options?: never;
         head?: never;
@@ -129,6 +147,8 @@ export interface paths {
         /**
          * Create or update up to 100 contacts by email, in order; one result per contact
          * @description Each contact is matched by `email` (case-insensitive) among the live contacts of your company: a new email is created as `POST /contacts` does, a known one updated as `PUT /contacts/:id` does (an omitted `business` is left as it is). Contacts are applied in order (a second one with the same email updates what the first left) and each on its own: a bad one answers `{"status": 422, "error": {...}}` in its slot and the others are still saved. The whole request answers 422 only when `contacts` is not a list of 1 to 100 items. One request of the rate limit.
+         *
+         *     Scope: `contacts:write`.
          */
         post: operations["upsertContactsBatch"];
         delete?: never;
@@ -144,7 +164,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A contact's events, newest first */
+        /**
+         * A contact's events, newest first
+         * @description Scope: `contacts:read` (or `contacts:write`).
+         */
         get: operations["listContactEvents"];
         put?: never;
         post?: never;
@@ -161,7 +184,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The contact's business (its employer); 404 when it has none */
+        /**
+         * The contact's business (its employer); 404 when it has none
+         * @description Scope: `contacts:read` (or `contacts:write`).
+         */
         get: operations["getContactBusiness"];
         put?: never;
         post?: never;
@@ -178,12 +204,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the custom field definitions of your company (id ascending, not paged) */
+        /**
+         * List the custom field definitions of your company (id ascending, not paged)
+         * @description Scope: `custom_fields:read` (or `custom_fields:write`).
+         */
         get: operations["listCustomFields"];
         put?: never;
         /**
          * Define a custom field for contacts
          * @description `field` is unique in your company (case-insensitive). A `dropdown` needs at least one option.
+         *
+         *     Scope: `custom_fields:write`.
          */
         post: operations["createCustomField"];
         delete?: never;
@@ -203,10 +234,15 @@ export interface paths {
         /**
          * Change a custom field definition
          * @description Values already set on contacts are kept as they are.
+         *
+         *     Scope: `custom_fields:write`.
          */
         put: operations["updateCustomField"];
         post?: never;
-        /** Delete a custom field definition and its values on every contact */
+        /**
+         * Delete a custom field definition and its values on every contact
+         * @description Scope: `custom_fields:write`.
+         */
         delete: operations["deleteCustomField"];
         options?: never;
         head?: never;
@@ -220,12 +256,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the tags of your company (id ascending, not paged) */
+        /**
+         * List the tags of your company (id ascending, not paged)
+         * @description Scope: `tags:read` (or `tags:write`).
+         */
         get: operations["listTags"];
         put?: never;
         /**
          * Create a tag
          * @description `name` is unique in your company (case-insensitive); `color` is `#rgb` or `#rrggbb`.
+         *
+         *     Scope: `tags:write`.
          */
         post: operations["createTag"];
         delete?: never;
@@ -242,10 +283,16 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Rename or recolour a tag */
+        /**
+         * Rename or recolour a tag
+         * @description Scope: `tags:write`.
+         */
         put: operations["updateTag"];
         post?: never;
-        /** Delete a tag: it is taken off every contact (a tag_removed event on each) */
+        /**
+         * Delete a tag: it is taken off every contact (a tag_removed event on each)
+         * @description Scope: `tags:write`.
+         */
         delete: operations["deleteTag"];
         options?: never;
         head?: never;
@@ -262,6 +309,8 @@ export interface paths {
         /**
          * List flows (id ascending), optionally of one user or matching a name
          * @description `search_term` matches a case-insensitive substring of the flow name.
+         *
+         *     Scope: `flows:read` (or `flows:write`).
          */
         get: operations["listFlows"];
         put?: never;
@@ -283,6 +332,8 @@ export interface paths {
         /**
          * Add a contact to a flow: one task per step, due from today in your company time zone
          * @description Each task is due on today (company time zone) plus the step's day, assigned to the contact's owner. A contact already active in the flow, a deleted or unknown contact, or a paused flow: 422.
+         *
+         *     Scope: `flows:write`.
          */
         put: operations["addContactToFlow"];
         post?: never;
@@ -304,6 +355,8 @@ export interface paths {
          * @description "Today" is the current day in your company time zone: it decides `status` (today, overdue, future for open tasks) and the `status` filter, which selects open tasks only. Date bounds are inclusive; done dates are the finish day in the company time zone. `done` and `undone` together are refused.
          *
          *     With `updated_since` (then `cursor`): the tasks changed at or after it, in (updated_at, id) order; `page` and the filters are refused. `status` is as of the request: it changes with the day, not with `updated_at`.
+         *
+         *     Scope: `tasks:read` (or `tasks:write`).
          */
         get: operations["listTasks"];
         put?: never;
@@ -324,10 +377,15 @@ export interface paths {
         /**
          * List the leads of a user, or show one lead with id
          * @description With `id`: that lead (404 if it is not one of your company). Without: the leads created by `user_id`, a page at a time, id ascending; `page` and `user_id` are then required. With `updated_since` (then `cursor`): every lead of your company changed at or after it, in (updated_at, id) order; `id`, `page`, `user_id` and the link filters are refused.
+         *
+         *     Scope: `leads:read` (or `leads:write`).
          */
         get: operations["listLeads"];
         put?: never;
-        /** Create a lead (linked to the contact with the same email, if any) */
+        /**
+         * Create a lead (linked to the contact with the same email, if any)
+         * @description Scope: `leads:write`.
+         */
         post: operations["createLead"];
         delete?: never;
         options?: never;
@@ -342,7 +400,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Count the leads of a user */
+        /**
+         * Count the leads of a user
+         * @description Scope: `leads:read` (or `leads:write`).
+         */
         get: operations["countLeads"];
         put?: never;
         post?: never;
@@ -359,7 +420,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Show one lead */
+        /**
+         * Show one lead
+         * @description Scope: `leads:read` (or `leads:write`).
+         */
         get: operations["getLead"];
         put?: never;
         post?: never;
@@ -381,10 +445,15 @@ export interface paths {
          * @description With `id`: that transcription with its transcript. Without: the transcriptions of `user_id`, a page at a time, id ascending, each with `transcript_length` instead of the text; `page`, `user_id` and `company_id` are then required. A `company_id` other than yours: 404.
          *
          *     With `updated_since` (then `cursor`): every transcription of your company changed at or after it, in (updated_at, id) order, as list items; `id`, `page`, `user_id` and the task filters are refused.
+         *
+         *     Scope: `meet_transcriptions:read` (or `meet_transcriptions:write`).
          */
         get: operations["listMeetTranscriptions"];
         put?: never;
-        /** Start a transcription (status recording) */
+        /**
+         * Start a transcription (status recording)
+         * @description Scope: `meet_transcriptions:write`.
+         */
         post: operations["createMeetTranscription"];
         delete?: never;
         options?: never;
@@ -399,7 +468,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Count the transcriptions of a user */
+        /**
+         * Count the transcriptions of a user
+         * @description Scope: `meet_transcriptions:read` (or `meet_transcriptions:write`).
+         */
         get: operations["countMeetTranscriptions"];
         put?: never;
         post?: never;
@@ -416,7 +488,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Show one transcription, with its transcript */
+        /**
+         * Show one transcription, with its transcript
+         * @description Scope: `meet_transcriptions:read` (or `meet_transcriptions:write`).
+         */
         get: operations["getMeetTranscription"];
         put?: never;
         post?: never;
@@ -434,7 +509,10 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Stop a recording transcription (recording → stopped) */
+        /**
+         * Stop a recording transcription (recording → stopped)
+         * @description Scope: `meet_transcriptions:write`.
+         */
         put: operations["stopMeetTranscription"];
         post?: never;
         delete?: never;
@@ -454,6 +532,8 @@ export interface paths {
         /**
          * Attach the transcript (stopped or transcribed → transcribed; replaces an earlier one)
          * @description The body may be up to 10 MiB; the transcript has no other length limit.
+         *
+         *     Scope: `meet_transcriptions:write`.
          */
         put: operations["setMeetTranscript"];
         post?: never;
@@ -471,7 +551,10 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Link the transcription to a task (in any state; replaces an earlier link) */
+        /**
+         * Link the transcription to a task (in any state; replaces an earlier link)
+         * @description Scope: `meet_transcriptions:write`.
+         */
         put: operations["linkMeetTranscriptionToTask"];
         post?: never;
         delete?: never;
@@ -492,6 +575,8 @@ export interface paths {
          * @description Messages between the contact and its responsible users (one user with `user_id`). A contact outside your company or deleted: 404.
          *
          *     With `updated_since` (then `cursor`): the messages of all your live contacts changed at or after it, in (updated_at, id) order; `page`, `contact_id` and `user_id` are refused.
+         *
+         *     Scope: `whatsapp:read` (or `whatsapp:write`).
          */
         get: operations["listWhatsappMessages"];
         put?: never;
@@ -512,6 +597,8 @@ export interface paths {
         /**
          * List the WhatsApp conversations of a contact, latest message first
          * @description One chat per responsible user, with its message count and last message. A contact outside your company or deleted: 404.
+         *
+         *     Scope: `whatsapp:read` (or `whatsapp:write`).
          */
         get: operations["listWhatsappChats"];
         put?: never;
@@ -529,12 +616,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the webhook subscriptions of your company (id ascending) */
+        /**
+         * List the webhook subscriptions of your company (id ascending)
+         * @description Scope: `webhooks:read` (or `webhooks:write`).
+         */
         get: operations["listWebhooks"];
         put?: never;
         /**
          * Subscribe a URL to events; the answer holds the signing secret, shown only this once
-         * @description `url` must be https and resolve to public addresses only (unless the service runs with WEBHOOK_ALLOW_PRIVATE=true); `events` lists event types, or is `["*"]` for all. A company has at most 20 subscriptions (`state_refused` past that). Any user of the company may manage them.
+         * @description `url` must be https and resolve to public addresses only (unless the service runs with WEBHOOK_ALLOW_PRIVATE=true); `events` lists event types, or is `["*"]` for all. A company has at most 20 subscriptions (`state_refused` past that). Only admins manage them; every user of the company may read them.
+         *
+         *     Scope: `webhooks:write`. Admins only: a member's token answers 403 `forbidden_role`.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -550,15 +642,23 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Show a webhook subscription (without its secret) */
+        /**
+         * Show a webhook subscription (without its secret)
+         * @description Scope: `webhooks:read` (or `webhooks:write`).
+         */
         get: operations["getWebhook"];
         /**
          * Change a subscription: url, events, description; enabled=true re-enables a disabled one
          * @description Omitted fields are left unchanged; `description: null` clears it. Re-enabling clears `disabled_reason` and `disabled_at`.
+         *
+         *     Scope: `webhooks:write`. Admins only: a member's token answers 403 `forbidden_role`.
          */
         put: operations["updateWebhook"];
         post?: never;
-        /** Delete a subscription and its deliveries */
+        /**
+         * Delete a subscription and its deliveries
+         * @description Scope: `webhooks:write`. Admins only: a member's token answers 403 `forbidden_role`.
+         */
         delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
@@ -577,6 +677,8 @@ export interface paths {
         /**
          * Replace the signing secret; the old one keeps signing deliveries for 24 hours
          * @description The answer holds the new secret, shown only this once. Until `previous_secret_expires_at` every delivery carries a signature with each secret.
+         *
+         *     Scope: `webhooks:write`. Admins only: a member's token answers 403 `forbidden_role`.
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;
@@ -597,6 +699,8 @@ export interface paths {
         /**
          * Send a `ping` event to the subscription now; answers its delivery, to follow
          * @description The ping is delivered, signed and retried like any event: `{"type": "ping", "sequence": 0, "data": {"webhook_id": …}}`. It is not part of the event log. A disabled subscription: `state_refused`.
+         *
+         *     Scope: `webhooks:write`. Admins only: a member's token answers 403 `forbidden_role`.
          */
         post: operations["testWebhook"];
         delete?: never;
@@ -612,7 +716,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List a subscription's deliveries, newest first (kept 30 days) */
+        /**
+         * List a subscription's deliveries, newest first (kept 30 days)
+         * @description Scope: `webhooks:read` (or `webhooks:write`).
+         */
         get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
@@ -629,7 +736,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Show one delivery of a subscription */
+        /**
+         * Show one delivery of a subscription
+         * @description Scope: `webhooks:read` (or `webhooks:write`).
+         */
         get: operations["getWebhookDelivery"];
         put?: never;
         post?: never;
@@ -651,6 +761,8 @@ export interface paths {
         /**
          * Send a delivery again now, from the start of the retry schedule (a delivered one too: a replay)
          * @description The delivery becomes `pending`, due now, with `attempts` back at 0 and a new 3-day retry window. The event keeps its `webhook-id`, so a receiver that drops repeats will drop a replay too. A disabled subscription: `state_refused`.
+         *
+         *     Scope: `webhooks:write`. Admins only: a member's token answers 403 `forbidden_role`.
          */
         post: operations["retryWebhookDelivery"];
         delete?: never;
@@ -669,6 +781,8 @@ export interface paths {
         /**
          * Your company's event log, oldest first (id ascending), kept 30 days
          * @description Each item is exactly the body a webhook delivers. `type` filters by one type or a comma-separated list; `since` keeps events created at or after an instant; `after_id` keeps events after the one you processed last. To poll, ask for `after_id` = the last id you saw, `page=1`: ids are given as events are published after their change commits, increasing within your company in the order events appear here, so no event is skipped (`created_at` is the time of the request that made the change, which may commit later). Your company's committed events are published before the log is read.
+         *
+         *     Scope: `webhooks:read` (or `webhooks:write`).
          */
         get: operations["listEvents"];
         put?: never;
@@ -686,7 +800,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Show one event of your company */
+        /**
+         * Show one event of your company
+         * @description Scope: `webhooks:read` (or `webhooks:write`).
+         */
         get: operations["getEvent"];
         put?: never;
         post?: never;
@@ -728,7 +845,7 @@ export interface components {
                 /** @description for people; exactly as the contract words it */
                 message: string;
                 /**
-                 * @description the kind of error, stable; match this, not the message. Known codes: `bad_request`, `token_missing`, `token_invalid`, `not_found`, `request_timeout`, `payload_too_large`, `unsupported_media_type`, `validation_failed`, `state_refused`, `rate_limited`, `header_too_large`, `internal_error`, `service_unavailable`, `idempotency_key_in_use`, `idempotency_key_reused` (new ones may be added; docs/api-conventions.md lists them)
+                 * @description the kind of error, stable; match this, not the message. Known codes: `bad_request`, `token_missing`, `token_invalid`, `token_expired`, `insufficient_scope`, `forbidden_role`, `not_found`, `request_timeout`, `payload_too_large`, `unsupported_media_type`, `validation_failed`, `state_refused`, `rate_limited`, `header_too_large`, `internal_error`, `service_unavailable`, `idempotency_key_in_use`, `idempotency_key_reused` (new ones may be added; docs/api-conventions.md lists them)
                  * @example validation_failed
                  */
                 code: string;
@@ -814,10 +931,39 @@ export interface components {
             /** @description IANA time zone: decides "today" for tasks */
             timezone: string;
         };
-        /** @description The user a token acts for, and its company */
+        /**
+         * @description The token of the request: its scopes, kind and expiry
+         * @example {
+         *       "scopes": [
+         *         "contacts:read",
+         *         "tasks:write"
+         *       ],
+         *       "kind": "personal",
+         *       "expires_at": "2027-02-20T10:00:00.000Z",
+         *       "app": null
+         *     }
+         */
+        Token: {
+            /** @description What the token may do (docs/access-control.md); `["*"]`: full access, every operation its user may call */
+            scopes: string[];
+            /** @description `personal`: an api token made by its user or an admin; `oauth`: an access token granted to a third-party app */
+            kind: "personal" | "oauth";
+            /**
+             * Format: date-time
+             * @description When the token stops working (401 `token_expired`); null: never
+             */
+            expires_at: string | null;
+            /** @description The app an OAuth token was granted to; null for a personal token */
+            app: {
+                id: number;
+                name: string;
+            } | null;
+        };
+        /** @description The user a token acts for, its company, and what the token may do */
         Authorization: {
             user: components["schemas"]["User"];
             company: components["schemas"]["Company"];
+            token: components["schemas"]["Token"];
         };
         /**
          * @description Where an `updated_since` walk stands. Records changed in the last few seconds wait for a later page, so a walk never skips one that commits late; there is no total
@@ -1009,7 +1155,7 @@ export interface components {
                 /** @description for people; exactly as the contract words it */
                 message: string;
                 /**
-                 * @description the kind of error, stable; match this, not the message. Known codes: `bad_request`, `token_missing`, `token_invalid`, `not_found`, `request_timeout`, `payload_too_large`, `unsupported_media_type`, `validation_failed`, `state_refused`, `rate_limited`, `header_too_large`, `internal_error`, `service_unavailable`, `idempotency_key_in_use`, `idempotency_key_reused` (new ones may be added; docs/api-conventions.md lists them)
+                 * @description the kind of error, stable; match this, not the message. Known codes: `bad_request`, `token_missing`, `token_invalid`, `token_expired`, `insufficient_scope`, `forbidden_role`, `not_found`, `request_timeout`, `payload_too_large`, `unsupported_media_type`, `validation_failed`, `state_refused`, `rate_limited`, `header_too_large`, `internal_error`, `service_unavailable`, `idempotency_key_in_use`, `idempotency_key_reused` (new ones may be added; docs/api-conventions.md lists them)
                  * @example validation_failed
                  */
                 code: string;
@@ -2109,6 +2255,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2150,6 +2298,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2194,6 +2344,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description URLs (paths with query) of the `first` and `last` pages always, `prev` and `next` where such a page exists */
                     Link?: string;
                     [name: string]: unknown;
@@ -2202,11 +2354,30 @@ export interface operations {
                     "application/json": components["schemas"]["UserPage"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `users:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2224,6 +2395,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2241,6 +2414,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -2284,7 +2459,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The user a token acts for, and its company */
+            /** @description The user a token acts for, its company, and what the token may do */
             200: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
@@ -2295,13 +2470,15 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Authorization"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
@@ -2323,6 +2500,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2340,6 +2519,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -2406,6 +2587,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description URLs (paths with query) of the `first` and `last` pages always, `prev` and `next` where such a page exists */
                     Link?: string;
                     [name: string]: unknown;
@@ -2414,11 +2597,30 @@ export interface operations {
                     "application/json": components["schemas"]["ContactPage"] | components["schemas"]["ContactSyncPage"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `contacts:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2436,6 +2638,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2453,6 +2657,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -2622,6 +2828,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description The path of the new record */
                     Location?: string;
                     /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
@@ -2643,17 +2851,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `contacts:write` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2671,6 +2900,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -2690,6 +2921,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2707,6 +2940,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2724,6 +2959,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2741,6 +2978,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -2797,17 +3036,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Contact"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `contacts:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2825,6 +3085,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2842,6 +3104,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2859,6 +3123,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3016,6 +3282,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
@@ -3035,17 +3303,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `contacts:write` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3063,6 +3352,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3080,6 +3371,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3099,6 +3392,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3116,6 +3411,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3133,6 +3430,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3150,6 +3449,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3206,15 +3507,36 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `contacts:write` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3232,6 +3554,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3249,6 +3573,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3266,6 +3592,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3331,6 +3659,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
@@ -3350,17 +3680,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `contacts:write` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3378,6 +3729,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3397,6 +3750,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3414,6 +3769,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3431,6 +3788,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3448,6 +3807,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3507,6 +3868,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description URLs (paths with query) of the `first` and `last` pages always, `prev` and `next` where such a page exists */
                     Link?: string;
                     [name: string]: unknown;
@@ -3515,11 +3878,30 @@ export interface operations {
                     "application/json": components["schemas"]["ContactEventPage"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `contacts:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3537,6 +3919,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3554,6 +3938,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3571,6 +3957,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3627,17 +4015,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Business"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `contacts:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3655,6 +4064,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3672,6 +4083,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3689,6 +4102,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3743,17 +4158,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CustomFieldList"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `custom_fields:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3771,6 +4207,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3788,6 +4226,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3909,6 +4349,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description The path of the new record */
                     Location?: string;
                     /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
@@ -3930,17 +4372,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `custom_fields:write` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3958,6 +4421,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3977,6 +4442,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3994,6 +4461,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4011,6 +4480,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4028,6 +4499,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4151,6 +4624,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
@@ -4170,17 +4645,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `custom_fields:write` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4198,6 +4694,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4215,6 +4713,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4234,6 +4734,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4251,6 +4753,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4268,6 +4772,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4285,6 +4791,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4341,15 +4849,36 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `custom_fields:write` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4367,6 +4896,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4384,6 +4915,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4401,6 +4934,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4455,17 +4990,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TagList"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `tags:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4483,6 +5039,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4500,6 +5058,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4585,6 +5145,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description The path of the new record */
                     Location?: string;
                     /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
@@ -4606,17 +5168,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `tags:write` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4634,6 +5217,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4653,6 +5238,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4670,6 +5257,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4687,6 +5276,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4704,6 +5295,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4791,6 +5384,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
@@ -4810,17 +5405,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `tags:write` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4838,6 +5454,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4855,6 +5473,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4874,6 +5494,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4891,6 +5513,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4908,6 +5532,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4925,6 +5551,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4981,15 +5609,36 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `tags:write` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5007,6 +5656,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5024,6 +5675,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5041,6 +5694,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -5102,6 +5757,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description URLs (paths with query) of the `first` and `last` pages always, `prev` and `next` where such a page exists */
                     Link?: string;
                     [name: string]: unknown;
@@ -5110,11 +5767,30 @@ export interface operations {
                     "application/json": components["schemas"]["FlowPage"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `flows:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5132,6 +5808,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5149,6 +5827,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -5230,6 +5910,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
@@ -5249,17 +5931,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `flows:write` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5277,6 +5980,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5294,6 +5999,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -5313,6 +6020,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5330,6 +6039,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5347,6 +6058,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5364,6 +6077,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -5447,6 +6162,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description URLs (paths with query) of the `first` and `last` pages always, `prev` and `next` where such a page exists */
                     Link?: string;
                     [name: string]: unknown;
@@ -5455,11 +6172,30 @@ export interface operations {
                     "application/json": components["schemas"]["TaskPage"] | components["schemas"]["TaskSyncPage"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `tasks:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5477,6 +6213,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5494,6 +6232,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -5561,6 +6301,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description URLs (paths with query) of the `first` and `last` pages always, `prev` and `next` where such a page exists */
                     Link?: string;
                     [name: string]: unknown;
@@ -5569,11 +6311,30 @@ export interface operations {
                     "application/json": components["schemas"]["Lead"] | components["schemas"]["LeadPage"] | components["schemas"]["LeadSyncPage"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `leads:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5591,6 +6352,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5608,6 +6371,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5625,6 +6390,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -5752,6 +6519,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description The path of the new record */
                     Location?: string;
                     /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
@@ -5773,17 +6542,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `leads:write` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5801,6 +6591,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -5820,6 +6612,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5837,6 +6631,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5854,6 +6650,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5871,6 +6669,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -5931,17 +6731,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Count"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `leads:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5959,6 +6780,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5976,6 +6799,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -6032,17 +6857,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Lead"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `leads:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6060,6 +6906,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6077,6 +6925,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6094,6 +6944,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -6162,6 +7014,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description URLs (paths with query) of the `first` and `last` pages always, `prev` and `next` where such a page exists */
                     Link?: string;
                     [name: string]: unknown;
@@ -6170,11 +7024,30 @@ export interface operations {
                     "application/json": components["schemas"]["MeetTranscription"] | components["schemas"]["MeetTranscriptionPage"] | components["schemas"]["MeetTranscriptionSyncPage"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `meet_transcriptions:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6192,6 +7065,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6209,6 +7084,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6226,6 +7103,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -6313,6 +7192,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description The path of the new record */
                     Location?: string;
                     /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
@@ -6334,17 +7215,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `meet_transcriptions:write` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6362,6 +7264,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -6381,6 +7285,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6398,6 +7304,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6415,6 +7323,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6432,6 +7342,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -6493,17 +7405,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Count"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `meet_transcriptions:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6521,6 +7454,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6538,6 +7473,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6555,6 +7492,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -6611,17 +7550,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["MeetTranscription"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `meet_transcriptions:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6639,6 +7599,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6656,6 +7618,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6673,6 +7637,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -6762,6 +7728,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
@@ -6781,17 +7749,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `meet_transcriptions:write` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6809,6 +7798,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6826,6 +7817,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -6845,6 +7838,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6862,6 +7857,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6879,6 +7876,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6896,6 +7895,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -6977,6 +7978,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
@@ -6996,17 +7999,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `meet_transcriptions:write` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7024,6 +8048,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7041,6 +8067,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -7060,6 +8088,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7077,6 +8107,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7094,6 +8126,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7111,6 +8145,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -7192,6 +8228,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
@@ -7211,17 +8249,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `meet_transcriptions:write` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7239,6 +8298,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7256,6 +8317,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -7275,6 +8338,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7292,6 +8357,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7309,6 +8376,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7326,6 +8395,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -7392,6 +8463,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description URLs (paths with query) of the `first` and `last` pages always, `prev` and `next` where such a page exists */
                     Link?: string;
                     [name: string]: unknown;
@@ -7400,11 +8473,30 @@ export interface operations {
                     "application/json": components["schemas"]["WhatsappMessagePage"] | components["schemas"]["WhatsappMessageSyncPage"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `whatsapp:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7422,6 +8514,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7439,6 +8533,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7456,6 +8552,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -7517,6 +8615,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description URLs (paths with query) of the `first` and `last` pages always, `prev` and `next` where such a page exists */
                     Link?: string;
                     [name: string]: unknown;
@@ -7525,11 +8625,30 @@ export interface operations {
                     "application/json": components["schemas"]["WhatsappChatPage"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `whatsapp:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7547,6 +8666,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7564,6 +8685,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7581,6 +8704,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -7638,6 +8763,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description URLs (paths with query) of the `first` and `last` pages always, `prev` and `next` where such a page exists */
                     Link?: string;
                     [name: string]: unknown;
@@ -7646,11 +8773,30 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookSubscriptionPage"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `webhooks:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7668,6 +8814,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7685,6 +8833,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -7782,6 +8932,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description The path of the new record */
                     Location?: string;
                     /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
@@ -7803,17 +8955,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `webhooks:write` (`insufficient_scope`), or its user is a member: only admins may call this operation (`forbidden_role`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7831,6 +9004,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -7850,6 +9025,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7867,6 +9044,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7884,6 +9063,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7901,6 +9082,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -7957,17 +9140,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookSubscription"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `webhooks:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7985,6 +9189,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8002,6 +9208,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8019,6 +9227,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -8102,6 +9312,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
@@ -8121,17 +9333,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `webhooks:write` (`insufficient_scope`), or its user is a member: only admins may call this operation (`forbidden_role`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8149,6 +9382,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8166,6 +9401,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -8185,6 +9422,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8202,6 +9441,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8219,6 +9460,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8236,6 +9479,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -8292,15 +9537,36 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `webhooks:write` (`insufficient_scope`), or its user is a member: only admins may call this operation (`forbidden_role`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8318,6 +9584,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8335,6 +9603,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8352,6 +9622,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -8419,6 +9691,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
@@ -8438,17 +9712,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `webhooks:write` (`insufficient_scope`), or its user is a member: only admins may call this operation (`forbidden_role`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8466,6 +9761,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8483,6 +9780,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -8502,6 +9801,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8519,6 +9820,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8536,6 +9839,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8553,6 +9858,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -8620,6 +9927,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
@@ -8639,17 +9948,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `webhooks:write` (`insufficient_scope`), or its user is a member: only admins may call this operation (`forbidden_role`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8667,6 +9997,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8684,6 +10016,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -8703,6 +10037,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8720,6 +10056,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8737,6 +10075,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8754,6 +10094,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -8813,6 +10155,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description URLs (paths with query) of the `first` and `last` pages always, `prev` and `next` where such a page exists */
                     Link?: string;
                     [name: string]: unknown;
@@ -8821,11 +10165,30 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveryPage"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `webhooks:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8843,6 +10206,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8860,6 +10225,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8877,6 +10244,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -8934,17 +10303,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `webhooks:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8962,6 +10352,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8979,6 +10371,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8996,6 +10390,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -9064,6 +10460,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
@@ -9083,17 +10481,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `webhooks:write` (`insufficient_scope`), or its user is a member: only admins may call this operation (`forbidden_role`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9111,6 +10530,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9128,6 +10549,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -9147,6 +10570,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9164,6 +10589,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9181,6 +10608,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9198,6 +10627,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -9261,6 +10692,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description URLs (paths with query) of the `first` and `last` pages always, `prev` and `next` where such a page exists */
                     Link?: string;
                     [name: string]: unknown;
@@ -9269,11 +10702,30 @@ export interface operations {
                     "application/json": components["schemas"]["EventPage"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `webhooks:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9291,6 +10743,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9308,6 +10762,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -9364,17 +10820,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Event"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `webhooks:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9392,6 +10869,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9409,6 +10888,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9426,6 +10907,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
