@@ -61,10 +61,12 @@ for (const backend of backends()) {
       return { method, url, ...(method === 'POST' || method === 'PUT' ? { payload: {} } : {}) }
     }
 
-    test('the admin-only operations are exactly the webhook writes', () => {
-      const admin = t.app.accessTable.filter((r) => r.role === 'admin').map((r) => r.operationId).sort()
-      assert.deepEqual(admin, ['createWebhook', 'deleteWebhook', 'retryWebhookDelivery', 'rotateWebhookSecret', 'testWebhook', 'updateWebhook'])
-      for (const rule of t.app.accessTable) assert.equal(rule.role === 'admin', rule.scope === 'webhooks:write', rule.operationId)
+    test('the admin-only operations are exactly the webhook writes (and the audit log)', () => {
+      const webhooks = t.app.accessTable.filter((r) => r.role === 'admin' && r.scope === 'webhooks:write').map((r) => r.operationId).sort()
+      assert.deepEqual(webhooks, ['createWebhook', 'deleteWebhook', 'retryWebhookDelivery', 'rotateWebhookSecret', 'testWebhook', 'updateWebhook'])
+      for (const rule of t.app.accessTable) {
+        assert.equal(rule.role === 'admin', rule.scope === 'webhooks:write' || rule.scope === 'audit:read', rule.operationId)
+      }
     })
 
     // Refusals first (they must change nothing), then what is allowed (which may change things).
