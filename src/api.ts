@@ -20,7 +20,7 @@ import {
 } from './modules/meet-transcriptions/meet-transcriptions.schemas.js'
 import { Tag, TagsList } from './modules/tags/tags.schemas.js'
 import { Task, TasksPage, TasksSyncPage } from './modules/tasks/tasks.schemas.js'
-import { AuthorizeResponse, Company, User, UsersPage } from './modules/users/users.schemas.js'
+import { AuthorizeResponse, Company, TokenInfo, User, UsersPage } from './modules/users/users.schemas.js'
 import {
   Event,
   EventsPage,
@@ -37,6 +37,7 @@ import {
   WhatsappMessagesPage,
   WhatsappMessagesSyncPage,
 } from './modules/whatsapp/whatsapp.schemas.js'
+import access, { type AccessRule } from './plugins/access.js'
 import auth from './plugins/auth.js'
 import idempotency from './plugins/idempotency.js'
 import type { RateLimiter } from './rate-limit/limiter.js'
@@ -60,6 +61,7 @@ export const componentSchemas = [
   User,
   UsersPage,
   Company,
+  TokenInfo,
   AuthorizeResponse,
   SyncMeta,
   Contact,
@@ -111,7 +113,7 @@ export const componentSchemas = [
 
 const ERROR_REF = { $ref: 'Error#' }
 
-const api: FastifyPluginAsync<{ limiter: RateLimiter }> = async (app, { limiter }) => {
+const api: FastifyPluginAsync<{ limiter: RateLimiter; accessTable: AccessRule[] }> = async (app, { limiter, accessTable }) => {
   // Every operation can answer with the contract's error body: declared once, here, so
   // Fastify serializes it fast. The OpenAPI document lists each status an operation can
   // answer instead of these ranges (plugins/docs.ts).
@@ -122,6 +124,7 @@ const api: FastifyPluginAsync<{ limiter: RateLimiter }> = async (app, { limiter 
     }
   })
   await app.register(auth, { limiter })
+  await app.register(access, { table: accessTable }) // right after auth: a refused request runs nothing else
   await app.register(idempotency) // after auth: keys are per token, and a replay is still a request
   for (const routes of resourceRoutes) await app.register(routes)
 }

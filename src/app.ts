@@ -132,7 +132,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}) {
   await app.register(docs)
   await app.register(drain)
   await app.register(health)
-  await app.register(api, { prefix: '/api', limiter })
+  app.decorate('accessTable', [])
+  await app.register(api, { prefix: '/api', limiter, accessTable: app.accessTable })
   await app.register(web, { config })
   await app.register(webhookWorker, {
     enabled: deps.webhookWorker !== undefined && deps.webhookWorker !== false,

@@ -27,6 +27,8 @@ export type ErrorCode =
   | 'bad_request'
   | 'token_missing'
   | 'token_invalid'
+  | 'token_expired'
+  | 'insufficient_scope'
   | 'forbidden_role'
   | 'not_found'
   | 'request_timeout'
@@ -79,6 +81,14 @@ export const refused = (details: ErrorDetails) => new ApiError(422, MESSAGES[422
 
 export const missingToken = () => new ApiError(401, 'Missing api_token', undefined, 'token_missing')
 export const invalidToken = () => new ApiError(401, 'Invalid api_token', undefined, 'token_invalid')
+export const expiredToken = () => new ApiError(401, 'Expired api_token', undefined, 'token_expired')
+
+/** 403: the token lacks the operation's scope; `details.scope` names it (docs/access-control.md). */
+export const insufficientScope = (scope: string) =>
+  new ApiError(403, `This api_token lacks the scope ${scope}`, { scope: [scope] }, 'insufficient_scope')
+
+/** 403: the operation is an admin's, and the token's user is a member. */
+export const forbiddenRole = () => new ApiError(403, 'Only an admin of the company may do this', undefined, 'forbidden_role')
 
 // One stable code per detail message (contract section 5: `detail_codes`). Messages may
 // carry a prefix naming a sub-field (`Size is invalid`, `field can't be blank` under
@@ -112,6 +122,7 @@ const DETAIL_CODES: [RegExp, string][] = [
   [/^is (recording|stopped|transcribed): /, 'invalid_state'],
   [/^flow is paused$/, 'invalid_state'],
   [/is invalid$/, 'invalid'],
+  [/^[a-z_]+:(read|write)$/, 'missing_scope'], // details.scope of insufficient_scope
 ]
 
 /** The stable code of one detail message; `invalid` for a message no rule knows. */

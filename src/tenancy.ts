@@ -1,6 +1,8 @@
 // Tenancy by construction: repository functions take a CompanyId, and a CompanyId only
 // comes from an authenticated caller (or the admin command line naming a company it
 // checked), so no query can be written without the caller's company.
+import type { Scope } from './modules/auth/scopes.js'
+
 declare const companyBrand: unique symbol
 export type CompanyId = number & { readonly [companyBrand]: true }
 
@@ -14,4 +16,20 @@ export interface Caller {
   readonly companyId: CompanyId
   /** IANA zone of the company: "today" for tasks and done dates. */
   readonly timezone: string
+  /** The user's role: admins manage the company's webhooks (docs/access-control.md). */
+  readonly role: 'admin' | 'member'
+  /** What the token may do; looked up with the token, so checking it costs no query. */
+  readonly access: TokenAccess
+}
+
+/** A token's kind, scopes and expiry, as authorize_api shows them. */
+export interface TokenAccess {
+  readonly kind: 'personal' | 'oauth'
+  /** The scopes chosen for the token; null: full access (every scope, today's behaviour). */
+  readonly scopes: readonly Scope[] | null
+  /** `scopes` with the read scope of each write scope added; null: full access. */
+  readonly grants: ReadonlySet<Scope> | null
+  readonly expiresAt: Date | null
+  /** The third-party app an OAuth token was granted to; null for a personal token. */
+  readonly app: { readonly id: number; readonly name: string } | null
 }

@@ -31,7 +31,8 @@ describe('API reference', () => {
     const users = doc.paths['/api/v1/users'].get
     assert.ok(users.parameters.some((p: { name: string; in: string; required: boolean }) => p.name === 'page' && p.in === 'query' && p.required))
     assert.ok(users.responses['200'])
-    assert.deepEqual(Object.keys(users.responses), ['200', '401', '422', '429', '500', '503'])
+    assert.deepEqual(Object.keys(users.responses), ['200', '401', '403', '422', '429', '500', '503'])
+    assert.deepEqual(users.security, [{ bearerToken: ['users:read'] }, { queryToken: ['users:read'] }])
     assert.ok(doc.paths['/api/v1/users/authorize_api'].get)
     assert.ok(doc.components.schemas.Error)
     assert.deepEqual(doc.paths['/healthz'].get.security, [])

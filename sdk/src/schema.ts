@@ -42,7 +42,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the users of your company (id ascending) */
+        /**
+         * List the users of your company (id ascending)
+         * @description Scope: `users:read`.
+         */
         get: operations["listUsers"];
         put?: never;
         post?: never;
@@ -59,7 +62,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Check an api_token: the user it acts for and its company */
+        /**
+         * Check an api_token: the user it acts for, its company, and the token's scopes, kind and expiry
+         * @description Any token may call it, whatever its scopes.
+         */
         get: operations["authorizeApi"];
         put?: never;
         post?: never;
@@ -81,12 +87,16 @@ export interface paths {
          * @description `search_term` matches a case-insensitive substring of the full name (first and last), the business or the email.
          *
          *     With `updated_since` (then `cursor`): the contacts changed at or after it, in (updated_at, id) order, deleted ones as `{id, deleted: true, deleted_at}`; `page`, `user_id` and `search_term` are refused.
+         *
+         *     Scope: `contacts:read` (or `contacts:write`).
          */
         get: operations["listContacts"];
         put?: never;
         /**
          * Create a contact (you are its owner)
          * @description `email` is unique among the live contacts of your company (case-insensitive). `user_id` is ignored: the owner is the caller.
+         *
+         *     Scope: `contacts:write`.
          */
         post: operations["createContact"];
         delete?: never;
@@ -102,15 +112,23 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A contact with its tags and custom fields */
+        /**
+         * A contact with its tags and custom fields
+         * @description Scope: `contacts:read` (or `contacts:write`).
+         */
         get: operations["getContact"];
         /**
          * Update a contact
          * @description `first_name`, `email` and `business` are required; an omitted optional field is left as it is, null clears it. `custom_fields` sets the named fields only; `tags` replaces the whole set.
+         *
+         *     Scope: `contacts:write`.
          */
         put: operations["updateContact"];
         post?: never;
-        /** Delete a contact: it is hidden from every read and its email is free again; its history is kept */
+        /**
+         * Delete a contact: it is hidden from every read and its email is free again; its history is kept
+         * @description Scope: `contacts:write`.
+         */
         delete: operations["deleteContact"];
         options?: never;
         head?: never;
@@ -129,6 +147,8 @@ export interface paths {
         /**
          * Create or update up to 100 contacts by email, in order; one result per contact
          * @description Each contact is matched by `email` (case-insensitive) among the live contacts of your company: a new email is created as `POST /contacts` does, a known one updated as `PUT /contacts/:id` does (an omitted `business` is left as it is). Contacts are applied in order (a second one with the same email updates what the first left) and each on its own: a bad one answers `{"status": 422, "error": {...}}` in its slot and the others are still saved. The whole request answers 422 only when `contacts` is not a list of 1 to 100 items. One request of the rate limit.
+         *
+         *     Scope: `contacts:write`.
          */
         post: operations["upsertContactsBatch"];
         delete?: never;
@@ -144,7 +164,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A contact's events, newest first */
+        /**
+         * A contact's events, newest first
+         * @description Scope: `contacts:read` (or `contacts:write`).
+         */
         get: operations["listContactEvents"];
         put?: never;
         post?: never;
@@ -161,7 +184,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The contact's business (its employer); 404 when it has none */
+        /**
+         * The contact's business (its employer); 404 when it has none
+         * @description Scope: `contacts:read` (or `contacts:write`).
+         */
         get: operations["getContactBusiness"];
         put?: never;
         post?: never;
@@ -178,12 +204,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the custom field definitions of your company (id ascending, not paged) */
+        /**
+         * List the custom field definitions of your company (id ascending, not paged)
+         * @description Scope: `custom_fields:read` (or `custom_fields:write`).
+         */
         get: operations["listCustomFields"];
         put?: never;
         /**
          * Define a custom field for contacts
          * @description `field` is unique in your company (case-insensitive). A `dropdown` needs at least one option.
+         *
+         *     Scope: `custom_fields:write`.
          */
         post: operations["createCustomField"];
         delete?: never;
@@ -203,10 +234,15 @@ export interface paths {
         /**
          * Change a custom field definition
          * @description Values already set on contacts are kept as they are.
+         *
+         *     Scope: `custom_fields:write`.
          */
         put: operations["updateCustomField"];
         post?: never;
-        /** Delete a custom field definition and its values on every contact */
+        /**
+         * Delete a custom field definition and its values on every contact
+         * @description Scope: `custom_fields:write`.
+         */
         delete: operations["deleteCustomField"];
         options?: never;
         head?: never;
@@ -220,12 +256,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the tags of your company (id ascending, not paged) */
+        /**
+         * List the tags of your company (id ascending, not paged)
+         * @description Scope: `tags:read` (or `tags:write`).
+         */
         get: operations["listTags"];
         put?: never;
         /**
          * Create a tag
          * @description `name` is unique in your company (case-insensitive); `color` is `#rgb` or `#rrggbb`.
+         *
+         *     Scope: `tags:write`.
          */
         post: operations["createTag"];
         delete?: never;
@@ -242,10 +283,16 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Rename or recolour a tag */
+        /**
+         * Rename or recolour a tag
+         * @description Scope: `tags:write`.
+         */
         put: operations["updateTag"];
         post?: never;
-        /** Delete a tag: it is taken off every contact (a tag_removed event on each) */
+        /**
+         * Delete a tag: it is taken off every contact (a tag_removed event on each)
+         * @description Scope: `tags:write`.
+         */
         delete: operations["deleteTag"];
         options?: never;
         head?: never;
@@ -262,6 +309,8 @@ export interface paths {
         /**
          * List flows (id ascending), optionally of one user or matching a name
          * @description `search_term` matches a case-insensitive substring of the flow name.
+         *
+         *     Scope: `flows:read` (or `flows:write`).
          */
         get: operations["listFlows"];
         put?: never;
@@ -283,6 +332,8 @@ export interface paths {
         /**
          * Add a contact to a flow: one task per step, due from today in your company time zone
          * @description Each task is due on today (company time zone) plus the step's day, assigned to the contact's owner. A contact already active in the flow, a deleted or unknown contact, or a paused flow: 422.
+         *
+         *     Scope: `flows:write`.
          */
         put: operations["addContactToFlow"];
         post?: never;
@@ -304,6 +355,8 @@ export interface paths {
          * @description "Today" is the current day in your company time zone: it decides `status` (today, overdue, future for open tasks) and the `status` filter, which selects open tasks only. Date bounds are inclusive; done dates are the finish day in the company time zone. `done` and `undone` together are refused.
          *
          *     With `updated_since` (then `cursor`): the tasks changed at or after it, in (updated_at, id) order; `page` and the filters are refused. `status` is as of the request: it changes with the day, not with `updated_at`.
+         *
+         *     Scope: `tasks:read` (or `tasks:write`).
          */
         get: operations["listTasks"];
         put?: never;
@@ -324,10 +377,15 @@ export interface paths {
         /**
          * List the leads of a user, or show one lead with id
          * @description With `id`: that lead (404 if it is not one of your company). Without: the leads created by `user_id`, a page at a time, id ascending; `page` and `user_id` are then required. With `updated_since` (then `cursor`): every lead of your company changed at or after it, in (updated_at, id) order; `id`, `page`, `user_id` and the link filters are refused.
+         *
+         *     Scope: `leads:read` (or `leads:write`).
          */
         get: operations["listLeads"];
         put?: never;
-        /** Create a lead (linked to the contact with the same email, if any) */
+        /**
+         * Create a lead (linked to the contact with the same email, if any)
+         * @description Scope: `leads:write`.
+         */
         post: operations["createLead"];
         delete?: never;
         options?: never;
@@ -342,7 +400,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Count the leads of a user */
+        /**
+         * Count the leads of a user
+         * @description Scope: `leads:read` (or `leads:write`).
+         */
         get: operations["countLeads"];
         put?: never;
         post?: never;
@@ -359,7 +420,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Show one lead */
+        /**
+         * Show one lead
+         * @description Scope: `leads:read` (or `leads:write`).
+         */
         get: operations["getLead"];
         put?: never;
         post?: never;
@@ -381,10 +445,15 @@ export interface paths {
          * @description With `id`: that transcription with its transcript. Without: the transcriptions of `user_id`, a page at a time, id ascending, each with `transcript_length` instead of the text; `page`, `user_id` and `company_id` are then required. A `company_id` other than yours: 404.
          *
          *     With `updated_since` (then `cursor`): every transcription of your company changed at or after it, in (updated_at, id) order, as list items; `id`, `page`, `user_id` and the task filters are refused.
+         *
+         *     Scope: `meet_transcriptions:read` (or `meet_transcriptions:write`).
          */
         get: operations["listMeetTranscriptions"];
         put?: never;
-        /** Start a transcription (status recording) */
+        /**
+         * Start a transcription (status recording)
+         * @description Scope: `meet_transcriptions:write`.
+         */
         post: operations["createMeetTranscription"];
         delete?: never;
         options?: never;
@@ -399,7 +468,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Count the transcriptions of a user */
+        /**
+         * Count the transcriptions of a user
+         * @description Scope: `meet_transcriptions:read` (or `meet_transcriptions:write`).
+         */
         get: operations["countMeetTranscriptions"];
         put?: never;
         post?: never;
@@ -416,7 +488,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Show one transcription, with its transcript */
+        /**
+         * Show one transcription, with its transcript
+         * @description Scope: `meet_transcriptions:read` (or `meet_transcriptions:write`).
+         */
         get: operations["getMeetTranscription"];
         put?: never;
         post?: never;
@@ -434,7 +509,10 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Stop a recording transcription (recording → stopped) */
+        /**
+         * Stop a recording transcription (recording → stopped)
+         * @description Scope: `meet_transcriptions:write`.
+         */
         put: operations["stopMeetTranscription"];
         post?: never;
         delete?: never;
@@ -454,6 +532,8 @@ export interface paths {
         /**
          * Attach the transcript (stopped or transcribed → transcribed; replaces an earlier one)
          * @description The body may be up to 10 MiB; the transcript has no other length limit.
+         *
+         *     Scope: `meet_transcriptions:write`.
          */
         put: operations["setMeetTranscript"];
         post?: never;
@@ -471,7 +551,10 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Link the transcription to a task (in any state; replaces an earlier link) */
+        /**
+         * Link the transcription to a task (in any state; replaces an earlier link)
+         * @description Scope: `meet_transcriptions:write`.
+         */
         put: operations["linkMeetTranscriptionToTask"];
         post?: never;
         delete?: never;
@@ -492,6 +575,8 @@ export interface paths {
          * @description Messages between the contact and its responsible users (one user with `user_id`). A contact outside your company or deleted: 404.
          *
          *     With `updated_since` (then `cursor`): the messages of all your live contacts changed at or after it, in (updated_at, id) order; `page`, `contact_id` and `user_id` are refused.
+         *
+         *     Scope: `whatsapp:read` (or `whatsapp:write`).
          */
         get: operations["listWhatsappMessages"];
         put?: never;
@@ -512,6 +597,8 @@ export interface paths {
         /**
          * List the WhatsApp conversations of a contact, latest message first
          * @description One chat per responsible user, with its message count and last message. A contact outside your company or deleted: 404.
+         *
+         *     Scope: `whatsapp:read` (or `whatsapp:write`).
          */
         get: operations["listWhatsappChats"];
         put?: never;
@@ -529,12 +616,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the webhook subscriptions of your company (id ascending) */
+        /**
+         * List the webhook subscriptions of your company (id ascending)
+         * @description Scope: `webhooks:read` (or `webhooks:write`).
+         */
         get: operations["listWebhooks"];
         put?: never;
         /**
          * Subscribe a URL to events; the answer holds the signing secret, shown only this once
-         * @description `url` must be https and resolve to public addresses only (unless the service runs with WEBHOOK_ALLOW_PRIVATE=true); `events` lists event types, or is `["*"]` for all. A company has at most 20 subscriptions (`state_refused` past that). Any user of the company may manage them.
+         * @description `url` must be https and resolve to public addresses only (unless the service runs with WEBHOOK_ALLOW_PRIVATE=true); `events` lists event types, or is `["*"]` for all. A company has at most 20 subscriptions (`state_refused` past that). Only admins manage them; every user of the company may read them.
+         *
+         *     Scope: `webhooks:write`. Admins only: a member's token answers 403 `forbidden_role`.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -550,15 +642,23 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Show a webhook subscription (without its secret) */
+        /**
+         * Show a webhook subscription (without its secret)
+         * @description Scope: `webhooks:read` (or `webhooks:write`).
+         */
         get: operations["getWebhook"];
         /**
          * Change a subscription: url, events, description; enabled=true re-enables a disabled one
          * @description Omitted fields are left unchanged; `description: null` clears it. Re-enabling clears `disabled_reason` and `disabled_at`.
+         *
+         *     Scope: `webhooks:write`. Admins only: a member's token answers 403 `forbidden_role`.
          */
         put: operations["updateWebhook"];
         post?: never;
-        /** Delete a subscription and its deliveries */
+        /**
+         * Delete a subscription and its deliveries
+         * @description Scope: `webhooks:write`. Admins only: a member's token answers 403 `forbidden_role`.
+         */
         delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
@@ -577,6 +677,8 @@ export interface paths {
         /**
          * Replace the signing secret; the old one keeps signing deliveries for 24 hours
          * @description The answer holds the new secret, shown only this once. Until `previous_secret_expires_at` every delivery carries a signature with each secret.
+         *
+         *     Scope: `webhooks:write`. Admins only: a member's token answers 403 `forbidden_role`.
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;
@@ -597,6 +699,8 @@ export interface paths {
         /**
          * Send a `ping` event to the subscription now; answers its delivery, to follow
          * @description The ping is delivered, signed and retried like any event: `{"type": "ping", "sequence": 0, "data": {"webhook_id": …}}`. It is not part of the event log. A disabled subscription: `state_refused`.
+         *
+         *     Scope: `webhooks:write`. Admins only: a member's token answers 403 `forbidden_role`.
          */
         post: operations["testWebhook"];
         delete?: never;
@@ -612,7 +716,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List a subscription's deliveries, newest first (kept 30 days) */
+        /**
+         * List a subscription's deliveries, newest first (kept 30 days)
+         * @description Scope: `webhooks:read` (or `webhooks:write`).
+         */
         get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
@@ -629,7 +736,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Show one delivery of a subscription */
+        /**
+         * Show one delivery of a subscription
+         * @description Scope: `webhooks:read` (or `webhooks:write`).
+         */
         get: operations["getWebhookDelivery"];
         put?: never;
         post?: never;
@@ -651,6 +761,8 @@ export interface paths {
         /**
          * Send a delivery again now, from the start of the retry schedule (a delivered one too: a replay)
          * @description The delivery becomes `pending`, due now, with `attempts` back at 0 and a new 3-day retry window. The event keeps its `webhook-id`, so a receiver that drops repeats will drop a replay too. A disabled subscription: `state_refused`.
+         *
+         *     Scope: `webhooks:write`. Admins only: a member's token answers 403 `forbidden_role`.
          */
         post: operations["retryWebhookDelivery"];
         delete?: never;
@@ -669,6 +781,8 @@ export interface paths {
         /**
          * Your company's event log, oldest first (id ascending), kept 30 days
          * @description Each item is exactly the body a webhook delivers. `type` filters by one type or a comma-separated list; `since` keeps events created at or after an instant; `after_id` keeps events after the one you processed last. To poll, ask for `after_id` = the last id you saw, `page=1`: ids are given as events are published after their change commits, increasing within your company in the order events appear here, so no event is skipped (`created_at` is the time of the request that made the change, which may commit later). Your company's committed events are published before the log is read.
+         *
+         *     Scope: `webhooks:read` (or `webhooks:write`).
          */
         get: operations["listEvents"];
         put?: never;
@@ -686,7 +800,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Show one event of your company */
+        /**
+         * Show one event of your company
+         * @description Scope: `webhooks:read` (or `webhooks:write`).
+         */
         get: operations["getEvent"];
         put?: never;
         post?: never;
@@ -706,6 +823,8 @@ export interface paths {
         /**
          * Your company's audit log, newest first (admins only)
          * @description Who did what, when, from where: sign-ins, tokens, users, webhooks, admin commands (docs/audit-log.md lists every `action`). Filters combine with AND; `action` is an action or a prefix ending with a dot (`api_token.`); `actor_id` needs `actor_type` and `target_id` needs `target_type`. Walk older records with `cursor` = `meta.next_cursor` while `meta.has_more`: no record is sent twice, and every record recorded before the walk began is sent. A page may hold fewer records than `per_page` (even none) with `has_more` when the filters match few records: follow the cursor. A member's token: 403 `forbidden_role`.
+         *
+         *     Scope: `audit:read`. Admins only: a member's token answers 403 `forbidden_role`.
          */
         get: operations["listAuditEvents"];
         put?: never;
@@ -726,6 +845,8 @@ export interface paths {
         /**
          * Your company's audit records of a time range as JSON Lines, oldest first (admins only)
          * @description One record a line (the `AuditEvent` of the list), streamed as it is read: any range, in flat memory. `since` is inclusive, `until` exclusive. Records committed a few seconds after a range ended may still appear in it (a record carries the time its request began): export ranges that ended a minute ago or more.
+         *
+         *     Scope: `audit:read`. Admins only: a member's token answers 403 `forbidden_role`.
          */
         get: operations["exportAuditEvents"];
         put?: never;
@@ -768,7 +889,7 @@ export interface components {
                 /** @description for people; exactly as the contract words it */
                 message: string;
                 /**
-                 * @description the kind of error, stable; match this, not the message. Known codes: `bad_request`, `token_missing`, `token_invalid`, `forbidden_role`, `not_found`, `request_timeout`, `payload_too_large`, `unsupported_media_type`, `validation_failed`, `state_refused`, `rate_limited`, `header_too_large`, `internal_error`, `service_unavailable`, `idempotency_key_in_use`, `idempotency_key_reused` (new ones may be added; docs/api-conventions.md lists them)
+                 * @description the kind of error, stable; match this, not the message. Known codes: `bad_request`, `token_missing`, `token_invalid`, `token_expired`, `insufficient_scope`, `forbidden_role`, `not_found`, `request_timeout`, `payload_too_large`, `unsupported_media_type`, `validation_failed`, `state_refused`, `rate_limited`, `header_too_large`, `internal_error`, `service_unavailable`, `idempotency_key_in_use`, `idempotency_key_reused` (new ones may be added; docs/api-conventions.md lists them)
                  * @example validation_failed
                  */
                 code: string;
@@ -854,10 +975,39 @@ export interface components {
             /** @description IANA time zone: decides "today" for tasks */
             timezone: string;
         };
-        /** @description The user a token acts for, and its company */
+        /**
+         * @description The token of the request: its scopes, kind and expiry
+         * @example {
+         *       "scopes": [
+         *         "contacts:read",
+         *         "tasks:write"
+         *       ],
+         *       "kind": "personal",
+         *       "expires_at": "2027-02-20T10:00:00.000Z",
+         *       "app": null
+         *     }
+         */
+        Token: {
+            /** @description What the token may do (docs/access-control.md); `["*"]`: full access, every operation its user may call */
+            scopes: string[];
+            /** @description `personal`: an api token made by its user or an admin; `oauth`: an access token granted to a third-party app */
+            kind: "personal" | "oauth";
+            /**
+             * Format: date-time
+             * @description When the token stops working (401 `token_expired`); null: never
+             */
+            expires_at: string | null;
+            /** @description The app an OAuth token was granted to; null for a personal token */
+            app: {
+                id: number;
+                name: string;
+            } | null;
+        };
+        /** @description The user a token acts for, its company, and what the token may do */
         Authorization: {
             user: components["schemas"]["User"];
             company: components["schemas"]["Company"];
+            token: components["schemas"]["Token"];
         };
         /**
          * @description Where an `updated_since` walk stands. Records changed in the last few seconds wait for a later page, so a walk never skips one that commits late; there is no total
@@ -1049,7 +1199,7 @@ export interface components {
                 /** @description for people; exactly as the contract words it */
                 message: string;
                 /**
-                 * @description the kind of error, stable; match this, not the message. Known codes: `bad_request`, `token_missing`, `token_invalid`, `forbidden_role`, `not_found`, `request_timeout`, `payload_too_large`, `unsupported_media_type`, `validation_failed`, `state_refused`, `rate_limited`, `header_too_large`, `internal_error`, `service_unavailable`, `idempotency_key_in_use`, `idempotency_key_reused` (new ones may be added; docs/api-conventions.md lists them)
+                 * @description the kind of error, stable; match this, not the message. Known codes: `bad_request`, `token_missing`, `token_invalid`, `token_expired`, `insufficient_scope`, `forbidden_role`, `not_found`, `request_timeout`, `payload_too_large`, `unsupported_media_type`, `validation_failed`, `state_refused`, `rate_limited`, `header_too_large`, `internal_error`, `service_unavailable`, `idempotency_key_in_use`, `idempotency_key_reused` (new ones may be added; docs/api-conventions.md lists them)
                  * @example validation_failed
                  */
                 code: string;
@@ -2112,7 +2262,7 @@ export interface components {
             id: number;
             /** Format: date-time */
             occurred_at: string;
-            /** @description a stable dotted name; its first segment is the target's type. Known: `user.signed_in`, `user.sign_in_refused`, `user.signed_out`, `user.password_set`, `user.invite_created`, `user.invite_used`, `user.created`, `user.deactivated`, `user.reactivated`, `api_token.created`, `api_token.revoked`, `webhook.created`, `webhook.changed`, `webhook.paused`, `webhook.resumed`, `webhook.deleted`, `webhook.secret_rotated`, `webhook.delivery_replayed`, `company.created` */
+            /** @description a stable dotted name; its first segment is the target's type. Known: `user.signed_in`, `user.sign_in_refused`, `user.signed_out`, `user.password_set`, `user.invite_created`, `user.invite_used`, `user.created`, `user.deactivated`, `user.reactivated`, `api_token.created`, `api_token.revoked`, `webhook.created`, `webhook.changed`, `webhook.paused`, `webhook.resumed`, `webhook.deleted`, `webhook.secret_rotated`, `webhook.delivery_replayed`, `company.created`, `flow.created`, `task.created`, `task.completed`, `whatsapp_messages.imported` */
             action: string;
             actor: {
                 /** @description user, api_token, oauth_app, cli, system */
@@ -2197,6 +2347,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2243,6 +2395,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2287,6 +2441,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description URLs (paths with query) of the `first` and `last` pages always, `prev` and `next` where such a page exists */
                     Link?: string;
                     [name: string]: unknown;
@@ -2295,11 +2451,30 @@ export interface operations {
                     "application/json": components["schemas"]["UserPage"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `users:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2317,6 +2492,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2334,6 +2511,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -2377,7 +2556,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The user a token acts for, and its company */
+            /** @description The user a token acts for, its company, and what the token may do */
             200: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
@@ -2388,13 +2567,15 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Authorization"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
@@ -2416,6 +2597,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2433,6 +2616,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -2499,6 +2684,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description URLs (paths with query) of the `first` and `last` pages always, `prev` and `next` where such a page exists */
                     Link?: string;
                     [name: string]: unknown;
@@ -2507,11 +2694,30 @@ export interface operations {
                     "application/json": components["schemas"]["ContactPage"] | components["schemas"]["ContactSyncPage"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `contacts:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2529,6 +2735,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2546,6 +2754,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -2715,6 +2925,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description The path of the new record */
                     Location?: string;
                     /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
@@ -2736,17 +2948,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `contacts:write` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2764,6 +2997,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -2783,6 +3018,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2800,6 +3037,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2817,6 +3056,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2834,6 +3075,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -2890,17 +3133,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Contact"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `contacts:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2918,6 +3182,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2935,6 +3201,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2952,6 +3220,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3109,6 +3379,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
@@ -3128,17 +3400,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `contacts:write` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3156,6 +3449,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3173,6 +3468,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3192,6 +3489,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3209,6 +3508,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3226,6 +3527,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3243,6 +3546,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3299,15 +3604,36 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `contacts:write` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3325,6 +3651,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3342,6 +3670,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3359,6 +3689,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3424,6 +3756,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
@@ -3443,17 +3777,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `contacts:write` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3471,6 +3826,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3490,6 +3847,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3507,6 +3866,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3524,6 +3885,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3541,6 +3904,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3600,6 +3965,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description URLs (paths with query) of the `first` and `last` pages always, `prev` and `next` where such a page exists */
                     Link?: string;
                     [name: string]: unknown;
@@ -3608,11 +3975,30 @@ export interface operations {
                     "application/json": components["schemas"]["ContactEventPage"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `contacts:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3630,6 +4016,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3647,6 +4035,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3664,6 +4054,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3720,17 +4112,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Business"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `contacts:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3748,6 +4161,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3765,6 +4180,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3782,6 +4199,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3836,17 +4255,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CustomFieldList"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `custom_fields:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3864,6 +4304,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3881,6 +4323,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4002,6 +4446,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description The path of the new record */
                     Location?: string;
                     /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
@@ -4023,17 +4469,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `custom_fields:write` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4051,6 +4518,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4070,6 +4539,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4087,6 +4558,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4104,6 +4577,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4121,6 +4596,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4244,6 +4721,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
@@ -4263,17 +4742,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `custom_fields:write` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4291,6 +4791,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4308,6 +4810,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4327,6 +4831,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4344,6 +4850,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4361,6 +4869,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4378,6 +4888,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4434,15 +4946,36 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `custom_fields:write` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4460,6 +4993,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4477,6 +5012,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4494,6 +5031,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4548,17 +5087,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TagList"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `tags:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4576,6 +5136,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4593,6 +5155,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4678,6 +5242,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description The path of the new record */
                     Location?: string;
                     /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
@@ -4699,17 +5265,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `tags:write` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4727,6 +5314,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4746,6 +5335,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4763,6 +5354,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4780,6 +5373,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4797,6 +5392,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4884,6 +5481,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
@@ -4903,17 +5502,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `tags:write` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4931,6 +5551,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4948,6 +5570,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4967,6 +5591,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4984,6 +5610,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5001,6 +5629,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5018,6 +5648,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -5074,15 +5706,36 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `tags:write` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5100,6 +5753,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5117,6 +5772,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5134,6 +5791,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -5195,6 +5854,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description URLs (paths with query) of the `first` and `last` pages always, `prev` and `next` where such a page exists */
                     Link?: string;
                     [name: string]: unknown;
@@ -5203,11 +5864,30 @@ export interface operations {
                     "application/json": components["schemas"]["FlowPage"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `flows:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5225,6 +5905,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5242,6 +5924,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -5323,6 +6007,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
@@ -5342,17 +6028,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `flows:write` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5370,6 +6077,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5387,6 +6096,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -5406,6 +6117,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5423,6 +6136,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5440,6 +6155,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5457,6 +6174,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -5540,6 +6259,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description URLs (paths with query) of the `first` and `last` pages always, `prev` and `next` where such a page exists */
                     Link?: string;
                     [name: string]: unknown;
@@ -5548,11 +6269,30 @@ export interface operations {
                     "application/json": components["schemas"]["TaskPage"] | components["schemas"]["TaskSyncPage"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `tasks:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5570,6 +6310,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5587,6 +6329,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -5654,6 +6398,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description URLs (paths with query) of the `first` and `last` pages always, `prev` and `next` where such a page exists */
                     Link?: string;
                     [name: string]: unknown;
@@ -5662,11 +6408,30 @@ export interface operations {
                     "application/json": components["schemas"]["Lead"] | components["schemas"]["LeadPage"] | components["schemas"]["LeadSyncPage"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `leads:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5684,6 +6449,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5701,6 +6468,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5718,6 +6487,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -5845,6 +6616,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description The path of the new record */
                     Location?: string;
                     /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
@@ -5866,17 +6639,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `leads:write` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5894,6 +6688,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -5913,6 +6709,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5930,6 +6728,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5947,6 +6747,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5964,6 +6766,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -6024,17 +6828,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Count"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `leads:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6052,6 +6877,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6069,6 +6896,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -6125,17 +6954,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Lead"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `leads:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6153,6 +7003,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6170,6 +7022,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6187,6 +7041,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -6255,6 +7111,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description URLs (paths with query) of the `first` and `last` pages always, `prev` and `next` where such a page exists */
                     Link?: string;
                     [name: string]: unknown;
@@ -6263,11 +7121,30 @@ export interface operations {
                     "application/json": components["schemas"]["MeetTranscription"] | components["schemas"]["MeetTranscriptionPage"] | components["schemas"]["MeetTranscriptionSyncPage"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `meet_transcriptions:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6285,6 +7162,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6302,6 +7181,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6319,6 +7200,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -6406,6 +7289,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description The path of the new record */
                     Location?: string;
                     /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
@@ -6427,17 +7312,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `meet_transcriptions:write` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6455,6 +7361,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -6474,6 +7382,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6491,6 +7401,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6508,6 +7420,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6525,6 +7439,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -6586,17 +7502,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Count"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `meet_transcriptions:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6614,6 +7551,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6631,6 +7570,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6648,6 +7589,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -6704,17 +7647,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["MeetTranscription"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `meet_transcriptions:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6732,6 +7696,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6749,6 +7715,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6766,6 +7734,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -6855,6 +7825,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
@@ -6874,17 +7846,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `meet_transcriptions:write` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6902,6 +7895,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6919,6 +7914,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -6938,6 +7935,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6955,6 +7954,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6972,6 +7973,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6989,6 +7992,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -7070,6 +8075,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
@@ -7089,17 +8096,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `meet_transcriptions:write` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7117,6 +8145,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7134,6 +8164,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -7153,6 +8185,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7170,6 +8204,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7187,6 +8223,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7204,6 +8242,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -7285,6 +8325,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
@@ -7304,17 +8346,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `meet_transcriptions:write` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7332,6 +8395,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7349,6 +8414,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -7368,6 +8435,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7385,6 +8454,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7402,6 +8473,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7419,6 +8492,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -7485,6 +8560,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description URLs (paths with query) of the `first` and `last` pages always, `prev` and `next` where such a page exists */
                     Link?: string;
                     [name: string]: unknown;
@@ -7493,11 +8570,30 @@ export interface operations {
                     "application/json": components["schemas"]["WhatsappMessagePage"] | components["schemas"]["WhatsappMessageSyncPage"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `whatsapp:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7515,6 +8611,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7532,6 +8630,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7549,6 +8649,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -7610,6 +8712,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description URLs (paths with query) of the `first` and `last` pages always, `prev` and `next` where such a page exists */
                     Link?: string;
                     [name: string]: unknown;
@@ -7618,11 +8722,30 @@ export interface operations {
                     "application/json": components["schemas"]["WhatsappChatPage"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `whatsapp:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7640,6 +8763,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7657,6 +8782,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7674,6 +8801,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -7731,6 +8860,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description URLs (paths with query) of the `first` and `last` pages always, `prev` and `next` where such a page exists */
                     Link?: string;
                     [name: string]: unknown;
@@ -7739,11 +8870,30 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookSubscriptionPage"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `webhooks:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7761,6 +8911,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7778,6 +8930,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -7875,6 +9029,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description The path of the new record */
                     Location?: string;
                     /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
@@ -7896,17 +9052,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `webhooks:write` (`insufficient_scope`), or its user is a member: only admins may call this operation (`forbidden_role`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7924,6 +9101,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -7943,6 +9122,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7960,6 +9141,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7977,6 +9160,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7994,6 +9179,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -8050,17 +9237,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookSubscription"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `webhooks:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8078,6 +9286,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8095,6 +9305,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8112,6 +9324,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -8195,6 +9409,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
@@ -8214,17 +9430,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `webhooks:write` (`insufficient_scope`), or its user is a member: only admins may call this operation (`forbidden_role`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8242,6 +9479,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8259,6 +9498,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -8278,6 +9519,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8295,6 +9538,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8312,6 +9557,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8329,6 +9576,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -8385,15 +9634,36 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `webhooks:write` (`insufficient_scope`), or its user is a member: only admins may call this operation (`forbidden_role`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8411,6 +9681,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8428,6 +9700,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8445,6 +9719,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -8512,6 +9788,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
@@ -8531,17 +9809,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `webhooks:write` (`insufficient_scope`), or its user is a member: only admins may call this operation (`forbidden_role`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8559,6 +9858,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8576,6 +9877,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -8595,6 +9898,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8612,6 +9917,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8629,6 +9936,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8646,6 +9955,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -8713,6 +10024,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
@@ -8732,17 +10045,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `webhooks:write` (`insufficient_scope`), or its user is a member: only admins may call this operation (`forbidden_role`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8760,6 +10094,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8777,6 +10113,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -8796,6 +10134,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8813,6 +10153,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8830,6 +10172,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8847,6 +10191,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -8906,6 +10252,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description URLs (paths with query) of the `first` and `last` pages always, `prev` and `next` where such a page exists */
                     Link?: string;
                     [name: string]: unknown;
@@ -8914,11 +10262,30 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveryPage"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `webhooks:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8936,6 +10303,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8953,6 +10322,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8970,6 +10341,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -9027,17 +10400,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `webhooks:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9055,6 +10449,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9072,6 +10468,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9089,6 +10487,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -9157,6 +10557,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
@@ -9176,17 +10578,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `webhooks:write` (`insufficient_scope`), or its user is a member: only admins may call this operation (`forbidden_role`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9204,6 +10627,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9221,6 +10646,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -9240,6 +10667,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9257,6 +10686,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9274,6 +10705,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9291,6 +10724,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -9354,6 +10789,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description URLs (paths with query) of the `first` and `last` pages always, `prev` and `next` where such a page exists */
                     Link?: string;
                     [name: string]: unknown;
@@ -9362,11 +10799,30 @@ export interface operations {
                     "application/json": components["schemas"]["EventPage"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `webhooks:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9384,6 +10840,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9401,6 +10859,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -9457,17 +10917,38 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Event"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `webhooks:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9485,6 +10966,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9502,6 +10985,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9519,6 +11004,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -9588,6 +11075,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description URLs (paths with query) of the `first` and `last` pages always, `prev` and `next` where such a page exists */
                     Link?: string;
                     [name: string]: unknown;
@@ -9596,7 +11085,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuditEventsPage"];
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
@@ -9607,7 +11096,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token is not an admin's: only admins may call this operation */
+            /** @description The token lacks the scope `audit:read` (`insufficient_scope`), or its user is a member: only admins may call this operation (`forbidden_role`) */
             403: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
@@ -9618,6 +11107,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9635,6 +11126,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9652,6 +11145,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -9711,13 +11206,15 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/x-ndjson": string;
                 };
             };
-            /** @description No api_token, or one that is unknown, revoked or of an inactive user */
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
             401: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
@@ -9728,7 +11225,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The token is not an admin's: only admins may call this operation */
+            /** @description The token lacks the scope `audit:read` (`insufficient_scope`), or its user is a member: only admins may call this operation (`forbidden_role`) */
             403: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
@@ -9739,6 +11236,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9756,6 +11255,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9773,6 +11274,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Whole seconds until a slot frees (0 when the window is empty) */
                     "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
                     [name: string]: unknown;

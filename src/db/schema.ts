@@ -108,9 +108,13 @@ export const apiTokens = pgTable('api_tokens', {
   // Kept in memory on each request and written at most once a minute per token.
   lastUsedAt: instant('last_used_at'),
   revokedAt: instant('revoked_at'),
+  // The scopes chosen for the token (docs/access-control.md); null: full access.
+  scopes: text('scopes').array(),
+  expiresAt: instant('expires_at'), // null: never
   ...timestamps,
 }, (t) => [
   primaryKey({ columns: [t.companyId, t.id] }),
+  check('api_tokens_scopes_check', sql`${t.scopes} is null or cardinality(${t.scopes}) > 0`),
   uniqueIndex('api_tokens_token_hash_key').on(t.tokenHash),
   index('api_tokens_company_user_idx').on(t.companyId, t.userId),
   sameCompany('api_tokens_user_fk', [t.companyId, t.userId], [users.companyId, users.id], 'cascade'),

@@ -96,6 +96,8 @@ const KNOWN_ERROR_CODES: Record<ErrorCode, true> = {
   bad_request: true,
   token_missing: true,
   token_invalid: true,
+  token_expired: true,
+  insufficient_scope: true,
   forbidden_role: true,
   not_found: true,
   request_timeout: true,

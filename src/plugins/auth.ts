@@ -1,15 +1,14 @@
 // Contract sections 3 and 6, for the /api routes: resolve the api_token to a caller
-// (through the in-process token cache), then spend one request of the caller's rate
+// (through the in-process token cache; an expired token answers 401 token_expired), then spend one request of the caller's rate
 // limit. Requests without a valid token spend from their client address's limit instead,
 // so tokens cannot be guessed at speed. Every answer carries the X-RateLimit-* headers.
 // A token's use is noted in memory for its "last used" (written once a minute, not per request).
 import type { FastifyReply } from 'fastify'
 import fp from 'fastify-plugin'
-import { ApiError, invalidToken, missingToken } from '../errors.js'
+import { ApiError, expiredToken, invalidToken, missingToken } from '../errors.js'
 import { LastUsedTracker } from '../modules/auth/last-used.js'
 import { TokenCache } from '../modules/auth/token-cache.js'
-import { findCallerByTokenHash } from '../modules/auth/tokens.repository.js'
-import { hashToken, parseRevocation, REVOKE_CHANNEL } from '../modules/auth/tokens.service.js'
+import { findCaller, hashToken, parseRevocation, REVOKE_CHANNEL } from '../modules/auth/tokens.service.js'
 import type { RateLimitDecision, RateLimiter } from '../rate-limit/limiter.js'
 import type { Caller } from '../tenancy.js'
 
@@ -78,12 +77,18 @@ export default fp<AuthOptions>(
       const tokenHash = hashToken(token)
       let caller = cache.get(tokenHash)
       if (!caller) {
-        caller = token === '' ? undefined : await findCallerByTokenHash(app.db, tokenHash)
+        caller = token === '' ? undefined : await findCaller(app.db, tokenHash)
         if (caller) cache.set(tokenHash, caller)
       }
       if (!caller) {
         await spend(`ip:${request.ip}`, reply)
         throw invalidToken()
+      }
+      // The expiry travels with the cached caller: checked on every request, no query.
+      const expiresAt = caller.access.expiresAt
+      if (expiresAt !== null && expiresAt.getTime() <= app.clock().getTime()) {
+        await spend(`ip:${request.ip}`, reply)
+        throw expiredToken()
       }
       request.caller = caller
       lastUsed.touch(caller.tokenId, caller.companyId)

@@ -9,7 +9,8 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
-import { CODES, MESSAGES, type ErrorCode, type ErrorStatus } from '../errors.js'
+import { CODES, forbiddenRole, insufficientScope, MESSAGES, type ErrorCode, type ErrorStatus } from '../errors.js'
+import { acceptedScopes, NO_SCOPE, type RouteScope } from '../modules/auth/scopes.js'
 import { INVALID_KEY, KEY_IN_USE, REUSED_KEY } from './idempotency.js'
 
 export const PRODUCT = 'engage'
@@ -45,6 +46,10 @@ const HEADERS = {
     description: '`true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again',
     schema: { type: 'string', enum: ['true'] },
   },
+  'X-Accepted-Scopes': {
+    description: 'The scopes that let a token call this operation (comma-separated; empty when every token may)',
+    schema: { type: 'string' },
+  },
   Link: {
     description: 'URLs (paths with query) of the `first` and `last` pages always, `prev` and `next` where such a page exists',
     schema: { type: 'string' },
@@ -56,7 +61,7 @@ type HeaderName = keyof typeof HEADERS
 const headers = (names: HeaderName[]) =>
   Object.fromEntries(names.map((name) => [name, { ...HEADERS[name].schema, description: HEADERS[name].description }]))
 
-const RATE_HEADERS: HeaderName[] = ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']
+const RATE_HEADERS: HeaderName[] = ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Accepted-Scopes']
 
 const REQUEST_ID = '0c6f1c2e-6d0b-4f0e-9a57-3f4f2d1f8b1a'
 
@@ -78,9 +83,10 @@ function errorResponse(status: ErrorStatus, description: string, examples: Recor
 }
 
 const COMMON_ERRORS = {
-  401: errorResponse(401, 'No api_token, or one that is unknown, revoked or of an inactive user', {
+  401: errorResponse(401, 'No api_token, or one that is unknown, revoked, expired or of an inactive user', {
     token_missing: errorExample(401, 'token_missing', 'Missing api_token'),
     token_invalid: errorExample(401, 'token_invalid', 'Invalid api_token'),
+    token_expired: errorExample(401, 'token_expired', 'Expired api_token'),
   }),
   429: errorResponse(429, 'Over the rate limit (60 requests per 10 seconds per token): retry after `Retry-After` seconds', {
     rate_limited: errorExample(429),
@@ -172,9 +178,31 @@ const KEYED_422 = {
   },
 }
 
-const FORBIDDEN_ROLE = errorResponse(403, 'The token is not an admin\'s: only admins may call this operation', {
-  forbidden_role: errorExample(403, 'forbidden_role', 'Only an admin of the company may read its audit log'),
-})
+const code = (text: string) => `\`${text}\``
+
+/** Which tokens may call an operation, in words: its scope (and the one implying it), its role. */
+function accessText(scope: RouteScope, admin: boolean): string {
+  const [own, ...implying] = acceptedScopes(scope).map(code)
+  const scopes = own === undefined ? 'Any token may call it, whatever its scopes.' : `Scope: ${own}${implying.length > 0 ? ` (or ${implying.join(', ')})` : ''}.`
+  return admin ? `${scopes} Admins only: a member's token answers 403 ${code('forbidden_role')}.` : scopes
+}
+
+/** 403 of an operation: the token lacks its scope; for an admin's operation, also a member's token. */
+function forbiddenResponse(scope: RouteScope, admin: boolean) {
+  const examples: Record<string, { summary: string; value: unknown }> = {}
+  const reasons: string[] = []
+  if (scope !== NO_SCOPE) {
+    const error = insufficientScope(scope)
+    examples.insufficient_scope = errorExample(403, error.code, error.message, error.details, { scope: ['missing_scope'] })
+    reasons.push(`the token lacks the scope ${code(scope)} (${code('insufficient_scope')})`)
+  }
+  if (admin) {
+    examples.forbidden_role = errorExample(403, 'forbidden_role', forbiddenRole().message)
+    reasons.push(`its user is a member: only admins may call this operation (${code('forbidden_role')})`)
+  }
+  const text = reasons.join(', or ')
+  return errorResponse(403, `${text.charAt(0).toUpperCase()}${text.slice(1)}`, examples)
+}
 
 const notFoundResponse = (description: string) => errorResponse(404, description, { not_found: errorExample(404) })
 
@@ -213,15 +241,22 @@ function documented(schema: DocSchema, route: RouteOptions, url: string): DocSch
   }
   if (hasBody) Object.assign(response, { 400: BODY_ERRORS[400] })
   response['401'] = COMMON_ERRORS[401]
-  if (route.config?.role === 'admin') response['403'] = FORBIDDEN_ROLE
+  const scope = route.config?.scope ?? NO_SCOPE
+  const admin = route.config?.role === 'admin'
+  if (scope !== NO_SCOPE || admin) response['403'] = forbiddenResponse(scope, admin)
   if (route.config?.notFound) response['404'] = notFoundResponse(route.config.notFound)
   if (keyed) response['409'] = KEYED_409
   if (hasBody) Object.assign(response, { 413: BODY_ERRORS[413], 415: BODY_ERRORS[415] })
   response['422'] = keyed ? KEYED_422 : hasBody ? BODY_422 : QUERY_422
   Object.assign(response, { 429: COMMON_ERRORS[429], 500: COMMON_ERRORS[500], 503: COMMON_ERRORS[503] })
   const given = schema.headers as { properties?: object } | undefined
+  // The scope as the operation's security requirement (docs/access-control.md).
+  const needs = scope === NO_SCOPE ? [] : [scope]
+  const access = accessText(scope, admin)
   return {
     ...schema,
+    description: typeof schema.description === 'string' ? `${schema.description}\n\n${access}` : access,
+    security: [{ bearerToken: needs }, { queryToken: needs }],
     ...(keyed ? { headers: { type: 'object', ...given, properties: { ...given?.properties, 'Idempotency-Key': IDEMPOTENCY_KEY } } } : {}),
     response,
     ...(hasBody ? { consumes: ['application/json', 'application/x-www-form-urlencoded'] } : {}),

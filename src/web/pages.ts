@@ -3,7 +3,8 @@
 // only the stylesheet and the small script served under /assets.
 import type { FastifyReply } from 'fastify'
 import type { Account } from '../modules/auth/accounts.service.js'
-import type { ListedToken } from '../modules/auth/tokens.repository.js'
+import { SCOPE_DESCRIPTIONS, SCOPES, type Scope } from '../modules/auth/scopes.js'
+import type { CompanyToken, ListedToken } from '../modules/auth/tokens.repository.js'
 import { EVENT_TYPES } from '../modules/webhooks/event-types.js'
 import type { ApiSubscription, SubscriptionOverview } from '../modules/webhooks/webhooks.repository.js'
 import { html, type Html, type Interpolation } from './html.js'
@@ -47,6 +48,7 @@ export function layout(chrome: Chrome, title: string, main: Interpolation): Html
   <nav aria-label="Main">
     ${who && html`<a href="/settings/integrations">Integrations</a>`}
     ${who?.account.role === 'admin' && html`<a href="/settings/audit">Security log</a>`}
+    ${who?.account.role === 'admin' && html`<a href="/settings/tokens">Company tokens</a>`}
     <a href="/docs/v1">API reference</a>
   </nav>
   ${who &&
@@ -140,6 +142,17 @@ export interface WebhookForm {
   errors: string[]
 }
 
+/** Expiries a token can be given on the form, in days (or none: never). */
+export const EXPIRY_CHOICES = [30, 90, 365] as const
+
+/** The access and expiry chosen on the token form, and what is wrong with them. */
+export interface TokenForm {
+  full: boolean
+  scopes: Scope[]
+  expiresInDays: number | undefined
+  errors: string[]
+}
+
 export interface IntegrationsView {
   tokens: ListedToken[]
   flash?: Flash | undefined
@@ -148,9 +161,39 @@ export interface IntegrationsView {
   /** The label typed, and what is wrong with it, when creating failed. */
   label?: string
   labelError?: string
+  tokenForm?: TokenForm
   /** The company's webhook subscriptions, with their latest delivery. */
   webhooks: SubscriptionOverview[]
   webhookForm?: WebhookForm
+}
+
+/** A token's access in words: full access, or its scopes. */
+const accessOf = (token: { scopes: Scope[] | null }) =>
+  token.scopes === null ? html`Full access` : html`${token.scopes.map((scope, i) => html`${i > 0 ? ', ' : ''}<code>${scope}</code>`)}`
+
+/** When a token expires; expired ones say so. */
+function expiryOf(token: { expires_at: Date | null }, format: Intl.DateTimeFormat, now: Date): Html {
+  if (token.expires_at === null) return html`<span class="muted">Never</span>`
+  const at = time(token.expires_at, format)
+  return token.expires_at.getTime() <= now.getTime() ? html`<strong class="danger-text">Expired</strong> ${at}` : at
+}
+
+function scopeChoices(form: TokenForm): Html {
+  return html`<fieldset>
+      <legend>Access</legend>
+      <label class="choice"><input type="radio" name="access" value="full" ${form.full ? html`checked` : ''}> Full access: everything you can do</label>
+      <label class="choice"><input type="radio" name="access" value="scopes" ${form.full ? '' : html`checked`}> Only these scopes (a write scope includes its read scope):</label>
+      <div class="scope-choices">
+      ${SCOPES.map(
+        (scope) => html`<label class="choice" title="${SCOPE_DESCRIPTIONS[scope]}"><input type="checkbox" name="scopes[]" value="${scope}" ${form.scopes.includes(scope) ? html`checked` : ''}> <code>${scope}</code></label>`,
+      )}
+      </div>
+    </fieldset>
+    <label for="expires_in_days">Expires</label>
+    <select id="expires_in_days" name="expires_in_days">
+      <option value="" ${form.expiresInDays === undefined ? html`selected` : ''}>Never</option>
+      ${EXPIRY_CHOICES.map((days) => html`<option value="${String(days)}" ${form.expiresInDays === days ? html`selected` : ''}>In ${String(days)} days</option>`)}
+    </select>`
 }
 
 const tokenName = (token: { label: string | null; prefix: string }) => token.label ?? `${token.prefix}…`
@@ -172,8 +215,9 @@ function newToken(flash: Extract<Flash, { kind: 'created' }>, baseUrl: string): 
 </section>`
 }
 
-export function integrationsPage(chrome: Chrome, csrf: string, account: Account, view: IntegrationsView): Html {
+export function integrationsPage(chrome: Chrome, csrf: string, account: Account, view: IntegrationsView, now = new Date()): Html {
   const format = formatter(account.timezone)
+  const tokenForm = view.tokenForm ?? { full: true, scopes: [], expiresInDays: undefined, errors: [] }
   const flash = view.flash
   return layout(
     chrome,
@@ -190,12 +234,14 @@ html`<p class="notice" role="status">Token “${tokenName(flash)}” revoked: it
     ? html`<p class="muted">You have no api tokens yet.</p>`
     : html`<table class="tokens">
     <caption class="muted">Times in ${account.timezone}</caption>
-    <thead><tr><th scope="col">Label</th><th scope="col">Token</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+    <thead><tr><th scope="col">Label</th><th scope="col">Token</th><th scope="col">Access</th><th scope="col">Expires</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
     <tbody>
     ${view.tokens.map(
       (token) => html`<tr>
       <td data-label="Label">${token.label ?? html`<span class="muted">No label</span>`}</td>
       <td data-label="Token"><code>${token.prefix}…</code></td>
+      <td data-label="Access">${accessOf(token)}</td>
+      <td data-label="Expires">${expiryOf(token, format, now)}</td>
       <td data-label="Created">${time(token.created_at, format)}</td>
       <td data-label="Last used">${time(token.last_used_at, format)}</td>
       <td class="actions"><a class="button danger" href="/settings/integrations/tokens/${String(token.id)}/revoke">Revoke<span class="visually-hidden"> ${tokenName(token)}</span></a></td>
@@ -212,6 +258,7 @@ html`<p class="notice" role="status">Token “${tokenName(flash)}” revoked: it
     <label for="label">Label <span class="muted">(optional)</span></label>
     <input id="label" name="label" type="text" maxlength="255" value="${view.label ?? ''}" aria-describedby="label-hint">
     <p id="label-hint" class="hint">What will use it, e.g. “CRM sync”, so you can tell your tokens apart.</p>
+    ${scopeChoices(tokenForm)}
     <button type="submit" class="primary">Create token</button>
   </form>
 </section>
@@ -254,18 +301,19 @@ function lastDelivery(webhook: SubscriptionOverview, format: Intl.DateTimeFormat
 const eventsText = (events: string[]) => (events.includes('*') ? 'All events' : events.join(', '))
 
 function webhooksSection(csrf: string, account: Account, view: IntegrationsView, format: Intl.DateTimeFormat): Html {
+  const admin = account.role === 'admin'
   const form = view.webhookForm ?? { url: '', all: true, events: [], description: '', errors: [] }
   const flash = view.flash?.kind.startsWith('webhook-') ? (view.flash as WebhookFlash) : undefined
   return html`${webhookFlash(flash)}
 <section class="card" aria-labelledby="webhooks-title">
   <h2 id="webhooks-title">Webhooks</h2>
   <p class="muted">Every change in ${account.companyName} posted to your URL as it happens, signed, and retried for 3 days.
-  Any user of the company can manage them.</p>
+  ${admin ? 'Admins of the company manage them.' : `Only admins of ${account.companyName} manage them; you can see them here.`}</p>
   ${view.webhooks.length === 0
     ? html`<p class="muted">No webhooks yet.</p>`
     : html`<table class="tokens webhooks">
     <caption class="muted">Times in ${account.timezone}</caption>
-    <thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Status</th><th scope="col">Last delivery</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+    <thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Status</th><th scope="col">Last delivery</th>${admin && html`<th scope="col"><span class="visually-hidden">Actions</span></th>`}</tr></thead>
     <tbody>
     ${view.webhooks.map(
       (webhook) => html`<tr>
@@ -273,18 +321,19 @@ function webhooksSection(csrf: string, account: Account, view: IntegrationsView,
       <td data-label="Events">${eventsText(webhook.events)}</td>
       <td data-label="Status">${webhookStatus(webhook, format)}</td>
       <td data-label="Last delivery">${lastDelivery(webhook, format)}</td>
-      <td class="actions">
+      ${admin &&
+      html`<td class="actions">
         ${!webhook.enabled &&
         html`<form method="post" action="${WEBHOOKS}/${String(webhook.id)}/enable">${csrfInput(csrf)}<button type="submit">Enable<span class="visually-hidden"> ${webhook.url}</span></button></form>`}
         <form method="post" action="${WEBHOOKS}/${String(webhook.id)}/rotate">${csrfInput(csrf)}<button type="submit">Rotate secret<span class="visually-hidden"> of ${webhook.url}</span></button></form>
         <a class="button danger" href="${WEBHOOKS}/${String(webhook.id)}/delete">Delete<span class="visually-hidden"> ${webhook.url}</span></a>
-      </td>
+      </td>`}
     </tr>`,
     )}
     </tbody>
   </table>`}
 </section>
-<section class="card" aria-labelledby="create-webhook-title">
+${admin && html`<section class="card" aria-labelledby="create-webhook-title">
   <h2 id="create-webhook-title">Create a webhook</h2>
   ${form.errors.length > 0 && html`<div class="alert" role="alert">${form.errors.map((error) => html`<p>${error}</p>`)}</div>`}
   <form method="post" action="${WEBHOOKS}" class="stack">
@@ -306,7 +355,7 @@ function webhooksSection(csrf: string, account: Account, view: IntegrationsView,
     <input id="webhook-description" name="description" type="text" maxlength="255" value="${form.description}">
     <button type="submit" class="primary">Create webhook</button>
   </form>
-</section>`
+</section>`}`
 }
 
 export function deleteWebhookPage(chrome: Chrome, csrf: string, account: Account, webhook: ApiSubscription): Html {
@@ -332,7 +381,13 @@ export function deleteWebhookPage(chrome: Chrome, csrf: string, account: Account
   )
 }
 
-export function revokePage(chrome: Chrome, csrf: string, account: Account, token: ListedToken): Html {
+export function revokePage(
+  chrome: Chrome,
+  csrf: string,
+  account: Account,
+  token: ListedToken | CompanyToken,
+  target: { action: string; back: string } = { action: `/settings/integrations/tokens/${String(token.id)}/revoke`, back: '/settings/integrations' },
+): Html {
   const format = formatter(account.timezone)
   return layout(
     chrome,
@@ -340,17 +395,55 @@ export function revokePage(chrome: Chrome, csrf: string, account: Account, token
     html`<section class="card narrow">
   <h1>Revoke this token?</h1>
   <dl class="facts">
+    ${'user_name' in token && html`<dt>User</dt><dd>${token.user_name} (${token.user_email})</dd>`}
     <dt>Label</dt><dd>${token.label ?? html`<span class="muted">No label</span>`}</dd>
     <dt>Token</dt><dd><code>${token.prefix}…</code></dd>
+    <dt>Access</dt><dd>${accessOf(token)}</dd>
     <dt>Created</dt><dd>${time(token.created_at, format)}</dd>
     <dt>Last used</dt><dd>${time(token.last_used_at, format)}</dd>
   </dl>
   <p>Anything using it stops working at once. This cannot be undone.</p>
-  <form method="post" action="/settings/integrations/tokens/${String(token.id)}/revoke" class="row">
+  <form method="post" action="${target.action}" class="row">
     ${csrfInput(csrf)}
     <button type="submit" class="danger">Revoke token</button>
-    <a class="button" href="/settings/integrations">Cancel</a>
+    <a class="button" href="${target.back}">Cancel</a>
   </form>
+</section>`,
+  )
+}
+
+/** Tokens of this company (admins): every user's live tokens, each revocable. */
+export function companyTokensPage(chrome: Chrome, account: Account, tokens: CompanyToken[], flash: Flash | undefined, now: Date): Html {
+  const format = formatter(account.timezone)
+  return layout(
+    chrome,
+    'Tokens of this company',
+    html`<h1>Tokens of this company</h1>
+<p class="lead">Every live api token of the users of ${account.companyName}. As an admin you can revoke any of them:
+it stops working at once. Users make their own tokens on their Integrations page.</p>
+${flash?.kind === 'revoked' && html`<p class="notice" role="status">Token “${tokenName(flash)}” revoked: it no longer works.</p>`}
+<section class="card" aria-labelledby="company-tokens-title">
+  <h2 id="company-tokens-title">Live tokens</h2>
+  ${tokens.length === 0
+    ? html`<p class="muted">No user of ${account.companyName} has a live api token.</p>`
+    : html`<table class="tokens">
+    <caption class="muted">Times in ${account.timezone}</caption>
+    <thead><tr><th scope="col">User</th><th scope="col">Label</th><th scope="col">Token</th><th scope="col">Access</th><th scope="col">Expires</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+    <tbody>
+    ${tokens.map(
+      (token) => html`<tr>
+      <td data-label="User">${token.user_name}<br><span class="muted">${token.user_email}</span></td>
+      <td data-label="Label">${token.label ?? html`<span class="muted">No label</span>`}</td>
+      <td data-label="Token"><code>${token.prefix}…</code></td>
+      <td data-label="Access">${accessOf(token)}</td>
+      <td data-label="Expires">${expiryOf(token, format, now)}</td>
+      <td data-label="Created">${time(token.created_at, format)}</td>
+      <td data-label="Last used">${time(token.last_used_at, format)}</td>
+      <td class="actions"><a class="button danger" href="/settings/tokens/${String(token.id)}/revoke">Revoke<span class="visually-hidden"> ${tokenName(token)} of ${token.user_name}</span></a></td>
+    </tr>`,
+    )}
+    </tbody>
+  </table>`}
 </section>`,
   )
 }

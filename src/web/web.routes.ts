@@ -13,7 +13,17 @@ import { AUDIT_FIELDS, AUDIT_PATH, auditPage, type AuditForm } from './audit-pag
 import { originOf, webContext } from '../modules/audit/audit.context.js'
 import { acceptInvite, findAccount, findInvite, signIn, signInRateLimited, signOut, type Account } from '../modules/auth/accounts.service.js'
 import { PASSWORD_MAX_LENGTH } from '../modules/auth/passwords.js'
-import { createOwnToken, findOwnToken, listOwnTokens, revokeOwnToken } from '../modules/auth/tokens.service.js'
+import { isScope } from '../modules/auth/scopes.js'
+import {
+  createOwnToken,
+  findCompanyToken,
+  findOwnToken,
+  listCompanyTokens,
+  listOwnTokens,
+  revokeCompanyTokenById,
+  revokeOwnToken,
+  type TokenChoice,
+} from '../modules/auth/tokens.service.js'
 import { MAX_URL_LENGTH } from '../modules/webhooks/destination.js'
 import {
   changeSubscription,
@@ -26,8 +36,10 @@ import {
 } from '../modules/webhooks/webhooks.service.js'
 import type { RateLimiter } from '../rate-limit/limiter.js'
 import {
+  companyTokensPage,
   deleteWebhookPage,
   errorPage,
+  EXPIRY_CHOICES,
   integrationsPage,
   invitePage,
   loginPage,
@@ -35,6 +47,7 @@ import {
   sendPage,
   type Chrome,
   type Flash,
+  type TokenForm,
   type WebhookForm,
 } from './pages.js'
 import { CSRF_FIELD, sessionCsrf, sessionCsrfMatches, type WebCookies } from './security.js'
@@ -47,6 +60,7 @@ export interface RoutesOptions {
 }
 
 const HOME = '/settings/integrations'
+const COMPANY_TOKENS = '/settings/tokens'
 /** Forms are small: a larger body is refused (413) before it is read. */
 const FORM_BODY_LIMIT = 64 * 1024
 const EMAIL_MAX_LENGTH = 255
@@ -71,6 +85,24 @@ function pathId(request: FastifyRequest): number {
   const id = /^[1-9]\d{0,15}$/.test(raw) ? Number(raw) : 0
   if (id < 1 || id > MAX_ID) throw new ApiError(404)
   return id
+}
+
+/** The access and expiry chosen on the token form; what is wrong with them, as sentences. */
+function tokenChoice(form: Form): { typed: TokenForm; choice: TokenChoice } {
+  const raw = form.scopes === undefined ? [] : Array.isArray(form.scopes) ? (form.scopes as unknown[]) : [form.scopes]
+  const names = raw.filter((name): name is string => typeof name === 'string')
+  const scopes = names.filter(isScope)
+  const full = text(form, 'access') !== 'scopes'
+  const expiry = text(form, 'expires_in_days') ?? ''
+  const days = EXPIRY_CHOICES.find((choice) => String(choice) === expiry)
+  const errors: string[] = []
+  if (!full && scopes.length === 0) errors.push('Choose at least one scope, or full access.')
+  if (!full && scopes.length !== names.length) errors.push('Only the scopes listed can be chosen.')
+  if (expiry !== '' && days === undefined) errors.push('Choose an expiry from the list.')
+  return {
+    typed: { full, scopes, expiresInDays: days, errors },
+    choice: { scopes: full ? undefined : (scopes), expiresInDays: days },
+  }
 }
 
 const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies, chrome, signInLimiter }) => {
@@ -113,6 +145,21 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
       return undefined
     }
     return current
+  }
+
+  /** A page or form only admins may use: a member gets a 403 page and nothing changes. */
+  async function requireAdmin(request: FastifyRequest, reply: FastifyReply, form?: Form) {
+    const current = await requireAccount(request, reply, form)
+    if (!current || current.account.role === 'admin') return current
+    await sendPage(
+      reply,
+      403,
+      errorPage(signedInChrome(current.account, current.secret), 'Admins only', `Only an admin of ${current.account.companyName} can do this, so nothing was changed.`, {
+        href: HOME,
+        text: 'Back to Integrations',
+      }),
+    )
+    return undefined
   }
 
   /** Signing in (or accepting an invite) always starts a new session: the old one, if any, ends. */
@@ -181,7 +228,7 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
     const flash = cookies.takeFlash(request, reply, secret) as Flash | undefined
     const [tokens, webhooks] = await Promise.all([listOwnTokens(app.db, account.companyId, account.userId), subscriptionsOverviewOf(app.db, account)])
     const baseUrl = config.publicUrl ?? `${request.protocol}://${request.host}`
-    return sendPage(reply, 200, integrationsPage(signedInChrome(account, secret), sessionCsrf(secret), account, { tokens, flash, baseUrl, webhooks }))
+    return sendPage(reply, 200, integrationsPage(signedInChrome(account, secret), sessionCsrf(secret), account, { tokens, flash, baseUrl, webhooks }, now()))
   })
 
   app.post(`${HOME}/tokens`, formRoute, async (request, reply) => {
@@ -190,9 +237,11 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
     if (!current) return reply
     const { account, secret } = current
     const label = form.label === undefined ? '' : text(form, 'label')
+    const { typed, choice } = tokenChoice(form)
     try {
       if (label === undefined) throw new ApiError(422, 'The label must be text.')
-      const created = await createOwnToken(app.db, account.companyId, account.userId, label, webContext(request, account))
+      if (typed.errors.length > 0) throw new ApiError(422, typed.errors.join(' '))
+      const created = await createOwnToken(app.db, account.companyId, account.userId, label, choice, now(), webContext(request, account))
       cookies.setFlash(reply, secret, { kind: 'created', token: created.token, label: created.label } satisfies Flash)
       return await reply.redirect(HOME, 303)
     } catch (err) {
@@ -209,7 +258,8 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
           webhooks,
           label: (label ?? '').slice(0, 255),
           labelError: problem ? `The label ${problem}.` : err.message,
-        }),
+          tokenForm: typed,
+        }, now()),
       )
     }
   })
@@ -231,7 +281,8 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
     return reply.redirect(HOME, 303)
   })
 
-  // Webhooks of the company (any user may manage them), through the same service as the API.
+  // Webhooks of the company, through the same service as the API: admins manage them,
+  // members only see them (the list on the Integrations page).
   const webhookSettings = (): WebhookSettings => ({ secretKey: app.keys.derive('webhook secrets'), allowPrivate: config.webhookAllowPrivate })
   const WEBHOOKS = `${HOME}/webhooks`
   /** A URL as a message shows it: its start only (the flash cookie stays small). */
@@ -239,7 +290,7 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
 
   app.post(WEBHOOKS, formRoute, async (request, reply) => {
     const form = formOf(request)
-    const current = await requireAccount(request, reply, form)
+    const current = await requireAdmin(request, reply, form)
     if (!current) return reply
     const { account, secret } = current
     const rawEvents = form.events === undefined ? [] : Array.isArray(form.events) ? (form.events as unknown[]) : [form.events]
@@ -280,11 +331,11 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
     }
     const [tokens, webhooks] = await Promise.all([listOwnTokens(app.db, account.companyId, account.userId), subscriptionsOverviewOf(app.db, account)])
     const baseUrl = config.publicUrl ?? `${request.protocol}://${request.host}`
-    return sendPage(reply, 422, integrationsPage(signedInChrome(account, secret), sessionCsrf(secret), account, { tokens, baseUrl, webhooks, webhookForm: typed }))
+    return sendPage(reply, 422, integrationsPage(signedInChrome(account, secret), sessionCsrf(secret), account, { tokens, baseUrl, webhooks, webhookForm: typed }, now()))
   })
 
   app.get(`${WEBHOOKS}/:id/delete`, async (request, reply) => {
-    const current = await requireAccount(request, reply)
+    const current = await requireAdmin(request, reply)
     if (!current) return reply
     const { account, secret } = current
     const webhook = await subscriptionOf(app.db, account, pathId(request))
@@ -292,7 +343,7 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
   })
 
   app.post(`${WEBHOOKS}/:id/delete`, formRoute, async (request, reply) => {
-    const current = await requireAccount(request, reply, formOf(request))
+    const current = await requireAdmin(request, reply, formOf(request))
     if (!current) return reply
     const { account, secret } = current
     const id = pathId(request)
@@ -303,7 +354,7 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
   })
 
   app.post(`${WEBHOOKS}/:id/rotate`, formRoute, async (request, reply) => {
-    const current = await requireAccount(request, reply, formOf(request))
+    const current = await requireAdmin(request, reply, formOf(request))
     if (!current) return reply
     const { account, secret } = current
     const rotated = await rotateSubscriptionSecret(app.db, account, pathId(request), webhookSettings(), now(), webContext(request, account))
@@ -312,7 +363,7 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
   })
 
   app.post(`${WEBHOOKS}/:id/enable`, formRoute, async (request, reply) => {
-    const current = await requireAccount(request, reply, formOf(request))
+    const current = await requireAdmin(request, reply, formOf(request))
     if (!current) return reply
     const { account, secret } = current
     const enabled = await changeSubscription(app.db, account, pathId(request), { enabled: true }, webhookSettings(), now(), webContext(request, account))
@@ -363,6 +414,33 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
       .header('content-disposition', 'attachment; filename="security-log.jsonl"')
       .type('application/x-ndjson; charset=utf-8')
       .send(lines)
+  })
+
+  // Tokens of this company (admins): every member's live tokens, any of which they may revoke.
+  app.get(COMPANY_TOKENS, async (request, reply) => {
+    const current = await requireAdmin(request, reply)
+    if (!current) return reply
+    const { account, secret } = current
+    const flash = cookies.takeFlash(request, reply, secret) as Flash | undefined
+    const tokens = await listCompanyTokens(app.db, account.companyId)
+    return sendPage(reply, 200, companyTokensPage(signedInChrome(account, secret), account, tokens, flash, now()))
+  })
+
+  app.get(`${COMPANY_TOKENS}/:id/revoke`, async (request, reply) => {
+    const current = await requireAdmin(request, reply)
+    if (!current) return reply
+    const { account, secret } = current
+    const token = await findCompanyToken(app.db, account.companyId, pathId(request))
+    return sendPage(reply, 200, revokePage(signedInChrome(account, secret), sessionCsrf(secret), account, token, { action: `${COMPANY_TOKENS}/${String(token.id)}/revoke`, back: COMPANY_TOKENS }))
+  })
+
+  app.post(`${COMPANY_TOKENS}/:id/revoke`, formRoute, async (request, reply) => {
+    const current = await requireAdmin(request, reply, formOf(request))
+    if (!current) return reply
+    const { account, secret } = current
+    const revoked = await revokeCompanyTokenById(app.db, account.companyId, pathId(request), now(), webContext(request, account))
+    cookies.setFlash(reply, secret, { kind: 'revoked', prefix: revoked.prefix, label: revoked.label } satisfies Flash)
+    return reply.redirect(COMPANY_TOKENS, 303)
   })
 
   const inviteGone = (reply: FastifyReply) =>

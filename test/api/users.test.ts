@@ -40,7 +40,9 @@ for (const backend of backends()) {
       // Written by PostgreSQL: the bytes the serializer would write for the same user.
       assert.equal(res.headers['content-type'], 'application/json; charset=utf-8')
       const [user] = await usersAsSerialized(acme.companyId)
-      assert.equal(res.body, JSON.stringify({ user, company: { id: acme.companyId, name: 'Acme', timezone: 'America/Sao_Paulo' } }))
+      const token = { scopes: ['*'], kind: 'personal', expires_at: null, app: null }
+      assert.deepEqual(body.token, token)
+      assert.equal(res.body, JSON.stringify({ user, company: { id: acme.companyId, name: 'Acme', timezone: 'America/Sao_Paulo' }, token }))
     })
 
     test('lists the users of the caller company only, id ascending, paged', async () => {

@@ -160,7 +160,7 @@ describe('the audit log records', () => {
       assert.ok(token)
       secrets.push(token)
     }, { action: 'api_token.created', actor_type: 'user', actor_label: 'Cy', target_label: 'CRM sync', ip: '192.0.2.44' })
-    assert.deepEqual(created.changes, { user_id: [null, created.actor_id], label: [null, 'CRM sync'] })
+    assert.deepEqual(created.changes, { user_id: [null, created.actor_id], label: [null, 'CRM sync'], scopes: [null, ['*']], expires_at: [null, null] })
     await onlyRecord(t.db, async () => {
       const url = `/settings/integrations/tokens/${String(created.target_id)}/revoke`
       const res = await browser.submit(url, url)

@@ -16,6 +16,8 @@ export const callerOf = (who: { companyId: CompanyId; userId: number }): Caller 
   userId: who.userId,
   companyId: who.companyId,
   timezone: 'UTC',
+  role: 'admin',
+  access: { kind: 'personal', scopes: null, grants: null, expiresAt: null, app: null },
 })
 
 export async function addTag(db: Db, who: { companyId: CompanyId; userId: number }, options: { name?: string; color?: string } = {}) {

@@ -192,7 +192,7 @@ describe('admin commands of the web application', () => {
     const list = expectList(await admin(['token', 'list', '--user', String(user.id), '--json']))
     const [listed] = list
     assert.ok(listed && list.length === 1)
-    assert.deepEqual(Object.keys(listed), ['id', 'label', 'prefix', 'created_at', 'last_used_at'])
+    assert.deepEqual(Object.keys(listed), ['id', 'label', 'prefix', 'scopes', 'expires_at', 'created_at', 'last_used_at'])
     assert.equal(listed.prefix, kept.token.slice(0, 12))
     assert.equal(listed.last_used_at, null)
     const table = await admin(['token', 'list', '--user', String(user.id)])

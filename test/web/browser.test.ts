@@ -268,6 +268,43 @@ describe('the web application in Chromium', { skip: existsSync(CHROMIUM) ? false
     await done(page)
   })
 
+  test('a scoped, expiring token through the form; an admin sees it on Tokens of this company and revokes it', async () => {
+    const { user, page } = await signedIn()
+    await page.getByLabel('Label (optional)').fill('Scoped sync')
+    await page.getByLabel('Only these scopes').check()
+    await page.getByLabel('contacts:read', { exact: true }).check()
+    await page.getByLabel('tasks:write', { exact: true }).check()
+    await page.getByLabel('Expires').selectOption('90')
+    await page.getByRole('button', { name: 'Create token' }).click()
+    await page.waitForURL(`${origin}${HOME}`)
+    const token = await page.locator('#new-token').innerText()
+    const row = page.locator('table.tokens tbody tr', { hasText: 'Scoped sync' })
+    assert.equal(await row.locator('td[data-label="Access"]').innerText(), 'contacts:read, tasks:write')
+    assert.match(await row.locator('td[data-label="Expires"]').innerText(), /\d{4}/)
+    const call = (path: string, init: RequestInit = {}) =>
+      fetch(`${origin}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, ...(init.body ? { 'content-type': 'application/json' } : {}) } }).then((res) => res.status)
+    assert.equal(await call('/api/v1/tasks?page=1'), 200)
+    assert.equal(await call('/api/v1/tags', { method: 'POST', body: JSON.stringify({ name: 'x', color: '#fff' }) }), 403)
+    assert.equal(await page.locator('header').getByRole('link', { name: 'Company tokens' }).count(), 0, 'members have no link')
+    await done(page)
+
+    const admin = await member(t.db, companyId, { role: 'admin' })
+    const adminPage = await newPage()
+    await signIn(adminPage, admin.email)
+    await adminPage.waitForURL(`${origin}${HOME}`)
+    await adminPage.locator('header').getByRole('link', { name: 'Company tokens' }).click()
+    await adminPage.waitForURL(`${origin}/settings/tokens`)
+    assert.equal(await adminPage.getByRole('heading', { level: 1 }).innerText(), 'Tokens of this company')
+    const theirs = adminPage.locator('table.tokens tbody tr', { hasText: 'Scoped sync' })
+    assert.match(await theirs.locator('td[data-label="User"]').innerText(), new RegExp(user.email))
+    await theirs.getByRole('link', { name: /Revoke/ }).click()
+    await adminPage.getByRole('button', { name: 'Revoke token' }).click()
+    await adminPage.waitForURL(`${origin}/settings/tokens`)
+    assert.match(await adminPage.getByRole('status').innerText(), /Scoped sync.*revoked/)
+    await eventually401(token)
+    await done(adminPage)
+  })
+
   test('at phone width: nothing overflows sideways, every control is on screen and usable', async () => {
     const { user, page } = await signedIn({ viewport: { width: 375, height: 740 }, isMobile: true })
     await createOwnToken(t.db, companyId, user.id, 'Spreadsheet export')
@@ -291,7 +328,7 @@ describe('the web application in Chromium', { skip: existsSync(CHROMIUM) ? false
     const labels = await page.evaluate(
       `[...document.querySelectorAll('table.tokens tbody tr:first-child td[data-label]')].map((cell) => getComputedStyle(cell, '::before').content)`,
     )
-    assert.deepEqual(labels, ['"Label: "', '"Token: "', '"Created: "', '"Last used: "'])
+    assert.deepEqual(labels, ['"Label: "', '"Token: "', '"Access: "', '"Expires: "', '"Created: "', '"Last used: "'])
     await done(page)
   })
 

@@ -10,8 +10,12 @@ import type { CompanyId } from '../../src/tenancy.js'
 export const PASSWORD = 'correct horse battery staple'
 
 /** A user of the company with a password set, for signing in. */
-export async function member(db: Db, companyId: CompanyId, options: { email?: string; name?: string; password?: string } = {}) {
-  const user = await addUser(db, companyId, { email: options.email, name: options.name })
+export async function member(
+  db: Db,
+  companyId: CompanyId,
+  options: { email?: string; name?: string; password?: string; role?: 'admin' | 'member' } = {},
+) {
+  const user = await addUser(db, companyId, { email: options.email, name: options.name, role: options.role })
   await setPassword(db, user.id, { password: options.password ?? PASSWORD })
   return user
 }

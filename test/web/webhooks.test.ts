@@ -57,7 +57,7 @@ describe('webhooks on Settings → Integrations, in Chromium', { skip: existsSyn
   const rows = () => t.orm.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.companyId, companyId)).orderBy(webhookSubscriptions.id)
 
   async function signedIn(viewport = { width: 1100, height: 900 }): Promise<Page> {
-    const user = await member(t.db, companyId)
+    const user = await member(t.db, companyId, { role: 'admin' }) // only admins manage webhooks
     const context = await browser.newContext({ viewport, permissions: ['clipboard-read', 'clipboard-write'] })
     const page = await context.newPage()
     const problems: string[] = []

@@ -1,21 +1,12 @@
 // The audit log over the API: a newest-first page with filters and a signed cursor, and the
-// export of a time range as JSON Lines, streamed. Admins only (see audit.service.ts's
-// requireAdmin until the access-control plugin enforces `config.role`).
+// export of a time range as JSON Lines, streamed. Admins only: `config.role`, enforced by
+// src/plugins/access.ts like every route's scope.
 import { Readable } from 'node:stream'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { Ref } from '../../http/schemas.js'
 import { AuditEventsPage, AuditEventsQuery, AuditExportQuery } from './audit.schemas.js'
 import { auditEventsPage, exportFor } from './audit.service.js'
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** The scope a token needs (issue 27's access-control plugin enforces it). */
-    scope?: string
-    /** `admin`: only an admin's token may call the route. */
-    role?: 'admin'
-  }
-}
 
 export const JSON_LINES = 'application/x-ndjson; charset=utf-8'
 

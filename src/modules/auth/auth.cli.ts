@@ -55,7 +55,7 @@ export const authCommands = [
   }),
   defineCommand({
     name: 'token list',
-    summary: "List a user's live api tokens: label, first characters, created, last used",
+    summary: "List a user's live api tokens: label, first characters, scopes (null: full access), expiry, created, last used",
     options: { user },
     input: UserInput,
     list: true,

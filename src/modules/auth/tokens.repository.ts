@@ -1,58 +1,79 @@
+// Every statement on api_tokens. The lookup of each request carries what the access check
+// needs (the user's role, the token's scopes and expiry): authorising costs no query of its own.
 import type { Db } from '../../db/db.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
-import type { apiTokens } from '../../db/schema.js'
-import { asCompanyId, type Caller, type CompanyId } from '../../tenancy.js'
+import type { CompanyId } from '../../tenancy.js'
+import type { Scope } from './scopes.js'
 
-type TokenRow = typeof apiTokens.$inferSelect
+/** What a request's token resolves to (before the expiry is checked). */
+export interface TokenCallerRow {
+  token_id: number
+  user_id: number
+  company_id: number
+  timezone: string
+  role: 'admin' | 'member'
+  scopes: Scope[] | null
+  expires_at: Date | null
+}
 
-// The api_tokens row with the schema's (camelCase) names.
-const TOKEN_ROW = `company_id as "companyId", id, user_id as "userId", token_hash as "tokenHash", prefix, label,
-                   last_used_at as "lastUsedAt", revoked_at as "revokedAt", created_at as "createdAt", updated_at as "updatedAt"`
-
-// Every request with a token not cached yet: the token by api_tokens_token_hash_key, its
-// user and company by primary key.
-const callerByTokenHash = defineQuery<{ tokenId: number; userId: number; companyId: number; timezone: string }>(
+// Every request whose token is not cached: api_tokens_token_hash_key, then the primary keys
+// of users and companies. An expired token is found (it answers token_expired, not
+// token_invalid); a revoked one or one of a deactivated user is not.
+const callerByHash = defineQuery<TokenCallerRow>(
   'auth.callerByTokenHash',
-  `select t.id as "tokenId", t.user_id as "userId", t.company_id as "companyId", c.timezone
+  `select t.id as token_id, t.user_id, t.company_id, c.timezone, u.role, t.scopes, t.expires_at
      from api_tokens t
      join users u on u.company_id = t.company_id and u.id = t.user_id
      join companies c on c.id = t.company_id
-    where t.token_hash = $1 and t.revoked_at is null and u.active = true
-    limit 1`,
+    where t.token_hash = $1 and t.revoked_at is null and u.active`,
 )
 
-/** The caller a live token of an active user acts as, or undefined. */
-export async function findCallerByTokenHash(db: Db, tokenHash: string): Promise<Caller | undefined> {
-  const row = await runOne(db, callerByTokenHash, [tokenHash])
-  return row && { ...row, companyId: asCompanyId(row.companyId) }
+/** The live token of an active user with this hash, or undefined. */
+export async function findTokenCaller(db: Db, tokenHash: string): Promise<TokenCallerRow | undefined> {
+  return runOne(db, callerByHash, [tokenHash])
 }
 
-const insertTokenStatement = defineQuery<TokenRow>(
+/** A token row as made, and as revoked by the admin command line. */
+export interface TokenRow {
+  id: number
+  user_id: number
+  company_id: number
+  prefix: string
+  label: string | null
+  scopes: Scope[] | null
+  expires_at: Date | null
+  created_at: Date
+  revoked_at: Date | null
+}
+
+const TOKEN_COLUMNS = 'id, user_id, company_id, prefix, label, scopes, expires_at, created_at, revoked_at'
+
+const insertRow = defineQuery<TokenRow>(
   'auth.insertToken',
-  `insert into api_tokens (company_id, user_id, token_hash, prefix, label)
-   values ($1, $2, $3, $4, $5)
-   returning ${TOKEN_ROW}`,
+  `insert into api_tokens (company_id, user_id, token_hash, prefix, label, scopes, expires_at)
+   values ($1, $2, $3, $4, $5, $6, $7)
+   returning ${TOKEN_COLUMNS}`,
 )
 
 export async function insertToken(
   db: Db,
   companyId: CompanyId,
-  values: { userId: number; tokenHash: string; prefix: string; label?: string | null },
-) {
-  const row = await runOne(db, insertTokenStatement, [companyId, values.userId, values.tokenHash, values.prefix, values.label ?? null])
+  values: { userId: number; tokenHash: string; prefix: string; label: string | null; scopes: Scope[] | null; expiresAt: Date | null },
+): Promise<TokenRow> {
+  const row = await runOne(db, insertRow, [companyId, values.userId, values.tokenHash, values.prefix, values.label, values.scopes, values.expiresAt])
   if (!row) throw new Error('insert returned no row')
   return row
 }
 
-// By api_tokens_token_hash_key.
+// The admin command line's revoke by the token itself (api_tokens_token_hash_key).
 const revokeByHash = defineQuery<TokenRow>(
   'auth.revokeByHash',
   `update api_tokens set revoked_at = $2, updated_at = $2
     where token_hash = $1 and revoked_at is null
-    returning ${TOKEN_ROW}`,
+    returning ${TOKEN_COLUMNS}`,
 )
 
-export async function revokeTokenByHash(db: Db, tokenHash: string, at: Date) {
+export async function revokeTokenByHash(db: Db, tokenHash: string, at: Date): Promise<TokenRow | undefined> {
   return runOne(db, revokeByHash, [tokenHash, at])
 }
 
@@ -61,11 +82,15 @@ export interface ListedToken {
   id: number
   label: string | null
   prefix: string
+  /** null: full access. */
+  scopes: Scope[] | null
+  /** null: never. */
+  expires_at: Date | null
   created_at: Date
   last_used_at: Date | null
 }
 
-const LISTED_COLUMNS = 'id, label, prefix, created_at, last_used_at'
+const LISTED_COLUMNS = 'id, label, prefix, scopes, expires_at, created_at, last_used_at'
 
 // The web page and `token list`: a user's live tokens, from api_tokens_company_user_idx.
 const tokensOfUser = defineQuery<ListedToken>(
@@ -102,6 +127,54 @@ const revokeOfUser = defineQuery<ListedToken & { token_hash: string }>(
 
 export async function revokeTokenOf(db: Db, companyId: CompanyId, userId: number, id: number, at: Date) {
   return runOne(db, revokeOfUser, [companyId, id, userId, at])
+}
+
+/** A live token of the company as its admins see it: whose it is, never the token itself. */
+export interface CompanyToken extends ListedToken {
+  user_id: number
+  user_name: string
+  user_email: string
+}
+
+const COMPANY_TOKEN_COLUMNS = `t.id, t.label, t.prefix, t.scopes, t.expires_at, t.created_at, t.last_used_at,
+                               t.user_id, u.name as user_name, u.email as user_email`
+
+// "Tokens of this company" (admins): every live token, from the primary key (company_id, id),
+// each with its user by primary key. A company has a handful of users and their tokens.
+const tokensOfCompany = defineQuery<CompanyToken>(
+  'auth.tokensOfCompany',
+  `select ${COMPANY_TOKEN_COLUMNS}
+     from api_tokens t join users u on u.company_id = t.company_id and u.id = t.user_id
+    where t.company_id = $1 and t.revoked_at is null
+    order by t.id`,
+)
+
+export async function liveTokensOfCompany(db: Db, companyId: CompanyId): Promise<CompanyToken[]> {
+  return run(db, tokensOfCompany, [companyId])
+}
+
+// One live token of the company (an admin's revoke confirmation), by primary key.
+const tokenOfCompany = defineQuery<CompanyToken>(
+  'auth.tokenOfCompany',
+  `select ${COMPANY_TOKEN_COLUMNS}
+     from api_tokens t join users u on u.company_id = t.company_id and u.id = t.user_id
+    where t.company_id = $1 and t.id = $2 and t.revoked_at is null`,
+)
+
+export async function liveTokenOfCompany(db: Db, companyId: CompanyId, id: number) {
+  return runOne(db, tokenOfCompany, [companyId, id])
+}
+
+// An admin revokes any live token of the company, by primary key.
+const revokeOfCompany = defineQuery<ListedToken & { token_hash: string }>(
+  'auth.revokeOfCompany',
+  `update api_tokens set revoked_at = $3, updated_at = $3
+    where company_id = $1 and id = $2 and revoked_at is null
+    returning ${LISTED_COLUMNS}, token_hash`,
+)
+
+export async function revokeCompanyToken(db: Db, companyId: CompanyId, id: number, at: Date) {
+  return runOne(db, revokeOfCompany, [companyId, id, at])
 }
 
 // "Last used", written in one statement for every token used since the last flush (at most

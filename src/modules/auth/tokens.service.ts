@@ -8,8 +8,21 @@ import { isStorableText } from '../../http/validation.js'
 import { findUserAnyCompany } from '../users/users.repository.js'
 import { SYSTEM_CONTEXT, type AuditContext } from '../audit/audit.context.js'
 import { recordAudit } from '../audit/audit.service.js'
-import { asCompanyId, type CompanyId } from '../../tenancy.js'
-import { insertToken, liveTokenOf, liveTokensOf, revokeTokenByHash, revokeTokenOf, type ListedToken } from './tokens.repository.js'
+import { asCompanyId, type Caller, type CompanyId } from '../../tenancy.js'
+import { grantsOf, isScope, normalizeScopes, type Scope } from './scopes.js'
+import {
+  findTokenCaller,
+  insertToken,
+  liveTokenOf,
+  liveTokenOfCompany,
+  liveTokensOf,
+  liveTokensOfCompany,
+  revokeCompanyToken,
+  revokeTokenByHash,
+  revokeTokenOf,
+  type ListedToken,
+  type TokenRow,
+} from './tokens.repository.js'
 
 export const TOKEN_PREFIX = 'eng_'
 /**
@@ -56,41 +69,107 @@ export function checkLabel(label: string | undefined): string | null {
   return trimmed
 }
 
+/** The longest a token may live; without an expiry it lives until revoked. */
+export const MAX_EXPIRY_DAYS = 365
+const DAY_MS = 24 * 60 * 60_000
+
+/** What a new token may do and until when (docs/access-control.md). */
+export interface TokenChoice {
+  /** The scopes; undefined: full access (the default). */
+  scopes?: readonly Scope[] | undefined
+  /** Days until it expires, 1..365; undefined: never. */
+  expiresInDays?: number | undefined
+}
+
+/**
+ * A comma-separated list of scopes (`contacts:read,tasks:write`), as the admin command line
+ * takes it: each must be in the catalogue, at least one.
+ */
+export function parseScopes(text: string): Scope[] {
+  const names = text.split(',').map((name) => name.trim()).filter((name) => name !== '')
+  const unknown = names.filter((name) => !isScope(name))
+  if (unknown.length > 0) throw invalid({ scopes: [`has unknown scopes: ${unknown.join(', ')} (see docs/access-control.md)`] })
+  if (names.length === 0) throw invalid({ scopes: ["can't be blank"] })
+  return names as Scope[]
+}
+
+function expiryOf(days: number | undefined, now: Date): Date | null {
+  if (days === undefined) return null
+  if (!Number.isInteger(days) || days < 1 || days > MAX_EXPIRY_DAYS) {
+    throw invalid({ expires_in_days: [`must be a whole number of days from 1 to ${String(MAX_EXPIRY_DAYS)}`] })
+  }
+  return new Date(now.getTime() + days * DAY_MS)
+}
+
 /** How an audit record names a token: its label, else its first characters. */
 const tokenLabel = (token: { label: string | null; prefix: string }) => token.label ?? `${token.prefix}…`
 
-async function issueToken(db: Db, companyId: CompanyId, userId: number, label: string | null, context: AuditContext) {
+const shown = (row: TokenRow) => ({
+  id: row.id,
+  user_id: row.user_id,
+  company_id: row.company_id,
+  prefix: row.prefix,
+  label: row.label,
+  scopes: row.scopes ?? ['*'],
+  expires_at: row.expires_at,
+  created_at: row.created_at,
+})
+
+async function issueToken(db: Db, companyId: CompanyId, userId: number, label: string | null, choice: TokenChoice, context: AuditContext, now: Date) {
+  const expiresAt = expiryOf(choice.expiresInDays, now)
+  if (choice.scopes !== undefined && choice.scopes.length === 0) throw invalid({ scopes: ["can't be blank"] })
+  const scopes = choice.scopes === undefined ? null : normalizeScopes(choice.scopes)
   const token = generateToken()
   const row = await transaction(db, async (tx) => {
-    const inserted = await insertToken(tx, companyId, { userId, tokenHash: hashToken(token), prefix: token.slice(0, 12), label })
+    const inserted = await insertToken(tx, companyId, { userId, tokenHash: hashToken(token), prefix: token.slice(0, 12), label, scopes, expiresAt })
     await recordAudit(tx, companyId, context, {
       action: 'api_token.created',
       target: { id: inserted.id, label: tokenLabel(inserted) },
-      changes: { user_id: [null, userId], label: [null, label] },
+      changes: { user_id: [null, userId], label: [null, label], scopes: [null, scopes ?? ['*']], expires_at: [null, expiresAt?.toISOString() ?? null] },
     })
     return inserted
   })
-  return {
-    token,
-    id: row.id,
-    user_id: row.userId,
-    company_id: row.companyId,
-    prefix: row.prefix,
-    label: row.label,
-    created_at: row.createdAt,
-  }
+  return { token, ...shown(row) }
 }
 
-/** Admin command line and demo data: a token for any user. */
-export async function createToken(db: Db, userId: number, context: AuditContext = SYSTEM_CONTEXT) {
+/** Admin command line and demo data: a token for any user (full access and no expiry unless chosen). */
+export async function createToken(db: Db, userId: number, choice: TokenChoice = {}, now = new Date(), context: AuditContext = SYSTEM_CONTEXT) {
   const user = await findUserAnyCompany(db, userId)
-  if (!user) throw new ApiError(404, `user ${userId} not found`)
-  return issueToken(db, asCompanyId(user.companyId), user.id, null, context)
+  if (!user) throw new ApiError(404, `user ${String(userId)} not found`)
+  return issueToken(db, asCompanyId(user.companyId), user.id, null, choice, context, now)
 }
 
-/** The web application: a token for the signed-in user, with an optional label. */
-export async function createOwnToken(db: Db, companyId: CompanyId, userId: number, label: string | undefined, context: AuditContext = SYSTEM_CONTEXT) {
-  return issueToken(db, companyId, userId, checkLabel(label), context)
+/** The web application: a token for the signed-in user, with an optional label, scopes and expiry. */
+export async function createOwnToken(
+  db: Db,
+  companyId: CompanyId,
+  userId: number,
+  label: string | undefined,
+  choice: TokenChoice = {},
+  now = new Date(),
+  context: AuditContext = SYSTEM_CONTEXT,
+) {
+  return issueToken(db, companyId, userId, checkLabel(label), choice, context, now)
+}
+
+/** The caller a live token of an active user acts as, expired or not (the auth plugin checks the expiry). */
+export async function findCaller(db: Db, tokenHash: string): Promise<Caller | undefined> {
+  const row = await findTokenCaller(db, tokenHash)
+  if (!row) return undefined
+  return {
+    tokenId: row.token_id,
+    userId: row.user_id,
+    companyId: asCompanyId(row.company_id),
+    timezone: row.timezone,
+    role: row.role,
+    access: {
+      kind: 'personal',
+      scopes: row.scopes,
+      grants: row.scopes && grantsOf(row.scopes),
+      expiresAt: row.expires_at,
+      app: null,
+    },
+  }
 }
 
 export async function listOwnTokens(db: Db, companyId: CompanyId, userId: number): Promise<ListedToken[]> {
@@ -122,7 +201,7 @@ export async function revokeOwnToken(db: Db, companyId: CompanyId, userId: numbe
 /** `token list`: a user's live tokens, never the tokens themselves. */
 export async function listTokensOfUser(db: Db, userId: number) {
   const user = await findUserAnyCompany(db, userId)
-  if (!user) throw new ApiError(404, `user ${userId} not found`)
+  if (!user) throw new ApiError(404, `user ${String(userId)} not found`)
   return { data: await liveTokensOf(db, asCompanyId(user.companyId), user.id) }
 }
 
@@ -132,10 +211,37 @@ export async function revokeToken(db: Db, token: string, now = new Date(), conte
     const revoked = await revokeTokenByHash(tx, tokenHash, now)
     if (revoked) {
       await announceRevoked(tx, tokenHash)
-      await recordAudit(tx, asCompanyId(revoked.companyId), context, { action: 'api_token.revoked', target: { id: revoked.id, label: tokenLabel(revoked) } }, now)
+      await recordAudit(tx, asCompanyId(revoked.company_id), context, { action: 'api_token.revoked', target: { id: revoked.id, label: tokenLabel(revoked) } }, now)
     }
     return revoked
   })
   if (!row) throw new ApiError(404, 'token not found or already revoked')
-  return { id: row.id, user_id: row.userId, company_id: row.companyId, prefix: row.prefix, revoked_at: row.revokedAt }
+  return { id: row.id, user_id: row.user_id, company_id: row.company_id, prefix: row.prefix, revoked_at: row.revoked_at }
+}
+
+/** "Tokens of this company" (admins): every live token of every user of the company. */
+export async function listCompanyTokens(db: Db, companyId: CompanyId) {
+  return liveTokensOfCompany(db, companyId)
+}
+
+/** One live token of the company; a revoked one or another company's is 404. */
+export async function findCompanyToken(db: Db, companyId: CompanyId, id: number) {
+  const token = await liveTokenOfCompany(db, companyId, id)
+  if (!token) throw notFound()
+  return token
+}
+
+/** An admin revokes any live token of the company; every server forgets it at once. */
+export async function revokeCompanyTokenById(db: Db, companyId: CompanyId, id: number, now: Date, context: AuditContext = SYSTEM_CONTEXT) {
+  const row = await transaction(db, async (tx) => {
+    const revoked = await revokeCompanyToken(tx, companyId, id, now)
+    if (revoked) {
+      await announceRevoked(tx, revoked.token_hash)
+      await recordAudit(tx, companyId, context, { action: 'api_token.revoked', target: { id: revoked.id, label: tokenLabel(revoked) } }, now)
+    }
+    return revoked
+  })
+  if (!row) throw notFound()
+  const { token_hash: _, ...token } = row
+  return token
 }

@@ -26,6 +26,7 @@ const PAGE = Ref(ContactsPage)
 
 const contactsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/v1/contacts', {
+    config: { scope: 'contacts:read' },
     schema: {
       operationId: 'listContacts',
       tags: ['contacts'],
@@ -47,7 +48,7 @@ const contactsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.get('/v1/contacts/:id', {
-    config: { notFound: 'No live contact with this id in your company' },
+    config: { scope: 'contacts:read', notFound: 'No live contact with this id in your company' },
     schema: {
       operationId: 'getContact',
       tags: ['contacts'],
@@ -58,7 +59,7 @@ const contactsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request, reply) => sendJsonText(reply, await getContactJson(app.db, request.caller, request.params.id)))
 
   app.post('/v1/contacts', {
-    config: { rootKey: 'contact' },
+    config: { scope: 'contacts:write', rootKey: 'contact' },
     schema: {
       operationId: 'createContact',
       tags: ['contacts'],
@@ -74,6 +75,7 @@ const contactsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.post('/v1/contacts/batch', {
+    config: { scope: 'contacts:write' },
     validatorCompiler: batchValidatorCompiler,
     schema: {
       operationId: 'upsertContactsBatch',
@@ -94,7 +96,7 @@ const contactsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.put('/v1/contacts/:id', {
-    config: { rootKey: 'contact', notFound: 'No live contact with this id in your company' },
+    config: { scope: 'contacts:write', rootKey: 'contact', notFound: 'No live contact with this id in your company' },
     schema: {
       operationId: 'updateContact',
       tags: ['contacts'],
@@ -109,7 +111,7 @@ const contactsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request) => changeContact(app.db, request.caller, request.params.id, request.body, app.clock()))
 
   app.delete('/v1/contacts/:id', {
-    config: { notFound: 'No live contact with this id in your company (deleting twice answers 404)' },
+    config: { scope: 'contacts:write', notFound: 'No live contact with this id in your company (deleting twice answers 404)' },
     schema: {
       operationId: 'deleteContact',
       tags: ['contacts'],
@@ -123,7 +125,7 @@ const contactsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.get('/v1/contacts/:id/events', {
-    config: { notFound: 'No live contact with this id in your company' },
+    config: { scope: 'contacts:read', notFound: 'No live contact with this id in your company' },
     schema: {
       operationId: 'listContactEvents',
       tags: ['contacts'],
@@ -138,7 +140,7 @@ const contactsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.get('/v1/contacts/:id/business', {
-    config: { notFound: 'No live contact with this id in your company, or the contact has no business' },
+    config: { scope: 'contacts:read', notFound: 'No live contact with this id in your company, or the contact has no business' },
     schema: {
       operationId: 'getContactBusiness',
       tags: ['contacts'],

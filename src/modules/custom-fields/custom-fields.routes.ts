@@ -6,6 +6,7 @@ import { changeCustomField, createCustomField, customFieldsOfCompany, removeCust
 
 const customFieldsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/v1/custom_fields', {
+    config: { scope: 'custom_fields:read' },
     schema: {
       operationId: 'listCustomFields',
       tags: ['custom_fields'],
@@ -15,7 +16,7 @@ const customFieldsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request) => customFieldsOfCompany(app.db, request.caller))
 
   app.post('/v1/custom_fields', {
-    config: { rootKey: 'custom_field' },
+    config: { scope: 'custom_fields:write', rootKey: 'custom_field' },
     schema: {
       operationId: 'createCustomField',
       tags: ['custom_fields'],
@@ -30,7 +31,7 @@ const customFieldsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.put('/v1/custom_fields/:id', {
-    config: { rootKey: 'custom_field', notFound: 'No custom field with this id in your company' },
+    config: { scope: 'custom_fields:write', rootKey: 'custom_field', notFound: 'No custom field with this id in your company' },
     schema: {
       operationId: 'updateCustomField',
       tags: ['custom_fields'],
@@ -43,7 +44,7 @@ const customFieldsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request) => changeCustomField(app.db, request.caller, request.params.id, request.body, app.clock()))
 
   app.delete('/v1/custom_fields/:id', {
-    config: { notFound: 'No custom field with this id in your company' },
+    config: { scope: 'custom_fields:write', notFound: 'No custom field with this id in your company' },
     schema: {
       operationId: 'deleteCustomField',
       tags: ['custom_fields'],

@@ -6,6 +6,7 @@ import { addContact, flowsPage } from './flows.service.js'
 
 const flowsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/v1/flows', {
+    config: { scope: 'flows:read' },
     schema: {
       operationId: 'listFlows',
       tags: ['flows'],
@@ -21,7 +22,7 @@ const flowsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.put('/v1/flows/:id/add_contact', {
-    config: { notFound: 'No flow with this id in your company' },
+    config: { scope: 'flows:write', notFound: 'No flow with this id in your company' },
     schema: {
       operationId: 'addContactToFlow',
       tags: ['flows'],

@@ -12,7 +12,7 @@ const PAGE = Ref(LeadsPage)
 
 const leadsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/v1/leads', {
-    config: { notFound: 'With `id`: no lead with this id in your company' },
+    config: { scope: 'leads:read', notFound: 'With `id`: no lead with this id in your company' },
     schema: {
       operationId: 'listLeads',
       tags: ['leads'],
@@ -39,6 +39,7 @@ const leadsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.get('/v1/leads/count', {
+    config: { scope: 'leads:read' },
     schema: {
       operationId: 'countLeads',
       tags: ['leads'],
@@ -52,7 +53,7 @@ const leadsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.get('/v1/leads/:id', {
-    config: { notFound: 'No lead with this id in your company' },
+    config: { scope: 'leads:read', notFound: 'No lead with this id in your company' },
     schema: {
       operationId: 'getLead',
       tags: ['leads'],
@@ -63,7 +64,7 @@ const leadsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request) => getLead(app.db, request.caller.companyId, request.params.id))
 
   app.post('/v1/leads', {
-    config: { rootKey: 'lead' },
+    config: { scope: 'leads:write', rootKey: 'lead' },
     schema: {
       operationId: 'createLead',
       tags: ['leads'],

@@ -36,7 +36,7 @@ const tags = ['meet_transcriptions']
 
 const meetTranscriptionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/v1/meet_transcriptions', {
-    config: { notFound: 'A `company_id` other than yours, or with `id`: no transcription with this id in your company' },
+    config: { scope: 'meet_transcriptions:read', notFound: 'A `company_id` other than yours, or with `id`: no transcription with this id in your company' },
     schema: {
       operationId: 'listMeetTranscriptions',
       tags,
@@ -64,7 +64,7 @@ const meetTranscriptionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.get('/v1/meet_transcriptions/count', {
-    config: { notFound: 'A `company_id` other than yours' },
+    config: { scope: 'meet_transcriptions:read', notFound: 'A `company_id` other than yours' },
     schema: {
       operationId: 'countMeetTranscriptions',
       tags,
@@ -80,7 +80,7 @@ const meetTranscriptionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.get('/v1/meet_transcriptions/:id', {
-    config: { notFound: 'No transcription with this id in your company' },
+    config: { scope: 'meet_transcriptions:read', notFound: 'No transcription with this id in your company' },
     schema: {
       operationId: 'getMeetTranscription',
       tags,
@@ -91,6 +91,7 @@ const meetTranscriptionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request) => getTranscription(app.db, request.caller.companyId, request.params.id))
 
   app.post('/v1/meet_transcriptions', {
+    config: { scope: 'meet_transcriptions:write' },
     schema: {
       operationId: 'createMeetTranscription',
       tags,
@@ -104,7 +105,7 @@ const meetTranscriptionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.put('/v1/meet_transcriptions/:id/stop', {
-    config: { notFound: 'No transcription with this id in your company' },
+    config: { scope: 'meet_transcriptions:write', notFound: 'No transcription with this id in your company' },
     schema: {
       operationId: 'stopMeetTranscription',
       tags,
@@ -117,7 +118,7 @@ const meetTranscriptionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.put('/v1/meet_transcriptions/:id/transcript', {
     bodyLimit: TRANSCRIPT_BODY_LIMIT,
-    config: { notFound: 'No transcription with this id in your company' },
+    config: { scope: 'meet_transcriptions:write', notFound: 'No transcription with this id in your company' },
     schema: {
       operationId: 'setMeetTranscript',
       tags,
@@ -130,7 +131,7 @@ const meetTranscriptionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request) => setTranscript(app.db, request.caller.companyId, request.params.id, request.body.transcript))
 
   app.put('/v1/meet_transcriptions/:id/to_task', {
-    config: { notFound: 'No transcription with this id in your company' },
+    config: { scope: 'meet_transcriptions:write', notFound: 'No transcription with this id in your company' },
     schema: {
       operationId: 'linkMeetTranscriptionToTask',
       tags,

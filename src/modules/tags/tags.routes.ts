@@ -6,6 +6,7 @@ import { changeTag, createTag, removeTag, tagsOfCompany } from './tags.service.j
 
 const tagsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/v1/tags', {
+    config: { scope: 'tags:read' },
     schema: {
       operationId: 'listTags',
       tags: ['tags'],
@@ -15,7 +16,7 @@ const tagsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request) => tagsOfCompany(app.db, request.caller))
 
   app.post('/v1/tags', {
-    config: { rootKey: 'tag' },
+    config: { scope: 'tags:write', rootKey: 'tag' },
     schema: {
       operationId: 'createTag',
       tags: ['tags'],
@@ -30,7 +31,7 @@ const tagsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.put('/v1/tags/:id', {
-    config: { rootKey: 'tag', notFound: 'No tag with this id in your company' },
+    config: { scope: 'tags:write', rootKey: 'tag', notFound: 'No tag with this id in your company' },
     schema: {
       operationId: 'updateTag',
       tags: ['tags'],
@@ -42,7 +43,7 @@ const tagsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request) => changeTag(app.db, request.caller, request.params.id, request.body, app.clock()))
 
   app.delete('/v1/tags/:id', {
-    config: { notFound: 'No tag with this id in your company' },
+    config: { scope: 'tags:write', notFound: 'No tag with this id in your company' },
     schema: {
       operationId: 'deleteTag',
       tags: ['tags'],

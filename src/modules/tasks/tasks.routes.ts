@@ -11,6 +11,7 @@ const PAGE = Ref(TasksPage)
 
 const tasksRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/v1/tasks', {
+    config: { scope: 'tasks:read' },
     schema: {
       operationId: 'listTasks',
       tags: ['tasks'],

@@ -1,7 +1,7 @@
 import { Type } from 'typebox'
 import { defineCommand } from '../../cli/command.js'
 import { Id } from '../../http/schemas.js'
-import { createToken, revokeToken } from '../auth/tokens.service.js'
+import { createToken, parseScopes, revokeToken } from '../auth/tokens.service.js'
 import { CompanyCreateInput, TokenCreateInput, TokenRevokeInput, UserCreateInput } from './users.schemas.js'
 import { createCompany, createUser, listCompanies, listUsers } from './users.service.js'
 
@@ -46,10 +46,18 @@ export const usersCommands = [
   }),
   defineCommand({
     name: 'token create',
-    summary: 'Create an api_token for a user (it is shown only this once)',
-    options: { user: { value: 'ID', description: 'the user id', required: true } },
+    summary: 'Create an api_token for a user (it is shown only this once): full access, or only the scopes given',
+    options: {
+      user: { value: 'ID', description: 'the user id', required: true },
+      scopes: { value: 'S,S', description: 'comma-separated scopes, e.g. contacts:read,tasks:write (docs/access-control.md); default: full access' },
+      'expires-in-days': { value: 'N', description: 'the token stops working after N days (1 to 365); default: never' },
+    },
     input: TokenCreateInput,
-    run: (db, input, context) => createToken(db, input.user, context.audit),
+    run: (db, input, context) =>
+      createToken(db, input.user, {
+        scopes: input.scopes === undefined ? undefined : parseScopes(input.scopes),
+        expiresInDays: input['expires-in-days'],
+      }, new Date(), context.audit),
   }),
   defineCommand({
     name: 'token revoke',

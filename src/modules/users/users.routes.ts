@@ -3,11 +3,13 @@ import { notFound } from '../../errors.js'
 import { sendJsonText } from '../../http/json-text.js'
 import { pageWindow, sendPageJson } from '../../http/pagination.js'
 import { findAuthorizationJson, usersPageJson } from './users.repository.js'
+import { withToken } from './users.service.js'
 import { Ref } from '../../http/schemas.js'
 import { AuthorizeResponse, UsersListQuery, UsersPage } from './users.schemas.js'
 
 const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/v1/users', {
+    config: { scope: 'users:read' },
     schema: {
       operationId: 'listUsers',
       tags: ['users'],
@@ -23,9 +25,10 @@ const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.get('/v1/users/authorize_api', {
+    config: { scope: 'none' },
     schema: {
       tags: ['users'],
-      summary: 'Check an api_token: the user it acts for and its company',
+      summary: 'Check an api_token: the user it acts for, its company, and the token\'s scopes, kind and expiry',
       operationId: 'authorizeApi',
       response: { 200: Ref(AuthorizeResponse) },
     },
@@ -33,7 +36,7 @@ const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const { companyId, userId } = request.caller
     const json = await findAuthorizationJson(app.db, companyId, userId)
     if (json === undefined) throw notFound()
-    return sendJsonText(reply, json)
+    return sendJsonText(reply, withToken(json, request.caller.access))
   })
 }
 

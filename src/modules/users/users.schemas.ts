@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { Id, NonBlank, PagedList, PageParams, Ref, Str, Timestamps } from '../../http/schemas.js'
+import { Id, NonBlank, Nullable, PagedList, PageParams, Ref, Str, Timestamp, Timestamps } from '../../http/schemas.js'
 
 export const User = Type.Object(
   {
@@ -40,9 +40,32 @@ export const Company = Type.Object(
 export const UsersListQuery = Type.Object({ ...PageParams })
 export const UsersPage = PagedList(User, 'UserPage', 'A page of users')
 
+export const TokenInfo = Type.Object(
+  {
+    scopes: Type.Array(Type.String(), {
+      description: 'What the token may do (docs/access-control.md); `["*"]`: full access, every operation its user may call',
+    }),
+    kind: Type.Union([Type.Literal('personal'), Type.Literal('oauth')], {
+      description: '`personal`: an api token made by its user or an admin; `oauth`: an access token granted to a third-party app',
+    }),
+    expires_at: Nullable({ ...Timestamp, description: 'When the token stops working (401 `token_expired`); null: never' }),
+    app: Nullable(
+      Type.Object(
+        { id: Type.Integer(), name: Type.String() },
+        { description: 'The app an OAuth token was granted to; null for a personal token' },
+      ),
+    ),
+  },
+  {
+    $id: 'Token',
+    description: 'The token of the request: its scopes, kind and expiry',
+    examples: [{ scopes: ['contacts:read', 'tasks:write'], kind: 'personal', expires_at: '2027-02-20T10:00:00.000Z', app: null }],
+  },
+)
+
 export const AuthorizeResponse = Type.Object(
-  { user: Ref(User), company: Ref(Company) },
-  { $id: 'Authorization', description: 'The user a token acts for, and its company' },
+  { user: Ref(User), company: Ref(Company), token: Ref(TokenInfo) },
+  { $id: 'Authorization', description: 'The user a token acts for, its company, and what the token may do' },
 )
 
 // Admin command line inputs, validated with the same rules as API parameters.
@@ -60,7 +83,11 @@ export const UserCreateInput = Type.Object({
 })
 export type UserCreateInput = Static<typeof UserCreateInput>
 
-export const TokenCreateInput = Type.Object({ user: Id })
+export const TokenCreateInput = Type.Object({
+  user: Id,
+  scopes: Type.Optional(NonBlank()),
+  'expires-in-days': Type.Optional(Type.Integer({ minimum: 1, maximum: 365 })),
+})
 export type TokenCreateInput = Static<typeof TokenCreateInput>
 
 export const TokenRevokeInput = Type.Object({ token: NonBlank() })

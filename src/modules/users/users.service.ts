@@ -1,7 +1,7 @@
 import { transaction, type Db } from '../../db/db.js'
 import { uniqueViolation } from '../../db/errors.js'
 import { ApiError, invalid } from '../../errors.js'
-import { asCompanyId, type CompanyId } from '../../tenancy.js'
+import { asCompanyId, type CompanyId, type TokenAccess } from '../../tenancy.js'
 import { SYSTEM_CONTEXT, type AuditContext } from '../audit/audit.context.js'
 import { recordAudit } from '../audit/audit.service.js'
 import type { CompanyCreateInput, UserCreateInput } from './users.schemas.js'
@@ -95,4 +95,14 @@ export async function listUsers(db: Db, company: number) {
 /** A fresh database, without any company yet (the server loads the demo data into it). */
 export async function isFreshDatabase(db: Db): Promise<boolean> {
   return !(await hasAnyCompany(db))
+}
+
+/**
+ * authorize_api's `{user, company}` JSON text (written by PostgreSQL) with the `token` the
+ * caller's lookup already carries: the bytes the serializer would write for the Authorization
+ * schema (TokenInfo's keys in order), with no query for the token.
+ */
+export function withToken(json: string, access: TokenAccess): string {
+  const token = { scopes: access.scopes ?? ['*'], kind: access.kind, expires_at: access.expiresAt, app: access.app && { id: access.app.id, name: access.app.name } }
+  return `${json.slice(0, -1)},"token":${JSON.stringify(token)}}`
 }

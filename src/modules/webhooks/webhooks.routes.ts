@@ -46,6 +46,7 @@ const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }
 
   app.get('/v1/webhooks', {
+    config: { scope: 'webhooks:read' },
     schema: {
       operationId: 'listWebhooks',
       tags: ['webhooks'],
@@ -60,7 +61,7 @@ const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.post('/v1/webhooks', {
-    config: { rootKey: 'webhook' },
+    config: { scope: 'webhooks:write', role: 'admin', rootKey: 'webhook' },
     schema: {
       operationId: 'createWebhook',
       tags: ['webhooks'],
@@ -68,7 +69,7 @@ const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description:
         '`url` must be https and resolve to public addresses only (unless the service runs with WEBHOOK_ALLOW_PRIVATE=true); ' +
         `\`events\` lists event types, or is \`["*"]\` for all. A company has at most ${String(MAX_SUBSCRIPTIONS)} subscriptions ` +
-        '(`state_refused` past that). Any user of the company may manage them.',
+        '(`state_refused` past that). Only admins manage them; every user of the company may read them.',
       body: CreateWebhookBody,
       response: { 201: Ref(WebhookSubscriptionWithSecret) },
     },
@@ -78,7 +79,7 @@ const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.get('/v1/webhooks/:id', {
-    config: { notFound: NO_WEBHOOK },
+    config: { scope: 'webhooks:read', notFound: NO_WEBHOOK },
     schema: {
       operationId: 'getWebhook',
       tags: ['webhooks'],
@@ -89,7 +90,7 @@ const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request) => subscriptionOf(app.db, request.caller, request.params.id))
 
   app.put('/v1/webhooks/:id', {
-    config: { rootKey: 'webhook', notFound: NO_WEBHOOK },
+    config: { scope: 'webhooks:write', role: 'admin', rootKey: 'webhook', notFound: NO_WEBHOOK },
     schema: {
       operationId: 'updateWebhook',
       tags: ['webhooks'],
@@ -102,7 +103,7 @@ const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request) => changeSubscription(app.db, request.caller, request.params.id, request.body, settings(), app.clock(), apiContext(request)))
 
   app.delete('/v1/webhooks/:id', {
-    config: { notFound: NO_WEBHOOK },
+    config: { scope: 'webhooks:write', role: 'admin', notFound: NO_WEBHOOK },
     schema: {
       operationId: 'deleteWebhook',
       tags: ['webhooks'],
@@ -116,7 +117,7 @@ const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.post('/v1/webhooks/:id/rotate_secret', {
-    config: { notFound: NO_WEBHOOK },
+    config: { scope: 'webhooks:write', role: 'admin', notFound: NO_WEBHOOK },
     schema: {
       operationId: 'rotateWebhookSecret',
       tags: ['webhooks'],
@@ -129,7 +130,7 @@ const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request) => rotateSubscriptionSecret(app.db, request.caller, request.params.id, settings(), app.clock(), apiContext(request)))
 
   app.post('/v1/webhooks/:id/test', {
-    config: { notFound: NO_WEBHOOK },
+    config: { scope: 'webhooks:write', role: 'admin', notFound: NO_WEBHOOK },
     schema: {
       operationId: 'testWebhook',
       tags: ['webhooks'],
@@ -151,7 +152,7 @@ const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.get('/v1/webhooks/:id/deliveries', {
-    config: { notFound: NO_WEBHOOK },
+    config: { scope: 'webhooks:read', notFound: NO_WEBHOOK },
     schema: {
       operationId: 'listWebhookDeliveries',
       tags: ['webhooks'],
@@ -167,7 +168,7 @@ const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.get('/v1/webhooks/:id/deliveries/:delivery_id', {
-    config: { notFound: NO_DELIVERY },
+    config: { scope: 'webhooks:read', notFound: NO_DELIVERY },
     schema: {
       operationId: 'getWebhookDelivery',
       tags: ['webhooks'],
@@ -178,7 +179,7 @@ const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request) => deliveryOf(app.db, request.caller, request.params.id, request.params.delivery_id))
 
   app.post('/v1/webhooks/:id/deliveries/:delivery_id/retry', {
-    config: { notFound: NO_DELIVERY },
+    config: { scope: 'webhooks:write', role: 'admin', notFound: NO_DELIVERY },
     schema: {
       operationId: 'retryWebhookDelivery',
       tags: ['webhooks'],
@@ -198,6 +199,7 @@ const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.get('/v1/events', {
+    config: { scope: 'webhooks:read' },
     schema: {
       operationId: 'listEvents',
       tags: ['events'],
@@ -218,7 +220,7 @@ const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.get('/v1/events/:id', {
-    config: { notFound: 'No event with this id in your company (events are kept 30 days)' },
+    config: { scope: 'webhooks:read', notFound: 'No event with this id in your company (events are kept 30 days)' },
     schema: {
       operationId: 'getEvent',
       tags: ['events'],

@@ -17,7 +17,7 @@ const PAGE = Ref(WhatsappMessagesPage)
 
 const whatsappRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/v1/whatsapp_messages', {
-    config: { notFound: 'No live contact with this contact_id in your company' },
+    config: { scope: 'whatsapp:read', notFound: 'No live contact with this contact_id in your company' },
     schema: {
       operationId: 'listWhatsappMessages',
       tags: ['whatsapp_messages'],
@@ -41,7 +41,7 @@ const whatsappRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.get('/v1/whatsapp_messages/chats', {
-    config: { notFound: 'No live contact with this contact_id in your company' },
+    config: { scope: 'whatsapp:read', notFound: 'No live contact with this contact_id in your company' },
     schema: {
       operationId: 'listWhatsappChats',
       tags: ['whatsapp_messages'],
