@@ -6,7 +6,7 @@
 // The master key comes from WEBHOOK_SECRET_KEY, else from DATA_DIR/secret.key, generated
 // on first start (mode 0600). A database dump alone therefore reveals neither.
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Config } from './config.js'
 import { ConfigError } from './config.js'
@@ -46,7 +46,10 @@ export function loadSecretKeys(config: Pick<Config, 'secretKey' | 'dataDir'>): S
     try {
       writeFileSync(file, `${hex}\n`, { mode: 0o600, flag: 'wx' })
     } catch (raced) {
-      if ((raced as NodeJS.ErrnoException).code !== 'EEXIST') throw raced
+      if ((raced as NodeJS.ErrnoException).code !== 'EEXIST') {
+        rmSync(file, { force: true }) // a half-written key (a full disk) would refuse every later start
+        throw raced
+      }
       hex = readFileSync(file, 'utf8').trim() // another process wrote it first
     }
   }

