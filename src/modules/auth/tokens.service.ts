@@ -185,8 +185,22 @@ export async function findOwnToken(db: Db, companyId: CompanyId, userId: number,
 
 /** Revokes one of the user's live tokens; every server forgets it at once. Another user's is 404. */
 export async function revokeOwnToken(db: Db, companyId: CompanyId, userId: number, id: number, now: Date, context: AuditContext = SYSTEM_CONTEXT) {
+  return revokeRecorded(db, companyId, now, context, (tx) => revokeTokenOf(tx, companyId, userId, id, now))
+}
+
+/**
+ * A revocation in one transaction with its announcement (every server forgets the token) and
+ * its audit record; 404 when no live token matched.
+ */
+async function revokeRecorded<Row extends { id: number; token_hash: string; label: string | null; prefix: string }>(
+  db: Db,
+  companyId: CompanyId,
+  now: Date,
+  context: AuditContext,
+  revoke: (tx: Db) => Promise<Row | undefined>,
+) {
   const row = await transaction(db, async (tx) => {
-    const revoked = await revokeTokenOf(tx, companyId, userId, id, now)
+    const revoked = await revoke(tx)
     if (revoked) {
       await announceRevoked(tx, revoked.token_hash)
       await recordAudit(tx, companyId, context, { action: 'api_token.revoked', target: { id: revoked.id, label: tokenLabel(revoked) } }, now)
@@ -233,15 +247,5 @@ export async function findCompanyToken(db: Db, companyId: CompanyId, id: number)
 
 /** An admin revokes any live token of the company; every server forgets it at once. */
 export async function revokeCompanyTokenById(db: Db, companyId: CompanyId, id: number, now: Date, context: AuditContext = SYSTEM_CONTEXT) {
-  const row = await transaction(db, async (tx) => {
-    const revoked = await revokeCompanyToken(tx, companyId, id, now)
-    if (revoked) {
-      await announceRevoked(tx, revoked.token_hash)
-      await recordAudit(tx, companyId, context, { action: 'api_token.revoked', target: { id: revoked.id, label: tokenLabel(revoked) } }, now)
-    }
-    return revoked
-  })
-  if (!row) throw notFound()
-  const { token_hash: _, ...token } = row
-  return token
+  return revokeRecorded(db, companyId, now, context, (tx) => revokeCompanyToken(tx, companyId, id, now))
 }
