@@ -79,8 +79,10 @@ TEST_DATABASE_URL="postgres://postgres@$PG_HOST:$PG_PORT/postgres" \
 TEST_DATABASE_POOLER_URL="postgres://postgres@127.0.0.1:$port/postgres" \
 REDIS_URL=${REDIS_URL:-redis://127.0.0.1:6379} \
   "$@" || status=$?
-if grep -E 'WARNING|ERROR' "$dir/pgbouncer.log" | grep -v 'client_login_timeout\|closing because: client close request' | head -20 | grep -q .; then
-  echo "pgbouncer-test: PgBouncer's warnings and errors (first 20):"
-  grep -E 'WARNING|ERROR' "$dir/pgbouncer.log" | head -20
+# Into a file, not through head: under pipefail a pipe that head closes early fails (SIGPIPE).
+grep -E 'WARNING|ERROR' "$dir/pgbouncer.log" | grep -v 'client_login_timeout\|closing because: client close request' >"$dir/warnings" || true
+if [ -s "$dir/warnings" ]; then
+  echo "pgbouncer-test: PgBouncer's warnings and errors (first 20 of $(wc -l <"$dir/warnings")):"
+  sed -n 1,20p "$dir/warnings"
 fi
 exit $status
