@@ -299,8 +299,7 @@ with total as (
           c.created_at, c.updated_at
            from contacts c
           where c.company_id = (select $1::bigint)
-            and c.id = any(case when $5::bigint >= total.n then '{}'::bigint[]
-                 when $5::bigint < total.n - $5::bigint then array(select id from contacts where company_id = (select $1::bigint) and deleted_at is null order by id limit $4 offset $5::bigint)
+            and c.id = any(case when $5::bigint < total.n - $5::bigint then array(select id from contacts where company_id = (select $1::bigint) and deleted_at is null order by id limit $4 offset $5::bigint)
                  else array(select id from contacts where company_id = (select $1::bigint) and deleted_at is null order by id desc limit least($4, total.n - $5::bigint) offset greatest(total.n - $5::bigint - $4, 0))
             end)
             and $5::bigint < total.n
@@ -326,8 +325,7 @@ with total as (
           c.created_at, c.updated_at
            from contacts c
           where c.company_id = (select $1::bigint)
-            and c.id = any(case when $5::bigint >= total.n then '{}'::bigint[]
-                 when $5::bigint < total.n - $5::bigint then array(select id from contacts where company_id = (select $1::bigint) and user_id = $6 and deleted_at is null order by id limit $4 offset $5::bigint)
+            and c.id = any(case when $5::bigint < total.n - $5::bigint then array(select id from contacts where company_id = (select $1::bigint) and user_id = $6 and deleted_at is null order by id limit $4 offset $5::bigint)
                  else array(select id from contacts where company_id = (select $1::bigint) and user_id = $6 and deleted_at is null order by id desc limit least($4, total.n - $5::bigint) offset greatest(total.n - $5::bigint - $4, 0))
             end)
             and $5::bigint < total.n
