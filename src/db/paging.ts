@@ -31,7 +31,10 @@ export const limitOffset = (page: PageParams): string => `limit ${page.limit} of
 /** `(offset) < (total)`: whether the page has any record. */
 export const withinTotal = (page: PageParams, total: string): string => `${page.offset} < ${total}`
 
-/** Forwards from the start for a page of the first half, else backwards from the total. */
+/**
+ * Forwards from the start for a page of the first half, else backwards from the total. The
+ * backwards limit is never negative, whichever order PostgreSQL evaluates the guard in.
+ */
 function forwardsOrBackwards<Order>(
   page: PageParams,
   total: string,
@@ -40,7 +43,7 @@ function forwardsOrBackwards<Order>(
 ): string {
   const { limit, offset } = page
   return `when ${offset} < ${total} - ${offset} then ${ids(orders[0], limit, offset)}
-                 else ${ids(orders[1], `least(${limit}, ${total} - ${offset})`, `greatest(${total} - ${offset} - ${limit}, 0)`)}`
+                 else ${ids(orders[1], `greatest(least(${limit}, ${total} - ${offset}), 0)`, `greatest(${total} - ${offset} - ${limit}, 0)`)}`
 }
 
 /**

@@ -17,7 +17,7 @@ with total as materialized (
                                        order by id desc limit $3 offset $4::bigint)
                  else array(select id from contact_events
                                        where company_id = (select $1::bigint) and contact_id = $2
-                                       order by id limit least($3, total.n - $4::bigint) offset greatest(total.n - $4::bigint - $3, 0))
+                                       order by id limit greatest(least($3, total.n - $4::bigint), 0) offset greatest(total.n - $4::bigint - $3, 0))
             end)
             and $4::bigint < total.n
           and total.live
