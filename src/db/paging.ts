@@ -32,6 +32,21 @@ export const limitOffset = (page: PageParams): string => `limit ${page.limit} of
 export const withinTotal = (page: PageParams, total: string): string => `${page.offset} < ${total}`
 
 /**
+ * Forwards from the start for a page of the first half, else backwards from the total. The
+ * backwards limit is never negative, whichever order PostgreSQL evaluates the guard in.
+ */
+function forwardsOrBackwards<Order>(
+  page: PageParams,
+  total: string,
+  orders: readonly [forwards: Order, backwards: Order],
+  ids: (order: Order, limit: string, offset: string) => string,
+): string {
+  const { limit, offset } = page
+  return `when ${offset} < ${total} - ${offset} then ${ids(orders[0], limit, offset)}
+                 else ${ids(orders[1], `greatest(least(${limit}, ${total} - ${offset}), 0)`, `greatest(${total} - ${offset} - ${limit}, 0)`)}`
+}
+
+/**
  * The ids of a page as an array expression (for `id = any(…)`), given the list's exact
  * `total` (an SQL expression) and `ids(order, limit, offset)`, an ARRAY(…) of ids read in
  * `order` from an index. A page of the first half reads in the list's order (`orders[0]`);
@@ -47,11 +62,26 @@ export function pageIds<Order>(
   ids: (order: Order, limit: string, offset: string) => string,
   options: { empty?: string; first?: string } = {},
 ): string {
-  const { limit, offset } = page
-  return `case ${options.first ? `${options.first}\n                 ` : ''}when ${options.empty ? `${options.empty} or ` : ''}${offset} >= ${total} then '{}'::bigint[]
-                 when ${offset} < ${total} - ${offset} then ${ids(orders[0], limit, offset)}
-                 else ${ids(orders[1], `least(${limit}, ${total} - ${offset})`, `greatest(${total} - ${offset} - ${limit}, 0)`)}
+  return `case ${options.first ? `${options.first}\n                 ` : ''}when ${options.empty ? `${options.empty} or ` : ''}${page.offset} >= ${total} then '{}'::bigint[]
+                 ${forwardsOrBackwards(page, total, orders, ids)}
             end`
+}
+
+/**
+ * `column = any(<the page's ids>) and offset < total`, as pageIds, for a LEFT JOIN LATERAL
+ * whose page is skipped whole past the end (a one-time filter). For a total the statement
+ * does not materialize, which every mention reads again (a counter's slot rows).
+ */
+export function pageIdsWithin<Order>(
+  column: string,
+  page: PageParams,
+  total: string,
+  orders: readonly [forwards: Order, backwards: Order],
+  ids: (order: Order, limit: string, offset: string) => string,
+): string {
+  return `${column} = any(case ${forwardsOrBackwards(page, total, orders, ids)}
+            end)
+            and ${withinTotal(page, total)}`
 }
 
 /** A page and the list's total. */

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/db.js'
 import { counterTotal, WRITER_SLOT } from '../../db/counters.js'
 import { isoInstant, jsonArrayOf, jsonObjectOf } from '../../db/json-sql.js'
-import { limitOffset, pageIds, pageParams, unwrapPage, withinTotal, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
+import { limitOffset, pageIds, pageIdsWithin, pageParams, unwrapPage, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { customFields } from '../../db/schema.js'
@@ -88,9 +88,8 @@ const pageStatement = (name: string, live: string) =>
          select ${CONTACT_RECORD}
            from contacts c
           where c.company_id = (select $1::bigint)
-            and c.id = any(${pageIds(PAGE, 'total.n', ['id', 'id desc'], (order, limit, offset) =>
-              `array(select id from contacts where ${live} order by ${order} limit ${limit} offset ${offset})`)})
-            and ${withinTotal(PAGE, 'total.n')}
+            and ${pageIdsWithin('c.id', PAGE, 'total.n', ['id', 'id desc'], (order, limit, offset) =>
+              `array(select id from contacts where ${live} order by ${order} limit ${limit} offset ${offset})`)}
           order by c.id
        ) p on true`,
     { replica: true },

@@ -1,7 +1,7 @@
 // Contact events are written by the service that makes the change, inside its transaction.
 import type { Db } from '../../db/db.js'
 import { COMPANY } from '../../db/company.js'
-import { pageIds, pageParams, unwrapPage, withinTotal, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
+import { pageIdsWithin, pageParams, unwrapPage, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
 import { defineQuery, run } from '../../db/query.js'
 import type { contactEvents } from '../../db/schema.js'
 import type { CompanyId } from '../../tenancy.js'
@@ -78,10 +78,10 @@ const contactEventsPageStatement = defineQuery<PageRow<ContactEventRecord, { liv
               e.occurred_at as created_at, e.occurred_at as updated_at
          from contact_events e
         where e.company_id = (select $1::bigint)
-          and e.id = any(${pageIds(PAGE, 'total.n', ['id desc', 'id'], (order, limit, offset) => `array(select id from contact_events
+          and ${pageIdsWithin('e.id', PAGE, 'total.n', ['id desc', 'id'], (order, limit, offset) => `array(select id from contact_events
                                        where company_id = ${COMPANY} and contact_id = $2
-                                       order by ${order} limit ${limit} offset ${offset})`)})
-          and total.live and ${withinTotal(PAGE, 'total.n')}
+                                       order by ${order} limit ${limit} offset ${offset})`)}
+          and total.live
         order by e.id desc
      ) p on true`,
 )

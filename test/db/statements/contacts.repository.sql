@@ -32,9 +32,8 @@ select total.n as total, p.*
      c.created_at, c.updated_at
       from contacts c
      where c.company_id = (select $1::bigint)
-       and c.id = any(case when $5::bigint >= total.n then '{}'::bigint[]
-            when $5::bigint < total.n - $5::bigint then array(select id from contacts where company_id = (select $1::bigint) and deleted_at is null order by id limit $4 offset $5::bigint)
-            else array(select id from contacts where company_id = (select $1::bigint) and deleted_at is null order by id desc limit least($4, total.n - $5::bigint) offset greatest(total.n - $5::bigint - $4, 0))
+       and c.id = any(case when $5::bigint < total.n - $5::bigint then array(select id from contacts where company_id = (select $1::bigint) and deleted_at is null order by id limit $4 offset $5::bigint)
+            else array(select id from contacts where company_id = (select $1::bigint) and deleted_at is null order by id desc limit greatest(least($4, total.n - $5::bigint), 0) offset greatest(total.n - $5::bigint - $4, 0))
        end)
        and $5::bigint < total.n
      order by c.id
@@ -59,9 +58,8 @@ select total.n as total, p.*
      c.created_at, c.updated_at
       from contacts c
      where c.company_id = (select $1::bigint)
-       and c.id = any(case when $5::bigint >= total.n then '{}'::bigint[]
-            when $5::bigint < total.n - $5::bigint then array(select id from contacts where company_id = (select $1::bigint) and user_id = $6 and deleted_at is null order by id limit $4 offset $5::bigint)
-            else array(select id from contacts where company_id = (select $1::bigint) and user_id = $6 and deleted_at is null order by id desc limit least($4, total.n - $5::bigint) offset greatest(total.n - $5::bigint - $4, 0))
+       and c.id = any(case when $5::bigint < total.n - $5::bigint then array(select id from contacts where company_id = (select $1::bigint) and user_id = $6 and deleted_at is null order by id limit $4 offset $5::bigint)
+            else array(select id from contacts where company_id = (select $1::bigint) and user_id = $6 and deleted_at is null order by id desc limit greatest(least($4, total.n - $5::bigint), 0) offset greatest(total.n - $5::bigint - $4, 0))
        end)
        and $5::bigint < total.n
      order by c.id
@@ -102,7 +100,7 @@ with scope as materialized (
          case when (select n from known) is not null then array(select id from candidates order by id limit $3 offset $4::bigint)
             when $4::bigint >= total.n then '{}'::bigint[]
             when $4::bigint < total.n - $4::bigint then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id limit $3 offset $4::bigint)
-            else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id desc limit least($3, total.n - $4::bigint) offset greatest(total.n - $4::bigint - $3, 0))
+            else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id desc limit greatest(least($3, total.n - $4::bigint), 0) offset greatest(total.n - $4::bigint - $3, 0))
        end as ids
     from total
 )
@@ -168,7 +166,7 @@ with scope as materialized (
               or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id limit $3 offset $4::bigint)
             else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
          and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
-              or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id desc limit least($3, total.n - $4::bigint) offset greatest(total.n - $4::bigint - $3, 0))
+              or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id desc limit greatest(least($3, total.n - $4::bigint), 0) offset greatest(total.n - $4::bigint - $3, 0))
        end as ids
     from total
 )
@@ -234,7 +232,7 @@ with scope as materialized (
               or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id limit $3 offset $4::bigint)
             else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
          and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
-              or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id desc limit least($3, total.n - $4::bigint) offset greatest(total.n - $4::bigint - $3, 0))
+              or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id desc limit greatest(least($3, total.n - $4::bigint), 0) offset greatest(total.n - $4::bigint - $3, 0))
        end as ids
     from total
 )
@@ -291,7 +289,7 @@ with scope as materialized (
          case when (select n from known) is not null then array(select id from candidates order by id limit $3 offset $4::bigint)
             when $4::bigint >= total.n then '{}'::bigint[]
             when $4::bigint < total.n - $4::bigint then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id limit $3 offset $4::bigint)
-            else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id desc limit least($3, total.n - $4::bigint) offset greatest(total.n - $4::bigint - $3, 0))
+            else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id desc limit greatest(least($3, total.n - $4::bigint), 0) offset greatest(total.n - $4::bigint - $3, 0))
        end as ids
     from total
 )
@@ -345,7 +343,7 @@ with scope as materialized (
          case when (select n from known) is not null then array(select id from candidates order by id limit $3 offset $4::bigint)
             when $4::bigint >= total.n then '{}'::bigint[]
             when $4::bigint < total.n - $4::bigint then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id limit $3 offset $4::bigint)
-            else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id desc limit least($3, total.n - $4::bigint) offset greatest(total.n - $4::bigint - $3, 0))
+            else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id desc limit greatest(least($3, total.n - $4::bigint), 0) offset greatest(total.n - $4::bigint - $3, 0))
        end as ids
     from total
 )
@@ -399,7 +397,7 @@ with scope as materialized (
          case when (select n from known) is not null then array(select id from candidates order by id limit $3 offset $4::bigint)
             when $4::bigint >= total.n then '{}'::bigint[]
             when $4::bigint < total.n - $4::bigint then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id limit $3 offset $4::bigint)
-            else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id desc limit least($3, total.n - $4::bigint) offset greatest(total.n - $4::bigint - $3, 0))
+            else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id desc limit greatest(least($3, total.n - $4::bigint), 0) offset greatest(total.n - $4::bigint - $3, 0))
        end as ids
     from total
 )

@@ -21,14 +21,14 @@ select total.live, total.n as total, p.*
            e.occurred_at as created_at, e.occurred_at as updated_at
       from contact_events e
      where e.company_id = (select $1::bigint)
-       and e.id = any(case when $4::bigint >= total.n then '{}'::bigint[]
-              when $4::bigint < total.n - $4::bigint then array(select id from contact_events
+       and e.id = any(case when $4::bigint < total.n - $4::bigint then array(select id from contact_events
                                     where company_id = (select $1::bigint) and contact_id = $2
                                     order by id desc limit $3 offset $4::bigint)
               else array(select id from contact_events
                                     where company_id = (select $1::bigint) and contact_id = $2
-                                    order by id limit least($3, total.n - $4::bigint) offset greatest(total.n - $4::bigint - $3, 0))
+                                    order by id limit greatest(least($3, total.n - $4::bigint), 0) offset greatest(total.n - $4::bigint - $3, 0))
          end)
-       and total.live and $4::bigint < total.n
+         and $4::bigint < total.n
+       and total.live
      order by e.id desc
   ) p on true;

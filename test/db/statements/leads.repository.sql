@@ -34,7 +34,7 @@ select total.n as total, p.*
      where company_id = (select $1::bigint)
        and id = any(case when $4::bigint >= total.n then '{}'::bigint[]
             when $4::bigint < total.n - $4::bigint then array(select id from leads where company_id = (select $1::bigint) and user_id = $2 order by id limit $3 offset $4::bigint)
-            else array(select id from leads where company_id = (select $1::bigint) and user_id = $2 order by id desc limit least($3, total.n - $4::bigint) offset greatest(total.n - $4::bigint - $3, 0))
+            else array(select id from leads where company_id = (select $1::bigint) and user_id = $2 order by id desc limit greatest(least($3, total.n - $4::bigint), 0) offset greatest(total.n - $4::bigint - $3, 0))
        end)
      order by id
   ) p on true;
@@ -53,7 +53,7 @@ select total.n as total, p.*
      where company_id = (select $1::bigint)
        and id = any(case when $4::bigint >= total.n then '{}'::bigint[]
             when $4::bigint < total.n - $4::bigint then array(select id from leads where company_id = (select $1::bigint) and user_id = $2 and (contact_id is not null) = true order by id limit $3 offset $4::bigint)
-            else array(select id from leads where company_id = (select $1::bigint) and user_id = $2 and (contact_id is not null) = true order by id desc limit least($3, total.n - $4::bigint) offset greatest(total.n - $4::bigint - $3, 0))
+            else array(select id from leads where company_id = (select $1::bigint) and user_id = $2 and (contact_id is not null) = true order by id desc limit greatest(least($3, total.n - $4::bigint), 0) offset greatest(total.n - $4::bigint - $3, 0))
        end)
      order by id
   ) p on true;
@@ -72,7 +72,7 @@ select total.n as total, p.*
      where company_id = (select $1::bigint)
        and id = any(case when $4::bigint >= total.n then '{}'::bigint[]
             when $4::bigint < total.n - $4::bigint then array(select id from leads where company_id = (select $1::bigint) and user_id = $2 and (contact_id is not null) is false order by id limit $3 offset $4::bigint)
-            else array(select id from leads where company_id = (select $1::bigint) and user_id = $2 and (contact_id is not null) is false order by id desc limit least($3, total.n - $4::bigint) offset greatest(total.n - $4::bigint - $3, 0))
+            else array(select id from leads where company_id = (select $1::bigint) and user_id = $2 and (contact_id is not null) is false order by id desc limit greatest(least($3, total.n - $4::bigint), 0) offset greatest(total.n - $4::bigint - $3, 0))
        end)
      order by id
   ) p on true;

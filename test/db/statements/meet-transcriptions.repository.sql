@@ -17,7 +17,7 @@ page as materialized (
            order by id asc limit $3 offset $4::bigint)
             else array(select id from meet_transcriptions
            where company_id = $1 and user_id = $2
-           order by id desc limit least($3, (select n from total) - $4::bigint) offset greatest((select n from total) - $4::bigint - $3, 0))
+           order by id desc limit greatest(least($3, (select n from total) - $4::bigint), 0) offset greatest((select n from total) - $4::bigint - $3, 0))
        end as ids
 )
 select total.n as total, p.*
@@ -39,7 +39,7 @@ page as materialized (
            order by id asc limit $3 offset $4::bigint)
             else array(select id from meet_transcriptions
            where company_id = $1 and user_id = $2 and (task_id is not null) is false
-           order by id desc limit least($3, (select n from total) - $4::bigint) offset greatest((select n from total) - $4::bigint - $3, 0))
+           order by id desc limit greatest(least($3, (select n from total) - $4::bigint), 0) offset greatest((select n from total) - $4::bigint - $3, 0))
        end as ids
 )
 select total.n as total, p.*
@@ -61,7 +61,7 @@ page as materialized (
            order by id asc limit $3 offset $4::bigint)
             else array(select id from meet_transcriptions
            where company_id = $1 and user_id = $2 and (task_id is not null) = true
-           order by id desc limit least($3, (select n from total) - $4::bigint) offset greatest((select n from total) - $4::bigint - $3, 0))
+           order by id desc limit greatest(least($3, (select n from total) - $4::bigint), 0) offset greatest((select n from total) - $4::bigint - $3, 0))
        end as ids
 )
 select total.n as total, p.*

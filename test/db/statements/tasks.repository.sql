@@ -30,12 +30,12 @@ select total.n as total, p.*
             else array(
              select id from (
                (select due_date, id from tasks where company_id = (select $1::bigint) and due_date >= coalesce($6::date, '-infinity') and due_date <= coalesce($7::date, 'infinity') and ($8::task_kind is null or kind = $8::task_kind) and done = false and $5::boolean is not true
-                 order by due_date desc, id desc limit least($3, total.n - $4::bigint) + greatest(total.n - $4::bigint - $3, 0))
+                 order by due_date desc, id desc limit greatest(least($3, total.n - $4::bigint), 0) + greatest(total.n - $4::bigint - $3, 0))
                union all
                (select due_date, id from tasks where company_id = (select $1::bigint) and due_date >= coalesce($6::date, '-infinity') and due_date <= coalesce($7::date, 'infinity') and ($8::task_kind is null or kind = $8::task_kind) and done = true and $5::boolean is not false
-                 order by due_date desc, id desc limit least($3, total.n - $4::bigint) + greatest(total.n - $4::bigint - $3, 0))
+                 order by due_date desc, id desc limit greatest(least($3, total.n - $4::bigint), 0) + greatest(total.n - $4::bigint - $3, 0))
              ) s
-             order by due_date desc, id desc limit least($3, total.n - $4::bigint) offset greatest(total.n - $4::bigint - $3, 0))
+             order by due_date desc, id desc limit greatest(least($3, total.n - $4::bigint), 0) offset greatest(total.n - $4::bigint - $3, 0))
        end)
      order by t.due_date, t.id
   ) p on true;
@@ -79,9 +79,9 @@ select total.n as total, p.*
                select due_date, id from tasks
                 where company_id = (select $1::bigint) and done and done_on = days.day and due_date >= coalesce($6::date, '-infinity') and due_date <= coalesce($7::date, 'infinity') and ($8::task_kind is null or kind = $8::task_kind) and ((select $15::bigint)::bigint is null or assigned_to_id = (select $15::bigint)::bigint) and ((select $16::bigint)::bigint is null or flow_id = (select $16::bigint)::bigint)
               and $5::boolean is not false
-                order by due_date desc, id desc limit least($3, total.n - $4::bigint) + greatest(total.n - $4::bigint - $3, 0)
+                order by due_date desc, id desc limit greatest(least($3, total.n - $4::bigint), 0) + greatest(total.n - $4::bigint - $3, 0)
              ) x
-             order by due_date desc, id desc limit least($3, total.n - $4::bigint) offset greatest(total.n - $4::bigint - $3, 0))
+             order by due_date desc, id desc limit greatest(least($3, total.n - $4::bigint), 0) offset greatest(total.n - $4::bigint - $3, 0))
        end)
      order by t.due_date, t.id
   ) p on true;
@@ -116,12 +116,12 @@ select total.n as total, p.*
             else array(
              select id from (
                (select due_date, id from tasks where company_id = (select $1::bigint) and assigned_to_id = $13 and due_date >= coalesce($6::date, '-infinity') and due_date <= coalesce($7::date, 'infinity') and ($8::task_kind is null or kind = $8::task_kind) and done = false and $5::boolean is not true
-                 order by due_date desc, id desc limit least($3, total.n - $4::bigint) + greatest(total.n - $4::bigint - $3, 0))
+                 order by due_date desc, id desc limit greatest(least($3, total.n - $4::bigint), 0) + greatest(total.n - $4::bigint - $3, 0))
                union all
                (select due_date, id from tasks where company_id = (select $1::bigint) and assigned_to_id = $13 and due_date >= coalesce($6::date, '-infinity') and due_date <= coalesce($7::date, 'infinity') and ($8::task_kind is null or kind = $8::task_kind) and done = true and $5::boolean is not false
-                 order by due_date desc, id desc limit least($3, total.n - $4::bigint) + greatest(total.n - $4::bigint - $3, 0))
+                 order by due_date desc, id desc limit greatest(least($3, total.n - $4::bigint), 0) + greatest(total.n - $4::bigint - $3, 0))
              ) s
-             order by due_date desc, id desc limit least($3, total.n - $4::bigint) offset greatest(total.n - $4::bigint - $3, 0))
+             order by due_date desc, id desc limit greatest(least($3, total.n - $4::bigint), 0) offset greatest(total.n - $4::bigint - $3, 0))
        end)
      order by t.due_date, t.id
   ) p on true;
@@ -150,7 +150,7 @@ select total.n as total, p.*
      where t.company_id = (select $1::bigint)
        and t.id = any(case when $4::bigint >= total.n then '{}'::bigint[]
             when $4::bigint < total.n - $4::bigint then array(select id from matches order by due_date asc, id asc limit $3 offset $4::bigint)
-            else array(select id from matches order by due_date desc, id desc limit least($3, total.n - $4::bigint) offset greatest(total.n - $4::bigint - $3, 0))
+            else array(select id from matches order by due_date desc, id desc limit greatest(least($3, total.n - $4::bigint), 0) offset greatest(total.n - $4::bigint - $3, 0))
        end)
      order by t.due_date, t.id
   ) p on true;
@@ -185,12 +185,12 @@ select total.n as total, p.*
             else array(
              select id from (
                (select due_date, id from tasks where company_id = (select $1::bigint) and flow_id = $13 and ($14::bigint is null or assigned_to_id = $14::bigint) and due_date >= coalesce($6::date, '-infinity') and due_date <= coalesce($7::date, 'infinity') and ($8::task_kind is null or kind = $8::task_kind) and done = false and $5::boolean is not true
-                 order by due_date desc, id desc limit least($3, total.n - $4::bigint) + greatest(total.n - $4::bigint - $3, 0))
+                 order by due_date desc, id desc limit greatest(least($3, total.n - $4::bigint), 0) + greatest(total.n - $4::bigint - $3, 0))
                union all
                (select due_date, id from tasks where company_id = (select $1::bigint) and flow_id = $13 and ($14::bigint is null or assigned_to_id = $14::bigint) and due_date >= coalesce($6::date, '-infinity') and due_date <= coalesce($7::date, 'infinity') and ($8::task_kind is null or kind = $8::task_kind) and done = true and $5::boolean is not false
-                 order by due_date desc, id desc limit least($3, total.n - $4::bigint) + greatest(total.n - $4::bigint - $3, 0))
+                 order by due_date desc, id desc limit greatest(least($3, total.n - $4::bigint), 0) + greatest(total.n - $4::bigint - $3, 0))
              ) s
-             order by due_date desc, id desc limit least($3, total.n - $4::bigint) offset greatest(total.n - $4::bigint - $3, 0))
+             order by due_date desc, id desc limit greatest(least($3, total.n - $4::bigint), 0) offset greatest(total.n - $4::bigint - $3, 0))
        end)
      order by t.due_date, t.id
   ) p on true;

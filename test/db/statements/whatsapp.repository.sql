@@ -39,7 +39,7 @@ page as materialized (
            order by sent_at desc nulls last, id desc nulls last limit $3 offset $4::bigint)
             else array(select id from whatsapp_messages
            where company_id = $1 and contact_id = $2
-           order by sent_at asc nulls first, id asc nulls first limit least($3, (select n from total) - $4::bigint) offset greatest((select n from total) - $4::bigint - $3, 0))
+           order by sent_at asc nulls first, id asc nulls first limit greatest(least($3, (select n from total) - $4::bigint), 0) offset greatest((select n from total) - $4::bigint - $3, 0))
        end as ids
 )
 select contact.found, total.n as total, p.*
@@ -65,7 +65,7 @@ page as materialized (
            order by sent_at desc nulls last, id desc nulls last limit $3 offset $4::bigint)
             else array(select id from whatsapp_messages
            where company_id = $1 and contact_id = $2 and user_id = $5
-           order by sent_at asc nulls first, id asc nulls first limit least($3, (select n from total) - $4::bigint) offset greatest((select n from total) - $4::bigint - $3, 0))
+           order by sent_at asc nulls first, id asc nulls first limit greatest(least($3, (select n from total) - $4::bigint), 0) offset greatest((select n from total) - $4::bigint - $3, 0))
        end as ids
 )
 select contact.found, total.n as total, p.*
