@@ -149,6 +149,17 @@ interface ServiceInfo {
   flowId: number
 }
 
+/** VACUUM (ANALYZE) of the bench database: the statistics the second half runs with. */
+async function analyze(url: string) {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    await client.query('vacuum (analyze)')
+  } finally {
+    await client.end()
+  }
+}
+
 async function sideBySide() {
   const dbName = `engage_bench_${Date.now()}`
   const admin = new pg.Client({ connectionString: adminUrl })
@@ -171,13 +182,28 @@ async function sideBySide() {
     const read = (scenario: string, path: string, goal?: Goal) => measure(scenario, `${api}${path}`, served, options, goal)
     const list = (scenario: string, path: string, percent = 40) => read(scenario, path, { against: 'page', percent })
 
+    // First on the database as written, never analysed (autovacuum is off, as on the CI's
+    // PostgreSQL, or the minute after a bulk import): the yardsticks, a contact and the
+    // contacts page, the yardsticks again. Then VACUUM (ANALYZE) and the full table.
+    const fresh: Row[] = []
+    const contactById = (label: string) => read(`GET /api/v1/contacts/:id${label}`, `/contacts/${s.contactId}`, { against: 'row', percent: 100 })
+    const contactsPage = (label: string) =>
+      list(`GET /api/v1/contacts?page=2 (25 with 2 tags, 2 fields)${label}`, '/contacts?page=2', 60)
+    fresh.push(await measure('baseline: bare fastify + pg, one row by id', `${bare}/row/${s.userId}`, baseline.child))
+    fresh.push(await measure('baseline: bare fastify + pg, 25 contact rows', `${bare}/page/${s.companyId}`, baseline.child))
+    fresh.push(await contactById(', never analysed'))
+    fresh.push(await contactsPage(', never analysed'))
+    fresh.push(await measure('baseline: bare fastify + pg, one row by id (again)', `${bare}/row/${s.userId}`, baseline.child))
+    fresh.push(await measure('baseline: bare fastify + pg, 25 contact rows (again)', `${bare}/page/${s.companyId}`, baseline.child))
+    await analyze(benchUrl.toString())
+
     rows.push(await measure('baseline: bare fastify + pg, one row by id', `${bare}/row/${s.userId}`, baseline.child))
     rows.push(await measure('baseline: bare fastify + pg, 25 contact rows', `${bare}/page/${s.companyId}`, baseline.child))
     rows.push(await measure('GET /healthz (no auth, no I/O)', `http://127.0.0.1:${s.port}/healthz`, served))
     rows.push(await read('GET /api/v1/users/authorize_api', '/users/authorize_api', { against: 'row', percent: 100 }))
     rows.push(await read('GET /api/v1/users?page=1', '/users?page=1', { against: 'row', percent: 80 }))
-    rows.push(await read('GET /api/v1/contacts/:id', `/contacts/${s.contactId}`, { against: 'row', percent: 80 }))
-    rows.push(await list('GET /api/v1/contacts?page=1 (25 with tags, fields)', '/contacts?page=1', 50))
+    rows.push(await contactById(''))
+    rows.push(await contactsPage(''))
     rows.push(await list('GET /api/v1/contacts?page=1&user_id', `/contacts?page=1&user_id=${s.memberId}`))
     rows.push(await list('GET /api/v1/contacts/:id/events?page=1', `/contacts/${s.contactId}/events?page=1`))
     rows.push(await list('GET /api/v1/custom_fields', '/custom_fields'))
@@ -198,13 +224,18 @@ async function sideBySide() {
     rows.push(await measure(`POST /api/v1/contacts, ${writeConnections} connections, one company`, `${api}/contacts`, served,
       contactWrites(first ? [first] : []), { against: 'ten companies', percent: 90 }))
 
-    /** The mean req/s of the runs of a scenario (a yardstick runs twice). */
-    const rps = (prefix: string) => {
-      const runs = rows.filter((r) => r.scenario.startsWith(prefix) && !Number.isNaN(r.rps))
+    /** The mean req/s of the runs of a scenario in `runs` (a yardstick runs twice). */
+    const rps = (prefix: string, among: Row[] = rows) => {
+      const runs = among.filter((r) => r.scenario.startsWith(prefix) && !Number.isNaN(r.rps))
       return runs.reduce((sum, r) => sum + r.rps, 0) / runs.length
     }
-    const yardstick = { row: rps('baseline: bare fastify + pg, one row'), page: rps('baseline: bare fastify + pg, 25'), 'ten companies': rps('POST /api/v1/contacts, 32 connections, ten') }
-    const share = (r: Row, against: keyof typeof yardstick) => Math.round((r.rps / yardstick[against]) * 100)
+    const yardsticksOf = (among: Row[]) => ({
+      row: rps('baseline: bare fastify + pg, one row', among),
+      page: rps('baseline: bare fastify + pg, 25', among),
+      'ten companies': rps('POST /api/v1/contacts, 32 connections, ten', among),
+    })
+    const yardstick = yardsticksOf(rows)
+    const share = (r: Row, against: keyof typeof yardstick, sticks = yardstick) => Math.round((r.rps / sticks[against]) * 100)
     console.log(`\nengage bench: ${connections} connections (writes ${writeConnections}), ${seconds} s per scenario after a 2 s warm-up,` +
       ` ${cpus().length} cores, PostgreSQL ${adminUrl.replace(/\/\/.*@/, '//…@')}`)
     console.table(
@@ -222,6 +253,30 @@ async function sideBySide() {
       })),
     )
     console.log(`service RSS after the runs: ${rssOf(served.pid)}`)
+    // Side by side: each share against the yardsticks measured in the same state of the database.
+    const freshSticks = yardsticksOf(fresh)
+    const shareOf = (r: Row | undefined, sticks: typeof yardstick) =>
+      r && r.goal && !Number.isNaN(r.rps) ? share(r, r.goal.against, sticks) : NaN
+    console.log('\nWithout statistics and with (issue 26): shares against the yardsticks run in the same state')
+    console.table(
+      ['GET /api/v1/contacts/:id', 'GET /api/v1/contacts?page=2'].map((prefix) => {
+        const before = fresh.find((r) => r.scenario.startsWith(prefix))
+        const after = rows.find((r) => r.scenario.startsWith(prefix))
+        const goal = before?.goal
+        const met = (n: number) => (goal && !Number.isNaN(n) ? (n >= goal.percent ? 'yes' : `NO (${String(n)} %)`) : '')
+        return {
+          scenario: prefix,
+          goal: goal ? `≥ ${String(goal.percent)} % of ${goal.against}` : '',
+          'never analysed req/s': before?.rps,
+          'never analysed': `${String(shareOf(before, freshSticks))} %`,
+          met: met(shareOf(before, freshSticks)),
+          'analysed req/s': after?.rps,
+          analysed: `${String(shareOf(after, yardstick))} %`,
+          'met ': met(shareOf(after, yardstick)),
+        }
+      }),
+    )
+    console.log(`yardsticks never analysed: one row ${Math.round(freshSticks.row)} req/s, 25 rows ${Math.round(freshSticks.page)} req/s`)
     if (only === undefined || 'batch'.includes(only)) {
       const { measureBatch, printBatch } = await import('./batch.js')
       printBatch(await measureBatch(api, s.writeTokens, writeConnections, seconds), writeConnections)

@@ -556,13 +556,23 @@ export async function ensureScaleData(adminUrl: string, options: { regenerate?: 
   return { url, info }
 }
 
-/** One more company of `size` in an existing (migrated) database, with its counters; analyzed when asked. */
-export async function addCompany(url: string, name: string, size: CompanySize, options: { analyze: boolean }): Promise<CompanyInfo> {
+/**
+ * One more company of `size` in an existing (migrated) database, with its counters; analyzed
+ * when asked, and vacuumed unless `vacuum: false` (a database just after a bulk import, whose
+ * tables the planner knows neither by statistics nor by pg_class's counts).
+ */
+export async function addCompany(
+  url: string,
+  name: string,
+  size: CompanySize,
+  options: { analyze: boolean; vacuum?: boolean },
+): Promise<CompanyInfo> {
   const client = await bulkSession(url)
   try {
     const info = await writeCompany(client, name, 'America/Sao_Paulo', size)
     await writeCounters(client, info.companyId)
-    await client.query(options.analyze ? 'vacuum (analyze)' : 'vacuum')
+    if (options.analyze) await client.query('vacuum (analyze)')
+    else if (options.vacuum !== false) await client.query('vacuum')
     return info
   } finally {
     await client.end()

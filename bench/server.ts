@@ -6,6 +6,7 @@
 //   has full pages; its admin's token reads them;
 // - ten empty companies with a token each, for the write scenario (one company vs ten).
 // Prints one JSON line {port, token, writeTokens, ...ids} when it listens.
+import pg from 'pg'
 import * as production from './production.js'
 import { addCompany, quietProgress, SMALL } from './scale-data.js'
 
@@ -23,10 +24,32 @@ const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: 
 const app = await buildApp(config, { database, webhookWorker: true })
 
 if (!config.databaseUrl) throw new Error('bench/server.ts needs DATABASE_URL')
+
+/** The company's first 50 live contacts (pages 1 and 2) get exactly 2 tags and 2 custom fields each. */
+async function twoTagsTwoFields(url: string, companyId: number) {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    const first = `select id from contacts where company_id = $1 and deleted_at is null order by id limit 50`
+    await client.query(`delete from contact_tags where company_id = $1 and contact_id in (${first})`, [companyId])
+    await client.query(`delete from contact_custom_values where company_id = $1 and contact_id in (${first})`, [companyId])
+    await client.query(`insert into contact_tags (company_id, contact_id, tag_id)
+                        select $1, c.id, t.id from (${first}) c
+                        cross join (select id from tags where company_id = $1 order by id limit 2) t`, [companyId])
+    await client.query(`insert into contact_custom_values (company_id, contact_id, custom_field_id, value)
+                        select $1, c.id, f.id, 'value ' || c.id from (${first}) c
+                        cross join (select id from custom_fields where company_id = $1 order by id limit 2) f`, [companyId])
+  } finally {
+    await client.end()
+  }
+}
 quietProgress()
-const company = await addCompany(config.databaseUrl, 'Bench Co', SMALL, { analyze: true })
+// Never analysed (nor vacuumed): the runner measures the first rows so, then analyses.
+const company = await addCompany(config.databaseUrl, 'Bench Co', SMALL, { analyze: false, vacuum: false })
 const [admin, member] = company.userIds
 if (admin === undefined || member === undefined) throw new Error('the bench company has no users')
+// The contacts page measured (page 2) shows 25 contacts with 2 tags and 2 custom fields each.
+await twoTagsTwoFields(config.databaseUrl, company.companyId)
 const { token } = await createToken(database.db, admin)
 
 const writeTokens: string[] = []

@@ -84,6 +84,28 @@ export function pageIdsWithin<Order>(
             and ${withinTotal(page, total)}`
 }
 
+/** pageIdsWithin's array of the page's ids alone, for rowsByIds (with `withinTotal` as the one-time filter). */
+export function pageIdsArray<Order>(
+  page: PageParams,
+  total: string,
+  orders: readonly [forwards: Order, backwards: Order],
+  ids: (order: Order, limit: string, offset: string) => string,
+): string {
+  return `case ${forwardsOrBackwards(page, total, orders, ids)}
+            end`
+}
+
+/**
+ * FROM items reading each id of `ids` (a bigint[] expression) by `table`'s primary key
+ * (company_id, id), as `alias`. One lookup per id, kept from being flattened into a join by
+ * its LIMIT, so the id is the index's condition whatever the statistics: `id = any(ids)`
+ * beside the company can be planned as a walk over the company's rows filtering on the ids
+ * (docs/performance.md, "Plans without statistics").
+ */
+export const rowsByIds = (table: string, alias: string, company: string, ids: string): string =>
+  `unnest(${ids}) as page_ids(page_id)
+          cross join lateral (select * from ${table} where company_id = ${company} and id = page_ids.page_id limit 1) ${alias}`
+
 /** A page and the list's total. */
 export interface Page<T> {
   total: number

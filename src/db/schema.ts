@@ -209,7 +209,8 @@ export const contacts = pgTable('contacts', {
     .where(sql`${t.deletedAt} is null`),
   index('contacts_company_live_idx').on(t.companyId, t.id).where(sql`${t.deletedAt} is null`),
   index('contacts_company_user_live_idx').on(t.companyId, t.userId, t.id).where(sql`${t.deletedAt} is null`),
-  index('contacts_company_business_idx').on(t.companyId, t.businessId),
+  // Out of reach of a lookup by primary key without statistics (drizzle/0018_plans.sql).
+  index('contacts_company_business_idx').on(t.companyId, t.businessId).where(sql`${t.businessId} is not null`),
   // updated_since walks (deleted contacts too: they show as tombstones).
   index('contacts_company_updated_idx').on(t.companyId, t.updatedAt, t.id),
   // Search: trigrams of search_text, for terms that have one (drizzle/0007_contact_search.sql).
@@ -229,7 +230,8 @@ export const customFields = pgTable('custom_fields', {
   ...timestamps,
 }, (t) => [
   primaryKey({ columns: [t.companyId, t.id] }),
-  uniqueIndex('custom_fields_company_field_key').on(t.companyId, sql`lower(${t.field})`),
+  // Out of reach of a lookup by primary key without statistics (drizzle/0018_plans.sql).
+  uniqueIndex('custom_fields_company_field_key').on(sql`lower(${t.field})`, t.companyId),
 ])
 
 export const contactCustomValues = pgTable('contact_custom_values', {
@@ -240,7 +242,8 @@ export const contactCustomValues = pgTable('contact_custom_values', {
   ...timestamps,
 }, (t) => [
   primaryKey({ columns: [t.companyId, t.contactId, t.customFieldId] }),
-  index('contact_custom_values_field_idx').on(t.companyId, t.customFieldId),
+  // Out of reach of a lookup by primary key without statistics (drizzle/0018_plans.sql).
+  index('contact_custom_values_field_idx').on(t.customFieldId, t.companyId),
   sameCompany('contact_custom_values_contact_fk', [t.companyId, t.contactId], [contacts.companyId, contacts.id], 'cascade'),
   sameCompany('contact_custom_values_field_fk', [t.companyId, t.customFieldId], [customFields.companyId, customFields.id], 'cascade'),
 ])
@@ -253,7 +256,8 @@ export const tags = pgTable('tags', {
   ...timestamps,
 }, (t) => [
   primaryKey({ columns: [t.companyId, t.id] }),
-  uniqueIndex('tags_company_name_key').on(t.companyId, sql`lower(${t.name})`),
+  // Out of reach of a lookup by primary key without statistics (drizzle/0018_plans.sql).
+  uniqueIndex('tags_company_name_key').on(sql`lower(${t.name})`, t.companyId),
 ])
 
 export const contactTags = pgTable('contact_tags', {
@@ -263,7 +267,8 @@ export const contactTags = pgTable('contact_tags', {
   createdAt: instant('created_at').notNull().defaultNow(),
 }, (t) => [
   primaryKey({ columns: [t.companyId, t.contactId, t.tagId] }),
-  index('contact_tags_tag_idx').on(t.companyId, t.tagId),
+  // Out of reach of a lookup by primary key without statistics (drizzle/0018_plans.sql).
+  index('contact_tags_tag_idx').on(t.tagId, t.companyId),
   sameCompany('contact_tags_contact_fk', [t.companyId, t.contactId], [contacts.companyId, contacts.id], 'cascade'),
   sameCompany('contact_tags_tag_fk', [t.companyId, t.tagId], [tags.companyId, tags.id], 'cascade'),
 ])

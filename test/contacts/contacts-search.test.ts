@@ -18,8 +18,15 @@ import { explain, nodes, statementText, type PlanNode } from '../helpers/plans.j
 
 const FRESH = 5000
 
+/**
+ * A lookup of one row by its primary key (company_id, id), under a LIMIT that keeps it one:
+ * the page's records one id at a time (rowsByIds, src/db/paging.ts), a contact's tags and
+ * fields. As many loops as there are ids, each one index probe, never a walk.
+ */
+const pageLookup = (node: PlanNode | undefined) => node?.['Index Name']?.endsWith('_company_id_id_pk') ?? false
+
 const touchesContacts = (node: PlanNode) =>
-  node['Relation Name'] === 'contacts' || (node['Index Name']?.startsWith('contacts_') ?? false)
+  (node['Relation Name'] === 'contacts' || (node['Index Name']?.startsWith('contacts_') ?? false)) && !pageLookup(node)
 
 /** Every scan of contacts in the executed plan ran once (a per-row loop shows loops = rows). */
 function assertEachScanOnce(plan: PlanNode, what: string) {
@@ -31,7 +38,9 @@ function assertEachScanOnce(plan: PlanNode, what: string) {
     assert.ok((scan['Actual Loops'] ?? 0) <= 1, `${what}: ${scan['Node Type']} on ${scan['Index Name'] ?? 'contacts'} ran ${String(scan['Actual Loops'])} times`)
   }
   assert.ok(scans.some((scan) => scan['Actual Loops'] === 1), `${what}: a scan of contacts ran`)
-  assert.ok(![...nodes(plan)].some((node) => node['Node Type'] === 'Nested Loop' && node.Plans?.[1]?.['Node Type'] === 'Limit'),
+  const rerun = [...nodes(plan)].filter((node) => node['Node Type'] === 'Nested Loop' && node.Plans?.[1]?.['Node Type'] === 'Limit' &&
+      !(node.Plans[1].Plans ?? []).some(pageLookup))
+  assert.ok(rerun.length === 0,
     `${what}: no nested loop re-running a LIMIT subquery`)
 }
 

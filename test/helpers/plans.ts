@@ -13,6 +13,8 @@ export interface PlanNode {
   'Plan Rows': number
   'Actual Loops'?: number
   'Actual Rows'?: number
+  'Index Cond'?: string
+  Filter?: string
   'Rows Removed by Filter'?: number
   'Rows Removed by Join Filter'?: number
   Plans?: PlanNode[]

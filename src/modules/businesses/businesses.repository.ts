@@ -1,6 +1,7 @@
 // A business (a contact's employer) is one record per company per case-insensitive name,
 // created when a contact or lead first names it. Lead business fields fill in its details.
 import type { Db } from '../../db/db.js'
+import { COMPANY } from '../../db/company.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
 
@@ -65,19 +66,19 @@ export async function upsertBusiness(
 }
 
 // The live contact's business by primary keys, with its live contacts counted from
-// contacts_company_business_idx (company_id, business_id). The company is compared as
-// `(select $1::bigint)`, so that a company the planner has not analysed yet (estimated at
-// one row) does not find its contact by walking contacts_company_business_idx with a filter
-// on the id (23 ms in a fresh 50,000-contact company; see contacts.repository.ts).
+// contacts_company_business_idx (company_id, business_id). The contact is read alone (its
+// LIMIT keeps the join's `business_id = b.id` out of it), so that without statistics it is
+// not found by walking contacts_company_business_idx filtering on the id (23 ms in a fresh
+// 50,000-contact company; docs/performance.md, "Plans without statistics").
 const ofContactStatement = defineQuery<ApiBusiness>(
   'businesses.ofContact',
   `select b.id, b.name, b.linkedin_url, b.sector, b.colaborators_count, b.telephone,
           (select count(*) from contacts x
             where x.company_id = b.company_id and x.business_id = b.id and x.deleted_at is null)::int as contacts_count,
           b.created_at, b.updated_at
-     from contacts c
-     join businesses b on b.company_id = c.company_id and b.id = c.business_id
-    where c.company_id = (select $1::bigint) and c.id = $2 and c.deleted_at is null`,
+     from (select company_id, business_id from contacts
+            where company_id = ${COMPANY} and id = $2 and deleted_at is null limit 1) c
+     join businesses b on b.company_id = c.company_id and b.id = c.business_id`,
 )
 
 /** The business of a live contact in its API shape; undefined when there is no such contact or it has none. */

@@ -1,7 +1,8 @@
 import type { Db } from '../../db/db.js'
 import { counterTotal, WRITER_SLOT } from '../../db/counters.js'
 import { isoInstant, jsonArrayOf, jsonObjectOf } from '../../db/json-sql.js'
-import { limitOffset, pageIds, pageIdsWithin, pageParams, unwrapPage, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
+import { COMPANY } from '../../db/company.js'
+import { limitOffset, pageIds, pageIdsArray, pageParams, rowsByIds, unwrapPage, withinTotal, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { customFields } from '../../db/schema.js'
@@ -14,14 +15,14 @@ import type { Contact, ContactInsert, ContactRow } from './contacts.record.js'
 
 export type { ContactInsert, ContactRow, ContactTagRow, ContactValueRow } from './contacts.record.js'
 
-// Statements compare the company as `(select $1::bigint)`: the planner then cannot use the
-// value's statistics, and a company it has not analysed yet (estimated at one row) does
-// not get a plan that walks all of its rows through another index (152 → 5 buffers for a
-// contact by id in a fresh 30,000-contact company; docs/performance.md).
+// Statements compare the company as COMPANY (src/db/company.ts says why).
 // A contact as the API shows it, from `contacts c`: its tags (tag id ascending) and custom
 // fields (field id ascending) aggregated in the same statement, so rows go out as they are.
 // Each aggregate reads contact_tags / contact_custom_values by their primary keys
-// (company_id, contact_id, …) and joins tags / custom_fields by primary key.
+// (company_id, contact_id, …), then each tag / field by its primary key in a lateral lookup
+// (its LIMIT keeps it one): as a join, a database without statistics read the values
+// through contact_custom_values_field_idx, filtering on the contact (docs/performance.md,
+// "Plans without statistics").
 /** The Contact schema's columns before its tags, in the schema's order. */
 const CONTACT_COLUMNS = [
   'id', 'user_id', 'first_name', 'last_name', 'email', 'business', 'position', 'telephone', 'cellphone', 'address',
@@ -34,11 +35,13 @@ export const TAGS_JSON = jsonArrayOf('t.id, t.name, t.color', 't.id')
 export const FIELDS_JSON = jsonArrayOf('f.field, v.value', 'f.id')
 const TAGS_OF_C = `coalesce((select ${TAGS_JSON}
                       from contact_tags ct
-                      join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
+                      cross join lateral (select t.id, t.name, t.color from tags t
+                                           where t.company_id = ct.company_id and t.id = ct.tag_id limit 1) t
                      where ct.company_id = c.company_id and ct.contact_id = c.id), '[]')`
 const FIELDS_OF_C = `coalesce((select ${FIELDS_JSON}
                       from contact_custom_values v
-                      join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
+                      cross join lateral (select f.id, f.field from custom_fields f
+                                           where f.company_id = v.company_id and f.id = v.custom_field_id limit 1) f
                      where v.company_id = c.company_id and v.contact_id = c.id), '[]')`
 const CONTACT_RECORD = `${CONTACT_COLUMNS.map((column) => `c.${column}`).join(', ')},
           ${TAGS_OF_C} as tags,
@@ -62,7 +65,7 @@ const contactJsonById = defineQuery<{ json: string }>(
   'contacts.jsonById',
   `select ${contactJson('c', TAGS_OF_C, FIELDS_OF_C)}::text as json
      from contacts c
-    where c.company_id = (select $1::bigint) and c.id = $2 and c.deleted_at is null`,
+    where c.company_id = ${COMPANY} and c.id = $2 and c.deleted_at is null`,
   { pipelined: true },
 )
 
@@ -71,7 +74,7 @@ const PAGE = pageParams(4, 5)
 
 // A page of live contacts with the list's total from its counter (its slot rows summed), in one statement.
 // The page's ids come from an index alone in an ARRAY(...) run once per statement, whatever
-// the statistics, then their rows by primary key. A page in the second half reads the index
+// the statistics, then their rows by primary key, one lookup per id (rowsByIds). A page in the second half reads the index
 // backwards from the known total, so the last page costs what the first does (an OFFSET
 // walks every entry it skips: 175 ms for page 20,000 of 25 at 1 M contacts); this trusts
 // the counter, which every write keeps exact in its own transaction. A page past the end
@@ -86,22 +89,21 @@ const pageStatement = (name: string, live: string) =>
        from total
        left join lateral (
          select ${CONTACT_RECORD}
-           from contacts c
-          where c.company_id = (select $1::bigint)
-            and ${pageIdsWithin('c.id', PAGE, 'total.n', ['id', 'id desc'], (order, limit, offset) =>
-              `array(select id from contacts where ${live} order by ${order} limit ${limit} offset ${offset})`)}
+           from ${rowsByIds('contacts', 'c', COMPANY, pageIdsArray(PAGE, 'total.n', ['id', 'id desc'], (order, limit, offset) =>
+              `array(select id from contacts where ${live} order by ${order} limit ${limit} offset ${offset})`))}
+          where ${withinTotal(PAGE, 'total.n')}
           order by c.id
        ) p on true`,
     { replica: true },
   )
 
 // Ids from contacts_company_live_idx (company_id, id) where deleted_at is null.
-const contactsPage = pageStatement('contacts.page', 'company_id = (select $1::bigint) and deleted_at is null')
+const contactsPage = pageStatement('contacts.page', `company_id = ${COMPANY} and deleted_at is null`)
 
 // Ids from contacts_company_user_live_idx (company_id, user_id, id) where deleted_at is null.
 const contactsPageOfUser = pageStatement(
   'contacts.pageOfUser',
-  'company_id = (select $1::bigint) and user_id = $6 and deleted_at is null',
+  `company_id = ${COMPANY} and user_id = $6 and deleted_at is null`,
 )
 
 /** A page of live contacts (of one owner when userId is given) and the list's total from `counter`. */
@@ -126,7 +128,7 @@ export async function contactsPageWithTotal(
 // (drizzle/0007_contact_search.sql).
 /** The contacts searched: the company's live ones, of one owner ($5) in the *OfUser statements. */
 const searched = (ofUser: boolean) =>
-  `c.company_id = (select $1::bigint) and c.deleted_at is null${ofUser ? ' and c.user_id = $5' : ''}`
+  `c.company_id = ${COMPANY} and c.deleted_at is null${ofUser ? ' and c.user_id = $5' : ''}`
 /** The term as a LIKE pattern (`%`, `_` and `\` literal), which the GIN index serves. */
 const TERM_PATTERN = `'%' || replace(replace(replace(lower($2::text), '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%'`
 // Compared with `(select …)`, as the company is, so the planner does not weigh the pattern
@@ -258,8 +260,7 @@ const searchStatement = (name: string, ofUser: boolean, trigram: boolean, test: 
        from page
        left join lateral (
          select ${CONTACT_RECORD}
-           from contacts c
-          where c.company_id = (select $1::bigint) and c.id = any(page.ids)
+           from ${rowsByIds('contacts', 'c', COMPANY, 'page.ids')}
           order by c.id
        ) p on true`,
     { replica: true },
@@ -315,7 +316,7 @@ const contactsWalk = defineQuery<ContactWalkRow>(
   'contacts.walk',
   `select ${syncAt('c.updated_at')} as sync_at, c.deleted_at, ${CONTACT_RECORD}
      from contacts c
-    where c.company_id = (select $1::bigint)
+    where c.company_id = ${COMPANY}
       and (c.updated_at, c.id) > ($2::timestamptz, $3::bigint)
       and c.updated_at < least($4::timestamptz, $5::timestamptz)
     order by c.updated_at, c.id

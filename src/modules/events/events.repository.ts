@@ -1,7 +1,7 @@
 // Contact events are written by the service that makes the change, inside its transaction.
 import type { Db } from '../../db/db.js'
 import { COMPANY } from '../../db/company.js'
-import { pageIdsWithin, pageParams, unwrapPage, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
+import { pageIdsArray, pageParams, rowsByIds, withinTotal, unwrapPage, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
 import { defineQuery, run } from '../../db/query.js'
 import type { contactEvents } from '../../db/schema.js'
 import type { CompanyId } from '../../tenancy.js'
@@ -67,20 +67,19 @@ const contactEventsPageStatement = defineQuery<PageRow<ContactEventRecord, { liv
   'events.contactPage',
   `with total as materialized (
      select exists (select from contacts c
-                     where c.company_id = (select $1::bigint) and c.id = $2 and c.deleted_at is null) as live,
+                     where c.company_id = ${COMPANY} and c.id = $2 and c.deleted_at is null) as live,
             (select count(*) from contact_events
-              where company_id = (select $1::bigint) and contact_id = $2) as n
+              where company_id = ${COMPANY} and contact_id = $2) as n
    )
    select total.live, total.n as total, p.*
      from total
      left join lateral (
        select e.id, e.contact_id, e.kind, e.user_id, e.data, e.occurred_at,
               e.occurred_at as created_at, e.occurred_at as updated_at
-         from contact_events e
-        where e.company_id = (select $1::bigint)
-          and ${pageIdsWithin('e.id', PAGE, 'total.n', ['id desc', 'id'], (order, limit, offset) => `array(select id from contact_events
+         from ${rowsByIds('contact_events', 'e', COMPANY, pageIdsArray(PAGE, 'total.n', ['id desc', 'id'], (order, limit, offset) => `array(select id from contact_events
                                        where company_id = ${COMPANY} and contact_id = $2
-                                       order by ${order} limit ${limit} offset ${offset})`)}
+                                       order by ${order} limit ${limit} offset ${offset})`))}
+        where ${withinTotal(PAGE, 'total.n')}
           and total.live
         order by e.id desc
      ) p on true`,

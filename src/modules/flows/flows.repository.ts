@@ -1,6 +1,6 @@
 import type { Db } from '../../db/db.js'
 import { counterTotal } from '../../db/counters.js'
-import { limitOffset, pageParams, unwrapPage, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
+import { limitOffset, pageParams, rowsByIds, unwrapPage, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
 import type { Enrollment, Flow } from './flows.schemas.js'
@@ -61,8 +61,7 @@ const pageStatement = (name: string, where: string) =>
        from summary s
        left join lateral (
          select ${FLOW_RECORD}
-           from flows f
-          where f.company_id = $1 and f.id = any(s.ids)
+           from ${rowsByIds('flows', 'f', '$1', 's.ids')}
           order by f.id
        ) p on true`,
   )

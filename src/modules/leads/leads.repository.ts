@@ -5,7 +5,7 @@
 import type { Static } from 'typebox'
 import type { Db } from '../../db/db.js'
 import { COMPANY } from '../../db/company.js'
-import { pageIds, pageParams, unwrapPage, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
+import { pageIds, pageParams, rowsByIds, unwrapPage, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { CompanyId } from '../../tenancy.js'
@@ -89,9 +89,7 @@ const pageStatement = (name: string, filter: LinkFilter, where: string) => {
        from total
        left join lateral (
          select ${LEAD_COLUMNS}
-           from leads
-          where company_id = ${COMPANY}
-            and id = any(${pageIds(PAGE, 'total.n', ['id', 'id desc'], ids)})
+           from ${rowsByIds('leads', 'leads', COMPANY, pageIds(PAGE, 'total.n', ['id', 'id desc'], ids))}
           order by id
        ) p on true`,
   )

@@ -1,7 +1,7 @@
 import type { Static } from 'typebox'
 import type { Db } from '../../db/db.js'
 import { counterTotal } from '../../db/counters.js'
-import { pageIds, pageParams, unwrapPage, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
+import { pageIds, pageParams, rowsByIds, unwrapPage, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { CompanyId } from '../../tenancy.js'
@@ -104,8 +104,8 @@ const pageStatement = (filter: TaskFilter, name: string) => {
      select total.n as total, p.*
        from total
        left join lateral (
-         select ${ITEM} from meet_transcriptions
-          where company_id = $1 and id = any((select ids from page)::bigint[])
+         select ${ITEM}
+           from ${rowsByIds('meet_transcriptions', 'meet_transcriptions', '$1', '(select ids from page)::bigint[]')}
           order by id
        ) p on true`,
   )

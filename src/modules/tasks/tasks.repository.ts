@@ -7,7 +7,7 @@
 // are counted (two or more of assignee, flow, kind; kind or flow with dates).
 import type { Db } from '../../db/db.js'
 import { COMPANY } from '../../db/company.js'
-import { pageIds, pageParams, unwrapPage, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
+import { pageIds, pageParams, rowsByIds, unwrapPage, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
 import { defineQuery, run, runOne, type Query } from '../../db/query.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { CompanyId } from '../../tenancy.js'
@@ -97,9 +97,7 @@ function listStatement(
        from total
        left join lateral (
          select ${TASK_RECORD}
-           from tasks t
-          where t.company_id = ${COMPANY}
-            and t.id = any(${pageIds(PAGE, 'total.n', ['asc', 'desc'], parts.ids)})
+           from ${rowsByIds('tasks', 't', COMPANY, pageIds(PAGE, 'total.n', ['asc', 'desc'], parts.ids))}
           order by t.due_date, t.id
        ) p on true`,
     { replica: true },
