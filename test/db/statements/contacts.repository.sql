@@ -4,10 +4,12 @@
 select (select row_to_json(j) from (select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
            coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
                    from contact_tags ct
-                   join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
+                   cross join lateral (select t.id, t.name, t.color from tags t
+                                        where t.company_id = ct.company_id and t.id = ct.tag_id limit 1) t
                   where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags, coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
                    from contact_custom_values v
-                   join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
+                   cross join lateral (select f.id, f.field from custom_fields f
+                                        where f.company_id = v.company_id and f.id = v.custom_field_id limit 1) f
                   where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
            to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(c.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j)::text as json
   from contacts c
@@ -23,19 +25,20 @@ select total.n as total, p.*
     select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
      coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
                  from contact_tags ct
-                 join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
+                 cross join lateral (select t.id, t.name, t.color from tags t
+                                      where t.company_id = ct.company_id and t.id = ct.tag_id limit 1) t
                 where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags,
      coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
                  from contact_custom_values v
-                 join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
+                 cross join lateral (select f.id, f.field from custom_fields f
+                                      where f.company_id = v.company_id and f.id = v.custom_field_id limit 1) f
                 where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
      c.created_at, c.updated_at
-      from contacts c
-     where c.company_id = (select $1::bigint)
-       and c.id = any(case when $5::bigint < total.n - $5::bigint then array(select id from contacts where company_id = (select $1::bigint) and deleted_at is null order by id limit $4 offset $5::bigint)
+      from unnest(case when $5::bigint < total.n - $5::bigint then array(select id from contacts where company_id = (select $1::bigint) and deleted_at is null order by id limit $4 offset $5::bigint)
             else array(select id from contacts where company_id = (select $1::bigint) and deleted_at is null order by id desc limit greatest(least($4, total.n - $5::bigint), 0) offset greatest(total.n - $5::bigint - $4, 0))
-       end)
-       and $5::bigint < total.n
+       end) as page_ids(page_id)
+     cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c
+     where $5::bigint < total.n
      order by c.id
   ) p on true;
 
@@ -49,19 +52,20 @@ select total.n as total, p.*
     select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
      coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
                  from contact_tags ct
-                 join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
+                 cross join lateral (select t.id, t.name, t.color from tags t
+                                      where t.company_id = ct.company_id and t.id = ct.tag_id limit 1) t
                 where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags,
      coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
                  from contact_custom_values v
-                 join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
+                 cross join lateral (select f.id, f.field from custom_fields f
+                                      where f.company_id = v.company_id and f.id = v.custom_field_id limit 1) f
                 where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
      c.created_at, c.updated_at
-      from contacts c
-     where c.company_id = (select $1::bigint)
-       and c.id = any(case when $5::bigint < total.n - $5::bigint then array(select id from contacts where company_id = (select $1::bigint) and user_id = $6 and deleted_at is null order by id limit $4 offset $5::bigint)
+      from unnest(case when $5::bigint < total.n - $5::bigint then array(select id from contacts where company_id = (select $1::bigint) and user_id = $6 and deleted_at is null order by id limit $4 offset $5::bigint)
             else array(select id from contacts where company_id = (select $1::bigint) and user_id = $6 and deleted_at is null order by id desc limit greatest(least($4, total.n - $5::bigint), 0) offset greatest(total.n - $5::bigint - $4, 0))
-       end)
-       and $5::bigint < total.n
+       end) as page_ids(page_id)
+     cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c
+     where $5::bigint < total.n
      order by c.id
   ) p on true;
 
@@ -110,15 +114,17 @@ select page.total, p.*
     select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
      coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
                  from contact_tags ct
-                 join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
+                 cross join lateral (select t.id, t.name, t.color from tags t
+                                      where t.company_id = ct.company_id and t.id = ct.tag_id limit 1) t
                 where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags,
      coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
                  from contact_custom_values v
-                 join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
+                 cross join lateral (select f.id, f.field from custom_fields f
+                                      where f.company_id = v.company_id and f.id = v.custom_field_id limit 1) f
                 where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
      c.created_at, c.updated_at
-      from contacts c
-     where c.company_id = (select $1::bigint) and c.id = any(page.ids)
+      from unnest(page.ids) as page_ids(page_id)
+     cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c
      order by c.id
   ) p on true;
 
@@ -176,15 +182,17 @@ select page.total, p.*
     select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
      coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
                  from contact_tags ct
-                 join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
+                 cross join lateral (select t.id, t.name, t.color from tags t
+                                      where t.company_id = ct.company_id and t.id = ct.tag_id limit 1) t
                 where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags,
      coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
                  from contact_custom_values v
-                 join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
+                 cross join lateral (select f.id, f.field from custom_fields f
+                                      where f.company_id = v.company_id and f.id = v.custom_field_id limit 1) f
                 where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
      c.created_at, c.updated_at
-      from contacts c
-     where c.company_id = (select $1::bigint) and c.id = any(page.ids)
+      from unnest(page.ids) as page_ids(page_id)
+     cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c
      order by c.id
   ) p on true;
 
@@ -242,15 +250,17 @@ select page.total, p.*
     select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
      coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
                  from contact_tags ct
-                 join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
+                 cross join lateral (select t.id, t.name, t.color from tags t
+                                      where t.company_id = ct.company_id and t.id = ct.tag_id limit 1) t
                 where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags,
      coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
                  from contact_custom_values v
-                 join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
+                 cross join lateral (select f.id, f.field from custom_fields f
+                                      where f.company_id = v.company_id and f.id = v.custom_field_id limit 1) f
                 where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
      c.created_at, c.updated_at
-      from contacts c
-     where c.company_id = (select $1::bigint) and c.id = any(page.ids)
+      from unnest(page.ids) as page_ids(page_id)
+     cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c
      order by c.id
   ) p on true;
 
@@ -299,15 +309,17 @@ select page.total, p.*
     select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
      coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
                  from contact_tags ct
-                 join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
+                 cross join lateral (select t.id, t.name, t.color from tags t
+                                      where t.company_id = ct.company_id and t.id = ct.tag_id limit 1) t
                 where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags,
      coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
                  from contact_custom_values v
-                 join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
+                 cross join lateral (select f.id, f.field from custom_fields f
+                                      where f.company_id = v.company_id and f.id = v.custom_field_id limit 1) f
                 where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
      c.created_at, c.updated_at
-      from contacts c
-     where c.company_id = (select $1::bigint) and c.id = any(page.ids)
+      from unnest(page.ids) as page_ids(page_id)
+     cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c
      order by c.id
   ) p on true;
 
@@ -353,15 +365,17 @@ select page.total, p.*
     select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
      coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
                  from contact_tags ct
-                 join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
+                 cross join lateral (select t.id, t.name, t.color from tags t
+                                      where t.company_id = ct.company_id and t.id = ct.tag_id limit 1) t
                 where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags,
      coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
                  from contact_custom_values v
-                 join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
+                 cross join lateral (select f.id, f.field from custom_fields f
+                                      where f.company_id = v.company_id and f.id = v.custom_field_id limit 1) f
                 where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
      c.created_at, c.updated_at
-      from contacts c
-     where c.company_id = (select $1::bigint) and c.id = any(page.ids)
+      from unnest(page.ids) as page_ids(page_id)
+     cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c
      order by c.id
   ) p on true;
 
@@ -407,15 +421,17 @@ select page.total, p.*
     select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
      coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
                  from contact_tags ct
-                 join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
+                 cross join lateral (select t.id, t.name, t.color from tags t
+                                      where t.company_id = ct.company_id and t.id = ct.tag_id limit 1) t
                 where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags,
      coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
                  from contact_custom_values v
-                 join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
+                 cross join lateral (select f.id, f.field from custom_fields f
+                                      where f.company_id = v.company_id and f.id = v.custom_field_id limit 1) f
                 where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
      c.created_at, c.updated_at
-      from contacts c
-     where c.company_id = (select $1::bigint) and c.id = any(page.ids)
+      from unnest(page.ids) as page_ids(page_id)
+     cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c
      order by c.id
   ) p on true;
 
@@ -423,11 +439,13 @@ select page.total, p.*
 select to_char((c.updated_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as sync_at, c.deleted_at, c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
        coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
                    from contact_tags ct
-                   join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
+                   cross join lateral (select t.id, t.name, t.color from tags t
+                                        where t.company_id = ct.company_id and t.id = ct.tag_id limit 1) t
                   where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags,
        coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
                    from contact_custom_values v
-                   join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
+                   cross join lateral (select f.id, f.field from custom_fields f
+                                        where f.company_id = v.company_id and f.id = v.custom_field_id limit 1) f
                   where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
        c.created_at, c.updated_at
   from contacts c

@@ -19,16 +19,15 @@ select total.live, total.n as total, p.*
   left join lateral (
     select e.id, e.contact_id, e.kind, e.user_id, e.data, e.occurred_at,
            e.occurred_at as created_at, e.occurred_at as updated_at
-      from contact_events e
-     where e.company_id = (select $1::bigint)
-       and e.id = any(case when $4::bigint < total.n - $4::bigint then array(select id from contact_events
+      from unnest(case when $4::bigint < total.n - $4::bigint then array(select id from contact_events
                                     where company_id = (select $1::bigint) and contact_id = $2
                                     order by id desc limit $3 offset $4::bigint)
               else array(select id from contact_events
                                     where company_id = (select $1::bigint) and contact_id = $2
                                     order by id limit greatest(least($3, total.n - $4::bigint), 0) offset greatest(total.n - $4::bigint - $3, 0))
-         end)
-         and $4::bigint < total.n
+         end) as page_ids(page_id)
+       cross join lateral (select * from contact_events where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) e
+     where $4::bigint < total.n
        and total.live
      order by e.id desc
   ) p on true;

@@ -18,8 +18,8 @@ select s.total, p.*
                 where st.company_id = f.company_id and st.flow_id = f.id), '[]') as steps,
      coalesce((select sum(value) from counters where company_id = f.company_id and list = 'flows.contacts' and key = f.id), 0)::bigint as contacts_count,
      f.created_at, f.updated_at
-      from flows f
-     where f.company_id = $1 and f.id = any(s.ids)
+      from unnest(s.ids) as page_ids(page_id)
+     cross join lateral (select * from flows where company_id = $1 and id = page_ids.page_id limit 1) f
      order by f.id
   ) p on true;
 
@@ -41,8 +41,8 @@ select s.total, p.*
                 where st.company_id = f.company_id and st.flow_id = f.id), '[]') as steps,
      coalesce((select sum(value) from counters where company_id = f.company_id and list = 'flows.contacts' and key = f.id), 0)::bigint as contacts_count,
      f.created_at, f.updated_at
-      from flows f
-     where f.company_id = $1 and f.id = any(s.ids)
+      from unnest(s.ids) as page_ids(page_id)
+     cross join lateral (select * from flows where company_id = $1 and id = page_ids.page_id limit 1) f
      order by f.id
   ) p on true;
 
@@ -64,8 +64,8 @@ select s.total, p.*
                 where st.company_id = f.company_id and st.flow_id = f.id), '[]') as steps,
      coalesce((select sum(value) from counters where company_id = f.company_id and list = 'flows.contacts' and key = f.id), 0)::bigint as contacts_count,
      f.created_at, f.updated_at
-      from flows f
-     where f.company_id = $1 and f.id = any(s.ids)
+      from unnest(s.ids) as page_ids(page_id)
+     cross join lateral (select * from flows where company_id = $1 and id = page_ids.page_id limit 1) f
      order by f.id
   ) p on true;
 
@@ -87,8 +87,8 @@ select s.total, p.*
                 where st.company_id = f.company_id and st.flow_id = f.id), '[]') as steps,
      coalesce((select sum(value) from counters where company_id = f.company_id and list = 'flows.contacts' and key = f.id), 0)::bigint as contacts_count,
      f.created_at, f.updated_at
-      from flows f
-     where f.company_id = $1 and f.id = any(s.ids)
+      from unnest(s.ids) as page_ids(page_id)
+     cross join lateral (select * from flows where company_id = $1 and id = page_ids.page_id limit 1) f
      order by f.id
   ) p on true;
 

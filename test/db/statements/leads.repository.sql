@@ -30,12 +30,11 @@ select total.n as total, p.*
     select id, user_id, contact_id, first_name, last_name, email, provider, position, linkedin_url, telephone,
      city, state_province, country, degree_of_connection, business_name, business_linkedin_url, business_sector,
      business_colaborators_count, business_telephone, created_at, updated_at
-      from leads
-     where company_id = (select $1::bigint)
-       and id = any(case when $4::bigint >= total.n then '{}'::bigint[]
+      from unnest(case when $4::bigint >= total.n then '{}'::bigint[]
             when $4::bigint < total.n - $4::bigint then array(select id from leads where company_id = (select $1::bigint) and user_id = $2 order by id limit $3 offset $4::bigint)
             else array(select id from leads where company_id = (select $1::bigint) and user_id = $2 order by id desc limit greatest(least($3, total.n - $4::bigint), 0) offset greatest(total.n - $4::bigint - $3, 0))
-       end)
+       end) as page_ids(page_id)
+     cross join lateral (select * from leads where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) leads
      order by id
   ) p on true;
 
@@ -49,12 +48,11 @@ select total.n as total, p.*
     select id, user_id, contact_id, first_name, last_name, email, provider, position, linkedin_url, telephone,
      city, state_province, country, degree_of_connection, business_name, business_linkedin_url, business_sector,
      business_colaborators_count, business_telephone, created_at, updated_at
-      from leads
-     where company_id = (select $1::bigint)
-       and id = any(case when $4::bigint >= total.n then '{}'::bigint[]
+      from unnest(case when $4::bigint >= total.n then '{}'::bigint[]
             when $4::bigint < total.n - $4::bigint then array(select id from leads where company_id = (select $1::bigint) and user_id = $2 and (contact_id is not null) = true order by id limit $3 offset $4::bigint)
             else array(select id from leads where company_id = (select $1::bigint) and user_id = $2 and (contact_id is not null) = true order by id desc limit greatest(least($3, total.n - $4::bigint), 0) offset greatest(total.n - $4::bigint - $3, 0))
-       end)
+       end) as page_ids(page_id)
+     cross join lateral (select * from leads where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) leads
      order by id
   ) p on true;
 
@@ -68,12 +66,11 @@ select total.n as total, p.*
     select id, user_id, contact_id, first_name, last_name, email, provider, position, linkedin_url, telephone,
      city, state_province, country, degree_of_connection, business_name, business_linkedin_url, business_sector,
      business_colaborators_count, business_telephone, created_at, updated_at
-      from leads
-     where company_id = (select $1::bigint)
-       and id = any(case when $4::bigint >= total.n then '{}'::bigint[]
+      from unnest(case when $4::bigint >= total.n then '{}'::bigint[]
             when $4::bigint < total.n - $4::bigint then array(select id from leads where company_id = (select $1::bigint) and user_id = $2 and (contact_id is not null) is false order by id limit $3 offset $4::bigint)
             else array(select id from leads where company_id = (select $1::bigint) and user_id = $2 and (contact_id is not null) is false order by id desc limit greatest(least($3, total.n - $4::bigint), 0) offset greatest(total.n - $4::bigint - $3, 0))
-       end)
+       end) as page_ids(page_id)
+     cross join lateral (select * from leads where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) leads
      order by id
   ) p on true;
 

@@ -23,8 +23,9 @@ page as materialized (
 select total.n as total, p.*
   from total
   left join lateral (
-    select id, user_id, company_id, meet_id, status, stopped_at, task_id, transcript_length, created_at, updated_at from meet_transcriptions
-     where company_id = $1 and id = any((select ids from page)::bigint[])
+    select id, user_id, company_id, meet_id, status, stopped_at, task_id, transcript_length, created_at, updated_at
+      from unnest((select ids from page)::bigint[]) as page_ids(page_id)
+     cross join lateral (select * from meet_transcriptions where company_id = $1 and id = page_ids.page_id limit 1) meet_transcriptions
      order by id
   ) p on true;
 
@@ -45,8 +46,9 @@ page as materialized (
 select total.n as total, p.*
   from total
   left join lateral (
-    select id, user_id, company_id, meet_id, status, stopped_at, task_id, transcript_length, created_at, updated_at from meet_transcriptions
-     where company_id = $1 and id = any((select ids from page)::bigint[])
+    select id, user_id, company_id, meet_id, status, stopped_at, task_id, transcript_length, created_at, updated_at
+      from unnest((select ids from page)::bigint[]) as page_ids(page_id)
+     cross join lateral (select * from meet_transcriptions where company_id = $1 and id = page_ids.page_id limit 1) meet_transcriptions
      order by id
   ) p on true;
 
@@ -67,8 +69,9 @@ page as materialized (
 select total.n as total, p.*
   from total
   left join lateral (
-    select id, user_id, company_id, meet_id, status, stopped_at, task_id, transcript_length, created_at, updated_at from meet_transcriptions
-     where company_id = $1 and id = any((select ids from page)::bigint[])
+    select id, user_id, company_id, meet_id, status, stopped_at, task_id, transcript_length, created_at, updated_at
+      from unnest((select ids from page)::bigint[]) as page_ids(page_id)
+     cross join lateral (select * from meet_transcriptions where company_id = $1 and id = page_ids.page_id limit 1) meet_transcriptions
      order by id
   ) p on true;
 

@@ -15,9 +15,7 @@ select total.n as total, p.*
      case when t.done then 'done' when t.due_date < $2::date then 'overdue' when t.due_date = $2::date then 'today'
           else 'future' end as status,
      t.assigned_to_id, t.flow_id, t.contact_id, t.created_at, t.updated_at
-      from tasks t
-     where t.company_id = (select $1::bigint)
-       and t.id = any(case when $4::bigint >= total.n then '{}'::bigint[]
+      from unnest(case when $4::bigint >= total.n then '{}'::bigint[]
             when $4::bigint < total.n - $4::bigint then array(
              select id from (
                (select due_date, id from tasks where company_id = (select $1::bigint) and due_date >= coalesce($6::date, '-infinity') and due_date <= coalesce($7::date, 'infinity') and ($8::task_kind is null or kind = $8::task_kind) and done = false and $5::boolean is not true
@@ -36,7 +34,8 @@ select total.n as total, p.*
                  order by due_date desc, id desc limit greatest(least($3, total.n - $4::bigint), 0) + greatest(total.n - $4::bigint - $3, 0))
              ) s
              order by due_date desc, id desc limit greatest(least($3, total.n - $4::bigint), 0) offset greatest(total.n - $4::bigint - $3, 0))
-       end)
+       end) as page_ids(page_id)
+     cross join lateral (select * from tasks where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) t
      order by t.due_date, t.id
   ) p on true;
 
@@ -63,9 +62,7 @@ select total.n as total, p.*
      case when t.done then 'done' when t.due_date < $2::date then 'overdue' when t.due_date = $2::date then 'today'
           else 'future' end as status,
      t.assigned_to_id, t.flow_id, t.contact_id, t.created_at, t.updated_at
-      from tasks t
-     where t.company_id = (select $1::bigint)
-       and t.id = any(case when $4::bigint >= total.n then '{}'::bigint[]
+      from unnest(case when $4::bigint >= total.n then '{}'::bigint[]
             when $4::bigint < total.n - $4::bigint then array(
              select x.id from days, lateral (
                select due_date, id from tasks
@@ -82,7 +79,8 @@ select total.n as total, p.*
                 order by due_date desc, id desc limit greatest(least($3, total.n - $4::bigint), 0) + greatest(total.n - $4::bigint - $3, 0)
              ) x
              order by due_date desc, id desc limit greatest(least($3, total.n - $4::bigint), 0) offset greatest(total.n - $4::bigint - $3, 0))
-       end)
+       end) as page_ids(page_id)
+     cross join lateral (select * from tasks where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) t
      order by t.due_date, t.id
   ) p on true;
 
@@ -101,9 +99,7 @@ select total.n as total, p.*
      case when t.done then 'done' when t.due_date < $2::date then 'overdue' when t.due_date = $2::date then 'today'
           else 'future' end as status,
      t.assigned_to_id, t.flow_id, t.contact_id, t.created_at, t.updated_at
-      from tasks t
-     where t.company_id = (select $1::bigint)
-       and t.id = any(case when $4::bigint >= total.n then '{}'::bigint[]
+      from unnest(case when $4::bigint >= total.n then '{}'::bigint[]
             when $4::bigint < total.n - $4::bigint then array(
              select id from (
                (select due_date, id from tasks where company_id = (select $1::bigint) and assigned_to_id = $13 and due_date >= coalesce($6::date, '-infinity') and due_date <= coalesce($7::date, 'infinity') and ($8::task_kind is null or kind = $8::task_kind) and done = false and $5::boolean is not true
@@ -122,7 +118,8 @@ select total.n as total, p.*
                  order by due_date desc, id desc limit greatest(least($3, total.n - $4::bigint), 0) + greatest(total.n - $4::bigint - $3, 0))
              ) s
              order by due_date desc, id desc limit greatest(least($3, total.n - $4::bigint), 0) offset greatest(total.n - $4::bigint - $3, 0))
-       end)
+       end) as page_ids(page_id)
+     cross join lateral (select * from tasks where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) t
      order by t.due_date, t.id
   ) p on true;
 
@@ -146,12 +143,11 @@ select total.n as total, p.*
      case when t.done then 'done' when t.due_date < $2::date then 'overdue' when t.due_date = $2::date then 'today'
           else 'future' end as status,
      t.assigned_to_id, t.flow_id, t.contact_id, t.created_at, t.updated_at
-      from tasks t
-     where t.company_id = (select $1::bigint)
-       and t.id = any(case when $4::bigint >= total.n then '{}'::bigint[]
+      from unnest(case when $4::bigint >= total.n then '{}'::bigint[]
             when $4::bigint < total.n - $4::bigint then array(select id from matches order by due_date asc, id asc limit $3 offset $4::bigint)
             else array(select id from matches order by due_date desc, id desc limit greatest(least($3, total.n - $4::bigint), 0) offset greatest(total.n - $4::bigint - $3, 0))
-       end)
+       end) as page_ids(page_id)
+     cross join lateral (select * from tasks where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) t
      order by t.due_date, t.id
   ) p on true;
 
@@ -170,9 +166,7 @@ select total.n as total, p.*
      case when t.done then 'done' when t.due_date < $2::date then 'overdue' when t.due_date = $2::date then 'today'
           else 'future' end as status,
      t.assigned_to_id, t.flow_id, t.contact_id, t.created_at, t.updated_at
-      from tasks t
-     where t.company_id = (select $1::bigint)
-       and t.id = any(case when $4::bigint >= total.n then '{}'::bigint[]
+      from unnest(case when $4::bigint >= total.n then '{}'::bigint[]
             when $4::bigint < total.n - $4::bigint then array(
              select id from (
                (select due_date, id from tasks where company_id = (select $1::bigint) and flow_id = $13 and ($14::bigint is null or assigned_to_id = $14::bigint) and due_date >= coalesce($6::date, '-infinity') and due_date <= coalesce($7::date, 'infinity') and ($8::task_kind is null or kind = $8::task_kind) and done = false and $5::boolean is not true
@@ -191,7 +185,8 @@ select total.n as total, p.*
                  order by due_date desc, id desc limit greatest(least($3, total.n - $4::bigint), 0) + greatest(total.n - $4::bigint - $3, 0))
              ) s
              order by due_date desc, id desc limit greatest(least($3, total.n - $4::bigint), 0) offset greatest(total.n - $4::bigint - $3, 0))
-       end)
+       end) as page_ids(page_id)
+     cross join lateral (select * from tasks where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) t
      order by t.due_date, t.id
   ) p on true;
 
