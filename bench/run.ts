@@ -1,7 +1,9 @@
 // npm run bench: throughput, latency and memory of the full stack over real HTTP, next to
 // bare Fastify + pg handlers. The server runs in its own process; autocannon drives it from
 // this one. DATABASE_URL picks PostgreSQL (the meaningful setting; default: a scratch
-// database on 127.0.0.1); BENCH_SECONDS and BENCH_CONNECTIONS tune the runs.
+// database on 127.0.0.1); BENCH_SECONDS and BENCH_CONNECTIONS tune the runs. Contact by id
+// and the contacts page run first on the database never analysed, then everything after
+// VACUUM (ANALYZE); both shares are printed side by side at the end (issue 26).
 //
 // npm run bench -- --scale [--regenerate] [--no-company-stats]: the scale scenarios instead
 // (bench/scale.ts); --no-company-stats tries them without statistics on company_id.

@@ -3,7 +3,8 @@
 // delivery worker on, and
 // - "Bench Co", written by the scale generator at a small size (bench/scale-data.ts SMALL:
 //   2,000 contacts, tasks and leads, 1,000 transcriptions, 4,000 messages), so every list
-//   has full pages; its admin's token reads them;
+//   has full pages, never analysed (the runner analyses it half way); its first 50 contacts
+//   have 2 tags and 2 custom fields each; its admin's token reads them;
 // - ten empty companies with a token each, for the write scenario (one company vs ten).
 // Prints one JSON line {port, token, writeTokens, ...ids} when it listens.
 import pg from 'pg'
