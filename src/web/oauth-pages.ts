@@ -37,7 +37,7 @@ function appFields(form: AppForm, idPrefix: string, withType: boolean): Html {
       <legend>Scopes the app may ask for</legend>
       <div class="scope-choices">
       ${SCOPES.map(
-        (scope) => html`<label class="choice"><input type="checkbox" name="scopes" value="${scope}"${form.scopes.includes(scope) ? html` checked` : ''}> <span><code>${scope}</code> <span class="muted">${SCOPE_DESCRIPTIONS[scope]}</span></span></label>`,
+        (scope) => html`<label class="choice"><input type="checkbox" name="scopes[]" value="${scope}"${form.scopes.includes(scope) ? html` checked` : ''}> <span><code>${scope}</code> <span class="muted">${SCOPE_DESCRIPTIONS[scope]}</span></span></label>`,
       )}
       </div>
     </fieldset>
