@@ -6,6 +6,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { sql } from 'drizzle-orm'
 import { deactivateUser } from '../../src/modules/auth/accounts.service.js'
+import { createToken } from '../../src/modules/auth/tokens.service.js'
 import { SYSTEM_CONTEXT } from '../../src/modules/audit/audit.context.js'
 import { challengeOf, sha256 } from '../../src/modules/oauth/oauth.protocol.js'
 import { registerApp } from '../../src/modules/oauth/oauth.service.js'
@@ -212,6 +213,31 @@ for (const backend of backends()) {
       })
       const granted = rows.filter((row) => row.action === 'oauth_consent.granted')
       assert.deepEqual(granted.map((row) => [row.company_id, row.actor_type, row.target_label]), [[acme.companyId, 'user', 'CRM Sync']])
+    })
+
+    test('an OAuth access token costs the statements a personal token costs: its grant and app come with the one lookup', async () => {
+      const { access_token: accessToken } = (await exchange(await codeFor())).json()
+      const { token: personal } = await createToken(t.db, user.id, { scopes: ['contacts:read'] })
+      const pool = t.db as unknown as { query: (...args: unknown[]) => unknown }
+      const original = pool.query
+      const statements = async (bearer: string) => {
+        const seen: string[] = []
+        pool.query = (...args: unknown[]) => {
+          const config = args[0] as { name?: string; text?: string } | string
+          seen.push(typeof config === 'string' ? config : (config.name ?? config.text ?? ''))
+          return original.apply(pool, args)
+        }
+        try {
+          // Never used before: not in the token cache, so the lookup runs.
+          assert.equal((await api(bearer, '/api/v1/users/authorize_api')).statusCode, 200)
+        } finally {
+          pool.query = original
+        }
+        return seen
+      }
+      const oauth = await statements(accessToken)
+      assert.deepEqual(oauth, await statements(personal))
+      assert.equal(oauth.filter((name) => name === 'auth.callerByTokenHash').length, 1)
     })
 
     test('a write the OAuth token is allowed is recorded with the app as its actor, and acts in the user\'s company only', async () => {
