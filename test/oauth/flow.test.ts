@@ -9,9 +9,9 @@ import { deactivateUser } from '../../src/modules/auth/accounts.service.js'
 import { createToken } from '../../src/modules/auth/tokens.service.js'
 import { SYSTEM_CONTEXT } from '../../src/modules/audit/audit.context.js'
 import { challengeOf, sha256 } from '../../src/modules/oauth/oauth.protocol.js'
-import { registerApp } from '../../src/modules/oauth/oauth.service.js'
+import { answerConsent, checkAuthorize, registerApp } from '../../src/modules/oauth/oauth.service.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
-import { tenant, type Tenant } from '../helpers/factories.js'
+import { addSubscription, tenant, type Tenant } from '../helpers/factories.js'
 import { rawRows } from '../helpers/orm.js'
 import { Browser, csrfOf, member } from '../web/helpers.js'
 import { allAuditRows, recordsOf } from '../audit/helpers.js'
@@ -107,7 +107,7 @@ for (const backend of backends()) {
     const exchange = (code: string, client: Client = app, extra: Record<string, string> = {}) =>
       token({ grant_type: 'authorization_code', code, redirect_uri: client === publicApp ? 'http://localhost:9000/done' : REDIRECT, code_verifier: VERIFIER, ...extra }, client)
 
-    const api = (accessToken: string, url: string, method: 'GET' | 'POST' = 'GET', payload?: object) =>
+    const api = (accessToken: string, url: string, method: 'GET' | 'POST' | 'DELETE' = 'GET', payload?: object) =>
       t.app.inject({ method, url, headers: { authorization: `Bearer ${accessToken}` }, ...(payload ? { payload } : {}) })
 
     async function grantRow(id: number) {
@@ -240,7 +240,21 @@ for (const backend of backends()) {
       assert.equal(oauth.filter((name) => name === 'auth.callerByTokenHash').length, 1)
     })
 
-    test('a write the OAuth token is allowed is recorded with the app as its actor, and acts in the user\'s company only', async () => {
+    test('an admin\'s OAuth token deleting a webhook is recorded with the app as the actor', async () => {
+      const hooks = await registerApp(t.db, globex.companyId, { name: 'Hook Manager', redirectUris: [REDIRECT], scopes: ['webhooks:write'] }, now, SYSTEM_CONTEXT)
+      const checked = await checkAuthorize(t.db, { client_id: hooks.app.client_id, redirect_uri: REDIRECT, response_type: 'code', scope: 'webhooks:write', code_challenge: CHALLENGE, code_challenge_method: 'S256' })
+      if (checked.kind !== 'ok') throw new Error(JSON.stringify(checked))
+      const to = new URL(await answerConsent(t.db, { companyId: acme.companyId, userId: acme.userId }, checked, true, now, SYSTEM_CONTEXT))
+      const client = { id: hooks.app.id, clientId: hooks.app.client_id, secret: hooks.clientSecret }
+      const { access_token: accessToken } = (await exchange(to.searchParams.get('code') ?? '', client)).json()
+      const subscription = await addSubscription(t.db, acme.companyId)
+      const rows = await recordsOf(t.db, async () => {
+        assert.equal((await api(accessToken, `/api/v1/webhooks/${String(subscription)}`, 'DELETE')).statusCode, 204)
+      })
+      assert.deepEqual(rows.map((row) => [row.action, row.actor_type, row.actor_id, row.actor_label, row.company_id]), [['webhook.deleted', 'oauth_app', hooks.app.id, 'Hook Manager', acme.companyId]])
+    })
+
+    test('an OAuth token acts in the consenting user\'s company only', async () => {
       const code = await codeFor(app, { scope: 'contacts:write' })
       const { access_token: accessToken } = (await exchange(code)).json()
       const made = await api(accessToken, '/api/v1/contacts', 'POST', { first_name: 'Via OAuth', email: 'via@oauth.test' })
