@@ -500,6 +500,13 @@ for (const backend of backends()) {
       const json = await t.app.inject({ method: 'POST', url: '/oauth/token', headers: { authorization: basic(app) }, payload: { grant_type: 'authorization_code', code } })
       assert.deepEqual(errorOf(json), { status: 400, error: 'invalid_request' })
       assert.deepEqual(errorOf(await token({ grant_type: 'password' })), { status: 400, error: 'unsupported_grant_type' })
+      const inUrl = await t.app.inject({
+        method: 'POST',
+        url: `/oauth/token?${new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: VERIFIER }).toString()}`,
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(app) },
+        payload: '',
+      })
+      assert.deepEqual(errorOf(inUrl), { status: 400, error: 'invalid_request' })
       assert.equal((await exchange(code)).statusCode, 200, 'none of the refusals used the code')
     })
 

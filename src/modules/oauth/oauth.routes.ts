@@ -50,6 +50,8 @@ const oauthRoutes: FastifyPluginAsync<OAuthRoutesOptions> = async (app, { config
   })
 
   const formOf = (request: FastifyRequest): Form => {
+    // Secrets never travel in a URL (logs, proxies): the parameters are the body's only.
+    if (request.url.includes('?')) throw new OAuthError('invalid_request', 'send the parameters in the form body, not the query string')
     if (!/^application\/x-www-form-urlencoded\b/i.test(request.headers['content-type'] ?? '')) {
       throw new OAuthError('invalid_request', 'the body must be application/x-www-form-urlencoded')
     }
