@@ -143,6 +143,8 @@ function contactWrites(tokens: string[]): Options {
 interface ServiceInfo {
   port: number
   token: string
+  /** An OAuth access token (1 hour) of the same user, contacts:read. */
+  oauthToken: string
   writeTokens: string[]
   companyId: number
   userId: number
@@ -205,6 +207,9 @@ async function sideBySide() {
     rows.push(await read('GET /api/v1/users/authorize_api', '/users/authorize_api', { against: 'row', percent: 100 }))
     rows.push(await read('GET /api/v1/users?page=1', '/users?page=1', { against: 'row', percent: 80 }))
     rows.push(await contactById(''))
+    // The same read with an OAuth access token: its grant and app come with the one token lookup.
+    rows.push(await measure('GET /api/v1/contacts/:id (OAuth access token)', `${api}/contacts/${s.contactId}`, served,
+      { headers: { authorization: `Bearer ${s.oauthToken}` } }, { against: 'row', percent: 100 }))
     rows.push(await contactsPage(''))
     rows.push(await list('GET /api/v1/contacts?page=1&user_id', `/contacts?page=1&user_id=${s.memberId}`))
     rows.push(await list('GET /api/v1/contacts/:id/events?page=1', `/contacts/${s.contactId}/events?page=1`))

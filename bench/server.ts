@@ -5,10 +5,13 @@
 //   2,000 contacts, tasks and leads, 1,000 transcriptions, 4,000 messages), so every list
 //   has full pages, never analysed (the runner analyses it half way); its first 50 contacts
 //   have 2 tags and 2 custom fields each; its admin's token reads them;
+// - an OAuth access token of the same admin (an app of Bench Co, consent, code exchange),
+//   for the contact by id read with it beside the api token's;
 // - ten empty companies with a token each, for the write scenario (one company vs ten).
 // Prints one JSON line {port, token, writeTokens, ...ids} when it listens.
 import pg from 'pg'
 import * as production from './production.js'
+import type { CompanyId } from '../src/tenancy.js'
 import { addCompany, quietProgress, SMALL } from './scale-data.js'
 
 const { buildApp } = production.app
@@ -16,6 +19,8 @@ const { loadConfig } = production.config
 const { openDatabase } = production.client
 const { createToken } = production.tokens
 const { createCompany, createUser } = production.users
+const { registerApp, checkAuthorize, answerConsent, exchangeCode } = production.oauth
+const { challengeOf } = production.oauthProtocol
 
 const base = loadConfig()
 const config = { ...base, logLevel: 'warn', rateLimit: { ...base.rateLimit, max: 100_000_000 } }
@@ -53,6 +58,19 @@ if (admin === undefined || member === undefined) throw new Error('the bench comp
 await twoTagsTwoFields(config.databaseUrl, company.companyId)
 const { token } = await createToken(database.db, admin)
 
+// The OAuth access token: through the service's own steps (the browser's part is the consent page).
+const benchContext = { actor: { type: 'system' as const, id: null, label: 'bench' }, ip: null, userAgent: null, requestId: null }
+const now = new Date()
+const redirect = 'https://bench.example/callback'
+const made = await registerApp(database.db, (company.companyId as CompanyId), { name: 'Bench app', redirectUris: [redirect], scopes: ['contacts:read'] }, now, benchContext)
+const verifier = 'bench-verifier-'.padEnd(64, 'x')
+const checked = await checkAuthorize(database.db, {
+  client_id: made.app.client_id, redirect_uri: redirect, response_type: 'code', scope: 'contacts:read', code_challenge: challengeOf(verifier), code_challenge_method: 'S256',
+})
+if (checked.kind !== 'ok') throw new Error(`bench OAuth request refused: ${JSON.stringify(checked)}`)
+const code = new URL(await answerConsent(database.db, { companyId: (company.companyId as CompanyId), userId: admin }, checked, true, now, benchContext)).searchParams.get('code')
+const { access_token: oauthToken } = await exchangeCode(database.db, checked.client, { code, code_verifier: verifier, redirect_uri: redirect }, now)
+
 const writeTokens: string[] = []
 for (let i = 0; i < 10; i++) {
   const other = await createCompany(database.db, { name: `Writes ${i}`, timezone: 'UTC' })
@@ -67,6 +85,7 @@ process.stdout.write(
   JSON.stringify({
     port,
     token,
+    oauthToken,
     writeTokens,
     companyId: company.companyId,
     userId: admin,

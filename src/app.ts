@@ -25,6 +25,7 @@ import { createRateLimiter } from './rate-limit/limiter.js'
 import type { WorkerOptions } from './modules/webhooks/worker.js'
 import { loadSecretKeys, type SecretKeys } from './secret-key.js'
 import web from './web/index.js'
+import oauth from './modules/oauth/oauth.routes.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -135,6 +136,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}) {
   app.decorate('accessTable', [])
   await app.register(api, { prefix: '/api', limiter, accessTable: app.accessTable })
   await app.register(web, { config })
+  await app.register(oauth, { config })
   await app.register(webhookWorker, {
     enabled: deps.webhookWorker !== undefined && deps.webhookWorker !== false,
     allowPrivate: config.webhookAllowPrivate,

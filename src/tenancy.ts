@@ -32,4 +32,6 @@ export interface TokenAccess {
   readonly expiresAt: Date | null
   /** The third-party app an OAuth token was granted to; null for a personal token. */
   readonly app: { readonly id: number; readonly name: string } | null
+  /** An OAuth token's grant: its rate limit is the grant's, its revocation drops it. Null for a personal token. */
+  readonly grantId: number | null
 }

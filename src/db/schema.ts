@@ -98,6 +98,88 @@ export const users = pgTable('users', {
 
 // Only a SHA-256 of the token is kept. The hash is looked up before the company is known,
 // so its unique key is global: the one table whose key does not lead with company_id.
+// OAuth 2.0 for third-party apps (migration 0016, docs/access-control.md). An app is
+// registered by one company and may be authorised by users of any company: the one reference
+// table (docs/scaling.md), looked up by its public client_id. Its secret, codes and refresh
+// tokens are stored as SHA-256 only. A grant is one user's consent to one app, made on the
+// consent page, in the user's company; its access tokens are api_tokens rows
+// (oauth_grant_id), so the request's one token lookup serves them too.
+export const oauthApps = pgTable('oauth_apps', {
+  companyId: companyId(),
+  id: id(),
+  clientId: varchar('client_id', { length: 64 }).notNull(),
+  name: varchar('name', { length: 255 }).notNull(),
+  redirectUris: text('redirect_uris').array().notNull(),
+  scopes: text('scopes').array().notNull(),
+  // null: a public client (no secret; PKCE is what binds its code).
+  secretHash: text('secret_hash'),
+  // After a rotation: the old secret, which keeps working until previous_secret_expires_at.
+  previousSecretHash: text('previous_secret_hash'),
+  previousSecretExpiresAt: instant('previous_secret_expires_at'),
+  ...timestamps,
+}, (t) => [
+  primaryKey({ columns: [t.companyId, t.id] }),
+  check('oauth_apps_redirect_uris_check', sql`cardinality(${t.redirectUris}) > 0`),
+  check('oauth_apps_scopes_check', sql`cardinality(${t.scopes}) > 0`),
+  uniqueIndex('oauth_apps_client_id_key').on(t.clientId),
+])
+
+export const oauthGrants = pgTable('oauth_grants', {
+  companyId: companyId(),
+  id: id(),
+  appCompanyId: ref('app_company_id').notNull(),
+  appId: ref('app_id').notNull(),
+  userId: ref('user_id').notNull(),
+  scopes: text('scopes').array().notNull(),
+  createdAt: instant('created_at').notNull().defaultNow(),
+  revokedAt: instant('revoked_at'),
+}, (t) => [
+  primaryKey({ columns: [t.companyId, t.id] }),
+  index('oauth_grants_company_user_idx').on(t.companyId, t.userId),
+  index('oauth_grants_app_idx').on(t.appCompanyId, t.appId),
+  sameCompany('oauth_grants_app_fk', [t.appCompanyId, t.appId], [oauthApps.companyId, oauthApps.id], 'cascade'),
+  sameCompany('oauth_grants_user_fk', [t.companyId, t.userId], [users.companyId, users.id], 'cascade'),
+])
+
+// Authorization codes: 60 seconds, once; bound to the app, the redirect URI and the PKCE
+// challenge, and to the grant the consent made (a second use of the code revokes it).
+export const oauthCodes = pgTable('oauth_codes', {
+  companyId: companyId(),
+  id: id(),
+  appCompanyId: ref('app_company_id').notNull(),
+  appId: ref('app_id').notNull(),
+  userId: ref('user_id').notNull(),
+  codeHash: text('code_hash').notNull(),
+  redirectUri: text('redirect_uri').notNull(),
+  codeChallenge: varchar('code_challenge', { length: 128 }).notNull(),
+  scopes: text('scopes').array().notNull(),
+  expiresAt: instant('expires_at').notNull(),
+  usedAt: instant('used_at'),
+  grantId: ref('grant_id').notNull(),
+}, (t) => [
+  primaryKey({ columns: [t.companyId, t.id] }),
+  uniqueIndex('oauth_codes_code_hash_key').on(t.codeHash),
+  sameCompany('oauth_codes_app_fk', [t.appCompanyId, t.appId], [oauthApps.companyId, oauthApps.id], 'cascade'),
+  sameCompany('oauth_codes_user_fk', [t.companyId, t.userId], [users.companyId, users.id], 'cascade'),
+  sameCompany('oauth_codes_grant_fk', [t.companyId, t.grantId], [oauthGrants.companyId, oauthGrants.id], 'cascade'),
+])
+
+// Refresh tokens rotate on every use: used_at marks a spent one, whose reuse revokes the grant.
+export const oauthRefreshTokens = pgTable('oauth_refresh_tokens', {
+  companyId: companyId(),
+  id: id(),
+  grantId: ref('grant_id').notNull(),
+  tokenHash: text('token_hash').notNull(),
+  expiresAt: instant('expires_at').notNull(),
+  usedAt: instant('used_at'),
+  createdAt: instant('created_at').notNull().defaultNow(),
+}, (t) => [
+  primaryKey({ columns: [t.companyId, t.id] }),
+  uniqueIndex('oauth_refresh_tokens_token_hash_key').on(t.tokenHash),
+  index('oauth_refresh_tokens_grant_idx').on(t.companyId, t.grantId),
+  sameCompany('oauth_refresh_tokens_grant_fk', [t.companyId, t.grantId], [oauthGrants.companyId, oauthGrants.id], 'cascade'),
+])
+
 export const apiTokens = pgTable('api_tokens', {
   companyId: companyId(),
   id: id(),
@@ -111,9 +193,13 @@ export const apiTokens = pgTable('api_tokens', {
   // The scopes chosen for the token (docs/access-control.md); null: full access.
   scopes: text('scopes').array(),
   expiresAt: instant('expires_at'), // null: never
+  // An OAuth access token: the grant it was issued for (null: a personal api token).
+  oauthGrantId: ref('oauth_grant_id'),
   ...timestamps,
 }, (t) => [
   primaryKey({ columns: [t.companyId, t.id] }),
+  index('api_tokens_oauth_grant_idx').on(t.companyId, t.oauthGrantId).where(sql`${t.oauthGrantId} is not null`),
+  sameCompany('api_tokens_oauth_grant_fk', [t.companyId, t.oauthGrantId], [oauthGrants.companyId, oauthGrants.id], 'cascade'),
   check('api_tokens_scopes_check', sql`${t.scopes} is null or cardinality(${t.scopes}) > 0`),
   uniqueIndex('api_tokens_token_hash_key').on(t.tokenHash),
   index('api_tokens_company_user_idx').on(t.companyId, t.userId),

@@ -15,6 +15,8 @@ declare module 'fastify' {
     scope?: RouteScope
     /** 'admin': only a token of an admin may call it (403 forbidden_role otherwise). */
     role?: 'admin'
+    /** X-Accepted-Scopes of the route, computed once when it is registered (set by this plugin). */
+    acceptedScopes?: string
   }
   interface FastifyInstance {
     /** Every /api operation with its scope and role, in the order they were registered. */
@@ -54,15 +56,22 @@ export interface AccessOptions {
 export default fp<AccessOptions>(
   (app, { table }, done) => {
     app.addHook('onRoute', (route) => {
-      // HEAD routes Fastify adds for GET share the GET's config.
-      if (route.method === 'HEAD') return
-      table.push(accessRuleOf(route))
+      // HEAD routes Fastify adds for GET share the GET's config (not listed twice).
+      if (route.method === 'HEAD') {
+        const scope = route.config?.scope
+        if (scope !== undefined) route.config = { ...route.config, acceptedScopes: acceptedScopes(scope).join(', ') }
+        return
+      }
+      const rule = accessRuleOf(route)
+      table.push(rule)
+      // The header's value is the route's own: built here once, not on every request.
+      route.config = { ...route.config, acceptedScopes: acceptedScopes(rule.scope).join(', ') }
     })
 
     app.addHook('preValidation', async (request: FastifyRequest, reply: FastifyReply) => {
-      const { scope, role } = request.routeOptions.config
+      const { scope, role, acceptedScopes: accepted } = request.routeOptions.config
       if (scope === undefined) return // no route (404): nothing to check
-      reply.header('x-accepted-scopes', acceptedScopes(scope).join(', '))
+      reply.header('x-accepted-scopes', accepted ?? '')
       const grants = request.caller.access.grants
       if (scope !== NO_SCOPE && grants !== null && !grants.has(scope)) throw insufficientScope(scope)
       if (role === 'admin' && request.caller.role !== 'admin') throw forbiddenRole()

@@ -55,6 +55,7 @@ export default fp<AuthOptions>(
       (payload) => {
         const revoked = parseRevocation(payload)
         if ('userId' in revoked) cache.deleteUser(revoked.userId)
+        else if ('grantId' in revoked) cache.deleteGrant(revoked.grantId)
         else cache.delete(revoked.tokenHash)
       },
       () => {
@@ -92,7 +93,9 @@ export default fp<AuthOptions>(
       }
       request.caller = caller
       lastUsed.touch(caller.tokenId, caller.companyId)
-      await spend(`token:${caller.tokenId}`, reply)
+      // An OAuth grant's access tokens share one limit (a new one each hour must not reset it).
+      const grantId = caller.access.grantId
+      await spend(grantId === null ? `token:${String(caller.tokenId)}` : `grant:${String(grantId)}`, reply)
     })
   },
   { name: 'auth', dependencies: ['db', 'request-params'] },

@@ -28,7 +28,7 @@ export function sendPage(reply: FastifyReply, status: number, page: Html) {
   return reply.code(status).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(page.text)
 }
 
-const csrfInput = (token: string) => html`<input type="hidden" name="${CSRF_FIELD}" value="${token}">`
+export const csrfInput = (token: string) => html`<input type="hidden" name="${CSRF_FIELD}" value="${token}">`
 
 export function layout(chrome: Chrome, title: string, main: Interpolation): Html {
   const who = chrome.signedIn
@@ -49,6 +49,7 @@ export function layout(chrome: Chrome, title: string, main: Interpolation): Html
     ${who && html`<a href="/settings/integrations">Integrations</a>`}
     ${who?.account.role === 'admin' && html`<a href="/settings/audit">Security log</a>`}
     ${who?.account.role === 'admin' && html`<a href="/settings/tokens">Company tokens</a>`}
+    ${who?.account.role === 'admin' && html`<a href="/settings/apps">Apps</a>`}
     <a href="/docs/v1">API reference</a>
   </nav>
   ${who &&
@@ -66,9 +67,9 @@ ${main}
 `
 }
 
-const alert = (message: string | undefined) => message && html`<p class="alert" role="alert">${message}</p>`
+export const alert = (message: string | undefined) => message && html`<p class="alert" role="alert">${message}</p>`
 
-export function loginPage(chrome: Chrome, form: { csrf: string; email?: string; error?: string; notice?: string }): Html {
+export function loginPage(chrome: Chrome, form: { csrf: string; email?: string; error?: string; notice?: string; next?: string | undefined }): Html {
   return layout(
     chrome,
     'Sign in',
@@ -78,6 +79,7 @@ export function loginPage(chrome: Chrome, form: { csrf: string; email?: string; 
   ${alert(form.error)}
   <form method="post" action="/login" class="stack">
     ${csrfInput(form.csrf)}
+    ${form.next !== undefined && html`<input type="hidden" name="next" value="${form.next}">`}
     <label for="email">Email</label>
     <input id="email" name="email" type="email" autocomplete="username" required maxlength="255" value="${form.email ?? ''}">
     <label for="password">Password</label>
@@ -115,11 +117,11 @@ export function invitePage(
 }
 
 /** Dates in the company's time zone, e.g. "22 Nov 2026, 10:00". */
-function formatter(timezone: string) {
+export function formatter(timezone: string) {
   return new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: timezone })
 }
 
-const time = (at: Date | null, format: Intl.DateTimeFormat, never = 'Never') =>
+export const time = (at: Date | null, format: Intl.DateTimeFormat, never = 'Never') =>
   at ? html`<time datetime="${at.toISOString()}">${format.format(at)}</time>` : html`<span class="muted">${never}</span>`
 
 export type Flash =
@@ -165,6 +167,8 @@ export interface IntegrationsView {
   /** The company's webhook subscriptions, with their latest delivery. */
   webhooks: SubscriptionOverview[]
   webhookForm?: WebhookForm
+  /** The section of the apps the user authorised through OAuth (src/web/oauth-pages.ts). */
+  authorisedApps?: Html
 }
 
 /** A token's access in words: full access, or its scopes. */
@@ -262,6 +266,7 @@ html`<p class="notice" role="status">Token “${tokenName(flash)}” revoked: it
     <button type="submit" class="primary">Create token</button>
   </form>
 </section>
+${view.authorisedApps}
 ${webhooksSection(csrf, account, view, format)}`,
   )
 }

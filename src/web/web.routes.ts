@@ -51,6 +51,9 @@ import {
   type WebhookForm,
 } from './pages.js'
 import { CSRF_FIELD, sessionCsrf, sessionCsrfMatches, type WebCookies } from './security.js'
+import { listAuthorisedApps } from '../modules/oauth/oauth.service.js'
+import { authorisedAppsSection } from './oauth-pages.js'
+import { isAuthorizeReturn, oauthPages } from './oauth.routes.js'
 
 export interface RoutesOptions {
   config: Config
@@ -162,12 +165,15 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
     return undefined
   }
 
-  /** Signing in (or accepting an invite) always starts a new session: the old one, if any, ends. */
-  async function startSession(request: FastifyRequest, reply: FastifyReply, secret: string) {
+  /**
+   * Signing in (or accepting an invite) always starts a new session: the old one, if any, ends.
+   * Then on to Integrations, or back to the authorization request that asked to sign in.
+   */
+  async function startSession(request: FastifyRequest, reply: FastifyReply, secret: string, next?: string) {
     const previous = cookies.sessionSecret(request)
     if (previous) await signOut(app.db, previous)
     cookies.setSession(reply, secret)
-    return reply.code(303).redirect(HOME, 303)
+    return reply.code(303).redirect(next ?? HOME, 303)
   }
 
   const formRoute = { bodyLimit: FORM_BODY_LIMIT }
@@ -175,9 +181,11 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
   app.get('/', async (request, reply) => reply.redirect((await session(request)) ? HOME : '/login', 303))
 
   app.get('/login', async (request, reply) => {
-    if (await session(request)) return reply.redirect(HOME, 303)
+    const asked = (request.query as Form).next
+    const next = isAuthorizeReturn(asked) ? asked : undefined
+    if (await session(request)) return reply.redirect(next ?? HOME, 303)
     const csrf = cookies.formToken(request, reply)
-    return sendPage(reply, 200, loginPage(chrome, { csrf }))
+    return sendPage(reply, 200, loginPage(chrome, { csrf, next }))
   })
 
   app.post('/login', formRoute, async (request, reply) => {
@@ -186,8 +194,9 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
     if (!cookies.formTokenMatches(request, form[CSRF_FIELD])) return forbidden(reply, chrome)
     const email = text(form, 'email')?.trim() ?? ''
     const password = text(form, 'password') ?? ''
+    const next = isAuthorizeReturn(form.next) ? form.next : undefined
     const again = (status: number, error: string) =>
-      sendPage(reply, status, loginPage(chrome, { csrf, email: email.slice(0, EMAIL_MAX_LENGTH), error }))
+      sendPage(reply, status, loginPage(chrome, { csrf, email: email.slice(0, EMAIL_MAX_LENGTH), error, next }))
     if (email === '' || password === '') return again(422, 'Enter your email and your password.')
     if (length(email) > EMAIL_MAX_LENGTH || CONTROL.test(email) || !email.isWellFormed()) {
       return again(422, 'That is not an email address: check it and try again.')
@@ -210,7 +219,7 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
         ? again(409, 'This email and password open accounts in more than one company. Ask an admin to give one of them another password.')
         : again(401, INVALID_CREDENTIALS)
     }
-    return startSession(request, reply, result.session)
+    return startSession(request, reply, result.session, next)
   })
 
   app.post('/logout', formRoute, async (request, reply) => {
@@ -225,10 +234,16 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
     const current = await requireAccount(request, reply)
     if (!current) return reply
     const { account, secret } = current
-    const flash = cookies.takeFlash(request, reply, secret) as Flash | undefined
-    const [tokens, webhooks] = await Promise.all([listOwnTokens(app.db, account.companyId, account.userId), subscriptionsOverviewOf(app.db, account)])
+    const taken = cookies.takeFlash(request, reply, secret) as Flash | { kind: 'app-revoked' } | undefined
+    const flash = taken?.kind === 'app-revoked' ? undefined : taken
+    const [tokens, webhooks, apps] = await Promise.all([
+      listOwnTokens(app.db, account.companyId, account.userId),
+      subscriptionsOverviewOf(app.db, account),
+      listAuthorisedApps(app.db, account.companyId, account.userId),
+    ])
     const baseUrl = config.publicUrl ?? `${request.protocol}://${request.host}`
-    return sendPage(reply, 200, integrationsPage(signedInChrome(account, secret), sessionCsrf(secret), account, { tokens, flash, baseUrl, webhooks }, now()))
+    const authorisedApps = authorisedAppsSection(sessionCsrf(secret), account, apps, taken?.kind === 'app-revoked')
+    return sendPage(reply, 200, integrationsPage(signedInChrome(account, secret), sessionCsrf(secret), account, { tokens, flash, baseUrl, webhooks, authorisedApps }, now()))
   })
 
   app.post(`${HOME}/tokens`, formRoute, async (request, reply) => {
@@ -481,6 +496,8 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
     if (!result.ok) return result.reason === 'gone' ? inviteGone(reply) : again(result.problem)
     return startSession(request, reply, result.session)
   })
+
+  await oauthPages(app, { cookies, chrome, now, session, requireAccount, requireAdmin, signedInChrome, pathId, formRoute })
 }
 
 export default routes

@@ -11,8 +11,12 @@ import { backends, type Backend } from '../helpers/app.js'
 /** The distribution column of each table that is not distributed by company_id. */
 const DISTRIBUTED_BY: Record<string, string> = { companies: 'id' }
 
-/** Reference tables (a copy on every node, create_reference_table): none yet. */
-const REFERENCE_TABLES = new Set<string>()
+/**
+ * Reference tables (a copy on every node, create_reference_table): the registered OAuth apps,
+ * which users of any company may authorise (a few rows per company, read on consent and token
+ * exchange; docs/scaling.md).
+ */
+const REFERENCE_TABLES = new Set<string>(['oauth_apps'])
 
 /**
  * Keys allowed not to include the company, by index or constraint name: the global lookups,
@@ -24,6 +28,8 @@ const ALLOWED: Record<string, string> = {
   api_tokens_token_hash_key: 'an api token is looked up by its hash alone (Authorization header, token revoke)',
   web_sessions_token_hash_key: 'a web session is looked up by its cookie hash alone',
   user_invites_token_hash_key: 'an invitation link is looked up by its hash alone',
+  oauth_codes_code_hash_key: 'an OAuth authorization code is looked up by its hash alone (token endpoint)',
+  oauth_refresh_tokens_token_hash_key: 'an OAuth refresh token is looked up by its hash alone (token, revoke and introspect endpoints)',
 }
 
 interface Violation {

@@ -17,7 +17,7 @@ export const callerOf = (who: { companyId: CompanyId; userId: number }): Caller 
   companyId: who.companyId,
   timezone: 'UTC',
   role: 'admin',
-  access: { kind: 'personal', scopes: null, grants: null, expiresAt: null, app: null },
+  access: { kind: 'personal', scopes: null, grants: null, expiresAt: null, app: null, grantId: null },
 })
 
 export async function addTag(db: Db, who: { companyId: CompanyId; userId: number }, options: { name?: string; color?: string } = {}) {

@@ -25,6 +25,14 @@ export const AUDIT_ACTIONS = [
   'task.created',
   'task.completed',
   'whatsapp_messages.imported',
+  'oauth_app.registered',
+  'oauth_app.changed',
+  'oauth_app.secret_rotated',
+  'oauth_app.deleted',
+  'oauth_consent.granted',
+  'oauth_consent.refused',
+  'oauth_consent.revoked',
+  'oauth_grant.refresh_token_reused',
 ] as const
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]

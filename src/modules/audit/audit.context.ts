@@ -40,8 +40,13 @@ export function requestContext(request: FastifyRequest, actor: Actor): AuditCont
   }
 }
 
-/** An /api request: its token acts (labelled from the token and its user by the insert). */
+/**
+ * An /api request: its token acts (labelled from the token and its user by the insert), or
+ * for an OAuth access token the app the user authorised.
+ */
 export function apiContext(request: FastifyRequest): AuditContext {
+  const app = request.caller.access.app
+  if (app) return requestContext(request, { type: 'oauth_app', id: app.id, label: app.name })
   return requestContext(request, { type: 'api_token', id: request.caller.tokenId, label: null })
 }
 

@@ -20,6 +20,7 @@ import {
   insertSession,
   touchSessionRow,
 } from './sessions.repository.js'
+import { revokeGrantsOfUser } from '../oauth/oauth.repository.js'
 import { announceUserRevoked, hashToken } from './tokens.service.js'
 
 export const SESSION_IDLE_MS = 12 * 60 * 60_000
@@ -219,7 +220,7 @@ export async function acceptInvite(db: Db, token: string, password: string, now:
 /**
  * `user deactivate`: at once, the user cannot sign in, every session ends (they are looked up
  * with the user's active flag, and deleted here) and every api token answers 401 on every
- * server (the cached ones are dropped through REVOKE_CHANNEL).
+ * server (the cached ones are dropped through REVOKE_CHANNEL), and every OAuth grant of theirs ends.
  */
 export async function deactivateUser(db: Db, userId: number, now = new Date(), context: AuditContext = SYSTEM_CONTEXT) {
   const user = await requireUser(db, userId)
@@ -227,6 +228,8 @@ export async function deactivateUser(db: Db, userId: number, now = new Date(), c
   const row = await transaction(db, async (tx) => {
     const updated = await updateActive(tx, companyId, user.id, false, now)
     await deleteSessionsOfUser(tx, companyId, user.id)
+    // Their OAuth grants end for good (refresh tokens stop; reactivating does not revive them).
+    await revokeGrantsOfUser(tx, companyId, user.id, now)
     await announceUserRevoked(tx, user.id)
     await recordAudit(tx, companyId, context, { action: 'user.deactivated', target: { id: user.id, label: user.name }, changes: { active: [user.active, false] } }, now)
     return updated

@@ -44,6 +44,13 @@ export class TokenCache {
     }
   }
 
+  /** Forgets every access token of an OAuth grant (revoked by its user, its app or reuse detection). */
+  deleteGrant(grantId: number): void {
+    for (const [tokenHash, entry] of this.entries) {
+      if (entry.caller.access.grantId === grantId) this.entries.delete(tokenHash)
+    }
+  }
+
   clear(): void {
     this.entries.clear()
   }

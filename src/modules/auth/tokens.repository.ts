@@ -14,18 +14,28 @@ export interface TokenCallerRow {
   role: 'admin' | 'member'
   scopes: Scope[] | null
   expires_at: Date | null
+  /** An OAuth access token's grant and app; null for a personal token. */
+  grant_id: number | null
+  app_id: number | null
+  app_name: string | null
 }
 
 // Every request whose token is not cached: api_tokens_token_hash_key, then the primary keys
-// of users and companies. An expired token is found (it answers token_expired, not
-// token_invalid); a revoked one or one of a deactivated user is not.
+// of users and companies, and for an OAuth access token those of its grant and app (the same
+// one statement: OAuth tokens cost no query of their own). An expired token is found (it
+// answers token_expired, not token_invalid); a revoked one, one of a revoked grant or one of
+// a deactivated user is not.
 const callerByHash = defineQuery<TokenCallerRow>(
   'auth.callerByTokenHash',
-  `select t.id as token_id, t.user_id, t.company_id, c.timezone, u.role, t.scopes, t.expires_at
+  `select t.id as token_id, t.user_id, t.company_id, c.timezone, u.role, t.scopes, t.expires_at,
+          t.oauth_grant_id as grant_id, a.id as app_id, a.name as app_name
      from api_tokens t
      join users u on u.company_id = t.company_id and u.id = t.user_id
      join companies c on c.id = t.company_id
-    where t.token_hash = $1 and t.revoked_at is null and u.active`,
+     left join oauth_grants g on g.company_id = t.company_id and g.id = t.oauth_grant_id
+     left join oauth_apps a on a.company_id = g.app_company_id and a.id = g.app_id
+    where t.token_hash = $1 and t.revoked_at is null and u.active
+      and (t.oauth_grant_id is null or (g.revoked_at is null and a.id is not null))`,
 )
 
 /** The live token of an active user with this hash, or undefined. */
@@ -96,7 +106,7 @@ const LISTED_COLUMNS = 'id, label, prefix, scopes, expires_at, created_at, last_
 const tokensOfUser = defineQuery<ListedToken>(
   'auth.tokensOfUser',
   `select ${LISTED_COLUMNS} from api_tokens
-    where company_id = $1 and user_id = $2 and revoked_at is null
+    where company_id = $1 and user_id = $2 and revoked_at is null and oauth_grant_id is null
     order by id`,
 )
 
@@ -109,7 +119,7 @@ export async function liveTokensOf(db: Db, companyId: CompanyId, userId: number)
 const tokenOfUser = defineQuery<ListedToken>(
   'auth.tokenOfUser',
   `select ${LISTED_COLUMNS} from api_tokens
-    where company_id = $1 and id = $2 and user_id = $3 and revoked_at is null`,
+    where company_id = $1 and id = $2 and user_id = $3 and revoked_at is null and oauth_grant_id is null`,
 )
 
 export async function liveTokenOf(db: Db, companyId: CompanyId, userId: number, id: number) {
@@ -121,7 +131,7 @@ export async function liveTokenOf(db: Db, companyId: CompanyId, userId: number, 
 const revokeOfUser = defineQuery<ListedToken & { token_hash: string }>(
   'auth.revokeOfUser',
   `update api_tokens set revoked_at = $4, updated_at = $4
-    where company_id = $1 and id = $2 and user_id = $3 and revoked_at is null
+    where company_id = $1 and id = $2 and user_id = $3 and revoked_at is null and oauth_grant_id is null
     returning ${LISTED_COLUMNS}, token_hash`,
 )
 
@@ -145,7 +155,7 @@ const tokensOfCompany = defineQuery<CompanyToken>(
   'auth.tokensOfCompany',
   `select ${COMPANY_TOKEN_COLUMNS}
      from api_tokens t join users u on u.company_id = t.company_id and u.id = t.user_id
-    where t.company_id = $1 and t.revoked_at is null
+    where t.company_id = $1 and t.revoked_at is null and t.oauth_grant_id is null
     order by t.id`,
 )
 
@@ -158,7 +168,7 @@ const tokenOfCompany = defineQuery<CompanyToken>(
   'auth.tokenOfCompany',
   `select ${COMPANY_TOKEN_COLUMNS}
      from api_tokens t join users u on u.company_id = t.company_id and u.id = t.user_id
-    where t.company_id = $1 and t.id = $2 and t.revoked_at is null`,
+    where t.company_id = $1 and t.id = $2 and t.revoked_at is null and t.oauth_grant_id is null`,
 )
 
 export async function liveTokenOfCompany(db: Db, companyId: CompanyId, id: number) {
@@ -169,7 +179,7 @@ export async function liveTokenOfCompany(db: Db, companyId: CompanyId, id: numbe
 const revokeOfCompany = defineQuery<ListedToken & { token_hash: string }>(
   'auth.revokeOfCompany',
   `update api_tokens set revoked_at = $3, updated_at = $3
-    where company_id = $1 and id = $2 and revoked_at is null
+    where company_id = $1 and id = $2 and revoked_at is null and oauth_grant_id is null
     returning ${LISTED_COLUMNS}, token_hash`,
 )
 

@@ -27,10 +27,12 @@ import {
 export const TOKEN_PREFIX = 'eng_'
 /**
  * Channel on which revocations are announced, so every server drops its cached entries at
- * once: the payload is a token's hash, or `user:<id>` for every token of a deactivated user.
+ * once: the payload is a token's hash, `user:<id>` for every token of a deactivated user, or
+ * `grant:<id>` for every access token of a revoked OAuth grant.
  */
 export const REVOKE_CHANNEL = 'engage_token_revoked'
 const USER_PAYLOAD = /^user:(\d+)$/
+const GRANT_PAYLOAD = /^grant:(\d+)$/
 
 export const LABEL_MAX_LENGTH = 255
 
@@ -43,7 +45,7 @@ export function generateToken(): string {
 const announce = defineQuery<never>('auth.announce', 'select pg_notify($1, $2)')
 
 /** Tells every server (LISTEN on REVOKE_CHANNEL) to forget the token; sent when the transaction commits. */
-async function announceRevoked(db: Db, tokenHash: string) {
+export async function announceRevoked(db: Db, tokenHash: string) {
   await run(db, announce, [REVOKE_CHANNEL, tokenHash])
 }
 
@@ -52,10 +54,17 @@ export async function announceUserRevoked(db: Db, userId: number) {
   await run(db, announce, [REVOKE_CHANNEL, `user:${String(userId)}`])
 }
 
+/** Tells every server to forget every cached access token of an OAuth grant (revoked). */
+export async function announceGrantRevoked(db: Db, grantId: number) {
+  await run(db, announce, [REVOKE_CHANNEL, `grant:${String(grantId)}`])
+}
+
 /** What a REVOKE_CHANNEL payload asks to forget. */
-export function parseRevocation(payload: string): { userId: number } | { tokenHash: string } {
+export function parseRevocation(payload: string): { userId: number } | { grantId: number } | { tokenHash: string } {
   const user = USER_PAYLOAD.exec(payload)
-  return user ? { userId: Number(user[1]) } : { tokenHash: payload }
+  if (user) return { userId: Number(user[1]) }
+  const grant = GRANT_PAYLOAD.exec(payload)
+  return grant ? { grantId: Number(grant[1]) } : { tokenHash: payload }
 }
 
 /** A label as its holder typed it: optional, at most 255 characters, no control characters. */
@@ -163,11 +172,12 @@ export async function findCaller(db: Db, tokenHash: string): Promise<Caller | un
     timezone: row.timezone,
     role: row.role,
     access: {
-      kind: 'personal',
+      kind: row.grant_id === null ? 'personal' : 'oauth',
       scopes: row.scopes,
       grants: row.scopes && grantsOf(row.scopes),
       expiresAt: row.expires_at,
-      app: null,
+      app: row.app_id === null ? null : { id: row.app_id, name: row.app_name ?? '' },
+      grantId: row.grant_id,
     },
   }
 }

@@ -1,11 +1,15 @@
 -- Statements of src/modules/auth/tokens.repository.ts, as run (test/db/statements.test.ts writes this file).
 
 -- auth.callerByTokenHash
-select t.id as token_id, t.user_id, t.company_id, c.timezone, u.role, t.scopes, t.expires_at
+select t.id as token_id, t.user_id, t.company_id, c.timezone, u.role, t.scopes, t.expires_at,
+       t.oauth_grant_id as grant_id, a.id as app_id, a.name as app_name
   from api_tokens t
   join users u on u.company_id = t.company_id and u.id = t.user_id
   join companies c on c.id = t.company_id
- where t.token_hash = $1 and t.revoked_at is null and u.active;
+  left join oauth_grants g on g.company_id = t.company_id and g.id = t.oauth_grant_id
+  left join oauth_apps a on a.company_id = g.app_company_id and a.id = g.app_id
+ where t.token_hash = $1 and t.revoked_at is null and u.active
+   and (t.oauth_grant_id is null or (g.revoked_at is null and a.id is not null));
 
 -- auth.insertToken
 insert into api_tokens (company_id, user_id, token_hash, prefix, label, scopes, expires_at)
@@ -19,34 +23,34 @@ update api_tokens set revoked_at = $2, updated_at = $2
 
 -- auth.tokensOfUser
 select id, label, prefix, scopes, expires_at, created_at, last_used_at from api_tokens
- where company_id = $1 and user_id = $2 and revoked_at is null
+ where company_id = $1 and user_id = $2 and revoked_at is null and oauth_grant_id is null
  order by id;
 
 -- auth.tokenOfUser
 select id, label, prefix, scopes, expires_at, created_at, last_used_at from api_tokens
- where company_id = $1 and id = $2 and user_id = $3 and revoked_at is null;
+ where company_id = $1 and id = $2 and user_id = $3 and revoked_at is null and oauth_grant_id is null;
 
 -- auth.revokeOfUser
 update api_tokens set revoked_at = $4, updated_at = $4
- where company_id = $1 and id = $2 and user_id = $3 and revoked_at is null
+ where company_id = $1 and id = $2 and user_id = $3 and revoked_at is null and oauth_grant_id is null
  returning id, label, prefix, scopes, expires_at, created_at, last_used_at, token_hash;
 
 -- auth.tokensOfCompany
 select t.id, t.label, t.prefix, t.scopes, t.expires_at, t.created_at, t.last_used_at,
                             t.user_id, u.name as user_name, u.email as user_email
   from api_tokens t join users u on u.company_id = t.company_id and u.id = t.user_id
- where t.company_id = $1 and t.revoked_at is null
+ where t.company_id = $1 and t.revoked_at is null and t.oauth_grant_id is null
  order by t.id;
 
 -- auth.tokenOfCompany
 select t.id, t.label, t.prefix, t.scopes, t.expires_at, t.created_at, t.last_used_at,
                             t.user_id, u.name as user_name, u.email as user_email
   from api_tokens t join users u on u.company_id = t.company_id and u.id = t.user_id
- where t.company_id = $1 and t.id = $2 and t.revoked_at is null;
+ where t.company_id = $1 and t.id = $2 and t.revoked_at is null and t.oauth_grant_id is null;
 
 -- auth.revokeOfCompany
 update api_tokens set revoked_at = $3, updated_at = $3
- where company_id = $1 and id = $2 and revoked_at is null
+ where company_id = $1 and id = $2 and revoked_at is null and oauth_grant_id is null
  returning id, label, prefix, scopes, expires_at, created_at, last_used_at, token_hash;
 
 -- auth.touchTokens

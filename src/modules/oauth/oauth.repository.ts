@@ -1,0 +1,401 @@
+// Every statement of the OAuth authorization server (migration 0016). Apps are found by their
+// public client_id, codes and refresh tokens by their hash (the global keys), everything else
+// by its company's primary key. Codes and refresh tokens are read `for update` by the token
+// endpoint, so two simultaneous uses of one are serialised: the second sees it used.
+import type { Db } from '../../db/db.js'
+import { defineQuery, run, runOne } from '../../db/query.js'
+import type { CompanyId } from '../../tenancy.js'
+import type { Scope } from '../auth/scopes.js'
+
+export interface AppRow {
+  company_id: number
+  id: number
+  client_id: string
+  name: string
+  redirect_uris: string[]
+  scopes: Scope[]
+  /** false: a public client (no secret). */
+  confidential: boolean
+  previous_secret_expires_at: Date | null
+  created_at: Date
+  updated_at: Date
+}
+
+const APP_COLUMNS = `company_id, id, client_id, name, redirect_uris, scopes, secret_hash is not null as confidential,
+                     previous_secret_expires_at, created_at, updated_at`
+
+const insertAppRow = defineQuery<AppRow>(
+  'oauth.insertApp',
+  `insert into oauth_apps (company_id, client_id, name, redirect_uris, scopes, secret_hash)
+   values ($1, $2, $3, $4, $5, $6)
+   returning ${APP_COLUMNS}`,
+)
+
+export async function insertApp(
+  db: Db,
+  companyId: CompanyId,
+  values: { clientId: string; name: string; redirectUris: string[]; scopes: Scope[]; secretHash: string | null },
+): Promise<AppRow> {
+  const row = await runOne(db, insertAppRow, [companyId, values.clientId, values.name, values.redirectUris, values.scopes, values.secretHash])
+  if (!row) throw new Error('insert returned no row')
+  return row
+}
+
+// Settings → Apps: the company's apps, from the primary key.
+const appsOfCompany = defineQuery<AppRow>('oauth.appsOfCompany', `select ${APP_COLUMNS} from oauth_apps where company_id = $1 order by id`)
+
+export async function companyApps(db: Db, companyId: CompanyId): Promise<AppRow[]> {
+  return run(db, appsOfCompany, [companyId])
+}
+
+const appOfCompany = defineQuery<AppRow>('oauth.appOfCompany', `select ${APP_COLUMNS} from oauth_apps where company_id = $1 and id = $2`)
+
+export async function companyApp(db: Db, companyId: CompanyId, id: number): Promise<AppRow | undefined> {
+  return runOne(db, appOfCompany, [companyId, id])
+}
+
+const updateAppRow = defineQuery<AppRow>(
+  'oauth.updateApp',
+  `update oauth_apps set name = $3, redirect_uris = $4, scopes = $5, updated_at = $6
+    where company_id = $1 and id = $2
+    returning ${APP_COLUMNS}`,
+)
+
+export async function updateApp(
+  db: Db,
+  companyId: CompanyId,
+  id: number,
+  values: { name: string; redirectUris: string[]; scopes: Scope[] },
+  at: Date,
+): Promise<AppRow | undefined> {
+  return runOne(db, updateAppRow, [companyId, id, values.name, values.redirectUris, values.scopes, at])
+}
+
+// A new secret; the current one keeps working until $4 (the overlap). Public clients have none.
+const rotateSecretRow = defineQuery<AppRow>(
+  'oauth.rotateSecret',
+  `update oauth_apps
+      set previous_secret_hash = secret_hash, previous_secret_expires_at = $4, secret_hash = $3, updated_at = $5
+    where company_id = $1 and id = $2 and secret_hash is not null
+    returning ${APP_COLUMNS}`,
+)
+
+export async function rotateAppSecret(db: Db, companyId: CompanyId, id: number, secretHash: string, previousUntil: Date, at: Date) {
+  return runOne(db, rotateSecretRow, [companyId, id, secretHash, previousUntil, at])
+}
+
+// Deleting an app deletes its grants, codes, refresh and access tokens (cascading keys).
+const deleteAppRow = defineQuery<AppRow>('oauth.deleteApp', `delete from oauth_apps where company_id = $1 and id = $2 returning ${APP_COLUMNS}`)
+
+export async function deleteApp(db: Db, companyId: CompanyId, id: number): Promise<AppRow | undefined> {
+  return runOne(db, deleteAppRow, [companyId, id])
+}
+
+/** An app as the protocol endpoints see it: with its secrets' hashes and its company's name. */
+export interface ClientRow extends AppRow {
+  secret_hash: string | null
+  previous_secret_hash: string | null
+  company_name: string
+}
+
+// /oauth/authorize, /oauth/token, /oauth/revoke, /oauth/introspect: oauth_apps_client_id_key.
+const appByClientId = defineQuery<ClientRow>(
+  'oauth.appByClientId',
+  `select a.company_id, a.id, a.client_id, a.name, a.redirect_uris, a.scopes, a.secret_hash is not null as confidential,
+          a.previous_secret_expires_at, a.created_at, a.updated_at, a.secret_hash, a.previous_secret_hash, c.name as company_name
+     from oauth_apps a join companies c on c.id = a.company_id
+    where a.client_id = $1`,
+)
+
+export async function clientById(db: Db, clientId: string): Promise<ClientRow | undefined> {
+  return runOne(db, appByClientId, [clientId])
+}
+
+export interface GrantRow {
+  company_id: number
+  id: number
+  app_company_id: number
+  app_id: number
+  user_id: number
+  scopes: Scope[]
+  created_at: Date
+  revoked_at: Date | null
+}
+
+const GRANT_COLUMNS = 'company_id, id, app_company_id, app_id, user_id, scopes, created_at, revoked_at'
+
+const insertGrantRow = defineQuery<GrantRow>(
+  'oauth.insertGrant',
+  `insert into oauth_grants (company_id, app_company_id, app_id, user_id, scopes, created_at)
+   values ($1, $2, $3, $4, $5, $6)
+   returning ${GRANT_COLUMNS}`,
+)
+
+export async function insertGrant(
+  db: Db,
+  companyId: CompanyId,
+  values: { appCompanyId: number; appId: number; userId: number; scopes: Scope[] },
+  at: Date,
+): Promise<GrantRow> {
+  const row = await runOne(db, insertGrantRow, [companyId, values.appCompanyId, values.appId, values.userId, values.scopes, at])
+  if (!row) throw new Error('insert returned no row')
+  return row
+}
+
+// A grant ends: it, then every live access token of it (api_tokens_oauth_grant_idx). The
+// caller announces `grant:<id>` so every server's token cache drops them at once.
+const revokeGrantRow = defineQuery<GrantRow>(
+  'oauth.revokeGrant',
+  `update oauth_grants set revoked_at = $3 where company_id = $1 and id = $2 and revoked_at is null returning ${GRANT_COLUMNS}`,
+)
+const revokeGrantTokens = defineQuery<never>(
+  'oauth.revokeGrantTokens',
+  `update api_tokens set revoked_at = $3, updated_at = $3
+    where company_id = $1 and oauth_grant_id = $2 and revoked_at is null`,
+)
+
+export async function revokeGrantRows(db: Db, companyId: CompanyId, grantId: number, at: Date): Promise<GrantRow | undefined> {
+  const grant = await runOne(db, revokeGrantRow, [companyId, grantId, at])
+  await run(db, revokeGrantTokens, [companyId, grantId, at])
+  return grant
+}
+
+// One of the user's own live grants (Integrations' revoke), by primary key.
+const revokeGrantOfUserRow = defineQuery<GrantRow>(
+  'oauth.revokeGrantOfUser',
+  `update oauth_grants set revoked_at = $4
+    where company_id = $1 and id = $2 and user_id = $3 and revoked_at is null
+    returning ${GRANT_COLUMNS}`,
+)
+
+export async function revokeGrantOfUser(db: Db, companyId: CompanyId, userId: number, grantId: number, at: Date): Promise<GrantRow | undefined> {
+  const grant = await runOne(db, revokeGrantOfUserRow, [companyId, grantId, userId, at])
+  if (grant) await run(db, revokeGrantTokens, [companyId, grantId, at])
+  return grant
+}
+
+// Deactivating a user ends every grant of theirs (oauth_grants_company_user_idx).
+const revokeGrantsOfUserRows = defineQuery<{ id: number }>(
+  'oauth.revokeGrantsOfUser',
+  `update oauth_grants set revoked_at = $3 where company_id = $1 and user_id = $2 and revoked_at is null returning id`,
+)
+const revokeOAuthTokensOfUser = defineQuery<never>(
+  'oauth.revokeOAuthTokensOfUser',
+  `update api_tokens set revoked_at = $3, updated_at = $3
+    where company_id = $1 and user_id = $2 and oauth_grant_id is not null and revoked_at is null`,
+)
+
+export async function revokeGrantsOfUser(db: Db, companyId: CompanyId, userId: number, at: Date): Promise<number[]> {
+  const rows = await run(db, revokeGrantsOfUserRows, [companyId, userId, at])
+  await run(db, revokeOAuthTokensOfUser, [companyId, userId, at])
+  return rows.map((row) => row.id)
+}
+
+// Deleting an app: its live grants in every company end first (oauth_grants_app_idx), so
+// each can be announced before the rows go.
+const liveGrantsOfAppRows = defineQuery<{ id: number; company_id: number }>(
+  'oauth.liveGrantsOfApp',
+  `select company_id, id from oauth_grants where app_company_id = $1 and app_id = $2 and revoked_at is null`,
+)
+
+export async function liveGrantsOfApp(db: Db, appCompanyId: CompanyId, appId: number) {
+  return run(db, liveGrantsOfAppRows, [appCompanyId, appId])
+}
+
+/** An app a user authorised, as Settings → Integrations lists it. */
+export interface AuthorisedApp {
+  grant_id: number
+  app_id: number
+  app_name: string
+  company_name: string
+  scopes: Scope[]
+  created_at: Date
+}
+
+// The user's live grants (oauth_grants_company_user_idx), each with its app and the app's company.
+const grantsOfUser = defineQuery<AuthorisedApp>(
+  'oauth.grantsOfUser',
+  `select g.id as grant_id, a.id as app_id, a.name as app_name, c.name as company_name, g.scopes, g.created_at
+     from oauth_grants g
+     join oauth_apps a on a.company_id = g.app_company_id and a.id = g.app_id
+     join companies c on c.id = a.company_id
+    where g.company_id = $1 and g.user_id = $2 and g.revoked_at is null
+    order by g.id`,
+)
+
+export async function authorisedApps(db: Db, companyId: CompanyId, userId: number): Promise<AuthorisedApp[]> {
+  return run(db, grantsOfUser, [companyId, userId])
+}
+
+export interface CodeRow {
+  company_id: number
+  id: number
+  app_company_id: number
+  app_id: number
+  user_id: number
+  redirect_uri: string
+  code_challenge: string
+  scopes: Scope[]
+  expires_at: Date
+  used_at: Date | null
+  grant_id: number
+  grant_revoked_at: Date | null
+  user_active: boolean
+}
+
+const insertCodeRow = defineQuery<{ id: number }>(
+  'oauth.insertCode',
+  `insert into oauth_codes (company_id, app_company_id, app_id, user_id, code_hash, redirect_uri, code_challenge, scopes, expires_at, grant_id)
+   values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+   returning id`,
+)
+
+export async function insertCode(
+  db: Db,
+  companyId: CompanyId,
+  values: { appCompanyId: number; appId: number; userId: number; codeHash: string; redirectUri: string; challenge: string; scopes: Scope[]; expiresAt: Date; grantId: number },
+) {
+  await run(db, insertCodeRow, [
+    companyId,
+    values.appCompanyId,
+    values.appId,
+    values.userId,
+    values.codeHash,
+    values.redirectUri,
+    values.challenge,
+    values.scopes,
+    values.expiresAt,
+    values.grantId,
+  ])
+}
+
+// The token endpoint's code, locked (oauth_codes_code_hash_key), with its grant and user.
+const codeByHash = defineQuery<CodeRow>(
+  'oauth.codeByHash',
+  `select o.company_id, o.id, o.app_company_id, o.app_id, o.user_id, o.redirect_uri, o.code_challenge, o.scopes,
+          o.expires_at, o.used_at, o.grant_id, g.revoked_at as grant_revoked_at, u.active as user_active
+     from oauth_codes o
+     join oauth_grants g on g.company_id = o.company_id and g.id = o.grant_id
+     join users u on u.company_id = o.company_id and u.id = o.user_id
+    where o.code_hash = $1
+      for update of o`,
+)
+
+export async function lockCode(db: Db, codeHash: string): Promise<CodeRow | undefined> {
+  return runOne(db, codeByHash, [codeHash])
+}
+
+const markCodeUsed = defineQuery<never>('oauth.markCodeUsed', `update oauth_codes set used_at = $3 where company_id = $1 and id = $2`)
+
+export async function useCode(db: Db, companyId: CompanyId, id: number, at: Date) {
+  await run(db, markCodeUsed, [companyId, id, at])
+}
+
+export interface RefreshRow {
+  company_id: number
+  id: number
+  grant_id: number
+  expires_at: Date
+  used_at: Date | null
+  created_at: Date
+  app_company_id: number
+  app_id: number
+  user_id: number
+  scopes: Scope[]
+  grant_revoked_at: Date | null
+  user_active: boolean
+  user_email: string
+}
+
+const REFRESH_SELECT = `select r.company_id, r.id, r.grant_id, r.expires_at, r.used_at, r.created_at,
+          g.app_company_id, g.app_id, g.user_id, g.scopes, g.revoked_at as grant_revoked_at,
+          u.active as user_active, u.email as user_email
+     from oauth_refresh_tokens r
+     join oauth_grants g on g.company_id = r.company_id and g.id = r.grant_id
+     join users u on u.company_id = g.company_id and u.id = g.user_id
+    where r.token_hash = $1`
+
+// The token endpoint's refresh token, locked (oauth_refresh_tokens_token_hash_key).
+const refreshByHashLocked = defineQuery<RefreshRow>('oauth.lockRefreshToken', `${REFRESH_SELECT}\n      for update of r`)
+// Revoke and introspect: the same, unlocked.
+const refreshByHash = defineQuery<RefreshRow>('oauth.refreshTokenByHash', REFRESH_SELECT)
+
+export async function lockRefreshToken(db: Db, tokenHash: string) {
+  return runOne(db, refreshByHashLocked, [tokenHash])
+}
+
+export async function findRefreshToken(db: Db, tokenHash: string) {
+  return runOne(db, refreshByHash, [tokenHash])
+}
+
+const insertRefreshRow = defineQuery<never>(
+  'oauth.insertRefreshToken',
+  `insert into oauth_refresh_tokens (company_id, grant_id, token_hash, expires_at, created_at) values ($1, $2, $3, $4, $5)`,
+)
+
+export async function insertRefreshToken(db: Db, companyId: CompanyId, grantId: number, tokenHash: string, expiresAt: Date, at: Date) {
+  await run(db, insertRefreshRow, [companyId, grantId, tokenHash, expiresAt, at])
+}
+
+const markRefreshUsed = defineQuery<never>('oauth.markRefreshUsed', `update oauth_refresh_tokens set used_at = $3 where company_id = $1 and id = $2`)
+
+export async function useRefreshToken(db: Db, companyId: CompanyId, id: number, at: Date) {
+  await run(db, markRefreshUsed, [companyId, id, at])
+}
+
+// An access token is an api_tokens row of the grant: the request's token lookup finds it.
+const insertAccessRow = defineQuery<{ id: number }>(
+  'oauth.insertAccessToken',
+  `insert into api_tokens (company_id, user_id, token_hash, prefix, label, scopes, expires_at, oauth_grant_id, created_at, updated_at)
+   values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
+   returning id`,
+)
+
+export async function insertAccessToken(
+  db: Db,
+  companyId: CompanyId,
+  values: { userId: number; tokenHash: string; prefix: string; label: string; scopes: Scope[]; expiresAt: Date; grantId: number },
+  at: Date,
+) {
+  await run(db, insertAccessRow, [companyId, values.userId, values.tokenHash, values.prefix, values.label, values.scopes, values.expiresAt, values.grantId, at])
+}
+
+export interface AccessRow {
+  company_id: number
+  id: number
+  user_id: number
+  scopes: Scope[]
+  expires_at: Date
+  created_at: Date
+  revoked_at: Date | null
+  grant_id: number
+  app_company_id: number
+  app_id: number
+  grant_revoked_at: Date | null
+  user_active: boolean
+  user_email: string
+}
+
+// Revoke and introspect: an OAuth access token by its hash (api_tokens_token_hash_key).
+const accessByHash = defineQuery<AccessRow>(
+  'oauth.accessTokenByHash',
+  `select t.company_id, t.id, t.user_id, t.scopes, t.expires_at, t.created_at, t.revoked_at, t.oauth_grant_id as grant_id,
+          g.app_company_id, g.app_id, g.revoked_at as grant_revoked_at, u.active as user_active, u.email as user_email
+     from api_tokens t
+     join oauth_grants g on g.company_id = t.company_id and g.id = t.oauth_grant_id
+     join users u on u.company_id = t.company_id and u.id = t.user_id
+    where t.token_hash = $1`,
+)
+
+export async function findAccessToken(db: Db, tokenHash: string) {
+  return runOne(db, accessByHash, [tokenHash])
+}
+
+const revokeAccessRow = defineQuery<{ id: number }>(
+  'oauth.revokeAccessToken',
+  `update api_tokens set revoked_at = $3, updated_at = $3 where company_id = $1 and id = $2 and revoked_at is null returning id`,
+)
+
+export async function revokeAccessToken(db: Db, companyId: CompanyId, id: number, at: Date) {
+  return runOne(db, revokeAccessRow, [companyId, id, at])
+}

@@ -1,0 +1,525 @@
+// The OAuth 2.0 authorization server's rules (RFC 6749, RFC 7636, RFC 7009, RFC 7662, RFC 9700;
+// docs/access-control.md "OAuth 2.0"): apps registered by admins, consent, codes, the token
+// endpoint's two grants, revocation and introspection. Every change runs in one transaction
+// with its audit record and, for a revocation, its announcement to every server's token cache.
+import { transaction, type Db } from '../../db/db.js'
+import { invalid, notFound } from '../../errors.js'
+import { asCompanyId, type CompanyId } from '../../tenancy.js'
+import type { AuditContext } from '../audit/audit.context.js'
+import { recordAudit } from '../audit/audit.service.js'
+import { isScope, normalizeScopes, SCOPES, type Scope } from '../auth/scopes.js'
+import { announceGrantRevoked, announceRevoked } from '../auth/tokens.service.js'
+import {
+  ACCESS_TOKEN_PREFIX,
+  CHALLENGE,
+  CLIENT_SECRET_PREFIX,
+  CODE_PREFIX,
+  newClientId,
+  OAuthError,
+  parseScope,
+  pkceMatches,
+  redirectTo,
+  redirectUriProblem,
+  REFRESH_TOKEN_PREFIX,
+  registeredUri,
+  sameSecret,
+  secretWith,
+  sha256,
+  VERIFIER,
+} from './oauth.protocol.js'
+import {
+  authorisedApps,
+  clientById,
+  companyApp,
+  companyApps,
+  deleteApp,
+  findAccessToken,
+  findRefreshToken,
+  insertAccessToken,
+  insertApp,
+  insertCode,
+  insertGrant,
+  insertRefreshToken,
+  liveGrantsOfApp,
+  lockCode,
+  lockRefreshToken,
+  revokeAccessToken,
+  revokeGrantOfUser,
+  revokeGrantRows,
+  rotateAppSecret,
+  updateApp,
+  useCode,
+  useRefreshToken,
+  type AppRow,
+  type ClientRow,
+} from './oauth.repository.js'
+
+export const ACCESS_TOKEN_TTL_S = 60 * 60
+export const REFRESH_TOKEN_TTL_MS = 60 * 24 * 60 * 60_000
+export const CODE_TTL_MS = 60_000
+/** After a rotation the old client secret keeps working this long, so the app can roll out the new one. */
+export const SECRET_OVERLAP_MS = 24 * 60 * 60_000
+export const MAX_REDIRECT_URIS = 10
+const NAME_MAX = 255
+const STATE_MAX = 1024
+const CLIENT_ID_MAX = 64
+
+// ---------------------------------------------------------------------------------------
+// Apps (Settings → Apps, admins only)
+
+export interface AppInput {
+  name: string
+  redirectUris: string[]
+  scopes: string[]
+  /** A public client: no secret, PKCE alone binds its codes. */
+  public?: boolean
+}
+
+/** The app as the admin sees it: never a secret, only whether it has one. */
+export const shownApp = (app: AppRow) => ({
+  id: app.id,
+  client_id: app.client_id,
+  name: app.name,
+  redirect_uris: app.redirect_uris,
+  scopes: app.scopes,
+  client_type: app.confidential ? ('confidential' as const) : ('public' as const),
+  previous_secret_expires_at: app.previous_secret_expires_at,
+  created_at: app.created_at,
+  updated_at: app.updated_at,
+})
+export type ShownApp = ReturnType<typeof shownApp>
+
+function checkApp(input: AppInput): { name: string; redirectUris: string[]; scopes: Scope[] } {
+  const details: Record<string, string[]> = {}
+  const name = input.name.trim()
+  if (name === '') details.name = ["can't be blank"]
+  else if (Array.from(name).length > NAME_MAX || /\p{Cc}/u.test(name) || !name.isWellFormed()) details.name = ['must be at most 255 characters of text']
+  const uris = [...new Set(input.redirectUris.map((uri) => uri.trim()).filter((uri) => uri !== ''))]
+  if (uris.length === 0) details.redirect_uris = ["can't be blank"]
+  else if (uris.length > MAX_REDIRECT_URIS) details.redirect_uris = [`are at most ${String(MAX_REDIRECT_URIS)}`]
+  else {
+    const problems = uris.flatMap((uri) => {
+      const problem = redirectUriProblem(uri)
+      return problem ? [`${uri.slice(0, 100)} ${problem}`] : []
+    })
+    if (problems.length > 0) details.redirect_uris = problems
+  }
+  const unknown = input.scopes.filter((scope) => !isScope(scope))
+  if (input.scopes.length === 0) details.scopes = ["can't be blank"]
+  else if (unknown.length > 0) details.scopes = ['has unknown scopes']
+  if (Object.keys(details).length > 0) throw invalid(details)
+  return { name, redirectUris: uris, scopes: normalizeScopes(input.scopes.filter(isScope)) }
+}
+
+const appTarget = (app: { id: number; name: string }) => ({ id: app.id, label: app.name })
+
+export async function registerApp(db: Db, companyId: CompanyId, input: AppInput, now: Date, context: AuditContext) {
+  const values = checkApp(input)
+  const secret = input.public ? null : secretWith(CLIENT_SECRET_PREFIX)
+  const app = await transaction(db, async (tx) => {
+    const row = await insertApp(tx, companyId, { ...values, clientId: newClientId(), secretHash: secret && sha256(secret) })
+    await recordAudit(
+      tx,
+      companyId,
+      context,
+      {
+        action: 'oauth_app.registered',
+        target: appTarget(row),
+        changes: {
+          name: [null, row.name],
+          redirect_uris: [null, row.redirect_uris],
+          scopes: [null, row.scopes],
+          client_type: [null, row.confidential ? 'confidential' : 'public'],
+        },
+      },
+      now,
+    )
+    return row
+  })
+  return { app: shownApp(app), clientSecret: secret }
+}
+
+export async function listApps(db: Db, companyId: CompanyId) {
+  return (await companyApps(db, companyId)).map(shownApp)
+}
+
+export async function findApp(db: Db, companyId: CompanyId, id: number) {
+  const app = await companyApp(db, companyId, id)
+  if (!app) throw notFound()
+  return shownApp(app)
+}
+
+/** Changes name, redirect URIs and scopes; tokens already issued keep the scopes they were given. */
+export async function changeApp(db: Db, companyId: CompanyId, id: number, input: AppInput, now: Date, context: AuditContext) {
+  const values = checkApp(input)
+  const app = await transaction(db, async (tx) => {
+    const before = await companyApp(tx, companyId, id)
+    if (!before) return undefined
+    const row = await updateApp(tx, companyId, id, values, now)
+    if (!row) return undefined
+    const changes: Record<string, [unknown, unknown]> = {}
+    if (before.name !== row.name) changes.name = [before.name, row.name]
+    if (before.redirect_uris.join(' ') !== row.redirect_uris.join(' ')) changes.redirect_uris = [before.redirect_uris, row.redirect_uris]
+    if (before.scopes.join(' ') !== row.scopes.join(' ')) changes.scopes = [before.scopes, row.scopes]
+    await recordAudit(tx, companyId, context, { action: 'oauth_app.changed', target: appTarget(row), changes }, now)
+    return row
+  })
+  if (!app) throw notFound()
+  return shownApp(app)
+}
+
+/** A new client secret, shown once; the old one works for SECRET_OVERLAP_MS more. A public client has none: 422. */
+export async function rotateSecret(db: Db, companyId: CompanyId, id: number, now: Date, context: AuditContext) {
+  const secret = secretWith(CLIENT_SECRET_PREFIX)
+  const result = await transaction(db, async (tx) => {
+    const before = await companyApp(tx, companyId, id)
+    if (!before) return undefined
+    if (!before.confidential) return 'public' as const
+    const row = await rotateAppSecret(tx, companyId, id, sha256(secret), new Date(now.getTime() + SECRET_OVERLAP_MS), now)
+    if (!row) return undefined
+    await recordAudit(tx, companyId, context, { action: 'oauth_app.secret_rotated', target: appTarget(row), changes: { previous_secret_expires_at: [null, row.previous_secret_expires_at?.toISOString() ?? null] } }, now)
+    return row
+  })
+  if (result === 'public') throw invalid({ client_secret: ['a public client has no secret'] })
+  if (!result) throw notFound()
+  return { app: shownApp(result), clientSecret: secret }
+}
+
+/** Deletes the app: every grant of it, in every company, ends at once on every server. */
+export async function removeApp(db: Db, companyId: CompanyId, id: number, now: Date, context: AuditContext) {
+  const app = await transaction(db, async (tx) => {
+    const grants = await liveGrantsOfApp(tx, companyId, id)
+    for (const grant of grants) await announceGrantRevoked(tx, grant.id)
+    const row = await deleteApp(tx, companyId, id)
+    if (row) await recordAudit(tx, companyId, context, { action: 'oauth_app.deleted', target: appTarget(row), changes: { grants_ended: [null, grants.length] } }, now)
+    return row
+  })
+  if (!app) throw notFound()
+  return shownApp(app)
+}
+
+// ---------------------------------------------------------------------------------------
+// Authorization request and consent (GET and POST /oauth/authorize, in the web application)
+
+/** The parameters of an authorization request, as sent (query string, or the consent form's hidden fields). */
+export type AuthorizeParams = Partial<Record<'client_id' | 'redirect_uri' | 'response_type' | 'scope' | 'state' | 'code_challenge' | 'code_challenge_method', string>>
+
+export type AuthorizeCheck =
+  /** No registered URI to answer to: the page says why, nothing redirects. */
+  | { kind: 'page'; message: string }
+  /** An error sent back to the app's registered URI (RFC 6749 §4.1.2.1). */
+  | { kind: 'redirect'; to: string }
+  | { kind: 'ok'; client: ClientRow; redirectUri: string; scopes: Scope[]; challenge: string; state: string | undefined }
+
+export async function checkAuthorize(db: Db, params: AuthorizeParams): Promise<AuthorizeCheck> {
+  const clientId = params.client_id
+  if (clientId === undefined || clientId === '' || clientId.length > CLIENT_ID_MAX) return { kind: 'page', message: 'The link does not name an app (client_id is missing or malformed).' }
+  const client = await clientById(db, clientId)
+  if (!client) return { kind: 'page', message: 'No app is registered with this client_id.' }
+  const redirectUri = registeredUri(client.redirect_uris, params.redirect_uri)
+  if (!redirectUri) {
+    return {
+      kind: 'page',
+      message:
+        params.redirect_uri === undefined
+          ? 'The link names no redirect_uri, and the app has more than one registered.'
+          : 'The redirect_uri is not one the app registered (it must match exactly), so you are not sent there.',
+    }
+  }
+  const state = params.state
+  const fail = (error: OAuthError['error'], description: string, keepState = true): AuthorizeCheck => ({
+    kind: 'redirect',
+    to: redirectTo(redirectUri, { error, error_description: description, state: keepState ? state : undefined }),
+  })
+  if (state !== undefined && state.length > STATE_MAX) return fail('invalid_request', `state is longer than ${String(STATE_MAX)} characters`, false)
+  if (params.response_type !== 'code') return fail('unsupported_response_type', 'response_type must be code')
+  if (params.code_challenge_method !== 'S256') return fail('invalid_request', 'PKCE is required: code_challenge_method must be S256 (plain is refused)')
+  const challenge = params.code_challenge
+  if (challenge === undefined || !CHALLENGE.test(challenge)) return fail('invalid_request', 'code_challenge must be the base64url SHA-256 of the code verifier (43 characters)')
+  const scopes = parseScope(params.scope, client.scopes)
+  if (!scopes) return fail('invalid_scope', 'scope must be a space-separated set of the scopes the app may ask for')
+  return { kind: 'ok', client, redirectUri, scopes, challenge, state }
+}
+
+export interface ConsentingUser {
+  companyId: CompanyId
+  userId: number
+}
+
+/**
+ * The user's answer on the consent page: Allow makes a grant and a one-time code for it; Deny
+ * sends access_denied. Either way, the address to send the browser to (a registered URI).
+ */
+export async function answerConsent(db: Db, user: ConsentingUser, checked: Extract<AuthorizeCheck, { kind: 'ok' }>, allow: boolean, now: Date, context: AuditContext): Promise<string> {
+  const { client, redirectUri, scopes, challenge, state } = checked
+  const appFields = { app_id: [null, client.id] as [null, number], scopes: [null, scopes] as [null, Scope[]] }
+  if (!allow) {
+    await recordAudit(db, user.companyId, context, { action: 'oauth_consent.refused', target: { id: null, label: client.name }, changes: appFields }, now)
+    return redirectTo(redirectUri, { error: 'access_denied', error_description: 'The user denied access', state })
+  }
+  const code = secretWith(CODE_PREFIX)
+  await transaction(db, async (tx) => {
+    const grant = await insertGrant(tx, user.companyId, { appCompanyId: client.company_id, appId: client.id, userId: user.userId, scopes }, now)
+    await insertCode(tx, user.companyId, {
+      appCompanyId: client.company_id,
+      appId: client.id,
+      userId: user.userId,
+      codeHash: sha256(code),
+      redirectUri,
+      challenge,
+      scopes,
+      expiresAt: new Date(now.getTime() + CODE_TTL_MS),
+      grantId: grant.id,
+    })
+    await recordAudit(tx, user.companyId, context, { action: 'oauth_consent.granted', target: { id: grant.id, label: client.name }, changes: appFields }, now)
+  })
+  return redirectTo(redirectUri, { code, state })
+}
+
+// ---------------------------------------------------------------------------------------
+// The token, revocation and introspection endpoints
+
+export type Form = Record<string, unknown>
+const field = (form: Form, name: string): string | undefined => {
+  const value = form[name]
+  return typeof value === 'string' ? value : undefined
+}
+
+/**
+ * The calling client (RFC 6749 §2.3): client_secret_basic (the header's credentials), or
+ * client_secret_post (client_id and client_secret in the body), or a public client's
+ * client_id alone. Using two methods at once is invalid_request; anything else wrong is
+ * invalid_client (401), without saying what.
+ */
+export async function authenticateClient(db: Db, basic: { clientId: string; secret: string } | undefined, form: Form, now: Date): Promise<ClientRow> {
+  const bodyId = field(form, 'client_id')
+  const bodySecret = field(form, 'client_secret')
+  if (basic && bodySecret !== undefined) throw new OAuthError('invalid_request', 'use one client authentication method, not two')
+  if (basic && bodyId !== undefined && bodyId !== basic.clientId) throw new OAuthError('invalid_request', 'client_id differs from the Authorization header')
+  const clientId = basic?.clientId ?? bodyId
+  const secret = basic?.secret ?? bodySecret
+  const refused = new OAuthError('invalid_client', 'client authentication failed', 401)
+  if (clientId === undefined || clientId === '' || clientId.length > CLIENT_ID_MAX) throw refused
+  const client = await clientById(db, clientId)
+  if (!client) throw refused
+  if (client.secret_hash === null) {
+    if (secret !== undefined && secret !== '') throw refused // a public client has no secret to send
+    return client
+  }
+  if (secret === undefined || secret === '') throw refused
+  const hash = sha256(secret)
+  const current = sameSecret(hash, client.secret_hash)
+  const previous =
+    client.previous_secret_hash !== null &&
+    client.previous_secret_expires_at !== null &&
+    client.previous_secret_expires_at.getTime() > now.getTime() &&
+    sameSecret(hash, client.previous_secret_hash)
+  if (!current && !previous) throw refused
+  return client
+}
+
+export interface TokenResponse {
+  access_token: string
+  token_type: 'Bearer'
+  expires_in: number
+  refresh_token: string
+  scope: string
+}
+
+async function issueTokens(tx: Db, companyId: CompanyId, grant: { id: number; userId: number }, scopes: Scope[], client: ClientRow, now: Date): Promise<TokenResponse> {
+  const access = secretWith(ACCESS_TOKEN_PREFIX)
+  const refresh = secretWith(REFRESH_TOKEN_PREFIX)
+  await insertAccessToken(
+    tx,
+    companyId,
+    {
+      userId: grant.userId,
+      tokenHash: sha256(access),
+      prefix: access.slice(0, 12),
+      label: client.name.slice(0, 255),
+      scopes,
+      expiresAt: new Date(now.getTime() + ACCESS_TOKEN_TTL_S * 1000),
+      grantId: grant.id,
+    },
+    now,
+  )
+  await insertRefreshToken(tx, companyId, grant.id, sha256(refresh), new Date(now.getTime() + REFRESH_TOKEN_TTL_MS), now)
+  return { access_token: access, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_S, refresh_token: refresh, scope: scopes.join(' ') }
+}
+
+/** Ends a grant in its transaction: the grant, its access tokens, and every server's cached copy of them. */
+async function endGrant(tx: Db, companyId: CompanyId, grantId: number, now: Date) {
+  const grant = await revokeGrantRows(tx, companyId, grantId, now)
+  await announceGrantRevoked(tx, grantId)
+  return grant
+}
+
+const belongsTo = (row: { app_company_id: number; app_id: number }, client: ClientRow) => row.app_company_id === client.company_id && row.app_id === client.id
+
+/**
+ * grant_type=authorization_code (RFC 6749 §4.1.3, RFC 7636 §4.6): the code once, within 60
+ * seconds, by the client it was issued to, with the same redirect_uri and the verifier of its
+ * challenge. A second use of a code ends the grant it made (RFC 6749 §4.1.2).
+ */
+export async function exchangeCode(db: Db, client: ClientRow, form: Form, now: Date): Promise<TokenResponse> {
+  const code = field(form, 'code')
+  const verifier = field(form, 'code_verifier')
+  const redirectUri = field(form, 'redirect_uri')
+  if (code === undefined || code === '') throw new OAuthError('invalid_request', 'code is required')
+  if (verifier === undefined || verifier === '') throw new OAuthError('invalid_request', 'code_verifier is required (PKCE)')
+  if (!VERIFIER.test(verifier)) throw new OAuthError('invalid_request', 'code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~')
+  const result = await transaction(db, async (tx): Promise<TokenResponse | OAuthError> => {
+    const row = await lockCode(tx, sha256(code))
+    const invalidGrant = new OAuthError('invalid_grant', 'the code is invalid, expired, used or was issued to another client')
+    if (!row || !belongsTo(row, client)) return invalidGrant
+    const companyId = asCompanyId(row.company_id)
+    if (row.used_at !== null) {
+      await endGrant(tx, companyId, row.grant_id, now)
+      return invalidGrant
+    }
+    if (row.expires_at.getTime() <= now.getTime() || row.grant_revoked_at !== null || !row.user_active) return invalidGrant
+    if (redirectUri !== row.redirect_uri) return new OAuthError('invalid_grant', 'redirect_uri differs from the authorization request')
+    if (!pkceMatches(verifier, row.code_challenge)) return new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge')
+    await useCode(tx, companyId, row.id, now)
+    return issueTokens(tx, companyId, { id: row.grant_id, userId: row.user_id }, row.scopes, client, now)
+  })
+  if (result instanceof OAuthError) throw result
+  return result
+}
+
+/**
+ * grant_type=refresh_token (RFC 6749 §6, RFC 9700 §4.14.2): a refresh token works once; the
+ * answer carries the next. Presenting one already used ends the whole grant (one of the two
+ * holders is not the app). An optional `scope` narrows the new access token only.
+ */
+export async function refreshTokens(db: Db, client: ClientRow, form: Form, now: Date, context: AuditContext): Promise<TokenResponse> {
+  const token = field(form, 'refresh_token')
+  if (token === undefined || token === '') throw new OAuthError('invalid_request', 'refresh_token is required')
+  const asked = field(form, 'scope')
+  const result = await transaction(db, async (tx): Promise<TokenResponse | OAuthError> => {
+    const row = await lockRefreshToken(tx, sha256(token))
+    const invalidGrant = new OAuthError('invalid_grant', 'the refresh token is invalid, expired, revoked or was issued to another client')
+    if (!row || !belongsTo(row, client)) return invalidGrant
+    const companyId = asCompanyId(row.company_id)
+    if (row.grant_revoked_at !== null) return invalidGrant
+    if (row.used_at !== null) {
+      await endGrant(tx, companyId, row.grant_id, now)
+      await recordAudit(tx, companyId, context, { action: 'oauth_grant.refresh_token_reused', target: { id: row.grant_id, label: client.name }, changes: { revoked: [false, true] } }, now)
+      return invalidGrant
+    }
+    if (row.expires_at.getTime() <= now.getTime() || !row.user_active) return invalidGrant
+    const scopes = asked === undefined ? row.scopes : parseScope(asked, row.scopes)
+    if (!scopes) return new OAuthError('invalid_scope', 'scope must be a subset of the scopes the user granted')
+    await useRefreshToken(tx, companyId, row.id, now)
+    return issueTokens(tx, companyId, { id: row.grant_id, userId: row.user_id }, scopes, client, now)
+  })
+  if (result instanceof OAuthError) throw result
+  return result
+}
+
+/**
+ * RFC 7009: an access token of the client is revoked; a refresh token ends its whole grant
+ * (and the grant's access tokens). A token that is unknown, already revoked or another
+ * client's changes nothing and is not told apart (the answer is 200 either way).
+ */
+export async function revokeOAuthToken(db: Db, client: ClientRow, form: Form, now: Date, context: AuditContext): Promise<void> {
+  const token = field(form, 'token')
+  if (token === undefined || token === '') throw new OAuthError('invalid_request', 'token is required')
+  const hint = field(form, 'token_type_hint')
+  const hash = sha256(token)
+  const asRefresh = async () => {
+    const row = await findRefreshToken(db, hash)
+    if (!row || !belongsTo(row, client) || row.grant_revoked_at !== null) return row !== undefined
+    await transaction(db, async (tx) => {
+      const grant = await endGrant(tx, asCompanyId(row.company_id), row.grant_id, now)
+      if (grant) await recordAudit(tx, asCompanyId(row.company_id), context, { action: 'oauth_consent.revoked', target: { id: grant.id, label: client.name } }, now)
+    })
+    return true
+  }
+  const asAccess = async () => {
+    const row = await findAccessToken(db, hash)
+    if (!row || !belongsTo(row, client) || row.revoked_at !== null) return row !== undefined
+    await transaction(db, async (tx) => {
+      const revoked = await revokeAccessToken(tx, asCompanyId(row.company_id), row.id, now)
+      if (revoked) await announceRevoked(tx, hash)
+    })
+    return true
+  }
+  // The hint only orders the look-ups (RFC 7009 §2.1).
+  if (hint === 'refresh_token') {
+    if (!(await asRefresh())) await asAccess()
+  } else if (!(await asAccess())) await asRefresh()
+}
+
+/** RFC 7662: what a token of the calling client is; `{active: false}` for anything else. */
+export async function introspect(db: Db, client: ClientRow, form: Form, now: Date): Promise<Record<string, unknown>> {
+  const token = field(form, 'token')
+  if (token === undefined || token === '') throw new OAuthError('invalid_request', 'token is required')
+  const hash = sha256(token)
+  const seconds = (at: Date) => Math.floor(at.getTime() / 1000)
+  const common = (row: { user_id: number; user_email: string; company_id: number }) => ({
+    client_id: client.client_id,
+    username: row.user_email,
+    sub: String(row.user_id),
+    company_id: row.company_id,
+  })
+  const access = await findAccessToken(db, hash)
+  if (access) {
+    const live = belongsTo(access, client) && access.revoked_at === null && access.grant_revoked_at === null && access.user_active && access.expires_at.getTime() > now.getTime()
+    if (!live) return { active: false }
+    return { active: true, scope: access.scopes.join(' '), token_type: 'Bearer', exp: seconds(access.expires_at), iat: seconds(access.created_at), ...common(access) }
+  }
+  const refresh = await findRefreshToken(db, hash)
+  if (refresh) {
+    const live = belongsTo(refresh, client) && refresh.used_at === null && refresh.grant_revoked_at === null && refresh.user_active && refresh.expires_at.getTime() > now.getTime()
+    if (!live) return { active: false }
+    return { active: true, scope: refresh.scopes.join(' '), token_type: 'refresh_token', exp: seconds(refresh.expires_at), iat: seconds(refresh.created_at), ...common(refresh) }
+  }
+  return { active: false }
+}
+
+/** RFC 8414 metadata; `issuer` is the service's public address. */
+export function metadata(issuer: string) {
+  return {
+    issuer,
+    authorization_endpoint: `${issuer}/oauth/authorize`,
+    token_endpoint: `${issuer}/oauth/token`,
+    revocation_endpoint: `${issuer}/oauth/revoke`,
+    introspection_endpoint: `${issuer}/oauth/introspect`,
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    grant_types_supported: ['authorization_code', 'refresh_token'],
+    code_challenge_methods_supported: ['S256'],
+    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+    revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+    introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+    scopes_supported: [...SCOPES],
+    service_documentation: `${issuer}/docs/v1`,
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Settings → Integrations: the apps a user authorised
+
+export async function listAuthorisedApps(db: Db, companyId: CompanyId, userId: number) {
+  return authorisedApps(db, companyId, userId)
+}
+
+/** The user ends one of their grants: every token of it answers 401 at once, on every server. */
+export async function revokeAuthorisedApp(db: Db, companyId: CompanyId, userId: number, grantId: number, now: Date, context: AuditContext) {
+  const grant = await transaction(db, async (tx) => {
+    const row = await revokeGrantOfUser(tx, companyId, userId, grantId, now)
+    if (!row) return undefined
+    await announceGrantRevoked(tx, row.id)
+    const app = await findAppName(tx, row.app_company_id, row.app_id)
+    await recordAudit(tx, companyId, context, { action: 'oauth_consent.revoked', target: { id: row.id, label: app } }, now)
+    return row
+  })
+  if (!grant) throw notFound()
+  return grant
+}
+
+async function findAppName(db: Db, appCompanyId: number, appId: number): Promise<string | null> {
+  const app = await companyApp(db, asCompanyId(appCompanyId), appId)
+  return app?.name ?? null
+}
