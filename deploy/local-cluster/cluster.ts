@@ -32,6 +32,7 @@ export const PARTS: Part[] = ['primary', 'replica', 'pgbouncer', 'redis', ...INS
 export interface State {
   dir: string
   ports: Record<Part, number>
+  /** Running parts' process ids (0: stopped). */
   pids: Partial<Record<Part, number>>
   /** WEBHOOK_SECRET_KEY shared by the instances (they must all decrypt the same secrets). */
   secretKey: string
@@ -257,7 +258,8 @@ async function startRedis(state: State): Promise<void> {
     const client = new Redis(state.ports.redis, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null })
     try {
       await client.connect()
-      return (await client.ping()) === 'PONG'
+      await client.ping()
+      return true
     } finally {
       client.disconnect()
     }
@@ -392,7 +394,7 @@ export async function stop(state: State, part: Part, signal: NodeJS.Signals = st
       await sleep(50)
     }
   }
-  delete state.pids[part]
+  state.pids[part] = 0
   saveState(state)
 }
 
