@@ -140,10 +140,19 @@ function runToEnd(state: State, command: string, args: string[], asPostgres = fa
   }
 }
 
+/** Thrown by a check that knows waiting longer is pointless (the process exited). */
+class GaveUp extends Error {}
+
 async function waitFor(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 60_000): Promise<void> {
   const until = Date.now() + timeoutMs
   while (Date.now() < until) {
-    if (await Promise.resolve().then(check).catch(() => false)) return
+    const ok = await Promise.resolve()
+      .then(check)
+      .catch((err: unknown) => {
+        if (err instanceof GaveUp) throw err
+        return false
+      })
+    if (ok) return
     await sleep(100)
   }
   throw new Error(`${what} did not come up within ${timeoutMs / 1000} s`)
@@ -256,6 +265,7 @@ async function startRedis(state: State): Promise<void> {
   await waitFor('Redis', async () => {
     const { Redis } = await import('ioredis')
     const client = new Redis(state.ports.redis, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null })
+    client.on('error', () => undefined) // not listening yet: the next try
     try {
       await client.connect()
       await client.ping()
@@ -294,7 +304,7 @@ export async function startInstance(state: State, name: (typeof INSTANCES)[numbe
   mkdirSync(join(state.dir, name), { recursive: true })
   const pid = launch(state, name, process.execPath, ['dist/server.js'], { env: instanceEnv(state, name) })
   await waitFor(name, () => {
-    if (!isAlive(pid)) throw new Error(`${name} exited (see ${join(state.dir, 'log', `${name}.log`)})`)
+    if (!isAlive(pid)) throw new GaveUp(`${name} exited (see ${join(state.dir, 'log', `${name}.log`)})`)
     return httpOk(state.ports[name], '/readyz')
   }, 120_000)
 }
@@ -306,9 +316,13 @@ async function startHaproxy(state: State): Promise<void> {
     [
       'global',
       '  maxconn 4000',
+      '  log stdout format raw local0',
       '',
       'defaults',
       '  mode http',
+      '  log global',
+      // One line per request in log/haproxy.log: which instance, its status, retries (+N: redispatched).
+      '  option httplog',
       '  timeout connect 2s',
       '  timeout client 60s',
       '  timeout server 60s',
