@@ -17,14 +17,23 @@ const { createCompany, createUser } = production.users
 
 const base = loadConfig()
 const config = { ...base, logLevel: 'warn', rateLimit: { ...base.rateLimit, max: 100_000_000 } }
-const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
+// With DB_POOLER, DATABASE_DIRECT_URL and DATABASE_REPLICA_URL (npm run bench -- --cluster):
+// through PgBouncer and the replica, as the service opens them.
+const database = await openDatabase({
+  databaseUrl: config.databaseUrl,
+  dataDir: config.dataDir,
+  pooler: config.pooler,
+  directUrl: config.databaseDirectUrl,
+  replicaUrl: config.databaseReplicaUrl,
+  replicaMaxLagMs: config.replicaMaxLagMs,
+})
 // With the delivery worker, as `npm start` runs: it publishes the events the writes record
 // (numbering them is part of a write's cost, docs/webhook-events.md).
 const app = await buildApp(config, { database, webhookWorker: true })
 
 if (!config.databaseUrl) throw new Error('bench/server.ts needs DATABASE_URL')
 quietProgress()
-const company = await addCompany(config.databaseUrl, 'Bench Co', SMALL, { analyze: true })
+const company = await addCompany(config.databaseDirectUrl ?? config.databaseUrl, 'Bench Co', SMALL, { analyze: true })
 const [admin, member] = company.userIds
 if (admin === undefined || member === undefined) throw new Error('the bench company has no users')
 const { token } = await createToken(database.db, admin)

@@ -237,7 +237,8 @@ async function startPgbouncer(state: State): Promise<void> {
       '[pgbouncer]',
       'listen_addr = 127.0.0.1',
       `listen_port = ${state.ports.pgbouncer}`,
-      'unix_socket_dir =',
+      // Its Unix socket is what an online restart (-R, restartPgbouncer) takes the sockets over through.
+      `unix_socket_dir = ${join(state.dir, 'run')}`,
       'auth_type = trust',
       `auth_file = ${join(dir, 'userlist.txt')}`,
       'admin_users = postgres',
@@ -370,6 +371,17 @@ export async function start(state: State, part: Part): Promise<void> {
   }
 }
 
+/**
+ * PgBouncer's online restart (-R): a new process takes the listening socket and the client
+ * connections over from the running one, which then exits; clients are not disconnected.
+ */
+export async function restartPgbouncer(state: State): Promise<void> {
+  const old = state.pids.pgbouncer
+  launch(state, 'pgbouncer', PROGRAMS.pgbouncer.path, ['-R', join(state.dir, 'pgbouncer', 'pgbouncer.ini')], { asPostgres: true })
+  await waitFor('the old PgBouncer to hand over', () => !isAlive(old), 30_000)
+  await waitFor('PgBouncer', () => pgReady(state.ports.pgbouncer, 'engage'))
+}
+
 /** The signal that stops each part cleanly: PostgreSQL's fast shutdown, PgBouncer's safe one. */
 function stopSignal(part: Part): NodeJS.Signals {
   return part === 'primary' || part === 'replica' || part === 'pgbouncer' ? 'SIGINT' : 'SIGTERM'
@@ -414,6 +426,19 @@ export async function stop(state: State, part: Part, signal: NodeJS.Signals = st
 
 // ---- up, status, down ----
 
+/** A fresh folder and free ports for every part, nothing started (bench/cluster.ts starts a few). */
+export async function prepare(dir: string): Promise<State> {
+  rmSync(dir, { recursive: true, force: true })
+  mkdirSync(join(dir, 'log'), { recursive: true, mode: 0o755 })
+  ownedFolder(join(dir, 'run'))
+  const taken = new Set<number>()
+  const ports = {} as Record<Part, number>
+  for (const part of PARTS) ports[part] = await freePort(taken)
+  const state: State = { dir, ports, pids: {}, secretKey: randomBytes(32).toString('hex') }
+  saveState(state)
+  return state
+}
+
 export async function up(options: { build?: boolean; log?: (line: string) => void } = {}): Promise<State> {
   const log = options.log ?? ((line: string) => process.stdout.write(`${line}\n`))
   const missing = missingPrograms()
@@ -427,19 +452,12 @@ export async function up(options: { build?: boolean; log?: (line: string) => voi
     log('building (npm run build)…')
     execFileSync('npm', ['run', 'build'], { cwd: REPO, stdio: ['ignore', 'ignore', 'inherit'] })
   }
-  rmSync(dir, { recursive: true, force: true })
-  mkdirSync(join(dir, 'log'), { recursive: true, mode: 0o755 })
-  ownedFolder(join(dir, 'run'))
-  const taken = new Set<number>()
-  const ports = {} as Record<Part, number>
-  for (const part of PARTS) ports[part] = await freePort(taken)
-  const state: State = { dir, ports, pids: {}, secretKey: randomBytes(32).toString('hex') }
-  saveState(state)
+  const state = await prepare(dir)
   try {
     for (const part of PARTS) {
       // The first instance migrates the empty database; the other two start once it is done.
       await start(state, part)
-      log(`  ${part.padEnd(10)} 127.0.0.1:${ports[part]}  pid ${state.pids[part]}`)
+      log(`  ${part.padEnd(10)} 127.0.0.1:${state.ports[part]}  pid ${state.pids[part]}`)
     }
   } catch (err) {
     await down({ log: () => undefined })
