@@ -6,7 +6,7 @@
 // (drill.ts) stops and starts single parts through the same functions.
 import { execFileSync, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { chownSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chownSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join, resolve } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -428,6 +428,10 @@ export async function stop(state: State, part: Part, signal: NodeJS.Signals = st
 
 /** A fresh folder and free ports for every part, nothing started (bench/cluster.ts starts a few). */
 export async function prepare(dir: string): Promise<State> {
+  // Only a folder of ours (state.json) or an empty one is cleared: CLUSTER_DIR may be mistyped.
+  if (existsSync(dir) && readdirSync(dir).length > 0 && !existsSync(join(dir, 'state.json'))) {
+    throw new Error(`${dir} is not empty and holds no cluster (state.json): choose another CLUSTER_DIR`)
+  }
   rmSync(dir, { recursive: true, force: true })
   mkdirSync(join(dir, 'log'), { recursive: true, mode: 0o755 })
   ownedFolder(join(dir, 'run'))
