@@ -8,6 +8,7 @@
 // npm run bench -- --scale [--regenerate] [--no-company-stats]: the scale scenarios instead
 // (bench/scale.ts); --no-company-stats tries them without statistics on company_id.
 // npm run bench -- --webhooks: writes without and with webhook subscriptions (bench/webhooks.ts).
+// npm run bench -- --cluster: reads directly and through PgBouncer + a replica (bench/cluster.ts).
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { readFileSync } from 'node:fs'
@@ -297,7 +298,10 @@ async function sideBySide() {
 }
 
 const args = process.argv.slice(2)
-if (args.includes('--webhooks')) {
+if (args.includes('--cluster')) {
+  const { runCluster } = await import('./cluster.js')
+  await runCluster()
+} else if (args.includes('--webhooks')) {
   const { runWebhooks } = await import('./webhooks.js')
   await runWebhooks()
 } else if (args.includes('--scale')) {

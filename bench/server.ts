@@ -24,7 +24,16 @@ const { challengeOf } = production.oauthProtocol
 
 const base = loadConfig()
 const config = { ...base, logLevel: 'warn', rateLimit: { ...base.rateLimit, max: 100_000_000 } }
-const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
+// With DB_POOLER, DATABASE_DIRECT_URL and DATABASE_REPLICA_URL (npm run bench -- --cluster):
+// through PgBouncer and the replica, as the service opens them.
+const database = await openDatabase({
+  databaseUrl: config.databaseUrl,
+  dataDir: config.dataDir,
+  pooler: config.pooler,
+  directUrl: config.databaseDirectUrl,
+  replicaUrl: config.databaseReplicaUrl,
+  replicaMaxLagMs: config.replicaMaxLagMs,
+})
 // With the delivery worker, as `npm start` runs: it publishes the events the writes record
 // (numbering them is part of a write's cost, docs/webhook-events.md).
 const app = await buildApp(config, { database, webhookWorker: true })
@@ -50,12 +59,15 @@ async function twoTagsTwoFields(url: string, companyId: number) {
   }
 }
 quietProgress()
-// Never analysed (nor vacuumed): the runner measures the first rows so, then analyses.
-const company = await addCompany(config.databaseUrl, 'Bench Co', SMALL, { analyze: false, vacuum: false })
+// Never analysed (nor vacuumed): the runner measures the first rows so, then analyses;
+// `bench --cluster` asks for statistics at once (BENCH_ANALYZE=true), its runs being all alike.
+const analyzed = process.env.BENCH_ANALYZE === 'true'
+const dataUrl = config.databaseDirectUrl ?? config.databaseUrl
+const company = await addCompany(dataUrl, 'Bench Co', SMALL, { analyze: analyzed, vacuum: analyzed })
 const [admin, member] = company.userIds
 if (admin === undefined || member === undefined) throw new Error('the bench company has no users')
 // The contacts page measured (page 2) shows 25 contacts with 2 tags and 2 custom fields each.
-await twoTagsTwoFields(config.databaseUrl, company.companyId)
+await twoTagsTwoFields(dataUrl, company.companyId)
 const { token } = await createToken(database.db, admin)
 
 // The OAuth access token: through the service's own steps (the browser's part is the consent page).

@@ -109,6 +109,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}) {
       directUrl: config.databaseDirectUrl,
       replicaUrl: config.databaseReplicaUrl,
       replicaMaxLagMs: config.replicaMaxLagMs,
+      redisUrl: config.redisUrl,
       dataDir: config.dataDir,
       statementTimeoutMs: config.statementTimeoutMs,
       pipelineConnections: config.pipelineConnections,

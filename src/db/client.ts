@@ -9,6 +9,7 @@ import { applyMigrations } from './migrate.js'
 import { attachPipeline, Pipeline } from './pipeline.js'
 import { defineQuery, run } from './query.js'
 import { attachReplica, Replica, type ReplicaState } from './replica.js'
+import { SharedWrites } from './shared-writes.js'
 
 // bigint columns (ids, counts) arrive as JavaScript numbers: ids are at most 2^53-1 by
 // contract, so no value loses precision, and rows can go out as they are.
@@ -24,6 +25,8 @@ export interface DatabaseHandle {
   replica?(): { state: ReplicaState; lagMs: number | null } | undefined
   /** A token's write request is answered: its next reads must see the write (src/db/replica.ts). */
   noteWrite?(tokenId: number): Promise<void>
+  /** Before a request's reads: the token's writes through other instances (REDIS_URL; src/db/shared-writes.ts). */
+  learnWrites?(tokenId: number): Promise<void>
   /**
    * LISTEN on a channel, on a dedicated connection re-established after a failure;
    * `onReconnect` then runs because notifications may have been missed meanwhile.
@@ -54,6 +57,12 @@ export interface DatabaseOptions {
   replicaUrl?: string | undefined
   /** Past this lag the replica is skipped. */
   replicaMaxLagMs?: number
+  /** With a replica: Redis shares each token's last write with the other instances (read-your-writes). */
+  redisUrl?: string | undefined
+  /** Their keys' prefix (tests isolate with it); default engage:rw:. */
+  redisKeyPrefix?: string
+  /** After Redis failed or came back, how long reads stay on the primary; default max lag + 10 s. */
+  sharedWritesUnsureMs?: number
   onError?: (err: Error) => void
   /** What a person watching a first start is told ("preparing the database…"). */
   onProgress?: (message: string) => void
@@ -264,11 +273,17 @@ function openPostgres(url: string, options: DatabaseOptions): OpenedHandle {
     client.on('error', onError)
   })
   hardenCheckouts(pool)
+  const maxLagMs = options.replicaMaxLagMs ?? DEFAULT_REPLICA_MAX_LAG_MS
+  // The bound covers a replica within its lag and the polls that tell so (src/db/replica.ts).
+  const unsureMs = options.sharedWritesUnsureMs ?? maxLagMs + 10_000
   const replica = options.replicaUrl
     ? new Replica({
         client: { ...connection, connectionString: options.replicaUrl },
         primary: pool,
-        maxLagMs: options.replicaMaxLagMs ?? DEFAULT_REPLICA_MAX_LAG_MS,
+        maxLagMs,
+        shared: options.redisUrl
+          ? new SharedWrites({ url: options.redisUrl, keyPrefix: options.redisKeyPrefix ?? 'engage:rw:', unsureMs, ttlMs: Math.max(60_000, 10 * unsureMs), onError })
+          : undefined,
         onError,
       })
     : undefined
@@ -285,6 +300,9 @@ function openPostgres(url: string, options: DatabaseOptions): OpenedHandle {
     replica: () => replica?.status(),
     async noteWrite(tokenId) {
       await replica?.noteWrite(tokenId)
+    },
+    async learnWrites(tokenId) {
+      await replica?.learnWrites(tokenId)
     },
     async prepare(migrate) {
       if (transactionPooler) await setRoleDefaults(direct, statementTimeout)

@@ -7,7 +7,9 @@
 //   every read goes to the primary until it catches up (and /readyz says so);
 // - the replica has replayed the caller's last write: after a write request the primary's
 //   WAL position is noted for the token, and its reads stay on the primary until the
-//   replica has replayed that far (read-your-writes; usually a few hundred milliseconds);
+//   replica has replayed that far (read-your-writes; usually a few hundred milliseconds).
+//   With REDIS_URL the position is shared with every instance (shared-writes.ts), so the
+//   token's next request reads its write whichever instance the balancer sends it to;
 // - the replica has replayed what the request's own primary reads saw: a sync walk's
 //   high-water mark is taken on the primary with its WAL position, and the page is read on
 //   the replica only once the replica has replayed that far, so the cursor stays exact.
@@ -20,6 +22,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import pg from 'pg'
 import { isDatabaseUnavailable } from './errors.js'
+import type { SharedWrites } from './shared-writes.js'
 
 export const POLL_MS = 200
 /** Polls remembered while the replica is behind them all (200 s at POLL_MS: past any bound). */
@@ -53,11 +56,11 @@ export function setReadCaller(tokenId: number): void {
   if (context) context.tokenId = tokenId
 }
 
-/** The replica must have replayed `lsn` for this request's later reads (a walk's mark). */
-export function requireReplayed(lsn: string): void {
+/** The replica must have replayed `lsn` for this request's later reads (a walk's mark, a write elsewhere). */
+export function requireReplayed(lsn: string | bigint): void {
   const context = contexts.getStore()
   if (context) {
-    const value = lsnValue(lsn)
+    const value = typeof lsn === 'bigint' ? lsn : lsnValue(lsn)
     if (value > context.floor) context.floor = value
   }
 }
@@ -68,6 +71,8 @@ export interface ReplicaOptions {
   /** The primary's pool: where the positions are read. */
   primary: pg.Pool
   maxLagMs: number
+  /** With Redis: the tokens' write positions shared by every instance. */
+  shared?: SharedWrites | undefined
   onError: (err: Error) => void
 }
 
@@ -143,7 +148,18 @@ export class Replica {
    */
   async noteWrite(tokenId: number): Promise<void> {
     const { rows } = await this.options.primary.query<{ lsn: string }>('select pg_current_wal_insert_lsn()::text as lsn')
-    this.writes.set(tokenId, lsnValue(rows[0]?.lsn ?? '0/0'))
+    const lsn = lsnValue(rows[0]?.lsn ?? '0/0')
+    this.writes.set(tokenId, lsn)
+    await this.options.shared?.record(tokenId, lsn)
+  }
+
+  /**
+   * With shared writes: this request's reads wait for the token's last write made through
+   * any instance. Skipped while the replica is not used anyway (its reads go to the primary).
+   */
+  async learnWrites(tokenId: number): Promise<void> {
+    if (!this.options.shared || this.state !== 'ok') return
+    requireReplayed(await this.options.shared.lastWrite(tokenId))
   }
 
   /** Whether a replica read in the current context would be exact now. */
@@ -174,6 +190,7 @@ export class Replica {
   async close(): Promise<void> {
     clearInterval(this.timer)
     await this.polling
+    await this.options.shared?.close()
     await this.pool.end()
   }
 }

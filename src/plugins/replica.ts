@@ -2,7 +2,9 @@
 // context that learns its caller after authentication, so the statements marked `replica`
 // know whose writes they must see; a write request by a token notes the primary's WAL
 // position before its answer leaves, so that token's next reads wait for the replica to
-// have replayed it (or go to the primary). Without DATABASE_REPLICA_URL: nothing is added.
+// have replayed it (or go to the primary). With REDIS_URL too, the position is shared, and
+// each request first learns its token's writes through the other instances (one Redis GET;
+// none without Redis). Without DATABASE_REPLICA_URL: nothing is added.
 import fp from 'fastify-plugin'
 import { runWithReadContext, setReadCaller } from '../db/replica.js'
 
@@ -19,7 +21,10 @@ export default fp(
     })
     app.addHook('preHandler', async (request) => {
       const caller = request.caller as typeof request.caller | null
-      if (caller) setReadCaller(caller.tokenId)
+      if (caller) {
+        setReadCaller(caller.tokenId)
+        await app.database.learnWrites?.(caller.tokenId)
+      }
     })
     app.addHook('onSend', async (request, reply) => {
       const caller = request.caller as typeof request.caller | null

@@ -1,7 +1,7 @@
 // The read replica (DATABASE_REPLICA_URL, src/db/replica.ts) with a real streaming replica
 // of a throwaway primary: lists read the replica, a token reads its own writes at once, a
 // replica lagging past DB_REPLICA_MAX_LAG_MS or down is skipped (reads go to the primary)
-// and /readyz says which.
+// and /readyz says which. With Redis, a token reads its own write through another instance.
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { buildApp, type App } from '../../src/app.js'
@@ -12,6 +12,7 @@ import { createToken } from '../../src/modules/auth/tokens.service.js'
 import { replicaAvailability, startPrimaryAndReplica, type Standby } from '../helpers/replica.js'
 import { describeOrSkip } from '../helpers/suite.js'
 import type { Cluster } from '../helpers/cluster.js'
+import { randomBytes } from 'node:crypto'
 
 const ready = await replicaAvailability()
 const MAX_LAG_MS = 2000
@@ -40,16 +41,16 @@ describeOrSkip('read replica', { skip: !ready.ok && ready.reason }, () => {
     await replica.cleanup()
   })
 
-  const readyz = async () => (await app.inject({ method: 'GET', url: '/readyz' })).json<{ status: string; replica?: { state: string; lag_ms: number | null } }>()
-  async function until(state: string) {
+  const readyz = async (on: App = app) => (await on.inject({ method: 'GET', url: '/readyz' })).json<{ status: string; replica?: { state: string; lag_ms: number | null } }>()
+  async function until(state: string, on: App = app) {
     for (let tries = 0; tries < 300; tries++) {
-      if ((await readyz()).replica?.state === state) return
+      if ((await readyz(on)).replica?.state === state) return
       await new Promise((resolve) => setTimeout(resolve, 100))
     }
     assert.fail(`the replica never became ${state}: ${JSON.stringify(await readyz())}`)
   }
-  const emails = async (auth: { authorization: string }) => {
-    const res = await app.inject({ method: 'GET', url: '/api/v1/contacts?page=1&per_page=100', headers: auth })
+  const emails = async (auth: { authorization: string }, on: App = app) => {
+    const res = await on.inject({ method: 'GET', url: '/api/v1/contacts?page=1&per_page=100', headers: auth })
     assert.equal(res.statusCode, 200, res.body)
     return res.json<{ data: { email: string }[] }>().data.map((c) => c.email)
   }
@@ -57,8 +58,8 @@ describeOrSkip('read replica', { skip: !ready.ok && ready.reason }, () => {
     const res = await app.inject({ method: 'GET', url: '/api/v1/contacts?page=1', headers: auth })
     return res.json<{ meta: { total_count: number } }>().meta.total_count
   }
-  const create = async (email: string) => {
-    const res = await app.inject({ method: 'POST', url: '/api/v1/contacts', headers: writer.auth, payload: { first_name: 'R', email } })
+  const create = async (email: string, on: App = app) => {
+    const res = await on.inject({ method: 'POST', url: '/api/v1/contacts', headers: writer.auth, payload: { first_name: 'R', email } })
     assert.equal(res.statusCode, 201, res.body)
   }
 
@@ -117,5 +118,38 @@ describeOrSkip('read replica', { skip: !ready.ok && ready.reason }, () => {
     }
     await until('ok')
     assert.equal(await count(reader), 4)
+  })
+
+  test('with Redis, a token reads its own write through another instance; an instance that cannot reach Redis reads the primary', { skip: !process.env.REDIS_URL && 'REDIS_URL not set' }, async () => {
+    // Three instances of one fleet: A takes the write, B and C the next reads (round robin).
+    const keyPrefix = `engage:test:rw:${randomBytes(6).toString('hex')}:`
+    const instance = async (redisUrl: string) => {
+      const handle = await openDatabase({ databaseUrl: primary.url, replicaUrl: replica.url, replicaMaxLagMs: MAX_LAG_MS, redisUrl, redisKeyPrefix: keyPrefix, sharedWritesUnsureMs: 300 })
+      const instanceApp = await buildApp(testConfig(), { database: handle })
+      await instanceApp.ready()
+      return { handle, app: instanceApp }
+    }
+    const a = await instance(process.env.REDIS_URL ?? '')
+    const b = await instance(process.env.REDIS_URL ?? '')
+    const c = await instance('redis://127.0.0.1:1') // nothing listens there
+    try {
+      for (const on of [a.app, b.app, c.app]) await until('ok', on)
+      await new Promise((resolve) => setTimeout(resolve, 600)) // past unsureMs after Redis answered
+      await replica.pauseReplay()
+      try {
+        await create('fifth@example.com', a.app)
+        assert.ok((await emails(writer.auth, b.app)).includes('fifth@example.com'), 'B knew of the write through Redis: read the primary')
+        assert.ok((await emails(writer.auth, c.app)).includes('fifth@example.com'), 'C could not ask Redis: read the primary')
+        // The same B reads the paused replica for a token that did not write: the check above could fail.
+        assert.ok(!(await emails(reader, b.app)).includes('fifth@example.com'), 'the other token reads the replica through B')
+      } finally {
+        await replica.resumeReplay()
+      }
+    } finally {
+      for (const on of [a, b, c]) {
+        await on.app.close()
+        await on.handle.close()
+      }
+    }
   })
 })
