@@ -31,6 +31,13 @@ export default tseslint.config(
     },
   },
   {
+    // npm test's loader and file list are plain JavaScript (they run before any TypeScript
+    // loader): linted by the JavaScript rules, outside the TypeScript project.
+    files: ['test/loader.mjs', 'test/files.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: { parserOptions: { projectService: false, project: null }, globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
+  },
+  {
     // The examples are plain JavaScript for integrators to copy: linted by the JavaScript
     // rules, outside the TypeScript project.
     files: ['examples/**/*.mjs'],

@@ -10,6 +10,7 @@ import { usePreparedStatements } from './db/query.js'
 import { requestsDrained } from './http/drain.js'
 import { parseForm } from './http/form.js'
 import lingeringClose, { type LingerBounds } from './http/lingering-close.js'
+import { buildSerializer } from './http/serialization.js'
 import { validatorCompiler } from './http/validation.js'
 import { loggerOptions, RequestLog } from './logging.js'
 import dbPlugin from './plugins/db.js'
@@ -93,6 +94,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}) {
     frameworkErrors,
     return503OnClosing: false, // the errors plugin answers the contract's 503 instead
     routerOptions: { querystringParser: parseQuery, maxParamLength: MAX_PARAM_LENGTH },
+    schemaController: { compilersFactory: { buildSerializer } },
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   app.setValidatorCompiler(validatorCompiler)

@@ -95,7 +95,13 @@ function backendOn(name: Backend['name'], adminUrl: () => Promise<string>): Back
       })()
       const source = await template
       const database = `engage_test_${randomBytes(6).toString('hex')}`
-      await withAdmin(admin, (client) => client.query(`CREATE DATABASE ${database} TEMPLATE ${source}`))
+      await withAdmin(admin, async (client) => {
+        await client.query(`CREATE DATABASE ${database} TEMPLATE ${source}`)
+        // A commit does not wait for its WAL to reach the disk (~2 ms each here, thousands a
+        // run): only a crash of the server could lose the last commits, and no test crashes
+        // this server (the drills run clusters of their own). Not copied from the template.
+        if (process.env.TEST_SYNCHRONOUS_COMMIT !== 'on') await client.query(`ALTER DATABASE ${database} SET synchronous_commit = off`)
+      })
       const url = databaseUrl(admin, database)
       // Through the pooler: the app's connections; databases are made and dropped directly.
       const handle = poolerUrl

@@ -1,0 +1,34 @@
+// The test files `npm test` runs, the slow ones first: the runner starts files in the order
+// given, two at a time, and a slow file started last runs alone at the end while the other
+// worker idles. The list: files by their time in a whole run (docs/performance.md, "Test
+// suite time"), slowest first; a file not listed runs after them, in path order. Re-measure
+// and reorder when a file gets slow (a browser test, a child process, a long wait).
+import { readdirSync } from 'node:fs'
+
+const SLOW_FIRST = [
+  'test/server.test.ts',
+  'test/web/browser.test.ts',
+  'test/web/web.test.ts',
+  'test/http/hostile-input.test.ts',
+  'test/webhooks/delivery.test.ts',
+  'test/drills/database.test.ts',
+  'test/web/webhooks.test.ts',
+  'test/contacts/contacts-search.test.ts',
+  'test/sdk/sdk.test.ts',
+  'test/web/admin.test.ts',
+  'test/webhooks/restart.test.ts',
+  'test/contacts/contacts-batch.test.ts',
+  'test/webhooks/subscriptions.test.ts',
+  'test/db/embedded-failures.test.ts',
+  'test/docs/walkthroughs.test.ts',
+  'test/web/demo.test.ts',
+  'test/web/access.test.ts',
+  'test/audit/list.test.ts',
+]
+
+const all = readdirSync('test', { recursive: true, encoding: 'utf8' })
+  .filter((file) => file.endsWith('.test.ts'))
+  .map((file) => `test/${file.split('\\').join('/')}`)
+  .sort()
+const first = SLOW_FIRST.filter((file) => all.includes(file))
+console.log([...first, ...all.filter((file) => !first.includes(file))].join('\n'))
