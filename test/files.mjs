@@ -8,10 +8,13 @@ import { readdirSync } from 'node:fs'
 const SLOW_FIRST = [
   'test/server.test.ts',
   'test/web/browser.test.ts',
+  'test/oauth/browser.test.ts',
   'test/web/web.test.ts',
   'test/http/hostile-input.test.ts',
   'test/webhooks/delivery.test.ts',
   'test/drills/database.test.ts',
+  'test/oauth/flow.test.ts',
+  'test/db/plans.test.ts',
   'test/web/webhooks.test.ts',
   'test/contacts/contacts-search.test.ts',
   'test/sdk/sdk.test.ts',
