@@ -2262,7 +2262,7 @@ export interface components {
             id: number;
             /** Format: date-time */
             occurred_at: string;
-            /** @description a stable dotted name; its first segment is the target's type. Known: `user.signed_in`, `user.sign_in_refused`, `user.signed_out`, `user.password_set`, `user.invite_created`, `user.invite_used`, `user.created`, `user.deactivated`, `user.reactivated`, `api_token.created`, `api_token.revoked`, `webhook.created`, `webhook.changed`, `webhook.paused`, `webhook.resumed`, `webhook.deleted`, `webhook.secret_rotated`, `webhook.delivery_replayed`, `company.created`, `flow.created`, `task.created`, `task.completed`, `whatsapp_messages.imported` */
+            /** @description a stable dotted name; its first segment is the target's type. Known: `user.signed_in`, `user.sign_in_refused`, `user.signed_out`, `user.password_set`, `user.invite_created`, `user.invite_used`, `user.created`, `user.deactivated`, `user.reactivated`, `api_token.created`, `api_token.revoked`, `webhook.created`, `webhook.changed`, `webhook.paused`, `webhook.resumed`, `webhook.deleted`, `webhook.secret_rotated`, `webhook.delivery_replayed`, `company.created`, `flow.created`, `task.created`, `task.completed`, `whatsapp_messages.imported`, `oauth_app.registered`, `oauth_app.changed`, `oauth_app.secret_rotated`, `oauth_app.deleted`, `oauth_consent.granted`, `oauth_consent.refused`, `oauth_consent.revoked`, `oauth_grant.refresh_token_reused` */
             action: string;
             actor: {
                 /** @description user, api_token, oauth_app, cli, system */

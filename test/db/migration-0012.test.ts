@@ -12,8 +12,11 @@ import { addCustomField, addTag } from '../helpers/contacts-factories.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
 import { transaction } from '../../src/db/db.js'
 
-const migration = readFileSync(new URL('../../drizzle/0012_contact_column_order.sql', import.meta.url), 'utf8')
+const statementsOf = (file: string) => readFileSync(new URL(`../../drizzle/${file}`, import.meta.url), 'utf8')
   .split('--> statement-breakpoint')
+// 0018 later rebuilt one of the contacts' indexes (partial since): replayed after 0012, so the
+// table comes out as today's schema has it.
+const migration = [...statementsOf('0012_contact_column_order.sql'), ...statementsOf('0018_plans.sql')]
 
 /** What must not change: the rows (as jsonb, which does not keep column order), sequence, keys, indexes, statistics. */
 async function described(t: TestApp) {
