@@ -1,6 +1,10 @@
-// Settings → Security log's sentences for the records of token use, user and company changes.
+// Settings → Security log's sentences for the records of token use, user and company changes;
+// every action in the docs' table.
 import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
 import { test } from 'node:test'
+import { fileURLToPath } from 'node:url'
+import { AUDIT_ACTIONS } from '../../src/modules/audit/audit.actions.js'
 import type { AuditEvent } from '../../src/modules/audit/audit.service.js'
 import { sentence } from '../../src/web/audit-page.js'
 
@@ -32,4 +36,9 @@ test('sentences of token use, user and company changes', () => {
     sentence(record({ action: 'company.settings_changed', actor: cli, target: { type: 'company', id: 1, label: 'Globex' }, ip: null, changes: { timezone: ['UTC', 'Europe/Lisbon'] } }), now),
     'Ops (admin command line) changed timezone of the company Globex, 2 minutes ago',
   )
+})
+
+test('docs/audit-log.md lists every action name', () => {
+  const doc = readFileSync(fileURLToPath(new URL('../../docs/audit-log.md', import.meta.url)), 'utf8')
+  assert.deepEqual(AUDIT_ACTIONS.filter((action) => !doc.includes(`| \`${action}\` |`)), [])
 })
