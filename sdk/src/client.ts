@@ -1,7 +1,8 @@
 // A small client over fetch (no runtime dependencies): the token in the header, one typed
 // method per operation (types generated from the OpenAPI document into schema.ts),
-// `for await` over every paged list, retries after `Retry-After` on 429 and 503, and
-// errors that carry the API's stable codes.
+// `for await` over every paged list, retries after `Retry-After` on 429 and 503, errors
+// that carry the API's stable codes, and (with a refresh token) an OAuth access token renewed
+// when the API refuses it.
 import type { components, operations } from './schema.js'
 
 export type Schemas = components['schemas']
@@ -78,11 +79,33 @@ export interface RetryOptions {
   maxWaitMs?: number
 }
 
+/** Tokens the token endpoint issued: store them (the refresh token rotates on every use). */
+export interface Tokens {
+  accessToken: string
+  refreshToken: string
+  /** When the access token expires (from `expires_in`); undefined when not said. */
+  expiresAt: Date | undefined
+}
+
 export interface EngageOptions {
   /** Where the service is: `http://localhost:3000`. */
   baseUrl: string
-  /** The api_token (`eng_…`), sent as `Authorization: Bearer`. */
+  /** The api_token (`eng_…`) or an OAuth access token, sent as `Authorization: Bearer`. */
   token: string
+  /**
+   * An OAuth refresh token: when the API answers 401 (`token_expired` or `token_invalid`),
+   * the client asks the token endpoint for new tokens (RFC 6749 §6), calls `onTokens`, and
+   * sends the request again, once. Needs `clientId`.
+   */
+  refreshToken?: string
+  /** The OAuth app's client_id (with `refreshToken`). */
+  clientId?: string
+  /** The app's client_secret, for a confidential app (sent in the form: client_secret_post). */
+  clientSecret?: string
+  /** Told each new pair of tokens, to store them; awaited before the request is sent again. */
+  onTokens?: (tokens: Tokens) => void | Promise<void>
+  /** The token endpoint; default `<origin of baseUrl>/oauth/token`. */
+  tokenUrl?: string
   /** Retries on 429, 503 and 409 (key in use) honouring Retry-After; `false` turns them off. */
   retry?: RetryOptions | false
   /** Another fetch (a proxy agent, a test double). */
@@ -116,13 +139,24 @@ export class Engage {
   readonly events
 
   private readonly baseUrl: string
-  private readonly token: string
+  private token: string
+  private refreshToken: string | undefined
+  private readonly oauth: Pick<EngageOptions, 'clientId' | 'clientSecret' | 'onTokens'> & { tokenUrl: string }
+  /** The refresh in flight: requests refused meanwhile wait for it instead of refreshing again. */
+  private refreshing: Promise<void> | undefined
   private readonly retry: Required<RetryOptions> | false
   private readonly fetch: typeof fetch
 
   constructor(options: EngageOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '')
     this.token = options.token
+    this.refreshToken = options.refreshToken
+    this.oauth = {
+      clientId: options.clientId,
+      clientSecret: options.clientSecret,
+      onTokens: options.onTokens,
+      tokenUrl: options.tokenUrl ?? new URL('/oauth/token', this.baseUrl).toString(),
+    }
     this.retry = options.retry === false ? false : { retries: 3, maxWaitMs: 60_000, ...options.retry }
     this.fetch = options.fetch ?? globalThis.fetch.bind(globalThis)
 
@@ -269,18 +303,79 @@ export class Engage {
     for (const [name, value] of Object.entries((query ?? {}) as Params)) {
       if (value !== undefined && value !== null) url.searchParams.set(name, String(value))
     }
-    const headers: Record<string, string> = { authorization: `Bearer ${this.token}`, accept: 'application/json' }
+    const headers: Record<string, string> = { accept: 'application/json' }
     if (body !== undefined) headers['content-type'] = 'application/json'
     // One key per call, the same on its retries: a write whose answer was lost runs once.
     if (method === 'POST' || method === 'PUT') headers['idempotency-key'] = crypto.randomUUID()
+    let refreshed = false
     for (let attempt = 0; ; attempt++) {
+      const token = this.token
+      headers.authorization = `Bearer ${token}`
       const response = await this.fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
       if (response.ok) return (response.status === 204 ? undefined : await response.json()) as T
+      if (response.status === 401 && !refreshed && this.canRefresh()) {
+        const error = await errorOf(response)
+        if (error.code !== 'token_expired' && error.code !== 'token_invalid') throw error
+        // Refused before it ran (the same Idempotency-Key goes again): new tokens, then once more.
+        refreshed = true
+        attempt--
+        await this.refreshAfter(token)
+        continue
+      }
       const wait = this.retryWait(response, attempt)
       if (wait === undefined) throw await errorOf(response)
       await response.body?.cancel()
       await sleep(wait)
     }
+  }
+
+  private canRefresh(): boolean {
+    return this.refreshToken !== undefined && this.oauth.clientId !== undefined
+  }
+
+  /**
+   * New tokens after `stale` was refused: one refresh at a time, shared by every request
+   * refused meanwhile; none when another request has already replaced `stale`.
+   */
+  private async refreshAfter(stale: string): Promise<void> {
+    if (this.token !== stale) return
+    this.refreshing ??= this.refresh().finally(() => {
+      this.refreshing = undefined
+    })
+    await this.refreshing
+  }
+
+  /** RFC 6749 §6: the refresh_token grant, form-encoded; the rotated tokens replace the old ones. */
+  private async refresh(): Promise<void> {
+    const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: this.refreshToken ?? '', client_id: this.oauth.clientId ?? '' })
+    if (this.oauth.clientSecret !== undefined) form.set('client_secret', this.oauth.clientSecret)
+    const response = await this.fetch(this.oauth.tokenUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      body: form.toString(),
+    })
+    const text = await response.text()
+    let answer: { access_token?: unknown; refresh_token?: unknown; expires_in?: unknown; error?: unknown; error_description?: unknown } = {}
+    try {
+      answer = JSON.parse(text) as typeof answer
+    } catch {
+      // not the token endpoint's JSON: described by its status alone
+    }
+    if (!response.ok || typeof answer.access_token !== 'string') {
+      // RFC 6749 §5.2: {error, error_description}; `invalid_grant` means sign in again.
+      const code = typeof answer.error === 'string' ? answer.error : 'unexpected_response'
+      const message = typeof answer.error_description === 'string' ? answer.error_description : `token endpoint: HTTP ${response.status}`
+      throw new EngageError(response.status, code, message, {}, {}, response.headers.get('x-request-id') ?? undefined)
+    }
+    this.token = answer.access_token
+    // A server that does not rotate may leave the refresh token out: the old one stays good.
+    if (typeof answer.refresh_token === 'string') this.refreshToken = answer.refresh_token
+    const seconds = typeof answer.expires_in === 'number' ? answer.expires_in : undefined
+    await this.oauth.onTokens?.({
+      accessToken: this.token,
+      refreshToken: this.refreshToken ?? '',
+      expiresAt: seconds === undefined ? undefined : new Date(Date.now() + seconds * 1000),
+    })
   }
 
   /** How long to wait before retrying this answer, or undefined when it is not retried. */

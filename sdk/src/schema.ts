@@ -2116,7 +2116,7 @@ export interface components {
             id: number;
             /** @description where events are posted */
             url: string;
-            /** @description event types (`contact.created`, `contact.updated`, `contact.deleted`, `contact.tagged`, `contact.untagged`, `contact.added_to_flow`, `task.created`, `task.completed`, `lead.created`, `lead.linked`, `meet_transcription.created`, `meet_transcription.stopped`, `meet_transcription.transcribed`, `meet_transcription.linked_to_task`, `whatsapp_message.created`, `custom_field.created`, `custom_field.updated`, `custom_field.deleted`, `tag.created`, `tag.updated`, `tag.deleted`), or `["*"]` for every type, present and future */
+            /** @description event types (`contact.created`, `contact.updated`, `contact.deleted`, `contact.tagged`, `contact.untagged`, `contact.added_to_flow`, `task.created`, `task.completed`, `lead.created`, `lead.linked`, `meet_transcription.created`, `meet_transcription.stopped`, `meet_transcription.transcribed`, `meet_transcription.linked_to_task`, `whatsapp_message.created`, `custom_field.created`, `custom_field.updated`, `custom_field.deleted`, `tag.created`, `tag.updated`, `tag.deleted`, `audit_event.created`), or `["*"]` for every type, present and future, but `audit_event.created` (admins with `audit:read` name it to stream the audit log) */
             events: string[];
             description: string | null;
             /** @description false: nothing is delivered (disabled by you, or after 3 days of failed deliveries) */
@@ -2153,7 +2153,7 @@ export interface components {
             id: number;
             /** @description where events are posted */
             url: string;
-            /** @description event types (`contact.created`, `contact.updated`, `contact.deleted`, `contact.tagged`, `contact.untagged`, `contact.added_to_flow`, `task.created`, `task.completed`, `lead.created`, `lead.linked`, `meet_transcription.created`, `meet_transcription.stopped`, `meet_transcription.transcribed`, `meet_transcription.linked_to_task`, `whatsapp_message.created`, `custom_field.created`, `custom_field.updated`, `custom_field.deleted`, `tag.created`, `tag.updated`, `tag.deleted`), or `["*"]` for every type, present and future */
+            /** @description event types (`contact.created`, `contact.updated`, `contact.deleted`, `contact.tagged`, `contact.untagged`, `contact.added_to_flow`, `task.created`, `task.completed`, `lead.created`, `lead.linked`, `meet_transcription.created`, `meet_transcription.stopped`, `meet_transcription.transcribed`, `meet_transcription.linked_to_task`, `whatsapp_message.created`, `custom_field.created`, `custom_field.updated`, `custom_field.deleted`, `tag.created`, `tag.updated`, `tag.deleted`, `audit_event.created`), or `["*"]` for every type, present and future, but `audit_event.created` (admins with `audit:read` name it to stream the audit log) */
             events: string[];
             description: string | null;
             /** @description false: nothing is delivered (disabled by you, or after 3 days of failed deliveries) */
@@ -2262,7 +2262,7 @@ export interface components {
             id: number;
             /** Format: date-time */
             occurred_at: string;
-            /** @description a stable dotted name; its first segment is the target's type. Known: `user.signed_in`, `user.sign_in_refused`, `user.signed_out`, `user.password_set`, `user.invite_created`, `user.invite_used`, `user.created`, `user.deactivated`, `user.reactivated`, `api_token.created`, `api_token.revoked`, `webhook.created`, `webhook.changed`, `webhook.paused`, `webhook.resumed`, `webhook.deleted`, `webhook.secret_rotated`, `webhook.delivery_replayed`, `company.created`, `flow.created`, `task.created`, `task.completed`, `whatsapp_messages.imported`, `oauth_app.registered`, `oauth_app.changed`, `oauth_app.secret_rotated`, `oauth_app.deleted`, `oauth_consent.granted`, `oauth_consent.refused`, `oauth_consent.revoked`, `oauth_grant.refresh_token_reused` */
+            /** @description a stable dotted name; its first segment is the target's type. Known: `user.signed_in`, `user.sign_in_refused`, `user.signed_out`, `user.password_set`, `user.invite_created`, `user.invite_used`, `user.created`, `user.changed`, `user.deactivated`, `user.reactivated`, `api_token.created`, `api_token.revoked`, `api_token.use_refused`, `api_token.used_from_new_address`, `webhook.created`, `webhook.changed`, `webhook.paused`, `webhook.resumed`, `webhook.deleted`, `webhook.secret_rotated`, `webhook.delivery_replayed`, `company.created`, `company.settings_changed`, `flow.created`, `task.created`, `task.completed`, `whatsapp_messages.imported`, `oauth_app.registered`, `oauth_app.changed`, `oauth_app.secret_rotated`, `oauth_app.deleted`, `oauth_consent.granted`, `oauth_consent.refused`, `oauth_consent.revoked`, `oauth_grant.refresh_token_reused` */
             action: string;
             actor: {
                 /** @description user, api_token, oauth_app, cli, system */
@@ -8994,7 +8994,7 @@ export interface operations {
                 "application/json": {
                     /** @description an https URL on a public address (no redirects are followed) */
                     url: string;
-                    /** @description event types (`contact.created`, `contact.updated`, `contact.deleted`, `contact.tagged`, `contact.untagged`, `contact.added_to_flow`, `task.created`, `task.completed`, `lead.created`, `lead.linked`, `meet_transcription.created`, `meet_transcription.stopped`, `meet_transcription.transcribed`, `meet_transcription.linked_to_task`, `whatsapp_message.created`, `custom_field.created`, `custom_field.updated`, `custom_field.deleted`, `tag.created`, `tag.updated`, `tag.deleted`), or `["*"]` for every type, present and future */
+                    /** @description event types (`contact.created`, `contact.updated`, `contact.deleted`, `contact.tagged`, `contact.untagged`, `contact.added_to_flow`, `task.created`, `task.completed`, `lead.created`, `lead.linked`, `meet_transcription.created`, `meet_transcription.stopped`, `meet_transcription.transcribed`, `meet_transcription.linked_to_task`, `whatsapp_message.created`, `custom_field.created`, `custom_field.updated`, `custom_field.deleted`, `tag.created`, `tag.updated`, `tag.deleted`, `audit_event.created`), or `["*"]` for every type, present and future, but `audit_event.created` (admins with `audit:read` name it to stream the audit log) */
                     events: string[];
                     description?: string | null;
                 };
@@ -9011,7 +9011,7 @@ export interface operations {
                 "application/x-www-form-urlencoded": {
                     /** @description an https URL on a public address (no redirects are followed) */
                     url: string;
-                    /** @description event types (`contact.created`, `contact.updated`, `contact.deleted`, `contact.tagged`, `contact.untagged`, `contact.added_to_flow`, `task.created`, `task.completed`, `lead.created`, `lead.linked`, `meet_transcription.created`, `meet_transcription.stopped`, `meet_transcription.transcribed`, `meet_transcription.linked_to_task`, `whatsapp_message.created`, `custom_field.created`, `custom_field.updated`, `custom_field.deleted`, `tag.created`, `tag.updated`, `tag.deleted`), or `["*"]` for every type, present and future */
+                    /** @description event types (`contact.created`, `contact.updated`, `contact.deleted`, `contact.tagged`, `contact.untagged`, `contact.added_to_flow`, `task.created`, `task.completed`, `lead.created`, `lead.linked`, `meet_transcription.created`, `meet_transcription.stopped`, `meet_transcription.transcribed`, `meet_transcription.linked_to_task`, `whatsapp_message.created`, `custom_field.created`, `custom_field.updated`, `custom_field.deleted`, `tag.created`, `tag.updated`, `tag.deleted`, `audit_event.created`), or `["*"]` for every type, present and future, but `audit_event.created` (admins with `audit:read` name it to stream the audit log) */
                     events: string[];
                     description?: string | null;
                 };
@@ -9380,7 +9380,7 @@ export interface operations {
                 "application/json": {
                     /** @description an https URL on a public address (no redirects are followed) */
                     url?: string;
-                    /** @description event types (`contact.created`, `contact.updated`, `contact.deleted`, `contact.tagged`, `contact.untagged`, `contact.added_to_flow`, `task.created`, `task.completed`, `lead.created`, `lead.linked`, `meet_transcription.created`, `meet_transcription.stopped`, `meet_transcription.transcribed`, `meet_transcription.linked_to_task`, `whatsapp_message.created`, `custom_field.created`, `custom_field.updated`, `custom_field.deleted`, `tag.created`, `tag.updated`, `tag.deleted`), or `["*"]` for every type, present and future */
+                    /** @description event types (`contact.created`, `contact.updated`, `contact.deleted`, `contact.tagged`, `contact.untagged`, `contact.added_to_flow`, `task.created`, `task.completed`, `lead.created`, `lead.linked`, `meet_transcription.created`, `meet_transcription.stopped`, `meet_transcription.transcribed`, `meet_transcription.linked_to_task`, `whatsapp_message.created`, `custom_field.created`, `custom_field.updated`, `custom_field.deleted`, `tag.created`, `tag.updated`, `tag.deleted`, `audit_event.created`), or `["*"]` for every type, present and future, but `audit_event.created` (admins with `audit:read` name it to stream the audit log) */
                     events?: string[];
                     description?: string | null;
                     /** @description true re-enables a disabled subscription (clearing disabled_reason); false stops deliveries */
@@ -9389,7 +9389,7 @@ export interface operations {
                 "application/x-www-form-urlencoded": {
                     /** @description an https URL on a public address (no redirects are followed) */
                     url?: string;
-                    /** @description event types (`contact.created`, `contact.updated`, `contact.deleted`, `contact.tagged`, `contact.untagged`, `contact.added_to_flow`, `task.created`, `task.completed`, `lead.created`, `lead.linked`, `meet_transcription.created`, `meet_transcription.stopped`, `meet_transcription.transcribed`, `meet_transcription.linked_to_task`, `whatsapp_message.created`, `custom_field.created`, `custom_field.updated`, `custom_field.deleted`, `tag.created`, `tag.updated`, `tag.deleted`), or `["*"]` for every type, present and future */
+                    /** @description event types (`contact.created`, `contact.updated`, `contact.deleted`, `contact.tagged`, `contact.untagged`, `contact.added_to_flow`, `task.created`, `task.completed`, `lead.created`, `lead.linked`, `meet_transcription.created`, `meet_transcription.stopped`, `meet_transcription.transcribed`, `meet_transcription.linked_to_task`, `whatsapp_message.created`, `custom_field.created`, `custom_field.updated`, `custom_field.deleted`, `tag.created`, `tag.updated`, `tag.deleted`, `audit_event.created`), or `["*"]` for every type, present and future, but `audit_event.created` (admins with `audit:read` name it to stream the audit log) */
                     events?: string[];
                     description?: string | null;
                     /** @description true re-enables a disabled subscription (clearing disabled_reason); false stops deliveries */

@@ -195,6 +195,8 @@ export const apiTokens = pgTable('api_tokens', {
   expiresAt: instant('expires_at'), // null: never
   // An OAuth access token: the grant it was issued for (null: a personal api token).
   oauthGrantId: ref('oauth_grant_id'),
+  // Set when the first refusal of the expired token was recorded (the record's guard: one per token).
+  expiryRefusalRecordedAt: instant('expiry_refusal_recorded_at'),
   ...timestamps,
 }, (t) => [
   primaryKey({ columns: [t.companyId, t.id] }),
@@ -204,6 +206,19 @@ export const apiTokens = pgTable('api_tokens', {
   uniqueIndex('api_tokens_token_hash_key').on(t.tokenHash),
   index('api_tokens_company_user_idx').on(t.companyId, t.userId),
   sameCompany('api_tokens_user_fk', [t.companyId, t.userId], [users.companyId, users.id], 'cascade'),
+])
+
+// The client addresses a token was used from (migration 0017), upserted with "last used"
+// once a minute: an address not seen for the token in 30 days is an audit record.
+export const apiTokenAddresses = pgTable('api_token_addresses', {
+  companyId: ref('company_id').notNull(),
+  tokenId: ref('token_id').notNull(),
+  ip: varchar('ip', { length: 64 }).notNull(),
+  firstSeenAt: instant('first_seen_at').notNull(),
+  lastSeenAt: instant('last_seen_at').notNull(),
+}, (t) => [
+  primaryKey({ columns: [t.companyId, t.tokenId, t.ip] }),
+  sameCompany('api_token_addresses_token_fk', [t.companyId, t.tokenId], [apiTokens.companyId, apiTokens.id], 'cascade'),
 ])
 
 // Web application sessions, server-side so that signing out and deactivation end them at

@@ -2,13 +2,15 @@
 // (through the in-process token cache; an expired token answers 401 token_expired), then spend one request of the caller's rate
 // limit. Requests without a valid token spend from their client address's limit instead,
 // so tokens cannot be guessed at speed. Every answer carries the X-RateLimit-* headers.
-// A token's use is noted in memory for its "last used" (written once a minute, not per request).
-import type { FastifyReply } from 'fastify'
+// A token's use is noted in memory for its "last used" and its client address (written once a
+// minute, not per request); the first refusal of an expired token is recorded in the audit log.
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { ApiError, expiredToken, invalidToken, missingToken } from '../errors.js'
 import { LastUsedTracker } from '../modules/auth/last-used.js'
 import { TokenCache } from '../modules/auth/token-cache.js'
-import { findCaller, hashToken, parseRevocation, REVOKE_CHANNEL } from '../modules/auth/tokens.service.js'
+import { originOf, requestContext } from '../modules/audit/audit.context.js'
+import { findCaller, hashToken, parseRevocation, recordExpiredRefusal, REVOKE_CHANNEL } from '../modules/auth/tokens.service.js'
 import type { RateLimitDecision, RateLimiter } from '../rate-limit/limiter.js'
 import type { Caller } from '../tenancy.js'
 
@@ -63,6 +65,21 @@ export default fp<AuthOptions>(
       },
     )
 
+    // Expired tokens whose first refusal this process has recorded (or found recorded): later
+    // requests with them cost no query. Bounded: forgetting costs one no-op update.
+    const refusalRecorded = new Set<number>()
+    async function recordRefusal(caller: Caller, request: FastifyRequest) {
+      if (caller.access.kind !== 'personal' || refusalRecorded.has(caller.tokenId)) return
+      try {
+        await recordExpiredRefusal(app.db, caller, requestContext(request, { type: 'api_token', id: caller.tokenId, label: null }), app.clock())
+        if (refusalRecorded.size >= 10_000) refusalRecorded.clear()
+        refusalRecorded.add(caller.tokenId)
+      } catch (err) {
+        // The refusal stands; the record is tried again at the next request.
+        request.log.warn({ err }, 'could not record the refusal of an expired api token')
+      }
+    }
+
     async function spend(key: string, reply: FastifyReply) {
       const decision = await limiter.consume(key)
       setRateHeaders(reply, decision)
@@ -89,10 +106,11 @@ export default fp<AuthOptions>(
       const expiresAt = caller.access.expiresAt
       if (expiresAt !== null && expiresAt.getTime() <= app.clock().getTime()) {
         await spend(`ip:${request.ip}`, reply)
+        await recordRefusal(caller, request)
         throw expiredToken()
       }
       request.caller = caller
-      lastUsed.touch(caller.tokenId, caller.companyId)
+      lastUsed.touch(caller.tokenId, caller.companyId, request.ip, () => originOf(request))
       // An OAuth grant's access tokens share one limit (a new one each hour must not reset it).
       const grantId = caller.access.grantId
       await spend(grantId === null ? `token:${String(caller.tokenId)}` : `grant:${String(grantId)}`, reply)

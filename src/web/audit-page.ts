@@ -44,8 +44,11 @@ function predicate(event: AuditEvent): string {
     case 'user.created': return `created the user ${target}`
     case 'user.deactivated': return `deactivated ${target}`
     case 'user.reactivated': return `reactivated ${target}`
+    case 'user.changed': return `changed ${changed} of ${target}`
     case 'api_token.created': return `created the token ${quoted(target)}`
     case 'api_token.revoked': return `revoked the token ${quoted(target)}`
+    case 'api_token.use_refused': return 'was refused: it has expired'
+    case 'api_token.used_from_new_address': return 'was used from a new address'
     case 'webhook.created': return `created the webhook ${target}`
     case 'webhook.changed': return `changed the webhook ${target} (${changed})`
     case 'webhook.paused': return `paused the webhook ${target}`
@@ -54,6 +57,7 @@ function predicate(event: AuditEvent): string {
     case 'webhook.secret_rotated': return `rotated the signing secret of the webhook ${target}`
     case 'webhook.delivery_replayed': return `replayed a delivery of the webhook ${target}`
     case 'company.created': return `created the company ${target}`
+    case 'company.settings_changed': return `changed ${changed} of the company ${target}`
     case 'flow.created': return `created the flow ${target}`
     case 'task.created': return `created the task ${quoted(target)}`
     case 'task.completed': return `completed the task ${quoted(target)}`

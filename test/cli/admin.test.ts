@@ -30,7 +30,7 @@ for (const backend of backends()) {
     test('help: every command, a resource alone lists its actions, every command has --help', async () => {
       const general = await admin.run(['--help'])
       assert.equal(general.code, 0)
-      for (const name of ['company create', 'company list', 'user create', 'user list', 'token create', 'token revoke', 'flow create', 'task create', 'whatsapp import']) {
+      for (const name of ['company create', 'company set-timezone', 'company list', 'user create', 'user set-role', 'user list', 'token create', 'token revoke', 'flow create', 'task create', 'whatsapp import']) {
         assert.ok(general.stdout.includes(name), name)
       }
       const none = await admin.run([])
@@ -147,7 +147,7 @@ for (const backend of backends()) {
       await fails(['company', 'create', '--name', '-x'], '--name needs a value; a value starting with "-" is written --name=-x')
       await fails(['company', 'create', 'Acme'], 'unexpected "Acme": every value follows its --option; see npm run admin -- company create --help')
       await fails(['company', 'list', '--json=yes'], '--json takes no value')
-      await fails(['company', 'explode'], 'unknown command "company explode"; company can create or list')
+      await fails(['company', 'explode'], 'unknown command "company explode"; company can create, set-timezone or list')
       await fails(['companies'], /^admin: unknown command "companies"; the commands are company, user, token, flow, task, whatsapp or audit; see npm run admin -- --help\n$/)
       await fails(['--json'], 'a command comes first (npm run admin -- <resource> <action>); see npm run admin -- --help')
       await fails(['user', 'create', '--company', id, '--name', 'Dup', '--email', 'ANA@acme.example'], '--email has already been taken')

@@ -15,6 +15,7 @@ import type { Db } from '../../src/db/db.js'
 import { startEmbeddedCluster, type EmbeddedCluster } from '../../src/db/embedded.js'
 import { usePreparedStatements } from '../../src/db/query.js'
 import { orm, type TestDb } from './orm.js'
+import { rememberSecret, rememberSecretsIn, secretsInAuditLog } from './secrets.js'
 
 export interface Backend {
   /** `postgres`: the server of TEST_DATABASE_URL; `embedded`: the test run's own cluster. */
@@ -111,8 +112,11 @@ function backendOn(name: Backend['name'], adminUrl: () => Promise<string>): Back
         database: handle,
         url,
         async drop() {
+          // Every audit record of this database, searched for the secrets the test file made (test/helpers/secrets.ts).
+          const problems = await secretsInAuditLog(url).catch((err: unknown) => [`could not search the audit log: ${String(err)}`])
           await handle.close()
           await withAdmin(admin, (client) => client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`))
+          if (problems.length > 0) throw new Error(`secrets in the audit log:\n${problems.join('\n')}`)
         },
       }
     },
@@ -180,6 +184,18 @@ export async function startApp(
 ): Promise<TestApp> {
   const { database, drop } = await backend.open()
   const app = await buildApp(testConfig(options.config), { ...options.deps, database })
+  // What the test sends as a secret and what the app shows as one: searched for in the audit log when the database is dropped.
+  app.addHook('preHandler', async (request) => {
+    const fields = request.body
+    if (fields === null || typeof fields !== 'object') return
+    for (const [name, value] of Object.entries(fields as Record<string, unknown>)) {
+      if (typeof value === 'string' && /password|secret|token|confirm/i.test(name)) rememberSecret(value)
+    }
+  })
+  app.addHook('onSend', async (_request, _reply, payload) => {
+    if (typeof payload === 'string') rememberSecretsIn(payload)
+    return payload
+  })
   options.extend?.(app)
   await app.ready()
   return {

@@ -11,6 +11,7 @@ import { runCli } from '../../src/cli/run.js'
 import type { DatabaseHandle } from '../../src/db/client.js'
 import type { Db } from '../../src/db/db.js'
 import type { Backend } from './app.js'
+import { rememberSecretsIn } from './secrets.js'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 const built = join(root, 'dist/cli/main.js')
@@ -30,6 +31,7 @@ export async function runAdmin(args: string[], target: { database: Db } | { env:
     stderr: (text) => (stderr += text),
     ...('database' in target ? { database: target.database, env: {} } : { env: target.env }),
   })
+  rememberSecretsIn(stdout)
   return { code, stdout, stderr }
 }
 
@@ -60,6 +62,7 @@ export function spawnAdmin(args: string[], env: Record<string, string>): Promise
       { cwd: root, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0
+        rememberSecretsIn(stdout)
         resolve({ code, stdout, stderr })
       },
     )

@@ -5,6 +5,7 @@ import type { Db } from '../../src/db/db.js'
 import { createToken } from '../../src/modules/auth/tokens.service.js'
 import { createCompany, createUser } from '../../src/modules/users/users.service.js'
 import { asCompanyId, type CompanyId } from '../../src/tenancy.js'
+import { rememberSecret } from './secrets.js'
 
 let sequence = 0
 const next = () => ++sequence
@@ -24,6 +25,7 @@ export async function tenant(db: Db, options: { timezone?: string; name?: string
   const companyId = asCompanyId(company.id)
   const user = await addUser(db, companyId, { role: 'admin' })
   const { token } = await createToken(db, user.id)
+  rememberSecret(token)
   return { companyId, userId: user.id, token, auth: { authorization: `Bearer ${token}` } }
 }
 

@@ -5,9 +5,11 @@ import type { App } from '../../src/app.js'
 import type { Db } from '../../src/db/db.js'
 import { setPassword } from '../../src/modules/auth/accounts.service.js'
 import { addUser } from '../helpers/factories.js'
+import { rememberSecret } from '../helpers/secrets.js'
 import type { CompanyId } from '../../src/tenancy.js'
 
 export const PASSWORD = 'correct horse battery staple'
+rememberSecret(PASSWORD)
 
 /** A user of the company with a password set, for signing in. */
 export async function member(
@@ -16,6 +18,7 @@ export async function member(
   options: { email?: string; name?: string; password?: string; role?: 'admin' | 'member' } = {},
 ) {
   const user = await addUser(db, companyId, { email: options.email, name: options.name, role: options.role })
+  rememberSecret(options.password)
   await setPassword(db, user.id, { password: options.password ?? PASSWORD })
   return user
 }

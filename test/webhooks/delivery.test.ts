@@ -117,7 +117,8 @@ for (const backend of backends()) {
 
     test('every event type arrives, signed so that a Standard Webhooks verifier accepts it', async () => {
       const hook = await receiver()
-      const everything = await subscribe(main.sql, main.key, acme.companyId, hook.url)
+      // Every type by name: ["*"] leaves out audit_event.created (docs/webhook-events.md).
+      const everything = await subscribe(main.sql, main.key, acme.companyId, hook.url, { events: [...EVENT_TYPES] })
       const tagsOnly = await receiver()
       const tagSubscription = await subscribe(main.sql, main.key, acme.companyId, tagsOnly.url, { events: ['tag.created'] })
       // Key order is the API's, not alphabetical: the data must arrive byte for byte.

@@ -9,10 +9,13 @@ export const AUDIT_ACTIONS = [
   'user.invite_created',
   'user.invite_used',
   'user.created',
+  'user.changed',
   'user.deactivated',
   'user.reactivated',
   'api_token.created',
   'api_token.revoked',
+  'api_token.use_refused',
+  'api_token.used_from_new_address',
   'webhook.created',
   'webhook.changed',
   'webhook.paused',
@@ -21,6 +24,7 @@ export const AUDIT_ACTIONS = [
   'webhook.secret_rotated',
   'webhook.delivery_replayed',
   'company.created',
+  'company.settings_changed',
   'flow.created',
   'task.created',
   'task.completed',
@@ -44,5 +48,5 @@ export const ACTOR_TYPES = ['user', 'api_token', 'oauth_app', 'cli', 'system'] a
 export type ActorType = (typeof ACTOR_TYPES)[number]
 
 /** Why an action failed: stable codes. */
-export const FAILURE_REASONS = ['wrong_password', 'rate_limited', 'deactivated'] as const
+export const FAILURE_REASONS = ['wrong_password', 'rate_limited', 'deactivated', 'expired'] as const
 export type FailureReason = (typeof FAILURE_REASONS)[number]

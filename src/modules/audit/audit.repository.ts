@@ -5,6 +5,8 @@
 import type { Db } from '../../db/db.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
+import { AUDIT_EVENT_TYPE } from '../webhooks/event-types.js'
+import { outboxCtes } from '../webhooks/outbox.js'
 
 /** A row as the API shows it (audit.service.ts maps it). */
 export interface AuditRow {
@@ -48,17 +50,38 @@ export interface NewAuditRow {
 // The one statement recording adds to a transaction. An api token acting without a label
 // given is labelled here, from the token (its label, else its first characters) and its
 // user's name, by primary keys: the request's token lookup carries neither.
+// When an enabled webhook subscription of the company names `audit_event.created`, the same
+// statement records that event in the outbox (docs/webhook-events.md), its data the record
+// exactly as the API lists it (toAuditEvent's keys and order, instants with milliseconds in
+// UTC); otherwise the outbox is not touched. The subscriptions are read by their primary key
+// (company_id, id): a company has a handful.
 const insertStatement = defineQuery<{ id: number }>(
   'audit.insert',
-  `insert into audit_events (company_id, occurred_at, action, actor_type, actor_id, actor_label, target_type, target_id,
-                             target_label, outcome, reason, ip, user_agent, request_id, changes)
-   values ($1, $2, $3, $4::text, $5::bigint,
-           coalesce($6::text, case when $4::text = 'api_token' then (
-             select coalesce(t.label, t.prefix || '…') || ' (' || u.name || ')'
-               from api_tokens t join users u on u.company_id = t.company_id and u.id = t.user_id
-              where t.company_id = $1 and t.id = $5::bigint) end),
-           $7, $8, $9, $10, $11, $12, $13, $14, $15::json)
-   returning id`,
+  `with recorded as (
+     insert into audit_events (company_id, occurred_at, action, actor_type, actor_id, actor_label, target_type, target_id,
+                               target_label, outcome, reason, ip, user_agent, request_id, changes)
+     values ($1, $2, $3, $4::text, $5::bigint,
+             coalesce($6::text, case when $4::text = 'api_token' then (
+               select coalesce(t.label, t.prefix || '…') || ' (' || u.name || ')'
+                 from api_tokens t join users u on u.company_id = t.company_id and u.id = t.user_id
+                where t.company_id = $1 and t.id = $5::bigint) end),
+             $7, $8, $9, $10, $11, $12, $13, $14, $15::json)
+     returning ${COLUMNS}
+   ), streamed as (
+     select 1 as ord, '${AUDIT_EVENT_TYPE}'::text as type,
+            json_build_object(
+              'id', r.id,
+              'occurred_at', to_char(r.occurred_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+              'action', r.action,
+              'actor', json_build_object('type', r.actor_type, 'id', r.actor_id, 'label', r.actor_label),
+              'target', json_build_object('type', r.target_type, 'id', r.target_id, 'label', r.target_label),
+              'outcome', r.outcome, 'reason', r.reason, 'ip', r.ip, 'user_agent', r.user_agent,
+              'request_id', r.request_id, 'changes', r.changes) as data
+       from recorded r
+      where exists (select from webhook_subscriptions s
+                     where s.company_id = $1 and s.enabled and '${AUDIT_EVENT_TYPE}' = any (s.events))
+   ), ${outboxCtes('streamed', '$1::bigint', '$2::timestamptz')}
+   select id from recorded`,
 )
 
 export async function insertAuditRow(db: Db, companyId: CompanyId, row: NewAuditRow): Promise<number> {

@@ -2,7 +2,7 @@
 // describes), the newest-first list with its signed cursor, the JSON Lines export and the
 // retention. Records are never changed; only the retention job removes them.
 import type { Db } from '../../db/db.js'
-import { invalid } from '../../errors.js'
+import { forbiddenRole, insufficientScope, invalid } from '../../errors.js'
 import { DEFAULT_PER_PAGE } from '../../http/pagination.js'
 import { decodeCursor, encodeCursor } from '../../http/sync.js'
 import type { Caller, CompanyId } from '../../tenancy.js'
@@ -73,6 +73,25 @@ export function changesOf<T extends object>(before: Partial<T>, after: T, fields
     if (JSON.stringify(was) !== JSON.stringify(is)) changes[field] = [was, is]
   }
   return changes
+}
+
+/** Who asks: a token's caller (role and scopes), or a web session's account (role; full access). */
+export interface AuditReader {
+  role: 'admin' | 'member'
+  access?: { grants: ReadonlySet<string> | null }
+}
+
+/** Whether `who` may read the audit log, as its routes allow: an admin, with `audit:read` (or full access). */
+export function readsAudit(who: AuditReader): boolean {
+  const grants = who.access?.grants ?? null
+  return who.role === 'admin' && (grants === null || grants.has('audit:read'))
+}
+
+/** Refuses as the audit log's routes do: a member 403 forbidden_role, a token without the scope 403 insufficient_scope. */
+export function checkAuditReader(who: AuditReader): void {
+  const grants = who.access?.grants ?? null
+  if (grants !== null && !grants.has('audit:read')) throw insufficientScope('audit:read')
+  if (who.role !== 'admin') throw forbiddenRole()
 }
 
 /** A record as the API shows it. */

@@ -187,17 +187,74 @@ export async function revokeCompanyToken(db: Db, companyId: CompanyId, id: numbe
   return runOne(db, revokeOfCompany, [companyId, id, at])
 }
 
-// "Last used", written in one statement for every token used since the last flush (at most
-// once a minute per process), by primary key. The condition skips a write when another
-// instance recorded a use less than a minute before.
-const touchTokens = defineQuery<never>(
+// "Last used" and the client addresses of every token used since the last flush (at most
+// once a minute per process), in one statement. Tokens by primary key; the update skips a
+// token another instance recorded less than a minute before. Each address is upserted
+// (api_token_addresses' primary key); its last_seen_at moves at most once an hour, and an
+// address unseen for 30 days starts a new streak (first_seen_at = last_seen_at = this use).
+// The rows returned are the addresses whose streak this statement began, new or back after
+// 30 days: the condition is checked on the row as it stands when the upsert takes it, so two
+// instances flushing the same address at once return it once.
+const touchTokens = defineQuery<NewTokenAddress>(
   'auth.touchTokens',
-  `update api_tokens t set last_used_at = u.at
-     from unnest($1::bigint[], $2::bigint[], $3::timestamptz[]) as u(company_id, id, at)
-    where t.company_id = u.company_id and t.id = u.id
-      and (t.last_used_at is null or t.last_used_at < u.at - interval '1 minute')`,
+  `with touched as (
+     update api_tokens t set last_used_at = u.at
+       from unnest($1::bigint[], $2::bigint[], $3::timestamptz[]) as u(company_id, id, at)
+      where t.company_id = u.company_id and t.id = u.id
+        and (t.last_used_at is null or t.last_used_at < u.at - interval '1 minute')
+   ), seen as (
+     insert into api_token_addresses as a (company_id, token_id, ip, first_seen_at, last_seen_at)
+     select u.company_id, u.token_id, u.ip, u.at, u.at
+       from unnest($4::bigint[], $5::bigint[], $6::text[], $7::timestamptz[]) with ordinality as u(company_id, token_id, ip, at, n)
+      where exists (select from api_tokens t where t.company_id = u.company_id and t.id = u.token_id) -- not one deleted meanwhile
+      order by u.n
+     on conflict (company_id, token_id, ip) do update
+        set first_seen_at = case when a.last_seen_at < excluded.last_seen_at - interval '30 days'
+                                 then excluded.last_seen_at else a.first_seen_at end,
+            last_seen_at = excluded.last_seen_at
+      where a.last_seen_at < excluded.last_seen_at - interval '1 hour'
+     returning a.company_id, a.token_id, a.ip, a.first_seen_at, a.last_seen_at
+   )
+   select s.company_id, s.token_id, s.ip, coalesce(t.label, t.prefix || '…') as label
+     from seen s join api_tokens t on t.company_id = s.company_id and t.id = s.token_id
+    where s.first_seen_at = s.last_seen_at`,
 )
 
-export async function recordTokenUses(db: Db, uses: { companyId: number; tokenId: number; at: Date }[]) {
-  await run(db, touchTokens, [uses.map((u) => u.companyId), uses.map((u) => u.tokenId), uses.map((u) => u.at)])
+/** An address a token was used from, not seen for it in 30 days (or ever). */
+export interface NewTokenAddress {
+  company_id: number
+  token_id: number
+  ip: string
+  /** The token's label, else its first characters. */
+  label: string
+}
+
+export async function recordTokenUses(
+  db: Db,
+  uses: { companyId: number; tokenId: number; at: Date }[],
+  addresses: { companyId: number; tokenId: number; ip: string; at: Date }[],
+): Promise<NewTokenAddress[]> {
+  return run(db, touchTokens, [
+    uses.map((u) => u.companyId),
+    uses.map((u) => u.tokenId),
+    uses.map((u) => u.at),
+    addresses.map((a) => a.companyId),
+    addresses.map((a) => a.tokenId),
+    addresses.map((a) => a.ip),
+    addresses.map((a) => a.at),
+  ])
+}
+
+// The first refusal of an expired token is recorded once: this sets the guard while it is
+// null (primary key), and the audit record is written in the same transaction only when it
+// did. Instances racing here queue on the row; the later ones find it set.
+const markExpiryRefusal = defineQuery<{ id: number; label: string }>(
+  'auth.markExpiryRefusal',
+  `update api_tokens set expiry_refusal_recorded_at = $3
+    where company_id = $1 and id = $2 and expiry_refusal_recorded_at is null
+    returning id, coalesce(label, prefix || '…') as label`,
+)
+
+export async function markTokenExpiryRefusal(db: Db, companyId: CompanyId, id: number, at: Date) {
+  return runOne(db, markExpiryRefusal, [companyId, id, at])
 }

@@ -17,6 +17,7 @@ import {
   liveTokenOfCompany,
   liveTokensOf,
   liveTokensOfCompany,
+  markTokenExpiryRefusal,
   revokeCompanyToken,
   revokeTokenByHash,
   revokeTokenOf,
@@ -258,4 +259,18 @@ export async function findCompanyToken(db: Db, companyId: CompanyId, id: number)
 /** An admin revokes any live token of the company; every server forgets it at once. */
 export async function revokeCompanyTokenById(db: Db, companyId: CompanyId, id: number, now: Date, context: AuditContext = SYSTEM_CONTEXT) {
   return revokeRecorded(db, companyId, now, context, (tx) => revokeCompanyToken(tx, companyId, id, now))
+}
+
+/**
+ * The first refusal of an expired token, recorded once whatever the number of requests and
+ * instances (`api_token.use_refused`, reason `expired`): the guard column and the record in
+ * one transaction. Answers whether this call recorded it.
+ */
+export async function recordExpiredRefusal(db: Db, caller: Pick<Caller, 'companyId' | 'tokenId'>, context: AuditContext, now: Date): Promise<boolean> {
+  return transaction(db, async (tx) => {
+    const marked = await markTokenExpiryRefusal(tx, caller.companyId, caller.tokenId, now)
+    if (!marked) return false
+    await recordAudit(tx, caller.companyId, context, { action: 'api_token.use_refused', target: { id: marked.id, label: marked.label }, failure: 'expired' }, now)
+    return true
+  })
 }

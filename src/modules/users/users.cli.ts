@@ -2,8 +2,8 @@ import { Type } from 'typebox'
 import { defineCommand } from '../../cli/command.js'
 import { Id } from '../../http/schemas.js'
 import { createToken, parseScopes, revokeToken } from '../auth/tokens.service.js'
-import { CompanyCreateInput, TokenCreateInput, TokenRevokeInput, UserCreateInput } from './users.schemas.js'
-import { createCompany, createUser, listCompanies, listUsers } from './users.service.js'
+import { CompanyCreateInput, CompanySetTimezoneInput, TokenCreateInput, TokenRevokeInput, UserCreateInput, UserSetRoleInput } from './users.schemas.js'
+import { createCompany, createUser, listCompanies, listUsers, setCompanyTimezone, setUserRole } from './users.service.js'
 
 export const usersCommands = [
   defineCommand({
@@ -15,6 +15,16 @@ export const usersCommands = [
     },
     input: CompanyCreateInput,
     run: (db, input, context) => createCompany(db, input, context.audit),
+  }),
+  defineCommand({
+    name: 'company set-timezone',
+    summary: 'Change the time zone of a company ("today" of tasks and done dates)',
+    options: {
+      company: { value: 'ID', description: 'the company id', required: true },
+      timezone: { value: 'Area/City', description: 'the IANA time zone', required: true },
+    },
+    input: CompanySetTimezoneInput,
+    run: (db, input, context) => setCompanyTimezone(db, input, context.audit),
   }),
   defineCommand({
     name: 'company list',
@@ -35,6 +45,16 @@ export const usersCommands = [
     },
     input: UserCreateInput,
     run: (db, input, context) => createUser(db, input, context.audit),
+  }),
+  defineCommand({
+    name: 'user set-role',
+    summary: "Change a user's role: admin or member (takes effect at once on every server)",
+    options: {
+      user: { value: 'ID', description: 'the user id', required: true },
+      role: { value: 'admin|member', description: 'the new role', required: true },
+    },
+    input: UserSetRoleInput,
+    run: (db, input, context) => setUserRole(db, input, context.audit),
   }),
   defineCommand({
     name: 'user list',

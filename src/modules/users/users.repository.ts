@@ -157,3 +157,36 @@ export async function insertCompany(db: Db, values: { name: string; timezone: st
   if (!row) throw new Error('insert returned no row')
   return row
 }
+
+// The admin command line's changes: the row locked first (its values before the change, for
+// the audit record; a concurrent change waits), then updated, both by primary key but the
+// user's lookup by id alone (the command names no company).
+const userForUpdate = defineQuery<UserRow>('users.byIdForUpdate', `select ${USER_ROW} from users where id = $1 for update`)
+
+export async function lockUserAnyCompany(db: Db, id: number): Promise<UserRow | undefined> {
+  return runOne(db, userForUpdate, [id])
+}
+
+const setRoleStatement = defineQuery<UserRow>(
+  'users.setRole',
+  `update users set role = $3, updated_at = $4 where company_id = $1 and id = $2 returning ${USER_ROW}`,
+)
+
+export async function updateUserRole(db: Db, companyId: CompanyId, id: number, role: 'admin' | 'member', at: Date): Promise<UserRow | undefined> {
+  return runOne(db, setRoleStatement, [companyId, id, role, at])
+}
+
+const companyForUpdate = defineQuery<CompanyRow>('users.companyForUpdate', `select ${COMPANY_ROW} from companies where id = $1 for update`)
+
+export async function lockCompany(db: Db, companyId: CompanyId): Promise<CompanyRow | undefined> {
+  return runOne(db, companyForUpdate, [companyId])
+}
+
+const setTimezoneStatement = defineQuery<CompanyRow>(
+  'users.setCompanyTimezone',
+  `update companies set timezone = $2, updated_at = $3 where id = $1 returning ${COMPANY_ROW}`,
+)
+
+export async function updateCompanyTimezone(db: Db, companyId: CompanyId, timezone: string, at: Date): Promise<CompanyRow | undefined> {
+  return runOne(db, setTimezoneStatement, [companyId, timezone, at])
+}

@@ -83,6 +83,18 @@ export const UserCreateInput = Type.Object({
 })
 export type UserCreateInput = Static<typeof UserCreateInput>
 
+export const UserSetRoleInput = Type.Object({
+  user: Id,
+  role: Type.Union([Type.Literal('admin'), Type.Literal('member')]),
+})
+export type UserSetRoleInput = Static<typeof UserSetRoleInput>
+
+export const CompanySetTimezoneInput = Type.Object({
+  company: Id,
+  timezone: NonBlank(),
+})
+export type CompanySetTimezoneInput = Static<typeof CompanySetTimezoneInput>
+
 export const TokenCreateInput = Type.Object({
   user: Id,
   scopes: Type.Optional(NonBlank()),

@@ -4,7 +4,8 @@ import { ApiError, invalid } from '../../errors.js'
 import { asCompanyId, type CompanyId, type TokenAccess } from '../../tenancy.js'
 import { SYSTEM_CONTEXT, type AuditContext } from '../audit/audit.context.js'
 import { recordAudit } from '../audit/audit.service.js'
-import type { CompanyCreateInput, UserCreateInput } from './users.schemas.js'
+import { announceUserRevoked } from '../auth/tokens.service.js'
+import type { CompanyCreateInput, CompanySetTimezoneInput, UserCreateInput, UserSetRoleInput } from './users.schemas.js'
 import {
   allCompanies,
   allUsersOf,
@@ -12,6 +13,10 @@ import {
   hasAnyCompany,
   insertCompany,
   insertUser,
+  lockCompany,
+  lockUserAnyCompany,
+  updateCompanyTimezone,
+  updateUserRole,
   type CompanyRow,
   type UserRow,
 } from './users.repository.js'
@@ -105,4 +110,50 @@ export async function isFreshDatabase(db: Db): Promise<boolean> {
 export function withToken(json: string, access: TokenAccess): string {
   const token = { scopes: access.scopes ?? ['*'], kind: access.kind, expires_at: access.expiresAt, app: access.app && { id: access.app.id, name: access.app.name } }
   return `${json.slice(0, -1)},"token":${JSON.stringify(token)}}`
+}
+
+/**
+ * `user set-role`: an admin or a member from now on. Every server forgets the user's cached
+ * tokens at once (the role travels with a cached token), as for a deactivation. The same role
+ * again changes and records nothing.
+ */
+export async function setUserRole(db: Db, input: UserSetRoleInput, context: AuditContext = SYSTEM_CONTEXT, now = new Date()) {
+  return transaction(db, async (tx) => {
+    const was = await lockUserAnyCompany(tx, input.user)
+    if (!was) throw new ApiError(404, `user ${String(input.user)} not found`)
+    if (was.role === input.role) return toUser(was)
+    const companyId = asCompanyId(was.companyId)
+    const row = await updateUserRole(tx, companyId, was.id, input.role, now)
+    if (!row) throw new Error('update returned no row')
+    await announceUserRevoked(tx, row.id)
+    await recordAudit(tx, companyId, context, {
+      action: 'user.changed',
+      target: { id: row.id, label: row.name },
+      changes: { role: [was.role, row.role] },
+    }, now)
+    return toUser(row)
+  })
+}
+
+/**
+ * `company set-timezone`: the zone of "today" for tasks and done dates. Servers' cached
+ * tokens carry the old zone until their entry expires (TOKEN_CACHE_TTL_MS, 10 s). The same
+ * zone again changes and records nothing.
+ */
+export async function setCompanyTimezone(db: Db, input: CompanySetTimezoneInput, context: AuditContext = SYSTEM_CONTEXT, now = new Date()) {
+  if (!isTimeZone(input.timezone)) throw invalid({ timezone: ['is not a known IANA time zone (Area/City)'] })
+  const companyId = asCompanyId(input.company)
+  return transaction(db, async (tx) => {
+    const was = await lockCompany(tx, companyId)
+    if (!was) throw new ApiError(404, `company ${String(input.company)} not found`)
+    if (was.timezone === input.timezone) return toCompany(was)
+    const row = await updateCompanyTimezone(tx, companyId, input.timezone, now)
+    if (!row) throw new Error('update returned no row')
+    await recordAudit(tx, companyId, context, {
+      action: 'company.settings_changed',
+      target: { id: row.id, label: row.name },
+      changes: { timezone: [was.timezone, row.timezone] },
+    }, now)
+    return toCompany(row)
+  })
 }

@@ -21,6 +21,14 @@ export const EVENT_TYPES = [
   'tag.created',
   'tag.updated',
   'tag.deleted',
+  'audit_event.created',
 ] as const
+
+/**
+ * Each audit record (docs/audit-log.md), for admins who stream the log elsewhere: delivered
+ * only to subscriptions that name it (not to `["*"]`), subscribed and read in the event log
+ * only by those who may read the audit log (an admin, with the `audit:read` scope).
+ */
+export const AUDIT_EVENT_TYPE = 'audit_event.created'
 
 export type EventType = (typeof EVENT_TYPES)[number]

@@ -2,7 +2,8 @@
 // into api_events, where the event log and the deliveries read them. A move gives each
 // event its id and its company's next sequence number (the counters row ('events', 0)), and
 // makes its pending deliveries, one per enabled subscription of the company whose `events`
-// name its type (or '*'), due since the event was recorded: one statement.
+// name its type (or '*': every type but audit records, which go only to subscriptions that
+// name them), due since the event was recorded: one statement.
 //
 // Why after the commit: numbering in the writing transaction meant holding the company's
 // sequence row from the write to its COMMIT, and every writer of the company queued behind
@@ -21,6 +22,7 @@
 import type { Db } from '../../db/db.js'
 import { defineQuery, run } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
+import { AUDIT_EVENT_TYPE } from './event-types.js'
 
 /** The advisory lock key of a company's publishing, from a SQL expression of its id. */
 const publishingLock = (company: string) => `hashtextextended('events:' || ${company}, 0)`
@@ -46,7 +48,7 @@ const MOVE = `numbered as (
        from published p
        join webhook_subscriptions s
          on s.company_id = p.company_id and s.enabled
-        and (p.type = any (s.events) or '*' = any (s.events))
+        and (p.type = any (s.events) or ('*' = any (s.events) and p.type <> '${AUDIT_EVENT_TYPE}'))
       order by p.id, s.id
      returning 1
    )

@@ -6,7 +6,7 @@ import { EVENT_TYPES } from './event-types.js'
 /** Subscriptions a company may have at once (docs/webhooks.md). */
 export const MAX_SUBSCRIPTIONS = 20
 
-const EVENTS_DESCRIPTION = `event types (${EVENT_TYPES.map((t) => `\`${t}\``).join(', ')}), or \`["*"]\` for every type, present and future`
+const EVENTS_DESCRIPTION = `event types (${EVENT_TYPES.map((t) => `\`${t}\``).join(', ')}), or \`["*"]\` for every type, present and future, but \`audit_event.created\` (admins with \`audit:read\` name it to stream the audit log)`
 
 const EXAMPLE_TIME = '2026-11-22T10:00:00.000Z'
 const EXAMPLE_SUBSCRIPTION = {

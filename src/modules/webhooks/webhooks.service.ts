@@ -7,9 +7,9 @@ import { invalid, notFound, refused } from '../../errors.js'
 import type { PageWindow } from '../../http/pagination.js'
 import type { Caller } from '../../tenancy.js'
 import { SYSTEM_CONTEXT, type AuditContext } from '../audit/audit.context.js'
-import { changesOf, recordAudit } from '../audit/audit.service.js'
+import { changesOf, checkAuditReader, readsAudit, recordAudit, type AuditReader } from '../audit/audit.service.js'
 import { ForbiddenDestinationError, resolveDestination, urlProblem } from './destination.js'
-import { EVENT_TYPES } from './event-types.js'
+import { AUDIT_EVENT_TYPE, EVENT_TYPES } from './event-types.js'
 import { publishCompanyEvents } from './publish.js'
 import { encryptSecret, newSigningSecret } from './secrets.js'
 import {
@@ -87,9 +87,11 @@ async function checkedUrl(url: string, settings: WebhookSettings): Promise<strin
   return url
 }
 
-function checkedEvents(events: string[]): string[] {
+/** The events checked; audit records only for who may read the audit log (webhook writes are already admins'). */
+function checkedEvents(events: string[], who: AuditReader): string[] {
   const checked = eventsProblem(events)
   if ('problem' in checked) throw invalid({ events: [checked.problem] })
+  if (checked.events.includes(AUDIT_EVENT_TYPE)) checkAuditReader(who)
   return checked.events
 }
 
@@ -113,13 +115,13 @@ export async function subscriptionOf(db: Db, caller: Pick<Caller, 'companyId'>, 
 /** The new subscription with its secret in the clear: the only time, with rotate, that it is shown. */
 export async function createSubscription(
   db: Db,
-  caller: Pick<Caller, 'companyId'>,
+  caller: Pick<Caller, 'companyId'> & AuditReader,
   input: CreateWebhookBody,
   settings: WebhookSettings,
   now: Date,
   context: AuditContext = SYSTEM_CONTEXT,
 ) {
-  const events = checkedEvents(input.events)
+  const events = checkedEvents(input.events, caller)
   const url = await checkedUrl(input.url, settings)
   const secret = newSigningSecret()
   const stored = encryptSecret(settings.secretKey, secret)
@@ -141,14 +143,14 @@ export async function createSubscription(
 
 export async function changeSubscription(
   db: Db,
-  caller: Pick<Caller, 'companyId'>,
+  caller: Pick<Caller, 'companyId'> & AuditReader,
   id: number,
   input: UpdateWebhookBody,
   settings: WebhookSettings,
   now: Date,
   context: AuditContext = SYSTEM_CONTEXT,
 ) {
-  const events = input.events === undefined ? undefined : checkedEvents(input.events)
+  const events = input.events === undefined ? undefined : checkedEvents(input.events, caller)
   const url = input.url === undefined ? undefined : await checkedUrl(input.url, settings)
   const row = await transaction(db, async (tx) => {
     const updated = await updateSubscription(tx, caller.companyId, id, { url, events, description: input.description, enabled: input.enabled, now })
@@ -270,16 +272,24 @@ function eventTypesFilter(type: string | undefined): string[] | null {
   return types
 }
 
-/** The company's event log; what it has recorded and committed is published first, so a client sees its own changes. */
-export async function eventLog(db: Db, caller: Pick<Caller, 'companyId'>, query: EventsQuery, window: PageWindow) {
-  const types = eventTypesFilter(query.type)
+/** Every type but audit records: the event log of who may not read the audit log. */
+const PUBLIC_TYPES = EVENT_TYPES.filter((type) => type !== AUDIT_EVENT_TYPE)
+
+/**
+ * The company's event log; what it has recorded and committed is published first, so a client
+ * sees its own changes. Audit records only for who may read the audit log: for the others
+ * they are filtered out, as the records of another company are.
+ */
+export async function eventLog(db: Db, caller: Pick<Caller, 'companyId'> & AuditReader, query: EventsQuery, window: PageWindow) {
+  const asked = eventTypesFilter(query.type)
+  const types = readsAudit(caller) ? asked : (asked ?? PUBLIC_TYPES).filter((type) => type !== AUDIT_EVENT_TYPE)
   const since = query.since === undefined || query.since === '' ? null : new Date(query.since)
   await publishCompanyEvents(db, caller.companyId)
   return eventsPage(db, caller.companyId, { types, since, afterId: query.after_id ?? 0 }, window)
 }
 
-export async function eventOf(db: Db, caller: Pick<Caller, 'companyId'>, id: number) {
+export async function eventOf(db: Db, caller: Pick<Caller, 'companyId'> & AuditReader, id: number) {
   const row = await findEvent(db, caller.companyId, id)
-  if (!row) throw notFound()
+  if (!row || (row.type === AUDIT_EVENT_TYPE && !readsAudit(caller))) throw notFound()
   return row
 }

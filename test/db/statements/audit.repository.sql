@@ -1,15 +1,38 @@
 -- Statements of src/modules/audit/audit.repository.ts, as run (test/db/statements.test.ts writes this file).
 
 -- audit.insert
-insert into audit_events (company_id, occurred_at, action, actor_type, actor_id, actor_label, target_type, target_id,
-                          target_label, outcome, reason, ip, user_agent, request_id, changes)
-values ($1, $2, $3, $4::text, $5::bigint,
-        coalesce($6::text, case when $4::text = 'api_token' then (
-          select coalesce(t.label, t.prefix || '…') || ' (' || u.name || ')'
-            from api_tokens t join users u on u.company_id = t.company_id and u.id = t.user_id
-           where t.company_id = $1 and t.id = $5::bigint) end),
-        $7, $8, $9, $10, $11, $12, $13, $14, $15::json)
-returning id;
+with recorded as (
+  insert into audit_events (company_id, occurred_at, action, actor_type, actor_id, actor_label, target_type, target_id,
+                            target_label, outcome, reason, ip, user_agent, request_id, changes)
+  values ($1, $2, $3, $4::text, $5::bigint,
+          coalesce($6::text, case when $4::text = 'api_token' then (
+            select coalesce(t.label, t.prefix || '…') || ' (' || u.name || ')'
+              from api_tokens t join users u on u.company_id = t.company_id and u.id = t.user_id
+             where t.company_id = $1 and t.id = $5::bigint) end),
+          $7, $8, $9, $10, $11, $12, $13, $14, $15::json)
+  returning id, occurred_at, action, actor_type, actor_id, actor_label, target_type, target_id, target_label,
+    outcome, reason, ip, user_agent, request_id, changes
+), streamed as (
+  select 1 as ord, 'audit_event.created'::text as type,
+         json_build_object(
+           'id', r.id,
+           'occurred_at', to_char(r.occurred_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+           'action', r.action,
+           'actor', json_build_object('type', r.actor_type, 'id', r.actor_id, 'label', r.actor_label),
+           'target', json_build_object('type', r.target_type, 'id', r.target_id, 'label', r.target_label),
+           'outcome', r.outcome, 'reason', r.reason, 'ip', r.ip, 'user_agent', r.user_agent,
+           'request_id', r.request_id, 'changes', r.changes) as data
+    from recorded r
+   where exists (select from webhook_subscriptions s
+                  where s.company_id = $1 and s.enabled and 'audit_event.created' = any (s.events))
+), recorded_events as (
+  insert into api_event_outbox (company_id, type, data, created_at)
+  select $1::bigint, e.type, e.data, $2::timestamptz
+    from streamed e
+   order by e.ord
+  returning company_id, id, type
+)
+select id from recorded;
 
 -- audit.pageAction
 select e.id, e.occurred_at, e.action, e.actor_type, e.actor_id, e.actor_label, e.target_type, e.target_id, e.target_label,

@@ -31,7 +31,7 @@ with batch as materialized (
     from published p
     join webhook_subscriptions s
       on s.company_id = p.company_id and s.enabled
-     and (p.type = any (s.events) or '*' = any (s.events))
+     and (p.type = any (s.events) or ('*' = any (s.events) and p.type <> 'audit_event.created'))
    order by p.id, s.id
   returning 1
 )
@@ -66,7 +66,7 @@ with locked as (
     from published p
     join webhook_subscriptions s
       on s.company_id = p.company_id and s.enabled
-     and (p.type = any (s.events) or '*' = any (s.events))
+     and (p.type = any (s.events) or ('*' = any (s.events) and p.type <> 'audit_event.created'))
    order by p.id, s.id
   returning 1
 )

@@ -54,7 +54,29 @@ update api_tokens set revoked_at = $3, updated_at = $3
  returning id, label, prefix, scopes, expires_at, created_at, last_used_at, token_hash;
 
 -- auth.touchTokens
-update api_tokens t set last_used_at = u.at
-  from unnest($1::bigint[], $2::bigint[], $3::timestamptz[]) as u(company_id, id, at)
- where t.company_id = u.company_id and t.id = u.id
-   and (t.last_used_at is null or t.last_used_at < u.at - interval '1 minute');
+with touched as (
+  update api_tokens t set last_used_at = u.at
+    from unnest($1::bigint[], $2::bigint[], $3::timestamptz[]) as u(company_id, id, at)
+   where t.company_id = u.company_id and t.id = u.id
+     and (t.last_used_at is null or t.last_used_at < u.at - interval '1 minute')
+), seen as (
+  insert into api_token_addresses as a (company_id, token_id, ip, first_seen_at, last_seen_at)
+  select u.company_id, u.token_id, u.ip, u.at, u.at
+    from unnest($4::bigint[], $5::bigint[], $6::text[], $7::timestamptz[]) with ordinality as u(company_id, token_id, ip, at, n)
+   where exists (select from api_tokens t where t.company_id = u.company_id and t.id = u.token_id) -- not one deleted meanwhile
+   order by u.n
+  on conflict (company_id, token_id, ip) do update
+     set first_seen_at = case when a.last_seen_at < excluded.last_seen_at - interval '30 days'
+                              then excluded.last_seen_at else a.first_seen_at end,
+         last_seen_at = excluded.last_seen_at
+   where a.last_seen_at < excluded.last_seen_at - interval '1 hour'
+  returning a.company_id, a.token_id, a.ip, a.first_seen_at, a.last_seen_at
+)
+select s.company_id, s.token_id, s.ip, coalesce(t.label, t.prefix || '…') as label
+  from seen s join api_tokens t on t.company_id = s.company_id and t.id = s.token_id
+ where s.first_seen_at = s.last_seen_at;
+
+-- auth.markExpiryRefusal
+update api_tokens set expiry_refusal_recorded_at = $3
+ where company_id = $1 and id = $2 and expiry_refusal_recorded_at is null
+ returning id, coalesce(label, prefix || '…') as label;

@@ -46,3 +46,17 @@ select id, name, timezone, created_at as "createdAt", updated_at as "updatedAt" 
 
 -- users.insertCompany
 insert into companies (name, timezone) values ($1, $2) returning id, name, timezone, created_at as "createdAt", updated_at as "updatedAt";
+
+-- users.byIdForUpdate
+select company_id as "companyId", id, name, email, role, active, password_hash as "passwordHash",
+created_at as "createdAt", updated_at as "updatedAt" from users where id = $1 for update;
+
+-- users.setRole
+update users set role = $3, updated_at = $4 where company_id = $1 and id = $2 returning company_id as "companyId", id, name, email, role, active, password_hash as "passwordHash",
+               created_at as "createdAt", updated_at as "updatedAt";
+
+-- users.companyForUpdate
+select id, name, timezone, created_at as "createdAt", updated_at as "updatedAt" from companies where id = $1 for update;
+
+-- users.setCompanyTimezone
+update companies set timezone = $2, updated_at = $3 where id = $1 returning id, name, timezone, created_at as "createdAt", updated_at as "updatedAt";
