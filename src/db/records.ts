@@ -24,7 +24,9 @@ export interface RecordSql {
   readonly from: string
   /** The select list over `alias` (default: the record's own; '' for bare column names). */
   columns(alias?: string): string
-  /** The record as a JSON object over `alias`: instants as the API writes them (json-sql.ts). */
+  /** The select list for JSON (jsonArrayOf): instants as the API writes them (json-sql.ts). */
+  jsonColumns(alias?: string): string
+  /** The record as a JSON object over `alias`. */
   json(alias?: string): string
 }
 
@@ -68,16 +70,15 @@ export function recordSql<T extends TObject>(
           return read === `${prefix(alias)}${key}` ? read : `${read} as ${key}`
         })
         .join(', '),
-    json: (alias = own) =>
-      jsonObjectOf(
-        keys
-          .map((key) => {
-            const read = expression(key, alias)
-            if (isInstant(schema.properties[key])) return `${isoInstant(read)} as ${key}`
-            return read === `${prefix(alias)}${key}` ? read : `${read} as ${key}`
-          })
-          .join(', '),
-      ),
+    jsonColumns: (alias = own) =>
+      keys
+        .map((key) => {
+          const read = expression(key, alias)
+          if (isInstant(schema.properties[key])) return `${isoInstant(read)} as ${key}`
+          return read === `${prefix(alias)}${key}` ? read : `${read} as ${key}`
+        })
+        .join(', '),
+    json: (alias = own) => jsonObjectOf(record.jsonColumns(alias)),
   }
   records.push(record)
   return record

@@ -1,21 +1,18 @@
 // A business (a contact's employer) is one record per company per case-insensitive name,
 // created when a contact or lead first names it. Lead business fields fill in its details.
 import type { Db } from '../../db/db.js'
+import { recordSql, type Row } from '../../db/records.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
+import { Business } from './businesses.schemas.js'
 
-/** A business as the API shows it (rows come out of PostgreSQL in this shape). */
-export interface ApiBusiness {
-  id: number
-  name: string
-  linkedin_url: string | null
-  sector: string | null
-  colaborators_count: number | null
-  telephone: string | null
-  contacts_count: number
-  created_at: Date
-  updated_at: Date
-}
+export type BusinessRow = Row<typeof Business>
+
+// Its live contacts counted from contacts_company_business_idx (company_id, business_id).
+const BUSINESS_RECORD = recordSql(Business, 'businesses b', {
+  contacts_count: (b) => `(select count(*) from contacts x
+            where x.company_id = ${b}company_id and x.business_id = ${b}id and x.deleted_at is null)::int`,
+})
 
 export interface BusinessDetails {
   linkedinUrl?: string | null
@@ -69,19 +66,16 @@ export async function upsertBusiness(
 // `(select $1::bigint)`, so that a company the planner has not analysed yet (estimated at
 // one row) does not find its contact by walking contacts_company_business_idx with a filter
 // on the id (23 ms in a fresh 50,000-contact company; see contacts.repository.ts).
-const ofContactStatement = defineQuery<ApiBusiness>(
+const ofContactStatement = defineQuery<BusinessRow>(
   'businesses.ofContact',
-  `select b.id, b.name, b.linkedin_url, b.sector, b.colaborators_count, b.telephone,
-          (select count(*) from contacts x
-            where x.company_id = b.company_id and x.business_id = b.id and x.deleted_at is null)::int as contacts_count,
-          b.created_at, b.updated_at
+  `select ${BUSINESS_RECORD.columns()}
      from contacts c
      join businesses b on b.company_id = c.company_id and b.id = c.business_id
     where c.company_id = (select $1::bigint) and c.id = $2 and c.deleted_at is null`,
 )
 
 /** The business of a live contact in its API shape; undefined when there is no such contact or it has none. */
-export function findContactBusiness(db: Db, companyId: CompanyId, contactId: number): Promise<ApiBusiness | undefined> {
+export function findContactBusiness(db: Db, companyId: CompanyId, contactId: number): Promise<BusinessRow | undefined> {
   return runOne(db, ofContactStatement, [companyId, contactId])
 }
 

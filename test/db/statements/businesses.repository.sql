@@ -14,10 +14,8 @@ on conflict (company_id, lower(name)) do update set
 returning id;
 
 -- businesses.ofContact
-select b.id, b.name, b.linkedin_url, b.sector, b.colaborators_count, b.telephone,
-       (select count(*) from contacts x
-         where x.company_id = b.company_id and x.business_id = b.id and x.deleted_at is null)::int as contacts_count,
-       b.created_at, b.updated_at
+select b.id, b.name, b.linkedin_url, b.sector, b.colaborators_count, b.telephone, (select count(*) from contacts x
+         where x.company_id = b.company_id and x.business_id = b.id and x.deleted_at is null)::int as contacts_count, b.created_at, b.updated_at
   from contacts c
   join businesses b on b.company_id = c.company_id and b.id = c.business_id
  where c.company_id = (select $1::bigint) and c.id = $2 and c.deleted_at is null;
