@@ -22,12 +22,15 @@ export interface RecordSql {
   readonly schema: TObject
   /** `<table> <alias>` and any joins the expressions read: where the records test reads one from. */
   readonly from: string
-  /** The select list over `alias` (default: the record's own; '' for bare column names). */
-  columns(alias?: string): string
+  /**
+   * The select list over `alias` (default: the record's own; '' for bare column names);
+   * `instead` reads some keys otherwise in one statement (children aggregated before, say).
+   */
+  columns(alias?: string, instead?: Record<string, string>): string
   /** The select list for JSON (jsonArrayOf): instants as the API writes them (json-sql.ts). */
-  jsonColumns(alias?: string): string
-  /** The record as a JSON object over `alias`. */
-  json(alias?: string): string
+  jsonColumns(alias?: string, instead?: Record<string, string>): string
+  /** The record as a JSON object over `alias`, `instead` as for columns. */
+  json(alias?: string, instead?: Record<string, string>): string
 }
 
 const records: RecordSql[] = []
@@ -57,28 +60,33 @@ export function recordSql<T extends TObject>(
   }
   const own = /^\S+\s+(\w+)/.exec(from)?.[1] ?? ''
   const prefix = (alias: string) => (alias === '' ? '' : `${alias}.`)
-  const expression = (key: string, alias: string) =>
-    (expressions as Record<string, Expression | undefined>)[key]?.(prefix(alias)) ?? `${prefix(alias)}${key}`
+  const expression = (key: string, alias: string, instead: Record<string, string> = {}) =>
+    instead[key] ?? (expressions as Record<string, Expression | undefined>)[key]?.(prefix(alias)) ?? `${prefix(alias)}${key}`
+  /** The schema's keys, once `instead` is known to name only keys of the schema. */
+  const checked = (instead: Record<string, string>) => {
+    for (const key of Object.keys(instead)) if (!keys.includes(key)) throw new Error(`${key} is not a key of the record ${idOf(schema)}`)
+    return keys
+  }
   const record: RecordSql = {
     name: name ?? idOf(schema),
     schema,
     from,
-    columns: (alias = own) =>
-      keys
+    columns: (alias = own, instead: Record<string, string> = {}) =>
+      checked(instead)
         .map((key) => {
-          const read = expression(key, alias)
+          const read = expression(key, alias, instead)
           return read === `${prefix(alias)}${key}` ? read : `${read} as ${key}`
         })
         .join(', '),
-    jsonColumns: (alias = own) =>
-      keys
+    jsonColumns: (alias = own, instead: Record<string, string> = {}) =>
+      checked(instead)
         .map((key) => {
-          const read = expression(key, alias)
+          const read = expression(key, alias, instead)
           if (isInstant(schema.properties[key])) return `${isoInstant(read)} as ${key}`
           return read === `${prefix(alias)}${key}` ? read : `${read} as ${key}`
         })
         .join(', '),
-    json: (alias = own) => jsonObjectOf(record.jsonColumns(alias)),
+    json: (alias = own, instead = {}) => jsonObjectOf(record.jsonColumns(alias, instead)),
   }
   records.push(record)
   return record

@@ -1,8 +1,9 @@
 import type { Db } from '../../db/db.js'
 import { counterTotal, WRITER_SLOT } from '../../db/counters.js'
-import { isoInstant, jsonArrayOf, jsonObjectOf } from '../../db/json-sql.js'
+import { jsonArrayOf } from '../../db/json-sql.js'
 import { limitOffset, pageIds, pageIdsWithin, pageParams, unwrapPage, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
+import { recordSql } from '../../db/records.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { customFields } from '../../db/schema.js'
 import type { CompanyId } from '../../tenancy.js'
@@ -11,6 +12,7 @@ import { leadLinkKey, LINKED_LEADS } from '../leads/lead-links.js'
 import { leadJson } from '../leads/leads.repository.js'
 import { outboxCtes } from '../webhooks/outbox.js'
 import type { Contact, ContactInsert, ContactRow } from './contacts.record.js'
+import { Contact as ContactSchema } from './contacts.schemas.js'
 
 export type { ContactInsert, ContactRow, ContactTagRow, ContactValueRow } from './contacts.record.js'
 
@@ -22,28 +24,21 @@ export type { ContactInsert, ContactRow, ContactTagRow, ContactValueRow } from '
 // fields (field id ascending) aggregated in the same statement, so rows go out as they are.
 // Each aggregate reads contact_tags / contact_custom_values by their primary keys
 // (company_id, contact_id, …) and joins tags / custom_fields by primary key.
-/** The Contact schema's columns before its tags, in the schema's order. */
-const CONTACT_COLUMNS = [
-  'id', 'user_id', 'first_name', 'last_name', 'email', 'business', 'position', 'telephone', 'cellphone', 'address',
-  'city', 'state', 'country', 'url', 'linkedin', 'variable1', 'variable2', 'variable3', 'carousel', 'stage',
-  'contact_group_id',
-]
 /** A contact's tags as its JSON array (the Contact schema's shape, id ascending), over rows of `tags t`. */
 export const TAGS_JSON = jsonArrayOf('t.id, t.name, t.color', 't.id')
 /** A contact's custom fields as its JSON array (field id ascending), over `custom_fields f` with values `v`. */
 export const FIELDS_JSON = jsonArrayOf('f.field, v.value', 'f.id')
-const TAGS_OF_C = `coalesce((select ${TAGS_JSON}
+const CONTACT = recordSql(ContactSchema, 'contacts c', {
+  tags: (c) => `coalesce((select ${TAGS_JSON}
                       from contact_tags ct
                       join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
-                     where ct.company_id = c.company_id and ct.contact_id = c.id), '[]')`
-const FIELDS_OF_C = `coalesce((select ${FIELDS_JSON}
+                     where ct.company_id = ${c}company_id and ct.contact_id = ${c}id), '[]')`,
+  custom_fields: (c) => `coalesce((select ${FIELDS_JSON}
                       from contact_custom_values v
                       join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
-                     where v.company_id = c.company_id and v.contact_id = c.id), '[]')`
-const CONTACT_RECORD = `${CONTACT_COLUMNS.map((column) => `c.${column}`).join(', ')},
-          ${TAGS_OF_C} as tags,
-          ${FIELDS_OF_C} as custom_fields,
-          c.created_at, c.updated_at`
+                     where v.company_id = ${c}company_id and v.contact_id = ${c}id), '[]')`,
+})
+const CONTACT_RECORD = CONTACT.columns('c')
 
 /**
  * A contact as JSON built in SQL from the row `alias` and its `tags` and `custom_fields`
@@ -51,16 +46,14 @@ const CONTACT_RECORD = `${CONTACT_COLUMNS.map((column) => `c.${column}`).join(',
  * them, strings escaped as JSON.stringify does (PostgreSQL cannot hold what it would
  * escape differently: lone surrogates are refused at the door), compact (src/db/json-sql.ts).
  */
-export const contactJson = (alias: string, tags: string, customFields: string) =>
-  jsonObjectOf(`${CONTACT_COLUMNS.map((column) => `${alias}.${column}`).join(', ')},
-              ${tags} as tags, ${customFields} as custom_fields,
-              ${isoInstant(`${alias}.created_at`)} as created_at, ${isoInstant(`${alias}.updated_at`)} as updated_at`)
+export const contactJson = (alias: string, tags?: string, customFields?: string) =>
+  CONTACT.json(alias, tags === undefined || customFields === undefined ? {} : { tags, custom_fields: customFields })
 
 // GET /contacts/:id, answered as JSON text straight from the statement: no row parsing, no
 // serialization (src/http/json-text.ts).
 const contactJsonById = defineQuery<{ json: string }>(
   'contacts.jsonById',
-  `select ${contactJson('c', TAGS_OF_C, FIELDS_OF_C)}::text as json
+  `select ${contactJson('c')}::text as json
      from contacts c
     where c.company_id = (select $1::bigint) and c.id = $2 and c.deleted_at is null`,
   { pipelined: true },

@@ -2,8 +2,9 @@ import type { Db } from '../../db/db.js'
 import { counterTotal } from '../../db/counters.js'
 import { limitOffset, pageParams, unwrapPage, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
+import { recordSql } from '../../db/records.js'
 import type { CompanyId } from '../../tenancy.js'
-import type { Enrollment, Flow } from './flows.schemas.js'
+import { Flow as FlowSchema, type Enrollment, type Flow } from './flows.schemas.js'
 
 /** Active enrollments per flow, key = flow id: `contacts_count`. */
 /** Counter list of each flow's active contacts (key: flow id). */
@@ -30,13 +31,14 @@ const escapeLike = (text: string) => text.replace(/[\\%_]/g, '\\$&')
 // A flow as the API shows it, from `flows f`: its steps (flow_steps primary key, in position
 // order) aggregated and its contacts_count from its counter (counters primary key), so
 // rows go out as they are.
-const FLOW_RECORD = `f.id, f.name, f.user_id, f.status,
-          coalesce((select json_agg(json_build_object('position', st.position, 'day', st.day, 'kind', st.kind, 'title', st.title)
+const FLOW = recordSql(FlowSchema, 'flows f', {
+  steps: (f) => `coalesce((select json_agg(json_build_object('position', st.position, 'day', st.day, 'kind', st.kind, 'title', st.title)
                                     order by st.position)
                       from flow_steps st
-                     where st.company_id = f.company_id and st.flow_id = f.id), '[]') as steps,
-          ${counterTotal('f.company_id', `'${FLOW_CONTACTS}'`, 'f.id')} as contacts_count,
-          f.created_at, f.updated_at`
+                     where st.company_id = ${f}company_id and st.flow_id = ${f}id), '[]')`,
+  contacts_count: (f) => counterTotal(`${f}company_id`, `'${FLOW_CONTACTS}'`, `${f}id`),
+})
+const FLOW_RECORD = FLOW.columns()
 
 // $2 limit, $3 offset (src/db/paging.ts).
 const PAGE = pageParams(2, 3)
@@ -123,10 +125,11 @@ const createFlow = defineQuery<Flow>(
        from f, jsonb_to_recordset($5::jsonb) as st(position integer, day integer, kind task_kind, title varchar)
      returning position, day, kind, title
    )
-   select f.id, f.name, f.user_id, f.status,
-          coalesce((select json_agg(json_build_object('position', s.position, 'day', s.day, 'kind', s.kind, 'title', s.title)
-                                    order by s.position) from s), '[]') as steps,
-          0 as contacts_count, f.created_at, f.updated_at
+   select ${FLOW.columns('f', {
+     steps: `coalesce((select json_agg(json_build_object('position', s.position, 'day', s.day, 'kind', s.kind, 'title', s.title)
+                                    order by s.position) from s), '[]')`,
+     contacts_count: '0',
+   })}
      from f`,
 )
 

@@ -2,19 +2,18 @@
 // Rows come out in the API shape (the columns carry the API's names), so they go out as
 // they are. EXPLAIN at 1 M leads in one company (20 users), custom and generic plans: a
 // page, first or last, 60-120 buffers and about 0.1 ms; by id 4 buffers; a count 7.
-import type { Static } from 'typebox'
 import type { Db } from '../../db/db.js'
 import { COMPANY } from '../../db/company.js'
 import { pageIds, pageParams, unwrapPage, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
+import { recordSql, type Row } from '../../db/records.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { CompanyId } from '../../tenancy.js'
-import { isoInstant } from '../../db/json-sql.js'
 import { outboxCtes } from '../webhooks/outbox.js'
-import type { Lead as LeadSchema } from './leads.schemas.js'
+import { Lead as LeadSchema } from './leads.schemas.js'
 
 /** A lead as the API shows it. */
-export type Lead = Static<typeof LeadSchema>
+export type Lead = Row<typeof LeadSchema>
 
 /** Which leads of a user: all, those with a contact, or those without. */
 export type LinkFilter = 'all' | 'with' | 'without'
@@ -33,16 +32,11 @@ const totalOf = (filter: LinkFilter) => {
             where k.company_id = ${COMPANY} and k.list in ('leads', 'leads_linked') and k.key = $2)`
 }
 
-const LEAD_COLUMNS = `id, user_id, contact_id, first_name, last_name, email, provider, position, linkedin_url, telephone,
-          city, state_province, country, degree_of_connection, business_name, business_linkedin_url, business_sector,
-          business_colaborators_count, business_telephone, created_at, updated_at`
+const LEAD = recordSql(LeadSchema, 'leads l')
+const LEAD_COLUMNS = LEAD.columns('')
 
 /** A lead as the API shows it, as JSON built in SQL from the row `alias` (webhook event data). */
-export const leadJson = (alias: string) =>
-  `json_build_object(${LEAD_COLUMNS.split(',')
-    .map((column) => column.trim())
-    .map((column) => `'${column}', ${column.endsWith('_at') ? isoInstant(`${alias}.${column}`) : `${alias}.${column}`}`)
-    .join(', ')})`
+export const leadJson = (alias: string) => LEAD.json(alias)
 
 // By primary key (company_id, id); the company hidden from the planner as above (a custom
 // plan for a fresh company otherwise read it through leads_company_contact_idx: 1,062

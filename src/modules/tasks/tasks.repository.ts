@@ -9,10 +9,11 @@ import type { Db } from '../../db/db.js'
 import { COMPANY } from '../../db/company.js'
 import { pageIds, pageParams, unwrapPage, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
 import { defineQuery, run, runOne, type Query } from '../../db/query.js'
+import { recordSql } from '../../db/records.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { CompanyId } from '../../tenancy.js'
 import { completedDeltasSql, createdDeltas, mergedDeltas, type CounterTerm, type TaskFilter } from './task-counters.js'
-import type { Task, TaskKind } from './tasks.schemas.js'
+import { Task as TaskSchema, type Task, type TaskKind } from './tasks.schemas.js'
 
 /** A task as the write statements return it (the services and the flows module read these names). */
 export interface TaskRow {
@@ -63,11 +64,16 @@ const TASK_ROW = `company_id as "companyId", id, kind, title, to_char(due_date, 
 // that leads with company_id, reading every row of the company (src/db/company.ts).
 const PAGE = pageParams(3, 4)
 
+/** A task's status against `today` (a date parameter, the company's day). */
+const statusOn = (t: string, today: string) =>
+  `case when ${t}done then 'done' when ${t}due_date < ${today} then 'overdue' when ${t}due_date = ${today} then 'today'
+               else 'future' end`
 /** A task as the API shows it, from `tasks t`; `status` against $2, the company's today. */
-const TASK_RECORD = `t.id, t.kind, t.title, to_char(t.due_date, 'YYYY-MM-DD') as due_date, t.done, t.done_at,
-          case when t.done then 'done' when t.due_date < $2::date then 'overdue' when t.due_date = $2::date then 'today'
-               else 'future' end as status,
-          t.assigned_to_id, t.flow_id, t.contact_id, t.created_at, t.updated_at`
+const TASK = recordSql(TaskSchema, 'tasks t', {
+  due_date: (t) => `to_char(${t}due_date, 'YYYY-MM-DD')`,
+  status: (t) => statusOn(t, '$2::date'),
+})
+const TASK_RECORD = TASK.columns()
 
 const DUE_RANGE = `due_date >= coalesce($6::date, '-infinity') and due_date <= coalesce($7::date, 'infinity')`
 const KIND = '($8::task_kind is null or kind = $8::task_kind)'
@@ -226,7 +232,7 @@ export async function tasksPageWithTotal(
 // in order that stops after $6 rows, then each row by the same index's heap pointer.
 const tasksWalkStatement = defineQuery<Task & { sync_at: string }>(
   'tasks.walk',
-  `select ${syncAt('t.updated_at')} as sync_at, ${TASK_RECORD.replaceAll('$2::date', '$7::date')}
+  `select ${syncAt('t.updated_at')} as sync_at, ${TASK.columns('t', { status: statusOn('t.', '$7::date') })}
      from tasks t
     where t.company_id = ${COMPANY}
       and (t.updated_at, t.id) > ($2::timestamptz, $3::bigint)

@@ -11,10 +11,8 @@ with total as materialized (select case when $9::text[] is null then (select cou
 select total.n as total, p.*
   from total
   left join lateral (
-    select t.id, t.kind, t.title, to_char(t.due_date, 'YYYY-MM-DD') as due_date, t.done, t.done_at,
-     case when t.done then 'done' when t.due_date < $2::date then 'overdue' when t.due_date = $2::date then 'today'
-          else 'future' end as status,
-     t.assigned_to_id, t.flow_id, t.contact_id, t.created_at, t.updated_at
+    select t.id, t.kind, t.title, to_char(t.due_date, 'YYYY-MM-DD') as due_date, t.done, t.done_at, case when t.done then 'done' when t.due_date < $2::date then 'overdue' when t.due_date = $2::date then 'today'
+          else 'future' end as status, t.assigned_to_id, t.flow_id, t.contact_id, t.created_at, t.updated_at
       from tasks t
      where t.company_id = (select $1::bigint)
        and t.id = any(case when $4::bigint >= total.n then '{}'::bigint[]
@@ -59,10 +57,8 @@ total as materialized (select case when $9::text[] is null then (select count(*)
 select total.n as total, p.*
   from total
   left join lateral (
-    select t.id, t.kind, t.title, to_char(t.due_date, 'YYYY-MM-DD') as due_date, t.done, t.done_at,
-     case when t.done then 'done' when t.due_date < $2::date then 'overdue' when t.due_date = $2::date then 'today'
-          else 'future' end as status,
-     t.assigned_to_id, t.flow_id, t.contact_id, t.created_at, t.updated_at
+    select t.id, t.kind, t.title, to_char(t.due_date, 'YYYY-MM-DD') as due_date, t.done, t.done_at, case when t.done then 'done' when t.due_date < $2::date then 'overdue' when t.due_date = $2::date then 'today'
+          else 'future' end as status, t.assigned_to_id, t.flow_id, t.contact_id, t.created_at, t.updated_at
       from tasks t
      where t.company_id = (select $1::bigint)
        and t.id = any(case when $4::bigint >= total.n then '{}'::bigint[]
@@ -97,10 +93,8 @@ with total as materialized (select case when $9::text[] is null then (select cou
 select total.n as total, p.*
   from total
   left join lateral (
-    select t.id, t.kind, t.title, to_char(t.due_date, 'YYYY-MM-DD') as due_date, t.done, t.done_at,
-     case when t.done then 'done' when t.due_date < $2::date then 'overdue' when t.due_date = $2::date then 'today'
-          else 'future' end as status,
-     t.assigned_to_id, t.flow_id, t.contact_id, t.created_at, t.updated_at
+    select t.id, t.kind, t.title, to_char(t.due_date, 'YYYY-MM-DD') as due_date, t.done, t.done_at, case when t.done then 'done' when t.due_date < $2::date then 'overdue' when t.due_date = $2::date then 'today'
+          else 'future' end as status, t.assigned_to_id, t.flow_id, t.contact_id, t.created_at, t.updated_at
       from tasks t
      where t.company_id = (select $1::bigint)
        and t.id = any(case when $4::bigint >= total.n then '{}'::bigint[]
@@ -142,10 +136,8 @@ total as materialized (select case when $9::text[] is null then (select count(*)
 select total.n as total, p.*
   from total
   left join lateral (
-    select t.id, t.kind, t.title, to_char(t.due_date, 'YYYY-MM-DD') as due_date, t.done, t.done_at,
-     case when t.done then 'done' when t.due_date < $2::date then 'overdue' when t.due_date = $2::date then 'today'
-          else 'future' end as status,
-     t.assigned_to_id, t.flow_id, t.contact_id, t.created_at, t.updated_at
+    select t.id, t.kind, t.title, to_char(t.due_date, 'YYYY-MM-DD') as due_date, t.done, t.done_at, case when t.done then 'done' when t.due_date < $2::date then 'overdue' when t.due_date = $2::date then 'today'
+          else 'future' end as status, t.assigned_to_id, t.flow_id, t.contact_id, t.created_at, t.updated_at
       from tasks t
      where t.company_id = (select $1::bigint)
        and t.id = any(case when $4::bigint >= total.n then '{}'::bigint[]
@@ -166,10 +158,8 @@ with total as materialized (select case when $9::text[] is null then (select cou
 select total.n as total, p.*
   from total
   left join lateral (
-    select t.id, t.kind, t.title, to_char(t.due_date, 'YYYY-MM-DD') as due_date, t.done, t.done_at,
-     case when t.done then 'done' when t.due_date < $2::date then 'overdue' when t.due_date = $2::date then 'today'
-          else 'future' end as status,
-     t.assigned_to_id, t.flow_id, t.contact_id, t.created_at, t.updated_at
+    select t.id, t.kind, t.title, to_char(t.due_date, 'YYYY-MM-DD') as due_date, t.done, t.done_at, case when t.done then 'done' when t.due_date < $2::date then 'overdue' when t.due_date = $2::date then 'today'
+          else 'future' end as status, t.assigned_to_id, t.flow_id, t.contact_id, t.created_at, t.updated_at
       from tasks t
      where t.company_id = (select $1::bigint)
        and t.id = any(case when $4::bigint >= total.n then '{}'::bigint[]
@@ -196,10 +186,8 @@ select total.n as total, p.*
   ) p on true;
 
 -- tasks.walk (replica: src/db/replica.ts)
-select to_char((t.updated_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as sync_at, t.id, t.kind, t.title, to_char(t.due_date, 'YYYY-MM-DD') as due_date, t.done, t.done_at,
-       case when t.done then 'done' when t.due_date < $7::date then 'overdue' when t.due_date = $7::date then 'today'
-            else 'future' end as status,
-       t.assigned_to_id, t.flow_id, t.contact_id, t.created_at, t.updated_at
+select to_char((t.updated_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as sync_at, t.id, t.kind, t.title, to_char(t.due_date, 'YYYY-MM-DD') as due_date, t.done, t.done_at, case when t.done then 'done' when t.due_date < $7::date then 'overdue' when t.due_date = $7::date then 'today'
+            else 'future' end as status, t.assigned_to_id, t.flow_id, t.contact_id, t.created_at, t.updated_at
   from tasks t
  where t.company_id = (select $1::bigint)
    and (t.updated_at, t.id) > ($2::timestamptz, $3::bigint)
