@@ -1,5 +1,6 @@
 // The statements of POST /contacts/batch (contacts.batch.ts): the whole batch is locked,
 // read and written in three statements, whatever the number of items.
+import type { Static } from 'typebox'
 import type { Db } from '../../db/db.js'
 import { WRITER_SLOT } from '../../db/counters.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
@@ -8,6 +9,7 @@ import { leadJson } from '../leads/leads.repository.js'
 import { leadLinkKey, LINKED_LEADS } from '../leads/lead-links.js'
 import { outboxCtes } from '../webhooks/outbox.js'
 import { contactJson, FIELDS_JSON, REFERENCES_SHARED, TAGS_JSON, sharedReferencesCtes, type ContactReferences, type ContactRow } from './contacts.repository.js'
+import type { Contact } from './contacts.schemas.js'
 
 // The lead-link lock of every email (lead-links.ts, leadLinkKey),
 // taken in key order so that batches sharing emails queue instead of deadlocking. Held to
@@ -181,29 +183,8 @@ export async function resolveLocked(
   }
 }
 
-/** A contact's columns as the write takes them (snake_case, the API's names). */
-export interface ContactColumns {
-  id: number
-  user_id: number
-  first_name: string
-  last_name: string | null
-  email: string
-  business: string | null
-  position: string | null
-  telephone: string | null
-  cellphone: string | null
-  address: string | null
-  city: string | null
-  state: string | null
-  country: string | null
-  url: string | null
-  linkedin: string | null
-  variable1: string | null
-  variable2: string | null
-  variable3: string | null
-  carousel: boolean
-  stage: string | null
-  contact_group_id: number | null
+/** A contact's columns as the write takes them: the Contact schema's own (snake_case, the API's names). */
+export type ContactColumns = Omit<Static<typeof Contact>, 'tags' | 'custom_fields' | 'created_at' | 'updated_at'> & {
   /** The business to link (found or created by name), null for none. */
   business_name: string | null
 }
