@@ -1,5 +1,5 @@
 import type { Db } from '../../db/db.js'
-import { counterTotal, WRITER_SLOT } from '../../db/counters.js'
+import { addToCounters, counterTotal, WRITER_SLOT } from '../../db/counters.js'
 import { jsonArrayOf } from '../../db/json-sql.js'
 import { limitOffset, pageIds, pageIdsWithin, pageParams, unwrapPage, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
@@ -13,6 +13,7 @@ import { leadJson } from '../leads/leads.repository.js'
 import { outboxCtes } from '../webhooks/outbox.js'
 import type { Contact, ContactInsert, ContactRow } from './contacts.record.js'
 import { Contact as ContactSchema } from './contacts.schemas.js'
+import { INSERT_CONTACT_EVENTS } from '../events/events.repository.js'
 
 export type { ContactInsert, ContactRow, ContactTagRow, ContactValueRow } from './contacts.record.js'
 
@@ -440,7 +441,7 @@ const insertContactStatement = defineQuery<Contact>(
      insert into contact_custom_values (company_id, contact_id, custom_field_id, value, created_at, updated_at)
      select $1, c.id, v.field_id, v.value, $23, $23 from c, unnest($25::bigint[], $26::text[]) as v(field_id, value)
    ), event as (
-     insert into contact_events (company_id, contact_id, kind, user_id, data, occurred_at)
+     ${INSERT_CONTACT_EVENTS}
      select $1, c.id, 'contact_created', $2, '{}', $23 from c
    ), linked as (
      update leads l set contact_id = c.id, updated_at = now()
@@ -448,14 +449,12 @@ const insertContactStatement = defineQuery<Contact>(
       where l.company_id = $1 and lower(l.email) = lower($5) and l.contact_id is null
      returning l.*
    ), counted as (
-     insert into counters (company_id, list, key, slot, value)
-     select $1, d.list, d.key, ${WRITER_SLOT}, d.delta
+     ${addToCounters(`     select $1, d.list, d.key, ${WRITER_SLOT}, d.delta
        from (select 'contacts' as list, 0::bigint as key, 1::bigint as delta
              union all select 'contacts_by_user', $2, 1
              union all select 'leads_linked', user_id, count(*) from linked group by user_id) d
       where ${REFERENCES_SHARED}
-      order by d.list, d.key
-     on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value
+      order by d.list, d.key`, { slot: true })}
      returning value
    ), record as (
      select c.*,
@@ -530,20 +529,18 @@ const deleteStatement = defineQuery<{ deleted: number }>(
       where company_id = $1 and contact_id = $2 and status = 'active' and exists (select from deleted)
      returning flow_id
    ), evented as (
-     insert into contact_events (company_id, contact_id, kind, user_id, data, occurred_at)
+     ${INSERT_CONTACT_EVENTS}
      select $1, d.id, 'contact_deleted', $4, '{}', $3 from deleted d
      returning 1
    ), counted as (
-     insert into counters (company_id, list, key, slot, value)
-     select $1, x.list, x.key, ${WRITER_SLOT}, sum(x.delta)::bigint
+     ${addToCounters(`     select $1, x.list, x.key, ${WRITER_SLOT}, sum(x.delta)::bigint
        from (select 'contacts' as list, 0::bigint as key, -1 as delta from deleted
              union all select 'contacts_by_user', d.user_id, -1 from deleted d
              union all select '${LINKED_LEADS}', u.user_id, -1 from unlinked u
              union all select '${FLOW_CONTACTS}', e.flow_id, -1 from ended e) x
       where (select count(*) from evented) >= 0
       group by x.list, x.key
-      order by x.list, x.key
-     on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value
+      order by x.list, x.key`, { slot: true })}
      returning value
    ), api_event as (
      select 1::bigint as ord, 'contact.deleted'::text as type, $5::json as data from deleted

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/db.js'
-import { counterTotal } from '../../db/counters.js'
+import { addToCounters, counterTotal } from '../../db/counters.js'
 import { limitOffset, pageParams, unwrapPage, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
 import { recordSql } from '../../db/records.js'
@@ -168,8 +168,7 @@ export async function insertEnrollment(
 
 const adjustContacts = defineQuery<never>(
   'flows.adjustContacts',
-  `insert into counters (company_id, list, key, value) values ($1, '${FLOW_CONTACTS}', $2, $3)
-   on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value`,
+  addToCounters(`values ($1, '${FLOW_CONTACTS}', $2, $3)`),
 )
 
 /** One more active contact in the flow's contacts_count (slot 0): locked last. */

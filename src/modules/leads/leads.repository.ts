@@ -5,6 +5,7 @@
 import type { Db } from '../../db/db.js'
 import { COMPANY } from '../../db/company.js'
 import { pageIds, pageParams, unwrapPage, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
+import { addToCounters, COUNTER_ROWS } from '../../db/counters.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
 import { recordSql, type Row } from '../../db/records.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
@@ -28,7 +29,7 @@ const WEIGHTS: Record<LinkFilter, [all: number, linked: number]> = { all: [1, 0]
 const totalOf = (filter: LinkFilter) => {
   const [all, linked] = WEIGHTS[filter]
   return `(select coalesce(sum(k.value * case k.list when 'leads' then ${all} else ${linked} end), 0)::bigint
-             from counters k
+             from ${COUNTER_ROWS} k
             where k.company_id = ${COMPANY} and k.list in ('leads', 'leads_linked') and k.key = $2)`
 }
 
@@ -182,12 +183,10 @@ const insertLeadStatement = defineQuery<Lead>(
              (select id from business))
      returning ${LEAD_COLUMNS}
    ), counted as (
-     insert into counters (company_id, list, key, value)
-     select $1, d.list, lead.user_id, 1
+     ${addToCounters(`     select $1, d.list, lead.user_id, 1
        from lead, (values ('leads', true), ('leads_linked', false)) as d(list, all_leads)
       where d.all_leads or lead.contact_id is not null
-      order by d.list
-     on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value
+      order by d.list`)}
      returning value
    ), event as (
      select e.ord, e.type, ${leadJson('lead')} as data

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/db.js'
-import { counterTotal } from '../../db/counters.js'
+import { addToCounters, COUNTER_ROWS, counterTotal } from '../../db/counters.js'
 import { pageIds, pageParams, unwrapPage, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
 import { recordSql, type Row } from '../../db/records.js'
@@ -7,6 +7,7 @@ import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { CompanyId } from '../../tenancy.js'
 import { outboxCtes } from '../webhooks/outbox.js'
 import { MeetTranscription, MeetTranscriptionItem } from './meet-transcriptions.schemas.js'
+import { INSERT_CONTACT_EVENTS } from '../events/events.repository.js'
 
 /** A transcription as the API shows it (rows come out of PostgreSQL in this shape). */
 export type Transcription = Row<typeof MeetTranscription>
@@ -148,7 +149,7 @@ const countStatement = defineQuery<{ count: number }>(
   `select (case $3::text when 'with' then linked when 'without' then every - linked else every end)::int as count
      from (select coalesce(sum(value) filter (where list = '${ALL}'), 0) as every,
                   coalesce(sum(value) filter (where list = '${LINKED}'), 0) as linked
-             from counters
+             from ${COUNTER_ROWS} k
             where company_id = $1 and list in ('${ALL}', '${LINKED}') and key = $2) c`,
   { replica: true },
 )
@@ -168,9 +169,7 @@ const insertStatement = defineQuery<Transcription>(
      returning ${RECORD}
    ),
    counted as (
-     insert into counters (company_id, list, key, value)
-     select $1, '${ALL}', user_id, 1 from t
-     on conflict (company_id, list, key, slot) do update set value = counters.value + 1
+     ${addToCounters(`     select $1, '${ALL}', user_id, 1 from t`)}
      returning value
    ), ${withEvent('meet_transcription.created', 't')}
    select * from t`,
@@ -263,15 +262,13 @@ const linkStatement = defineQuery<{ found: boolean; task_found: boolean } & ({ i
      returning ${TRANSCRIPTION.columns('t')}, locked.task_id as previous_task_id
    ),
    event as (
-     insert into contact_events (company_id, contact_id, kind, user_id, data)
+     ${INSERT_CONTACT_EVENTS}
      select $1, task.contact_id, 'meet_transcription_linked', $4,
-            jsonb_build_object('meet_transcription_id', linked.id, 'meet_id', linked.meet_id, 'task_id', task.id)
+            jsonb_build_object('meet_transcription_id', linked.id, 'meet_id', linked.meet_id, 'task_id', task.id), now()
        from linked, task
    ),
    counted as (
-     insert into counters (company_id, list, key, value)
-     select $1, '${LINKED}', user_id, 1 from linked where previous_task_id is null
-     on conflict (company_id, list, key, slot) do update set value = counters.value + 1
+     ${addToCounters(`     select $1, '${LINKED}', user_id, 1 from linked where previous_task_id is null`)}
      returning value
    ), ${withEvent('meet_transcription.linked_to_task', 'linked')}
    select exists(select 1 from locked) as found, exists(select 1 from task) as task_found,

@@ -5,6 +5,7 @@ import { isoInstant } from '../../db/json-sql.js'
 import { recordSql, type Row } from '../../db/records.js'
 import { outboxCtes } from '../webhooks/outbox.js'
 import { Tag } from './tags.schemas.js'
+import { INSERT_CONTACT_EVENTS } from '../events/events.repository.js'
 
 
 const TAG_RECORD = recordSql(Tag, 'tags t')
@@ -99,7 +100,7 @@ const deleteStatement = defineQuery<never>(
      select 1 as ord, 'tag.deleted' as type, json_build_object('id', gone.id, 'deleted_at', ${isoInstant('$4::timestamptz')}) as data
        from gone
    ), ${outboxCtes('event', '$1::bigint', '$4::timestamptz')}
-   insert into contact_events (company_id, contact_id, kind, user_id, data, occurred_at)
+   ${INSERT_CONTACT_EVENTS}
    select ct.company_id, ct.contact_id, 'tag_removed', $3,
           jsonb_build_object('tag_id', gone.id, 'name', gone.name, 'reason', 'tag_deleted'), $4
      from gone

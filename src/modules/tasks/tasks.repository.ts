@@ -8,12 +8,14 @@
 import type { Db } from '../../db/db.js'
 import { COMPANY } from '../../db/company.js'
 import { pageIds, pageParams, unwrapPage, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
+import { addToCounters, COUNTER_ROWS } from '../../db/counters.js'
 import { defineQuery, run, runOne, type Query } from '../../db/query.js'
 import { recordSql } from '../../db/records.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { CompanyId } from '../../tenancy.js'
 import { completedDeltasSql, createdDeltas, mergedDeltas, type CounterTerm, type TaskFilter } from './task-counters.js'
 import { Task as TaskSchema, type Task, type TaskKind } from './tasks.schemas.js'
+import { INSERT_CONTACT_EVENTS } from '../events/events.repository.js'
 
 /** A task as the write statements return it (the services and the flows module read these names). */
 export interface TaskRow {
@@ -83,7 +85,7 @@ const optional = (column: string, param: string) => `(${param}::bigint is null o
 const total = (exact: string) => `case when $9::text[] is null then (${exact})
               else (select coalesce(sum(k.value * c.sign), 0)
                       from unnest($9::text[], $10::bigint[], $11::bigint[], $12::int[]) as c(list, low, high, sign)
-                      join counters k on k.company_id = ${COMPANY} and k.list = c.list and k.key >= c.low and k.key <= c.high)
+                      join ${COUNTER_ROWS} k on k.company_id = ${COMPANY} and k.list = c.list and k.key >= c.low and k.key <= c.high)
          end::bigint`
 
 /**
@@ -264,11 +266,9 @@ const insertTasksStatement = defineQuery<TaskRow>(
       order by v.n
      returning ${TASK_ROW}
    ), counted as (
-     insert into counters (company_id, list, key, value)
-     select $1, d.list, d.key, d.delta
+     ${addToCounters(`     select $1, d.list, d.key, d.delta
        from unnest($10::text[], $11::bigint[], $12::bigint[]) with ordinality as d(list, key, delta, n)
-      order by d.n
-     on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value
+      order by d.n`)}
    )
    select * from inserted order by id`,
 )
@@ -305,17 +305,15 @@ const completeTaskStatement = defineQuery<TaskRow>(
       where company_id = $1 and id = $2 and not done
      returning *, due_date - date '1970-01-01' as due_day, done_on - date '1970-01-01' as done_day
    ), event as (
-     insert into contact_events (company_id, contact_id, kind, user_id, data, occurred_at)
+     ${INSERT_CONTACT_EVENTS}
      select $1, c.contact_id, 'task_completed', $5,
             jsonb_build_object('task_id', c.id, 'title', c.title, 'kind', c.kind, 'flow_id', c.flow_id), $3
        from completed c
    ), counted as (
-     insert into counters (company_id, list, key, value)
-     select $1, d.list, d.key, d.delta
+     ${addToCounters(`     select $1, d.list, d.key, d.delta
        from completed c, lateral (${completedDeltasSql('c')}) as d(list, key, delta)
       where d.key is not null
-      order by d.list collate "C", d.key
-     on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value
+      order by d.list collate "C", d.key`)}
    )
    select ${TASK_ROW} from completed`,
 )

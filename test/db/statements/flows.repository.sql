@@ -108,5 +108,6 @@ values ($1, $2, $3, 'active', $4, $4, $4)
 returning id, flow_id, contact_id, status, added_at, created_at, updated_at;
 
 -- flows.adjustContacts
-insert into counters (company_id, list, key, value) values ($1, 'flows.contacts', $2, $3)
+insert into counters (company_id, list, key, value)
+values ($1, 'flows.contacts', $2, $3)
 on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value;

@@ -5,22 +5,22 @@ select id, user_id, contact_id, first_name, last_name, email, provider, position
 
 -- leads.count (replica: src/db/replica.ts)
 select (select coalesce(sum(k.value * case k.list when 'leads' then 1 else 0 end), 0)::bigint
-from counters k
+from (select company_id, list, key, slot, value from counters) k
 where k.company_id = (select $1::bigint) and k.list in ('leads', 'leads_linked') and k.key = $2) as count;
 
 -- leads.countLinked (replica: src/db/replica.ts)
 select (select coalesce(sum(k.value * case k.list when 'leads' then 0 else 1 end), 0)::bigint
-from counters k
+from (select company_id, list, key, slot, value from counters) k
 where k.company_id = (select $1::bigint) and k.list in ('leads', 'leads_linked') and k.key = $2) as count;
 
 -- leads.countUnlinked (replica: src/db/replica.ts)
 select (select coalesce(sum(k.value * case k.list when 'leads' then 1 else -1 end), 0)::bigint
-from counters k
+from (select company_id, list, key, slot, value from counters) k
 where k.company_id = (select $1::bigint) and k.list in ('leads', 'leads_linked') and k.key = $2) as count;
 
 -- leads.page
 with total as materialized (select (select coalesce(sum(k.value * case k.list when 'leads' then 1 else 0 end), 0)::bigint
-        from counters k
+        from (select company_id, list, key, slot, value from counters) k
        where k.company_id = (select $1::bigint) and k.list in ('leads', 'leads_linked') and k.key = $2) as n)
 select total.n as total, p.*
   from total
@@ -37,7 +37,7 @@ select total.n as total, p.*
 
 -- leads.pageLinked
 with total as materialized (select (select coalesce(sum(k.value * case k.list when 'leads' then 0 else 1 end), 0)::bigint
-        from counters k
+        from (select company_id, list, key, slot, value from counters) k
        where k.company_id = (select $1::bigint) and k.list in ('leads', 'leads_linked') and k.key = $2) as n)
 select total.n as total, p.*
   from total
@@ -54,7 +54,7 @@ select total.n as total, p.*
 
 -- leads.pageUnlinked
 with total as materialized (select (select coalesce(sum(k.value * case k.list when 'leads' then 1 else -1 end), 0)::bigint
-        from counters k
+        from (select company_id, list, key, slot, value from counters) k
        where k.company_id = (select $1::bigint) and k.list in ('leads', 'leads_linked') and k.key = $2) as n)
 select total.n as total, p.*
   from total

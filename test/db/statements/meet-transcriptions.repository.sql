@@ -85,7 +85,7 @@ select to_char((updated_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
 select (case $3::text when 'with' then linked when 'without' then every - linked else every end)::int as count
   from (select coalesce(sum(value) filter (where list = 'meet_transcriptions'), 0) as every,
                coalesce(sum(value) filter (where list = 'meet_transcriptions_linked'), 0) as linked
-          from counters
+          from (select company_id, list, key, slot, value from counters) k
          where company_id = $1 and list in ('meet_transcriptions', 'meet_transcriptions_linked') and key = $2) c;
 
 -- meetTranscriptions.insert
@@ -96,7 +96,7 @@ with t as (
 counted as (
   insert into counters (company_id, list, key, value)
   select $1, 'meet_transcriptions', user_id, 1 from t
-  on conflict (company_id, list, key, slot) do update set value = counters.value + 1
+  on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value
   returning value
 ), api_event as (
   select 1 as ord, 'meet_transcription.created' as type, (select row_to_json(j) from (select t.id, t.user_id, t.company_id, t.meet_id, t.status, to_char(t.stopped_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as stopped_at, t.task_id, t.transcript, to_char(t.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(t.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j) as data from t
@@ -162,15 +162,15 @@ linked as (
   returning t.id, t.user_id, t.company_id, t.meet_id, t.status, t.stopped_at, t.task_id, t.transcript, t.created_at, t.updated_at, locked.task_id as previous_task_id
 ),
 event as (
-  insert into contact_events (company_id, contact_id, kind, user_id, data)
+  insert into contact_events (company_id, contact_id, kind, user_id, data, occurred_at)
   select $1, task.contact_id, 'meet_transcription_linked', $4,
-         jsonb_build_object('meet_transcription_id', linked.id, 'meet_id', linked.meet_id, 'task_id', task.id)
+         jsonb_build_object('meet_transcription_id', linked.id, 'meet_id', linked.meet_id, 'task_id', task.id), now()
     from linked, task
 ),
 counted as (
   insert into counters (company_id, list, key, value)
   select $1, 'meet_transcriptions_linked', user_id, 1 from linked where previous_task_id is null
-  on conflict (company_id, list, key, slot) do update set value = counters.value + 1
+  on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value
   returning value
 ), api_event as (
   select 1 as ord, 'meet_transcription.linked_to_task' as type, (select row_to_json(j) from (select linked.id, linked.user_id, linked.company_id, linked.meet_id, linked.status, to_char(linked.stopped_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as stopped_at, linked.task_id, linked.transcript, to_char(linked.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(linked.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j) as data from linked

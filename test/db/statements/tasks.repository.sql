@@ -6,7 +6,7 @@ with total as materialized (select case when $9::text[] is null then (select cou
               and done = any(case when $5::boolean is null then '{f,t}'::boolean[] else array[$5::boolean] end))
          else (select coalesce(sum(k.value * c.sign), 0)
                  from unnest($9::text[], $10::bigint[], $11::bigint[], $12::int[]) as c(list, low, high, sign)
-                 join counters k on k.company_id = (select $1::bigint) and k.list = c.list and k.key >= c.low and k.key <= c.high)
+                 join (select company_id, list, key, slot, value from counters) k on k.company_id = (select $1::bigint) and k.list = c.list and k.key >= c.low and k.key <= c.high)
     end::bigint as n)
 select total.n as total, p.*
   from total
@@ -52,7 +52,7 @@ total as materialized (select case when $9::text[] is null then (select count(*)
               and $5::boolean is not false)
          else (select coalesce(sum(k.value * c.sign), 0)
                  from unnest($9::text[], $10::bigint[], $11::bigint[], $12::int[]) as c(list, low, high, sign)
-                 join counters k on k.company_id = (select $1::bigint) and k.list = c.list and k.key >= c.low and k.key <= c.high)
+                 join (select company_id, list, key, slot, value from counters) k on k.company_id = (select $1::bigint) and k.list = c.list and k.key >= c.low and k.key <= c.high)
     end::bigint as n)
 select total.n as total, p.*
   from total
@@ -88,7 +88,7 @@ with total as materialized (select case when $9::text[] is null then (select cou
               and done = any(case when $5::boolean is null then '{f,t}'::boolean[] else array[$5::boolean] end))
          else (select coalesce(sum(k.value * c.sign), 0)
                  from unnest($9::text[], $10::bigint[], $11::bigint[], $12::int[]) as c(list, low, high, sign)
-                 join counters k on k.company_id = (select $1::bigint) and k.list = c.list and k.key >= c.low and k.key <= c.high)
+                 join (select company_id, list, key, slot, value from counters) k on k.company_id = (select $1::bigint) and k.list = c.list and k.key >= c.low and k.key <= c.high)
     end::bigint as n)
 select total.n as total, p.*
   from total
@@ -131,7 +131,7 @@ with matches as materialized (
 total as materialized (select case when $9::text[] is null then (select count(*) from matches)
          else (select coalesce(sum(k.value * c.sign), 0)
                  from unnest($9::text[], $10::bigint[], $11::bigint[], $12::int[]) as c(list, low, high, sign)
-                 join counters k on k.company_id = (select $1::bigint) and k.list = c.list and k.key >= c.low and k.key <= c.high)
+                 join (select company_id, list, key, slot, value from counters) k on k.company_id = (select $1::bigint) and k.list = c.list and k.key >= c.low and k.key <= c.high)
     end::bigint as n)
 select total.n as total, p.*
   from total
@@ -153,7 +153,7 @@ with total as materialized (select case when $9::text[] is null then (select cou
               and done = any(case when $5::boolean is null then '{f,t}'::boolean[] else array[$5::boolean] end))
          else (select coalesce(sum(k.value * c.sign), 0)
                  from unnest($9::text[], $10::bigint[], $11::bigint[], $12::int[]) as c(list, low, high, sign)
-                 join counters k on k.company_id = (select $1::bigint) and k.list = c.list and k.key >= c.low and k.key <= c.high)
+                 join (select company_id, list, key, slot, value from counters) k on k.company_id = (select $1::bigint) and k.list = c.list and k.key >= c.low and k.key <= c.high)
     end::bigint as n)
 select total.n as total, p.*
   from total
