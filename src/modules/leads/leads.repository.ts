@@ -1,7 +1,5 @@
-// Every statement of the leads module, written once and run as a named prepared statement.
-// Rows come out in the API shape (the columns carry the API's names), so they go out as
-// they are. EXPLAIN at 1 M leads in one company (20 users), custom and generic plans: a
-// page, first or last, 60-120 buffers and about 0.1 ms; by id 4 buffers; a count 7.
+// Every statement of the leads module. Rows come out in the API shape, so they go out as they
+// are. Plans at a million leads: docs/performance.md#measured-at-the-statements.
 import type { Db } from '../../db/db.js'
 import { COMPANY } from '../../db/company.js'
 import { pageIds, pageParams, unwrapPage, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
@@ -23,8 +21,7 @@ export type LinkFilter = 'all' | 'with' | 'without'
 // of a user, `leads_linked` those with a contact (lead-links.ts moves it with the links).
 // A filter's total is a weighted sum of the two rows: all = leads, with = leads_linked,
 // without = leads − leads_linked.
-// The company is compared as COMPANY (src/db/company.ts): a page of a fresh 50,000-lead
-// company otherwise read 2,578 buffers, 116 with it.
+// The company is compared as COMPANY (src/db/company.ts), so a fresh company keeps its plan.
 const WEIGHTS: Record<LinkFilter, [all: number, linked: number]> = { all: [1, 0], with: [0, 1], without: [1, -1] }
 const totalOf = (filter: LinkFilter) => {
   const [all, linked] = WEIGHTS[filter]

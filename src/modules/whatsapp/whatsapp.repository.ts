@@ -138,8 +138,8 @@ export async function importMessages(db: Db, companyId: CompanyId, messages: New
 }
 
 // Where a statement reads rows by their ids (a page's, a chat's last message), the company
-// is compared as COMPANY (src/db/company.ts): a fresh 100,000-message company otherwise took
-// 17-20 ms for a page, 61 ms for the chats; about 1 ms with it.
+// is compared as COMPANY (src/db/company.ts), so a fresh company keeps its plan
+// (docs/performance.md#measured-at-the-statements).
 
 // The subject of both lists: a live contact of the company, by primary key.
 const CONTACT = `contact as materialized (
@@ -156,8 +156,6 @@ const PAGE = pageParams(3, 4)
  * uncorrelated InitPlans: pages of the first half read whatsapp_messages_contact_idx (or
  * _contact_user_idx) forwards, pages of the second half backwards from the exact total, so
  * the last page of a long conversation costs what the first does; then the rows by primary key.
- * EXPLAIN at 2 M messages in one company, a 60 k-message conversation (warm): page 1 0.09 ms,
- * middle page 3.5 ms, last page 0.09 ms; one user's 15 k: 0.1 / 1.0 / 0.1 ms.
  */
 const messagesStatement = (name: string, user: string) => {
   const ids = (order: string, limit: string, offset: string) =>
