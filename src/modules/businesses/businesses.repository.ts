@@ -2,7 +2,7 @@
 // created when a contact or lead first names it. Lead business fields fill in its details.
 import type { Db } from '../../db/db.js'
 import { recordSql, type Row } from '../../db/records.js'
-import { defineQuery, run, runOne } from '../../db/query.js'
+import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
 import { Business } from './businesses.schemas.js'
 
@@ -49,7 +49,7 @@ export async function upsertBusiness(
   name: string,
   details: BusinessDetails = {},
 ): Promise<{ id: number }> {
-  const row = await runOne(db, upsertStatement, [
+  return runSingle(db, upsertStatement, [
     companyId,
     name,
     details.linkedinUrl ?? null,
@@ -57,8 +57,6 @@ export async function upsertBusiness(
     details.colaboratorsCount ?? null,
     details.telephone ?? null,
   ])
-  if (!row) throw new Error('upsert returned no row')
-  return row
 }
 
 // The live contact's business by primary keys, with its live contacts counted from

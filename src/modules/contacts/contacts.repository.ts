@@ -2,7 +2,7 @@ import type { Db } from '../../db/db.js'
 import { addToCounters, counterTotal, WRITER_SLOT } from '../../db/counters.js'
 import { jsonArrayOf } from '../../db/json-sql.js'
 import { limitOffset, pageIds, pageIdsWithin, pageParams, unwrapPage, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
-import { defineQuery, run, runOne } from '../../db/query.js'
+import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import { recordSql } from '../../db/records.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { customFields } from '../../db/schema.js'
@@ -493,13 +493,11 @@ export async function insertContactRecord(
   now: Date,
 ): Promise<Contact> {
   const c = contact
-  const row = await runOne(db, insertContactStatement, [
+  return runSingle(db, insertContactStatement, [
     companyId, c.userId, c.firstName, c.lastName, c.email, c.business, c.position, c.telephone, c.cellphone,
     c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel,
     c.stage, c.contactGroupId, businessName, now, tagIds, values.map((v) => v.customFieldId), values.map((v) => v.value),
   ])
-  if (!row) throw new Error('insert returned no row')
-  return row
 }
 
 /** A live contact as the JSON text of its API shape, or undefined. */

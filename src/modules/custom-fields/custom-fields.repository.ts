@@ -1,6 +1,6 @@
 import type { Db } from '../../db/db.js'
 import { recordSql, type Row } from '../../db/records.js'
-import { defineQuery, run, runOne } from '../../db/query.js'
+import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
 import { isoInstant } from '../../db/json-sql.js'
 import { outboxCtes } from '../webhooks/outbox.js'
@@ -64,9 +64,7 @@ const insertStatement = defineQuery<CustomFieldRow>(
 )
 
 export async function insertCustomField(db: Db, companyId: CompanyId, values: CustomFieldValues): Promise<CustomFieldRow> {
-  const row = await runOne(db, insertStatement, [companyId, values.field, values.kind, JSON.stringify(values.options), values.now])
-  if (!row) throw new Error('insert returned no row')
-  return row
+  return runSingle(db, insertStatement, [companyId, values.field, values.kind, JSON.stringify(values.options), values.now])
 }
 
 // Demo data: many definitions in one statement, from a JSON array, in the given order.

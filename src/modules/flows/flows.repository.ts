@@ -1,7 +1,7 @@
 import type { Db } from '../../db/db.js'
 import { addToCounters, counterTotal } from '../../db/counters.js'
 import { limitOffset, pageParams, unwrapPage, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
-import { defineQuery, run, runOne } from '../../db/query.js'
+import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import { recordSql } from '../../db/records.js'
 import type { CompanyId } from '../../tenancy.js'
 import { Flow as FlowSchema, type Enrollment, type Flow } from './flows.schemas.js'
@@ -139,9 +139,7 @@ export async function insertFlow(
   values: { userId: number; name: string; status: Flow['status'] },
   steps: Flow['steps'],
 ): Promise<Flow> {
-  const row = await runOne(db, createFlow, [companyId, values.userId, values.name, values.status, JSON.stringify(steps)])
-  if (!row) throw new Error('insert returned no row')
-  return row
+  return runSingle(db, createFlow, [companyId, values.userId, values.name, values.status, JSON.stringify(steps)])
 }
 
 // The partial unique index flow_enrollments_active_key refuses a second active enrollment.
@@ -161,9 +159,7 @@ export async function insertEnrollment(
   companyId: CompanyId,
   values: { flowId: number; contactId: number; addedAt: Date },
 ): Promise<EnrollmentRecord> {
-  const row = await runOne(db, enrollStatement, [companyId, values.flowId, values.contactId, values.addedAt])
-  if (!row) throw new Error('insert returned no row')
-  return row
+  return runSingle(db, enrollStatement, [companyId, values.flowId, values.contactId, values.addedAt])
 }
 
 const adjustContacts = defineQuery<never>(

@@ -4,7 +4,7 @@ import type { Db } from '../../db/db.js'
 import { COMPANY } from '../../db/company.js'
 import { pageIds, pageParams, unwrapPage, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
 import { addToCounters, COUNTER_ROWS } from '../../db/counters.js'
-import { defineQuery, run, runOne } from '../../db/query.js'
+import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import { recordSql, type Row } from '../../db/records.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { CompanyId } from '../../tenancy.js'
@@ -205,13 +205,11 @@ export async function insertLead(
   businessName: string | null,
 ): Promise<Lead> {
   const l = lead
-  const row = await runOne(db, insertLeadStatement, [
+  return runSingle(db, insertLeadStatement, [
     companyId, userId, l.firstName, l.lastName, l.email, l.provider, l.position, l.linkedinUrl, l.telephone, l.city,
     l.stateProvince, l.country, l.degreeOfConnection, l.businessName, l.businessLinkedinUrl, l.businessSector,
     l.businessColaboratorsCount, l.businessTelephone, businessName,
   ])
-  if (!row) throw new Error('insert returned no row')
-  return row
 }
 
 export interface DemoContact {

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/db.js'
 import { addToCounters, COUNTER_ROWS, counterTotal } from '../../db/counters.js'
 import { pageIds, pageParams, unwrapPage, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
-import { defineQuery, run, runOne } from '../../db/query.js'
+import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import { recordSql, type Row } from '../../db/records.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { CompanyId } from '../../tenancy.js'
@@ -180,9 +180,7 @@ export async function insertTranscription(
   companyId: CompanyId,
   values: { userId: number; meetId: string },
 ): Promise<Transcription> {
-  const row = await runOne(db, insertStatement, [companyId, values.userId, values.meetId])
-  if (!row) throw new Error('insert returned no row')
-  return row
+  return runSingle(db, insertStatement, [companyId, values.userId, values.meetId])
 }
 
 // recording → stopped, at a given instant ($5) or at midnight of a day ($3) in a time zone

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/db.js'
-import { defineQuery, run, runOne } from '../../db/query.js'
+import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
 import { isoInstant } from '../../db/json-sql.js'
 import { recordSql, type Row } from '../../db/records.js'
@@ -33,9 +33,7 @@ const insertStatement = defineQuery<Row<typeof Tag>>(
 )
 
 export async function insertTag(db: Db, companyId: CompanyId, values: { name: string; color: string; now: Date }): Promise<Row<typeof Tag>> {
-  const row = await runOne(db, insertStatement, [companyId, values.name, values.color, values.now])
-  if (!row) throw new Error('insert returned no row')
-  return row
+  return runSingle(db, insertStatement, [companyId, values.name, values.color, values.now])
 }
 
 // Demo data: many tags in one statement, in the given order.

@@ -2,7 +2,7 @@ import type { Db } from '../../db/db.js'
 import { jsonArrayOf } from '../../db/json-sql.js'
 import { limitOffset, pageParams, type PageSlice } from '../../db/paging.js'
 import { recordSql, type Row } from '../../db/records.js'
-import { defineQuery, run, runOne } from '../../db/query.js'
+import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import type { companies, users } from '../../db/schema.js'
 import type { CompanyId } from '../../tenancy.js'
 import { Company, User } from './users.schemas.js'
@@ -125,9 +125,7 @@ export async function insertUser(
   companyId: CompanyId,
   values: { name: string; email: string; role: 'admin' | 'member' },
 ): Promise<UserRow> {
-  const row = await runOne(db, insertUserStatement, [companyId, values.name, values.email, values.role])
-  if (!row) throw new Error('insert returned no row')
-  return row
+  return runSingle(db, insertUserStatement, [companyId, values.name, values.email, values.role])
 }
 
 // By primary key.
@@ -143,7 +141,5 @@ const insertCompanyStatement = defineQuery<CompanyRow>(
 )
 
 export async function insertCompany(db: Db, values: { name: string; timezone: string }): Promise<CompanyRow> {
-  const row = await runOne(db, insertCompanyStatement, [values.name, values.timezone])
-  if (!row) throw new Error('insert returned no row')
-  return row
+  return runSingle(db, insertCompanyStatement, [values.name, values.timezone])
 }
