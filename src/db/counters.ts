@@ -21,6 +21,19 @@ export const WRITER_SLOT = `(pg_backend_pid() % ${String(COUNTER_SLOTS)})::small
 export const counterTotal = (company: string, list: string, key: string) =>
   `coalesce((select sum(value) from counters where company_id = ${company} and list = ${list} and key = ${key}), 0)::bigint`
 
+/** The counter rows, for a statement that reads them otherwise (sums of several lists, key ranges). */
+export const COUNTER_ROWS = '(select company_id, list, key, slot, value from counters)'
+
+/**
+ * Adds to counter rows, by primary key (company_id, list, key, slot): `rows` selects
+ * (company_id, list, key, value), or with `slot` (company_id, list, key, slot, value); the
+ * slot is 0 unless given. A statement or a CTE's body.
+ */
+export const addToCounters = (rows: string, options: { slot?: boolean } = {}) =>
+  `insert into counters (company_id, list, key${options.slot ? ', slot' : ''}, value)
+     ${rows.trim()}
+     on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value`
+
 // Slot 0 of a total, by primary key (company_id, list, key, slot).
 const adjust = defineQuery<never>(
   'counters.adjust',

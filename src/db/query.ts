@@ -83,3 +83,10 @@ export async function runOne<Row>(db: Db, query: Query<Row>, params: unknown[]):
   const rows = await run(db, query, params)
   return rows[0]
 }
+
+/** The one row the statement always answers (an insert's RETURNING, an upsert's). */
+export async function runSingle<Row>(db: Db, query: Query<Row>, params: unknown[]): Promise<Row> {
+  const row = await runOne(db, query, params)
+  if (row === undefined) throw new Error(`${query.name} returned no row`)
+  return row
+}

@@ -6,7 +6,7 @@ import type { Account } from '../modules/auth/accounts.service.js'
 import { SCOPE_DESCRIPTIONS, SCOPES, type Scope } from '../modules/auth/scopes.js'
 import type { CompanyToken, ListedToken } from '../modules/auth/tokens.repository.js'
 import { EVENT_TYPES } from '../modules/webhooks/event-types.js'
-import type { ApiSubscription, SubscriptionOverview } from '../modules/webhooks/webhooks.repository.js'
+import type { SubscriptionRow, SubscriptionOverview } from '../modules/webhooks/webhooks.repository.js'
 import { html, type Html, type Interpolation } from './html.js'
 import { CSRF_FIELD } from './security.js'
 
@@ -363,7 +363,7 @@ ${admin && html`<section class="card" aria-labelledby="create-webhook-title">
 </section>`}`
 }
 
-export function deleteWebhookPage(chrome: Chrome, csrf: string, account: Account, webhook: ApiSubscription): Html {
+export function deleteWebhookPage(chrome: Chrome, csrf: string, account: Account, webhook: SubscriptionRow): Html {
   const format = formatter(account.timezone)
   return layout(
     chrome,

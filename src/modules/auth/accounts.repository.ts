@@ -2,7 +2,7 @@
 // (table user_invites). The users table's other columns and queries are the users module's.
 import type { Db } from '../../db/db.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
-import type { ApiUser } from '../users/users.repository.js'
+import { USER_RECORD, type UserRecord } from '../users/users.repository.js'
 import type { CompanyId } from '../../tenancy.js'
 
 export interface SignInCandidate {
@@ -41,10 +41,10 @@ export async function updatePasswordHash(db: Db, companyId: CompanyId, userId: n
   return runOne(db, setPasswordHash, [companyId, userId, passwordHash])
 }
 
-const setActive = defineQuery<ApiUser>(
+const setActive = defineQuery<UserRecord>(
   'auth.setActive',
   `update users set active = $3, updated_at = $4 where company_id = $1 and id = $2
-   returning id, name, email, role, active, created_at, updated_at`,
+   returning ${USER_RECORD.columns('')}`,
 )
 
 export async function updateActive(db: Db, companyId: CompanyId, userId: number, active: boolean, at: Date) {

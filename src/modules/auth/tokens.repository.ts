@@ -2,8 +2,10 @@
 // needs (the user's role, the token's scopes and expiry): authorising costs no query of its own.
 import type { Db } from '../../db/db.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
+import { recordSql, type Row } from '../../db/records.js'
 import type { CompanyId } from '../../tenancy.js'
 import type { Scope } from './scopes.js'
+import { CompanyToken, ListedToken, TokenRecord } from './tokens.schemas.js'
 
 /** What a request's token resolves to (before the expiry is checked). */
 export interface TokenCallerRow {
@@ -43,20 +45,8 @@ export async function findTokenCaller(db: Db, tokenHash: string): Promise<TokenC
   return runOne(db, callerByHash, [tokenHash])
 }
 
-/** A token row as made, and as revoked by the admin command line. */
-export interface TokenRow {
-  id: number
-  user_id: number
-  company_id: number
-  prefix: string
-  label: string | null
-  scopes: Scope[] | null
-  expires_at: Date | null
-  created_at: Date
-  revoked_at: Date | null
-}
-
-const TOKEN_COLUMNS = 'id, user_id, company_id, prefix, label, scopes, expires_at, created_at, revoked_at'
+export type TokenRow = Row<typeof TokenRecord>
+const TOKEN_COLUMNS = recordSql(TokenRecord, 'api_tokens t', {}, 'TokenRecord').columns('')
 
 const insertRow = defineQuery<TokenRow>(
   'auth.insertToken',
@@ -87,20 +77,8 @@ export async function revokeTokenByHash(db: Db, tokenHash: string, at: Date): Pr
   return runOne(db, revokeByHash, [tokenHash, at])
 }
 
-/** A live token as its holder sees it: never the token itself, only its first characters. */
-export interface ListedToken {
-  id: number
-  label: string | null
-  prefix: string
-  /** null: full access. */
-  scopes: Scope[] | null
-  /** null: never. */
-  expires_at: Date | null
-  created_at: Date
-  last_used_at: Date | null
-}
-
-const LISTED_COLUMNS = 'id, label, prefix, scopes, expires_at, created_at, last_used_at'
+export type ListedToken = Row<typeof ListedToken>
+const LISTED_COLUMNS = recordSql(ListedToken, 'api_tokens t', {}, 'ListedToken').columns('')
 
 // The web page and `token list`: a user's live tokens, from api_tokens_company_user_idx.
 const tokensOfUser = defineQuery<ListedToken>(
@@ -139,15 +117,13 @@ export async function revokeTokenOf(db: Db, companyId: CompanyId, userId: number
   return runOne(db, revokeOfUser, [companyId, id, userId, at])
 }
 
-/** A live token of the company as its admins see it: whose it is, never the token itself. */
-export interface CompanyToken extends ListedToken {
-  user_id: number
-  user_name: string
-  user_email: string
-}
-
-const COMPANY_TOKEN_COLUMNS = `t.id, t.label, t.prefix, t.scopes, t.expires_at, t.created_at, t.last_used_at,
-                               t.user_id, u.name as user_name, u.email as user_email`
+export type CompanyToken = Row<typeof CompanyToken>
+const COMPANY_TOKEN_COLUMNS = recordSql(
+  CompanyToken,
+  'api_tokens t join users u on u.company_id = t.company_id and u.id = t.user_id',
+  { user_name: () => 'u.name', user_email: () => 'u.email' },
+  'CompanyToken',
+).columns()
 
 // "Tokens of this company" (admins): every live token, from the primary key (company_id, id),
 // each with its user by primary key. A company has a handful of users and their tokens.

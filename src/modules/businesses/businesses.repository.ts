@@ -2,21 +2,18 @@
 // created when a contact or lead first names it. Lead business fields fill in its details.
 import type { Db } from '../../db/db.js'
 import { COMPANY } from '../../db/company.js'
-import { defineQuery, run, runOne } from '../../db/query.js'
+import { recordSql, type Row } from '../../db/records.js'
+import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
+import { Business } from './businesses.schemas.js'
 
-/** A business as the API shows it (rows come out of PostgreSQL in this shape). */
-export interface ApiBusiness {
-  id: number
-  name: string
-  linkedin_url: string | null
-  sector: string | null
-  colaborators_count: number | null
-  telephone: string | null
-  contacts_count: number
-  created_at: Date
-  updated_at: Date
-}
+export type BusinessRow = Row<typeof Business>
+
+// Its live contacts counted from contacts_company_business_idx (company_id, business_id).
+const BUSINESS_RECORD = recordSql(Business, 'businesses b', {
+  contacts_count: (b) => `(select count(*) from contacts x
+            where x.company_id = ${b}company_id and x.business_id = ${b}id and x.deleted_at is null)::int`,
+})
 
 export interface BusinessDetails {
   linkedinUrl?: string | null
@@ -53,7 +50,7 @@ export async function upsertBusiness(
   name: string,
   details: BusinessDetails = {},
 ): Promise<{ id: number }> {
-  const row = await runOne(db, upsertStatement, [
+  return runSingle(db, upsertStatement, [
     companyId,
     name,
     details.linkedinUrl ?? null,
@@ -61,28 +58,23 @@ export async function upsertBusiness(
     details.colaboratorsCount ?? null,
     details.telephone ?? null,
   ])
-  if (!row) throw new Error('upsert returned no row')
-  return row
 }
 
 // The live contact's business by primary keys, with its live contacts counted from
 // contacts_company_business_idx (company_id, business_id). The contact is read alone (its
 // LIMIT keeps the join's `business_id = b.id` out of it), so that without statistics it is
-// not found by walking contacts_company_business_idx filtering on the id (23 ms in a fresh
-// 50,000-contact company; docs/performance.md, "Plans without statistics").
-const ofContactStatement = defineQuery<ApiBusiness>(
+// not found by walking contacts_company_business_idx filtering on the id (docs/performance.md,
+// "Plans without statistics").
+const ofContactStatement = defineQuery<BusinessRow>(
   'businesses.ofContact',
-  `select b.id, b.name, b.linkedin_url, b.sector, b.colaborators_count, b.telephone,
-          (select count(*) from contacts x
-            where x.company_id = b.company_id and x.business_id = b.id and x.deleted_at is null)::int as contacts_count,
-          b.created_at, b.updated_at
+  `select ${BUSINESS_RECORD.columns()}
      from (select company_id, business_id from contacts
             where company_id = ${COMPANY} and id = $2 and deleted_at is null limit 1) c
      join businesses b on b.company_id = c.company_id and b.id = c.business_id`,
 )
 
 /** The business of a live contact in its API shape; undefined when there is no such contact or it has none. */
-export function findContactBusiness(db: Db, companyId: CompanyId, contactId: number): Promise<ApiBusiness | undefined> {
+export function findContactBusiness(db: Db, companyId: CompanyId, contactId: number): Promise<BusinessRow | undefined> {
   return runOne(db, ofContactStatement, [companyId, contactId])
 }
 

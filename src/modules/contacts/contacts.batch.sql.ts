@@ -1,13 +1,16 @@
 // The statements of POST /contacts/batch (contacts.batch.ts): the whole batch is locked,
 // read and written in three statements, whatever the number of items.
+import type { Static } from 'typebox'
 import type { Db } from '../../db/db.js'
-import { WRITER_SLOT } from '../../db/counters.js'
+import { addToCounters, WRITER_SLOT } from '../../db/counters.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
 import { leadJson } from '../leads/leads.repository.js'
 import { leadLinkKey, LINKED_LEADS } from '../leads/lead-links.js'
 import { outboxCtes } from '../webhooks/outbox.js'
 import { contactJson, FIELDS_JSON, REFERENCES_SHARED, TAGS_JSON, sharedReferencesCtes, type ContactReferences, type ContactRow } from './contacts.repository.js'
+import type { Contact } from './contacts.schemas.js'
+import { INSERT_CONTACT_EVENTS } from '../events/events.repository.js'
 
 // The lead-link lock of every email (lead-links.ts, leadLinkKey),
 // taken in key order so that batches sharing emails queue instead of deadlocking. Held to
@@ -181,29 +184,8 @@ export async function resolveLocked(
   }
 }
 
-/** A contact's columns as the write takes them (snake_case, the API's names). */
-export interface ContactColumns {
-  id: number
-  user_id: number
-  first_name: string
-  last_name: string | null
-  email: string
-  business: string | null
-  position: string | null
-  telephone: string | null
-  cellphone: string | null
-  address: string | null
-  city: string | null
-  state: string | null
-  country: string | null
-  url: string | null
-  linkedin: string | null
-  variable1: string | null
-  variable2: string | null
-  variable3: string | null
-  carousel: boolean
-  stage: string | null
-  contact_group_id: number | null
+/** A contact's columns as the write takes them: the Contact schema's own (snake_case, the API's names). */
+export type ContactColumns = Omit<Static<typeof Contact>, 'tags' | 'custom_fields' | 'created_at' | 'updated_at'> & {
   /** The business to link (found or created by name), null for none. */
   business_name: string | null
 }
@@ -336,7 +318,7 @@ const writeStatement = defineQuery<{ events: number }>(
      on conflict (company_id, contact_id, custom_field_id) do update set value = excluded.value, updated_at = excluded.updated_at
      returning 1
    ), evented as (
-     insert into contact_events (company_id, contact_id, kind, user_id, data, occurred_at)
+     ${INSERT_CONTACT_EVENTS}
      select $1, e.contact_id, e.kind::contact_event_kind, $3, e.data, $2
        from rows from (json_to_recordset($16::json) as (contact_id bigint, kind text, data jsonb)) with ordinality as e(contact_id, kind, data, ord)
       order by e.ord
@@ -351,8 +333,7 @@ const writeStatement = defineQuery<{ events: number }>(
       where l.company_id = $1 and lower(l.email) = lower(n.email) and l.contact_id is null
      returning l.*, n.event_ord
    ), counted as (
-     insert into counters (company_id, list, key, slot, value)
-     select $1, d.list, d.key, ${WRITER_SLOT}, sum(d.delta)::bigint
+     ${addToCounters(`     select $1, d.list, d.key, ${WRITER_SLOT}, sum(d.delta)::bigint
        from (select x.list, x.key, x.delta from unnest($17::text[], $18::bigint[], $19::bigint[]) as x(list, key, delta)
              union all select '${LINKED_LEADS}', l.user_id, 1 from linked l
              union all select '${LINKED_LEADS}', u.user_id, -1 from unlinked u) d
@@ -362,8 +343,7 @@ const writeStatement = defineQuery<{ events: number }>(
         and ${REFERENCES_SHARED}
       group by d.list, d.key
      having sum(d.delta) <> 0
-      order by d.list, d.key
-     on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value
+      order by d.list, d.key`, { slot: true })}
      returning value
    ), api_events_in as (
      select e.ord, 0::bigint as sub, e.type, coalesce(e.data, r.data) as data

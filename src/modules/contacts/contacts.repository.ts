@@ -1,9 +1,10 @@
 import type { Db } from '../../db/db.js'
-import { counterTotal, WRITER_SLOT } from '../../db/counters.js'
-import { isoInstant, jsonArrayOf, jsonObjectOf } from '../../db/json-sql.js'
+import { addToCounters, counterTotal, WRITER_SLOT } from '../../db/counters.js'
+import { jsonArrayOf } from '../../db/json-sql.js'
 import { COMPANY } from '../../db/company.js'
 import { limitOffset, pageIds, pageIdsArray, pageParams, rowsByIds, unwrapPage, withinTotal, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
-import { defineQuery, run, runOne } from '../../db/query.js'
+import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
+import { recordSql } from '../../db/records.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { customFields } from '../../db/schema.js'
 import type { CompanyId } from '../../tenancy.js'
@@ -12,6 +13,8 @@ import { leadLinkKey, LINKED_LEADS } from '../leads/lead-links.js'
 import { leadJson } from '../leads/leads.repository.js'
 import { outboxCtes } from '../webhooks/outbox.js'
 import type { Contact, ContactInsert, ContactRow } from './contacts.record.js'
+import { Contact as ContactSchema } from './contacts.schemas.js'
+import { INSERT_CONTACT_EVENTS } from '../events/events.repository.js'
 
 export type { ContactInsert, ContactRow, ContactTagRow, ContactValueRow } from './contacts.record.js'
 
@@ -23,30 +26,23 @@ export type { ContactInsert, ContactRow, ContactTagRow, ContactValueRow } from '
 // (its LIMIT keeps it one): as a join, a database without statistics read the values
 // through contact_custom_values_field_idx, filtering on the contact (docs/performance.md,
 // "Plans without statistics").
-/** The Contact schema's columns before its tags, in the schema's order. */
-const CONTACT_COLUMNS = [
-  'id', 'user_id', 'first_name', 'last_name', 'email', 'business', 'position', 'telephone', 'cellphone', 'address',
-  'city', 'state', 'country', 'url', 'linkedin', 'variable1', 'variable2', 'variable3', 'carousel', 'stage',
-  'contact_group_id',
-]
 /** A contact's tags as its JSON array (the Contact schema's shape, id ascending), over rows of `tags t`. */
 export const TAGS_JSON = jsonArrayOf('t.id, t.name, t.color', 't.id')
 /** A contact's custom fields as its JSON array (field id ascending), over `custom_fields f` with values `v`. */
 export const FIELDS_JSON = jsonArrayOf('f.field, v.value', 'f.id')
-const TAGS_OF_C = `coalesce((select ${TAGS_JSON}
+const CONTACT = recordSql(ContactSchema, 'contacts c', {
+  tags: (c) => `coalesce((select ${TAGS_JSON}
                       from contact_tags ct
                       cross join lateral (select t.id, t.name, t.color from tags t
                                            where t.company_id = ct.company_id and t.id = ct.tag_id limit 1) t
-                     where ct.company_id = c.company_id and ct.contact_id = c.id), '[]')`
-const FIELDS_OF_C = `coalesce((select ${FIELDS_JSON}
+                     where ct.company_id = ${c}company_id and ct.contact_id = ${c}id), '[]')`,
+  custom_fields: (c) => `coalesce((select ${FIELDS_JSON}
                       from contact_custom_values v
                       cross join lateral (select f.id, f.field from custom_fields f
                                            where f.company_id = v.company_id and f.id = v.custom_field_id limit 1) f
-                     where v.company_id = c.company_id and v.contact_id = c.id), '[]')`
-const CONTACT_RECORD = `${CONTACT_COLUMNS.map((column) => `c.${column}`).join(', ')},
-          ${TAGS_OF_C} as tags,
-          ${FIELDS_OF_C} as custom_fields,
-          c.created_at, c.updated_at`
+                     where v.company_id = ${c}company_id and v.contact_id = ${c}id), '[]')`,
+})
+const CONTACT_RECORD = CONTACT.columns('c')
 
 /**
  * A contact as JSON built in SQL from the row `alias` and its `tags` and `custom_fields`
@@ -54,16 +50,14 @@ const CONTACT_RECORD = `${CONTACT_COLUMNS.map((column) => `c.${column}`).join(',
  * them, strings escaped as JSON.stringify does (PostgreSQL cannot hold what it would
  * escape differently: lone surrogates are refused at the door), compact (src/db/json-sql.ts).
  */
-export const contactJson = (alias: string, tags: string, customFields: string) =>
-  jsonObjectOf(`${CONTACT_COLUMNS.map((column) => `${alias}.${column}`).join(', ')},
-              ${tags} as tags, ${customFields} as custom_fields,
-              ${isoInstant(`${alias}.created_at`)} as created_at, ${isoInstant(`${alias}.updated_at`)} as updated_at`)
+export const contactJson = (alias: string, tags?: string, customFields?: string) =>
+  CONTACT.json(alias, tags === undefined || customFields === undefined ? {} : { tags, custom_fields: customFields })
 
 // GET /contacts/:id, answered as JSON text straight from the statement: no row parsing, no
 // serialization (src/http/json-text.ts).
 const contactJsonById = defineQuery<{ json: string }>(
   'contacts.jsonById',
-  `select ${contactJson('c', TAGS_OF_C, FIELDS_OF_C)}::text as json
+  `select ${contactJson('c')}::text as json
      from contacts c
     where c.company_id = ${COMPANY} and c.id = $2 and c.deleted_at is null`,
   { pipelined: true },
@@ -448,7 +442,7 @@ const insertContactStatement = defineQuery<Contact>(
      insert into contact_custom_values (company_id, contact_id, custom_field_id, value, created_at, updated_at)
      select $1, c.id, v.field_id, v.value, $23, $23 from c, unnest($25::bigint[], $26::text[]) as v(field_id, value)
    ), event as (
-     insert into contact_events (company_id, contact_id, kind, user_id, data, occurred_at)
+     ${INSERT_CONTACT_EVENTS}
      select $1, c.id, 'contact_created', $2, '{}', $23 from c
    ), linked as (
      update leads l set contact_id = c.id, updated_at = now()
@@ -456,14 +450,12 @@ const insertContactStatement = defineQuery<Contact>(
       where l.company_id = $1 and lower(l.email) = lower($5) and l.contact_id is null
      returning l.*
    ), counted as (
-     insert into counters (company_id, list, key, slot, value)
-     select $1, d.list, d.key, ${WRITER_SLOT}, d.delta
+     ${addToCounters(`     select $1, d.list, d.key, ${WRITER_SLOT}, d.delta
        from (select 'contacts' as list, 0::bigint as key, 1::bigint as delta
              union all select 'contacts_by_user', $2, 1
              union all select 'leads_linked', user_id, count(*) from linked group by user_id) d
       where ${REFERENCES_SHARED}
-      order by d.list, d.key
-     on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value
+      order by d.list, d.key`, { slot: true })}
      returning value
    ), record as (
      select c.*,
@@ -502,13 +494,11 @@ export async function insertContactRecord(
   now: Date,
 ): Promise<Contact> {
   const c = contact
-  const row = await runOne(db, insertContactStatement, [
+  return runSingle(db, insertContactStatement, [
     companyId, c.userId, c.firstName, c.lastName, c.email, c.business, c.position, c.telephone, c.cellphone,
     c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel,
     c.stage, c.contactGroupId, businessName, now, tagIds, values.map((v) => v.customFieldId), values.map((v) => v.value),
   ])
-  if (!row) throw new Error('insert returned no row')
-  return row
 }
 
 /** A live contact as the JSON text of its API shape, or undefined. */
@@ -538,20 +528,18 @@ const deleteStatement = defineQuery<{ deleted: number }>(
       where company_id = $1 and contact_id = $2 and status = 'active' and exists (select from deleted)
      returning flow_id
    ), evented as (
-     insert into contact_events (company_id, contact_id, kind, user_id, data, occurred_at)
+     ${INSERT_CONTACT_EVENTS}
      select $1, d.id, 'contact_deleted', $4, '{}', $3 from deleted d
      returning 1
    ), counted as (
-     insert into counters (company_id, list, key, slot, value)
-     select $1, x.list, x.key, ${WRITER_SLOT}, sum(x.delta)::bigint
+     ${addToCounters(`     select $1, x.list, x.key, ${WRITER_SLOT}, sum(x.delta)::bigint
        from (select 'contacts' as list, 0::bigint as key, -1 as delta from deleted
              union all select 'contacts_by_user', d.user_id, -1 from deleted d
              union all select '${LINKED_LEADS}', u.user_id, -1 from unlinked u
              union all select '${FLOW_CONTACTS}', e.flow_id, -1 from ended e) x
       where (select count(*) from evented) >= 0
       group by x.list, x.key
-      order by x.list, x.key
-     on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value
+      order by x.list, x.key`, { slot: true })}
      returning value
    ), api_event as (
      select 1::bigint as ord, 'contact.deleted'::text as type, $5::json as data from deleted

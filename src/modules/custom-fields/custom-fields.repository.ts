@@ -1,19 +1,12 @@
 import type { Db } from '../../db/db.js'
-import { defineQuery, run, runOne } from '../../db/query.js'
+import { recordSql, type Row } from '../../db/records.js'
+import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
 import { isoInstant } from '../../db/json-sql.js'
 import { outboxCtes } from '../webhooks/outbox.js'
-import type { CustomFieldKind } from './custom-fields.schemas.js'
+import { CustomField, type CustomFieldKind } from './custom-fields.schemas.js'
 
-/** A definition as the API shows it (rows come out of PostgreSQL in this shape). */
-export interface ApiCustomField {
-  id: number
-  field: string
-  kind: CustomFieldKind
-  options: { name: string }[]
-  created_at: Date
-  updated_at: Date
-}
+export type CustomFieldRow = Row<typeof CustomField>
 
 export interface CustomFieldValues {
   field: string
@@ -23,11 +16,11 @@ export interface CustomFieldValues {
 }
 
 // options is jsonb [{name}], written only by this module in exactly that shape.
-const FIELD = 'id, field, kind, options, created_at, updated_at'
+const FIELD_RECORD = recordSql(CustomField, 'custom_fields f')
+const FIELD = FIELD_RECORD.columns('')
 
 // A written definition as its webhook event's data: the API record, from the RETURNING row `f`.
-const FIELD_JSON = `json_build_object('id', f.id, 'field', f.field, 'kind', f.kind, 'options', f.options,
-                       'created_at', ${isoInstant('f.created_at')}, 'updated_at', ${isoInstant('f.updated_at')})`
+const FIELD_JSON = FIELD_RECORD.json('f')
 
 /** The write's CTE `f` (RETURNING the record) with its event of `type` in the same statement (outbox.ts). */
 const withEvent = (write: string, type: string, at: string) =>
@@ -39,13 +32,13 @@ const withEvent = (write: string, type: string, at: string) =>
    select ${FIELD} from f`
 
 // The primary key (company_id, id), in order.
-const listStatement = defineQuery<ApiCustomField>(
+const listStatement = defineQuery<CustomFieldRow>(
   'customFields.list',
   `select ${FIELD} from custom_fields where company_id = $1 order by id`,
   { pipelined: true },
 )
 
-export function listCustomFields(db: Db, companyId: CompanyId): Promise<ApiCustomField[]> {
+export function listCustomFields(db: Db, companyId: CompanyId): Promise<CustomFieldRow[]> {
   return run(db, listStatement, [companyId])
 }
 
@@ -59,7 +52,7 @@ export async function customFieldExists(db: Db, companyId: CompanyId, id: number
 }
 
 // custom_fields_company_field_key refuses a field name the company has (case-insensitive).
-const insertStatement = defineQuery<ApiCustomField>(
+const insertStatement = defineQuery<CustomFieldRow>(
   'customFields.insert',
   withEvent(
     `insert into custom_fields (company_id, field, kind, options, created_at, updated_at)
@@ -70,10 +63,8 @@ const insertStatement = defineQuery<ApiCustomField>(
   ),
 )
 
-export async function insertCustomField(db: Db, companyId: CompanyId, values: CustomFieldValues): Promise<ApiCustomField> {
-  const row = await runOne(db, insertStatement, [companyId, values.field, values.kind, JSON.stringify(values.options), values.now])
-  if (!row) throw new Error('insert returned no row')
-  return row
+export async function insertCustomField(db: Db, companyId: CompanyId, values: CustomFieldValues): Promise<CustomFieldRow> {
+  return runSingle(db, insertStatement, [companyId, values.field, values.kind, JSON.stringify(values.options), values.now])
 }
 
 // Demo data: many definitions in one statement, from a JSON array, in the given order.
@@ -96,7 +87,7 @@ export async function insertCustomFields(db: Db, companyId: CompanyId, values: C
 
 // Options null ($5) keep the current ones: a dropdown then needs some, else nothing is
 // changed (no row: the caller tells a missing field from that refusal).
-const updateStatement = defineQuery<ApiCustomField>(
+const updateStatement = defineQuery<CustomFieldRow>(
   'customFields.update',
   withEvent(
     `update custom_fields
@@ -118,7 +109,7 @@ export function updateCustomField(
   companyId: CompanyId,
   id: number,
   values: Omit<CustomFieldValues, 'options'> & { options: { name: string }[] | undefined },
-): Promise<ApiCustomField | undefined> {
+): Promise<CustomFieldRow | undefined> {
   const options = values.options === undefined ? null : JSON.stringify(values.options)
   return runOne(db, updateStatement, [companyId, id, values.field, values.kind, options, values.now])
 }

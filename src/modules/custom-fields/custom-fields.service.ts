@@ -8,7 +8,7 @@ import {
   insertCustomField,
   listCustomFields,
   updateCustomField,
-  type ApiCustomField,
+  type CustomFieldRow,
 } from './custom-fields.repository.js'
 import type { CustomFieldBody } from './custom-fields.schemas.js'
 
@@ -77,7 +77,7 @@ export async function changeCustomField(db: Db, caller: Caller, id: number, inpu
     throw invalid({ options: list })
   }
   if (problems.length > 0) return refuse(problems)
-  let row: ApiCustomField | undefined
+  let row: CustomFieldRow | undefined
   try {
     row = await updateCustomField(db, companyId, id, { field: input.field, kind: input.kind, options, now })
   } catch (err) {

@@ -17,10 +17,17 @@ export interface NewContactEvent {
   occurredAt?: Date
 }
 
+/**
+ * The head of an insert of contact events, for another module's statement that writes them
+ * with its change (one round trip): a select of (company_id, contact_id, kind, user_id, data,
+ * occurred_at) follows.
+ */
+export const INSERT_CONTACT_EVENTS = 'insert into contact_events (company_id, contact_id, kind, user_id, data, occurred_at)'
+
 // Events in the given order (ids ascending), now() where no moment is given.
 const insertEvents = defineQuery<never>(
   'events.insert',
-  `insert into contact_events (company_id, contact_id, kind, user_id, data, occurred_at)
+  `${INSERT_CONTACT_EVENTS}
    select $1, e.contact_id, e.kind, e.user_id, e.data, coalesce(e.occurred_at, now())
      from unnest($2::bigint[], $3::contact_event_kind[], $4::bigint[], $5::jsonb[], $6::timestamptz[])
           with ordinality as e(contact_id, kind, user_id, data, occurred_at, n)

@@ -1,9 +1,10 @@
 import type { Db } from '../../db/db.js'
-import { counterTotal } from '../../db/counters.js'
+import { addToCounters, counterTotal } from '../../db/counters.js'
 import { limitOffset, pageParams, rowsByIds, unwrapPage, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
-import { defineQuery, run, runOne } from '../../db/query.js'
+import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
+import { recordSql } from '../../db/records.js'
 import type { CompanyId } from '../../tenancy.js'
-import type { Enrollment, Flow } from './flows.schemas.js'
+import { Flow as FlowSchema, type Enrollment, type Flow } from './flows.schemas.js'
 
 /** Active enrollments per flow, key = flow id: `contacts_count`. */
 /** Counter list of each flow's active contacts (key: flow id). */
@@ -30,13 +31,14 @@ const escapeLike = (text: string) => text.replace(/[\\%_]/g, '\\$&')
 // A flow as the API shows it, from `flows f`: its steps (flow_steps primary key, in position
 // order) aggregated and its contacts_count from its counter (counters primary key), so
 // rows go out as they are.
-const FLOW_RECORD = `f.id, f.name, f.user_id, f.status,
-          coalesce((select json_agg(json_build_object('position', st.position, 'day', st.day, 'kind', st.kind, 'title', st.title)
+const FLOW = recordSql(FlowSchema, 'flows f', {
+  steps: (f) => `coalesce((select json_agg(json_build_object('position', st.position, 'day', st.day, 'kind', st.kind, 'title', st.title)
                                     order by st.position)
                       from flow_steps st
-                     where st.company_id = f.company_id and st.flow_id = f.id), '[]') as steps,
-          ${counterTotal('f.company_id', `'${FLOW_CONTACTS}'`, 'f.id')} as contacts_count,
-          f.created_at, f.updated_at`
+                     where st.company_id = ${f}company_id and st.flow_id = ${f}id), '[]')`,
+  contacts_count: (f) => counterTotal(`${f}company_id`, `'${FLOW_CONTACTS}'`, `${f}id`),
+})
+const FLOW_RECORD = FLOW.columns()
 
 // $2 limit, $3 offset (src/db/paging.ts).
 const PAGE = pageParams(2, 3)
@@ -122,10 +124,11 @@ const createFlow = defineQuery<Flow>(
        from f, jsonb_to_recordset($5::jsonb) as st(position integer, day integer, kind task_kind, title varchar)
      returning position, day, kind, title
    )
-   select f.id, f.name, f.user_id, f.status,
-          coalesce((select json_agg(json_build_object('position', s.position, 'day', s.day, 'kind', s.kind, 'title', s.title)
-                                    order by s.position) from s), '[]') as steps,
-          0 as contacts_count, f.created_at, f.updated_at
+   select ${FLOW.columns('f', {
+     steps: `coalesce((select json_agg(json_build_object('position', s.position, 'day', s.day, 'kind', s.kind, 'title', s.title)
+                                    order by s.position) from s), '[]')`,
+     contacts_count: '0',
+   })}
      from f`,
 )
 
@@ -135,9 +138,7 @@ export async function insertFlow(
   values: { userId: number; name: string; status: Flow['status'] },
   steps: Flow['steps'],
 ): Promise<Flow> {
-  const row = await runOne(db, createFlow, [companyId, values.userId, values.name, values.status, JSON.stringify(steps)])
-  if (!row) throw new Error('insert returned no row')
-  return row
+  return runSingle(db, createFlow, [companyId, values.userId, values.name, values.status, JSON.stringify(steps)])
 }
 
 // The partial unique index flow_enrollments_active_key refuses a second active enrollment.
@@ -157,15 +158,12 @@ export async function insertEnrollment(
   companyId: CompanyId,
   values: { flowId: number; contactId: number; addedAt: Date },
 ): Promise<EnrollmentRecord> {
-  const row = await runOne(db, enrollStatement, [companyId, values.flowId, values.contactId, values.addedAt])
-  if (!row) throw new Error('insert returned no row')
-  return row
+  return runSingle(db, enrollStatement, [companyId, values.flowId, values.contactId, values.addedAt])
 }
 
 const adjustContacts = defineQuery<never>(
   'flows.adjustContacts',
-  `insert into counters (company_id, list, key, value) values ($1, '${FLOW_CONTACTS}', $2, $3)
-   on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value`,
+  addToCounters(`values ($1, '${FLOW_CONTACTS}', $2, $3)`),
 )
 
 /** One more active contact in the flow's contacts_count (slot 0): locked last. */

@@ -1,20 +1,18 @@
-// Every statement of the leads module, written once and run as a named prepared statement.
-// Rows come out in the API shape (the columns carry the API's names), so they go out as
-// they are. EXPLAIN at 1 M leads in one company (20 users), custom and generic plans: a
-// page, first or last, 60-120 buffers and about 0.1 ms; by id 4 buffers; a count 7.
-import type { Static } from 'typebox'
+// Every statement of the leads module. Rows come out in the API shape, so they go out as they
+// are. Plans at a million leads: docs/performance.md#measured-at-the-statements.
 import type { Db } from '../../db/db.js'
 import { COMPANY } from '../../db/company.js'
 import { pageIds, pageParams, rowsByIds, unwrapPage, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
-import { defineQuery, run, runOne } from '../../db/query.js'
+import { addToCounters, COUNTER_ROWS } from '../../db/counters.js'
+import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
+import { recordSql, type Row } from '../../db/records.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { CompanyId } from '../../tenancy.js'
-import { isoInstant } from '../../db/json-sql.js'
 import { outboxCtes } from '../webhooks/outbox.js'
-import type { Lead as LeadSchema } from './leads.schemas.js'
+import { Lead as LeadSchema } from './leads.schemas.js'
 
 /** A lead as the API shows it. */
-export type Lead = Static<typeof LeadSchema>
+export type Lead = Row<typeof LeadSchema>
 
 /** Which leads of a user: all, those with a contact, or those without. */
 export type LinkFilter = 'all' | 'with' | 'without'
@@ -23,26 +21,20 @@ export type LinkFilter = 'all' | 'with' | 'without'
 // of a user, `leads_linked` those with a contact (lead-links.ts moves it with the links).
 // A filter's total is a weighted sum of the two rows: all = leads, with = leads_linked,
 // without = leads − leads_linked.
-// The company is compared as COMPANY (src/db/company.ts): a page of a fresh 50,000-lead
-// company otherwise read 2,578 buffers, 116 with it.
+// The company is compared as COMPANY (src/db/company.ts), so a fresh company keeps its plan.
 const WEIGHTS: Record<LinkFilter, [all: number, linked: number]> = { all: [1, 0], with: [0, 1], without: [1, -1] }
 const totalOf = (filter: LinkFilter) => {
   const [all, linked] = WEIGHTS[filter]
   return `(select coalesce(sum(k.value * case k.list when 'leads' then ${all} else ${linked} end), 0)::bigint
-             from counters k
+             from ${COUNTER_ROWS} k
             where k.company_id = ${COMPANY} and k.list in ('leads', 'leads_linked') and k.key = $2)`
 }
 
-const LEAD_COLUMNS = `id, user_id, contact_id, first_name, last_name, email, provider, position, linkedin_url, telephone,
-          city, state_province, country, degree_of_connection, business_name, business_linkedin_url, business_sector,
-          business_colaborators_count, business_telephone, created_at, updated_at`
+const LEAD = recordSql(LeadSchema, 'leads l')
+const LEAD_COLUMNS = LEAD.columns('')
 
 /** A lead as the API shows it, as JSON built in SQL from the row `alias` (webhook event data). */
-export const leadJson = (alias: string) =>
-  `json_build_object(${LEAD_COLUMNS.split(',')
-    .map((column) => column.trim())
-    .map((column) => `'${column}', ${column.endsWith('_at') ? isoInstant(`${alias}.${column}`) : `${alias}.${column}`}`)
-    .join(', ')})`
+export const leadJson = (alias: string) => LEAD.json(alias)
 
 // By primary key (company_id, id); the company hidden from the planner as above (a custom
 // plan for a fresh company otherwise read it through leads_company_contact_idx: 1,062
@@ -186,12 +178,10 @@ const insertLeadStatement = defineQuery<Lead>(
              (select id from business))
      returning ${LEAD_COLUMNS}
    ), counted as (
-     insert into counters (company_id, list, key, value)
-     select $1, d.list, lead.user_id, 1
+     ${addToCounters(`     select $1, d.list, lead.user_id, 1
        from lead, (values ('leads', true), ('leads_linked', false)) as d(list, all_leads)
       where d.all_leads or lead.contact_id is not null
-      order by d.list
-     on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value
+      order by d.list`)}
      returning value
    ), event as (
      select e.ord, e.type, ${leadJson('lead')} as data
@@ -213,13 +203,11 @@ export async function insertLead(
   businessName: string | null,
 ): Promise<Lead> {
   const l = lead
-  const row = await runOne(db, insertLeadStatement, [
+  return runSingle(db, insertLeadStatement, [
     companyId, userId, l.firstName, l.lastName, l.email, l.provider, l.position, l.linkedinUrl, l.telephone, l.city,
     l.stateProvince, l.country, l.degreeOfConnection, l.businessName, l.businessLinkedinUrl, l.businessSector,
     l.businessColaboratorsCount, l.businessTelephone, businessName,
   ])
-  if (!row) throw new Error('insert returned no row')
-  return row
 }
 
 export interface DemoContact {

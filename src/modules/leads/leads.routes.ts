@@ -3,9 +3,8 @@ import { pageWindow, sendPage } from '../../http/pagination.js'
 import { CountResponse, IdParams, Ref } from '../../http/schemas.js'
 import { sendListPage, sendWalkPage, walkRequest } from '../../http/sync.js'
 import { requireGiven } from '../../http/validation.js'
-import { countLeads } from './leads.repository.js'
 import { Lead, LeadCreateBody, LeadsCountQuery, LeadsPage, LeadsQuery, LeadsResponse } from './leads.schemas.js'
-import { createLead, getLead, leadsPage, leadsWalk, linkFilter } from './leads.service.js'
+import { createLead, getLead, leadsCount, leadsPage, leadsWalk, linkFilter } from './leads.service.js'
 
 // The list page's own serializer (the route's response is a union of a lead, a page and a walk's page).
 const PAGE = Ref(LeadsPage)
@@ -48,8 +47,7 @@ const leadsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: CountResponse },
     },
   }, async (request) => {
-    const filter = linkFilter(request.query)
-    return { count: await countLeads(app.db, request.caller.companyId, request.query.user_id, filter) }
+    return { count: await leadsCount(app.db, request.caller, request.query) }
   })
 
   app.get('/v1/leads/:id', {

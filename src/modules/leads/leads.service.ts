@@ -4,10 +4,10 @@ import { invalid, notFound } from '../../errors.js'
 import type { PageWindow } from '../../http/pagination.js'
 import { walkPage, withoutSyncAt, type WalkRequest } from '../../http/sync.js'
 import { exclusiveFlags } from '../../http/validation.js'
-import type { CompanyId } from '../../tenancy.js'
+import type { Caller, CompanyId } from '../../tenancy.js'
 import { lockLeadEmail } from './lead-links.js'
 import type { LeadCreateBody, LeadsCountQuery } from './leads.schemas.js'
-import { findLead, insertLead, leadsPageWithTotal, leadsWalkPage, type Lead, type LinkFilter } from './leads.repository.js'
+import { countLeads, findLead, insertLead, leadsPageWithTotal, leadsWalkPage, type Lead, type LinkFilter } from './leads.repository.js'
 
 export type { Lead } from './leads.repository.js'
 
@@ -16,6 +16,11 @@ export function linkFilter(query: Pick<LeadsCountQuery, 'with_contact' | 'withou
   if (query.with_contact) return 'with'
   if (query.without_contact) return 'without'
   return 'all'
+}
+
+/** How many leads of a user match the query's link filter. */
+export function leadsCount(db: Db, caller: Caller, query: LeadsCountQuery): Promise<number> {
+  return countLeads(db, caller.companyId, query.user_id, linkFilter(query))
 }
 
 export async function getLead(db: Db, companyId: CompanyId, id: number): Promise<Lead> {

@@ -1,18 +1,18 @@
-import type { Static } from 'typebox'
 import type { Db } from '../../db/db.js'
-import { counterTotal } from '../../db/counters.js'
+import { addToCounters, COUNTER_ROWS, counterTotal } from '../../db/counters.js'
 import { pageIds, pageParams, rowsByIds, unwrapPage, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
-import { defineQuery, run, runOne } from '../../db/query.js'
+import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
+import { recordSql, type Row } from '../../db/records.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { CompanyId } from '../../tenancy.js'
-import { isoInstant } from '../../db/json-sql.js'
 import { outboxCtes } from '../webhooks/outbox.js'
-import type { MeetTranscription, MeetTranscriptionItem } from './meet-transcriptions.schemas.js'
+import { MeetTranscription, MeetTranscriptionItem } from './meet-transcriptions.schemas.js'
+import { INSERT_CONTACT_EVENTS } from '../events/events.repository.js'
 
 /** A transcription as the API shows it (rows come out of PostgreSQL in this shape). */
-export type Transcription = Static<typeof MeetTranscription>
+export type Transcription = Row<typeof MeetTranscription>
 /** A list item: the transcript's length instead of its text (lists never read, detoast, texts of up to 10 MiB). */
-export type TranscriptionItem = Static<typeof MeetTranscriptionItem>
+export type TranscriptionItem = Row<typeof MeetTranscriptionItem>
 export type TranscriptionStatus = Transcription['status']
 
 /** Which transcriptions of a user: all, those linked to a task, or those not. */
@@ -25,15 +25,13 @@ const LINKED = 'meet_transcriptions_linked'
 // stopped_at is a caller's instant of the years 0001-9999: node-postgres reads timestamptz
 // exactly (sessions are UTC, years 0-99 included), so every column goes out as it is.
 const SUMMARY = 'id, user_id, company_id, meet_id, status, stopped_at, task_id'
-const RECORD = `${SUMMARY}, transcript, created_at, updated_at`
-const ITEM = `${SUMMARY}, transcript_length, created_at, updated_at`
+const TRANSCRIPTION = recordSql(MeetTranscription, 'meet_transcriptions t')
+const RECORD = TRANSCRIPTION.columns('')
+const ITEM = recordSql(MeetTranscriptionItem, 'meet_transcriptions t').columns('')
 
 // A written transcription as its webhook event's data (the API record, transcript included),
 // from the row `alias`; `transcript` replaces the column when the statement has it as a parameter.
-const recordJson = (alias: string, transcript = `${alias}.transcript`) =>
-  `json_build_object(${RECORD.split(', ')
-    .map((c) => `'${c}', ${c === 'transcript' ? transcript : c.endsWith('_at') ? isoInstant(`${alias}.${c}`) : `${alias}.${c}`}`)
-    .join(', ')})`
+const recordJson = (alias: string, transcript?: string) => TRANSCRIPTION.json(alias, transcript === undefined ? {} : { transcript })
 
 /** The CTE api_event (one event of `type` about the row of `from`) and the outbox's, at the database's now. */
 const withEvent = (type: string, from: string, transcript?: string) =>
@@ -151,7 +149,7 @@ const countStatement = defineQuery<{ count: number }>(
   `select (case $3::text when 'with' then linked when 'without' then every - linked else every end)::int as count
      from (select coalesce(sum(value) filter (where list = '${ALL}'), 0) as every,
                   coalesce(sum(value) filter (where list = '${LINKED}'), 0) as linked
-             from counters
+             from ${COUNTER_ROWS} k
             where company_id = $1 and list in ('${ALL}', '${LINKED}') and key = $2) c`,
   { replica: true },
 )
@@ -171,9 +169,7 @@ const insertStatement = defineQuery<Transcription>(
      returning ${RECORD}
    ),
    counted as (
-     insert into counters (company_id, list, key, value)
-     select $1, '${ALL}', user_id, 1 from t
-     on conflict (company_id, list, key, slot) do update set value = counters.value + 1
+     ${addToCounters(`     select $1, '${ALL}', user_id, 1 from t`)}
      returning value
    ), ${withEvent('meet_transcription.created', 't')}
    select * from t`,
@@ -184,9 +180,7 @@ export async function insertTranscription(
   companyId: CompanyId,
   values: { userId: number; meetId: string },
 ): Promise<Transcription> {
-  const row = await runOne(db, insertStatement, [companyId, values.userId, values.meetId])
-  if (!row) throw new Error('insert returned no row')
-  return row
+  return runSingle(db, insertStatement, [companyId, values.userId, values.meetId])
 }
 
 // recording → stopped, at a given instant ($5) or at midnight of a day ($3) in a time zone
@@ -203,7 +197,7 @@ const stopStatement = defineQuery<{ in_range: boolean } & ({ id: null } | Transc
      update meet_transcriptions t set status = 'stopped', stopped_at = instant.at, updated_at = now()
        from instant
       where t.company_id = $1 and t.id = $2 and t.status = 'recording'
-     returning ${RECORD.split(', ').map((c) => `t.${c}`).join(', ')}
+     returning ${TRANSCRIPTION.columns('t')}
    ), ${withEvent('meet_transcription.stopped', 'stopped')}
    select exists(select 1 from instant) as in_range, stopped.*
      from (select) one left join stopped on true`,
@@ -263,22 +257,20 @@ const linkStatement = defineQuery<{ found: boolean; task_found: boolean } & ({ i
      update meet_transcriptions t set task_id = task.id, updated_at = now()
        from locked, task
       where t.company_id = $1 and t.id = locked.id
-     returning ${RECORD.split(', ').map((c) => `t.${c}`).join(', ')}, locked.task_id as previous_task_id
+     returning ${TRANSCRIPTION.columns('t')}, locked.task_id as previous_task_id
    ),
    event as (
-     insert into contact_events (company_id, contact_id, kind, user_id, data)
+     ${INSERT_CONTACT_EVENTS}
      select $1, task.contact_id, 'meet_transcription_linked', $4,
-            jsonb_build_object('meet_transcription_id', linked.id, 'meet_id', linked.meet_id, 'task_id', task.id)
+            jsonb_build_object('meet_transcription_id', linked.id, 'meet_id', linked.meet_id, 'task_id', task.id), now()
        from linked, task
    ),
    counted as (
-     insert into counters (company_id, list, key, value)
-     select $1, '${LINKED}', user_id, 1 from linked where previous_task_id is null
-     on conflict (company_id, list, key, slot) do update set value = counters.value + 1
+     ${addToCounters(`     select $1, '${LINKED}', user_id, 1 from linked where previous_task_id is null`)}
      returning value
    ), ${withEvent('meet_transcription.linked_to_task', 'linked')}
    select exists(select 1 from locked) as found, exists(select 1 from task) as task_found,
-          ${RECORD.split(', ').map((c) => `linked.${c}`).join(', ')}
+          ${TRANSCRIPTION.columns('linked')}
      from (select) one left join linked on true`,
 )
 

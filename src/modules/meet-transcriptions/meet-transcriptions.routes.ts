@@ -3,7 +3,6 @@ import { pageWindow, sendPage } from '../../http/pagination.js'
 import { CountResponse, IdParams, Ref } from '../../http/schemas.js'
 import { sendListPage, sendWalkPage, walkRequest } from '../../http/sync.js'
 import { requireGiven } from '../../http/validation.js'
-import { countTranscriptions } from './meet-transcriptions.repository.js'
 import {
   MeetTranscription,
   MeetTranscriptionCreateBody,
@@ -23,6 +22,7 @@ import {
   setTranscript,
   stopTranscription,
   taskFilter,
+  transcriptionsCount,
   transcriptionsPage,
   transcriptionsWalk,
 } from './meet-transcriptions.service.js'
@@ -73,10 +73,7 @@ const meetTranscriptionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: CountResponse },
     },
   }, async (request) => {
-    const { caller, query } = request
-    requireOwnCompany(caller, query.company_id)
-    const filter = taskFilter(query)
-    return { count: await countTranscriptions(app.db, caller.companyId, query.user_id, filter) }
+    return { count: await transcriptionsCount(app.db, request.caller, request.query) }
   })
 
   app.get('/v1/meet_transcriptions/:id', {

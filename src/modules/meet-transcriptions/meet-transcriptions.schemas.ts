@@ -74,6 +74,7 @@ export const MeetTranscriptionsQuery = Type.Object({
 })
 
 export const MeetTranscriptionsCountQuery = Type.Object({ user_id: Id, company_id: Id, ...TaskFlags })
+export type MeetTranscriptionsCountQuery = Static<typeof MeetTranscriptionsCountQuery>
 export type TaskFlags = Pick<Static<typeof MeetTranscriptionsCountQuery>, 'with_task' | 'without_task'>
 
 export const MeetTranscriptionCreateBody = Type.Object(

@@ -6,9 +6,10 @@ import type { PageWindow } from '../../http/pagination.js'
 import { walkPage, withoutSyncAt, type WalkRequest } from '../../http/sync.js'
 import { exclusiveFlags } from '../../http/validation.js'
 import type { Caller, CompanyId } from '../../tenancy.js'
-import type { MeetTranscriptionCreateBody, TaskFlags } from './meet-transcriptions.schemas.js'
+import type { MeetTranscriptionCreateBody, MeetTranscriptionsCountQuery, TaskFlags } from './meet-transcriptions.schemas.js'
 import {
   attachTranscript,
+  countTranscriptions,
   findTranscription,
   findTranscriptionStatus,
   insertTranscription,
@@ -30,6 +31,12 @@ export function taskFilter(flags: TaskFlags): TaskFilter {
   if (flags.with_task) return 'with'
   if (flags.without_task) return 'without'
   return 'all'
+}
+
+/** How many transcriptions of a user of the caller's company match the query's task filter. */
+export function transcriptionsCount(db: Db, caller: Caller, query: MeetTranscriptionsCountQuery): Promise<number> {
+  requireOwnCompany(caller, query.company_id)
+  return countTranscriptions(db, caller.companyId, query.user_id, taskFilter(query))
 }
 
 export async function getTranscription(db: Db, companyId: CompanyId, id: number) {

@@ -1,34 +1,28 @@
 import type { Db } from '../../db/db.js'
-import { defineQuery, run, runOne } from '../../db/query.js'
+import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
 import { isoInstant } from '../../db/json-sql.js'
+import { recordSql, type Row } from '../../db/records.js'
 import { outboxCtes } from '../webhooks/outbox.js'
+import { Tag } from './tags.schemas.js'
+import { INSERT_CONTACT_EVENTS } from '../events/events.repository.js'
 
-/** A tag as the API shows it (rows come out of PostgreSQL in this shape). */
-export interface ApiTag {
-  id: number
-  name: string
-  color: string
-  created_at: Date
-  updated_at: Date
-}
 
-const TAG = 'id, name, color, created_at, updated_at'
-
+const TAG_RECORD = recordSql(Tag, 'tags t')
+const TAG = TAG_RECORD.columns('')
 // A written tag as its webhook event's data: the API record, built from the RETURNING row `t`.
-const TAG_JSON = `json_build_object('id', t.id, 'name', t.name, 'color', t.color,
-                     'created_at', ${isoInstant('t.created_at')}, 'updated_at', ${isoInstant('t.updated_at')})`
+const TAG_JSON = TAG_RECORD.json('t')
 
 // The primary key (company_id, id), in order.
-const listStatement = defineQuery<ApiTag>('tags.list', `select ${TAG} from tags where company_id = $1 order by id`, { pipelined: true })
+const listStatement = defineQuery<Row<typeof Tag>>('tags.list', `select ${TAG} from tags where company_id = $1 order by id`, { pipelined: true })
 
-export function listTags(db: Db, companyId: CompanyId): Promise<ApiTag[]> {
+export function listTags(db: Db, companyId: CompanyId): Promise<Row<typeof Tag>[]> {
   return run(db, listStatement, [companyId])
 }
 
 // tags_company_name_key refuses a name the company has (case-insensitive). The tag.created
 // event in the same statement (outbox.ts): one round trip, no transaction needed.
-const insertStatement = defineQuery<ApiTag>(
+const insertStatement = defineQuery<Row<typeof Tag>>(
   'tags.insert',
   `with t as (
      insert into tags (company_id, name, color, created_at, updated_at) values ($1, $2, $3, $4, $4) returning ${TAG}
@@ -38,10 +32,8 @@ const insertStatement = defineQuery<ApiTag>(
    select ${TAG} from t`,
 )
 
-export async function insertTag(db: Db, companyId: CompanyId, values: { name: string; color: string; now: Date }): Promise<ApiTag> {
-  const row = await runOne(db, insertStatement, [companyId, values.name, values.color, values.now])
-  if (!row) throw new Error('insert returned no row')
-  return row
+export async function insertTag(db: Db, companyId: CompanyId, values: { name: string; color: string; now: Date }): Promise<Row<typeof Tag>> {
+  return runSingle(db, insertStatement, [companyId, values.name, values.color, values.now])
 }
 
 // Demo data: many tags in one statement, in the given order.
@@ -67,7 +59,7 @@ export async function insertTags(
 }
 
 // With its tag.updated event (none when there is no such tag).
-const updateStatement = defineQuery<ApiTag>(
+const updateStatement = defineQuery<Row<typeof Tag>>(
   'tags.update',
   `with t as (
      update tags set name = $3, color = $4, updated_at = $5 where company_id = $1 and id = $2 returning ${TAG}
@@ -82,7 +74,7 @@ export function updateTag(
   companyId: CompanyId,
   id: number,
   values: { name: string; color: string; now: Date },
-): Promise<ApiTag | undefined> {
+): Promise<Row<typeof Tag> | undefined> {
   return runOne(db, updateStatement, [companyId, id, values.name, values.color, values.now])
 }
 
@@ -106,7 +98,7 @@ const deleteStatement = defineQuery<never>(
      select 1 as ord, 'tag.deleted' as type, json_build_object('id', gone.id, 'deleted_at', ${isoInstant('$4::timestamptz')}) as data
        from gone
    ), ${outboxCtes('event', '$1::bigint', '$4::timestamptz')}
-   insert into contact_events (company_id, contact_id, kind, user_id, data, occurred_at)
+   ${INSERT_CONTACT_EVENTS}
    select ct.company_id, ct.contact_id, 'tag_removed', $3,
           jsonb_build_object('tag_id', gone.id, 'name', gone.name, 'reason', 'tag_deleted'), $4
      from gone

@@ -18,6 +18,7 @@ export const Tag = Type.Object(
     ],
   },
 )
+export type Tag = Static<typeof Tag>
 
 export const TagBody = Type.Object(
   {

@@ -2,8 +2,8 @@ import { transaction, type Db } from '../../db/db.js'
 import { uniqueViolation } from '../../db/errors.js'
 import { invalid, notFound } from '../../errors.js'
 import type { Caller } from '../../tenancy.js'
-import { deleteTagWithEvents, insertTag, listTags, updateTag, type ApiTag } from './tags.repository.js'
-import type { TagBody } from './tags.schemas.js'
+import { deleteTagWithEvents, insertTag, listTags, updateTag } from './tags.repository.js'
+import type { Tag, TagBody } from './tags.schemas.js'
 
 function nameTaken(err: unknown): never {
   if (uniqueViolation(err) === 'tags_company_name_key') throw invalid({ name: ['has already been taken'] })
@@ -24,7 +24,7 @@ export async function createTag(db: Db, caller: Caller, input: TagBody, now: Dat
 }
 
 export async function changeTag(db: Db, caller: Caller, id: number, input: TagBody, now: Date) {
-  let row: ApiTag | undefined
+  let row: Tag | undefined
   try {
     row = await updateTag(db, caller.companyId, id, { name: input.name, color: input.color, now })
   } catch (err) {

@@ -8,11 +8,14 @@
 import type { Db } from '../../db/db.js'
 import { COMPANY } from '../../db/company.js'
 import { pageIds, pageParams, rowsByIds, unwrapPage, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
+import { addToCounters, COUNTER_ROWS } from '../../db/counters.js'
 import { defineQuery, run, runOne, type Query } from '../../db/query.js'
+import { recordSql } from '../../db/records.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { CompanyId } from '../../tenancy.js'
 import { completedDeltasSql, createdDeltas, mergedDeltas, type CounterTerm, type TaskFilter } from './task-counters.js'
-import type { Task, TaskKind } from './tasks.schemas.js'
+import { Task as TaskSchema, type Task, type TaskKind } from './tasks.schemas.js'
+import { INSERT_CONTACT_EVENTS } from '../events/events.repository.js'
 
 /** A task as the write statements return it (the services and the flows module read these names). */
 export interface TaskRow {
@@ -63,11 +66,16 @@ const TASK_ROW = `company_id as "companyId", id, kind, title, to_char(due_date, 
 // that leads with company_id, reading every row of the company (src/db/company.ts).
 const PAGE = pageParams(3, 4)
 
+/** A task's status against `today` (a date parameter, the company's day). */
+const statusOn = (t: string, today: string) =>
+  `case when ${t}done then 'done' when ${t}due_date < ${today} then 'overdue' when ${t}due_date = ${today} then 'today'
+               else 'future' end`
 /** A task as the API shows it, from `tasks t`; `status` against $2, the company's today. */
-const TASK_RECORD = `t.id, t.kind, t.title, to_char(t.due_date, 'YYYY-MM-DD') as due_date, t.done, t.done_at,
-          case when t.done then 'done' when t.due_date < $2::date then 'overdue' when t.due_date = $2::date then 'today'
-               else 'future' end as status,
-          t.assigned_to_id, t.flow_id, t.contact_id, t.created_at, t.updated_at`
+const TASK = recordSql(TaskSchema, 'tasks t', {
+  due_date: (t) => `to_char(${t}due_date, 'YYYY-MM-DD')`,
+  status: (t) => statusOn(t, '$2::date'),
+})
+const TASK_RECORD = TASK.columns()
 
 const DUE_RANGE = `due_date >= coalesce($6::date, '-infinity') and due_date <= coalesce($7::date, 'infinity')`
 const KIND = '($8::task_kind is null or kind = $8::task_kind)'
@@ -77,7 +85,7 @@ const optional = (column: string, param: string) => `(${param}::bigint is null o
 const total = (exact: string) => `case when $9::text[] is null then (${exact})
               else (select coalesce(sum(k.value * c.sign), 0)
                       from unnest($9::text[], $10::bigint[], $11::bigint[], $12::int[]) as c(list, low, high, sign)
-                      join counters k on k.company_id = ${COMPANY} and k.list = c.list and k.key >= c.low and k.key <= c.high)
+                      join ${COUNTER_ROWS} k on k.company_id = ${COMPANY} and k.list = c.list and k.key >= c.low and k.key <= c.high)
          end::bigint`
 
 /**
@@ -224,7 +232,7 @@ export async function tasksPageWithTotal(
 // in order that stops after $6 rows, then each row by the same index's heap pointer.
 const tasksWalkStatement = defineQuery<Task & { sync_at: string }>(
   'tasks.walk',
-  `select ${syncAt('t.updated_at')} as sync_at, ${TASK_RECORD.replaceAll('$2::date', '$7::date')}
+  `select ${syncAt('t.updated_at')} as sync_at, ${TASK.columns('t', { status: statusOn('t.', '$7::date') })}
      from tasks t
     where t.company_id = ${COMPANY}
       and (t.updated_at, t.id) > ($2::timestamptz, $3::bigint)
@@ -256,11 +264,9 @@ const insertTasksStatement = defineQuery<TaskRow>(
       order by v.n
      returning ${TASK_ROW}
    ), counted as (
-     insert into counters (company_id, list, key, value)
-     select $1, d.list, d.key, d.delta
+     ${addToCounters(`     select $1, d.list, d.key, d.delta
        from unnest($10::text[], $11::bigint[], $12::bigint[]) with ordinality as d(list, key, delta, n)
-      order by d.n
-     on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value
+      order by d.n`)}
    )
    select * from inserted order by id`,
 )
@@ -297,17 +303,15 @@ const completeTaskStatement = defineQuery<TaskRow>(
       where company_id = $1 and id = $2 and not done
      returning *, due_date - date '1970-01-01' as due_day, done_on - date '1970-01-01' as done_day
    ), event as (
-     insert into contact_events (company_id, contact_id, kind, user_id, data, occurred_at)
+     ${INSERT_CONTACT_EVENTS}
      select $1, c.contact_id, 'task_completed', $5,
             jsonb_build_object('task_id', c.id, 'title', c.title, 'kind', c.kind, 'flow_id', c.flow_id), $3
        from completed c
    ), counted as (
-     insert into counters (company_id, list, key, value)
-     select $1, d.list, d.key, d.delta
+     ${addToCounters(`     select $1, d.list, d.key, d.delta
        from completed c, lateral (${completedDeltasSql('c')}) as d(list, key, delta)
       where d.key is not null
-      order by d.list collate "C", d.key
-     on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value
+      order by d.list collate "C", d.key`)}
    )
    select ${TASK_ROW} from completed`,
 )

@@ -1,29 +1,19 @@
 import type { Db } from '../../db/db.js'
-import { isoInstant, jsonArrayOf, jsonObjectOf } from '../../db/json-sql.js'
+import { jsonArrayOf } from '../../db/json-sql.js'
 import { limitOffset, pageParams, type PageSlice } from '../../db/paging.js'
-import { defineQuery, run, runOne } from '../../db/query.js'
+import { recordSql, type Row } from '../../db/records.js'
+import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import type { companies, users } from '../../db/schema.js'
 import type { CompanyId } from '../../tenancy.js'
+import { Company, User } from './users.schemas.js'
 
 export type UserRow = typeof users.$inferSelect
 export type CompanyRow = typeof companies.$inferSelect
 
-/** A user as the API shows it: the columns carry the API's names, so rows go out as they are. */
-export interface ApiUser {
-  id: number
-  name: string
-  email: string
-  role: 'admin' | 'member'
-  active: boolean
-  created_at: Date
-  updated_at: Date
-}
+export type UserRecord = Row<typeof User>
 
-const USER_COLUMNS = 'id, name, email, role, active, created_at, updated_at'
-
-// A user of `u` as the API shows it, for JSON PostgreSQL writes (the User schema's keys, in order).
-const USER_JSON_COLUMNS = `u.id, u.name, u.email, u.role, u.active, ${isoInstant('u.created_at')} as created_at,
-                           ${isoInstant('u.updated_at')} as updated_at`
+export const USER_RECORD = recordSql(User, 'users u')
+const COMPANY_RECORD = recordSql(Company, 'companies c')
 
 // A page and the company's total in one round trip, both from the primary key (company_id,
 // id): the count, and the page's users as the JSON text of their API shape (an array in id
@@ -32,7 +22,7 @@ const USER_JSON_COLUMNS = `u.id, u.name, u.email, u.role, u.active, ${isoInstant
 const usersPage = defineQuery<{ total: number; data: string }>(
   'users.page',
   `select (select count(*)::int from users where company_id = $1) as total,
-          coalesce((select ${jsonArrayOf(USER_JSON_COLUMNS, 'u.id')}::text
+          coalesce((select ${jsonArrayOf(USER_RECORD.jsonColumns('u'), 'u.id')}::text
                       from (select * from users where company_id = $1 order by id ${limitOffset(pageParams(2, 3))}) u), '[]') as data`,
   { pipelined: true },
 )
@@ -49,8 +39,8 @@ export async function usersPageJson(db: Db, companyId: CompanyId, page: PageSlic
 const authorizationJson = defineQuery<{ json: string }>(
   'users.authorizationJson',
   `select row_to_json(a)::text as json
-     from (select ${jsonObjectOf(USER_JSON_COLUMNS)} as "user",
-                  ${jsonObjectOf('c.id, c.name, c.timezone')} as company
+     from (select ${USER_RECORD.json('u')} as "user",
+                  ${COMPANY_RECORD.json('c')} as company
              from users u join companies c on c.id = u.company_id
             where u.company_id = $1 and u.id = $2) a`,
   { pipelined: true },
@@ -62,12 +52,12 @@ export async function findAuthorizationJson(db: Db, companyId: CompanyId, userId
 }
 
 // Admin command line: every user of a company, from the primary key (company_id, id).
-const usersOfCompany = defineQuery<ApiUser>(
+const usersOfCompany = defineQuery<UserRecord>(
   'users.ofCompany',
-  `select ${USER_COLUMNS} from users where company_id = $1 order by id`,
+  `select ${USER_RECORD.columns('')} from users where company_id = $1 order by id`,
 )
 
-export async function allUsersOf(db: Db, companyId: CompanyId): Promise<ApiUser[]> {
+export async function allUsersOf(db: Db, companyId: CompanyId): Promise<UserRecord[]> {
   return run(db, usersOfCompany, [companyId])
 }
 
@@ -135,9 +125,7 @@ export async function insertUser(
   companyId: CompanyId,
   values: { name: string; email: string; role: 'admin' | 'member' },
 ): Promise<UserRow> {
-  const row = await runOne(db, insertUserStatement, [companyId, values.name, values.email, values.role])
-  if (!row) throw new Error('insert returned no row')
-  return row
+  return runSingle(db, insertUserStatement, [companyId, values.name, values.email, values.role])
 }
 
 // By primary key.
@@ -153,9 +141,7 @@ const insertCompanyStatement = defineQuery<CompanyRow>(
 )
 
 export async function insertCompany(db: Db, values: { name: string; timezone: string }): Promise<CompanyRow> {
-  const row = await runOne(db, insertCompanyStatement, [values.name, values.timezone])
-  if (!row) throw new Error('insert returned no row')
-  return row
+  return runSingle(db, insertCompanyStatement, [values.name, values.timezone])
 }
 
 // The admin command line's changes: the row locked first (its values before the change, for

@@ -1,9 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { notFound } from '../../errors.js'
 import { sendJsonText } from '../../http/json-text.js'
 import { pageWindow, sendPageJson } from '../../http/pagination.js'
-import { findAuthorizationJson, usersPageJson } from './users.repository.js'
-import { withToken } from './users.service.js'
+import { authorization, usersPage } from './users.service.js'
 import { Ref } from '../../http/schemas.js'
 import { AuthorizeResponse, UsersListQuery, UsersPage } from './users.schemas.js'
 
@@ -18,9 +16,8 @@ const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: Ref(UsersPage) },
     },
   }, async (request, reply) => {
-    const { companyId } = request.caller
     const window = pageWindow(request.query)
-    const { total, data } = await usersPageJson(app.db, companyId, window)
+    const { total, data } = await usersPage(app.db, request.caller, window)
     return sendPageJson(request, reply, window, total, data)
   })
 
@@ -33,10 +30,7 @@ const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: Ref(AuthorizeResponse) },
     },
   }, async (request, reply) => {
-    const { companyId, userId } = request.caller
-    const json = await findAuthorizationJson(app.db, companyId, userId)
-    if (json === undefined) throw notFound()
-    return sendJsonText(reply, withToken(json, request.caller.access))
+    return sendJsonText(reply, await authorization(app.db, request.caller))
   })
 }
 

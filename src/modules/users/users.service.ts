@@ -1,7 +1,8 @@
 import { transaction, type Db } from '../../db/db.js'
 import { uniqueViolation } from '../../db/errors.js'
-import { ApiError, invalid } from '../../errors.js'
-import { asCompanyId, type CompanyId, type TokenAccess } from '../../tenancy.js'
+import { ApiError, invalid, notFound } from '../../errors.js'
+import type { PageWindow } from '../../http/pagination.js'
+import { asCompanyId, type Caller, type CompanyId, type TokenAccess } from '../../tenancy.js'
 import { SYSTEM_CONTEXT, type AuditContext } from '../audit/audit.context.js'
 import { recordAudit } from '../audit/audit.service.js'
 import { announceUserRevoked } from '../auth/tokens.service.js'
@@ -9,6 +10,7 @@ import type { CompanyCreateInput, CompanySetTimezoneInput, UserCreateInput, User
 import {
   allCompanies,
   allUsersOf,
+  findAuthorizationJson,
   findCompany,
   hasAnyCompany,
   insertCompany,
@@ -17,6 +19,7 @@ import {
   lockUserAnyCompany,
   updateCompanyTimezone,
   updateUserRole,
+  usersPageJson,
   type CompanyRow,
   type UserRow,
 } from './users.repository.js'
@@ -100,6 +103,18 @@ export async function listUsers(db: Db, company: number) {
 /** A fresh database, without any company yet (the server loads the demo data into it). */
 export async function isFreshDatabase(db: Db): Promise<boolean> {
   return !(await hasAnyCompany(db))
+}
+
+/** A page of the caller's company's users as a JSON array (text), with the company's user count. */
+export function usersPage(db: Db, caller: Caller, window: PageWindow) {
+  return usersPageJson(db, caller.companyId, window)
+}
+
+/** authorize_api's answer as JSON text: the caller's user and company, and its token. */
+export async function authorization(db: Db, caller: Caller): Promise<string> {
+  const json = await findAuthorizationJson(db, caller.companyId, caller.userId)
+  if (json === undefined) throw notFound()
+  return withToken(json, caller.access)
 }
 
 /**

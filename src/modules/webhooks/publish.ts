@@ -20,6 +20,7 @@
 // first, locks taken in company order); and the event log before it reads a company's
 // events, so a client sees its own changes there at once.
 import type { Db } from '../../db/db.js'
+import { addToCounters } from '../../db/counters.js'
 import { defineQuery, run } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
 import { AUDIT_EVENT_TYPE } from './event-types.js'
@@ -29,9 +30,7 @@ const publishingLock = (company: string) => `hashtextextended('events:' || ${com
 
 /** The move of the rows of `staged` (the outbox rows deleted, RETURNING *): numbered, inserted, fanned out. */
 const MOVE = `numbered as (
-     insert into counters (company_id, list, key, value)
-     select company_id, 'events', 0, count(*) from staged group by company_id order by company_id
-     on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value
+     ${addToCounters(`     select company_id, 'events', 0, count(*) from staged group by company_id order by company_id`)}
      returning company_id, value
    ), published as (
      insert into api_events (company_id, sequence, type, data, created_at)

@@ -6,52 +6,21 @@
 import type { Db } from '../../db/db.js'
 import { COMPANY } from '../../db/company.js'
 import { limitOffset, pageParams, unwrapPage, withinTotal, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
+import { recordSql, type Row } from '../../db/records.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
+import { Event, WebhookDelivery, WebhookSubscription } from './webhooks.schemas.js'
 
-/** A subscription as the API shows it (never its secrets). */
-export interface ApiSubscription {
-  id: number
-  url: string
-  events: string[]
-  description: string | null
-  enabled: boolean
-  disabled_reason: string | null
-  disabled_at: Date | null
-  created_at: Date
-  updated_at: Date
-}
+export type SubscriptionRow = Row<typeof WebhookSubscription>
+export type DeliveryRow = Row<typeof WebhookDelivery>
+export type EventRow = Row<typeof Event>
 
-const SUBSCRIPTION = 's.id, s.url, s.events, s.description, s.enabled, s.disabled_reason, s.disabled_at, s.created_at, s.updated_at'
-
-/** A delivery as the API shows it. */
-export interface ApiDelivery {
-  id: number
-  event_id: number
-  event_type: string
-  status: 'pending' | 'delivered' | 'failed'
-  attempts: number
-  last_response_status: number | null
-  last_attempt_at: Date | null
-  next_attempt_at: Date | null
-  last_error: string | null
-  delivered_at: Date | null
-  created_at: Date
-}
-
-// From `d` (webhook_deliveries) and the event type expression.
-const delivery = (eventType: string) =>
-  `d.id, d.event_id, ${eventType} as event_type, d.status, d.attempts, d.last_response_status, d.last_attempt_at,
-   d.next_attempt_at, d.last_error, d.delivered_at, d.created_at`
-
-/** An event as the API shows it (and as webhooks deliver it). */
-export interface ApiEvent {
-  id: number
-  type: string
-  created_at: Date
-  sequence: number
-  data: Record<string, unknown>
-}
+const SUBSCRIPTION = recordSql(WebhookSubscription, 'webhook_subscriptions s').columns()
+// From `d` (webhook_deliveries) and its event `e`.
+const DELIVERY = recordSql(WebhookDelivery, 'webhook_deliveries d join api_events e on e.company_id = d.company_id and e.id = d.event_id', {
+  event_type: () => 'e.type',
+}).columns()
+const EVENT = recordSql(Event, 'api_events e').columns('')
 
 /** Pings (POST /webhooks/:id/test) are events of this type, never listed: they are not changes. */
 export const PING = 'ping'
@@ -71,7 +40,7 @@ export async function lockCompanySubscriptions(tx: Db, companyId: CompanyId): Pr
 }
 
 // Inserts unless the company has $7 subscriptions already (counted through the primary key).
-const insertStatement = defineQuery<ApiSubscription>(
+const insertStatement = defineQuery<SubscriptionRow>(
   'webhooks.insert',
   `insert into webhook_subscriptions as s (company_id, url, events, description, secret, created_at, updated_at)
    select $1, $2, $3::text[], $4, $5, $6, $6
@@ -89,13 +58,13 @@ export interface NewSubscription {
 }
 
 /** The new subscription, or undefined when the company is at `cap`. */
-export function insertSubscription(tx: Db, companyId: CompanyId, values: NewSubscription, cap: number): Promise<ApiSubscription | undefined> {
+export function insertSubscription(tx: Db, companyId: CompanyId, values: NewSubscription, cap: number): Promise<SubscriptionRow | undefined> {
   return runOne(tx, insertStatement, [companyId, values.url, values.events, values.description, values.secret, values.now, cap])
 }
 
 const PAGE = pageParams(2, 3)
 // The total, then the page's rows by the primary key (company_id, id); no rows read past the end.
-const pageStatement = defineQuery<PageRow<ApiSubscription>>(
+const pageStatement = defineQuery<PageRow<SubscriptionRow>>(
   'webhooks.page',
   `with total as materialized (select count(*)::int as n from webhook_subscriptions where company_id = ${COMPANY})
    select total.n as total, p.*
@@ -111,23 +80,23 @@ export async function subscriptionsPage(
   db: Db,
   companyId: CompanyId,
   page: PageSlice,
-): Promise<Page<ApiSubscription>> {
+): Promise<Page<SubscriptionRow>> {
   return unwrapPage(await run(db, pageStatement, [companyId, page.limit, page.offset]))
 }
 
-const byIdStatement = defineQuery<ApiSubscription>(
+const byIdStatement = defineQuery<SubscriptionRow>(
   'webhooks.byId',
   `select ${SUBSCRIPTION} from webhook_subscriptions s where s.company_id = ${COMPANY} and s.id = $2`,
   { pipelined: true },
 )
 
-export function findSubscription(db: Db, companyId: CompanyId, id: number): Promise<ApiSubscription | undefined> {
+export function findSubscription(db: Db, companyId: CompanyId, id: number): Promise<SubscriptionRow | undefined> {
   return runOne(db, byIdStatement, [companyId, id])
 }
 
 /** A subscription with how its latest delivery went (the web page). */
-export interface SubscriptionOverview extends ApiSubscription {
-  last_delivery_status: ApiDelivery['status'] | null
+export interface SubscriptionOverview extends SubscriptionRow {
+  last_delivery_status: DeliveryRow['status'] | null
   last_delivery_at: Date | null
   last_delivery_error: string | null
 }
@@ -157,7 +126,7 @@ export function subscriptionsOverview(db: Db, companyId: CompanyId): Promise<Sub
 // $7 enabled (null: unchanged), $8 now. Re-enabling clears the reason, the time and the
 // failing streak (the worker's 3-day clock); disabling by hand says so. `was` (the row as
 // the statement found it) gives the previous values the audit log records.
-const updateStatement = defineQuery<ApiSubscription & { was: Previous }>(
+const updateStatement = defineQuery<SubscriptionRow & { was: Previous }>(
   'webhooks.update',
   `update webhook_subscriptions s
       set url = coalesce($3, s.url),
@@ -194,7 +163,7 @@ export interface SubscriptionChanges {
   now: Date
 }
 
-export function updateSubscription(db: Db, companyId: CompanyId, id: number, changes: SubscriptionChanges): Promise<(ApiSubscription & { was: Previous }) | undefined> {
+export function updateSubscription(db: Db, companyId: CompanyId, id: number, changes: SubscriptionChanges): Promise<(SubscriptionRow & { was: Previous }) | undefined> {
   return runOne(db, updateStatement, [
     companyId,
     id,
@@ -220,7 +189,7 @@ export async function deleteSubscription(db: Db, companyId: CompanyId, id: numbe
 
 // The current secret becomes the previous one, verifying until $4 (now + 24 h); a secret
 // that was already previous is dropped.
-const rotateStatement = defineQuery<ApiSubscription & { previous_secret_expires_at: Date }>(
+const rotateStatement = defineQuery<SubscriptionRow & { previous_secret_expires_at: Date }>(
   'webhooks.rotate',
   `update webhook_subscriptions s
       set previous_secret = s.secret, previous_secret_expires_at = $4, secret = $3, updated_at = $5
@@ -233,28 +202,28 @@ export function rotateSecret(
   companyId: CompanyId,
   id: number,
   values: { secret: string; previousExpiresAt: Date; now: Date },
-): Promise<(ApiSubscription & { previous_secret_expires_at: Date }) | undefined> {
+): Promise<(SubscriptionRow & { previous_secret_expires_at: Date }) | undefined> {
   return runOne(db, rotateStatement, [companyId, id, values.secret, values.previousExpiresAt, values.now])
 }
 
 // A ping: an event of type 'ping' outside the company's numbering (sequence 0, the events
 // counter untouched, never listed) and one pending delivery to this subscription only, due
 // now; the worker delivers it like any other. Nothing is written for a disabled one.
-const pingStatement = defineQuery<{ enabled: boolean } & (ApiDelivery | { id: null })>(
+const pingStatement = defineQuery<{ enabled: boolean } & (DeliveryRow | { id: null })>(
   'webhooks.ping',
   `with s as (
      select company_id, id, enabled from webhook_subscriptions where company_id = ${COMPANY} and id = $2
    ), event as (
      insert into api_events (company_id, sequence, type, data, created_at)
      select s.company_id, 0, '${PING}', json_build_object('webhook_id', s.id), $3 from s where s.enabled
-     returning company_id, id
+     returning company_id, id, type
    ), d as (
      insert into webhook_deliveries (company_id, subscription_id, event_id, next_attempt_at, created_at)
      select event.company_id, $2, event.id, $3, $3 from event
      returning *
    )
-   select s.enabled, ${delivery(`'${PING}'::varchar`)}
-     from s left join d on true`,
+   select s.enabled, ${DELIVERY}
+     from s left join d on true left join event e on true`,
 )
 
 /** undefined: no such subscription; `{enabled: false}`: disabled, nothing sent. */
@@ -263,7 +232,7 @@ export async function insertPing(
   companyId: CompanyId,
   subscriptionId: number,
   now: Date,
-): Promise<{ enabled: false } | { enabled: true; delivery: ApiDelivery } | undefined> {
+): Promise<{ enabled: false } | { enabled: true; delivery: DeliveryRow } | undefined> {
   const row = await runOne(db, pingStatement, [companyId, subscriptionId, now])
   if (!row) return undefined
   if (!row.enabled || row.id === null) return { enabled: false }
@@ -278,7 +247,7 @@ const DELIVERIES_PAGE = pageParams(3, 4)
 // Whether the subscription is there, the total of its deliveries and a page of them, newest
 // first: all on webhook_deliveries_subscription_idx (the total index-only, the page backwards),
 // each event by primary key.
-const deliveriesPageStatement = defineQuery<PageRow<ApiDelivery, { found: boolean }>>(
+const deliveriesPageStatement = defineQuery<PageRow<DeliveryRow, { found: boolean }>>(
   'webhooks.deliveriesPage',
   `with sub as materialized (
      select id from webhook_subscriptions where company_id = ${COMPANY} and id = $2
@@ -289,7 +258,7 @@ const deliveriesPageStatement = defineQuery<PageRow<ApiDelivery, { found: boolea
    select exists (select 1 from sub) as found, total.n as total, p.*
      from total
      left join lateral (
-       select ${delivery('e.type')}
+       select ${DELIVERY}
          from webhook_deliveries d
          join api_events e on e.company_id = d.company_id and e.id = d.event_id
         where d.company_id = ${COMPANY} and d.subscription_id = $2
@@ -302,21 +271,21 @@ export async function deliveriesPage(
   companyId: CompanyId,
   subscriptionId: number,
   page: PageSlice,
-): Promise<Page<ApiDelivery> | undefined> {
+): Promise<Page<DeliveryRow> | undefined> {
   const rows = await run(db, deliveriesPageStatement, [companyId, subscriptionId, page.limit, page.offset])
   return rows[0]?.found ? unwrapPage(rows, 'id', ['found', 'total']) : undefined
 }
 
-const deliveryByIdStatement = defineQuery<ApiDelivery>(
+const deliveryByIdStatement = defineQuery<DeliveryRow>(
   'webhooks.deliveryById',
-  `select ${delivery('e.type')}
+  `select ${DELIVERY}
      from webhook_deliveries d
      join api_events e on e.company_id = d.company_id and e.id = d.event_id
     where d.company_id = ${COMPANY} and d.subscription_id = $2 and d.id = $3`,
   { pipelined: true },
 )
 
-export function findDelivery(db: Db, companyId: CompanyId, subscriptionId: number, id: number): Promise<ApiDelivery | undefined> {
+export function findDelivery(db: Db, companyId: CompanyId, subscriptionId: number, id: number): Promise<DeliveryRow | undefined> {
   return runOne(db, deliveryByIdStatement, [companyId, subscriptionId, id])
 }
 
@@ -324,7 +293,7 @@ export function findDelivery(db: Db, companyId: CompanyId, subscriptionId: numbe
 // attempts yet, a new 3-day window; the last answer stays until the next attempt. An
 // outcome of an attempt in flight meanwhile no longer matches `attempts`, so the worker
 // drops it (webhooks.deliveryRecord). Nothing changes while the subscription is disabled.
-const retryStatement = defineQuery<{ enabled: boolean } & (ApiDelivery | { id: null })>(
+const retryStatement = defineQuery<{ enabled: boolean } & (DeliveryRow | { id: null })>(
   'webhooks.deliveryRetry',
   `with target as (
      select d.company_id, d.id, s.enabled
@@ -338,7 +307,7 @@ const retryStatement = defineQuery<{ enabled: boolean } & (ApiDelivery | { id: n
       where t.enabled and d.company_id = t.company_id and d.id = t.id
       returning d.*
    )
-   select target.enabled, ${delivery('e.type')}
+   select target.enabled, ${DELIVERY}
      from target
      left join d on true
      left join api_events e on e.company_id = d.company_id and e.id = d.event_id`,
@@ -350,7 +319,7 @@ export async function retryDelivery(
   subscriptionId: number,
   id: number,
   now: Date,
-): Promise<{ enabled: false } | { enabled: true; delivery: ApiDelivery } | undefined> {
+): Promise<{ enabled: false } | { enabled: true; delivery: DeliveryRow } | undefined> {
   const row = await runOne(db, retryStatement, [companyId, subscriptionId, id, now])
   if (!row) return undefined
   if (!row.enabled || row.id === null) return { enabled: false }
@@ -361,7 +330,6 @@ export async function retryDelivery(
 // ---------------------------------------------------------------------------------------
 // The event log
 
-const EVENT = 'id, type, created_at, sequence, data'
 
 const EVENTS_PAGE = pageParams(4, 5)
 // The company's events (pings left out), id ascending, with the total. $2 since (null: any
@@ -374,7 +342,7 @@ const EVENTS_PAGE = pageParams(4, 5)
 const eventsStatement = (name: string, typed: boolean) => {
   const where = `company_id = ${COMPANY} and id > $3::bigint and type <> '${PING}'
           and ($2::timestamptz is null or created_at >= $2::timestamptz)${typed ? ' and type = any ($6::text[])' : ''}`
-  return defineQuery<PageRow<ApiEvent>>(
+  return defineQuery<PageRow<EventRow>>(
     name,
     `with total as materialized (select count(*)::int as n from api_events where ${where})
      select total.n as total, p.*
@@ -400,18 +368,18 @@ export async function eventsPage(
   companyId: CompanyId,
   filter: EventFilter,
   page: PageSlice,
-): Promise<Page<ApiEvent>> {
+): Promise<Page<EventRow>> {
   const params: unknown[] = [companyId, filter.since, filter.afterId, page.limit, page.offset]
   const rows = filter.types ? await run(db, eventsOfTypesPageStatement, [...params, filter.types]) : await run(db, eventsPageStatement, params)
   return unwrapPage(rows, 'id', ['total'])
 }
 
-const eventByIdStatement = defineQuery<ApiEvent>(
+const eventByIdStatement = defineQuery<EventRow>(
   'webhooks.eventById',
   `select ${EVENT} from api_events where company_id = ${COMPANY} and id = $2 and type <> '${PING}'`,
   { pipelined: true },
 )
 
-export function findEvent(db: Db, companyId: CompanyId, id: number): Promise<ApiEvent | undefined> {
+export function findEvent(db: Db, companyId: CompanyId, id: number): Promise<EventRow | undefined> {
   return runOne(db, eventByIdStatement, [companyId, id])
 }

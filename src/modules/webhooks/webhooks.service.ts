@@ -27,8 +27,8 @@ import {
   subscriptionsOverview,
   subscriptionsPage,
   updateSubscription,
-  type ApiDelivery,
-  type ApiSubscription,
+  type DeliveryRow,
+  type SubscriptionRow,
 } from './webhooks.repository.js'
 import { MAX_SUBSCRIPTIONS, type CreateWebhookBody, type EventsQuery, type UpdateWebhookBody } from './webhooks.schemas.js'
 
@@ -106,7 +106,7 @@ export function subscriptionsOverviewOf(db: Db, caller: Pick<Caller, 'companyId'
   return subscriptionsOverview(db, caller.companyId)
 }
 
-export async function subscriptionOf(db: Db, caller: Pick<Caller, 'companyId'>, id: number): Promise<ApiSubscription> {
+export async function subscriptionOf(db: Db, caller: Pick<Caller, 'companyId'>, id: number): Promise<SubscriptionRow> {
   const row = await findSubscription(db, caller.companyId, id)
   if (!row) throw notFound()
   return row
@@ -169,7 +169,7 @@ export async function changeSubscription(
 async function recordSubscriptionChange(
   tx: Db,
   caller: Pick<Caller, 'companyId'>,
-  row: ApiSubscription & { was: Partial<ApiSubscription> },
+  row: SubscriptionRow & { was: Partial<SubscriptionRow> },
   context: AuditContext,
   now: Date,
 ) {
@@ -219,7 +219,7 @@ export async function rotateSubscriptionSecret(
 }
 
 /** Queues a `ping` to the subscription, due now; the delivery, to follow its status. */
-export async function pingSubscription(db: Db, caller: Pick<Caller, 'companyId'>, id: number, now: Date): Promise<ApiDelivery> {
+export async function pingSubscription(db: Db, caller: Pick<Caller, 'companyId'>, id: number, now: Date): Promise<DeliveryRow> {
   const result = await insertPing(db, caller.companyId, id, now)
   if (!result) throw notFound()
   if (!result.enabled) throw disabled()
@@ -232,7 +232,7 @@ export async function deliveriesOf(db: Db, caller: Pick<Caller, 'companyId'>, su
   return page
 }
 
-export async function deliveryOf(db: Db, caller: Pick<Caller, 'companyId'>, subscriptionId: number, id: number): Promise<ApiDelivery> {
+export async function deliveryOf(db: Db, caller: Pick<Caller, 'companyId'>, subscriptionId: number, id: number): Promise<DeliveryRow> {
   const row = await findDelivery(db, caller.companyId, subscriptionId, id)
   if (!row) throw notFound()
   return row
@@ -246,7 +246,7 @@ export async function retrySubscriptionDelivery(
   id: number,
   now: Date,
   context: AuditContext = SYSTEM_CONTEXT,
-): Promise<ApiDelivery> {
+): Promise<DeliveryRow> {
   const result = await transaction(db, async (tx) => {
     const retried = await retryDelivery(tx, caller.companyId, subscriptionId, id, now)
     if (retried?.enabled) {

@@ -1,10 +1,22 @@
 import type { Db } from '../../db/db.js'
 import { COMPANY } from '../../db/company.js'
 import { limitOffset, pageIds, pageParams, unwrapPage, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
+import { recordSql, type Row } from '../../db/records.js'
 import { defineQuery, run, type Query } from '../../db/query.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { whatsappMessages } from '../../db/schema.js'
 import type { CompanyId } from '../../tenancy.js'
+import { WhatsappChat, WhatsappMessage } from './whatsapp.schemas.js'
+
+export type MessageRecord = Row<typeof WhatsappMessage>
+export type ChatRecord = Row<typeof WhatsappChat>
+
+const MESSAGE_RECORD = recordSql(WhatsappMessage, 'whatsapp_messages m')
+const MESSAGE = MESSAGE_RECORD.columns('')
+// Its last message by primary key, as JSON (instants as the API writes them).
+const CHAT = recordSql(WhatsappChat, 'whatsapp_chats c join whatsapp_messages m on m.company_id = c.company_id and m.id = c.last_message_id', {
+  last_message: () => MESSAGE_RECORD.json('m'),
+}).columns()
 
 export type MessageRow = typeof whatsappMessages.$inferSelect
 
@@ -52,14 +64,14 @@ interface ChatDelta {
 
 // A batch of messages as parallel arrays (one statement, whatever the batch size), answered
 // as the API shows them (their whatsapp_message.created events' data), in the given order.
-const insertMessages = defineQuery<ApiMessage>(
+const insertMessages = defineQuery<MessageRecord>(
   'whatsapp.insertMessages',
   `insert into whatsapp_messages (company_id, contact_id, user_id, direction, status, body, sent_at)
    select $1, m.contact_id, m.user_id, m.direction, m.status, m.body, m.sent_at
      from unnest($2::bigint[], $3::bigint[], $4::whatsapp_direction[], $5::whatsapp_status[], $6::text[], $7::timestamptz[])
             with ordinality as m(contact_id, user_id, direction, status, body, sent_at, n)
     order by m.n
-   returning id, contact_id, user_id, direction, body, status, sent_at, created_at, updated_at`,
+   returning ${MESSAGE}`,
 )
 
 // Chats folded in: count added, the latest message (by sent_at, then id) kept.
@@ -80,8 +92,8 @@ const foldChats = defineQuery<never>(
  * message by sent_at, then id). Call it inside a transaction. Answers the messages as the
  * API shows them, ids ascending.
  */
-export async function importMessages(db: Db, companyId: CompanyId, messages: NewMessage[]): Promise<ApiMessage[]> {
-  const records: ApiMessage[] = []
+export async function importMessages(db: Db, companyId: CompanyId, messages: NewMessage[]): Promise<MessageRecord[]> {
+  const records: MessageRecord[] = []
   const chats = new Map<string, ChatDelta>()
   for (let i = 0; i < messages.length; i += BATCH) {
     const batch = messages.slice(i, i + BATCH)
@@ -125,37 +137,9 @@ export async function importMessages(db: Db, companyId: CompanyId, messages: New
   return records.sort((a, b) => a.id - b.id)
 }
 
-// node-postgres reads timestamptz exactly (sessions are UTC, years 0-99 included), so
-// message rows go out as they are. Inside JSON (a chat's last message) PostgreSQL would
-// write its own format: there instants are written as toISOString() does, years 0001-9999.
-const MESSAGE = 'id, contact_id, user_id, direction, body, status, sent_at, created_at, updated_at'
-const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
-
-/** A message as the API shows it. */
-export interface ApiMessage {
-  id: number
-  contact_id: number
-  user_id: number
-  direction: MessageRow['direction']
-  body: string
-  status: MessageRow['status']
-  sent_at: Date
-  created_at: Date
-  updated_at: Date
-}
-
-/** A chat as the API shows it: its last message nested, instants as ISO 8601 strings. */
-export interface ApiChat {
-  contact_id: number
-  user_id: number
-  messages_count: number
-  last_message: Omit<ApiMessage, 'sent_at' | 'created_at' | 'updated_at'> & { sent_at: string; created_at: string; updated_at: string }
-  last_message_at: Date
-}
-
 // Where a statement reads rows by their ids (a page's, a chat's last message), the company
-// is compared as COMPANY (src/db/company.ts): a fresh 100,000-message company otherwise took
-// 17-20 ms for a page, 61 ms for the chats; about 1 ms with it.
+// is compared as COMPANY (src/db/company.ts), so a fresh company keeps its plan
+// (docs/performance.md#measured-at-the-statements).
 
 // The subject of both lists: a live contact of the company, by primary key.
 const CONTACT = `contact as materialized (
@@ -172,15 +156,13 @@ const PAGE = pageParams(3, 4)
  * uncorrelated InitPlans: pages of the first half read whatsapp_messages_contact_idx (or
  * _contact_user_idx) forwards, pages of the second half backwards from the exact total, so
  * the last page of a long conversation costs what the first does; then the rows by primary key.
- * EXPLAIN at 2 M messages in one company, a 60 k-message conversation (warm): page 1 0.09 ms,
- * middle page 3.5 ms, last page 0.09 ms; one user's 15 k: 0.1 / 1.0 / 0.1 ms.
  */
 const messagesStatement = (name: string, user: string) => {
   const ids = (order: string, limit: string, offset: string) =>
     `array(select id from whatsapp_messages
                 where ${['company_id = $1 and contact_id = $2', user].filter(Boolean).join(' ')}
                 order by ${order} limit ${limit} offset ${offset})`
-  return defineQuery<PageRow<ApiMessage, { found: boolean }>>(
+  return defineQuery<PageRow<MessageRecord, { found: boolean }>>(
     name,
     `with ${CONTACT},
      total as materialized (
@@ -228,9 +210,9 @@ export function messagesPageWithTotal(db: Db, companyId: CompanyId, contactId: n
 // whatsapp_messages_company_updated_idx (company_id, updated_at, id), an index range read in
 // order that stops after $6 rows of live contacts; each message's contact by primary key
 // (a deleted contact's messages are hidden from every read, so from the walk too).
-const walkStatement = defineQuery<ApiMessage & { sync_at: string }>(
+const walkStatement = defineQuery<MessageRecord & { sync_at: string }>(
   'whatsapp.walk',
-  `select ${syncAt('m.updated_at')} as sync_at, ${MESSAGE.split(', ').map((c) => `m.${c}`).join(', ')}
+  `select ${syncAt('m.updated_at')} as sync_at, ${MESSAGE_RECORD.columns('m')}
      from whatsapp_messages m
     where m.company_id = (select $1::bigint)
       and (m.updated_at, m.id) > ($2::timestamptz, $3::bigint)
@@ -251,7 +233,7 @@ export function messagesWalkPage(db: Db, companyId: CompanyId, window: WalkWindo
  * key, counted, ordered, and the page's last messages joined by primary key.
  */
 const chatsStatement = (name: string, user: string) =>
-  defineQuery<PageRow<ApiChat, { found: boolean }, 'contact_id'>>(
+  defineQuery<PageRow<ChatRecord, { found: boolean }, 'contact_id'>>(
     name,
     `with ${CONTACT},
      chats as materialized (
@@ -262,11 +244,7 @@ const chatsStatement = (name: string, user: string) =>
      select contact.found, (select count(*) from chats)::int as total, p.*
        from contact
        left join lateral (
-         select c.contact_id, c.user_id, c.messages_count,
-                json_build_object('id', m.id, 'contact_id', m.contact_id, 'user_id', m.user_id, 'direction', m.direction,
-                                  'body', m.body, 'status', m.status, 'sent_at', ${iso('m.sent_at')},
-                                  'created_at', ${iso('m.created_at')}, 'updated_at', ${iso('m.updated_at')}) as last_message,
-                c.last_message_at
+         select ${CHAT}
            from (select * from chats order by last_message_at desc, last_message_id desc ${limitOffset(PAGE)}) c
            join whatsapp_messages m on m.company_id = ${COMPANY} and m.id = c.last_message_id
           order by c.last_message_at desc, c.last_message_id desc

@@ -79,15 +79,13 @@ with shared_tags as (
 ), created_record as (
   -- The payload of a created contact's contact.created event, from the row just inserted and
   -- the tags and custom values given for it (this statement cannot read its own inserts).
-  select c.id, (select row_to_json(j) from (select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
-           coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
+  select c.id, (select row_to_json(j) from (select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
                  from unnest($7::bigint[], $8::bigint[]) as x(contact_id, tag_id)
                  join tags t on t.company_id = $1 and t.id = x.tag_id
                 where x.contact_id = c.id), '[]') as tags, coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
                  from unnest($11::bigint[], $12::bigint[], $13::text[]) as v(contact_id, field_id, value)
                  join custom_fields f on f.company_id = $1 and f.id = v.field_id
-                where v.contact_id = c.id), '[]') as custom_fields,
-           to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(c.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j) as data
+                where v.contact_id = c.id), '[]') as custom_fields, to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(c.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j) as data
     from created c
 ), changed as (
   update contacts c
@@ -161,7 +159,7 @@ with shared_tags as (
     from rows from (json_to_recordset($20::json) as (type text, data json, contact_id bigint)) with ordinality as e(type, data, contact_id, ord)
     left join created_record r on r.id = e.contact_id
   union all
-  select l.event_ord, l.id, 'lead.linked', json_build_object('id', l.id, 'user_id', l.user_id, 'contact_id', l.contact_id, 'first_name', l.first_name, 'last_name', l.last_name, 'email', l.email, 'provider', l.provider, 'position', l.position, 'linkedin_url', l.linkedin_url, 'telephone', l.telephone, 'city', l.city, 'state_province', l.state_province, 'country', l.country, 'degree_of_connection', l.degree_of_connection, 'business_name', l.business_name, 'business_linkedin_url', l.business_linkedin_url, 'business_sector', l.business_sector, 'business_colaborators_count', l.business_colaborators_count, 'business_telephone', l.business_telephone, 'created_at', to_char(l.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updated_at', to_char(l.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) from linked l
+  select l.event_ord, l.id, 'lead.linked', (select row_to_json(j) from (select l.id, l.user_id, l.contact_id, l.first_name, l.last_name, l.email, l.provider, l.position, l.linkedin_url, l.telephone, l.city, l.state_province, l.country, l.degree_of_connection, l.business_name, l.business_linkedin_url, l.business_sector, l.business_colaborators_count, l.business_telephone, to_char(l.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(l.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j) from linked l
 ), api_events as (
   select row_number() over (order by e.ord, e.sub) as ord, e.type, e.data from api_events_in e
 ), recorded_events as (

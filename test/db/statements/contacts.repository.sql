@@ -1,8 +1,7 @@
 -- Statements of src/modules/contacts/contacts.repository.ts, as run (test/db/statements.test.ts writes this file).
 
 -- contacts.jsonById (pipelined: src/db/pipeline.ts)
-select (select row_to_json(j) from (select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
-           coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
+select (select row_to_json(j) from (select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
                    from contact_tags ct
                    cross join lateral (select t.id, t.name, t.color from tags t
                                         where t.company_id = ct.company_id and t.id = ct.tag_id limit 1) t
@@ -10,8 +9,7 @@ select (select row_to_json(j) from (select c.id, c.user_id, c.first_name, c.last
                    from contact_custom_values v
                    cross join lateral (select f.id, f.field from custom_fields f
                                         where f.company_id = v.company_id and f.id = v.custom_field_id limit 1) f
-                  where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
-           to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(c.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j)::text as json
+                  where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields, to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(c.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j)::text as json
   from contacts c
  where c.company_id = (select $1::bigint) and c.id = $2 and c.deleted_at is null;
 
@@ -22,18 +20,15 @@ with total as (
 select total.n as total, p.*
   from total
   left join lateral (
-    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
-     coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
+    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
                  from contact_tags ct
                  cross join lateral (select t.id, t.name, t.color from tags t
                                       where t.company_id = ct.company_id and t.id = ct.tag_id limit 1) t
-                where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags,
-     coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
+                where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags, coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
                  from contact_custom_values v
                  cross join lateral (select f.id, f.field from custom_fields f
                                       where f.company_id = v.company_id and f.id = v.custom_field_id limit 1) f
-                where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
-     c.created_at, c.updated_at
+                where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields, c.created_at, c.updated_at
       from unnest(case when $5::bigint < total.n - $5::bigint then array(select id from contacts where company_id = (select $1::bigint) and deleted_at is null order by id limit $4 offset $5::bigint)
             else array(select id from contacts where company_id = (select $1::bigint) and deleted_at is null order by id desc limit greatest(least($4, total.n - $5::bigint), 0) offset greatest(total.n - $5::bigint - $4, 0))
        end) as page_ids(page_id)
@@ -49,18 +44,15 @@ with total as (
 select total.n as total, p.*
   from total
   left join lateral (
-    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
-     coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
+    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
                  from contact_tags ct
                  cross join lateral (select t.id, t.name, t.color from tags t
                                       where t.company_id = ct.company_id and t.id = ct.tag_id limit 1) t
-                where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags,
-     coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
+                where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags, coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
                  from contact_custom_values v
                  cross join lateral (select f.id, f.field from custom_fields f
                                       where f.company_id = v.company_id and f.id = v.custom_field_id limit 1) f
-                where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
-     c.created_at, c.updated_at
+                where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields, c.created_at, c.updated_at
       from unnest(case when $5::bigint < total.n - $5::bigint then array(select id from contacts where company_id = (select $1::bigint) and user_id = $6 and deleted_at is null order by id limit $4 offset $5::bigint)
             else array(select id from contacts where company_id = (select $1::bigint) and user_id = $6 and deleted_at is null order by id desc limit greatest(least($4, total.n - $5::bigint), 0) offset greatest(total.n - $5::bigint - $4, 0))
        end) as page_ids(page_id)
@@ -111,18 +103,15 @@ with scope as materialized (
 select page.total, p.*
   from page
   left join lateral (
-    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
-     coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
+    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
                  from contact_tags ct
                  cross join lateral (select t.id, t.name, t.color from tags t
                                       where t.company_id = ct.company_id and t.id = ct.tag_id limit 1) t
-                where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags,
-     coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
+                where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags, coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
                  from contact_custom_values v
                  cross join lateral (select f.id, f.field from custom_fields f
                                       where f.company_id = v.company_id and f.id = v.custom_field_id limit 1) f
-                where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
-     c.created_at, c.updated_at
+                where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields, c.created_at, c.updated_at
       from unnest(page.ids) as page_ids(page_id)
      cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c
      order by c.id
@@ -179,18 +168,15 @@ with scope as materialized (
 select page.total, p.*
   from page
   left join lateral (
-    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
-     coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
+    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
                  from contact_tags ct
                  cross join lateral (select t.id, t.name, t.color from tags t
                                       where t.company_id = ct.company_id and t.id = ct.tag_id limit 1) t
-                where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags,
-     coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
+                where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags, coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
                  from contact_custom_values v
                  cross join lateral (select f.id, f.field from custom_fields f
                                       where f.company_id = v.company_id and f.id = v.custom_field_id limit 1) f
-                where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
-     c.created_at, c.updated_at
+                where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields, c.created_at, c.updated_at
       from unnest(page.ids) as page_ids(page_id)
      cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c
      order by c.id
@@ -247,18 +233,15 @@ with scope as materialized (
 select page.total, p.*
   from page
   left join lateral (
-    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
-     coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
+    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
                  from contact_tags ct
                  cross join lateral (select t.id, t.name, t.color from tags t
                                       where t.company_id = ct.company_id and t.id = ct.tag_id limit 1) t
-                where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags,
-     coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
+                where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags, coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
                  from contact_custom_values v
                  cross join lateral (select f.id, f.field from custom_fields f
                                       where f.company_id = v.company_id and f.id = v.custom_field_id limit 1) f
-                where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
-     c.created_at, c.updated_at
+                where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields, c.created_at, c.updated_at
       from unnest(page.ids) as page_ids(page_id)
      cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c
      order by c.id
@@ -306,18 +289,15 @@ with scope as materialized (
 select page.total, p.*
   from page
   left join lateral (
-    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
-     coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
+    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
                  from contact_tags ct
                  cross join lateral (select t.id, t.name, t.color from tags t
                                       where t.company_id = ct.company_id and t.id = ct.tag_id limit 1) t
-                where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags,
-     coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
+                where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags, coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
                  from contact_custom_values v
                  cross join lateral (select f.id, f.field from custom_fields f
                                       where f.company_id = v.company_id and f.id = v.custom_field_id limit 1) f
-                where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
-     c.created_at, c.updated_at
+                where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields, c.created_at, c.updated_at
       from unnest(page.ids) as page_ids(page_id)
      cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c
      order by c.id
@@ -362,18 +342,15 @@ with scope as materialized (
 select page.total, p.*
   from page
   left join lateral (
-    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
-     coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
+    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
                  from contact_tags ct
                  cross join lateral (select t.id, t.name, t.color from tags t
                                       where t.company_id = ct.company_id and t.id = ct.tag_id limit 1) t
-                where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags,
-     coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
+                where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags, coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
                  from contact_custom_values v
                  cross join lateral (select f.id, f.field from custom_fields f
                                       where f.company_id = v.company_id and f.id = v.custom_field_id limit 1) f
-                where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
-     c.created_at, c.updated_at
+                where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields, c.created_at, c.updated_at
       from unnest(page.ids) as page_ids(page_id)
      cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c
      order by c.id
@@ -418,36 +395,30 @@ with scope as materialized (
 select page.total, p.*
   from page
   left join lateral (
-    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
-     coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
+    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
                  from contact_tags ct
                  cross join lateral (select t.id, t.name, t.color from tags t
                                       where t.company_id = ct.company_id and t.id = ct.tag_id limit 1) t
-                where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags,
-     coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
+                where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags, coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
                  from contact_custom_values v
                  cross join lateral (select f.id, f.field from custom_fields f
                                       where f.company_id = v.company_id and f.id = v.custom_field_id limit 1) f
-                where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
-     c.created_at, c.updated_at
+                where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields, c.created_at, c.updated_at
       from unnest(page.ids) as page_ids(page_id)
      cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c
      order by c.id
   ) p on true;
 
 -- contacts.walk (replica: src/db/replica.ts)
-select to_char((c.updated_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as sync_at, c.deleted_at, c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
-       coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
+select to_char((c.updated_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as sync_at, c.deleted_at, c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
                    from contact_tags ct
                    cross join lateral (select t.id, t.name, t.color from tags t
                                         where t.company_id = ct.company_id and t.id = ct.tag_id limit 1) t
-                  where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags,
-       coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
+                  where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags, coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
                    from contact_custom_values v
                    cross join lateral (select f.id, f.field from custom_fields f
                                         where f.company_id = v.company_id and f.id = v.custom_field_id limit 1) f
-                  where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields,
-       c.created_at, c.updated_at
+                  where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields, c.created_at, c.updated_at
   from contacts c
  where c.company_id = (select $1::bigint)
    and (c.updated_at, c.id) > ($2::timestamptz, $3::bigint)
@@ -523,12 +494,10 @@ with shared_tags as (
     from c
 ), api_event as (
   select 1::bigint as ord, 'contact.created' as type,
-         (select row_to_json(j) from (select r.id, r.user_id, r.first_name, r.last_name, r.email, r.business, r.position, r.telephone, r.cellphone, r.address, r.city, r.state, r.country, r.url, r.linkedin, r.variable1, r.variable2, r.variable3, r.carousel, r.stage, r.contact_group_id,
-           r.tags as tags, r.custom_fields as custom_fields,
-           to_char(r.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(r.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j) as data
+         (select row_to_json(j) from (select r.id, r.user_id, r.first_name, r.last_name, r.email, r.business, r.position, r.telephone, r.cellphone, r.address, r.city, r.state, r.country, r.url, r.linkedin, r.variable1, r.variable2, r.variable3, r.carousel, r.stage, r.contact_group_id, r.tags, r.custom_fields, to_char(r.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(r.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j) as data
     from record r
   union all
-  select 1 + row_number() over (order by l.id), 'lead.linked', json_build_object('id', l.id, 'user_id', l.user_id, 'contact_id', l.contact_id, 'first_name', l.first_name, 'last_name', l.last_name, 'email', l.email, 'provider', l.provider, 'position', l.position, 'linkedin_url', l.linkedin_url, 'telephone', l.telephone, 'city', l.city, 'state_province', l.state_province, 'country', l.country, 'degree_of_connection', l.degree_of_connection, 'business_name', l.business_name, 'business_linkedin_url', l.business_linkedin_url, 'business_sector', l.business_sector, 'business_colaborators_count', l.business_colaborators_count, 'business_telephone', l.business_telephone, 'created_at', to_char(l.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updated_at', to_char(l.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) from linked l
+  select 1 + row_number() over (order by l.id), 'lead.linked', (select row_to_json(j) from (select l.id, l.user_id, l.contact_id, l.first_name, l.last_name, l.email, l.provider, l.position, l.linkedin_url, l.telephone, l.city, l.state_province, l.country, l.degree_of_connection, l.business_name, l.business_linkedin_url, l.business_sector, l.business_colaborators_count, l.business_telephone, to_char(l.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(l.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j) from linked l
 ), recorded_events as (
   insert into api_event_outbox (company_id, type, data, created_at)
   select $1::bigint, e.type, e.data, $23::timestamptz

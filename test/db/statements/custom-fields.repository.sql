@@ -12,8 +12,7 @@ insert into custom_fields (company_id, field, kind, options, created_at, updated
 values ($1, $2, $3, $4::jsonb, $5, $5)
 returning id, field, kind, options, created_at, updated_at
 ), event as (
-select 1 as ord, 'custom_field.created' as type, json_build_object('id', f.id, 'field', f.field, 'kind', f.kind, 'options', f.options,
-                  'created_at', to_char(f.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updated_at', to_char(f.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as data from f
+select 1 as ord, 'custom_field.created' as type, (select row_to_json(j) from (select f.id, f.field, f.kind, f.options, to_char(f.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(f.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j) as data from f
 ), recorded_events as (
 insert into api_event_outbox (company_id, type, data, created_at)
 select $1::bigint, e.type, e.data, $5::timestamptz
@@ -40,8 +39,7 @@ update custom_fields
    and ($5::jsonb is not null or $4::custom_field_kind <> 'dropdown' or jsonb_array_length(options) > 0)
 returning id, field, kind, options, created_at, updated_at
 ), event as (
-select 1 as ord, 'custom_field.updated' as type, json_build_object('id', f.id, 'field', f.field, 'kind', f.kind, 'options', f.options,
-                  'created_at', to_char(f.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updated_at', to_char(f.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as data from f
+select 1 as ord, 'custom_field.updated' as type, (select row_to_json(j) from (select f.id, f.field, f.kind, f.options, to_char(f.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(f.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j) as data from f
 ), recorded_events as (
 insert into api_event_outbox (company_id, type, data, created_at)
 select $1::bigint, e.type, e.data, $6::timestamptz

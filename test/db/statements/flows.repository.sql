@@ -11,13 +11,10 @@ summary as (
 select s.total, p.*
   from summary s
   left join lateral (
-    select f.id, f.name, f.user_id, f.status,
-     coalesce((select json_agg(json_build_object('position', st.position, 'day', st.day, 'kind', st.kind, 'title', st.title)
+    select f.id, f.name, f.user_id, f.status, coalesce((select json_agg(json_build_object('position', st.position, 'day', st.day, 'kind', st.kind, 'title', st.title)
                                order by st.position)
                  from flow_steps st
-                where st.company_id = f.company_id and st.flow_id = f.id), '[]') as steps,
-     coalesce((select sum(value) from counters where company_id = f.company_id and list = 'flows.contacts' and key = f.id), 0)::bigint as contacts_count,
-     f.created_at, f.updated_at
+                where st.company_id = f.company_id and st.flow_id = f.id), '[]') as steps, coalesce((select sum(value) from counters where company_id = f.company_id and list = 'flows.contacts' and key = f.id), 0)::bigint as contacts_count, f.created_at, f.updated_at
       from unnest(s.ids) as page_ids(page_id)
      cross join lateral (select * from flows where company_id = $1 and id = page_ids.page_id limit 1) f
      order by f.id
@@ -34,13 +31,10 @@ summary as (
 select s.total, p.*
   from summary s
   left join lateral (
-    select f.id, f.name, f.user_id, f.status,
-     coalesce((select json_agg(json_build_object('position', st.position, 'day', st.day, 'kind', st.kind, 'title', st.title)
+    select f.id, f.name, f.user_id, f.status, coalesce((select json_agg(json_build_object('position', st.position, 'day', st.day, 'kind', st.kind, 'title', st.title)
                                order by st.position)
                  from flow_steps st
-                where st.company_id = f.company_id and st.flow_id = f.id), '[]') as steps,
-     coalesce((select sum(value) from counters where company_id = f.company_id and list = 'flows.contacts' and key = f.id), 0)::bigint as contacts_count,
-     f.created_at, f.updated_at
+                where st.company_id = f.company_id and st.flow_id = f.id), '[]') as steps, coalesce((select sum(value) from counters where company_id = f.company_id and list = 'flows.contacts' and key = f.id), 0)::bigint as contacts_count, f.created_at, f.updated_at
       from unnest(s.ids) as page_ids(page_id)
      cross join lateral (select * from flows where company_id = $1 and id = page_ids.page_id limit 1) f
      order by f.id
@@ -57,13 +51,10 @@ summary as (
 select s.total, p.*
   from summary s
   left join lateral (
-    select f.id, f.name, f.user_id, f.status,
-     coalesce((select json_agg(json_build_object('position', st.position, 'day', st.day, 'kind', st.kind, 'title', st.title)
+    select f.id, f.name, f.user_id, f.status, coalesce((select json_agg(json_build_object('position', st.position, 'day', st.day, 'kind', st.kind, 'title', st.title)
                                order by st.position)
                  from flow_steps st
-                where st.company_id = f.company_id and st.flow_id = f.id), '[]') as steps,
-     coalesce((select sum(value) from counters where company_id = f.company_id and list = 'flows.contacts' and key = f.id), 0)::bigint as contacts_count,
-     f.created_at, f.updated_at
+                where st.company_id = f.company_id and st.flow_id = f.id), '[]') as steps, coalesce((select sum(value) from counters where company_id = f.company_id and list = 'flows.contacts' and key = f.id), 0)::bigint as contacts_count, f.created_at, f.updated_at
       from unnest(s.ids) as page_ids(page_id)
      cross join lateral (select * from flows where company_id = $1 and id = page_ids.page_id limit 1) f
      order by f.id
@@ -80,13 +71,10 @@ summary as (
 select s.total, p.*
   from summary s
   left join lateral (
-    select f.id, f.name, f.user_id, f.status,
-     coalesce((select json_agg(json_build_object('position', st.position, 'day', st.day, 'kind', st.kind, 'title', st.title)
+    select f.id, f.name, f.user_id, f.status, coalesce((select json_agg(json_build_object('position', st.position, 'day', st.day, 'kind', st.kind, 'title', st.title)
                                order by st.position)
                  from flow_steps st
-                where st.company_id = f.company_id and st.flow_id = f.id), '[]') as steps,
-     coalesce((select sum(value) from counters where company_id = f.company_id and list = 'flows.contacts' and key = f.id), 0)::bigint as contacts_count,
-     f.created_at, f.updated_at
+                where st.company_id = f.company_id and st.flow_id = f.id), '[]') as steps, coalesce((select sum(value) from counters where company_id = f.company_id and list = 'flows.contacts' and key = f.id), 0)::bigint as contacts_count, f.created_at, f.updated_at
       from unnest(s.ids) as page_ids(page_id)
      cross join lateral (select * from flows where company_id = $1 and id = page_ids.page_id limit 1) f
      order by f.id
@@ -110,10 +98,8 @@ s as (
     from f, jsonb_to_recordset($5::jsonb) as st(position integer, day integer, kind task_kind, title varchar)
   returning position, day, kind, title
 )
-select f.id, f.name, f.user_id, f.status,
-       coalesce((select json_agg(json_build_object('position', s.position, 'day', s.day, 'kind', s.kind, 'title', s.title)
-                                 order by s.position) from s), '[]') as steps,
-       0 as contacts_count, f.created_at, f.updated_at
+select f.id, f.name, f.user_id, f.status, coalesce((select json_agg(json_build_object('position', s.position, 'day', s.day, 'kind', s.kind, 'title', s.title)
+                                 order by s.position) from s), '[]') as steps, 0 as contacts_count, f.created_at, f.updated_at
   from f;
 
 -- flows.enroll
@@ -122,5 +108,6 @@ values ($1, $2, $3, 'active', $4, $4, $4)
 returning id, flow_id, contact_id, status, added_at, created_at, updated_at;
 
 -- flows.adjustContacts
-insert into counters (company_id, list, key, value) values ($1, 'flows.contacts', $2, $3)
+insert into counters (company_id, list, key, value)
+values ($1, 'flows.contacts', $2, $3)
 on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value;

@@ -1,35 +1,31 @@
 -- Statements of src/modules/leads/leads.repository.ts, as run (test/db/statements.test.ts writes this file).
 
 -- leads.byId (pipelined: src/db/pipeline.ts)
-select id, user_id, contact_id, first_name, last_name, email, provider, position, linkedin_url, telephone,
-city, state_province, country, degree_of_connection, business_name, business_linkedin_url, business_sector,
-business_colaborators_count, business_telephone, created_at, updated_at from leads where company_id = (select $1::bigint) and id = $2;
+select id, user_id, contact_id, first_name, last_name, email, provider, position, linkedin_url, telephone, city, state_province, country, degree_of_connection, business_name, business_linkedin_url, business_sector, business_colaborators_count, business_telephone, created_at, updated_at from leads where company_id = (select $1::bigint) and id = $2;
 
 -- leads.count (replica: src/db/replica.ts)
 select (select coalesce(sum(k.value * case k.list when 'leads' then 1 else 0 end), 0)::bigint
-from counters k
+from (select company_id, list, key, slot, value from counters) k
 where k.company_id = (select $1::bigint) and k.list in ('leads', 'leads_linked') and k.key = $2) as count;
 
 -- leads.countLinked (replica: src/db/replica.ts)
 select (select coalesce(sum(k.value * case k.list when 'leads' then 0 else 1 end), 0)::bigint
-from counters k
+from (select company_id, list, key, slot, value from counters) k
 where k.company_id = (select $1::bigint) and k.list in ('leads', 'leads_linked') and k.key = $2) as count;
 
 -- leads.countUnlinked (replica: src/db/replica.ts)
 select (select coalesce(sum(k.value * case k.list when 'leads' then 1 else -1 end), 0)::bigint
-from counters k
+from (select company_id, list, key, slot, value from counters) k
 where k.company_id = (select $1::bigint) and k.list in ('leads', 'leads_linked') and k.key = $2) as count;
 
 -- leads.page
 with total as materialized (select (select coalesce(sum(k.value * case k.list when 'leads' then 1 else 0 end), 0)::bigint
-        from counters k
+        from (select company_id, list, key, slot, value from counters) k
        where k.company_id = (select $1::bigint) and k.list in ('leads', 'leads_linked') and k.key = $2) as n)
 select total.n as total, p.*
   from total
   left join lateral (
-    select id, user_id, contact_id, first_name, last_name, email, provider, position, linkedin_url, telephone,
-     city, state_province, country, degree_of_connection, business_name, business_linkedin_url, business_sector,
-     business_colaborators_count, business_telephone, created_at, updated_at
+    select id, user_id, contact_id, first_name, last_name, email, provider, position, linkedin_url, telephone, city, state_province, country, degree_of_connection, business_name, business_linkedin_url, business_sector, business_colaborators_count, business_telephone, created_at, updated_at
       from unnest(case when $4::bigint >= total.n then '{}'::bigint[]
             when $4::bigint < total.n - $4::bigint then array(select id from leads where company_id = (select $1::bigint) and user_id = $2 order by id limit $3 offset $4::bigint)
             else array(select id from leads where company_id = (select $1::bigint) and user_id = $2 order by id desc limit greatest(least($3, total.n - $4::bigint), 0) offset greatest(total.n - $4::bigint - $3, 0))
@@ -40,14 +36,12 @@ select total.n as total, p.*
 
 -- leads.pageLinked
 with total as materialized (select (select coalesce(sum(k.value * case k.list when 'leads' then 0 else 1 end), 0)::bigint
-        from counters k
+        from (select company_id, list, key, slot, value from counters) k
        where k.company_id = (select $1::bigint) and k.list in ('leads', 'leads_linked') and k.key = $2) as n)
 select total.n as total, p.*
   from total
   left join lateral (
-    select id, user_id, contact_id, first_name, last_name, email, provider, position, linkedin_url, telephone,
-     city, state_province, country, degree_of_connection, business_name, business_linkedin_url, business_sector,
-     business_colaborators_count, business_telephone, created_at, updated_at
+    select id, user_id, contact_id, first_name, last_name, email, provider, position, linkedin_url, telephone, city, state_province, country, degree_of_connection, business_name, business_linkedin_url, business_sector, business_colaborators_count, business_telephone, created_at, updated_at
       from unnest(case when $4::bigint >= total.n then '{}'::bigint[]
             when $4::bigint < total.n - $4::bigint then array(select id from leads where company_id = (select $1::bigint) and user_id = $2 and (contact_id is not null) = true order by id limit $3 offset $4::bigint)
             else array(select id from leads where company_id = (select $1::bigint) and user_id = $2 and (contact_id is not null) = true order by id desc limit greatest(least($3, total.n - $4::bigint), 0) offset greatest(total.n - $4::bigint - $3, 0))
@@ -58,14 +52,12 @@ select total.n as total, p.*
 
 -- leads.pageUnlinked
 with total as materialized (select (select coalesce(sum(k.value * case k.list when 'leads' then 1 else -1 end), 0)::bigint
-        from counters k
+        from (select company_id, list, key, slot, value from counters) k
        where k.company_id = (select $1::bigint) and k.list in ('leads', 'leads_linked') and k.key = $2) as n)
 select total.n as total, p.*
   from total
   left join lateral (
-    select id, user_id, contact_id, first_name, last_name, email, provider, position, linkedin_url, telephone,
-     city, state_province, country, degree_of_connection, business_name, business_linkedin_url, business_sector,
-     business_colaborators_count, business_telephone, created_at, updated_at
+    select id, user_id, contact_id, first_name, last_name, email, provider, position, linkedin_url, telephone, city, state_province, country, degree_of_connection, business_name, business_linkedin_url, business_sector, business_colaborators_count, business_telephone, created_at, updated_at
       from unnest(case when $4::bigint >= total.n then '{}'::bigint[]
             when $4::bigint < total.n - $4::bigint then array(select id from leads where company_id = (select $1::bigint) and user_id = $2 and (contact_id is not null) is false order by id limit $3 offset $4::bigint)
             else array(select id from leads where company_id = (select $1::bigint) and user_id = $2 and (contact_id is not null) is false order by id desc limit greatest(least($3, total.n - $4::bigint), 0) offset greatest(total.n - $4::bigint - $3, 0))
@@ -75,9 +67,7 @@ select total.n as total, p.*
   ) p on true;
 
 -- leads.walk (replica: src/db/replica.ts)
-select to_char((updated_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as sync_at, id, user_id, contact_id, first_name, last_name, email, provider, position, linkedin_url, telephone,
-       city, state_province, country, degree_of_connection, business_name, business_linkedin_url, business_sector,
-       business_colaborators_count, business_telephone, created_at, updated_at
+select to_char((updated_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as sync_at, id, user_id, contact_id, first_name, last_name, email, provider, position, linkedin_url, telephone, city, state_province, country, degree_of_connection, business_name, business_linkedin_url, business_sector, business_colaborators_count, business_telephone, created_at, updated_at
   from leads
  where company_id = (select $1::bigint)
    and (updated_at, id) > ($2::timestamptz, $3::bigint)
@@ -107,9 +97,7 @@ with contact as (
                      business_linkedin_url, business_sector, business_colaborators_count, business_telephone, business_id)
   values ($1, $2, (select id from contact), $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
           (select id from business))
-  returning id, user_id, contact_id, first_name, last_name, email, provider, position, linkedin_url, telephone,
-       city, state_province, country, degree_of_connection, business_name, business_linkedin_url, business_sector,
-       business_colaborators_count, business_telephone, created_at, updated_at
+  returning id, user_id, contact_id, first_name, last_name, email, provider, position, linkedin_url, telephone, city, state_province, country, degree_of_connection, business_name, business_linkedin_url, business_sector, business_colaborators_count, business_telephone, created_at, updated_at
 ), counted as (
   insert into counters (company_id, list, key, value)
   select $1, d.list, lead.user_id, 1
@@ -119,7 +107,7 @@ with contact as (
   on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value
   returning value
 ), event as (
-  select e.ord, e.type, json_build_object('id', lead.id, 'user_id', lead.user_id, 'contact_id', lead.contact_id, 'first_name', lead.first_name, 'last_name', lead.last_name, 'email', lead.email, 'provider', lead.provider, 'position', lead.position, 'linkedin_url', lead.linkedin_url, 'telephone', lead.telephone, 'city', lead.city, 'state_province', lead.state_province, 'country', lead.country, 'degree_of_connection', lead.degree_of_connection, 'business_name', lead.business_name, 'business_linkedin_url', lead.business_linkedin_url, 'business_sector', lead.business_sector, 'business_colaborators_count', lead.business_colaborators_count, 'business_telephone', lead.business_telephone, 'created_at', to_char(lead.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updated_at', to_char(lead.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as data
+  select e.ord, e.type, (select row_to_json(j) from (select lead.id, lead.user_id, lead.contact_id, lead.first_name, lead.last_name, lead.email, lead.provider, lead.position, lead.linkedin_url, lead.telephone, lead.city, lead.state_province, lead.country, lead.degree_of_connection, lead.business_name, lead.business_linkedin_url, lead.business_sector, lead.business_colaborators_count, lead.business_telephone, to_char(lead.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(lead.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j) as data
     from lead, (values (1, 'lead.created'), (2, 'lead.linked')) as e(ord, type)
    where e.ord = 1 or lead.contact_id is not null
 ), recorded_events as (

@@ -88,7 +88,7 @@ select to_char((updated_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
 select (case $3::text when 'with' then linked when 'without' then every - linked else every end)::int as count
   from (select coalesce(sum(value) filter (where list = 'meet_transcriptions'), 0) as every,
                coalesce(sum(value) filter (where list = 'meet_transcriptions_linked'), 0) as linked
-          from counters
+          from (select company_id, list, key, slot, value from counters) k
          where company_id = $1 and list in ('meet_transcriptions', 'meet_transcriptions_linked') and key = $2) c;
 
 -- meetTranscriptions.insert
@@ -99,10 +99,10 @@ with t as (
 counted as (
   insert into counters (company_id, list, key, value)
   select $1, 'meet_transcriptions', user_id, 1 from t
-  on conflict (company_id, list, key, slot) do update set value = counters.value + 1
+  on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value
   returning value
 ), api_event as (
-  select 1 as ord, 'meet_transcription.created' as type, json_build_object('id', t.id, 'user_id', t.user_id, 'company_id', t.company_id, 'meet_id', t.meet_id, 'status', t.status, 'stopped_at', to_char(t.stopped_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'task_id', t.task_id, 'transcript', t.transcript, 'created_at', to_char(t.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updated_at', to_char(t.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as data from t
+  select 1 as ord, 'meet_transcription.created' as type, (select row_to_json(j) from (select t.id, t.user_id, t.company_id, t.meet_id, t.status, to_char(t.stopped_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as stopped_at, t.task_id, t.transcript, to_char(t.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(t.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j) as data from t
 ), recorded_events as (
   insert into api_event_outbox (company_id, type, data, created_at)
   select $1::bigint, e.type, e.data, now()
@@ -123,7 +123,7 @@ stopped as (
    where t.company_id = $1 and t.id = $2 and t.status = 'recording'
   returning t.id, t.user_id, t.company_id, t.meet_id, t.status, t.stopped_at, t.task_id, t.transcript, t.created_at, t.updated_at
 ), api_event as (
-  select 1 as ord, 'meet_transcription.stopped' as type, json_build_object('id', stopped.id, 'user_id', stopped.user_id, 'company_id', stopped.company_id, 'meet_id', stopped.meet_id, 'status', stopped.status, 'stopped_at', to_char(stopped.stopped_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'task_id', stopped.task_id, 'transcript', stopped.transcript, 'created_at', to_char(stopped.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updated_at', to_char(stopped.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as data from stopped
+  select 1 as ord, 'meet_transcription.stopped' as type, (select row_to_json(j) from (select stopped.id, stopped.user_id, stopped.company_id, stopped.meet_id, stopped.status, to_char(stopped.stopped_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as stopped_at, stopped.task_id, stopped.transcript, to_char(stopped.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(stopped.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j) as data from stopped
 ), recorded_events as (
   insert into api_event_outbox (company_id, type, data, created_at)
   select $1::bigint, e.type, e.data, now()
@@ -141,7 +141,7 @@ with t as (
    where company_id = $1 and id = $2 and status in ('stopped', 'transcribed')
   returning id, user_id, company_id, meet_id, status, stopped_at, task_id, created_at, updated_at
 ), api_event as (
-  select 1 as ord, 'meet_transcription.transcribed' as type, json_build_object('id', t.id, 'user_id', t.user_id, 'company_id', t.company_id, 'meet_id', t.meet_id, 'status', t.status, 'stopped_at', to_char(t.stopped_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'task_id', t.task_id, 'transcript', $3::text, 'created_at', to_char(t.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updated_at', to_char(t.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as data from t
+  select 1 as ord, 'meet_transcription.transcribed' as type, (select row_to_json(j) from (select t.id, t.user_id, t.company_id, t.meet_id, t.status, to_char(t.stopped_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as stopped_at, t.task_id, $3::text as transcript, to_char(t.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(t.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j) as data from t
 ), recorded_events as (
   insert into api_event_outbox (company_id, type, data, created_at)
   select $1::bigint, e.type, e.data, now()
@@ -165,18 +165,18 @@ linked as (
   returning t.id, t.user_id, t.company_id, t.meet_id, t.status, t.stopped_at, t.task_id, t.transcript, t.created_at, t.updated_at, locked.task_id as previous_task_id
 ),
 event as (
-  insert into contact_events (company_id, contact_id, kind, user_id, data)
+  insert into contact_events (company_id, contact_id, kind, user_id, data, occurred_at)
   select $1, task.contact_id, 'meet_transcription_linked', $4,
-         jsonb_build_object('meet_transcription_id', linked.id, 'meet_id', linked.meet_id, 'task_id', task.id)
+         jsonb_build_object('meet_transcription_id', linked.id, 'meet_id', linked.meet_id, 'task_id', task.id), now()
     from linked, task
 ),
 counted as (
   insert into counters (company_id, list, key, value)
   select $1, 'meet_transcriptions_linked', user_id, 1 from linked where previous_task_id is null
-  on conflict (company_id, list, key, slot) do update set value = counters.value + 1
+  on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value
   returning value
 ), api_event as (
-  select 1 as ord, 'meet_transcription.linked_to_task' as type, json_build_object('id', linked.id, 'user_id', linked.user_id, 'company_id', linked.company_id, 'meet_id', linked.meet_id, 'status', linked.status, 'stopped_at', to_char(linked.stopped_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'task_id', linked.task_id, 'transcript', linked.transcript, 'created_at', to_char(linked.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updated_at', to_char(linked.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as data from linked
+  select 1 as ord, 'meet_transcription.linked_to_task' as type, (select row_to_json(j) from (select linked.id, linked.user_id, linked.company_id, linked.meet_id, linked.status, to_char(linked.stopped_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as stopped_at, linked.task_id, linked.transcript, to_char(linked.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(linked.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j) as data from linked
 ), recorded_events as (
   insert into api_event_outbox (company_id, type, data, created_at)
   select $1::bigint, e.type, e.data, now()

@@ -6,15 +6,13 @@ with total as materialized (select case when $9::text[] is null then (select cou
               and done = any(case when $5::boolean is null then '{f,t}'::boolean[] else array[$5::boolean] end))
          else (select coalesce(sum(k.value * c.sign), 0)
                  from unnest($9::text[], $10::bigint[], $11::bigint[], $12::int[]) as c(list, low, high, sign)
-                 join counters k on k.company_id = (select $1::bigint) and k.list = c.list and k.key >= c.low and k.key <= c.high)
+                 join (select company_id, list, key, slot, value from counters) k on k.company_id = (select $1::bigint) and k.list = c.list and k.key >= c.low and k.key <= c.high)
     end::bigint as n)
 select total.n as total, p.*
   from total
   left join lateral (
-    select t.id, t.kind, t.title, to_char(t.due_date, 'YYYY-MM-DD') as due_date, t.done, t.done_at,
-     case when t.done then 'done' when t.due_date < $2::date then 'overdue' when t.due_date = $2::date then 'today'
-          else 'future' end as status,
-     t.assigned_to_id, t.flow_id, t.contact_id, t.created_at, t.updated_at
+    select t.id, t.kind, t.title, to_char(t.due_date, 'YYYY-MM-DD') as due_date, t.done, t.done_at, case when t.done then 'done' when t.due_date < $2::date then 'overdue' when t.due_date = $2::date then 'today'
+          else 'future' end as status, t.assigned_to_id, t.flow_id, t.contact_id, t.created_at, t.updated_at
       from unnest(case when $4::bigint >= total.n then '{}'::bigint[]
             when $4::bigint < total.n - $4::bigint then array(
              select id from (
@@ -53,15 +51,13 @@ total as materialized (select case when $9::text[] is null then (select count(*)
               and $5::boolean is not false)
          else (select coalesce(sum(k.value * c.sign), 0)
                  from unnest($9::text[], $10::bigint[], $11::bigint[], $12::int[]) as c(list, low, high, sign)
-                 join counters k on k.company_id = (select $1::bigint) and k.list = c.list and k.key >= c.low and k.key <= c.high)
+                 join (select company_id, list, key, slot, value from counters) k on k.company_id = (select $1::bigint) and k.list = c.list and k.key >= c.low and k.key <= c.high)
     end::bigint as n)
 select total.n as total, p.*
   from total
   left join lateral (
-    select t.id, t.kind, t.title, to_char(t.due_date, 'YYYY-MM-DD') as due_date, t.done, t.done_at,
-     case when t.done then 'done' when t.due_date < $2::date then 'overdue' when t.due_date = $2::date then 'today'
-          else 'future' end as status,
-     t.assigned_to_id, t.flow_id, t.contact_id, t.created_at, t.updated_at
+    select t.id, t.kind, t.title, to_char(t.due_date, 'YYYY-MM-DD') as due_date, t.done, t.done_at, case when t.done then 'done' when t.due_date < $2::date then 'overdue' when t.due_date = $2::date then 'today'
+          else 'future' end as status, t.assigned_to_id, t.flow_id, t.contact_id, t.created_at, t.updated_at
       from unnest(case when $4::bigint >= total.n then '{}'::bigint[]
             when $4::bigint < total.n - $4::bigint then array(
              select x.id from days, lateral (
@@ -90,15 +86,13 @@ with total as materialized (select case when $9::text[] is null then (select cou
               and done = any(case when $5::boolean is null then '{f,t}'::boolean[] else array[$5::boolean] end))
          else (select coalesce(sum(k.value * c.sign), 0)
                  from unnest($9::text[], $10::bigint[], $11::bigint[], $12::int[]) as c(list, low, high, sign)
-                 join counters k on k.company_id = (select $1::bigint) and k.list = c.list and k.key >= c.low and k.key <= c.high)
+                 join (select company_id, list, key, slot, value from counters) k on k.company_id = (select $1::bigint) and k.list = c.list and k.key >= c.low and k.key <= c.high)
     end::bigint as n)
 select total.n as total, p.*
   from total
   left join lateral (
-    select t.id, t.kind, t.title, to_char(t.due_date, 'YYYY-MM-DD') as due_date, t.done, t.done_at,
-     case when t.done then 'done' when t.due_date < $2::date then 'overdue' when t.due_date = $2::date then 'today'
-          else 'future' end as status,
-     t.assigned_to_id, t.flow_id, t.contact_id, t.created_at, t.updated_at
+    select t.id, t.kind, t.title, to_char(t.due_date, 'YYYY-MM-DD') as due_date, t.done, t.done_at, case when t.done then 'done' when t.due_date < $2::date then 'overdue' when t.due_date = $2::date then 'today'
+          else 'future' end as status, t.assigned_to_id, t.flow_id, t.contact_id, t.created_at, t.updated_at
       from unnest(case when $4::bigint >= total.n then '{}'::bigint[]
             when $4::bigint < total.n - $4::bigint then array(
              select id from (
@@ -134,15 +128,13 @@ with matches as materialized (
 total as materialized (select case when $9::text[] is null then (select count(*) from matches)
          else (select coalesce(sum(k.value * c.sign), 0)
                  from unnest($9::text[], $10::bigint[], $11::bigint[], $12::int[]) as c(list, low, high, sign)
-                 join counters k on k.company_id = (select $1::bigint) and k.list = c.list and k.key >= c.low and k.key <= c.high)
+                 join (select company_id, list, key, slot, value from counters) k on k.company_id = (select $1::bigint) and k.list = c.list and k.key >= c.low and k.key <= c.high)
     end::bigint as n)
 select total.n as total, p.*
   from total
   left join lateral (
-    select t.id, t.kind, t.title, to_char(t.due_date, 'YYYY-MM-DD') as due_date, t.done, t.done_at,
-     case when t.done then 'done' when t.due_date < $2::date then 'overdue' when t.due_date = $2::date then 'today'
-          else 'future' end as status,
-     t.assigned_to_id, t.flow_id, t.contact_id, t.created_at, t.updated_at
+    select t.id, t.kind, t.title, to_char(t.due_date, 'YYYY-MM-DD') as due_date, t.done, t.done_at, case when t.done then 'done' when t.due_date < $2::date then 'overdue' when t.due_date = $2::date then 'today'
+          else 'future' end as status, t.assigned_to_id, t.flow_id, t.contact_id, t.created_at, t.updated_at
       from unnest(case when $4::bigint >= total.n then '{}'::bigint[]
             when $4::bigint < total.n - $4::bigint then array(select id from matches order by due_date asc, id asc limit $3 offset $4::bigint)
             else array(select id from matches order by due_date desc, id desc limit greatest(least($3, total.n - $4::bigint), 0) offset greatest(total.n - $4::bigint - $3, 0))
@@ -157,15 +149,13 @@ with total as materialized (select case when $9::text[] is null then (select cou
               and done = any(case when $5::boolean is null then '{f,t}'::boolean[] else array[$5::boolean] end))
          else (select coalesce(sum(k.value * c.sign), 0)
                  from unnest($9::text[], $10::bigint[], $11::bigint[], $12::int[]) as c(list, low, high, sign)
-                 join counters k on k.company_id = (select $1::bigint) and k.list = c.list and k.key >= c.low and k.key <= c.high)
+                 join (select company_id, list, key, slot, value from counters) k on k.company_id = (select $1::bigint) and k.list = c.list and k.key >= c.low and k.key <= c.high)
     end::bigint as n)
 select total.n as total, p.*
   from total
   left join lateral (
-    select t.id, t.kind, t.title, to_char(t.due_date, 'YYYY-MM-DD') as due_date, t.done, t.done_at,
-     case when t.done then 'done' when t.due_date < $2::date then 'overdue' when t.due_date = $2::date then 'today'
-          else 'future' end as status,
-     t.assigned_to_id, t.flow_id, t.contact_id, t.created_at, t.updated_at
+    select t.id, t.kind, t.title, to_char(t.due_date, 'YYYY-MM-DD') as due_date, t.done, t.done_at, case when t.done then 'done' when t.due_date < $2::date then 'overdue' when t.due_date = $2::date then 'today'
+          else 'future' end as status, t.assigned_to_id, t.flow_id, t.contact_id, t.created_at, t.updated_at
       from unnest(case when $4::bigint >= total.n then '{}'::bigint[]
             when $4::bigint < total.n - $4::bigint then array(
              select id from (
@@ -191,10 +181,8 @@ select total.n as total, p.*
   ) p on true;
 
 -- tasks.walk (replica: src/db/replica.ts)
-select to_char((t.updated_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as sync_at, t.id, t.kind, t.title, to_char(t.due_date, 'YYYY-MM-DD') as due_date, t.done, t.done_at,
-       case when t.done then 'done' when t.due_date < $7::date then 'overdue' when t.due_date = $7::date then 'today'
-            else 'future' end as status,
-       t.assigned_to_id, t.flow_id, t.contact_id, t.created_at, t.updated_at
+select to_char((t.updated_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as sync_at, t.id, t.kind, t.title, to_char(t.due_date, 'YYYY-MM-DD') as due_date, t.done, t.done_at, case when t.done then 'done' when t.due_date < $7::date then 'overdue' when t.due_date = $7::date then 'today'
+            else 'future' end as status, t.assigned_to_id, t.flow_id, t.contact_id, t.created_at, t.updated_at
   from tasks t
  where t.company_id = (select $1::bigint)
    and (t.updated_at, t.id) > ($2::timestamptz, $3::bigint)

@@ -36,15 +36,13 @@ update api_tokens set revoked_at = $4, updated_at = $4
  returning id, label, prefix, scopes, expires_at, created_at, last_used_at, token_hash;
 
 -- auth.tokensOfCompany
-select t.id, t.label, t.prefix, t.scopes, t.expires_at, t.created_at, t.last_used_at,
-                            t.user_id, u.name as user_name, u.email as user_email
+select t.id, t.label, t.prefix, t.scopes, t.expires_at, t.created_at, t.last_used_at, t.user_id, u.name as user_name, u.email as user_email
   from api_tokens t join users u on u.company_id = t.company_id and u.id = t.user_id
  where t.company_id = $1 and t.revoked_at is null and t.oauth_grant_id is null
  order by t.id;
 
 -- auth.tokenOfCompany
-select t.id, t.label, t.prefix, t.scopes, t.expires_at, t.created_at, t.last_used_at,
-                            t.user_id, u.name as user_name, u.email as user_email
+select t.id, t.label, t.prefix, t.scopes, t.expires_at, t.created_at, t.last_used_at, t.user_id, u.name as user_name, u.email as user_email
   from api_tokens t join users u on u.company_id = t.company_id and u.id = t.user_id
  where t.company_id = $1 and t.id = $2 and t.revoked_at is null and t.oauth_grant_id is null;
 

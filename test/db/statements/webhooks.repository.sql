@@ -68,15 +68,14 @@ with s as (
 ), event as (
   insert into api_events (company_id, sequence, type, data, created_at)
   select s.company_id, 0, 'ping', json_build_object('webhook_id', s.id), $3 from s where s.enabled
-  returning company_id, id
+  returning company_id, id, type
 ), d as (
   insert into webhook_deliveries (company_id, subscription_id, event_id, next_attempt_at, created_at)
   select event.company_id, $2, event.id, $3, $3 from event
   returning *
 )
-select s.enabled, d.id, d.event_id, 'ping'::varchar as event_type, d.status, d.attempts, d.last_response_status, d.last_attempt_at,
-d.next_attempt_at, d.last_error, d.delivered_at, d.created_at
-  from s left join d on true;
+select s.enabled, d.id, d.event_id, e.type as event_type, d.status, d.attempts, d.last_response_status, d.last_attempt_at, d.next_attempt_at, d.last_error, d.delivered_at, d.created_at
+  from s left join d on true left join event e on true;
 
 -- webhooks.deliveriesPage
 with sub as materialized (
@@ -88,8 +87,7 @@ with sub as materialized (
 select exists (select 1 from sub) as found, total.n as total, p.*
   from total
   left join lateral (
-    select d.id, d.event_id, e.type as event_type, d.status, d.attempts, d.last_response_status, d.last_attempt_at,
-d.next_attempt_at, d.last_error, d.delivered_at, d.created_at
+    select d.id, d.event_id, e.type as event_type, d.status, d.attempts, d.last_response_status, d.last_attempt_at, d.next_attempt_at, d.last_error, d.delivered_at, d.created_at
       from webhook_deliveries d
       join api_events e on e.company_id = d.company_id and e.id = d.event_id
      where d.company_id = (select $1::bigint) and d.subscription_id = $2
@@ -97,8 +95,7 @@ d.next_attempt_at, d.last_error, d.delivered_at, d.created_at
   ) p on $4::bigint < total.n;
 
 -- webhooks.deliveryById (pipelined: src/db/pipeline.ts)
-select d.id, d.event_id, e.type as event_type, d.status, d.attempts, d.last_response_status, d.last_attempt_at,
-d.next_attempt_at, d.last_error, d.delivered_at, d.created_at
+select d.id, d.event_id, e.type as event_type, d.status, d.attempts, d.last_response_status, d.last_attempt_at, d.next_attempt_at, d.last_error, d.delivered_at, d.created_at
   from webhook_deliveries d
   join api_events e on e.company_id = d.company_id and e.id = d.event_id
  where d.company_id = (select $1::bigint) and d.subscription_id = $2 and d.id = $3;
@@ -116,8 +113,7 @@ with target as (
    where t.enabled and d.company_id = t.company_id and d.id = t.id
    returning d.*
 )
-select target.enabled, d.id, d.event_id, e.type as event_type, d.status, d.attempts, d.last_response_status, d.last_attempt_at,
-d.next_attempt_at, d.last_error, d.delivered_at, d.created_at
+select target.enabled, d.id, d.event_id, e.type as event_type, d.status, d.attempts, d.last_response_status, d.last_attempt_at, d.next_attempt_at, d.last_error, d.delivered_at, d.created_at
   from target
   left join d on true
   left join api_events e on e.company_id = d.company_id and e.id = d.event_id;

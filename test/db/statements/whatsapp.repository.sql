@@ -98,11 +98,7 @@ chats as materialized (
 select contact.found, (select count(*) from chats)::int as total, p.*
   from contact
   left join lateral (
-    select c.contact_id, c.user_id, c.messages_count,
-           json_build_object('id', m.id, 'contact_id', m.contact_id, 'user_id', m.user_id, 'direction', m.direction,
-                             'body', m.body, 'status', m.status, 'sent_at', to_char(m.sent_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-                             'created_at', to_char(m.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updated_at', to_char(m.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as last_message,
-           c.last_message_at
+    select c.contact_id, c.user_id, c.messages_count, (select row_to_json(j) from (select m.id, m.contact_id, m.user_id, m.direction, m.body, m.status, to_char(m.sent_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as sent_at, to_char(m.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(m.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j) as last_message, c.last_message_at
       from (select * from chats order by last_message_at desc, last_message_id desc limit $3 offset $4::bigint) c
       join whatsapp_messages m on m.company_id = (select $1::bigint) and m.id = c.last_message_id
      order by c.last_message_at desc, c.last_message_id desc
@@ -120,11 +116,7 @@ chats as materialized (
 select contact.found, (select count(*) from chats)::int as total, p.*
   from contact
   left join lateral (
-    select c.contact_id, c.user_id, c.messages_count,
-           json_build_object('id', m.id, 'contact_id', m.contact_id, 'user_id', m.user_id, 'direction', m.direction,
-                             'body', m.body, 'status', m.status, 'sent_at', to_char(m.sent_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-                             'created_at', to_char(m.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updated_at', to_char(m.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as last_message,
-           c.last_message_at
+    select c.contact_id, c.user_id, c.messages_count, (select row_to_json(j) from (select m.id, m.contact_id, m.user_id, m.direction, m.body, m.status, to_char(m.sent_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as sent_at, to_char(m.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(m.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j) as last_message, c.last_message_at
       from (select * from chats order by last_message_at desc, last_message_id desc limit $3 offset $4::bigint) c
       join whatsapp_messages m on m.company_id = (select $1::bigint) and m.id = c.last_message_id
      order by c.last_message_at desc, c.last_message_id desc

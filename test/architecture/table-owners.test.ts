@@ -1,0 +1,70 @@
+// One owner per table (src/db/owners.ts): the SQL written in a source file of src/ names only
+// tables its owner owns. A fragment composed from the owner's export (`${CONTACT_EXISTS}`)
+// is written in the owner's file, so composing it is fine; naming the table is not.
+// KNOWN lists what is still written outside its owner: it may only shrink.
+import assert from 'node:assert/strict'
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { test } from 'node:test'
+import { TABLE_OWNERS } from '../../src/db/owners.js'
+
+const src = fileURLToPath(new URL('../../src/', import.meta.url))
+
+/** `file → tables` still named outside their owner (to move behind the owner's exports). */
+const KNOWN: Record<string, string[]> = {
+  'modules/audit/audit.repository.ts': ['api_tokens', 'companies', 'users'],
+  'modules/auth/accounts.repository.ts': ['companies', 'users'],
+  'modules/auth/sessions.repository.ts': ['companies', 'users'],
+  'modules/auth/tokens.repository.ts': ['companies', 'users'],
+  'modules/businesses/businesses.repository.ts': ['contacts'],
+  'modules/contacts/contacts.batch.sql.ts': ['businesses', 'custom_fields', 'leads', 'tags', 'users'],
+  'modules/contacts/contacts.repository.ts': ['businesses', 'custom_fields', 'flow_enrollments', 'leads', 'tags'],
+  'modules/events/events.repository.ts': ['contacts'],
+  'modules/leads/leads.repository.ts': ['businesses', 'contacts'],
+  'modules/meet-transcriptions/meet-transcriptions.repository.ts': ['tasks'],
+  'modules/tags/tags.repository.ts': ['contact_tags', 'contacts'],
+  'modules/tasks/tasks.repository.ts': ['contacts'],
+  'modules/whatsapp/whatsapp.repository.ts': ['contacts', 'users'],
+}
+
+/** The source without its comments (prose says "from contacts" too). */
+const code = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '').replace(/\s\/\/ .*$/gm, '')
+
+/** The tables a source names in SQL: after from, join, into, update, delete from, table. */
+function tablesNamed(text: string): Set<string> {
+  const named = new Set<string>()
+  for (const match of code(text).matchAll(/\b(?:from|join|into|update|table)\s+([a-z_]+)\b/gi)) {
+    const table = match[1]
+    if (table !== undefined && table in TABLE_OWNERS) named.add(table)
+  }
+  return named
+}
+
+const owned = (file: string, table: string) => {
+  const owner = TABLE_OWNERS[table] ?? ''
+  return file === owner || file.startsWith(`${owner}/`)
+}
+
+const files = readdirSync(src, { recursive: true, encoding: 'utf8' })
+  .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts') && file !== join('db', 'schema.ts'))
+  .map((file) => file.split('\\').join('/'))
+  .sort()
+
+test('every table is named in SQL only by its owner (src/db/owners.ts)', () => {
+  const found: Record<string, string[]> = {}
+  for (const file of files) {
+    const foreign = [...tablesNamed(readFileSync(join(src, file), 'utf8'))].filter((table) => !owned(file, table)).sort()
+    if (foreign.length > 0) found[file] = foreign
+  }
+  if (process.env.PRINT_OWNERS === '1') console.log(JSON.stringify(found, null, 2))
+  assert.deepEqual(found, KNOWN, 'a module names a table of another: compose the owner\'s exported fragment or call its function (or, once moved, drop it from KNOWN)')
+})
+
+test('every table has an owner that exists', () => {
+  const tables = [...readFileSync(join(src, 'db', 'schema.ts'), 'utf8').matchAll(/pgTable\(\s*'([a-z_]+)'/g)].map((m) => m[1])
+  assert.deepEqual(tables.toSorted(), Object.keys(TABLE_OWNERS).toSorted())
+  for (const owner of new Set(Object.values(TABLE_OWNERS))) {
+    assert.ok(files.some((file) => file === owner || file.startsWith(`${owner}/`)), `${owner} is no folder or file of src/`)
+  }
+})
