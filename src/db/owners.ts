@@ -6,6 +6,7 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   companies: 'modules/users',
   users: 'modules/users',
   api_tokens: 'modules/auth',
+  api_token_addresses: 'modules/auth',
   web_sessions: 'modules/auth',
   user_invites: 'modules/auth',
   businesses: 'modules/businesses',
@@ -30,4 +31,8 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   webhook_deliveries: 'modules/webhooks',
   idempotency_keys: 'plugins/idempotency.ts',
   audit_events: 'modules/audit',
+  oauth_apps: 'modules/oauth',
+  oauth_grants: 'modules/oauth',
+  oauth_codes: 'modules/oauth',
+  oauth_refresh_tokens: 'modules/oauth',
 }
