@@ -3,22 +3,20 @@
 // filters as a form (with and without JavaScript), the export link, the phone width, and
 // members kept out.
 import assert from 'node:assert/strict'
-import { existsSync } from 'node:fs'
-import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import { type Browser, type Page } from 'playwright-core'
 import { setPassword } from '../../src/modules/auth/accounts.service.js'
 import { createCompany } from '../../src/modules/users/users.service.js'
 import { asCompanyId, type CompanyId } from '../../src/tenancy.js'
-import { backends, startApp, type TestApp } from '../helpers/app.js'
+import { backends, type TestApp } from '../helpers/app.js'
+import { startInChromium, withoutChromium } from '../helpers/chromium.js'
 import { addUser } from '../helpers/factories.js'
 import { member, PASSWORD } from '../web/helpers.js'
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const [backend] = backends()
 if (!backend) throw new Error('no backend')
 
-describe('the security log in Chromium', { skip: existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM}` }, () => {
+describe('the security log in Chromium', { skip: withoutChromium }, () => {
   let t: TestApp
   let browser: Browser
   let origin: string
@@ -26,11 +24,7 @@ describe('the security log in Chromium', { skip: existsSync(CHROMIUM) ? false : 
   let adminEmail = ''
 
   before(async () => {
-    const [app, launched] = await Promise.all([startApp(backend), chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })])
-    t = app
-    browser = launched
-    await t.app.listen({ port: 0, host: '127.0.0.1' })
-    origin = `http://127.0.0.1:${String((t.app.server.address() as AddressInfo).port)}`
+    ;({ t, browser, origin } = await startInChromium(backend))
     companyId = asCompanyId((await createCompany(t.db, { name: 'Acme Sales', timezone: 'UTC' })).id)
     const admin = await addUser(t.db, companyId, { name: 'Ana Admin', email: 'ana@acme.example', role: 'admin' })
     await setPassword(t.db, admin.id, { password: PASSWORD })

@@ -5,24 +5,23 @@
 // scopes, refreshes, and a reused refresh token ends the grant; the member revokes the app on
 // Integrations; Deny sends access_denied. The app's redirect URI is a small local server.
 import assert from 'node:assert/strict'
-import { existsSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import { type Browser, type Page } from 'playwright-core'
 import { challengeOf } from '../../src/modules/oauth/oauth.protocol.js'
 import { createCompany } from '../../src/modules/users/users.service.js'
 import { asCompanyId } from '../../src/tenancy.js'
-import { backends, startApp, type TestApp } from '../helpers/app.js'
+import { backends, type TestApp } from '../helpers/app.js'
+import { startInChromium, withoutChromium } from '../helpers/chromium.js'
 import { member, PASSWORD } from '../web/helpers.js'
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const [firstBackend] = backends()
 if (!firstBackend) throw new Error('no backend')
 const backend = firstBackend
 const VERIFIER = 'browser-test-verifier-'.padEnd(64, 'x')
 
-describe('OAuth 2.0 in Chromium', { skip: existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM}` }, () => {
+describe('OAuth 2.0 in Chromium', { skip: withoutChromium }, () => {
   let t: TestApp
   let browser: Browser
   let origin: string
@@ -30,14 +29,7 @@ describe('OAuth 2.0 in Chromium', { skip: existsSync(CHROMIUM) ? false : `no Chr
   let callback: string
 
   before(async () => {
-    const [app, launched] = await Promise.all([
-      startApp(backend, { config: { signInLimit: { max: 100_000, windowMs: 60_000 } } }),
-      chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] }),
-    ])
-    t = app
-    browser = launched
-    await t.app.listen({ port: 0, host: '127.0.0.1' })
-    origin = `http://127.0.0.1:${String((t.app.server.address() as AddressInfo).port)}`
+    ;({ t, browser, origin } = await startInChromium(backend, { config: { signInLimit: { max: 100_000, windowMs: 60_000 } } }))
     callbackServer = createServer((_request, response) => {
       response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>App</title><p>Back in the app</p>')
     })

@@ -4,20 +4,20 @@
 // One browser for the file, a fresh context (cookies) per test. With
 // UPDATE_SCREENSHOTS=1 the screenshot of docs/web.md is written again.
 import assert from 'node:assert/strict'
-import { existsSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { and, eq, isNull } from 'drizzle-orm'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import { type Browser, type Page } from 'playwright-core'
 import { apiTokens } from '../../src/db/schema.js'
 import { deactivateUser } from '../../src/modules/auth/accounts.service.js'
 import { createOwnToken, createToken } from '../../src/modules/auth/tokens.service.js'
 import { createCompany } from '../../src/modules/users/users.service.js'
 import { asCompanyId, type CompanyId } from '../../src/tenancy.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
+import { startInChromium, withoutChromium } from '../helpers/chromium.js'
 import { member, PASSWORD } from './helpers.js'
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const [firstBackend] = backends()
 if (!firstBackend) throw new Error('no backend')
 const backend = firstBackend
@@ -29,7 +29,7 @@ async function listen(t: TestApp): Promise<string> {
   return `http://127.0.0.1:${String((t.app.server.address() as AddressInfo).port)}`
 }
 
-describe('the web application in Chromium', { skip: existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM}` }, () => {
+describe('the web application in Chromium', { skip: withoutChromium }, () => {
   let t: TestApp
   let browser: Browser
   let origin: string
@@ -37,13 +37,7 @@ describe('the web application in Chromium', { skip: existsSync(CHROMIUM) ? false
   const pageProblems = new WeakMap<Page, string[]>()
 
   before(async () => {
-    const [app, launched] = await Promise.all([
-      startApp(backend, { config: { signInLimit: { max: 100_000, windowMs: 60_000 } } }),
-      chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] }),
-    ])
-    t = app
-    browser = launched
-    origin = await listen(t)
+    ;({ t, browser, origin } = await startInChromium(backend, { config: { signInLimit: { max: 100_000, windowMs: 60_000 } } }))
     const company = await createCompany(t.db, { name: 'Acme Sales', timezone: 'America/Sao_Paulo' })
     companyId = asCompanyId(company.id)
   })

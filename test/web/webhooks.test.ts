@@ -3,43 +3,35 @@
 // re-enable a disabled one, delete after a confirmation; CSRF checked. With
 // UPDATE_SCREENSHOTS=1 the screenshot of docs/webhooks.md is written again.
 import assert from 'node:assert/strict'
-import { existsSync, writeFileSync } from 'node:fs'
-import type { AddressInfo } from 'node:net'
+import { writeFileSync } from 'node:fs'
 import { after, before, describe, test } from 'node:test'
 import { eq } from 'drizzle-orm'
-import { chromium, type APIResponse, type Browser, type Page } from 'playwright-core'
+import { type APIResponse, type Browser, type Page } from 'playwright-core'
 import { webhookSubscriptions } from '../../src/db/schema.js'
 import { recordEvents } from '../../src/modules/webhooks/outbox.js'
 import { decryptSecret } from '../../src/modules/webhooks/secrets.js'
 import { createCompany } from '../../src/modules/users/users.service.js'
 import { asCompanyId, type CompanyId } from '../../src/tenancy.js'
-import { backends, startApp, type TestApp } from '../helpers/app.js'
+import { backends, type TestApp } from '../helpers/app.js'
+import { startInChromium, withoutChromium } from '../helpers/chromium.js'
 import { member, PASSWORD } from './helpers.js'
 import { publishEvents } from '../../src/modules/webhooks/publish.js'
 import { transaction } from '../../src/db/db.js'
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const [backend] = backends()
 if (!backend) throw new Error('no backend')
 const HOME = '/settings/integrations'
 const SCREENSHOT = new URL('../../docs/images/web-webhooks.png', import.meta.url)
 const URL_A = 'https://93.184.215.14/engage' // a public address literal: saved without DNS
 
-describe('webhooks on Settings → Integrations, in Chromium', { skip: existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM}` }, () => {
+describe('webhooks on Settings → Integrations, in Chromium', { skip: withoutChromium }, () => {
   let t: TestApp
   let browser: Browser
   let origin: string
   let companyId: CompanyId
 
   before(async () => {
-    const [app, launched] = await Promise.all([
-      startApp(backend, { config: { signInLimit: { max: 100_000, windowMs: 60_000 } } }),
-      chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] }),
-    ])
-    t = app
-    browser = launched
-    await t.app.listen({ port: 0, host: '127.0.0.1' })
-    origin = `http://127.0.0.1:${String((t.app.server.address() as AddressInfo).port)}`
+    ;({ t, browser, origin } = await startInChromium(backend, { config: { signInLimit: { max: 100_000, windowMs: 60_000 } } }))
     companyId = asCompanyId((await createCompany(t.db, { name: 'Acme Sales', timezone: 'UTC' })).id)
   })
   after(async () => {
