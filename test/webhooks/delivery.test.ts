@@ -500,6 +500,16 @@ for (const backend of backends()) {
       assert.deepEqual(disabled.disabled_at, clock)
       assert.deepEqual(disabled.updated_at, clock)
       assert.equal(disabled.disabled_reason, `every delivery failed since ${start.toISOString().replace(/\.\d{3}Z$/, 'Z')}; last attempt: HTTP 503: maintenance`)
+      // Recorded in the audit log with the outcomes, once, by the system.
+      const { rows: records } = await main.sql.query<Record<string, unknown>>(
+        `select actor_type, target_type, target_id, target_label, outcome, changes, occurred_at
+           from audit_events where action = 'webhook.paused' and target_id = $1`,
+        [subscription.id],
+      )
+      assert.deepEqual(records, [{
+        actor_type: 'system', target_type: 'webhook', target_id: subscription.id, target_label: hook.url,
+        outcome: 'success', changes: { enabled: [true, false] }, occurred_at: clock,
+      }])
 
       // The other delivery is not attempted any more, and new events are not fanned out to it.
       assert.equal(pending?.status, 'pending')

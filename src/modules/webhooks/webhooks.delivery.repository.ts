@@ -120,7 +120,7 @@ export interface Outcome {
 // attempt they were leased for), then their subscriptions, only when something changes: the
 // first failure sets failing_since, a success clears it, and 3 days of failures disable the
 // subscription with the reason (its rows are locked after the deliveries', and rarely).
-const recordStatement = defineQuery<{ id: number; disabled: boolean }>(
+const recordStatement = defineQuery<{ company_id: number; id: number; url: string; disabled: boolean }>(
   'webhooks.deliveryRecord',
   `with outcome as (
      select *
@@ -162,11 +162,18 @@ const recordStatement = defineQuery<{ id: number; disabled: boolean }>(
      from verdict v
     where s.company_id = v.company_id and s.id = v.id
       and case when v.delivered then v.was_failing_since is not null else v.was_failing_since is null or v.disable end
-    returning s.id, v.disable as disabled`,
+    returning s.company_id, s.id, s.url, v.disable as disabled`,
 )
 
+/** A subscription the outcomes disabled (3 days of failures). */
+export interface DisabledSubscription {
+  company_id: number
+  id: number
+  url: string
+}
+
 /** Records outcomes; answers the subscriptions it disabled. */
-export async function recordOutcomes(db: Db, outcomes: Outcome[], now: Date, disableAfterMs: number): Promise<number[]> {
+export async function recordOutcomes(db: Db, outcomes: Outcome[], now: Date, disableAfterMs: number): Promise<DisabledSubscription[]> {
   if (outcomes.length === 0) return []
   const rows = await run(db, recordStatement, [
     outcomes.map((o) => o.companyId),
@@ -179,7 +186,7 @@ export async function recordOutcomes(db: Db, outcomes: Outcome[], now: Date, dis
     now,
     disableAfterMs,
   ])
-  return rows.filter((row) => row.disabled).map((row) => row.id)
+  return rows.filter((row) => row.disabled).map(({ company_id, id, url }) => ({ company_id, id, url }))
 }
 
 // Events (and, by the foreign key's cascade through webhook_deliveries_event_idx, their

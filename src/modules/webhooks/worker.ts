@@ -8,7 +8,10 @@
 import http from 'node:http'
 import https from 'node:https'
 import type { FastifyBaseLogger } from 'fastify'
-import type { Db } from '../../db/db.js'
+import { transaction, type Db } from '../../db/db.js'
+import { asCompanyId } from '../../tenancy.js'
+import { SYSTEM_CONTEXT } from '../audit/audit.context.js'
+import { recordAudit } from '../audit/audit.service.js'
 import { DELIVERY_TIMEOUT_MS, defaultSchedule, deliveryHeaders, nextAttempt, payload, post, webhookId, type Schedule } from './delivery.js'
 import { decryptSecret } from './secrets.js'
 import { publishEvents } from './publish.js'
@@ -222,8 +225,20 @@ export class DeliveryWorker {
     const batch = this.outcomes
     this.outcomes = []
     try {
-      const disabled = await recordOutcomes(this.deps.db, batch, this.deps.clock(), this.options.disableAfterMs)
-      for (const id of disabled) this.deps.log.warn({ subscription: id }, 'webhooks: subscription disabled: every delivery failed for too long')
+      const now = this.deps.clock()
+      // A subscription disabled by its failures is recorded in the audit log with the outcomes.
+      const disabled = await transaction(this.deps.db, async (tx) => {
+        const found = await recordOutcomes(tx, batch, now, this.options.disableAfterMs)
+        for (const subscription of found) {
+          await recordAudit(tx, asCompanyId(subscription.company_id), SYSTEM_CONTEXT, {
+            action: 'webhook.paused',
+            target: { id: subscription.id, label: subscription.url },
+            changes: { enabled: [true, false] },
+          }, now)
+        }
+        return found
+      })
+      for (const { id } of disabled) this.deps.log.warn({ subscription: id }, 'webhooks: subscription disabled: every delivery failed for too long')
     } catch (err) {
       this.outcomes = batch.concat(this.outcomes)
       throw err

@@ -82,7 +82,7 @@ update webhook_subscriptions s
   from verdict v
  where s.company_id = v.company_id and s.id = v.id
    and case when v.delivered then v.was_failing_since is not null else v.was_failing_since is null or v.disable end
- returning s.id, v.disable as disabled;
+ returning s.company_id, s.id, s.url, v.disable as disabled;
 
 -- webhooks.deliveryPrune
 with old as (
