@@ -150,6 +150,9 @@ export const ACCEPTED: Record<string, { finding: string; reason: string }[]> = {
   'whatsapp.liveContacts': [{
     finding: 'contacts via contacts_company_user_live_idx',
     reason: 'the named contacts (`id = any(array)`) of the company\'s live contacts: a tie without statistics',
+  }, {
+    finding: 'contacts via contacts_company_email_live_key',
+    reason: 'the same tie, another partial index of the live contacts (PostgreSQL 17, the embedded cluster)',
   }],
   'whatsapp.companyUsers': [{ finding: 'users via users_company_id_id_pk', reason: 'the named users within the company\'s: tens of rows' }],
   'auth.tokenOfUser': [TOKENS],
