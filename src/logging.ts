@@ -17,14 +17,18 @@ function decodedKey(pair: string): string {
   }
 }
 
-/** The URL with the value of every `api_token` query parameter (`api_token[x]` too) replaced. */
+// Query parameters that carry a secret: the api token, and what an OAuth client might put in
+// a URL by mistake (the OAuth endpoints refuse it, but the refused request is logged too).
+const SECRET_PARAMETERS = new Set(['api_token', 'client_secret', 'code', 'code_verifier', 'refresh_token', 'access_token', 'token'])
+
+/** The URL with the value of every secret query parameter (`api_token[x]` too) replaced. */
 export function redactUrl(url: string): string {
   const q = url.indexOf('?')
   if (q === -1) return url
   const pairs = url.slice(q + 1).split('&').map((pair) => {
     const key = decodedKey(pair)
     const name = key.split('[', 1)[0]
-    return name === 'api_token' && pair.includes('=') ? `${pair.slice(0, pair.indexOf('='))}=${REDACTED}` : pair
+    return name !== undefined && SECRET_PARAMETERS.has(name) && pair.includes('=') ? `${pair.slice(0, pair.indexOf('='))}=${REDACTED}` : pair
   })
   return `${url.slice(0, q)}?${pairs.join('&')}`
 }

@@ -30,6 +30,14 @@ describe('log redaction helpers', () => {
     assert.equal(redactUrl('/a'), '/a')
   })
 
+  test('redactUrl replaces the OAuth secrets a client might put in a URL (the endpoints refuse them, the log keeps none)', () => {
+    assert.equal(
+      redactUrl('/oauth/token?grant_type=authorization_code&code=c0de&code_verifier=v&client_id=app&client_secret=s3cret&state=x'),
+      '/oauth/token?grant_type=authorization_code&code=[redacted]&code_verifier=[redacted]&client_id=app&client_secret=[redacted]&state=x',
+    )
+    assert.equal(redactUrl('/oauth/revoke?token=t&refresh_token=r&access_token=a'), '/oauth/revoke?token=[redacted]&refresh_token=[redacted]&access_token=[redacted]')
+  })
+
   test('serializeError drops Drizzle params and quoted values of PostgreSQL messages', () => {
     const cause = Object.assign(new Error('invalid input syntax for type integer: "ana@example.com"'), {
       code: '22P02',
