@@ -19,6 +19,7 @@ const { loadConfig } = production.config
 const { openDatabase } = production.client
 const { createToken } = production.tokens
 const { createCompany, createUser } = production.users
+const { systemActing } = production.auditContext
 const { registerApp, checkAuthorize, answerConsent, exchangeCode } = production.oauth
 const { challengeOf } = production.oauthProtocol
 
@@ -85,8 +86,8 @@ const { access_token: oauthToken } = await exchangeCode(database.db, checked.cli
 
 const writeTokens: string[] = []
 for (let i = 0; i < 10; i++) {
-  const other = await createCompany(database.db, { name: `Writes ${i}`, timezone: 'UTC' })
-  const user = await createUser(database.db, { company: other.id, name: 'Writer', email: `writer${i}@bench.example`, role: 'admin' })
+  const other = await createCompany(database.db, systemActing(), { name: `Writes ${i}`, timezone: 'UTC' })
+  const user = await createUser(database.db, systemActing(), { company: other.id, name: 'Writer', email: `writer${i}@bench.example`, role: 'admin' })
   writeTokens.push((await createToken(database.db, user.id)).token)
 }
 

@@ -12,6 +12,7 @@ import { type Browser, type Page } from 'playwright-core'
 import { apiTokens } from '../../src/db/schema.js'
 import { deactivateUser } from '../../src/modules/auth/accounts.service.js'
 import { createOwnToken, createToken } from '../../src/modules/auth/tokens.service.js'
+import { systemActing } from '../../src/modules/audit/audit.context.js'
 import { createCompany } from '../../src/modules/users/users.service.js'
 import { asCompanyId, type CompanyId } from '../../src/tenancy.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
@@ -38,7 +39,7 @@ describe('the web application in Chromium', { skip: withoutChromium }, () => {
 
   before(async () => {
     ;({ t, browser, origin } = await startInChromium(backend, { config: { signInLimit: { max: 100_000, windowMs: 60_000 } } }))
-    const company = await createCompany(t.db, { name: 'Acme Sales', timezone: 'America/Sao_Paulo' })
+    const company = await createCompany(t.db, systemActing(), { name: 'Acme Sales', timezone: 'America/Sao_Paulo' })
     companyId = asCompanyId(company.id)
   })
   after(async () => {
@@ -133,7 +134,7 @@ describe('the web application in Chromium', { skip: withoutChromium }, () => {
     const limited = await startApp(backend) // the production limits: 10 per 15 minutes
     try {
       const limitedOrigin = await listen(limited)
-      const company = await createCompany(limited.db, { name: 'Limited' })
+      const company = await createCompany(limited.db, systemActing(), { name: 'Limited' })
       const user = await member(limited.db, asCompanyId(company.id))
       const page = await newPage()
       await page.goto(`${limitedOrigin}/login`)
