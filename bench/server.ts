@@ -69,7 +69,7 @@ const [admin, member] = company.userIds
 if (admin === undefined || member === undefined) throw new Error('the bench company has no users')
 // The contacts page measured (page 2) shows 25 contacts with 2 tags and 2 custom fields each.
 await twoTagsTwoFields(dataUrl, company.companyId)
-const { token } = await createToken(database.db, admin)
+const { token } = await createToken(database.db, systemActing(), admin)
 
 // The OAuth access token: through the service's own steps (the browser's part is the consent page).
 const benchContext = { actor: { type: 'system' as const, id: null, label: 'bench' }, ip: null, userAgent: null, requestId: null }
@@ -88,7 +88,7 @@ const writeTokens: string[] = []
 for (let i = 0; i < 10; i++) {
   const other = await createCompany(database.db, systemActing(), { name: `Writes ${i}`, timezone: 'UTC' })
   const user = await createUser(database.db, systemActing(), { company: other.id, name: 'Writer', email: `writer${i}@bench.example`, role: 'admin' })
-  writeTokens.push((await createToken(database.db, user.id)).token)
+  writeTokens.push((await createToken(database.db, systemActing(), user.id)).token)
 }
 
 await app.listen({ port: 0, host: '127.0.0.1' })

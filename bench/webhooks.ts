@@ -57,7 +57,7 @@ async function serve() {
   for (let i = 0; i < 10; i++) {
     const company = await createCompany(app.db, systemActing(), { name: `Hooks ${String(i)}`, timezone: 'UTC' })
     const user = await createUser(app.db, systemActing(), { company: company.id, name: 'Writer', email: `writer${String(i)}@hooks.example`, role: 'admin' })
-    tokens.push((await createToken(app.db, user.id)).token)
+    tokens.push((await createToken(app.db, systemActing(), user.id)).token)
     companyIds.push(company.id)
   }
   await app.listen({ port: 0, host: '127.0.0.1' })

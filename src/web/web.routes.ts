@@ -256,7 +256,7 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
     try {
       if (label === undefined) throw new ApiError(422, 'The label must be text.')
       if (typed.errors.length > 0) throw new ApiError(422, typed.errors.join(' '))
-      const created = await createOwnToken(app.db, account.companyId, account.userId, label, choice, now(), webContext(request, account))
+      const created = await createOwnToken(app.db, webActing(request, account, now()), label, choice)
       cookies.setFlash(reply, secret, { kind: 'created', token: created.token, label: created.label } satisfies Flash)
       return await reply.redirect(HOME, 303)
     } catch (err) {
@@ -291,7 +291,7 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
     const current = await requireAccount(request, reply, formOf(request))
     if (!current) return reply
     const { account, secret } = current
-    const revoked = await revokeOwnToken(app.db, account.companyId, account.userId, pathId(request), now(), webContext(request, account))
+    const revoked = await revokeOwnToken(app.db, webActing(request, account, now()), pathId(request))
     cookies.setFlash(reply, secret, { kind: 'revoked', prefix: revoked.prefix, label: revoked.label } satisfies Flash)
     return reply.redirect(HOME, 303)
   })
@@ -451,7 +451,7 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
     const current = await requireAdmin(request, reply, formOf(request))
     if (!current) return reply
     const { account, secret } = current
-    const revoked = await revokeCompanyTokenById(app.db, account.companyId, pathId(request), now(), webContext(request, account))
+    const revoked = await revokeCompanyTokenById(app.db, webActing(request, account, now()), pathId(request))
     cookies.setFlash(reply, secret, { kind: 'revoked', prefix: revoked.prefix, label: revoked.label } satisfies Flash)
     return reply.redirect(COMPANY_TOKENS, 303)
   })

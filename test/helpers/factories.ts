@@ -25,7 +25,7 @@ export async function tenant(db: Db, options: { timezone?: string; name?: string
   const company = await createCompany(db, systemActing(), { name: options.name ?? `Company ${n}`, timezone: options.timezone ?? 'UTC' })
   const companyId = asCompanyId(company.id)
   const user = await addUser(db, companyId, { role: 'admin' })
-  const { token } = await createToken(db, user.id)
+  const { token } = await createToken(db, systemActing(), user.id)
   rememberSecret(token)
   return { companyId, userId: user.id, token, auth: { authorization: `Bearer ${token}` } }
 }

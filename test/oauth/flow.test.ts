@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test'
 import { sql } from 'drizzle-orm'
 import { deactivateUser } from '../../src/modules/auth/accounts.service.js'
 import { createToken } from '../../src/modules/auth/tokens.service.js'
-import { SYSTEM_CONTEXT } from '../../src/modules/audit/audit.context.js'
+import { SYSTEM_CONTEXT, systemActing } from '../../src/modules/audit/audit.context.js'
 import { challengeOf, sha256 } from '../../src/modules/oauth/oauth.protocol.js'
 import { answerConsent, checkAuthorize, registerApp } from '../../src/modules/oauth/oauth.service.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
@@ -217,7 +217,7 @@ for (const backend of backends()) {
 
     test('an OAuth access token costs the statements a personal token costs: its grant and app come with the one lookup', async () => {
       const { access_token: accessToken } = (await exchange(await codeFor())).json()
-      const { token: personal } = await createToken(t.db, user.id, { scopes: ['contacts:read'] })
+      const { token: personal } = await createToken(t.db, systemActing(), user.id, { scopes: ['contacts:read'] })
       const pool = t.db as unknown as { query: (...args: unknown[]) => unknown }
       const original = pool.query
       const statements = async (bearer: string) => {

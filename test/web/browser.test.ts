@@ -188,7 +188,7 @@ describe('the web application in Chromium', { skip: withoutChromium }, () => {
 
   test('revoke, after a confirmation: the token answers 401 at once', async () => {
     const { user, page } = await signedIn()
-    const { token } = await createOwnToken(t.db, companyId, user.id, 'Zapier')
+    const { token } = await createOwnToken(t.db, { companyId, userId: user.id, ...systemActing() }, 'Zapier')
     assert.equal(await authorize(token), 200) // cached by the server
     await page.reload()
     await page.getByRole('link', { name: 'Revoke Zapier' }).click()
@@ -246,7 +246,7 @@ describe('the web application in Chromium', { skip: withoutChromium }, () => {
   test("another user's token is invisible and cannot be revoked (404)", async () => {
     const { page } = await signedIn()
     const other = await member(t.db, companyId)
-    const theirs = await createToken(t.db, other.id)
+    const theirs = await createToken(t.db, systemActing(), other.id)
     await page.reload()
     assert.ok(!(await page.content()).includes(theirs.prefix))
     const view = await page.goto(`${origin}${HOME}/tokens/${String(theirs.id)}/revoke`)
@@ -302,7 +302,7 @@ describe('the web application in Chromium', { skip: withoutChromium }, () => {
 
   test('at phone width: nothing overflows sideways, every control is on screen and usable', async () => {
     const { user, page } = await signedIn({ viewport: { width: 375, height: 740 }, isMobile: true })
-    await createOwnToken(t.db, companyId, user.id, 'Spreadsheet export')
+    await createOwnToken(t.db, { companyId, userId: user.id, ...systemActing() }, 'Spreadsheet export')
     await page.getByLabel('Label (optional)').fill('Phone test')
     await page.getByRole('button', { name: 'Create token' }).click()
     await page.waitForURL(`${origin}${HOME}`)
@@ -329,8 +329,8 @@ describe('the web application in Chromium', { skip: withoutChromium }, () => {
 
   test('the screenshot of docs/web.md', async () => {
     const ana = await member(t.db, companyId, { email: 'ana@acme.example', name: 'Ana Souza' })
-    await createOwnToken(t.db, companyId, ana.id, 'Zapier')
-    await createOwnToken(t.db, companyId, ana.id, 'Spreadsheet export')
+    await createOwnToken(t.db, { companyId, userId: ana.id, ...systemActing() }, 'Zapier')
+    await createOwnToken(t.db, { companyId, userId: ana.id, ...systemActing() }, 'Spreadsheet export')
     const page = await newPage({ viewport: { width: 860, height: 800 } })
     await signIn(page, 'ana@acme.example')
     await page.waitForURL(`${origin}${HOME}`)

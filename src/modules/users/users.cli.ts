@@ -74,16 +74,16 @@ export const usersCommands = [
     },
     input: TokenCreateInput,
     run: (db, input, context) =>
-      createToken(db, input.user, {
+      createToken(db, context, input.user, {
         scopes: input.scopes === undefined ? undefined : parseScopes(input.scopes),
         expiresInDays: input['expires-in-days'],
-      }, new Date(), context.audit),
+      }),
   }),
   defineCommand({
     name: 'token revoke',
     summary: 'Revoke an api_token at once (running servers drop it from their cache)',
     options: { token: { value: 'T', description: 'the token', required: true } },
     input: TokenRevokeInput,
-    run: (db, input, context) => revokeToken(db, input.token, new Date(), context.audit),
+    run: (db, input, context) => revokeToken(db, context, input.token),
   }),
 ]
