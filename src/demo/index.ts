@@ -50,7 +50,7 @@ export async function seedDemoIfEmpty(
     if (adminId === undefined) throw new Error('demo company has no user')
     const { token } = await createToken(tx, systemActing(), adminId)
     // A generated password (printed once at first start), never a fixed one: demo data may end up reachable.
-    const { email, password } = await setPassword(tx, adminId, { generate: true })
+    const { email, password } = await setPassword(tx, systemActing(), adminId, { generate: true })
     if (password === undefined) throw new Error('no password was generated')
     return { token, userId: adminId, email, password }
   })

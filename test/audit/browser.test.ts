@@ -28,7 +28,7 @@ describe('the security log in Chromium', { skip: withoutChromium }, () => {
     ;({ t, browser, origin } = await startInChromium(backend))
     companyId = asCompanyId((await createCompany(t.db, systemActing(), { name: 'Acme Sales', timezone: 'UTC' })).id)
     const admin = await addUser(t.db, companyId, { name: 'Ana Admin', email: 'ana@acme.example', role: 'admin' })
-    await setPassword(t.db, admin.id, { password: PASSWORD })
+    await setPassword(t.db, systemActing(), admin.id, { password: PASSWORD })
     adminEmail = admin.email
   })
   after(async () => {

@@ -595,7 +595,7 @@ for (const backend of backends()) {
       const code = new URL((await leo.request('POST', '/oauth/authorize', fields)).location ?? '').searchParams.get('code') ?? ''
       const body = (await exchange(code)).json()
       assert.equal((await api(body.access_token, '/api/v1/contacts?page=1')).statusCode, 200)
-      await deactivateUser(t.db, extra.id, now)
+      await deactivateUser(t.db, systemActing(now), extra.id)
       await eventually401(body.access_token)
       const [live] = await rawRows<{ n: number }>(t.db, sql`select count(*)::int as n from oauth_grants where user_id = ${extra.id} and revoked_at is null`)
       assert.equal(live?.n, 0)

@@ -237,7 +237,7 @@ describe('the web application in Chromium', { skip: withoutChromium }, () => {
 
   test("a deactivated user's session ends at once", async () => {
     const { user, page } = await signedIn()
-    await deactivateUser(t.db, user.id)
+    await deactivateUser(t.db, systemActing(), user.id)
     await page.reload()
     assert.equal(page.url(), `${origin}/login`)
     await done(page)

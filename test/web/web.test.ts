@@ -197,7 +197,7 @@ describe('web application', () => {
 
   test('deactivated users and users without a password cannot sign in', async () => {
     const user = await member(t.db, acme.companyId)
-    await deactivateUser(t.db, user.id)
+    await deactivateUser(t.db, systemActing(), user.id)
     const res = await new Browser(t.app).signIn(user.email)
     assert.equal(res.status, 401)
     assert.match(res.body, /Invalid email or password\./)
@@ -216,7 +216,7 @@ describe('web application', () => {
       assert.equal((await browser.signIn(email, password)).status, 303)
       assert.match((await browser.get(HOME)).body, new RegExp(`${email} · ${company}`))
     }
-    await setPassword(t.db, inGlobex.id, { password: 'acme password 1' })
+    await setPassword(t.db, systemActing(), inGlobex.id, { password: 'acme password 1' })
     const both = await new Browser(t.app).signIn(email, 'acme password 1')
     assert.equal(both.status, 409)
     assert.match(both.body, /more than one company/)
@@ -384,7 +384,7 @@ describe('web application', () => {
     const { user, browser } = await signedIn()
     const { token } = await createToken(t.db, systemActing(), user.id)
     assert.equal((await authorize(token)).statusCode, 200) // cached
-    await deactivateUser(t.db, user.id)
+    await deactivateUser(t.db, systemActing(), user.id)
     const res = await browser.get(HOME)
     assert.equal(res.status, 303)
     assert.equal(res.location, '/login')
