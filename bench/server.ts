@@ -75,13 +75,13 @@ const { token } = await createToken(database.db, systemActing(), admin)
 const benchContext = { actor: { type: 'system' as const, id: null, label: 'bench' }, ip: null, userAgent: null, requestId: null }
 const now = new Date()
 const redirect = 'https://bench.example/callback'
-const made = await registerApp(database.db, (company.companyId as CompanyId), { name: 'Bench app', redirectUris: [redirect], scopes: ['contacts:read'] }, now, benchContext)
+const made = await registerApp(database.db, { companyId: (company.companyId as CompanyId), now, audit: benchContext }, { name: 'Bench app', redirectUris: [redirect], scopes: ['contacts:read'] })
 const verifier = 'bench-verifier-'.padEnd(64, 'x')
 const checked = await checkAuthorize(database.db, {
   client_id: made.app.client_id, redirect_uri: redirect, response_type: 'code', scope: 'contacts:read', code_challenge: challengeOf(verifier), code_challenge_method: 'S256',
 })
 if (checked.kind !== 'ok') throw new Error(`bench OAuth request refused: ${JSON.stringify(checked)}`)
-const code = new URL(await answerConsent(database.db, { companyId: (company.companyId as CompanyId), userId: admin }, checked, true, now, benchContext)).searchParams.get('code')
+const code = new URL(await answerConsent(database.db, { companyId: (company.companyId as CompanyId), userId: admin, now, audit: benchContext }, checked, true)).searchParams.get('code')
 const { access_token: oauthToken } = await exchangeCode(database.db, checked.client, { code, code_verifier: verifier, redirect_uri: redirect }, now)
 
 const writeTokens: string[] = []
