@@ -21,6 +21,7 @@ import pg from 'pg'
 import { buildApp } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
 import { openDatabase, SESSION_OPTIONS } from '../src/db/client.js'
+import { systemActing } from '../src/modules/audit/audit.context.js'
 import { createToken } from '../src/modules/auth/tokens.service.js'
 import { addFreshCompany, ensureScaleData, RARE_LAST_NAME, type CompanyInfo } from './scale-data.js'
 import { literal } from './sql-literal.js'
@@ -516,8 +517,8 @@ export async function runScale(options: { regenerate: boolean; companyStats?: bo
   let storm: Awaited<ReturnType<typeof searchStorm>> | undefined
   let writes: Record<'big' | 'fresh', Awaited<ReturnType<typeof writesAtScale>>> | undefined
   try {
-    const bigToken = (await createToken(database.db, info.big.userIds[0] ?? 0)).token
-    const freshToken = (await createToken(database.db, fresh.userIds[0] ?? 0)).token
+    const bigToken = (await createToken(database.db, systemActing(), info.big.userIds[0] ?? 0)).token
+    const freshToken = (await createToken(database.db, systemActing(), fresh.userIds[0] ?? 0)).token
     rows.push(...(await measureCompany(api, bigToken, explainer, info.big, 'big', plans)))
     rows.push(...(await measureCompany(api, freshToken, explainer, fresh, 'fresh', plans)))
     storm = await searchStorm(api, bigToken, info.big.typicalContactId)

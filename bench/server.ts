@@ -19,6 +19,7 @@ const { loadConfig } = production.config
 const { openDatabase } = production.client
 const { createToken } = production.tokens
 const { createCompany, createUser } = production.users
+const { systemActing } = production.auditContext
 const { registerApp, checkAuthorize, answerConsent, exchangeCode } = production.oauth
 const { challengeOf } = production.oauthProtocol
 
@@ -68,26 +69,26 @@ const [admin, member] = company.userIds
 if (admin === undefined || member === undefined) throw new Error('the bench company has no users')
 // The contacts page measured (page 2) shows 25 contacts with 2 tags and 2 custom fields each.
 await twoTagsTwoFields(dataUrl, company.companyId)
-const { token } = await createToken(database.db, admin)
+const { token } = await createToken(database.db, systemActing(), admin)
 
 // The OAuth access token: through the service's own steps (the browser's part is the consent page).
 const benchContext = { actor: { type: 'system' as const, id: null, label: 'bench' }, ip: null, userAgent: null, requestId: null }
 const now = new Date()
 const redirect = 'https://bench.example/callback'
-const made = await registerApp(database.db, (company.companyId as CompanyId), { name: 'Bench app', redirectUris: [redirect], scopes: ['contacts:read'] }, now, benchContext)
+const made = await registerApp(database.db, { companyId: (company.companyId as CompanyId), now, audit: benchContext }, { name: 'Bench app', redirectUris: [redirect], scopes: ['contacts:read'] })
 const verifier = 'bench-verifier-'.padEnd(64, 'x')
 const checked = await checkAuthorize(database.db, {
   client_id: made.app.client_id, redirect_uri: redirect, response_type: 'code', scope: 'contacts:read', code_challenge: challengeOf(verifier), code_challenge_method: 'S256',
 })
 if (checked.kind !== 'ok') throw new Error(`bench OAuth request refused: ${JSON.stringify(checked)}`)
-const code = new URL(await answerConsent(database.db, { companyId: (company.companyId as CompanyId), userId: admin }, checked, true, now, benchContext)).searchParams.get('code')
+const code = new URL(await answerConsent(database.db, { companyId: (company.companyId as CompanyId), userId: admin, now, audit: benchContext }, checked, true)).searchParams.get('code')
 const { access_token: oauthToken } = await exchangeCode(database.db, checked.client, { code, code_verifier: verifier, redirect_uri: redirect }, now)
 
 const writeTokens: string[] = []
 for (let i = 0; i < 10; i++) {
-  const other = await createCompany(database.db, { name: `Writes ${i}`, timezone: 'UTC' })
-  const user = await createUser(database.db, { company: other.id, name: 'Writer', email: `writer${i}@bench.example`, role: 'admin' })
-  writeTokens.push((await createToken(database.db, user.id)).token)
+  const other = await createCompany(database.db, systemActing(), { name: `Writes ${i}`, timezone: 'UTC' })
+  const user = await createUser(database.db, systemActing(), { company: other.id, name: 'Writer', email: `writer${i}@bench.example`, role: 'admin' })
+  writeTokens.push((await createToken(database.db, systemActing(), user.id)).token)
 }
 
 await app.listen({ port: 0, host: '127.0.0.1' })

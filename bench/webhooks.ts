@@ -49,14 +49,15 @@ async function serve() {
   const { loadConfig } = production.config
   const { createToken } = production.tokens
   const { createCompany, createUser } = production.users
+  const { systemActing } = production.auditContext
   const base = loadConfig()
   const app = await buildApp({ ...base, logLevel: 'warn', rateLimit: { ...base.rateLimit, max: 100_000_000 } }, { webhookWorker: true })
   const tokens: string[] = []
   const companyIds: number[] = []
   for (let i = 0; i < 10; i++) {
-    const company = await createCompany(app.db, { name: `Hooks ${String(i)}`, timezone: 'UTC' })
-    const user = await createUser(app.db, { company: company.id, name: 'Writer', email: `writer${String(i)}@hooks.example`, role: 'admin' })
-    tokens.push((await createToken(app.db, user.id)).token)
+    const company = await createCompany(app.db, systemActing(), { name: `Hooks ${String(i)}`, timezone: 'UTC' })
+    const user = await createUser(app.db, systemActing(), { company: company.id, name: 'Writer', email: `writer${String(i)}@hooks.example`, role: 'admin' })
+    tokens.push((await createToken(app.db, systemActing(), user.id)).token)
     companyIds.push(company.id)
   }
   await app.listen({ port: 0, host: '127.0.0.1' })

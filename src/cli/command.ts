@@ -3,7 +3,7 @@
 // the database is opened), and a run function that returns the record or result it prints.
 import type { Static, TSchema } from 'typebox'
 import type { Db } from '../db/db.js'
-import type { AuditContext } from '../modules/audit/audit.context.js'
+import type { Acting } from '../modules/audit/audit.context.js'
 
 export interface OptionSpec {
   description: string
@@ -14,14 +14,12 @@ export interface OptionSpec {
   flag?: boolean
 }
 
-/** What a command may read besides its options. */
-export interface CommandContext {
+/** What a command may read besides its options; it acts (`Acting`) as the `cli` actor at the time it started. */
+export interface CommandContext extends Acting {
   /** Standard input, read to its end ('' when there is none). */
   readStdin(): Promise<string>
   /** The environment the settings are read from (loadConfig). */
   env: Record<string, string | undefined> | undefined
-  /** Who the audit log names for what the command changes: actor `cli`, the system user. */
-  audit: AuditContext
   /** Standard output, for a command that streams (`stream: true`); resolves when it may write more. */
   write(text: string): Promise<void>
 }

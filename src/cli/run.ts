@@ -10,7 +10,7 @@ import type { Db } from '../db/db.js'
 import { usePreparedStatements } from '../db/query.js'
 import { ApiError, invalid, type ErrorDetails } from '../errors.js'
 import { validate, type JsonSchema } from '../http/validation.js'
-import { cliContext } from '../modules/audit/audit.context.js'
+import { cliActing } from '../modules/audit/audit.context.js'
 import type { Command, CommandContext, OptionSpec } from './command.js'
 import { commands as allCommands } from './commands.js'
 
@@ -91,7 +91,7 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   const context: CommandContext = {
     readStdin: io.stdin ?? (() => Promise.resolve('')),
     env: io.env,
-    audit: cliContext(),
+    ...cliActing(),
     write:
       io.write ??
       ((text) => {

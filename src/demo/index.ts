@@ -3,6 +3,7 @@
 // what earlier seeders made by reading the database).
 import { transaction, type Db } from '../db/db.js'
 import type { DemoContext, DemoSeeder } from './seeder.js'
+import { systemActing } from '../modules/audit/audit.context.js'
 import { setPassword } from '../modules/auth/accounts.service.js'
 import { createToken } from '../modules/auth/tokens.service.js'
 import { seedContacts } from '../modules/contacts/contacts.demo.js'
@@ -47,9 +48,9 @@ export async function seedDemoIfEmpty(
     for (const seed of seeders) await seed(ctx)
     const [adminId] = userIds
     if (adminId === undefined) throw new Error('demo company has no user')
-    const { token } = await createToken(tx, adminId)
+    const { token } = await createToken(tx, systemActing(), adminId)
     // A generated password (printed once at first start), never a fixed one: demo data may end up reachable.
-    const { email, password } = await setPassword(tx, adminId, { generate: true })
+    const { email, password } = await setPassword(tx, systemActing(), adminId, { generate: true })
     if (password === undefined) throw new Error('no password was generated')
     return { token, userId: adminId, email, password }
   })

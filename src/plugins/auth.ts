@@ -71,7 +71,7 @@ export default fp<AuthOptions>(
     async function recordRefusal(caller: Caller, request: FastifyRequest) {
       if (caller.access.kind !== 'personal' || refusalRecorded.has(caller.tokenId)) return
       try {
-        await recordExpiredRefusal(app.db, caller, requestContext(request, { type: 'api_token', id: caller.tokenId, label: null }), app.clock())
+        await recordExpiredRefusal(app.db, { ...caller, now: app.clock(), audit: requestContext(request, { type: 'api_token', id: caller.tokenId, label: null }) })
         if (refusalRecorded.size >= 10_000) refusalRecorded.clear()
         refusalRecorded.add(caller.tokenId)
       } catch (err) {

@@ -4,7 +4,7 @@
 // The protocol's rules are the oauth module's (src/modules/oauth/oauth.service.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError } from '../errors.js'
-import { webContext } from '../modules/audit/audit.context.js'
+import { webActing } from '../modules/audit/audit.context.js'
 import type { Account } from '../modules/auth/accounts.service.js'
 import {
   answerConsent,
@@ -113,7 +113,7 @@ export async function oauthPages(app: FastifyInstance, options: OAuthPagesOption
     if (checked.kind === 'redirect') return reply.redirect(checked.to, 303)
     const decision = form.decision
     if (decision !== 'allow' && decision !== 'deny') throw new ApiError(400)
-    const to = await answerConsent(app.db, current.account, checked, decision === 'allow', now(), webContext(request, current.account))
+    const to = await answerConsent(app.db, webActing(request, current.account, now()), checked, decision === 'allow')
     return reply.header('cache-control', 'no-store').redirect(to, 303)
   })
 
@@ -122,7 +122,7 @@ export async function oauthPages(app: FastifyInstance, options: OAuthPagesOption
     const current = await requireAccount(request, reply, (request.body ?? {}) as Form)
     if (!current) return reply
     const { account, secret } = current
-    await revokeAuthorisedApp(app.db, account.companyId, account.userId, pathId(request), now(), webContext(request, account))
+    await revokeAuthorisedApp(app.db, webActing(request, account, now()), pathId(request))
     cookies.setFlash(reply, secret, { kind: 'app-revoked' })
     return reply.redirect('/settings/integrations', 303)
   })
@@ -148,7 +148,7 @@ export async function oauthPages(app: FastifyInstance, options: OAuthPagesOption
     const { account, secret } = current
     const { input, typed } = appInput(form)
     try {
-      const made = await registerApp(app.db, account.companyId, input, now(), webContext(request, account))
+      const made = await registerApp(app.db, webActing(request, account, now()), input)
       cookies.setFlash(reply, secret, { kind: 'app-secret', name: made.app.name.slice(0, 100), clientId: made.app.client_id, secret: made.clientSecret, rotated: false } satisfies AppFlash)
       return await reply.redirect(APPS, 303)
     } catch (err) {
@@ -172,7 +172,7 @@ export async function oauthPages(app: FastifyInstance, options: OAuthPagesOption
     const id = pathId(request)
     const { input, typed } = appInput(form)
     try {
-      const changed = await changeApp(app.db, account.companyId, id, input, now(), webContext(request, account))
+      const changed = await changeApp(app.db, webActing(request, account, now()), id, input)
       cookies.setFlash(reply, secret, { kind: 'app-changed', name: changed.name.slice(0, 100) } satisfies AppFlash)
       return await reply.redirect(APPS, 303)
     } catch (err) {
@@ -186,7 +186,7 @@ export async function oauthPages(app: FastifyInstance, options: OAuthPagesOption
     const current = await requireAdmin(request, reply, (request.body ?? {}) as Form)
     if (!current) return reply
     const { account, secret } = current
-    const rotated = await rotateSecret(app.db, account.companyId, pathId(request), now(), webContext(request, account))
+    const rotated = await rotateSecret(app.db, webActing(request, account, now()), pathId(request))
     cookies.setFlash(reply, secret, { kind: 'app-secret', name: rotated.app.name.slice(0, 100), clientId: rotated.app.client_id, secret: rotated.clientSecret, rotated: true } satisfies AppFlash)
     return reply.redirect(APPS, 303)
   })
@@ -202,7 +202,7 @@ export async function oauthPages(app: FastifyInstance, options: OAuthPagesOption
     const current = await requireAdmin(request, reply, (request.body ?? {}) as Form)
     if (!current) return reply
     const { account, secret } = current
-    const removed = await removeApp(app.db, account.companyId, pathId(request), now(), webContext(request, account))
+    const removed = await removeApp(app.db, webActing(request, account, now()), pathId(request))
     cookies.setFlash(reply, secret, { kind: 'app-deleted', name: removed.name.slice(0, 100) } satisfies AppFlash)
     return reply.redirect(APPS, 303)
   })

@@ -10,7 +10,7 @@ import { validate } from '../http/validation.js'
 import { AuditEventsQuery, AuditExportQuery } from '../modules/audit/audit.schemas.js'
 import { auditEventsPage, exportFor } from '../modules/audit/audit.service.js'
 import { AUDIT_FIELDS, AUDIT_PATH, auditPage, type AuditForm } from './audit-page.js'
-import { originOf, webContext } from '../modules/audit/audit.context.js'
+import { originOf, webActing, webContext } from '../modules/audit/audit.context.js'
 import { acceptInvite, findAccount, findInvite, signIn, signInRateLimited, signOut, type Account } from '../modules/auth/accounts.service.js'
 import { PASSWORD_MAX_LENGTH } from '../modules/auth/passwords.js'
 import { isScope } from '../modules/auth/scopes.js'
@@ -256,7 +256,7 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
     try {
       if (label === undefined) throw new ApiError(422, 'The label must be text.')
       if (typed.errors.length > 0) throw new ApiError(422, typed.errors.join(' '))
-      const created = await createOwnToken(app.db, account.companyId, account.userId, label, choice, now(), webContext(request, account))
+      const created = await createOwnToken(app.db, webActing(request, account, now()), label, choice)
       cookies.setFlash(reply, secret, { kind: 'created', token: created.token, label: created.label } satisfies Flash)
       return await reply.redirect(HOME, 303)
     } catch (err) {
@@ -291,7 +291,7 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
     const current = await requireAccount(request, reply, formOf(request))
     if (!current) return reply
     const { account, secret } = current
-    const revoked = await revokeOwnToken(app.db, account.companyId, account.userId, pathId(request), now(), webContext(request, account))
+    const revoked = await revokeOwnToken(app.db, webActing(request, account, now()), pathId(request))
     cookies.setFlash(reply, secret, { kind: 'revoked', prefix: revoked.prefix, label: revoked.label } satisfies Flash)
     return reply.redirect(HOME, 303)
   })
@@ -328,11 +328,9 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
       try {
         const created = await createSubscription(
           app.db,
-          account,
+          webActing(request, account, now()),
           { url, events: typed.all ? ['*'] : typed.events, description: description === '' ? null : description },
           webhookSettings(),
-          now(),
-          webContext(request, account),
         )
         cookies.setFlash(reply, secret, { kind: 'webhook-secret', url: shortUrl(created.url), secret: created.secret, rotated: false } satisfies Flash)
         return await reply.redirect(HOME, 303)
@@ -363,7 +361,7 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
     const { account, secret } = current
     const id = pathId(request)
     const webhook = await subscriptionOf(app.db, account, id)
-    await removeSubscription(app.db, account, id, webContext(request, account))
+    await removeSubscription(app.db, webActing(request, account, now()), id)
     cookies.setFlash(reply, secret, { kind: 'webhook-deleted', url: shortUrl(webhook.url) } satisfies Flash)
     return reply.redirect(HOME, 303)
   })
@@ -372,7 +370,7 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
     const current = await requireAdmin(request, reply, formOf(request))
     if (!current) return reply
     const { account, secret } = current
-    const rotated = await rotateSubscriptionSecret(app.db, account, pathId(request), webhookSettings(), now(), webContext(request, account))
+    const rotated = await rotateSubscriptionSecret(app.db, webActing(request, account, now()), pathId(request), webhookSettings())
     cookies.setFlash(reply, secret, { kind: 'webhook-secret', url: shortUrl(rotated.url), secret: rotated.secret, rotated: true } satisfies Flash)
     return reply.redirect(HOME, 303)
   })
@@ -381,7 +379,7 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
     const current = await requireAdmin(request, reply, formOf(request))
     if (!current) return reply
     const { account, secret } = current
-    const enabled = await changeSubscription(app.db, account, pathId(request), { enabled: true }, webhookSettings(), now(), webContext(request, account))
+    const enabled = await changeSubscription(app.db, webActing(request, account, now()), pathId(request), { enabled: true }, webhookSettings())
     cookies.setFlash(reply, secret, { kind: 'webhook-enabled', url: shortUrl(enabled.url) } satisfies Flash)
     return reply.redirect(HOME, 303)
   })
@@ -453,7 +451,7 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
     const current = await requireAdmin(request, reply, formOf(request))
     if (!current) return reply
     const { account, secret } = current
-    const revoked = await revokeCompanyTokenById(app.db, account.companyId, pathId(request), now(), webContext(request, account))
+    const revoked = await revokeCompanyTokenById(app.db, webActing(request, account, now()), pathId(request))
     cookies.setFlash(reply, secret, { kind: 'revoked', prefix: revoked.prefix, label: revoked.label } satisfies Flash)
     return reply.redirect(COMPANY_TOKENS, 303)
   })

@@ -8,6 +8,7 @@ import { sql } from 'drizzle-orm'
 import { rawRows } from '../helpers/orm.js'
 import { seedDemoIfEmpty } from '../../src/demo/index.js'
 import type { Scope } from '../../src/modules/auth/scopes.js'
+import { systemActing } from '../../src/modules/audit/audit.context.js'
 import { createToken } from '../../src/modules/auth/tokens.service.js'
 import type { AccessRule } from '../../src/plugins/access.js'
 import { asCompanyId } from '../../src/tenancy.js'
@@ -46,7 +47,7 @@ for (const backend of backends()) {
       webhook = await addSubscription(t.db, asCompanyId(companyId))
       const member = await addUser(t.db, asCompanyId(companyId), { role: 'member' })
       for (const [role, userId] of [['admin', demo.userId], ['member', member.id]] as const) {
-        const make = async (scopes?: Scope[]) => (await createToken(t.db, userId, { scopes })).token
+        const make = async (scopes?: Scope[]) => (await createToken(t.db, systemActing(), userId, { scopes })).token
         tokens[role] = { full: await make(), 'webhooks:write': await make(['webhooks:write']), 'webhooks:read': await make(['webhooks:read']) }
       }
       tables = (await rawRows<{ name: string }>(t.db, sql`select tablename as name from pg_tables where schemaname = 'public' order by 1`))

@@ -9,6 +9,7 @@ import { sql } from 'drizzle-orm'
 import { rawRows } from '../helpers/orm.js'
 import { seedDemoIfEmpty } from '../../src/demo/index.js'
 import { acceptedScopes, NO_SCOPE, SCOPES, type Scope } from '../../src/modules/auth/scopes.js'
+import { systemActing } from '../../src/modules/audit/audit.context.js'
 import { createToken } from '../../src/modules/auth/tokens.service.js'
 import { accessRuleOf, type AccessRule } from '../../src/plugins/access.js'
 import { asCompanyId } from '../../src/tenancy.js'
@@ -40,7 +41,7 @@ for (const backend of backends()) {
       const key = scopes.join(',')
       let token = tokens.get(key)
       if (!token) {
-        token = (await createToken(t.db, userId, { scopes })).token
+        token = (await createToken(t.db, systemActing(), userId, { scopes })).token
         tokens.set(key, token)
       }
       return token

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { sql } from 'drizzle-orm'
 import { rawRows } from '../helpers/orm.js'
+import { systemActing } from '../../src/modules/audit/audit.context.js'
 import { createToken, hashToken } from '../../src/modules/auth/tokens.service.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { expectFailure, expectJson, expectList, runAdmin } from '../helpers/cli.js'
@@ -40,7 +41,7 @@ for (const backend of backends()) {
     })
 
     test('an expiring token works until its expiry, then answers 401 token_expired (also from the cache), on the address\'s limit', async () => {
-      const made = await createToken(t.db, acme.userId, { scopes: ['contacts:read'], expiresInDays: 30 }, now)
+      const made = await createToken(t.db, systemActing(now), acme.userId, { scopes: ['contacts:read'], expiresInDays: 30 })
       const expiresAt = new Date(now.getTime() + 30 * DAY)
       assert.deepEqual(await stored(made.token), { scopes: ['contacts:read'], expires_at: expiresAt })
       const headers = { authorization: `Bearer ${made.token}` }
@@ -61,7 +62,7 @@ for (const backend of backends()) {
     })
 
     test('an already expired token is refused on its first use, a valid one of the same user is not', async () => {
-      const old = await createToken(t.db, acme.userId, { expiresInDays: 1 }, new Date(now.getTime() - 2 * DAY))
+      const old = await createToken(t.db, systemActing(new Date(now.getTime() - 2 * DAY)), acme.userId, { expiresInDays: 1 })
       const res = await t.app.inject({ url: '/api/v1/users/authorize_api', headers: { authorization: `Bearer ${old.token}` } })
       assert.equal(res.statusCode, 401)
       assert.equal(res.json().error.code, 'token_expired')
@@ -70,9 +71,9 @@ for (const backend of backends()) {
 
     test('the service refuses no scopes, an unknown scope and an expiry outside 1..365 days, and stores nothing', async () => {
       const [before] = await rawRows<{ n: number }>(t.db, sql`select count(*)::int as n from api_tokens`)
-      await assert.rejects(createToken(t.db, acme.userId, { scopes: [] }), { statusCode: 422, details: { scopes: ["can't be blank"] } })
+      await assert.rejects(createToken(t.db, systemActing(), acme.userId, { scopes: [] }), { statusCode: 422, details: { scopes: ["can't be blank"] } })
       for (const days of [0, 366, 1.5]) {
-        await assert.rejects(createToken(t.db, acme.userId, { expiresInDays: days }), { statusCode: 422 })
+        await assert.rejects(createToken(t.db, systemActing(), acme.userId, { expiresInDays: days }), { statusCode: 422 })
       }
       const [after] = await rawRows<{ n: number }>(t.db, sql`select count(*)::int as n from api_tokens`)
       assert.deepEqual(after, before)

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { eq } from 'drizzle-orm'
 import { users } from '../../src/db/schema.js'
+import { systemActing } from '../../src/modules/audit/audit.context.js'
 import { createToken, revokeToken } from '../../src/modules/auth/tokens.service.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
@@ -58,10 +59,10 @@ for (const backend of backends()) {
     })
 
     test('a revoked token stops working at once, even though it was cached', async () => {
-      const { token } = await createToken(t.db, acme.userId)
+      const { token } = await createToken(t.db, systemActing(), acme.userId)
       const headers = { authorization: `Bearer ${token}` }
       assert.equal((await authorize({ headers })).statusCode, 200) // now cached
-      await revokeToken(t.db, token)
+      await revokeToken(t.db, systemActing(), token)
       // The NOTIFY reaches the server's LISTEN asynchronously; it is prompt, not instant.
       let status = 200
       for (let i = 0; i < 50 && status === 200; i++) {
@@ -80,7 +81,7 @@ for (const backend of backends()) {
     })
 
     test('only a hash of the token is stored', async () => {
-      const { token, prefix } = await createToken(t.db, acme.userId)
+      const { token, prefix } = await createToken(t.db, systemActing(), acme.userId)
       assert.match(token, /^eng_[A-Za-z0-9_-]{32}$/)
       assert.equal(prefix, token.slice(0, 12))
       const rows = await orm(t.database.db).query.apiTokens.findMany()

@@ -7,6 +7,7 @@ import { sql } from 'drizzle-orm'
 import type { Response as Reply } from 'light-my-request'
 import { orm, rawRows } from '../helpers/orm.js'
 import { idempotencyKeys, tags } from '../../src/db/schema.js'
+import { systemActing } from '../../src/modules/audit/audit.context.js'
 import { createToken } from '../../src/modules/auth/tokens.service.js'
 import { fingerprint, KEY_TTL_MS, pruneIdempotencyKeys, storesAnswer } from '../../src/plugins/idempotency.js'
 import { decrypt } from '../../src/secret-key.js'
@@ -277,7 +278,7 @@ for (const backend of backends()) {
       const key = newKey()
       const first = await send('POST', '/contacts', person('Mine'), key)
       assert.equal(first.statusCode, 201)
-      const { token } = await createToken(t.db, acme.userId) // same user, another token
+      const { token } = await createToken(t.db, systemActing(), acme.userId) // same user, another token
       const other = await send('POST', '/contacts', person('Mine'), key, { authorization: `Bearer ${token}` })
       assert.equal(other.statusCode, 201)
       assert.equal(other.headers['idempotent-replayed'], undefined)

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { type Browser, type Page } from 'playwright-core'
 import { setPassword } from '../../src/modules/auth/accounts.service.js'
+import { systemActing } from '../../src/modules/audit/audit.context.js'
 import { createCompany } from '../../src/modules/users/users.service.js'
 import { asCompanyId, type CompanyId } from '../../src/tenancy.js'
 import { backends, type TestApp } from '../helpers/app.js'
@@ -25,9 +26,9 @@ describe('the security log in Chromium', { skip: withoutChromium }, () => {
 
   before(async () => {
     ;({ t, browser, origin } = await startInChromium(backend))
-    companyId = asCompanyId((await createCompany(t.db, { name: 'Acme Sales', timezone: 'UTC' })).id)
+    companyId = asCompanyId((await createCompany(t.db, systemActing(), { name: 'Acme Sales', timezone: 'UTC' })).id)
     const admin = await addUser(t.db, companyId, { name: 'Ana Admin', email: 'ana@acme.example', role: 'admin' })
-    await setPassword(t.db, admin.id, { password: PASSWORD })
+    await setPassword(t.db, systemActing(), admin.id, { password: PASSWORD })
     adminEmail = admin.email
   })
   after(async () => {

@@ -12,7 +12,7 @@ import { transaction } from '../../src/db/db.js'
 import type { Db } from '../../src/db/db.js'
 import { orm, rawRows } from '../helpers/orm.js'
 import { createToken } from '../../src/modules/auth/tokens.service.js'
-import { SYSTEM_CONTEXT, type AuditContext } from '../../src/modules/audit/audit.context.js'
+import { SYSTEM_CONTEXT, systemActing, type AuditContext } from '../../src/modules/audit/audit.context.js'
 import { pruneAudit, recordAudit, SCAN_LIMIT, type AuditEvent } from '../../src/modules/audit/audit.service.js'
 import type { CompanyId } from '../../src/tenancy.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
@@ -64,7 +64,7 @@ describe('reading the audit log', () => {
     acme = await tenant(t.db)
     globex = await tenant(t.db)
     const member = await addUser(t.db, acme.companyId, { role: 'member' })
-    memberAuth = { authorization: `Bearer ${(await createToken(t.db, member.id)).token}` }
+    memberAuth = { authorization: `Bearer ${(await createToken(t.db, systemActing(), member.id)).token}` }
   })
   after(() => t.close())
 
@@ -133,7 +133,7 @@ describe('reading the audit log', () => {
     // The company's own records (its creation, its admin's) are newer than these: filtered out too.
     await bulk(t.db, company, 1, { action: 'user.signed_in', outcome: 'failure', at: new Date(BASE - HOUR).toISOString() })
     await bulk(t.db, company, SCAN_LIMIT + 100, { action: 'user.signed_in' })
-    const token = (await createToken(t.db, (await addUser(t.db, company, { role: 'admin' })).id)).token
+    const token = (await createToken(t.db, systemActing(), (await addUser(t.db, company, { role: 'admin' })).id)).token
     const auth = { authorization: `Bearer ${token}` }
     const first = await page('?action=user.signed_in&outcome=failure&per_page=5', auth)
     assert.deepEqual(first.data, [])

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import pg from 'pg'
 import { transaction } from '../../src/db/db.js'
-import { SYSTEM_CONTEXT } from '../../src/modules/audit/audit.context.js'
+import { SYSTEM_CONTEXT, systemActing } from '../../src/modules/audit/audit.context.js'
 import { recordAudit } from '../../src/modules/audit/audit.service.js'
 import { createToken, hashToken } from '../../src/modules/auth/tokens.service.js'
 import { backends } from '../helpers/app.js'
@@ -39,7 +39,7 @@ describe('the search for secrets in the audit log', () => {
       const acme = await tenant(opened.database.db)
       const password = `a passphrase for ${leak} only`
       rememberSecret(password)
-      const made = await createToken(opened.database.db, acme.userId)
+      const made = await createToken(opened.database.db, systemActing(), acme.userId)
       const value = leak === 'remembered' ? `note: ${password}` : leak === 'hash' ? hashToken(acme.token) : `found ${made.token} in a note`
       // A field named so that recordAudit's own guard lets it through: the search is the last line.
       await transaction(opened.database.db, (tx) =>

@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test'
 import { sql } from 'drizzle-orm'
 import { buildApp } from '../../src/app.js'
 import { LastUsedTracker } from '../../src/modules/auth/last-used.js'
+import { systemActing } from '../../src/modules/audit/audit.context.js'
 import { createToken, recordExpiredRefusal } from '../../src/modules/auth/tokens.service.js'
 import { backends, testConfig, type Backend } from '../helpers/app.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
@@ -39,7 +40,7 @@ describe('audit records of api token use', () => {
   test('an expired token: one record at its first refusal, none for the next requests nor from a second instance', async () => {
     const db = opened.database.db
     let now = new Date('2026-11-26T12:00:00.000Z')
-    const made = await createToken(db, acme.userId, { expiresInDays: 1 }, now)
+    const made = await createToken(db, systemActing(now), acme.userId, { expiresInDays: 1 })
     const one = await buildApp(testConfig(), { database: opened.database, clock: () => now })
     const two = await buildApp(testConfig(), { database: opened.database, clock: () => now })
     const apps = [one, two]
@@ -77,11 +78,11 @@ describe('audit records of api token use', () => {
 
   test('racing refusals (instances that never saw each other) record once: the guard is in the database', async () => {
     const db = opened.database.db
-    const made = await createToken(db, acme.userId, { expiresInDays: 1 }, new Date(Date.now() - 2 * DAY))
+    const made = await createToken(db, systemActing(new Date(Date.now() - 2 * DAY)), acme.userId, { expiresInDays: 1 })
     const context = { actor: { type: 'api_token' as const, id: made.id, label: null }, ip: '192.0.2.1', userAgent: null, requestId: null }
     const caller = { companyId: acme.companyId, tokenId: made.id }
     const rows = await recordsOf(db, async () => {
-      const results = await Promise.all(Array.from({ length: 5 }, () => recordExpiredRefusal(db, caller, context, new Date())))
+      const results = await Promise.all(Array.from({ length: 5 }, () => recordExpiredRefusal(db, { ...caller, audit: context, now: new Date() })))
       assert.deepEqual(results.filter(Boolean).length, 1)
     })
     assert.deepEqual(rows.map((row) => [row.action, row.target_id]), [['api_token.use_refused', made.id]])
@@ -89,7 +90,7 @@ describe('audit records of api token use', () => {
 
   test('a valid token used from a new address: one record at the flush, with the first request from it; an address seen again, none', async () => {
     const db = opened.database.db
-    const made = await createToken(db, acme.userId)
+    const made = await createToken(db, systemActing(), acme.userId)
     const app = await buildApp(testConfig(), { database: opened.database })
     const call = (ip: string, requestId: string, agent = 'Client/2.0') =>
       app.inject({
@@ -121,7 +122,7 @@ describe('audit records of api token use', () => {
 
   test('the flush: seen within 30 days no record (last_seen_at moves at most hourly); unseen for 30 days a record; two instances at once, one', async () => {
     const db = opened.database.db
-    const made = await createToken(db, acme.userId)
+    const made = await createToken(db, systemActing(), acme.userId)
     let now = Date.parse('2026-11-01T10:00:00.000Z')
     const errors: unknown[] = []
     const tracker = () => new LastUsedTracker(db, (err) => errors.push(err), () => now)
@@ -157,7 +158,7 @@ describe('audit records of api token use', () => {
 
   test('a failed flush records nothing and leaves the addresses unwritten (one transaction)', async () => {
     const db = opened.database.db
-    const made = await createToken(db, acme.userId)
+    const made = await createToken(db, systemActing(), acme.userId)
     const tracker = new LastUsedTracker(db, () => undefined)
     // A user agent the column cannot hold fails the record after the addresses' upsert.
     tracker.touch(made.id, acme.companyId, '192.0.2.60', () => ({ ip: '192.0.2.60', userAgent: 'x'.repeat(600), requestId: 'r' }))

@@ -2,6 +2,7 @@
 // from the query string, 422 with the problems for bad ones, the export.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import { systemActing } from '../../src/modules/audit/audit.context.js'
 import { setPassword } from '../../src/modules/auth/accounts.service.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addUser, tenant } from '../helpers/factories.js'
@@ -18,7 +19,7 @@ describe('the security log page', () => {
     t = await startApp(backend)
     companyId = (await tenant(t.db)).companyId
     const ana = await addUser(t.db, companyId, { name: 'Ana', email: 'ana@log.example', role: 'admin' })
-    await setPassword(t.db, ana.id, { password: PASSWORD })
+    await setPassword(t.db, systemActing(), ana.id, { password: PASSWORD })
     admin = new Browser(t.app, '203.0.113.7')
     assert.equal((await admin.signIn('ana@log.example')).status, 303)
   })

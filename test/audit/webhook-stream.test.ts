@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { sql } from 'drizzle-orm'
 import { transaction } from '../../src/db/db.js'
-import { SYSTEM_CONTEXT } from '../../src/modules/audit/audit.context.js'
+import { SYSTEM_CONTEXT, systemActing } from '../../src/modules/audit/audit.context.js'
 import { recordAudit } from '../../src/modules/audit/audit.service.js'
 import { createToken } from '../../src/modules/auth/tokens.service.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
@@ -29,7 +29,7 @@ describe('the audit_event.created webhook event', () => {
     acme = await tenant(t.db, { name: 'Acme' })
     other = await tenant(t.db, { name: 'Other' })
     const member = await addUser(t.db, acme.companyId, { role: 'member' })
-    memberAuth = { authorization: `Bearer ${(await createToken(t.db, member.id)).token}` }
+    memberAuth = { authorization: `Bearer ${(await createToken(t.db, systemActing(), member.id)).token}` }
     receiver = await startReceiver()
   })
   after(async () => {
@@ -57,7 +57,7 @@ describe('the audit_event.created webhook event', () => {
     assert.equal(byMember.statusCode, 403)
     assert.equal(byMember.json().error.code, 'forbidden_role')
 
-    const scoped = await createToken(t.db, acme.userId, { scopes: ['webhooks:write'] })
+    const scoped = await createToken(t.db, systemActing(), acme.userId, { scopes: ['webhooks:write'] })
     const scopedAuth = { authorization: `Bearer ${scoped.token}` }
     const byScoped = await create(scopedAuth, ['contact.created', 'audit_event.created'])
     assert.equal(byScoped.statusCode, 403)
@@ -74,7 +74,7 @@ describe('the audit_event.created webhook event', () => {
     assert.equal(await subscriptionsNamed(), 0)
     assert.equal((await t.app.inject({ method: 'DELETE', url: `/api/v1/webhooks/${String(id)}`, headers: acme.auth })).statusCode, 204)
 
-    const withScope = await createToken(t.db, acme.userId, { scopes: ['webhooks:write', 'audit:read'] })
+    const withScope = await createToken(t.db, systemActing(), acme.userId, { scopes: ['webhooks:write', 'audit:read'] })
     const allowed = await create({ authorization: `Bearer ${withScope.token}` }, ['audit_event.created'])
     assert.equal(allowed.statusCode, 201, allowed.body)
     assert.equal((await t.app.inject({ method: 'DELETE', url: `/api/v1/webhooks/${String(allowed.json<{ id: number }>().id)}`, headers: acme.auth })).statusCode, 204)
@@ -136,7 +136,7 @@ describe('the audit_event.created webhook event', () => {
     assert.deepEqual(await types(memberAuth, '&type=audit_event.created'), [])
     const memberOne = await t.app.inject({ url: `/api/v1/events/${String(audit.id)}`, headers: memberAuth })
     assert.equal(memberOne.statusCode, 404)
-    const webhooksOnly = await createToken(t.db, acme.userId, { scopes: ['webhooks:read'] })
+    const webhooksOnly = await createToken(t.db, systemActing(), acme.userId, { scopes: ['webhooks:read'] })
     const scoped = { authorization: `Bearer ${webhooksOnly.token}` }
     assert.deepEqual(await types(scoped, '&type=audit_event.created'), [], 'an admin token without audit:read does not')
     assert.equal((await t.app.inject({ url: `/api/v1/events/${String(audit.id)}`, headers: acme.auth })).statusCode, 200)

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { buildApp, type App } from '../../src/app.js'
+import { systemActing } from '../../src/modules/audit/audit.context.js'
 import { createToken } from '../../src/modules/auth/tokens.service.js'
 import { asCompanyId } from '../../src/tenancy.js'
 import { recordsOf } from '../audit/helpers.js'
@@ -28,7 +29,7 @@ for (const backend of backends()) {
       const company = expectJson(await admin.run(['company', 'create', '--name', 'Initech', '--json']))
       const companyId = asCompanyId(company.id as number)
       const user = await addUser(admin.db, companyId, { name: 'Milton', role: 'member' })
-      const { token } = await createToken(admin.db, user.id)
+      const { token } = await createToken(admin.db, systemActing(), user.id)
       const auth = { authorization: `Bearer ${token}` }
       const subscribe = () => app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: auth, payload: { url: 'http://127.0.0.1:9/in', events: ['tag.created'] } })
       assert.equal((await subscribe()).statusCode, 403, 'a member: the token is now cached with that role')

@@ -8,6 +8,7 @@ import { buildApp, type App } from '../../src/app.js'
 import { openDatabase, type DatabaseHandle } from '../../src/db/client.js'
 import { testConfig } from '../helpers/app.js'
 import { addUser, tenant, type Tenant } from '../helpers/factories.js'
+import { systemActing } from '../../src/modules/audit/audit.context.js'
 import { createToken } from '../../src/modules/auth/tokens.service.js'
 import { replicaAvailability, startPrimaryAndReplica, type Standby } from '../helpers/replica.js'
 import { describeOrSkip } from '../helpers/suite.js'
@@ -33,7 +34,7 @@ describeOrSkip('read replica', { skip: !ready.ok && ready.reason }, () => {
     await app.ready()
     writer = await tenant(database.db)
     const colleague = await addUser(database.db, writer.companyId)
-    reader = { authorization: `Bearer ${(await createToken(database.db, colleague.id)).token}` }
+    reader = { authorization: `Bearer ${(await createToken(database.db, systemActing(), colleague.id)).token}` }
   })
   after(async () => {
     await app.close()

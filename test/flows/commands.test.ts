@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { and, eq } from 'drizzle-orm'
+import { systemActing } from '../../src/modules/audit/audit.context.js'
 import { contactEvents, counters, flows, tasks } from '../../src/db/schema.js'
 import { ApiError } from '../../src/errors.js'
 import { validate } from '../../src/http/validation.js'
@@ -86,11 +87,11 @@ for (const backend of backends()) {
 
     test('flow create refuses a missing company and a user of another company', async () => {
       const input = { company: acme.companyId, user: other.userId, name: 'X', steps: 'f.json' }
-      assert.deepEqual(await refusal(() => createFlow(t.db, input, STEPS)), { user: ['is not a user of the company'] })
-      assert.equal(await refusal(() => createFlow(t.db, { ...input, company: 999_999_999 }, STEPS)), 'company 999999999 not found')
+      assert.deepEqual(await refusal(() => createFlow(t.db, systemActing(), input, STEPS)), { user: ['is not a user of the company'] })
+      assert.equal(await refusal(() => createFlow(t.db, systemActing(), { ...input, company: 999_999_999 }, STEPS)), 'company 999999999 not found')
       assert.equal((await t.orm.select().from(flows)).length, 0)
       const member = await addUser(t.db, acme.companyId)
-      const flow = await createFlow(t.db, { ...input, user: member.id }, STEPS)
+      const flow = await createFlow(t.db, systemActing(), { ...input, user: member.id }, STEPS)
       assert.equal(flow.user_id, member.id)
     })
 
@@ -99,29 +100,29 @@ for (const backend of backends()) {
       const deleted = await addContact(t.db, acme.companyId, { userId: acme.userId, deleted: true })
       const theirs = await addContact(t.db, other.companyId, { userId: other.userId })
       const input = { contact: contact.id, kind: 'email' as const, due: '2026-01-01' }
-      assert.deepEqual(await refusal(() => createStandaloneTask(t.db, { ...input, contact: deleted.id }, NOW)), { contact: ['does not exist'] })
-      assert.deepEqual(await refusal(() => createStandaloneTask(t.db, { ...input, contact: 999_999_999 }, NOW)), { contact: ['does not exist'] })
+      assert.deepEqual(await refusal(() => createStandaloneTask(t.db, systemActing(NOW), { ...input, contact: deleted.id })), { contact: ['does not exist'] })
+      assert.deepEqual(await refusal(() => createStandaloneTask(t.db, systemActing(NOW), { ...input, contact: 999_999_999 })), { contact: ['does not exist'] })
       assert.deepEqual(
-        await refusal(() => createStandaloneTask(t.db, { ...input, 'assigned-to': other.userId }, NOW)),
+        await refusal(() => createStandaloneTask(t.db, systemActing(NOW), { ...input, 'assigned-to': other.userId })),
         { 'assigned-to': ['is not a user of the contact company'] },
       )
       assert.deepEqual(
-        await refusal(() => createStandaloneTask(t.db, { ...input, contact: theirs.id, 'assigned-to': acme.userId }, NOW)),
+        await refusal(() => createStandaloneTask(t.db, systemActing(NOW), { ...input, contact: theirs.id, 'assigned-to': acme.userId })),
         { 'assigned-to': ['is not a user of the contact company'] },
       )
       assert.equal((await t.orm.select().from(tasks)).length, 0)
 
       // In São Paulo it is still 2026-03-09 at this instant.
-      const task = await createStandaloneTask(t.db, { ...input, due: '2026-03-09' }, NOW)
+      const task = await createStandaloneTask(t.db, systemActing(NOW), { ...input, due: '2026-03-09' })
       assert.deepEqual([task.status, task.assigned_to_id, task.title], ['today', acme.userId, `Email ${contact.firstName} Test`])
     })
 
     test('task complete: done now, once; concurrent completions: exactly one wins', async () => {
       const contact = await addContact(t.db, acme.companyId, { userId: acme.userId })
-      const task = await createStandaloneTask(t.db, { contact: contact.id, kind: 'phonecall', due: '2026-03-01' }, NOW)
+      const task = await createStandaloneTask(t.db, systemActing(NOW), { contact: contact.id, kind: 'phonecall', due: '2026-03-01' })
       const results = await Promise.allSettled([
-        completeTaskCommand(t.db, { id: task.id }, NOW),
-        completeTaskCommand(t.db, { id: task.id }, NOW),
+        completeTaskCommand(t.db, systemActing(NOW), { id: task.id }),
+        completeTaskCommand(t.db, systemActing(NOW), { id: task.id }),
       ])
       assert.deepEqual(results.map((r) => r.status).sort(), ['fulfilled', 'rejected'])
       const rejected = results.find((r) => r.status === 'rejected')
@@ -139,7 +140,7 @@ for (const backend of backends()) {
         .from(counters)
         .where(and(eq(counters.companyId, acme.companyId), eq(counters.list, 'tasks.done'), eq(counters.key, 0)))
       assert.equal(doneCount?.value, 1)
-      assert.equal(await refusal(() => completeTaskCommand(t.db, { id: 999_999_999 }, NOW)), 'task 999999999 not found')
+      assert.equal(await refusal(() => completeTaskCommand(t.db, systemActing(NOW), { id: 999_999_999 })), 'task 999999999 not found')
     })
   })
 }

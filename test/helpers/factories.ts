@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm'
 import { rawRows } from './orm.js'
 import type { Db } from '../../src/db/db.js'
 import { createToken } from '../../src/modules/auth/tokens.service.js'
+import { systemActing } from '../../src/modules/audit/audit.context.js'
 import { createCompany, createUser } from '../../src/modules/users/users.service.js'
 import { asCompanyId, type CompanyId } from '../../src/tenancy.js'
 import { rememberSecret } from './secrets.js'
@@ -21,10 +22,10 @@ export interface Tenant {
 /** A company with one admin user and an api token for that user. */
 export async function tenant(db: Db, options: { timezone?: string; name?: string } = {}): Promise<Tenant> {
   const n = next()
-  const company = await createCompany(db, { name: options.name ?? `Company ${n}`, timezone: options.timezone ?? 'UTC' })
+  const company = await createCompany(db, systemActing(), { name: options.name ?? `Company ${n}`, timezone: options.timezone ?? 'UTC' })
   const companyId = asCompanyId(company.id)
   const user = await addUser(db, companyId, { role: 'admin' })
-  const { token } = await createToken(db, user.id)
+  const { token } = await createToken(db, systemActing(), user.id)
   rememberSecret(token)
   return { companyId, userId: user.id, token, auth: { authorization: `Bearer ${token}` } }
 }
@@ -35,7 +36,7 @@ export async function addUser(
   options: { name?: string; email?: string; role?: 'admin' | 'member' } = {},
 ) {
   const n = next()
-  return createUser(db, {
+  return createUser(db, systemActing(), {
     company: companyId,
     name: options.name ?? `User ${n}`,
     email: options.email ?? `user${n}@example.com`,

@@ -1,6 +1,7 @@
 // Factories for flows and tasks. Contacts are inserted directly (only the columns tasks
 // need); flows and tasks go through the services, so their counters are kept.
 import { sql } from 'drizzle-orm'
+import { systemActing } from '../../src/modules/audit/audit.context.js'
 import { transaction, type Db } from '../../src/db/db.js'
 import { contacts } from '../../src/db/schema.js'
 import { createFlow } from '../../src/modules/flows/flows.service.js'
@@ -48,6 +49,7 @@ export function addFlow(
 ) {
   return createFlow(
     db,
+    systemActing(),
     { company: companyId, user: options.userId, name: options.name ?? `Flow ${next()}`, steps: 'steps.json', status: options.status },
     options.steps ?? STEPS,
   )

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { and, eq, sql } from 'drizzle-orm'
 import { businesses, leads } from '../../src/db/schema.js'
+import { systemActing } from '../../src/modules/audit/audit.context.js'
 import { createToken } from '../../src/modules/auth/tokens.service.js'
 import { addUser, tenant, type Tenant } from '../helpers/factories.js'
 import { addContact } from '../helpers/leads-factories.js'
@@ -190,7 +191,7 @@ for (const backend of backends()) {
 
       before(async () => {
         const user = await addUser(t.db, acme.companyId)
-        const { token } = await createToken(t.db, user.id)
+        const { token } = await createToken(t.db, systemActing(), user.id)
         seller = { companyId: acme.companyId, userId: user.id, token, auth: { authorization: `Bearer ${token}` } }
         for (let i = 0; i < 5; i++) {
           const email = uniqueEmail()

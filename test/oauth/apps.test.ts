@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { sql } from 'drizzle-orm'
-import { SYSTEM_CONTEXT } from '../../src/modules/audit/audit.context.js'
+import { systemActing } from '../../src/modules/audit/audit.context.js'
 import { challengeOf, sha256 } from '../../src/modules/oauth/oauth.protocol.js'
 import { answerConsent, checkAuthorize, exchangeCode, registerApp } from '../../src/modules/oauth/oauth.service.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
@@ -118,7 +118,7 @@ describe('Settings → Apps', () => {
   })
 
   test('change, rotate (the old secret works 24 hours more), delete (every grant ends at once); each recorded', async () => {
-    const made = await registerApp(t.db, acme.companyId, { name: 'Dialer', redirectUris: [REDIRECT], scopes: ['contacts:read'] }, now, SYSTEM_CONTEXT)
+    const made = await registerApp(t.db, { companyId: acme.companyId, ...systemActing(now) }, { name: 'Dialer', redirectUris: [REDIRECT], scopes: ['contacts:read'] })
     const base = `${APPS}/${String(made.app.id)}`
     const change = await recordsOf(t.db, async () => {
       const page = await admin.get(base)
@@ -146,7 +146,7 @@ describe('Settings → Apps', () => {
     const verifier = 'd'.repeat(43)
     const checked = await checkAuthorize(t.db, { client_id: made.app.client_id, redirect_uri: REDIRECT, response_type: 'code', scope: 'contacts:read', code_challenge: challengeOf(verifier), code_challenge_method: 'S256' })
     if (checked.kind !== 'ok') throw new Error(`the request is refused: ${JSON.stringify(checked)}`)
-    const to = new URL(await answerConsent(t.db, { companyId: acme.companyId, userId: user.id }, checked, true, now, SYSTEM_CONTEXT))
+    const to = new URL(await answerConsent(t.db, { companyId: acme.companyId, userId: user.id, ...systemActing(now) }, checked, true))
     const tokens = await exchangeCode(t.db, checked.client, { code: to.searchParams.get('code'), code_verifier: verifier, redirect_uri: REDIRECT }, now)
     const call = () => t.app.inject({ url: '/api/v1/contacts?page=1', headers: { authorization: `Bearer ${tokens.access_token}` } })
     assert.equal((await call()).statusCode, 200)
@@ -168,7 +168,7 @@ describe('Settings → Apps', () => {
 
   test('another company\'s admin finds none of these apps', async () => {
     const globex = await tenant(t.db, { name: 'Globex' })
-    const made = await registerApp(t.db, acme.companyId, { name: 'Mine', redirectUris: [REDIRECT], scopes: ['contacts:read'] }, now, SYSTEM_CONTEXT)
+    const made = await registerApp(t.db, { companyId: acme.companyId, ...systemActing(now) }, { name: 'Mine', redirectUris: [REDIRECT], scopes: ['contacts:read'] })
     const user = await member(t.db, globex.companyId, { role: 'admin' })
     const browser = new Browser(t.app)
     await browser.signIn(user.email)
@@ -190,8 +190,8 @@ describe('/oauth/token is limited per client', () => {
 
   test('the client\'s 4th request in the window is 429 rate_limited with Retry-After; another client is not affected', async () => {
     const acme = await tenant(t.db)
-    const one = await registerApp(t.db, acme.companyId, { name: 'One', redirectUris: [REDIRECT], scopes: ['contacts:read'] }, new Date(), SYSTEM_CONTEXT)
-    const two = await registerApp(t.db, acme.companyId, { name: 'Two', redirectUris: [REDIRECT], scopes: ['contacts:read'] }, new Date(), SYSTEM_CONTEXT)
+    const one = await registerApp(t.db, { companyId: acme.companyId, ...systemActing() }, { name: 'One', redirectUris: [REDIRECT], scopes: ['contacts:read'] })
+    const two = await registerApp(t.db, { companyId: acme.companyId, ...systemActing() }, { name: 'Two', redirectUris: [REDIRECT], scopes: ['contacts:read'] })
     const post = (clientId: string, secret: string) =>
       t.app.inject({ method: 'POST', url: '/oauth/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'nope', client_id: clientId, client_secret: secret }).toString() })
     for (let i = 0; i < 3; i++) assert.equal((await post(one.app.client_id, one.clientSecret ?? '')).statusCode, 400)

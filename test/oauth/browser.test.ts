@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { type Browser, type Page } from 'playwright-core'
 import { challengeOf } from '../../src/modules/oauth/oauth.protocol.js'
+import { systemActing } from '../../src/modules/audit/audit.context.js'
 import { createCompany } from '../../src/modules/users/users.service.js'
 import { asCompanyId } from '../../src/tenancy.js'
 import { backends, type TestApp } from '../helpers/app.js'
@@ -51,7 +52,7 @@ describe('OAuth 2.0 in Chromium', { skip: withoutChromium }, () => {
   const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString()
 
   test('register, consent, exchange, scopes, refresh, reuse detection, revoke on Integrations, deny', async () => {
-    const company = await createCompany(t.db, { name: 'Acme Sales', timezone: 'UTC' })
+    const company = await createCompany(t.db, systemActing(), { name: 'Acme Sales', timezone: 'UTC' })
     const companyId = asCompanyId(company.id)
     const admin = await member(t.db, companyId, { role: 'admin', email: 'ada@acme.test', name: 'Ada' })
     const user = await member(t.db, companyId, { email: 'max@acme.test', name: 'Max' })

@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test'
 import { sql } from 'drizzle-orm'
 import { deactivateUser } from '../../src/modules/auth/accounts.service.js'
 import { createToken } from '../../src/modules/auth/tokens.service.js'
-import { SYSTEM_CONTEXT } from '../../src/modules/audit/audit.context.js'
+import { systemActing } from '../../src/modules/audit/audit.context.js'
 import { challengeOf, sha256 } from '../../src/modules/oauth/oauth.protocol.js'
 import { answerConsent, checkAuthorize, registerApp } from '../../src/modules/oauth/oauth.service.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
@@ -43,11 +43,11 @@ for (const backend of backends()) {
       acme = await tenant(t.db, { name: 'Acme' })
       globex = await tenant(t.db, { name: 'Globex' })
       // The app's maker is Globex; the consenting user is a member of Acme.
-      const made = await registerApp(t.db, globex.companyId, { name: 'CRM Sync', redirectUris: [REDIRECT, 'http://127.0.0.1:8765/cb'], scopes: ['contacts:read', 'contacts:write', 'tasks:read'] }, now, SYSTEM_CONTEXT)
+      const made = await registerApp(t.db, { companyId: globex.companyId, ...systemActing(now) }, { name: 'CRM Sync', redirectUris: [REDIRECT, 'http://127.0.0.1:8765/cb'], scopes: ['contacts:read', 'contacts:write', 'tasks:read'] })
       app = { id: made.app.id, clientId: made.app.client_id, secret: made.clientSecret }
-      const second = await registerApp(t.db, globex.companyId, { name: 'Other', redirectUris: [REDIRECT], scopes: ['contacts:read'] }, now, SYSTEM_CONTEXT)
+      const second = await registerApp(t.db, { companyId: globex.companyId, ...systemActing(now) }, { name: 'Other', redirectUris: [REDIRECT], scopes: ['contacts:read'] })
       other = { id: second.app.id, clientId: second.app.client_id, secret: second.clientSecret }
-      const pub = await registerApp(t.db, globex.companyId, { name: 'Desktop', redirectUris: ['http://localhost:9000/done'], scopes: ['contacts:read'], public: true }, now, SYSTEM_CONTEXT)
+      const pub = await registerApp(t.db, { companyId: globex.companyId, ...systemActing(now) }, { name: 'Desktop', redirectUris: ['http://localhost:9000/done'], scopes: ['contacts:read'], public: true })
       publicApp = { id: pub.app.id, clientId: pub.app.client_id, secret: pub.clientSecret }
       const u = await member(t.db, acme.companyId, { email: 'mia@acme.test', name: 'Mia' })
       user = { id: u.id, email: 'mia@acme.test' }
@@ -217,7 +217,7 @@ for (const backend of backends()) {
 
     test('an OAuth access token costs the statements a personal token costs: its grant and app come with the one lookup', async () => {
       const { access_token: accessToken } = (await exchange(await codeFor())).json()
-      const { token: personal } = await createToken(t.db, user.id, { scopes: ['contacts:read'] })
+      const { token: personal } = await createToken(t.db, systemActing(), user.id, { scopes: ['contacts:read'] })
       const pool = t.db as unknown as { query: (...args: unknown[]) => unknown }
       const original = pool.query
       const statements = async (bearer: string) => {
@@ -241,10 +241,10 @@ for (const backend of backends()) {
     })
 
     test('an admin\'s OAuth token deleting a webhook is recorded with the app as the actor', async () => {
-      const hooks = await registerApp(t.db, globex.companyId, { name: 'Hook Manager', redirectUris: [REDIRECT], scopes: ['webhooks:write'] }, now, SYSTEM_CONTEXT)
+      const hooks = await registerApp(t.db, { companyId: globex.companyId, ...systemActing(now) }, { name: 'Hook Manager', redirectUris: [REDIRECT], scopes: ['webhooks:write'] })
       const checked = await checkAuthorize(t.db, { client_id: hooks.app.client_id, redirect_uri: REDIRECT, response_type: 'code', scope: 'webhooks:write', code_challenge: CHALLENGE, code_challenge_method: 'S256' })
       if (checked.kind !== 'ok') throw new Error(JSON.stringify(checked))
-      const to = new URL(await answerConsent(t.db, { companyId: acme.companyId, userId: acme.userId }, checked, true, now, SYSTEM_CONTEXT))
+      const to = new URL(await answerConsent(t.db, { companyId: acme.companyId, userId: acme.userId, ...systemActing(now) }, checked, true))
       const client = { id: hooks.app.id, clientId: hooks.app.client_id, secret: hooks.clientSecret }
       const { access_token: accessToken } = (await exchange(to.searchParams.get('code') ?? '', client)).json()
       const subscription = await addSubscription(t.db, acme.companyId)
@@ -595,7 +595,7 @@ for (const backend of backends()) {
       const code = new URL((await leo.request('POST', '/oauth/authorize', fields)).location ?? '').searchParams.get('code') ?? ''
       const body = (await exchange(code)).json()
       assert.equal((await api(body.access_token, '/api/v1/contacts?page=1')).statusCode, 200)
-      await deactivateUser(t.db, extra.id, now)
+      await deactivateUser(t.db, systemActing(now), extra.id)
       await eventually401(body.access_token)
       const [live] = await rawRows<{ n: number }>(t.db, sql`select count(*)::int as n from oauth_grants where user_id = ${extra.id} and revoked_at is null`)
       assert.equal(live?.n, 0)

@@ -9,6 +9,7 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { Engage, EngageError, type Tokens } from '../../sdk/src/index.js'
+import { systemActing } from '../../src/modules/audit/audit.context.js'
 import { createToken } from '../../src/modules/auth/tokens.service.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
@@ -32,14 +33,14 @@ describe('@engage/sdk refreshes an OAuth access token', () => {
   let answer: () => Promise<{ status: number; body: object }>
   let rotations = 0
 
-  const expiredToken = async () => (await createToken(t.db, acme.userId, { expiresInDays: 1 }, new Date(Date.now() - 2 * DAY))).token
+  const expiredToken = async () => (await createToken(t.db, systemActing(new Date(Date.now() - 2 * DAY)), acme.userId, { expiresInDays: 1 })).token
 
   before(async () => {
     if (!backend) throw new Error('no backend')
     t = await startApp(backend)
     acme = await tenant(t.db)
     answer = async () => {
-      const { token } = await createToken(t.db, acme.userId)
+      const { token } = await createToken(t.db, systemActing(), acme.userId)
       rotations++
       return { status: 200, body: { access_token: token, token_type: 'Bearer', expires_in: 3600, refresh_token: `refresh-${String(rotations)}-abcdefgh`, scope: 'contacts:read' } }
     }
@@ -116,10 +117,10 @@ describe('@engage/sdk refreshes an OAuth access token', () => {
 
   test('a confidential app sends its client_secret in the form (client_secret_post); a revoked token (token_invalid) refreshes too', async () => {
     grants.length = 0
-    const revoked = await createToken(t.db, acme.userId)
+    const revoked = await createToken(t.db, systemActing(), acme.userId)
     await t.app.inject({ method: 'GET', url: '/api/v1/tags', headers: { authorization: `Bearer ${revoked.token}` } })
     const { revokeToken } = await import('../../src/modules/auth/tokens.service.js')
-    await revokeToken(t.db, revoked.token)
+    await revokeToken(t.db, systemActing(), revoked.token)
     await new Promise((resolve) => setTimeout(resolve, 100)) // the cache hears the revocation
     const sdk = new Engage({ baseUrl, token: revoked.token, refreshToken: 'refresh-y-secret', clientId: 'app_456', clientSecret: 'app-secret-value-123' })
     await sdk.tags.list()
@@ -156,7 +157,7 @@ describe('@engage/sdk refreshes an OAuth access token', () => {
 
   test('another 401 or a 403 is not a reason to refresh', async () => {
     grants.length = 0
-    const scoped = await createToken(t.db, acme.userId, { scopes: ['tags:read'] })
+    const scoped = await createToken(t.db, systemActing(), acme.userId, { scopes: ['tags:read'] })
     const sdk = new Engage({ baseUrl, token: scoped.token, refreshToken: 'refresh-w-scope', clientId: 'app_123' })
     await assert.rejects(sdk.contacts.list({ page: 1 }), (err: EngageError) => err.status === 403 && err.code === 'insufficient_scope')
     assert.equal(grants.length, 0)

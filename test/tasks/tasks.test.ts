@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { and, eq, sql } from 'drizzle-orm'
+import { systemActing } from '../../src/modules/audit/audit.context.js'
 import { contactEvents, tasks } from '../../src/db/schema.js'
 import { completeTaskCommand, createStandaloneTask } from '../../src/modules/tasks/tasks.service.js'
 import { addUser, tenant, type Tenant } from '../helpers/factories.js'
@@ -274,12 +275,12 @@ for (const backend of backends()) {
     })
 
     test('a task written by the command line answers what the list then shows', async () => {
-      const created = await createStandaloneTask(t.db, { contact: c2, kind: 'meeting', due: '2026-03-11', title: 'Written' }, NOW)
+      const created = await createStandaloneTask(t.db, systemActing(NOW), { contact: c2, kind: 'meeting', due: '2026-03-11', title: 'Written' })
       const listed = async () => (await list(`contact_id=${c2}&kind=meeting`)).body.data.find((x: { id: number }) => x.id === created.id)
       assert.deepEqual(await listed(), JSON.parse(JSON.stringify(created)))
       assert.equal(created.status, 'future')
 
-      const done = await completeTaskCommand(t.db, { id: created.id }, NOW)
+      const done = await completeTaskCommand(t.db, systemActing(NOW), { id: created.id })
       assert.deepEqual(await listed(), JSON.parse(JSON.stringify(done)))
       assert.deepEqual([done.done, done.done_at, done.status, done.updated_at], [true, NOW, 'done', NOW])
       assert.deepEqual({ ...done, done: false, done_at: null, status: 'future', updated_at: created.updated_at }, created)

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { sql } from 'drizzle-orm'
 import { rawRows } from '../helpers/orm.js'
+import { systemActing } from '../../src/modules/audit/audit.context.js'
 import { createToken } from '../../src/modules/auth/tokens.service.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addSubscription, tenant, type Tenant } from '../helpers/factories.js'
@@ -119,7 +120,7 @@ describe('web application: access control', () => {
 
   test('Tokens of this company: admins see every user\'s live tokens and revoke any (it answers 401 at once); members get 403', async () => {
     const { user: owner, browser: ownerBrowser } = await signedIn('member')
-    const theirs = await createToken(t.db, owner.id, { scopes: ['contacts:read'] }, now)
+    const theirs = await createToken(t.db, systemActing(now), owner.id, { scopes: ['contacts:read'] })
     const { browser: admin } = await signedIn('admin')
     const other = await tenant(t.db, { name: 'Globex' })
 

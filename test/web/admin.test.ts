@@ -11,6 +11,7 @@ import { eq } from 'drizzle-orm'
 import { runCli } from '../../src/cli/run.js'
 import { userInvites, users, webSessions } from '../../src/db/schema.js'
 import { signIn } from '../../src/modules/auth/accounts.service.js'
+import { systemActing } from '../../src/modules/audit/audit.context.js'
 import { createToken, revokeToken } from '../../src/modules/auth/tokens.service.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { adminDatabase, expectFailure, expectJson, expectList, type CliResult } from '../helpers/cli.js'
@@ -158,7 +159,7 @@ describe('admin commands of the web application', () => {
 
   test('deactivate: no sign-in, sessions end and tokens answer 401 at once; activate brings the user back', async () => {
     const user = await member(t.db, acme.companyId)
-    const { token } = await createToken(t.db, user.id)
+    const { token } = await createToken(t.db, systemActing(), user.id)
     assert.equal((await authorize(token)).statusCode, 200) // cached
     const browser = new Browser(t.app)
     assert.equal((await browser.signIn(user.email)).status, 303)
@@ -186,9 +187,9 @@ describe('admin commands of the web application', () => {
 
   test('token list: label, first characters, created, last used; never the token; revoked ones left out', async () => {
     const user = await member(t.db, acme.companyId)
-    const kept = await createToken(t.db, user.id)
-    const revoked = await createToken(t.db, user.id)
-    await revokeToken(t.db, revoked.token)
+    const kept = await createToken(t.db, systemActing(), user.id)
+    const revoked = await createToken(t.db, systemActing(), user.id)
+    await revokeToken(t.db, systemActing(), revoked.token)
     const list = expectList(await admin(['token', 'list', '--user', String(user.id), '--json']))
     const [listed] = list
     assert.ok(listed && list.length === 1)

@@ -12,6 +12,7 @@ import { type Browser, type Page } from 'playwright-core'
 import { apiTokens } from '../../src/db/schema.js'
 import { deactivateUser } from '../../src/modules/auth/accounts.service.js'
 import { createOwnToken, createToken } from '../../src/modules/auth/tokens.service.js'
+import { systemActing } from '../../src/modules/audit/audit.context.js'
 import { createCompany } from '../../src/modules/users/users.service.js'
 import { asCompanyId, type CompanyId } from '../../src/tenancy.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
@@ -38,7 +39,7 @@ describe('the web application in Chromium', { skip: withoutChromium }, () => {
 
   before(async () => {
     ;({ t, browser, origin } = await startInChromium(backend, { config: { signInLimit: { max: 100_000, windowMs: 60_000 } } }))
-    const company = await createCompany(t.db, { name: 'Acme Sales', timezone: 'America/Sao_Paulo' })
+    const company = await createCompany(t.db, systemActing(), { name: 'Acme Sales', timezone: 'America/Sao_Paulo' })
     companyId = asCompanyId(company.id)
   })
   after(async () => {
@@ -133,7 +134,7 @@ describe('the web application in Chromium', { skip: withoutChromium }, () => {
     const limited = await startApp(backend) // the production limits: 10 per 15 minutes
     try {
       const limitedOrigin = await listen(limited)
-      const company = await createCompany(limited.db, { name: 'Limited' })
+      const company = await createCompany(limited.db, systemActing(), { name: 'Limited' })
       const user = await member(limited.db, asCompanyId(company.id))
       const page = await newPage()
       await page.goto(`${limitedOrigin}/login`)
@@ -187,7 +188,7 @@ describe('the web application in Chromium', { skip: withoutChromium }, () => {
 
   test('revoke, after a confirmation: the token answers 401 at once', async () => {
     const { user, page } = await signedIn()
-    const { token } = await createOwnToken(t.db, companyId, user.id, 'Zapier')
+    const { token } = await createOwnToken(t.db, { companyId, userId: user.id, ...systemActing() }, 'Zapier')
     assert.equal(await authorize(token), 200) // cached by the server
     await page.reload()
     await page.getByRole('link', { name: 'Revoke Zapier' }).click()
@@ -236,7 +237,7 @@ describe('the web application in Chromium', { skip: withoutChromium }, () => {
 
   test("a deactivated user's session ends at once", async () => {
     const { user, page } = await signedIn()
-    await deactivateUser(t.db, user.id)
+    await deactivateUser(t.db, systemActing(), user.id)
     await page.reload()
     assert.equal(page.url(), `${origin}/login`)
     await done(page)
@@ -245,7 +246,7 @@ describe('the web application in Chromium', { skip: withoutChromium }, () => {
   test("another user's token is invisible and cannot be revoked (404)", async () => {
     const { page } = await signedIn()
     const other = await member(t.db, companyId)
-    const theirs = await createToken(t.db, other.id)
+    const theirs = await createToken(t.db, systemActing(), other.id)
     await page.reload()
     assert.ok(!(await page.content()).includes(theirs.prefix))
     const view = await page.goto(`${origin}${HOME}/tokens/${String(theirs.id)}/revoke`)
@@ -301,7 +302,7 @@ describe('the web application in Chromium', { skip: withoutChromium }, () => {
 
   test('at phone width: nothing overflows sideways, every control is on screen and usable', async () => {
     const { user, page } = await signedIn({ viewport: { width: 375, height: 740 }, isMobile: true })
-    await createOwnToken(t.db, companyId, user.id, 'Spreadsheet export')
+    await createOwnToken(t.db, { companyId, userId: user.id, ...systemActing() }, 'Spreadsheet export')
     await page.getByLabel('Label (optional)').fill('Phone test')
     await page.getByRole('button', { name: 'Create token' }).click()
     await page.waitForURL(`${origin}${HOME}`)
@@ -328,8 +329,8 @@ describe('the web application in Chromium', { skip: withoutChromium }, () => {
 
   test('the screenshot of docs/web.md', async () => {
     const ana = await member(t.db, companyId, { email: 'ana@acme.example', name: 'Ana Souza' })
-    await createOwnToken(t.db, companyId, ana.id, 'Zapier')
-    await createOwnToken(t.db, companyId, ana.id, 'Spreadsheet export')
+    await createOwnToken(t.db, { companyId, userId: ana.id, ...systemActing() }, 'Zapier')
+    await createOwnToken(t.db, { companyId, userId: ana.id, ...systemActing() }, 'Spreadsheet export')
     const page = await newPage({ viewport: { width: 860, height: 800 } })
     await signIn(page, 'ana@acme.example')
     await page.waitForURL(`${origin}${HOME}`)

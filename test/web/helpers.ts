@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict'
 import type { App } from '../../src/app.js'
 import type { Db } from '../../src/db/db.js'
+import { systemActing } from '../../src/modules/audit/audit.context.js'
 import { setPassword } from '../../src/modules/auth/accounts.service.js'
 import { addUser } from '../helpers/factories.js'
 import { rememberSecret } from '../helpers/secrets.js'
@@ -19,7 +20,7 @@ export async function member(
 ) {
   const user = await addUser(db, companyId, { email: options.email, name: options.name, role: options.role })
   rememberSecret(options.password)
-  await setPassword(db, user.id, { password: options.password ?? PASSWORD })
+  await setPassword(db, systemActing(), user.id, { password: options.password ?? PASSWORD })
   return user
 }
 

@@ -6,6 +6,7 @@ import { eq } from 'drizzle-orm'
 import { buildApp } from '../../src/app.js'
 import { apiTokens } from '../../src/db/schema.js'
 import { LastUsedTracker } from '../../src/modules/auth/last-used.js'
+import { systemActing } from '../../src/modules/audit/audit.context.js'
 import { createToken } from '../../src/modules/auth/tokens.service.js'
 import { backends, testConfig, type Backend } from '../helpers/app.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
@@ -29,8 +30,8 @@ describe('last used of api tokens', () => {
 
   test('uses are written at the flush, one write per token however many requests; within a minute of the last write, none', async () => {
     const db = opened.database.db
-    const a = await createToken(db, acme.userId)
-    const b = await createToken(db, acme.userId)
+    const a = await createToken(db, systemActing(), acme.userId)
+    const b = await createToken(db, systemActing(), acme.userId)
     let now = Date.parse('2026-11-22T10:00:00.000Z')
     const errors: unknown[] = []
     const tracker = new LastUsedTracker(db, (err) => errors.push(err), () => now)
@@ -56,7 +57,7 @@ describe('last used of api tokens', () => {
   })
 
   test('API requests write nothing themselves; the app writes the uses when it closes (or once a minute)', async () => {
-    const { token, id } = await createToken(opened.database.db, acme.userId)
+    const { token, id } = await createToken(opened.database.db, systemActing(), acme.userId)
     const app = await buildApp(testConfig(), { database: opened.database })
     try {
       for (let i = 0; i < 20; i++) {

@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test'
 import { and, eq, isNull } from 'drizzle-orm'
 import { apiTokens, users, webSessions } from '../../src/db/schema.js'
 import { deactivateUser, setPassword } from '../../src/modules/auth/accounts.service.js'
+import { systemActing } from '../../src/modules/audit/audit.context.js'
 import { createToken } from '../../src/modules/auth/tokens.service.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addUser, tenant, type Tenant } from '../helpers/factories.js'
@@ -196,7 +197,7 @@ describe('web application', () => {
 
   test('deactivated users and users without a password cannot sign in', async () => {
     const user = await member(t.db, acme.companyId)
-    await deactivateUser(t.db, user.id)
+    await deactivateUser(t.db, systemActing(), user.id)
     const res = await new Browser(t.app).signIn(user.email)
     assert.equal(res.status, 401)
     assert.match(res.body, /Invalid email or password\./)
@@ -215,7 +216,7 @@ describe('web application', () => {
       assert.equal((await browser.signIn(email, password)).status, 303)
       assert.match((await browser.get(HOME)).body, new RegExp(`${email} · ${company}`))
     }
-    await setPassword(t.db, inGlobex.id, { password: 'acme password 1' })
+    await setPassword(t.db, systemActing(), inGlobex.id, { password: 'acme password 1' })
     const both = await new Browser(t.app).signIn(email, 'acme password 1')
     assert.equal(both.status, 409)
     assert.match(both.body, /more than one company/)
@@ -252,7 +253,7 @@ describe('web application', () => {
 
   test('CSRF: a form without its token, or with a wrong one, answers 403 and changes nothing', async () => {
     const { user, browser } = await signedIn()
-    const { token } = await createToken(t.db, user.id)
+    const { token } = await createToken(t.db, systemActing(), user.id)
     const [live] = await liveTokens(user.id)
     assert.ok(live)
     const before = (await liveTokens(user.id)).length
@@ -329,7 +330,7 @@ describe('web application', () => {
 
   test('revoke: a confirmation page, then the token answers 401 at once, even cached', async () => {
     const { user, browser } = await signedIn()
-    const { token, id } = await createToken(t.db, user.id)
+    const { token, id } = await createToken(t.db, systemActing(), user.id)
     assert.equal((await authorize(token)).statusCode, 200) // now cached
     const list = await browser.get(HOME)
     assert.ok(list.body.includes(`href="${HOME}/tokens/${String(id)}/revoke"`))
@@ -351,7 +352,7 @@ describe('web application', () => {
   test("another user's token is invisible and cannot be revoked (404); unknown ids are 404", async () => {
     const { browser } = await signedIn()
     const other = await member(t.db, acme.companyId)
-    const theirs = await createToken(t.db, other.id)
+    const theirs = await createToken(t.db, systemActing(), other.id)
     const page = await browser.get(HOME)
     assert.ok(!page.body.includes(theirs.prefix))
     const csrf = csrfOf(page.body)
@@ -381,9 +382,9 @@ describe('web application', () => {
 
   test("a deactivated user's session ends at once and their tokens answer 401", async () => {
     const { user, browser } = await signedIn()
-    const { token } = await createToken(t.db, user.id)
+    const { token } = await createToken(t.db, systemActing(), user.id)
     assert.equal((await authorize(token)).statusCode, 200) // cached
-    await deactivateUser(t.db, user.id)
+    await deactivateUser(t.db, systemActing(), user.id)
     const res = await browser.get(HOME)
     assert.equal(res.status, 303)
     assert.equal(res.location, '/login')

@@ -10,6 +10,7 @@ import { type APIResponse, type Browser, type Page } from 'playwright-core'
 import { webhookSubscriptions } from '../../src/db/schema.js'
 import { recordEvents } from '../../src/modules/webhooks/outbox.js'
 import { decryptSecret } from '../../src/modules/webhooks/secrets.js'
+import { systemActing } from '../../src/modules/audit/audit.context.js'
 import { createCompany } from '../../src/modules/users/users.service.js'
 import { asCompanyId, type CompanyId } from '../../src/tenancy.js'
 import { backends, type TestApp } from '../helpers/app.js'
@@ -32,7 +33,7 @@ describe('webhooks on Settings → Integrations, in Chromium', { skip: withoutCh
 
   before(async () => {
     ;({ t, browser, origin } = await startInChromium(backend, { config: { signInLimit: { max: 100_000, windowMs: 60_000 } } }))
-    companyId = asCompanyId((await createCompany(t.db, { name: 'Acme Sales', timezone: 'UTC' })).id)
+    companyId = asCompanyId((await createCompany(t.db, systemActing(), { name: 'Acme Sales', timezone: 'UTC' })).id)
   })
   after(async () => {
     await browser.close()
@@ -172,7 +173,7 @@ describe('webhooks on Settings → Integrations, in Chromium', { skip: withoutCh
     assert.equal(response.status(), 403)
     assert.equal((await rows()).length, before)
 
-    const otherCompany = asCompanyId((await createCompany(t.db, { name: 'Other' })).id)
+    const otherCompany = asCompanyId((await createCompany(t.db, systemActing(), { name: 'Other' })).id)
     const [theirs] = await t.orm
       .insert(webhookSubscriptions)
       .values({ companyId: otherCompany, url: URL_A, events: ['*'], secret: 'v1.x' })

@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { sql } from 'drizzle-orm'
 import { rawRows } from '../helpers/orm.js'
+import { systemActing } from '../../src/modules/audit/audit.context.js'
 import { ApiError } from '../../src/errors.js'
 import { importFile } from '../../src/modules/whatsapp/whatsapp.service.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
@@ -36,7 +37,7 @@ for (const backend of backends()) {
       const lines = sentAts.map((sentAt) =>
         JSON.stringify({ contact_id: contact, user_id: acme.userId, direction: 'inbound', body: 'Hi', status: 'received', sent_at: sentAt }))
       writeFileSync(path, lines.join('\n') + '\n')
-      return importFile(t.db, { company: acme.companyId, file: path })
+      return importFile(t.db, systemActing(), { company: acme.companyId, file: path })
     }
 
     test('out of range: the lines named, nothing imported', async () => {

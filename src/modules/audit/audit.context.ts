@@ -61,6 +61,38 @@ export function cliContext(): AuditContext {
   return { actor: { type: 'cli', id: null, label: name }, ip: null, userAgent: null, requestId: null }
 }
 
+/**
+ * Who acts in one call to a service, and when: the clock's reading and the audit context,
+ * built once per API request (`apiActing`), web request (`webActing`), command (`cliActing`,
+ * the command context) or background job (`systemActing`). A service reads the time from it
+ * and records what it changed under its actor, wherever it is called from; a service scoped
+ * to a company takes the company with it (`Pick<Caller, 'companyId'> & Acting`).
+ */
+export interface Acting {
+  readonly now: Date
+  readonly audit: AuditContext
+}
+
+/** An /api request: its caller, the app's clock read now, and `apiContext`. */
+export function apiActing(request: FastifyRequest): FastifyRequest['caller'] & Acting {
+  return { ...request.caller, now: request.server.clock(), audit: apiContext(request) }
+}
+
+/** A signed-in user of the web application: the account, the time given and `webContext`. */
+export function webActing<A extends { userId: number; name: string }>(request: FastifyRequest, account: A, now: Date): A & Acting {
+  return { ...account, now, audit: webContext(request, account) }
+}
+
+/** The admin command line (its command context is one, built by cli/run.ts). */
+export function cliActing(now = new Date()): Acting {
+  return { now, audit: cliContext() }
+}
+
+/** The service itself (demo data, background jobs, tests that call services directly). */
+export function systemActing(now = new Date()): Acting {
+  return { now, audit: SYSTEM_CONTEXT }
+}
+
 /** Where a request comes from, before its actor is known (signing in). */
 export type Origin = Omit<AuditContext, 'actor'>
 

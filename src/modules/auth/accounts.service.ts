@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto'
 import { transaction, type Db } from '../../db/db.js'
 import { ApiError } from '../../errors.js'
-import { NO_ORIGIN, SYSTEM_CONTEXT, type AuditContext, type Origin } from '../audit/audit.context.js'
+import { NO_ORIGIN, type Acting, type AuditContext, type Origin } from '../audit/audit.context.js'
 import { recordAudit } from '../audit/audit.service.js'
 import type { FailureReason } from '../audit/audit.actions.js'
 import { asCompanyId, type CompanyId } from '../../tenancy.js'
@@ -154,7 +154,7 @@ async function requireUser(db: Db, userId: number) {
  * `user set-password`: a new password (or a generated one, returned this once). The user's
  * sessions end: whoever was signed in with the old password signs in again.
  */
-export async function setPassword(db: Db, userId: number, given: { password: string } | { generate: true }, context: AuditContext = SYSTEM_CONTEXT) {
+export async function setPassword(db: Db, acting: Acting, userId: number, given: { password: string } | { generate: true }) {
   const user = await requireUser(db, userId)
   const password = 'password' in given ? given.password : generatePassword()
   const problem = passwordProblem(password)
@@ -164,13 +164,14 @@ export async function setPassword(db: Db, userId: number, given: { password: str
   await transaction(db, async (tx) => {
     await updatePasswordHash(tx, companyId, user.id, passwordHash)
     await deleteSessionsOfUser(tx, companyId, user.id)
-    await recordAudit(tx, companyId, context, { action: 'user.password_set', target: { id: user.id, label: user.name } })
+    await recordAudit(tx, companyId, acting.audit, { action: 'user.password_set', target: { id: user.id, label: user.name } })
   })
   return 'generate' in given ? { user_id: user.id, email: user.email, password } : { user_id: user.id, email: user.email, password_set: true }
 }
 
 /** `user invite`: a one-time link, valid 7 days, where the user chooses a password. */
-export async function inviteUser(db: Db, userId: number, baseUrl: string, now = new Date(), context: AuditContext = SYSTEM_CONTEXT) {
+export async function inviteUser(db: Db, acting: Acting, userId: number, baseUrl: string) {
+  const { now, audit: context } = acting
   const user = await requireUser(db, userId)
   if (!user.active) throw new ApiError(422, `user ${String(userId)} is deactivated; activate it first`)
   const token = newSecret()
@@ -222,7 +223,8 @@ export async function acceptInvite(db: Db, token: string, password: string, now:
  * with the user's active flag, and deleted here) and every api token answers 401 on every
  * server (the cached ones are dropped through REVOKE_CHANNEL), and every OAuth grant of theirs ends.
  */
-export async function deactivateUser(db: Db, userId: number, now = new Date(), context: AuditContext = SYSTEM_CONTEXT) {
+export async function deactivateUser(db: Db, acting: Acting, userId: number) {
+  const { now, audit: context } = acting
   const user = await requireUser(db, userId)
   const companyId = asCompanyId(user.companyId)
   const row = await transaction(db, async (tx) => {
@@ -238,7 +240,8 @@ export async function deactivateUser(db: Db, userId: number, now = new Date(), c
 }
 
 /** `user activate`: the user may sign in again, and the tokens still live work again. */
-export async function activateUser(db: Db, userId: number, now = new Date(), context: AuditContext = SYSTEM_CONTEXT) {
+export async function activateUser(db: Db, acting: Acting, userId: number) {
+  const { now, audit: context } = acting
   const user = await requireUser(db, userId)
   const companyId = asCompanyId(user.companyId)
   const row = await transaction(db, async (tx) => {

@@ -30,28 +30,28 @@ export const authCommands = [
     },
     input: Type.Object({ user: Id, generate: Type.Optional(TrueFlag) }),
     run: async (db, input, context) =>
-      setPassword(db, input.user, input.generate ? { generate: true } : { password: passwordFromStdin(await context.readStdin()) }, context.audit),
+      setPassword(db, context, input.user, input.generate ? { generate: true } : { password: passwordFromStdin(await context.readStdin()) }),
   }),
   defineCommand({
     name: 'user invite',
     summary: 'Print a one-time link (valid 7 days) where the user chooses a password and is signed in',
     options: { user },
     input: UserInput,
-    run: (db, input, context) => inviteUser(db, input.user, publicBaseUrl(loadConfig(context.env)), new Date(), context.audit),
+    run: (db, input, context) => inviteUser(db, context, input.user, publicBaseUrl(loadConfig(context.env))),
   }),
   defineCommand({
     name: 'user deactivate',
     summary: 'Deactivate a user at once: no sign-in, sessions ended, api tokens answer 401 on every server',
     options: { user },
     input: UserInput,
-    run: (db, input, context) => deactivateUser(db, input.user, new Date(), context.audit),
+    run: (db, input, context) => deactivateUser(db, context, input.user),
   }),
   defineCommand({
     name: 'user activate',
     summary: 'Activate a deactivated user again (their tokens that were not revoked work again)',
     options: { user },
     input: UserInput,
-    run: (db, input, context) => activateUser(db, input.user, new Date(), context.audit),
+    run: (db, input, context) => activateUser(db, context, input.user),
   }),
   defineCommand({
     name: 'token list',

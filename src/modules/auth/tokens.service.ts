@@ -6,7 +6,7 @@ import { defineQuery, run } from '../../db/query.js'
 import { ApiError, invalid, notFound } from '../../errors.js'
 import { isStorableText } from '../../http/validation.js'
 import { findUserAnyCompany } from '../users/users.repository.js'
-import { SYSTEM_CONTEXT, type AuditContext } from '../audit/audit.context.js'
+import type { Acting, AuditContext } from '../audit/audit.context.js'
 import { recordAudit } from '../audit/audit.service.js'
 import { asCompanyId, type Caller, type CompanyId } from '../../tenancy.js'
 import { grantsOf, isScope, normalizeScopes, type Scope } from './scopes.js'
@@ -143,23 +143,20 @@ async function issueToken(db: Db, companyId: CompanyId, userId: number, label: s
 }
 
 /** Admin command line and demo data: a token for any user (full access and no expiry unless chosen). */
-export async function createToken(db: Db, userId: number, choice: TokenChoice = {}, now = new Date(), context: AuditContext = SYSTEM_CONTEXT) {
+export async function createToken(db: Db, acting: Acting, userId: number, choice: TokenChoice = {}) {
   const user = await findUserAnyCompany(db, userId)
   if (!user) throw new ApiError(404, `user ${String(userId)} not found`)
-  return issueToken(db, asCompanyId(user.companyId), user.id, null, choice, context, now)
+  return issueToken(db, asCompanyId(user.companyId), user.id, null, choice, acting.audit, acting.now)
 }
 
 /** The web application: a token for the signed-in user, with an optional label, scopes and expiry. */
 export async function createOwnToken(
   db: Db,
-  companyId: CompanyId,
-  userId: number,
+  acting: Pick<Caller, 'companyId' | 'userId'> & Acting,
   label: string | undefined,
   choice: TokenChoice = {},
-  now = new Date(),
-  context: AuditContext = SYSTEM_CONTEXT,
 ) {
-  return issueToken(db, companyId, userId, checkLabel(label), choice, context, now)
+  return issueToken(db, acting.companyId, acting.userId, checkLabel(label), choice, acting.audit, acting.now)
 }
 
 /** The caller a live token of an active user acts as, expired or not (the auth plugin checks the expiry). */
@@ -195,8 +192,8 @@ export async function findOwnToken(db: Db, companyId: CompanyId, userId: number,
 }
 
 /** Revokes one of the user's live tokens; every server forgets it at once. Another user's is 404. */
-export async function revokeOwnToken(db: Db, companyId: CompanyId, userId: number, id: number, now: Date, context: AuditContext = SYSTEM_CONTEXT) {
-  return revokeRecorded(db, companyId, now, context, (tx) => revokeTokenOf(tx, companyId, userId, id, now))
+export async function revokeOwnToken(db: Db, acting: Pick<Caller, 'companyId' | 'userId'> & Acting, id: number) {
+  return revokeRecorded(db, acting, (tx) => revokeTokenOf(tx, acting.companyId, acting.userId, id, acting.now))
 }
 
 /**
@@ -205,16 +202,14 @@ export async function revokeOwnToken(db: Db, companyId: CompanyId, userId: numbe
  */
 async function revokeRecorded<Row extends { id: number; token_hash: string; label: string | null; prefix: string }>(
   db: Db,
-  companyId: CompanyId,
-  now: Date,
-  context: AuditContext,
+  acting: Pick<Caller, 'companyId'> & Acting,
   revoke: (tx: Db) => Promise<Row | undefined>,
 ) {
   const row = await transaction(db, async (tx) => {
     const revoked = await revoke(tx)
     if (revoked) {
       await announceRevoked(tx, revoked.token_hash)
-      await recordAudit(tx, companyId, context, { action: 'api_token.revoked', target: { id: revoked.id, label: tokenLabel(revoked) } }, now)
+      await recordAudit(tx, acting.companyId, acting.audit, { action: 'api_token.revoked', target: { id: revoked.id, label: tokenLabel(revoked) } }, acting.now)
     }
     return revoked
   })
@@ -230,7 +225,8 @@ export async function listTokensOfUser(db: Db, userId: number) {
   return { data: await liveTokensOf(db, asCompanyId(user.companyId), user.id) }
 }
 
-export async function revokeToken(db: Db, token: string, now = new Date(), context: AuditContext = SYSTEM_CONTEXT) {
+export async function revokeToken(db: Db, acting: Acting, token: string) {
+  const { now, audit: context } = acting
   const tokenHash = hashToken(token)
   const row = await transaction(db, async (tx) => {
     const revoked = await revokeTokenByHash(tx, tokenHash, now)
@@ -257,8 +253,8 @@ export async function findCompanyToken(db: Db, companyId: CompanyId, id: number)
 }
 
 /** An admin revokes any live token of the company; every server forgets it at once. */
-export async function revokeCompanyTokenById(db: Db, companyId: CompanyId, id: number, now: Date, context: AuditContext = SYSTEM_CONTEXT) {
-  return revokeRecorded(db, companyId, now, context, (tx) => revokeCompanyToken(tx, companyId, id, now))
+export async function revokeCompanyTokenById(db: Db, acting: Pick<Caller, 'companyId'> & Acting, id: number) {
+  return revokeRecorded(db, acting, (tx) => revokeCompanyToken(tx, acting.companyId, id, acting.now))
 }
 
 /**
@@ -266,7 +262,8 @@ export async function revokeCompanyTokenById(db: Db, companyId: CompanyId, id: n
  * instances (`api_token.use_refused`, reason `expired`): the guard column and the record in
  * one transaction. Answers whether this call recorded it.
  */
-export async function recordExpiredRefusal(db: Db, caller: Pick<Caller, 'companyId' | 'tokenId'>, context: AuditContext, now: Date): Promise<boolean> {
+export async function recordExpiredRefusal(db: Db, caller: Pick<Caller, 'companyId' | 'tokenId'> & Acting): Promise<boolean> {
+  const { now, audit: context } = caller
   return transaction(db, async (tx) => {
     const marked = await markTokenExpiryRefusal(tx, caller.companyId, caller.tokenId, now)
     if (!marked) return false

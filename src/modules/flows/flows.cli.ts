@@ -33,6 +33,6 @@ export const flowsCommands = [
       status: { value: 'active|paused', description: 'the status (default active)' },
     },
     input: FlowCreateInput,
-    run: async (db, input, context) => createFlow(db, input, await readSteps(input.steps), context.audit),
+    run: async (db, input, context) => createFlow(db, context, input, await readSteps(input.steps)),
   }),
 ]

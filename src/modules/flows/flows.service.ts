@@ -5,7 +5,7 @@ import type { PageWindow } from '../../http/pagination.js'
 import { validate } from '../../http/validation.js'
 import type { Caller, CompanyId } from '../../tenancy.js'
 import { recordEvent } from '../events/events.repository.js'
-import { SYSTEM_CONTEXT, type AuditContext } from '../audit/audit.context.js'
+import type { Acting } from '../audit/audit.context.js'
 import { recordAudit } from '../audit/audit.service.js'
 import { findUser } from '../users/users.repository.js'
 import { requireCompany } from '../users/users.service.js'
@@ -130,7 +130,8 @@ export function parseSteps(text: string): FlowStepInput[] {
 }
 
 /** `flow create`: a flow of a company, owned by one of its users. */
-export async function createFlow(db: Db, input: FlowCreateInput, steps: FlowStepInput[], context: AuditContext = SYSTEM_CONTEXT): Promise<Flow> {
+export async function createFlow(db: Db, acting: Acting, input: FlowCreateInput, steps: FlowStepInput[]): Promise<Flow> {
+  const context = acting.audit
   const companyId = await requireCompany(db, input.company)
   if (!(await findUser(db, companyId, input.user))) throw invalid({ user: ['is not a user of the company'] })
   return transaction(db, async (tx) => {

@@ -87,7 +87,7 @@ const oauthRoutes: FastifyPluginAsync<OAuthRoutesOptions> = async (app, { config
     const now = app.clock()
     let body
     if (grantType === 'authorization_code') body = await exchangeCode(app.db, found, form, now)
-    else if (grantType === 'refresh_token') body = await refreshTokens(app.db, found, form, now, appContext(request, found))
+    else if (grantType === 'refresh_token') body = await refreshTokens(app.db, { now, audit: appContext(request, found) }, found, form)
     else if (grantType === undefined || grantType === '') throw new OAuthError('invalid_request', 'grant_type is required')
     else throw new OAuthError('unsupported_grant_type', 'grant_type must be authorization_code or refresh_token')
     return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(body)
@@ -96,7 +96,7 @@ const oauthRoutes: FastifyPluginAsync<OAuthRoutesOptions> = async (app, { config
   app.post('/oauth/revoke', { bodyLimit: FORM_BODY_LIMIT }, async (request, reply) => {
     const form = formOf(request)
     const found = await client(request, form)
-    await revokeOAuthToken(app.db, found, form, app.clock(), appContext(request, found))
+    await revokeOAuthToken(app.db, { now: app.clock(), audit: appContext(request, found) }, found, form)
     return reply.header('cache-control', 'no-store').code(200).send({})
   })
 

@@ -4,8 +4,8 @@
 // with its audit record and, for a revocation, its announcement to every server's token cache.
 import { transaction, type Db } from '../../db/db.js'
 import { invalid, notFound } from '../../errors.js'
-import { asCompanyId, type CompanyId } from '../../tenancy.js'
-import type { AuditContext } from '../audit/audit.context.js'
+import { asCompanyId, type Caller, type CompanyId } from '../../tenancy.js'
+import type { Acting } from '../audit/audit.context.js'
 import { recordAudit } from '../audit/audit.service.js'
 import { isScope, normalizeScopes, SCOPES, type Scope } from '../auth/scopes.js'
 import { announceGrantRevoked, announceRevoked } from '../auth/tokens.service.js'
@@ -113,7 +113,8 @@ function checkApp(input: AppInput): { name: string; redirectUris: string[]; scop
 
 const appTarget = (app: { id: number; name: string }) => ({ id: app.id, label: app.name })
 
-export async function registerApp(db: Db, companyId: CompanyId, input: AppInput, now: Date, context: AuditContext) {
+export async function registerApp(db: Db, acting: Pick<Caller, 'companyId'> & Acting, input: AppInput) {
+  const { companyId, now, audit: context } = acting
   const values = checkApp(input)
   const secret = input.public ? null : secretWith(CLIENT_SECRET_PREFIX)
   const app = await transaction(db, async (tx) => {
@@ -150,7 +151,8 @@ export async function findApp(db: Db, companyId: CompanyId, id: number) {
 }
 
 /** Changes name, redirect URIs and scopes; tokens already issued keep the scopes they were given. */
-export async function changeApp(db: Db, companyId: CompanyId, id: number, input: AppInput, now: Date, context: AuditContext) {
+export async function changeApp(db: Db, acting: Pick<Caller, 'companyId'> & Acting, id: number, input: AppInput) {
+  const { companyId, now, audit: context } = acting
   const values = checkApp(input)
   const app = await transaction(db, async (tx) => {
     const before = await companyApp(tx, companyId, id)
@@ -169,7 +171,8 @@ export async function changeApp(db: Db, companyId: CompanyId, id: number, input:
 }
 
 /** A new client secret, shown once; the old one works for SECRET_OVERLAP_MS more. A public client has none: 422. */
-export async function rotateSecret(db: Db, companyId: CompanyId, id: number, now: Date, context: AuditContext) {
+export async function rotateSecret(db: Db, acting: Pick<Caller, 'companyId'> & Acting, id: number) {
+  const { companyId, now, audit: context } = acting
   const secret = secretWith(CLIENT_SECRET_PREFIX)
   const result = await transaction(db, async (tx) => {
     const before = await companyApp(tx, companyId, id)
@@ -186,7 +189,8 @@ export async function rotateSecret(db: Db, companyId: CompanyId, id: number, now
 }
 
 /** Deletes the app: every grant of it, in every company, ends at once on every server. */
-export async function removeApp(db: Db, companyId: CompanyId, id: number, now: Date, context: AuditContext) {
+export async function removeApp(db: Db, acting: Pick<Caller, 'companyId'> & Acting, id: number) {
+  const { companyId, now, audit: context } = acting
   const app = await transaction(db, async (tx) => {
     const grants = await liveGrantsOfApp(tx, companyId, id)
     for (const grant of grants) await announceGrantRevoked(tx, grant.id)
@@ -250,7 +254,8 @@ export interface ConsentingUser {
  * The user's answer on the consent page: Allow makes a grant and a one-time code for it; Deny
  * sends access_denied. Either way, the address to send the browser to (a registered URI).
  */
-export async function answerConsent(db: Db, user: ConsentingUser, checked: Extract<AuthorizeCheck, { kind: 'ok' }>, allow: boolean, now: Date, context: AuditContext): Promise<string> {
+export async function answerConsent(db: Db, user: ConsentingUser & Acting, checked: Extract<AuthorizeCheck, { kind: 'ok' }>, allow: boolean): Promise<string> {
+  const { now, audit: context } = user
   const { client, redirectUri, scopes, challenge, state } = checked
   const appFields = { app_id: [null, client.id] as [null, number], scopes: [null, scopes] as [null, Scope[]] }
   if (!allow) {
@@ -392,7 +397,8 @@ export async function exchangeCode(db: Db, client: ClientRow, form: Form, now: D
  * answer carries the next. Presenting one already used ends the whole grant (one of the two
  * holders is not the app). An optional `scope` narrows the new access token only.
  */
-export async function refreshTokens(db: Db, client: ClientRow, form: Form, now: Date, context: AuditContext): Promise<TokenResponse> {
+export async function refreshTokens(db: Db, acting: Acting, client: ClientRow, form: Form): Promise<TokenResponse> {
+  const { now, audit: context } = acting
   const token = field(form, 'refresh_token')
   if (token === undefined || token === '') throw new OAuthError('invalid_request', 'refresh_token is required')
   const asked = field(form, 'scope')
@@ -422,7 +428,8 @@ export async function refreshTokens(db: Db, client: ClientRow, form: Form, now: 
  * (and the grant's access tokens). A token that is unknown, already revoked or another
  * client's changes nothing and is not told apart (the answer is 200 either way).
  */
-export async function revokeOAuthToken(db: Db, client: ClientRow, form: Form, now: Date, context: AuditContext): Promise<void> {
+export async function revokeOAuthToken(db: Db, acting: Acting, client: ClientRow, form: Form): Promise<void> {
+  const { now, audit: context } = acting
   const token = field(form, 'token')
   if (token === undefined || token === '') throw new OAuthError('invalid_request', 'token is required')
   const hint = field(form, 'token_type_hint')
@@ -506,7 +513,8 @@ export async function listAuthorisedApps(db: Db, companyId: CompanyId, userId: n
 }
 
 /** The user ends one of their grants: every token of it answers 401 at once, on every server. */
-export async function revokeAuthorisedApp(db: Db, companyId: CompanyId, userId: number, grantId: number, now: Date, context: AuditContext) {
+export async function revokeAuthorisedApp(db: Db, acting: Pick<Caller, 'companyId' | 'userId'> & Acting, grantId: number) {
+  const { companyId, userId, now, audit: context } = acting
   const grant = await transaction(db, async (tx) => {
     const row = await revokeGrantOfUser(tx, companyId, userId, grantId, now)
     if (!row) return undefined

@@ -14,13 +14,13 @@ export const tasksCommands = [
       'assigned-to': { value: 'ID', description: "a user of the contact's company (default: the contact's owner)" },
     },
     input: TaskCreateInput,
-    run: (db, input, context) => createStandaloneTask(db, input, new Date(), context.audit),
+    run: (db, input, context) => createStandaloneTask(db, context, input),
   }),
   defineCommand({
     name: 'task complete',
     summary: 'Mark an open task done now (writes a task_completed contact event)',
     options: { id: { value: 'ID', description: 'the task id', required: true } },
     input: TaskCompleteInput,
-    run: (db, input, context) => completeTaskCommand(db, input, new Date(), context.audit),
+    run: (db, input, context) => completeTaskCommand(db, context, input),
   }),
 ]

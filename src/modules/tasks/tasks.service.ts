@@ -6,7 +6,7 @@ import { exclusiveFlags } from '../../http/validation.js'
 import { asCompanyId, type Caller, type CompanyId } from '../../tenancy.js'
 import { findCompany, findUser } from '../users/users.repository.js'
 import { recordEvent as recordApiEvent } from '../webhooks/outbox.js'
-import { SYSTEM_CONTEXT, type AuditContext } from '../audit/audit.context.js'
+import type { Acting } from '../audit/audit.context.js'
 import { recordAudit } from '../audit/audit.service.js'
 import { counterPlan, type TaskFilter } from './task-counters.js'
 import { addDays, dayIn } from './task-dates.js'
@@ -172,7 +172,8 @@ async function companyZone(db: Db, companyId: CompanyId): Promise<string> {
 }
 
 /** `task create`: one task outside any flow, in the contact's company. */
-export async function createStandaloneTask(db: Db, input: TaskCreateInput, now: Date, context: AuditContext = SYSTEM_CONTEXT): Promise<Task> {
+export async function createStandaloneTask(db: Db, acting: Acting, input: TaskCreateInput): Promise<Task> {
+  const { now, audit: context } = acting
   const found = await findLiveContactAnyCompany(db, input.contact)
   if (!found) throw invalid({ contact: ['does not exist'] })
   const companyId = asCompanyId(found.companyId)
@@ -202,7 +203,8 @@ export async function createStandaloneTask(db: Db, input: TaskCreateInput, now: 
 }
 
 /** `task complete`: done now; refused for a task that is done already. */
-export async function completeTaskCommand(db: Db, input: TaskCompleteInput, now: Date, context: AuditContext = SYSTEM_CONTEXT): Promise<Task> {
+export async function completeTaskCommand(db: Db, acting: Acting, input: TaskCompleteInput): Promise<Task> {
+  const { now, audit: context } = acting
   const task = await findTaskAnyCompany(db, input.id)
   if (!task) throw new ApiError(404, `task ${input.id} not found`)
   const companyId = asCompanyId(task.companyId)

@@ -14,7 +14,7 @@ export const usersCommands = [
       timezone: { value: 'Area/City', description: 'IANA time zone for "today" of tasks (default UTC)' },
     },
     input: CompanyCreateInput,
-    run: (db, input, context) => createCompany(db, input, context.audit),
+    run: (db, input, context) => createCompany(db, context, input),
   }),
   defineCommand({
     name: 'company set-timezone',
@@ -24,7 +24,7 @@ export const usersCommands = [
       timezone: { value: 'Area/City', description: 'the IANA time zone', required: true },
     },
     input: CompanySetTimezoneInput,
-    run: (db, input, context) => setCompanyTimezone(db, input, context.audit),
+    run: (db, input, context) => setCompanyTimezone(db, context, input),
   }),
   defineCommand({
     name: 'company list',
@@ -44,7 +44,7 @@ export const usersCommands = [
       role: { value: 'admin|member', description: 'the role (default member)' },
     },
     input: UserCreateInput,
-    run: (db, input, context) => createUser(db, input, context.audit),
+    run: (db, input, context) => createUser(db, context, input),
   }),
   defineCommand({
     name: 'user set-role',
@@ -54,7 +54,7 @@ export const usersCommands = [
       role: { value: 'admin|member', description: 'the new role', required: true },
     },
     input: UserSetRoleInput,
-    run: (db, input, context) => setUserRole(db, input, context.audit),
+    run: (db, input, context) => setUserRole(db, context, input),
   }),
   defineCommand({
     name: 'user list',
@@ -74,16 +74,16 @@ export const usersCommands = [
     },
     input: TokenCreateInput,
     run: (db, input, context) =>
-      createToken(db, input.user, {
+      createToken(db, context, input.user, {
         scopes: input.scopes === undefined ? undefined : parseScopes(input.scopes),
         expiresInDays: input['expires-in-days'],
-      }, new Date(), context.audit),
+      }),
   }),
   defineCommand({
     name: 'token revoke',
     summary: 'Revoke an api_token at once (running servers drop it from their cache)',
     options: { token: { value: 'T', description: 'the token', required: true } },
     input: TokenRevokeInput,
-    run: (db, input, context) => revokeToken(db, input.token, new Date(), context.audit),
+    run: (db, input, context) => revokeToken(db, context, input.token),
   }),
 ]

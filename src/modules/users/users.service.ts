@@ -3,7 +3,7 @@ import { uniqueViolation } from '../../db/errors.js'
 import { ApiError, invalid, notFound } from '../../errors.js'
 import type { PageWindow } from '../../http/pagination.js'
 import { asCompanyId, type Caller, type CompanyId, type TokenAccess } from '../../tenancy.js'
-import { SYSTEM_CONTEXT, type AuditContext } from '../audit/audit.context.js'
+import type { Acting } from '../audit/audit.context.js'
 import { recordAudit } from '../audit/audit.service.js'
 import { announceUserRevoked } from '../auth/tokens.service.js'
 import type { CompanyCreateInput, CompanySetTimezoneInput, UserCreateInput, UserSetRoleInput } from './users.schemas.js'
@@ -51,16 +51,16 @@ export function isTimeZone(zone: string): boolean {
   }
 }
 
-export async function createCompany(db: Db, input: CompanyCreateInput, context: AuditContext = SYSTEM_CONTEXT) {
+export async function createCompany(db: Db, acting: Acting, input: CompanyCreateInput) {
   const timezone = input.timezone ?? 'UTC'
   if (!isTimeZone(timezone)) throw invalid({ timezone: ['is not a known IANA time zone (Area/City)'] })
   return transaction(db, async (tx) => {
     const company = await insertCompany(tx, { name: input.name, timezone })
-    await recordAudit(tx, asCompanyId(company.id), context, {
+    await recordAudit(tx, asCompanyId(company.id), acting.audit, {
       action: 'company.created',
       target: { id: company.id, label: company.name },
       changes: { name: [null, company.name], timezone: [null, company.timezone] },
-    })
+    }, acting.now)
     return toCompany(company)
   })
 }
@@ -72,16 +72,16 @@ export async function requireCompany(db: Db, id: number): Promise<CompanyId> {
   return companyId
 }
 
-export async function createUser(db: Db, input: UserCreateInput, context: AuditContext = SYSTEM_CONTEXT) {
+export async function createUser(db: Db, acting: Acting, input: UserCreateInput) {
   const companyId = await requireCompany(db, input.company)
   try {
     return await transaction(db, async (tx) => {
       const row = await insertUser(tx, companyId, { name: input.name, email: input.email, role: input.role ?? 'member' })
-      await recordAudit(tx, companyId, context, {
+      await recordAudit(tx, companyId, acting.audit, {
         action: 'user.created',
         target: { id: row.id, label: row.name },
         changes: { name: [null, row.name], email: [null, row.email], role: [null, row.role] },
-      })
+      }, acting.now)
       return toUser(row)
     })
   } catch (err) {
@@ -132,7 +132,8 @@ export function withToken(json: string, access: TokenAccess): string {
  * tokens at once (the role travels with a cached token), as for a deactivation. The same role
  * again changes and records nothing.
  */
-export async function setUserRole(db: Db, input: UserSetRoleInput, context: AuditContext = SYSTEM_CONTEXT, now = new Date()) {
+export async function setUserRole(db: Db, acting: Acting, input: UserSetRoleInput) {
+  const { now, audit: context } = acting
   return transaction(db, async (tx) => {
     const was = await lockUserAnyCompany(tx, input.user)
     if (!was) throw new ApiError(404, `user ${String(input.user)} not found`)
@@ -155,7 +156,8 @@ export async function setUserRole(db: Db, input: UserSetRoleInput, context: Audi
  * tokens carry the old zone until their entry expires (TOKEN_CACHE_TTL_MS, 10 s). The same
  * zone again changes and records nothing.
  */
-export async function setCompanyTimezone(db: Db, input: CompanySetTimezoneInput, context: AuditContext = SYSTEM_CONTEXT, now = new Date()) {
+export async function setCompanyTimezone(db: Db, acting: Acting, input: CompanySetTimezoneInput) {
+  const { now, audit: context } = acting
   if (!isTimeZone(input.timezone)) throw invalid({ timezone: ['is not a known IANA time zone (Area/City)'] })
   const companyId = asCompanyId(input.company)
   return transaction(db, async (tx) => {

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { pageWindow, sendPage } from '../../http/pagination.js'
 import { IdParams, PageParams, Ref } from '../../http/schemas.js'
-import { apiContext } from '../audit/audit.context.js'
+import { apiActing } from '../audit/audit.context.js'
 import {
   CreateWebhookBody,
   DeliveryParams,
@@ -74,7 +74,7 @@ const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 201: Ref(WebhookSubscriptionWithSecret) },
     },
   }, async (request, reply) => {
-    const created = await createSubscription(app.db, request.caller, request.body, settings(), app.clock(), apiContext(request))
+    const created = await createSubscription(app.db, apiActing(request), request.body, settings())
     return reply.code(201).header('location', `/api/v1/webhooks/${String(created.id)}`).send(created)
   })
 
@@ -100,7 +100,7 @@ const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: UpdateWebhookBody,
       response: { 200: Ref(WebhookSubscription) },
     },
-  }, async (request) => changeSubscription(app.db, request.caller, request.params.id, request.body, settings(), app.clock(), apiContext(request)))
+  }, async (request) => changeSubscription(app.db, apiActing(request), request.params.id, request.body, settings()))
 
   app.delete('/v1/webhooks/:id', {
     config: { scope: 'webhooks:write', role: 'admin', notFound: NO_WEBHOOK },
@@ -112,7 +112,7 @@ const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 204: Type.Null({ description: 'Deleted' }) },
     },
   }, async (request, reply) => {
-    await removeSubscription(app.db, request.caller, request.params.id, apiContext(request))
+    await removeSubscription(app.db, apiActing(request), request.params.id)
     return reply.code(204).send(null)
   })
 
@@ -127,7 +127,7 @@ const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: NoBody,
       response: { 200: Ref(WebhookSubscriptionWithSecret) },
     },
-  }, async (request) => rotateSubscriptionSecret(app.db, request.caller, request.params.id, settings(), app.clock(), apiContext(request)))
+  }, async (request) => rotateSubscriptionSecret(app.db, apiActing(request), request.params.id, settings()))
 
   app.post('/v1/webhooks/:id/test', {
     config: { scope: 'webhooks:write', role: 'admin', notFound: NO_WEBHOOK },
@@ -143,7 +143,7 @@ const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 202: { ...Ref(WebhookDelivery), description: 'Queued: the delivery, pending' } },
     },
   }, async (request, reply) => {
-    const delivery = await pingSubscription(app.db, request.caller, request.params.id, app.clock())
+    const delivery = await pingSubscription(app.db, apiActing(request), request.params.id)
     wakeWorker()
     return reply
       .code(202)
@@ -193,7 +193,7 @@ const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   }, async (request, reply) => {
     const { id, delivery_id: deliveryId } = request.params
-    const delivery = await retrySubscriptionDelivery(app.db, request.caller, id, deliveryId, app.clock(), apiContext(request))
+    const delivery = await retrySubscriptionDelivery(app.db, apiActing(request), id, deliveryId)
     wakeWorker()
     return reply.code(202).header('location', `/api/v1/webhooks/${String(id)}/deliveries/${String(deliveryId)}`).send(delivery)
   })

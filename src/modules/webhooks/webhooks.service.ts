@@ -6,7 +6,7 @@ import { transaction, type Db } from '../../db/db.js'
 import { invalid, notFound, refused } from '../../errors.js'
 import type { PageWindow } from '../../http/pagination.js'
 import type { Caller } from '../../tenancy.js'
-import { SYSTEM_CONTEXT, type AuditContext } from '../audit/audit.context.js'
+import type { Acting } from '../audit/audit.context.js'
 import { changesOf, checkAuditReader, readsAudit, recordAudit, type AuditReader } from '../audit/audit.service.js'
 import { ForbiddenDestinationError, resolveDestination, urlProblem } from './destination.js'
 import { AUDIT_EVENT_TYPE, EVENT_TYPES } from './event-types.js'
@@ -115,12 +115,11 @@ export async function subscriptionOf(db: Db, caller: Pick<Caller, 'companyId'>, 
 /** The new subscription with its secret in the clear: the only time, with rotate, that it is shown. */
 export async function createSubscription(
   db: Db,
-  caller: Pick<Caller, 'companyId'> & AuditReader,
+  caller: Pick<Caller, 'companyId'> & Acting & AuditReader,
   input: CreateWebhookBody,
   settings: WebhookSettings,
-  now: Date,
-  context: AuditContext = SYSTEM_CONTEXT,
 ) {
+  const { now, audit: context } = caller
   const events = checkedEvents(input.events, caller)
   const url = await checkedUrl(input.url, settings)
   const secret = newSigningSecret()
@@ -143,18 +142,16 @@ export async function createSubscription(
 
 export async function changeSubscription(
   db: Db,
-  caller: Pick<Caller, 'companyId'> & AuditReader,
+  caller: Pick<Caller, 'companyId'> & Acting & AuditReader,
   id: number,
   input: UpdateWebhookBody,
   settings: WebhookSettings,
-  now: Date,
-  context: AuditContext = SYSTEM_CONTEXT,
 ) {
   const events = input.events === undefined ? undefined : checkedEvents(input.events, caller)
   const url = input.url === undefined ? undefined : await checkedUrl(input.url, settings)
   const row = await transaction(db, async (tx) => {
-    const updated = await updateSubscription(tx, caller.companyId, id, { url, events, description: input.description, enabled: input.enabled, now })
-    if (updated) await recordSubscriptionChange(tx, caller, updated, context, now)
+    const updated = await updateSubscription(tx, caller.companyId, id, { url, events, description: input.description, enabled: input.enabled, now: caller.now })
+    if (updated) await recordSubscriptionChange(tx, caller, updated)
     return updated
   })
   if (!row) throw notFound()
@@ -168,22 +165,20 @@ export async function changeSubscription(
  */
 async function recordSubscriptionChange(
   tx: Db,
-  caller: Pick<Caller, 'companyId'>,
+  caller: Pick<Caller, 'companyId'> & Acting,
   row: SubscriptionRow & { was: Partial<SubscriptionRow> },
-  context: AuditContext,
-  now: Date,
 ) {
   const changes = changesOf(row.was, row, ['url', 'events', 'description', 'enabled'])
   const fields = Object.keys(changes)
   if (fields.length === 0) return
   const action = fields.length === 1 && fields[0] === 'enabled' ? (row.enabled ? 'webhook.resumed' : 'webhook.paused') : 'webhook.changed'
-  await recordAudit(tx, caller.companyId, context, { action, target: { id: row.id, label: row.url }, changes }, now)
+  await recordAudit(tx, caller.companyId, caller.audit, { action, target: { id: row.id, label: row.url }, changes }, caller.now)
 }
 
-export async function removeSubscription(db: Db, caller: Pick<Caller, 'companyId'>, id: number, context: AuditContext = SYSTEM_CONTEXT): Promise<void> {
+export async function removeSubscription(db: Db, caller: Pick<Caller, 'companyId'> & Acting, id: number): Promise<void> {
   const deleted = await transaction(db, async (tx) => {
     const row = await deleteSubscription(tx, caller.companyId, id)
-    if (row) await recordAudit(tx, caller.companyId, context, { action: 'webhook.deleted', target: { id: row.id, label: row.url } })
+    if (row) await recordAudit(tx, caller.companyId, caller.audit, { action: 'webhook.deleted', target: { id: row.id, label: row.url } })
     return row
   })
   if (!deleted) throw notFound()
@@ -192,12 +187,11 @@ export async function removeSubscription(db: Db, caller: Pick<Caller, 'companyId
 /** A new secret (shown once); the old one keeps signing for 24 hours. */
 export async function rotateSubscriptionSecret(
   db: Db,
-  caller: Pick<Caller, 'companyId'>,
+  caller: Pick<Caller, 'companyId'> & Acting,
   id: number,
   settings: WebhookSettings,
-  now: Date,
-  context: AuditContext = SYSTEM_CONTEXT,
 ) {
+  const { now, audit: context } = caller
   const secret = newSigningSecret()
   const row = await transaction(db, async (tx) => {
     const rotated = await rotateSecret(tx, caller.companyId, id, {
@@ -219,8 +213,8 @@ export async function rotateSubscriptionSecret(
 }
 
 /** Queues a `ping` to the subscription, due now; the delivery, to follow its status. */
-export async function pingSubscription(db: Db, caller: Pick<Caller, 'companyId'>, id: number, now: Date): Promise<DeliveryRow> {
-  const result = await insertPing(db, caller.companyId, id, now)
+export async function pingSubscription(db: Db, caller: Pick<Caller, 'companyId'> & Acting, id: number): Promise<DeliveryRow> {
+  const result = await insertPing(db, caller.companyId, id, caller.now)
   if (!result) throw notFound()
   if (!result.enabled) throw disabled()
   return result.delivery
@@ -241,12 +235,11 @@ export async function deliveryOf(db: Db, caller: Pick<Caller, 'companyId'>, subs
 /** Sends the delivery again from the start (delivered ones too: a replay). */
 export async function retrySubscriptionDelivery(
   db: Db,
-  caller: Pick<Caller, 'companyId'>,
+  caller: Pick<Caller, 'companyId'> & Acting,
   subscriptionId: number,
   id: number,
-  now: Date,
-  context: AuditContext = SYSTEM_CONTEXT,
 ): Promise<DeliveryRow> {
+  const { now, audit: context } = caller
   const result = await transaction(db, async (tx) => {
     const retried = await retryDelivery(tx, caller.companyId, subscriptionId, id, now)
     if (retried?.enabled) {

@@ -15,6 +15,6 @@ export const whatsappCommands = [
       },
     },
     input: ImportInput,
-    run: (db, input, context) => importFile(db, input, context.audit),
+    run: (db, input, context) => importFile(db, context, input),
   }),
 ]

@@ -8,7 +8,7 @@ import { validate } from '../../http/validation.js'
 import type { CompanyId } from '../../tenancy.js'
 import { requireCompany } from '../users/users.service.js'
 import { recordEvents as recordApiEvents } from '../webhooks/outbox.js'
-import { SYSTEM_CONTEXT, type AuditContext } from '../audit/audit.context.js'
+import type { Acting } from '../audit/audit.context.js'
 import { recordAudit } from '../audit/audit.service.js'
 import {
   chatsPageWithTotal,
@@ -48,7 +48,8 @@ const REPORTED_LINES = 20
  * nothing is imported (the error names the bad lines by number). Then all of it in one
  * transaction, chats included. Blank lines are skipped.
  */
-export async function importFile(db: Db, input: { company: number; file: string }, context: AuditContext = SYSTEM_CONTEXT) {
+export async function importFile(db: Db, acting: Acting, input: { company: number; file: string }) {
+  const context = acting.audit
   const companyId = await requireCompany(db, input.company)
   let text: string
   try {
@@ -109,7 +110,7 @@ export async function importFile(db: Db, input: { company: number; file: string 
     body: value.body,
     sentAt: instantOf(value.sent_at).toISOString(),
   }))
-  const now = new Date()
+  const now = acting.now
   // One whatsapp_message.created event per message, in one statement after the chats.
   const imported = await transaction(db, async (tx) => {
     const records = await importMessages(tx, companyId, messages)
