@@ -1,7 +1,7 @@
 // What signing in needs of users (their password hash and active flag) and the invite links
 // (table user_invites). The users table's other columns and queries are the users module's.
 import type { Db } from '../../db/db.js'
-import { defineQuery, run, runOne } from '../../db/query.js'
+import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import { USER_RECORD, type UserRecord } from '../users/users.repository.js'
 import type { CompanyId } from '../../tenancy.js'
 
@@ -71,9 +71,7 @@ export async function replaceInvite(
   values: { tokenHash: string; expiresAt: Date; at: Date },
 ) {
   await run(db, deleteUnused, [companyId, userId])
-  const row = await runOne(db, insertInviteRow, [companyId, userId, values.tokenHash, values.expiresAt, values.at])
-  if (!row) throw new Error('insert returned no row')
-  return row
+  return runSingle(db, insertInviteRow, [companyId, userId, values.tokenHash, values.expiresAt, values.at])
 }
 
 export interface InviteRow {

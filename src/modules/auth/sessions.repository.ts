@@ -2,7 +2,7 @@
 // SHA-256 through the global unique key web_sessions_token_hash_key; everything else goes
 // by (company_id, user_id) or the primary key.
 import type { Db } from '../../db/db.js'
-import { defineQuery, run, runOne } from '../../db/query.js'
+import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
 
 /** A live session with its user and company: what every signed-in page needs, in one round trip. */
@@ -54,9 +54,7 @@ const insertSessionRow = defineQuery<{ id: number }>(
 )
 
 export async function insertSession(db: Db, companyId: CompanyId, userId: number, tokenHash: string, at: Date) {
-  const row = await runOne(db, insertSessionRow, [companyId, userId, tokenHash, at])
-  if (!row) throw new Error('insert returned no row')
-  return row
+  return runSingle(db, insertSessionRow, [companyId, userId, tokenHash, at])
 }
 
 const deleteByHash = defineQuery<{ company_id: number; id: number; user_id: number }>(

@@ -1,7 +1,7 @@
 // Every statement on api_tokens. The lookup of each request carries what the access check
 // needs (the user's role, the token's scopes and expiry): authorising costs no query of its own.
 import type { Db } from '../../db/db.js'
-import { defineQuery, run, runOne } from '../../db/query.js'
+import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import { recordSql, type Row } from '../../db/records.js'
 import type { CompanyId } from '../../tenancy.js'
 import type { Scope } from './scopes.js'
@@ -60,9 +60,7 @@ export async function insertToken(
   companyId: CompanyId,
   values: { userId: number; tokenHash: string; prefix: string; label: string | null; scopes: Scope[] | null; expiresAt: Date | null },
 ): Promise<TokenRow> {
-  const row = await runOne(db, insertRow, [companyId, values.userId, values.tokenHash, values.prefix, values.label, values.scopes, values.expiresAt])
-  if (!row) throw new Error('insert returned no row')
-  return row
+  return runSingle(db, insertRow, [companyId, values.userId, values.tokenHash, values.prefix, values.label, values.scopes, values.expiresAt])
 }
 
 // The admin command line's revoke by the token itself (api_tokens_token_hash_key).

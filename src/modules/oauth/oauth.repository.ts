@@ -3,7 +3,7 @@
 // by its company's primary key. Codes and refresh tokens are read `for update` by the token
 // endpoint, so two simultaneous uses of one are serialised: the second sees it used.
 import type { Db } from '../../db/db.js'
-import { defineQuery, run, runOne } from '../../db/query.js'
+import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
 import type { Scope } from '../auth/scopes.js'
 
@@ -36,9 +36,7 @@ export async function insertApp(
   companyId: CompanyId,
   values: { clientId: string; name: string; redirectUris: string[]; scopes: Scope[]; secretHash: string | null },
 ): Promise<AppRow> {
-  const row = await runOne(db, insertAppRow, [companyId, values.clientId, values.name, values.redirectUris, values.scopes, values.secretHash])
-  if (!row) throw new Error('insert returned no row')
-  return row
+  return runSingle(db, insertAppRow, [companyId, values.clientId, values.name, values.redirectUris, values.scopes, values.secretHash])
 }
 
 // Settings → Apps: the company's apps, from the primary key.
@@ -137,9 +135,7 @@ export async function insertGrant(
   values: { appCompanyId: number; appId: number; userId: number; scopes: Scope[] },
   at: Date,
 ): Promise<GrantRow> {
-  const row = await runOne(db, insertGrantRow, [companyId, values.appCompanyId, values.appId, values.userId, values.scopes, at])
-  if (!row) throw new Error('insert returned no row')
-  return row
+  return runSingle(db, insertGrantRow, [companyId, values.appCompanyId, values.appId, values.userId, values.scopes, at])
 }
 
 // A grant ends: it, then every live access token of it (api_tokens_oauth_grant_idx). The
