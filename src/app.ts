@@ -6,7 +6,7 @@ import Fastify, { type FastifyServerOptions } from 'fastify'
 import api, { componentSchemas } from './api.js'
 import type { Config } from './config.js'
 import { openDatabase, type DatabaseHandle } from './db/client.js'
-import { usePreparedStatements } from './db/query.js'
+import { useStatements } from './db/query.js'
 import { requestsDrained } from './http/drain.js'
 import { parseForm } from './http/form.js'
 import lingeringClose, { type LingerBounds } from './http/lingering-close.js'
@@ -102,7 +102,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}) {
   app.decorate('keys', loadSecretKeys(config))
   app.decorate('config', config)
 
-  usePreparedStatements(config.preparedStatements)
+  useStatements(config.statements)
   const database =
     deps.database ??
     (await openDatabase({

@@ -1,4 +1,6 @@
 // The only reader of process.env: every setting is read and checked here, once.
+import type { StatementMode } from './db/query.js'
+
 export interface Config {
   port: number
   host: string
@@ -27,10 +29,10 @@ export interface Config {
   /** Longest a database statement may run before the request answers 503. */
   statementTimeoutMs: number
   /**
-   * Named prepared statements. Default: on, off with DB_POOLER=transaction (PgBouncer before
-   * 1.21 cannot keep them; 1.21+ with max_prepared_statements can: DB_PREPARED_STATEMENTS=true).
+   * How statements are sent (src/db/query.ts): named prepared statements (DB_PREPARED_STATEMENTS,
+   * default on), `pooled` with DB_POOLER=transaction, or `unnamed` when turned off.
    */
-  preparedStatements: boolean
+  statements: StatementMode
   /** Pipelined connections the short reads share (src/db/pipeline.ts); 0 turns pipelining off. */
   pipelineConnections: number
   redisUrl: string | undefined
@@ -137,7 +139,7 @@ export function loadConfig(env: Env = process.env): Config {
     replicaMaxLagMs: integer(env, 'DB_REPLICA_MAX_LAG_MS', 1000, 0, 600_000),
     dataDir: env.DATA_DIR || './data',
     statementTimeoutMs: integer(env, 'DB_STATEMENT_TIMEOUT_MS', 3000, 100, 600_000),
-    preparedStatements: flag(env, 'DB_PREPARED_STATEMENTS', pooler !== 'transaction'),
+    statements: !flag(env, 'DB_PREPARED_STATEMENTS', true) ? 'unnamed' : pooler === 'transaction' ? 'pooled' : 'named',
     pipelineConnections: integer(env, 'DB_PIPELINE_CONNECTIONS', 2, 0, 16),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     shutdownDrainMs: integer(env, 'SHUTDOWN_DRAIN_MS', 0, 0, 300_000),

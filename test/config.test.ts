@@ -16,17 +16,18 @@ describe('configuration', () => {
     assert.equal(config.pipelineConnections, 2)
     assert.equal(config.pooler, 'none')
     assert.equal(config.databaseDirectUrl, undefined)
-    assert.equal(config.preparedStatements, true)
+    assert.equal(config.statements, 'named')
     assert.equal(config.shutdownDrainMs, 0)
   })
 
-  test('DB_POOLER=transaction: unnamed statements unless asked, and a direct URL required', () => {
+  test('DB_POOLER=transaction: statements named outside transactions, and a direct URL required', () => {
     const pooled = { DATABASE_URL: 'postgres://u@pgbouncer:6432/engage', DATABASE_DIRECT_URL: 'postgres://u@db:5432/engage', DB_POOLER: 'transaction' }
     const config = loadConfig(pooled)
     assert.equal(config.pooler, 'transaction')
     assert.equal(config.databaseDirectUrl, 'postgres://u@db:5432/engage')
-    assert.equal(config.preparedStatements, false)
-    assert.equal(loadConfig({ ...pooled, DB_PREPARED_STATEMENTS: 'true' }).preparedStatements, true, 'PgBouncer 1.21+ with max_prepared_statements')
+    assert.equal(config.statements, 'pooled')
+    assert.equal(loadConfig({ ...pooled, DB_PREPARED_STATEMENTS: 'false' }).statements, 'unnamed')
+    assert.equal(loadConfig({ DB_PREPARED_STATEMENTS: 'false' }).statements, 'unnamed')
     for (const [env, message] of [
       [{ DB_POOLER: 'session' }, /DB_POOLER must be none or transaction, got "session"/],
       [{ DB_POOLER: 'transaction', DATABASE_URL: pooled.DATABASE_URL }, /DB_POOLER=transaction needs DATABASE_URL \(the pooler\) and DATABASE_DIRECT_URL/],

@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util'
 import { ConfigError, loadConfig } from '../config.js'
 import { openDatabase } from '../db/client.js'
 import type { Db } from '../db/db.js'
-import { usePreparedStatements } from '../db/query.js'
+import { useStatements } from '../db/query.js'
 import { ApiError, invalid, type ErrorDetails } from '../errors.js'
 import { validate, type JsonSchema } from '../http/validation.js'
 import { cliActing } from '../modules/audit/audit.context.js'
@@ -108,7 +108,8 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
 
 async function onConfiguredDatabase(command: Command, input: unknown, io: CliIo, context: CommandContext): Promise<object> {
   const config = loadConfig(io.env)
-  usePreparedStatements(config.preparedStatements)
+  // Straight to PostgreSQL (below), so no pooler's server connections to recover from.
+  useStatements(config.statements === 'pooled' ? 'named' : config.statements)
   const database = await openDatabase({
     // A one-off command needs no pooler: straight to PostgreSQL, whose session settings and
     // statement timeout (below) then apply as they are, leaving the role's defaults alone.

@@ -43,7 +43,11 @@ export class Pipeline {
     this.lanes = new Array<Lane | undefined>(options.connections).fill(undefined)
   }
 
-  async query<Row extends pg.QueryResultRow>(config: pg.QueryConfig): Promise<pg.QueryResult<Row>> {
+  /** `send` runs the query on the lane's client (queryNamed behind a transaction pooler). */
+  async query<Row extends pg.QueryResultRow>(
+    config: pg.QueryConfig,
+    send: (client: pg.Client, config: pg.QueryConfig) => Promise<pg.QueryResult<Row>> = (client) => client.query<Row>(config),
+  ): Promise<pg.QueryResult<Row>> {
     if (this.closed) throw new Error('Client was closed and is not queryable')
     const index = this.next
     this.next = (index + 1) % this.lanes.length
@@ -63,7 +67,7 @@ export class Pipeline {
       })
     }
     await lane.connected
-    return lane.client.query<Row>(config)
+    return send(lane.client, config)
   }
 
   private open(): Lane {

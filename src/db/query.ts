@@ -2,14 +2,21 @@
 // statements: PostgreSQL parses and plans each once per connection, and nothing assembles
 // SQL per request. A repository defines its statements at module load with defineQuery and
 // runs them with run(db, query, params), where db is the database or a transaction.
-import type pg from 'pg'
+import { createHash } from 'node:crypto'
+import pg from 'pg'
 import type { Db } from './db.js'
 import { pipelineOf } from './pipeline.js'
+import { queryNamed, queryNamedOnPool } from './pooler-statements.js'
 import { replicaFor } from './replica.js'
 
 export interface Query<Row> {
-  /** `<module>.<what>`, unique: the prepared statement's name on every connection. */
+  /** `<module>.<what>`, unique. */
   readonly name: string
+  /**
+   * The prepared statement's name on the wire: the name and a hash of the text, so that two
+   * versions of a statement (a rolling deploy behind one pooler) never share a name.
+   */
+  readonly preparedName: string
   readonly text: string
   /**
    * A short read (through a key or a small bounded range, about a millisecond) that may share
@@ -33,8 +40,11 @@ const registry = new Map<string, Query<unknown>>()
 
 export function defineQuery<Row>(name: string, text: string, options: { pipelined?: boolean; replica?: boolean } = {}): Query<Row> {
   if (registry.has(name)) throw new Error(`query ${name} is defined twice`)
+  // PostgreSQL cuts names at 63 bytes: the hash must fit.
+  if (Buffer.byteLength(name) > 52) throw new Error(`query name ${name} is longer than 52 bytes`)
   const query: Query<Row> = {
     name,
+    preparedName: `${name}/${createHash('sha256').update(text).digest('hex').slice(0, 10)}`,
     text,
     pipelined: options.pipelined ?? false,
     replica: options.replica ?? false,
@@ -55,26 +65,40 @@ export function definedQueries(): Query<unknown>[] {
   return [...registry.values()]
 }
 
-let named = true
 /**
- * Named prepared statements are on by default. A transaction-mode pooler older than
- * PgBouncer 1.21 cannot keep them: DB_PREPARED_STATEMENTS=false sends every statement
- * unnamed (parsed each time, which costs the database a little more CPU).
+ * How statements are sent (DB_PREPARED_STATEMENTS, DB_POOLER):
+ * - `named`: prepared once per connection, by name (PostgreSQL itself; PgBouncer 1.21+ with
+ *   max_prepared_statements);
+ * - `pooled`: behind a transaction pooler that does not keep them (PgBouncer before 1.21):
+ *   named outside transactions, recovering when a server connection lacks or has the name
+ *   (pooler-statements.ts); unnamed inside, where a failed statement would end the transaction;
+ * - `unnamed`: parsed and planned at every run.
  */
-export function usePreparedStatements(on: boolean): void {
-  named = on
+export type StatementMode = 'named' | 'pooled' | 'unnamed'
+
+let mode: StatementMode = 'named'
+
+export function useStatements(next: StatementMode): void {
+  mode = next
 }
 
 /** Runs a statement of the registry on the pool (pipelined when it may be) or on a transaction's client. */
 export async function run<Row>(db: Db, query: Query<Row>, params: unknown[]): Promise<Row[]> {
   // Only a statement defineQuery registered runs, so the snapshot (test/db/statements) shows every one.
   if (registry.get(query.name) !== query) throw new Error(`query ${query.name} was not defined with defineQuery`)
-  const config = named ? { name: query.name, text: query.text, values: params } : { text: query.text, values: params }
-  const pipeline = query.pipelined ? pipelineOf(db) : undefined
+  const pool = db instanceof pg.Pool ? db : undefined
+  const named = mode === 'named' || (mode === 'pooled' && pool !== undefined)
+  const config: pg.QueryConfig = named ? { name: query.preparedName, text: query.text, values: params } : { text: query.text, values: params }
+  const recovering = named && mode === 'pooled'
+  const pipeline = query.pipelined && pool ? pipelineOf(pool) : undefined
   const primary = () =>
-    pipeline ? pipeline.query<Row & pg.QueryResultRow>(config) : (db as pg.Pool).query<Row & pg.QueryResultRow>(config)
-  const replica = query.replica ? replicaFor(db) : undefined
-  const result = await (replica ? replica.query<Row & pg.QueryResultRow>(config, primary) : primary())
+    pipeline
+      ? pipeline.query<Row & pg.QueryResultRow>(config, recovering ? queryNamed : undefined)
+      : pool && recovering
+        ? queryNamedOnPool<Row & pg.QueryResultRow>(pool, config)
+        : db.query<Row & pg.QueryResultRow>(config)
+  const replica = query.replica && pool ? replicaFor(pool) : undefined
+  const result = await (replica ? replica.query<Row & pg.QueryResultRow>(config, primary, recovering) : primary())
   return result.rows
 }
 

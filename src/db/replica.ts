@@ -22,6 +22,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import pg from 'pg'
 import { isDatabaseUnavailable } from './errors.js'
+import { queryNamedOnPool } from './pooler-statements.js'
 import type { SharedWrites } from './shared-writes.js'
 
 export const POLL_MS = 200
@@ -170,10 +171,13 @@ export class Replica {
     return this.replayed >= context.floor && this.replayed >= written
   }
 
-  /** Runs a read on the replica; a connection-level failure marks it down and reads the primary. */
-  async query<Row extends pg.QueryResultRow>(config: pg.QueryConfig, primary: () => Promise<pg.QueryResult<Row>>): Promise<pg.QueryResult<Row>> {
+  /**
+   * Runs a read on the replica; a connection-level failure marks it down and reads the primary.
+   * `pooled`: the replica's URL may be a transaction pooler (src/db/pooler-statements.ts).
+   */
+  async query<Row extends pg.QueryResultRow>(config: pg.QueryConfig, primary: () => Promise<pg.QueryResult<Row>>, pooled: boolean): Promise<pg.QueryResult<Row>> {
     try {
-      return await this.pool.query<Row>(config)
+      return await (pooled ? queryNamedOnPool<Row>(this.pool, config) : this.pool.query<Row>(config))
     } catch (err) {
       if (!isDatabaseUnavailable(err)) throw err
       this.markDown(err as Error)

@@ -13,7 +13,7 @@ import { loadConfig, type Config } from '../../src/config.js'
 import { openDatabase, type DatabaseHandle } from '../../src/db/client.js'
 import type { Db } from '../../src/db/db.js'
 import { startEmbeddedCluster, type EmbeddedCluster } from '../../src/db/embedded.js'
-import { usePreparedStatements } from '../../src/db/query.js'
+import { useStatements } from '../../src/db/query.js'
 import { orm, type TestDb } from './orm.js'
 import { rememberSecret, rememberSecretsIn, secretsInAuditLog } from './secrets.js'
 
@@ -42,9 +42,9 @@ const TEMPLATE_LOCK = 7_401_230
  * through it with DB_POOLER=transaction; databases are created and dropped on the server.
  */
 const poolerUrl = process.env.TEST_DATABASE_POOLER_URL || undefined
-// Unnamed statements from the start, also for the test files that open databases without an
-// app (buildApp sets it again from the config, to the same value).
-if (poolerUrl) usePreparedStatements(false)
+// Statements as behind a pooler from the start, also for the test files that open databases
+// without an app (buildApp sets it again from the config, to the same value).
+if (poolerUrl) useStatements('pooled')
 
 async function withAdmin<T>(adminUrl: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: adminUrl })
@@ -151,7 +151,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   })
   return {
     ...base,
-    ...(poolerUrl && process.env.TEST_DATABASE_URL ? { pooler: 'transaction' as const, preparedStatements: false } : {}),
+    ...(poolerUrl && process.env.TEST_DATABASE_URL ? { pooler: 'transaction' as const, statements: 'pooled' as const } : {}),
     ...overrides,
     rateLimit: {
       max: 100_000,
