@@ -4,8 +4,9 @@
 // (deploy/local-cluster/cluster.ts) in a temp folder; two services (bench/server.ts, each
 // with its own "Bench Co" of the same size) run on the same primary: one with DATABASE_URL
 // on PostgreSQL itself, one with DATABASE_URL on PgBouncer, DB_POOLER=transaction and
-// DATABASE_REPLICA_URL; a third, direct with DB_PREPARED_STATEMENTS=false, separates what
-// unnamed statements cost from the pooler's hop. The runs alternate (direct, unnamed,
+// DATABASE_REPLICA_URL; a third, direct with DB_PREPARED_STATEMENTS=false, shows what the
+// statements would cost unnamed (as they were sent behind PgBouncer 1.18 before
+// src/db/pooler-statements.ts). The runs alternate (direct, unnamed,
 // cluster, twice) so the machine's drift falls on all; each figure is the mean of its two
 // runs. Goal (issue 29): through the cluster within 20 % of direct.
 import { spawn, type ChildProcess } from 'node:child_process'
@@ -52,7 +53,7 @@ export async function runCluster(): Promise<void> {
     const u = urls(state)
     const direct = await service({ DATABASE_URL: u.primary })
     services.push(direct.child)
-    // What the pooler costs apart from the hop: the same statements unnamed, as behind PgBouncer 1.18.
+    // The same statements unnamed: what named statements behind the pooler save.
     const unnamed = await service({ DATABASE_URL: u.primary, DB_PREPARED_STATEMENTS: 'false' })
     services.push(unnamed.child)
     const cluster = await service({ DATABASE_URL: u.pgbouncer, DB_POOLER: 'transaction', DATABASE_DIRECT_URL: u.primary, DATABASE_REPLICA_URL: u.replica })

@@ -32,7 +32,7 @@ export async function queryNamed<Row extends pg.QueryResultRow>(client: pg.Clien
       return await client.query<Row>(config)
     } catch (err) {
       const code = (err as { code?: unknown }).code
-      if (code === NOT_PREPARED) delete parsedNames(client)[name]
+      if (code === NOT_PREPARED) parsedNames(client)[name] = undefined
       else if (code === ALREADY_PREPARED) parsedNames(client)[name] = config.text
       else throw err
     }
