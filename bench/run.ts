@@ -9,6 +9,7 @@
 // (bench/scale.ts); --no-company-stats tries them without statistics on company_id.
 // npm run bench -- --webhooks: writes without and with webhook subscriptions (bench/webhooks.ts).
 // npm run bench -- --cluster: reads directly and through PgBouncer + a replica (bench/cluster.ts).
+// npm run bench -- --versus <ref>: contact by id, this build beside an earlier one (bench/versus.ts).
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { readFileSync } from 'node:fs'
@@ -298,7 +299,13 @@ async function sideBySide() {
 }
 
 const args = process.argv.slice(2)
-if (args.includes('--cluster')) {
+const versus = args.indexOf('--versus')
+if (versus >= 0) {
+  const ref = args[versus + 1]
+  if (!ref) throw new Error('--versus needs a git ref: npm run bench -- --versus <ref>')
+  const { runVersus } = await import('./versus.js')
+  await runVersus(ref, adminUrl)
+} else if (args.includes('--cluster')) {
   const { runCluster } = await import('./cluster.js')
   await runCluster()
 } else if (args.includes('--webhooks')) {

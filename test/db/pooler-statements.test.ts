@@ -68,10 +68,11 @@ for (const backend of backends()) {
       try {
         const config = { name: 'test.pooled/1', text: 'select $1::int as n, pg_backend_pid() as pid', values: [1] }
         const first = (await queryNamedOnPool<{ n: number; pid: number }>(pool, config)).rows[0]
+        assert.ok(first)
         await pool.query('deallocate all')
         const second = (await queryNamedOnPool<{ n: number; pid: number }>(pool, { ...config, values: [2] })).rows[0]
         assert.equal(second?.n, 2)
-        assert.equal(second.pid, first?.pid, 'the same connection')
+        assert.equal(second.pid, first.pid, 'the same connection')
         await assert.rejects(queryNamedOnPool(pool, { name: 'test.fails/1', text: 'select 1 / $1::int', values: [0] }), (err) => codeOf(err) === '22012')
         const third = (await queryNamedOnPool<{ n: number; pid: number }>(pool, { ...config, values: [3] })).rows[0]
         assert.notEqual(third?.pid, first.pid, 'a new connection')

@@ -1,0 +1,137 @@
+// npm run bench -- --versus <git ref>: this build and an earlier one side by side in one run,
+// for a goal stated against "the figure before this work" (issue 27: contact by id within
+// 5 % of its figure before access control). The earlier tree is taken with `git archive`
+// into a temp folder, installed with `npm ci` and built; each build serves its own scratch
+// database with its own bench/server.ts ("Bench Co", the small size). The contact each one
+// reads is given the same 2 tags and 2 custom fields, both databases are analysed, and the
+// runs alternate (earlier, this, three times) so the machine's drift falls on both.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { cpus, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createInterface } from 'node:readline'
+import autocannon from 'autocannon'
+import pg from 'pg'
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 10)
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 50)
+const ROUNDS = 3
+
+interface ServiceInfo {
+  port: number
+  token: string
+  companyId: number
+  contactId: number
+}
+
+interface Build {
+  label: string
+  dir: string
+  database: string
+  child?: ChildProcess
+  info?: ServiceInfo
+}
+
+function databaseUrl(adminUrl: string, name: string): string {
+  const url = new URL(adminUrl)
+  url.pathname = `/${name}`
+  return url.toString()
+}
+
+async function serve(build: Build, adminUrl: string): Promise<ServiceInfo> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/server.ts'], {
+    cwd: build.dir,
+    env: { ...process.env, DATABASE_URL: databaseUrl(adminUrl, build.database), BENCH_ANALYZE: 'true', REDIS_URL: '', DB_POOLER: '', DATABASE_DIRECT_URL: '', DATABASE_REPLICA_URL: '' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  build.child = child
+  const [line] = (await once(createInterface({ input: child.stdout }), 'line')) as [string]
+  return JSON.parse(line) as ServiceInfo
+}
+
+/** The contact read gets exactly 2 tags and 2 custom fields, whatever the build's generator gave it; then statistics. */
+async function sameContact(url: string, info: ServiceInfo): Promise<void> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    const params = [info.companyId, info.contactId]
+    await client.query('delete from contact_tags where company_id = $1 and contact_id = $2', params)
+    await client.query('delete from contact_custom_values where company_id = $1 and contact_id = $2', params)
+    await client.query(`insert into contact_tags (company_id, contact_id, tag_id)
+                        select $1, $2, id from tags where company_id = $1 order by id limit 2`, params)
+    await client.query(`insert into contact_custom_values (company_id, contact_id, custom_field_id, value)
+                        select $1, $2, id, 'value' from custom_fields where company_id = $1 order by id limit 2`, params)
+    await client.query('vacuum (analyze)')
+  } finally {
+    await client.end()
+  }
+}
+
+async function rps(url: string, token: string): Promise<{ rps: number; p50: number; p99: number; errors: number }> {
+  const options = { url, connections, headers: { authorization: `Bearer ${token}` } }
+  await autocannon({ ...options, duration: 2 })
+  const result = await autocannon({ ...options, duration: seconds })
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx }
+}
+
+export async function runVersus(ref: string, adminUrl: string): Promise<void> {
+  const commit = execFileSync('git', ['rev-parse', '--short', `${ref}^{commit}`], { encoding: 'utf8' }).trim()
+  const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim()
+  const dir = mkdtempSync(join(tmpdir(), 'engage-bench-versus-'))
+  const suffix = String(process.pid)
+  const builds: Build[] = [
+    { label: `earlier (${commit})`, dir, database: `engage_bench_versus_earlier_${suffix}` },
+    { label: `this (${head}, working tree)`, dir: process.cwd(), database: `engage_bench_versus_this_${suffix}` },
+  ]
+  const admin = new pg.Client({ connectionString: adminUrl })
+  await admin.connect()
+  try {
+    execFileSync('sh', ['-c', `git archive ${commit} | tar -x -C "${dir}"`], { stdio: 'inherit' })
+    console.log(`installing and building ${commit} in ${dir}`)
+    execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dir, stdio: 'inherit' })
+    execFileSync('npm', ['run', 'build', '--silent'], { cwd: dir, stdio: 'inherit' })
+    for (const build of builds) {
+      await admin.query(`CREATE DATABASE ${build.database}`)
+      build.info = await serve(build, adminUrl)
+      await sameContact(databaseUrl(adminUrl, build.database), build.info)
+    }
+    const runs = new Map<Build, Awaited<ReturnType<typeof rps>>[]>(builds.map((build) => [build, []]))
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const build of builds) {
+        const info = build.info
+        if (!info) throw new Error(`${build.label} did not start`)
+        runs.get(build)?.push(await rps(`http://127.0.0.1:${String(info.port)}/api/v1/contacts/${String(info.contactId)}`, info.token))
+      }
+    }
+    const mean = (list: { rps: number }[]) => list.reduce((sum, r) => sum + r.rps, 0) / list.length
+    const earlier = mean(runs.get(builds[0] as Build) ?? [])
+    const rows = builds.map((build) => {
+      const list = runs.get(build) ?? []
+      const share = Math.round((mean(list) / earlier) * 100)
+      return {
+        build: build.label,
+        [`req/s (mean of ${String(ROUNDS)})`]: Math.round(mean(list)),
+        'runs req/s': list.map((r) => Math.round(r.rps)).join(' / '),
+        'vs earlier': `${String(share)} %`,
+        'goal ≥ 95 %': build === builds[0] ? '' : share >= 95 ? 'yes' : 'NO',
+        'p50 ms': list.map((r) => r.p50).join(' / '),
+        'p99 ms': list.map((r) => r.p99).join(' / '),
+        errors: list.reduce((sum, r) => sum + r.errors, 0),
+      }
+    })
+    console.log(`\nengage bench --versus ${ref}: GET /api/v1/contacts/:id (2 tags, 2 custom fields, analysed), ${String(connections)} connections, ${String(seconds)} s per run after a 2 s warm-up, ${String(cpus().length)} cores`)
+    console.table(rows)
+  } finally {
+    for (const build of builds) {
+      if (build.child && build.child.exitCode === null) {
+        const exited = once(build.child, 'exit')
+        build.child.kill('SIGTERM')
+        await exited
+      }
+      await admin.query(`DROP DATABASE IF EXISTS ${build.database} WITH (FORCE)`)
+    }
+    await admin.end()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
