@@ -3,7 +3,7 @@
 // retention job deletes from it. Every statement takes the caller's company, except the
 // retention job's, which walks every company.
 import type { Db } from '../../db/db.js'
-import { defineQuery, run, runOne } from '../../db/query.js'
+import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
 import { AUDIT_EVENT_TYPE } from '../webhooks/event-types.js'
 import { outboxCtes } from '../webhooks/outbox.js'
@@ -85,7 +85,7 @@ const insertStatement = defineQuery<{ id: number }>(
 )
 
 export async function insertAuditRow(db: Db, companyId: CompanyId, row: NewAuditRow): Promise<number> {
-  const inserted = await runOne(db, insertStatement, [
+  const inserted = await runSingle(db, insertStatement, [
     companyId,
     row.occurredAt,
     row.action,
@@ -102,7 +102,6 @@ export async function insertAuditRow(db: Db, companyId: CompanyId, row: NewAudit
     row.requestId,
     row.changes,
   ])
-  if (!inserted) throw new Error('insert returned no row')
   return inserted.id
 }
 

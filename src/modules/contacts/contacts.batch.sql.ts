@@ -3,7 +3,7 @@
 import type { Static } from 'typebox'
 import type { Db } from '../../db/db.js'
 import { addToCounters, WRITER_SLOT } from '../../db/counters.js'
-import { defineQuery, run, runOne } from '../../db/query.js'
+import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
 import { leadJson } from '../leads/leads.repository.js'
 import { leadLinkKey, LINKED_LEADS } from '../leads/lead-links.js'
@@ -166,7 +166,7 @@ export async function resolveLocked(
   companyId: CompanyId,
   input: { contactIds: number[]; newIds: number; tagIds: number[]; fieldNames: string[]; userIds: number[] },
 ) {
-  const row = await runOne(db, resolveStatement, [
+  const row = await runSingle(db, resolveStatement, [
     companyId,
     input.contactIds,
     input.tagIds,
@@ -174,7 +174,6 @@ export async function resolveLocked(
     input.userIds,
     input.newIds,
   ])
-  if (!row) throw new Error('resolve returned no row')
   return {
     tags: row.tags,
     customFields: row.custom_fields,

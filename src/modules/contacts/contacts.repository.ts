@@ -355,11 +355,9 @@ export async function findContactReferences(
   lockEmail?: string,
 ): Promise<ContactReferences> {
   const lowered = fieldNames.map((name) => name.toLowerCase())
-  const row = await (lockEmail === undefined
-    ? runOne(db, contactReferences, [companyId, tagIds, lowered])
-    : runOne(db, contactReferencesLockingEmail, [companyId, tagIds, lowered, lockEmail]))
-  if (!row) throw new Error('references returned no row')
-  return row
+  return lockEmail === undefined
+    ? runSingle(db, contactReferences, [companyId, tagIds, lowered])
+    : runSingle(db, contactReferencesLockingEmail, [companyId, tagIds, lowered, lockEmail])
 }
 
 /** A new contact's columns, in the order of the insert's parameters $2 to $21. */

@@ -158,8 +158,9 @@ const setRoleStatement = defineQuery<UserRow>(
   `update users set role = $3, updated_at = $4 where company_id = $1 and id = $2 returning ${USER_ROW}`,
 )
 
-export async function updateUserRole(db: Db, companyId: CompanyId, id: number, role: 'admin' | 'member', at: Date): Promise<UserRow | undefined> {
-  return runOne(db, setRoleStatement, [companyId, id, role, at])
+/** The user locked by the caller, with its new role. */
+export async function updateUserRole(db: Db, companyId: CompanyId, id: number, role: 'admin' | 'member', at: Date): Promise<UserRow> {
+  return runSingle(db, setRoleStatement, [companyId, id, role, at])
 }
 
 const companyForUpdate = defineQuery<CompanyRow>('users.companyForUpdate', `select ${COMPANY_ROW} from companies where id = $1 for update`)
@@ -173,6 +174,7 @@ const setTimezoneStatement = defineQuery<CompanyRow>(
   `update companies set timezone = $2, updated_at = $3 where id = $1 returning ${COMPANY_ROW}`,
 )
 
-export async function updateCompanyTimezone(db: Db, companyId: CompanyId, timezone: string, at: Date): Promise<CompanyRow | undefined> {
-  return runOne(db, setTimezoneStatement, [companyId, timezone, at])
+/** The company locked by the caller, with its new zone. */
+export async function updateCompanyTimezone(db: Db, companyId: CompanyId, timezone: string, at: Date): Promise<CompanyRow> {
+  return runSingle(db, setTimezoneStatement, [companyId, timezone, at])
 }

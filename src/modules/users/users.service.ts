@@ -140,7 +140,6 @@ export async function setUserRole(db: Db, acting: Acting, input: UserSetRoleInpu
     if (was.role === input.role) return toUser(was)
     const companyId = asCompanyId(was.companyId)
     const row = await updateUserRole(tx, companyId, was.id, input.role, now)
-    if (!row) throw new Error('update returned no row')
     await announceUserRevoked(tx, row.id)
     await recordAudit(tx, companyId, context, {
       action: 'user.changed',
@@ -165,7 +164,6 @@ export async function setCompanyTimezone(db: Db, acting: Acting, input: CompanyS
     if (!was) throw new ApiError(404, `company ${String(input.company)} not found`)
     if (was.timezone === input.timezone) return toCompany(was)
     const row = await updateCompanyTimezone(tx, companyId, input.timezone, now)
-    if (!row) throw new Error('update returned no row')
     await recordAudit(tx, companyId, context, {
       action: 'company.settings_changed',
       target: { id: row.id, label: row.name },
