@@ -472,11 +472,10 @@ for (const backend of backends()) {
       await emit(main, acme, [{ type: 'custom_field.created', data: { id: 1 } }])
       const times: number[] = []
       for (;;) {
-        // 30 s, not 10: through PgBouncer under CI's load one of the 15 rounds once took longer.
         await until('an outcome', async () => {
           const row = (await deliveries(main.sql, subscription.id))[0]
           return row !== undefined && row.attempts === times.length + 1 && recorded(row)
-        }, 30_000)
+        })
         times.push(clock.getTime() - start.getTime())
         const [row] = await deliveries(main.sql, subscription.id)
         if (row?.status !== 'pending') break
