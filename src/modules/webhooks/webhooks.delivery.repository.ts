@@ -120,6 +120,9 @@ export interface Outcome {
 // attempt they were leased for), then their subscriptions, only when something changes: the
 // first failure sets failing_since, a success clears it, and 3 days of failures disable the
 // subscription with the reason (its rows are locked after the deliveries', and rarely).
+// The 3 days count to the failed attempts' own time (last_attempt_at, set by the claim), not
+// to when they are recorded: an earlier attempt recorded late must not disable the
+// subscription before its oldest delivery's last attempt, due at the 3 days, is made.
 const recordStatement = defineQuery<{ company_id: number; id: number; url: string; disabled: boolean }>(
   'webhooks.deliveryRecord',
   `with outcome as (
@@ -139,13 +142,14 @@ const recordStatement = defineQuery<{ company_id: number; id: number; url: strin
    ), by_subscription as (
      select company_id, subscription_id, bool_or(delivered) as delivered,
             min(last_attempt_at) filter (where not delivered) as failed_since,
+            max(last_attempt_at) filter (where not delivered) as last_failed_at,
             (array_agg(error order by last_attempt_at desc) filter (where not delivered))[1] as last_error
        from recorded
       group by company_id, subscription_id
    ), verdict as (
      select s.company_id, s.id, b.delivered, b.failed_since, b.last_error, s.failing_since as was_failing_since,
             not b.delivered and s.enabled
-              and coalesce(s.failing_since, b.failed_since) <= $8::timestamptz - $9::int * interval '1 millisecond' as disable
+              and coalesce(s.failing_since, b.failed_since) <= b.last_failed_at - $9::int * interval '1 millisecond' as disable
        from by_subscription b
        join webhook_subscriptions s on s.company_id = b.company_id and s.id = b.subscription_id
    )

@@ -59,13 +59,14 @@ with outcome as (
 ), by_subscription as (
   select company_id, subscription_id, bool_or(delivered) as delivered,
          min(last_attempt_at) filter (where not delivered) as failed_since,
+         max(last_attempt_at) filter (where not delivered) as last_failed_at,
          (array_agg(error order by last_attempt_at desc) filter (where not delivered))[1] as last_error
     from recorded
    group by company_id, subscription_id
 ), verdict as (
   select s.company_id, s.id, b.delivered, b.failed_since, b.last_error, s.failing_since as was_failing_since,
          not b.delivered and s.enabled
-           and coalesce(s.failing_since, b.failed_since) <= $8::timestamptz - $9::int * interval '1 millisecond' as disable
+           and coalesce(s.failing_since, b.failed_since) <= b.last_failed_at - $9::int * interval '1 millisecond' as disable
     from by_subscription b
     join webhook_subscriptions s on s.company_id = b.company_id and s.id = b.subscription_id
 )
