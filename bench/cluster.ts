@@ -15,11 +15,9 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
-import autocannon from 'autocannon'
 import { prepare, start, stop, urls, type Part } from '../deploy/local-cluster/cluster.js'
+import { connections, measure, seconds, type Measured } from './load.js'
 
-const seconds = Number(process.env.BENCH_SECONDS ?? 10)
-const connections = Number(process.env.BENCH_CONNECTIONS ?? 50)
 
 interface ServiceInfo {
   port: number
@@ -36,12 +34,6 @@ async function service(env: Record<string, string>): Promise<{ child: ChildProce
   return { child, info: JSON.parse(line) as ServiceInfo }
 }
 
-async function rps(url: string, token: string): Promise<{ rps: number; p50: number; p99: number; errors: number }> {
-  const options = { url, connections, headers: { authorization: `Bearer ${token}` } }
-  await autocannon({ ...options, duration: 2 })
-  const result = await autocannon({ ...options, duration: seconds })
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx }
-}
 
 export async function runCluster(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'engage-bench-cluster-'))
@@ -64,10 +56,10 @@ export async function runCluster(): Promise<void> {
     ]
     const rows: Record<string, string | number>[] = []
     for (const scenario of scenarios) {
-      const runs = { direct: [] as Awaited<ReturnType<typeof rps>>[], unnamed: [] as Awaited<ReturnType<typeof rps>>[], cluster: [] as Awaited<ReturnType<typeof rps>>[] }
+      const runs = { direct: [] as Measured[], unnamed: [] as Measured[], cluster: [] as Measured[] }
       for (let round = 0; round < 2; round++) {
         for (const [label, s] of [['direct', direct], ['unnamed', unnamed], ['cluster', cluster]] as const) {
-          runs[label].push(await rps(`http://127.0.0.1:${s.info.port}${scenario.path(s.info)}`, s.info.token))
+          runs[label].push(await measure(`http://127.0.0.1:${s.info.port}${scenario.path(s.info)}`, s.info.token))
         }
       }
       const mean = (list: { rps: number }[]) => list.reduce((sum, r) => sum + r.rps, 0) / list.length

@@ -11,11 +11,9 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
-import autocannon from 'autocannon'
 import pg from 'pg'
+import { connections, measure, seconds, type Measured } from './load.js'
 
-const seconds = Number(process.env.BENCH_SECONDS ?? 10)
-const connections = Number(process.env.BENCH_CONNECTIONS ?? 50)
 const ROUNDS = 3
 
 interface ServiceInfo {
@@ -68,12 +66,6 @@ async function sameContact(url: string, info: ServiceInfo): Promise<void> {
   }
 }
 
-async function rps(url: string, token: string): Promise<{ rps: number; p50: number; p99: number; errors: number }> {
-  const options = { url, connections, headers: { authorization: `Bearer ${token}` } }
-  await autocannon({ ...options, duration: 2 })
-  const result = await autocannon({ ...options, duration: seconds })
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx }
-}
 
 export async function runVersus(ref: string, adminUrl: string): Promise<void> {
   const commit = execFileSync('git', ['rev-parse', '--short', `${ref}^{commit}`], { encoding: 'utf8' }).trim()
@@ -96,12 +88,12 @@ export async function runVersus(ref: string, adminUrl: string): Promise<void> {
       build.info = await serve(build, adminUrl)
       await sameContact(databaseUrl(adminUrl, build.database), build.info)
     }
-    const runs = new Map<Build, Awaited<ReturnType<typeof rps>>[]>(builds.map((build) => [build, []]))
+    const runs = new Map<Build, Measured[]>(builds.map((build) => [build, []]))
     for (let round = 0; round < ROUNDS; round++) {
       for (const build of builds) {
         const info = build.info
         if (!info) throw new Error(`${build.label} did not start`)
-        runs.get(build)?.push(await rps(`http://127.0.0.1:${String(info.port)}/api/v1/contacts/${String(info.contactId)}`, info.token))
+        runs.get(build)?.push(await measure(`http://127.0.0.1:${String(info.port)}/api/v1/contacts/${String(info.contactId)}`, info.token))
       }
     }
     const mean = (list: { rps: number }[]) => list.reduce((sum, r) => sum + r.rps, 0) / list.length
