@@ -3,6 +3,7 @@
 // SQL per request. A repository defines its statements at module load with defineQuery and
 // runs them with run(db, query, params), where db is the database or a transaction.
 import { createHash } from 'node:crypto'
+import { channel } from 'node:diagnostics_channel'
 import pg from 'pg'
 import type { Db } from './db.js'
 import { pipelineOf } from './pipeline.js'
@@ -82,10 +83,14 @@ export function useStatements(next: StatementMode): void {
   mode = next
 }
 
+/** Each statement run() sends (its Query), for whoever counts a request's statements (tests). */
+export const statementChannel = channel('engage.db.statement')
+
 /** Runs a statement of the registry on the pool (pipelined when it may be) or on a transaction's client. */
 export async function run<Row>(db: Db, query: Query<Row>, params: unknown[]): Promise<Row[]> {
   // Only a statement defineQuery registered runs, so the snapshot (test/db/statements) shows every one.
   if (registry.get(query.name) !== query) throw new Error(`query ${query.name} was not defined with defineQuery`)
+  if (statementChannel.hasSubscribers) statementChannel.publish(query)
   const pool = db instanceof pg.Pool ? db : undefined
   const named = mode === 'named' || (mode === 'pooled' && pool !== undefined)
   const config: pg.QueryConfig = named ? { name: query.preparedName, text: query.text, values: params } : { text: query.text, values: params }

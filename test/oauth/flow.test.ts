@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { sql } from 'drizzle-orm'
-import { definedQueries } from '../../src/db/query.js'
+import { statementChannel, type Query } from '../../src/db/query.js'
 import { deactivateUser } from '../../src/modules/auth/accounts.service.js'
 import { createToken } from '../../src/modules/auth/tokens.service.js'
 import { systemActing } from '../../src/modules/audit/audit.context.js'
@@ -219,22 +219,15 @@ for (const backend of backends()) {
     test('an OAuth access token costs the statements a personal token costs: its grant and app come with the one lookup', async () => {
       const { access_token: accessToken } = (await exchange(await codeFor())).json()
       const { token: personal } = await createToken(t.db, systemActing(), user.id, { scopes: ['contacts:read'] })
-      const nameOfText = new Map(definedQueries().map((query) => [query.text, query.name]))
-      const pool = t.db as unknown as { query: (...args: unknown[]) => unknown }
-      const original = pool.query
       const statements = async (bearer: string) => {
         const seen: string[] = []
-        pool.query = (...args: unknown[]) => {
-          const config = args[0] as { name?: string; text?: string } | string
-          // By name; behind a transaction pooler statements go unnamed: named from their text.
-          seen.push(typeof config === 'string' ? config : (config.name ?? nameOfText.get(config.text ?? '') ?? config.text ?? ''))
-          return original.apply(pool, args)
-        }
+        const note = (query: unknown) => seen.push((query as Query<unknown>).name)
+        statementChannel.subscribe(note)
         try {
           // Never used before: not in the token cache, so the lookup runs.
           assert.equal((await api(bearer, '/api/v1/users/authorize_api')).statusCode, 200)
         } finally {
-          pool.query = original
+          statementChannel.unsubscribe(note)
         }
         return seen
       }
