@@ -59,7 +59,7 @@ export async function runCluster(): Promise<void> {
       const runs = { direct: [] as Measured[], unnamed: [] as Measured[], cluster: [] as Measured[] }
       for (let round = 0; round < 2; round++) {
         for (const [label, s] of [['direct', direct], ['unnamed', unnamed], ['cluster', cluster]] as const) {
-          runs[label].push(await measure(`http://127.0.0.1:${s.info.port}${scenario.path(s.info)}`, s.info.token))
+          runs[label].push(await measure(`http://127.0.0.1:${s.info.port}${scenario.path(s.info)}`, s.info.token, s.child.pid))
         }
       }
       const mean = (list: { rps: number }[]) => list.reduce((sum, r) => sum + r.rps, 0) / list.length
@@ -77,6 +77,7 @@ export async function runCluster(): Promise<void> {
           'p50 ms': list.map((r) => r.p50).join(' / '),
           'p99 ms': list.map((r) => r.p99).join(' / '),
           errors: list.reduce((sum, r) => sum + r.errors, 0),
+          'CPU µs/req service / PostgreSQL / PgBouncer': list.map((r) => `${String(r.cpu.service)} / ${String(r.cpu.postgres)} / ${String(r.cpu.pgbouncer)}`).join(', '),
         })
       }
     }

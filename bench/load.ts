@@ -1,5 +1,8 @@
 // One measured run of autocannon on a URL with a bearer token, after a 2 s warm-up
-// (BENCH_SECONDS, BENCH_CONNECTIONS): the side-by-side runs of --cluster and --versus.
+// (BENCH_SECONDS, BENCH_CONNECTIONS): the side-by-side runs of --cluster and --versus. With
+// the service's pid it also tells where the machine's CPU went per request: the service, all
+// PostgreSQL processes, PgBouncer (/proc, Linux).
+import { readdirSync, readFileSync } from 'node:fs'
 import autocannon from 'autocannon'
 
 export const seconds = Number(process.env.BENCH_SECONDS ?? 10)
@@ -10,11 +13,49 @@ export interface Measured {
   p50: number
   p99: number
   errors: number
+  /** CPU µs per request: the service, PostgreSQL (every backend), PgBouncer. */
+  cpu: { service: number; postgres: number; pgbouncer: number }
 }
 
-export async function measure(url: string, token: string): Promise<Measured> {
+/** User + system CPU of a process in µs, and its program name; undefined once it is gone. */
+function processCpu(pid: string): { program: string; micros: number } | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const program = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    // utime and stime: fields 14 and 15 of stat, 12 and 13 after the program name; in ticks of 10 ms.
+    return { program, micros: ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / 100 }
+  } catch {
+    return undefined
+  }
+}
+
+function cpuNow(servicePid: number | undefined): Measured['cpu'] {
+  const totals = { service: 0, postgres: 0, pgbouncer: 0 }
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue
+    const found = processCpu(pid)
+    if (!found) continue
+    if (Number(pid) === servicePid) totals.service += found.micros
+    else if (found.program === 'postgres') totals.postgres += found.micros
+    else if (found.program === 'pgbouncer') totals.pgbouncer += found.micros
+  }
+  return totals
+}
+
+export async function measure(url: string, token: string, servicePid?: number): Promise<Measured> {
   const options = { url, connections, headers: { authorization: `Bearer ${token}` } }
   await autocannon({ ...options, duration: 2 })
+  const before = cpuNow(servicePid)
   const result = await autocannon({ ...options, duration: seconds })
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx }
+  const after = cpuNow(servicePid)
+  const requests = Math.max(result.requests.total, 1)
+  const per = (key: keyof Measured['cpu']) => Math.round((after[key] - before[key]) / requests)
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.non2xx,
+    cpu: { service: per('service'), postgres: per('postgres'), pgbouncer: per('pgbouncer') },
+  }
 }

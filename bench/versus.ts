@@ -93,7 +93,7 @@ export async function runVersus(ref: string, adminUrl: string): Promise<void> {
       for (const build of builds) {
         const info = build.info
         if (!info) throw new Error(`${build.label} did not start`)
-        runs.get(build)?.push(await measure(`http://127.0.0.1:${String(info.port)}/api/v1/contacts/${String(info.contactId)}`, info.token))
+        runs.get(build)?.push(await measure(`http://127.0.0.1:${String(info.port)}/api/v1/contacts/${String(info.contactId)}`, info.token, build.child?.pid))
       }
     }
     const mean = (list: { rps: number }[]) => list.reduce((sum, r) => sum + r.rps, 0) / list.length
@@ -110,6 +110,7 @@ export async function runVersus(ref: string, adminUrl: string): Promise<void> {
         'p50 ms': list.map((r) => r.p50).join(' / '),
         'p99 ms': list.map((r) => r.p99).join(' / '),
         errors: list.reduce((sum, r) => sum + r.errors, 0),
+        'CPU µs/req service / PostgreSQL': list.map((r) => `${String(r.cpu.service)} / ${String(r.cpu.postgres)}`).join(', '),
       }
     })
     console.log(`\nengage bench --versus ${ref}: GET /api/v1/contacts/:id (2 tags, 2 custom fields, analysed), ${String(connections)} connections, ${String(seconds)} s per run after a 2 s warm-up, ${String(cpus().length)} cores`)
