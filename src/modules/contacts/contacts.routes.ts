@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { sendJsonText } from '../../http/json-text.js'
-import { sendPage } from '../../http/pagination.js'
+import { sendPage, sendPageJson } from '../../http/pagination.js'
 import { IdParams, Ref } from '../../http/schemas.js'
 import { sendListPage, sendWalkPage, walkRequest } from '../../http/sync.js'
 import { requireGiven } from '../../http/validation.js'
@@ -44,6 +44,8 @@ const contactsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     if (walk) return sendWalkPage(request, reply, await contactsWalk(app.db, request.caller, walk))
     requireGiven(query, ['page'])
     const page = await contactsPage(app.db, request.caller, query)
+    // A search answers rows; the plain list, JSON text written by its statement.
+    if (page.json !== undefined) return sendPageJson(request, reply, page.window, page.total, page.json)
     return sendListPage(reply, PAGE, sendPage(request, reply, page.window, page.total, page.data))
   })
 

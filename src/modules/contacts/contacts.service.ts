@@ -10,7 +10,7 @@ import type { Caller, CompanyId } from '../../tenancy.js'
 import { contactBusiness as businessOfContact } from '../businesses/businesses.service.js'
 import { contactEventsPage as eventsOfContact } from '../events/events.repository.js'
 import {
-  contactsPageWithTotal,
+  contactsPageJson,
   contactsWalkPage,
   deleteLockedContact,
   type ContactWalkRow,
@@ -236,8 +236,8 @@ export async function contactsPage(db: Db, caller: Caller, query: ContactsListQu
   }
   const counter =
     userId === undefined ? { list: CONTACTS_COUNTER, key: 0 } : { list: CONTACTS_BY_USER_COUNTER, key: userId }
-  const { total, rows } = await contactsPageWithTotal(db, companyId, counter, userId, window)
-  return { window, total, data: rows }
+  const { total, data } = await contactsPageJson(db, companyId, counter, userId, window)
+  return { window, total, json: data }
 }
 
 const toWalkItem = (row: ContactWalkRow) => {

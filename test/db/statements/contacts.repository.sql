@@ -17,10 +17,8 @@ select (select row_to_json(j) from (select c.id, c.user_id, c.first_name, c.last
 with total as (
   select coalesce((select sum(value) from counters where company_id = $1 and list = $2 and key = $3), 0)::bigint as n
 )
-select total.n as total, p.*
-  from total
-  left join lateral (
-    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
+select total.n as total,
+       coalesce((select array_to_json(array_agg((select j from (select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
                  from contact_tags ct
                  cross join lateral (select t.id, t.name, t.color from tags t
                                       where t.company_id = ct.company_id and t.id = ct.tag_id limit 1) t
@@ -28,23 +26,20 @@ select total.n as total, p.*
                  from contact_custom_values v
                  cross join lateral (select f.id, f.field from custom_fields f
                                       where f.company_id = v.company_id and f.id = v.custom_field_id limit 1) f
-                where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields, c.created_at, c.updated_at
-      from unnest(case when $5::bigint < total.n - $5::bigint then array(select id from contacts where company_id = (select $1::bigint) and deleted_at is null order by id limit $4 offset $5::bigint)
+                where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields, to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(c.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j) order by c.id))::text
+                   from unnest(case when $5::bigint < total.n - $5::bigint then array(select id from contacts where company_id = (select $1::bigint) and deleted_at is null order by id limit $4 offset $5::bigint)
             else array(select id from contacts where company_id = (select $1::bigint) and deleted_at is null order by id desc limit greatest(least($4, total.n - $5::bigint), 0) offset greatest(total.n - $5::bigint - $4, 0))
        end) as page_ids(page_id)
      cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c
-     where $5::bigint < total.n
-     order by c.id
-  ) p on true;
+                  where $5::bigint < total.n), '[]') as data
+  from total;
 
 -- contacts.pageOfUser (replica: src/db/replica.ts)
 with total as (
   select coalesce((select sum(value) from counters where company_id = $1 and list = $2 and key = $3), 0)::bigint as n
 )
-select total.n as total, p.*
-  from total
-  left join lateral (
-    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
+select total.n as total,
+       coalesce((select array_to_json(array_agg((select j from (select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
                  from contact_tags ct
                  cross join lateral (select t.id, t.name, t.color from tags t
                                       where t.company_id = ct.company_id and t.id = ct.tag_id limit 1) t
@@ -52,14 +47,13 @@ select total.n as total, p.*
                  from contact_custom_values v
                  cross join lateral (select f.id, f.field from custom_fields f
                                       where f.company_id = v.company_id and f.id = v.custom_field_id limit 1) f
-                where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields, c.created_at, c.updated_at
-      from unnest(case when $5::bigint < total.n - $5::bigint then array(select id from contacts where company_id = (select $1::bigint) and user_id = $6 and deleted_at is null order by id limit $4 offset $5::bigint)
+                where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields, to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(c.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j) order by c.id))::text
+                   from unnest(case when $5::bigint < total.n - $5::bigint then array(select id from contacts where company_id = (select $1::bigint) and user_id = $6 and deleted_at is null order by id limit $4 offset $5::bigint)
             else array(select id from contacts where company_id = (select $1::bigint) and user_id = $6 and deleted_at is null order by id desc limit greatest(least($4, total.n - $5::bigint), 0) offset greatest(total.n - $5::bigint - $4, 0))
        end) as page_ids(page_id)
      cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c
-     where $5::bigint < total.n
-     order by c.id
-  ) p on true;
+                  where $5::bigint < total.n), '[]') as data
+  from total;
 
 -- contacts.search (replica: src/db/replica.ts)
 with scope as materialized (
