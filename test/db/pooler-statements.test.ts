@@ -31,11 +31,19 @@ for (const backend of backends()) {
       useStatements(behindPooler ? 'pooled' : 'named')
       await opened.drop()
     })
-
-    test('a server connection that lost the statement: parsed again, and answered', { skip: behindPooler && 'made by hand on PostgreSQL itself' }, async () => {
+    /** A connection of its own to PostgreSQL itself, for the test's steps. */
+    const onClient = async (steps: (client: pg.Client) => Promise<void>) => {
       const client = new pg.Client({ connectionString: opened.url })
       await client.connect()
       try {
+        await steps(client)
+      } finally {
+        await client.end()
+      }
+    }
+
+    test('a server connection that lost the statement: parsed again, and answered', { skip: behindPooler && 'made by hand on PostgreSQL itself' }, async () => {
+      await onClient(async (client) => {
         const config = { name: 'test.lost/1', text: 'select $1::int + 1 as n', values: [1] }
         assert.equal((await queryNamed<{ n: number }>(client, config)).rows[0]?.n, 2)
         assert.equal(parsed(client)[config.name], config.text, 'the driver remembers the name where queryNamed looks')
@@ -44,23 +52,17 @@ for (const backend of backends()) {
         assert.equal((await queryNamed<{ n: number }>(client, { ...config, values: [41] })).rows[0]?.n, 42)
         const { rows } = await client.query<{ count: number }>('select count(*)::int as count from pg_prepared_statements where name = $1', [config.name])
         assert.equal(rows[0]?.count, 1, 'prepared again on the server')
-      } finally {
-        await client.end()
-      }
+      })
     })
 
     test('a server connection that has the statement already: bound without a parse, and answered', { skip: behindPooler && 'made by hand on PostgreSQL itself' }, async () => {
-      const client = new pg.Client({ connectionString: opened.url })
-      await client.connect()
-      try {
+      await onClient(async (client) => {
         const config = { name: 'test.known/1', text: 'select $1::int * 2 as n', values: [3] }
         await client.query(`prepare "${config.name}" as ${config.text}`)
         await assert.rejects(client.query(config), (err) => codeOf(err) === '42P05', 'the plain driver fails here')
         assert.equal((await queryNamed<{ n: number }>(client, config)).rows[0]?.n, 6)
         assert.equal(parsed(client)[config.name], config.text)
-      } finally {
-        await client.end()
-      }
+      })
     })
 
     test('on the pool: a recovered statement keeps its connection; any other failure ends it, as pool.query does', { skip: behindPooler && 'made by hand on PostgreSQL itself' }, async () => {
