@@ -69,12 +69,13 @@ const PAGE = pageParams(4, 5)
 // A page of live contacts with the list's total from its counter (its slot rows summed), in
 // one statement; the page as the JSON text of the contacts' API shape (an array in id order,
 // '[]' past the end; sent as it is, src/http/json-text.ts), so no row is parsed and no record
-// serialized in Node. The page's ids come from an index alone in an ARRAY(...) run once per statement, whatever
-// the statistics, then their rows by primary key, one lookup per id (rowsByIds). A page in the second half reads the index
-// backwards from the known total, so the last page costs what the first does (an OFFSET
-// walks every entry it skips: 175 ms for page 20,000 of 25 at 1 M contacts); this trusts
-// the counter, which every write keeps exact in its own transaction. A page past the end
-// reads no index at all (the lateral part is skipped when the offset is not below the total).
+// serialized in Node. The page's ids come from an index alone in an ARRAY(...) run once per
+// statement, whatever the statistics, then their rows by primary key, one lookup per id
+// (rowsByIds). A page in the second half reads the index backwards from the known total, so
+// the last page costs what the first does (an OFFSET walks every entry it skips: 175 ms for
+// page 20,000 of 25 at 1 M contacts); this trusts the counter, which every write keeps exact
+// in its own transaction. A page past the end reads no index at all (the page's subquery is
+// skipped when the offset is not below the total).
 const pageStatement = (name: string, live: string) =>
   defineQuery<{ total: number; data: string }>(
     name,
