@@ -18,7 +18,6 @@ import { createInterface } from 'node:readline'
 import { prepare, start, stop, urls, type Part } from '../deploy/local-cluster/cluster.js'
 import { connections, measure, seconds, type Measured } from './load.js'
 
-
 interface ServiceInfo {
   port: number
   token: string
@@ -33,7 +32,6 @@ async function service(env: Record<string, string>): Promise<{ child: ChildProce
   const [line] = (await once(createInterface({ input: child.stdout }), 'line')) as [string]
   return { child, info: JSON.parse(line) as ServiceInfo }
 }
-
 
 export async function runCluster(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'engage-bench-cluster-'))
