@@ -362,6 +362,16 @@ async function endGrant(tx: Db, companyId: CompanyId, grantId: number, now: Date
 const belongsTo = (row: { app_company_id: number; app_id: number }, client: ClientRow) => row.app_company_id === client.company_id && row.app_id === client.id
 
 /**
+ * A token grant's steps in one transaction. A refusal is returned, not thrown, so that what
+ * it wrote (a reused code or refresh token ends its grant) commits; then it is thrown.
+ */
+async function grantTransaction(db: Db, steps: (tx: Db) => Promise<TokenResponse | OAuthError>): Promise<TokenResponse> {
+  const result = await transaction(db, steps)
+  if (result instanceof OAuthError) throw result
+  return result
+}
+
+/**
  * grant_type=authorization_code (RFC 6749 §4.1.3, RFC 7636 §4.6): the code once, within 60
  * seconds, by the client it was issued to, with the same redirect_uri and the verifier of its
  * challenge. A second use of a code ends the grant it made (RFC 6749 §4.1.2).
@@ -373,7 +383,7 @@ export async function exchangeCode(db: Db, client: ClientRow, form: Form, now: D
   if (code === undefined || code === '') throw new OAuthError('invalid_request', 'code is required')
   if (verifier === undefined || verifier === '') throw new OAuthError('invalid_request', 'code_verifier is required (PKCE)')
   if (!VERIFIER.test(verifier)) throw new OAuthError('invalid_request', 'code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~')
-  const result = await transaction(db, async (tx): Promise<TokenResponse | OAuthError> => {
+  return grantTransaction(db, async (tx) => {
     const row = await lockCode(tx, sha256(code))
     const invalidGrant = new OAuthError('invalid_grant', 'the code is invalid, expired, used or was issued to another client')
     if (!row || !belongsTo(row, client)) return invalidGrant
@@ -388,8 +398,6 @@ export async function exchangeCode(db: Db, client: ClientRow, form: Form, now: D
     await useCode(tx, companyId, row.id, now)
     return issueTokens(tx, companyId, { id: row.grant_id, userId: row.user_id }, row.scopes, client, now)
   })
-  if (result instanceof OAuthError) throw result
-  return result
 }
 
 /**
@@ -402,7 +410,7 @@ export async function refreshTokens(db: Db, acting: Acting, client: ClientRow, f
   const token = field(form, 'refresh_token')
   if (token === undefined || token === '') throw new OAuthError('invalid_request', 'refresh_token is required')
   const asked = field(form, 'scope')
-  const result = await transaction(db, async (tx): Promise<TokenResponse | OAuthError> => {
+  return grantTransaction(db, async (tx) => {
     const row = await lockRefreshToken(tx, sha256(token))
     const invalidGrant = new OAuthError('invalid_grant', 'the refresh token is invalid, expired, revoked or was issued to another client')
     if (!row || !belongsTo(row, client)) return invalidGrant
@@ -419,8 +427,6 @@ export async function refreshTokens(db: Db, acting: Acting, client: ClientRow, f
     await useRefreshToken(tx, companyId, row.id, now)
     return issueTokens(tx, companyId, { id: row.grant_id, userId: row.user_id }, scopes, client, now)
   })
-  if (result instanceof OAuthError) throw result
-  return result
 }
 
 /**
