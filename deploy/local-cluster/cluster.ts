@@ -10,6 +10,7 @@ import { chownSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, rea
 import { createServer } from 'node:net'
 import { join, resolve } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { isAlive } from '../../src/db/embedded.js'
 
 export const REPO = resolve(import.meta.dirname, '../..')
 const PG_BIN = '/usr/lib/postgresql/15/bin'
@@ -99,16 +100,6 @@ function ownedFolder(path: string): string {
   const user = runAs()
   if (user) chownSync(path, user.uid, user.gid)
   return path
-}
-
-function isAlive(pid: number | undefined): boolean {
-  if (!pid) return false
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
 }
 
 /** Starts a long-running program in its own process group, its output appended to log/<part>.log. */

@@ -116,8 +116,9 @@ async function systemUser(): Promise<RunAs> {
   }
 }
 
-function isAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false
+/** Whether a process with this id runs (one of another user's counts: signalling it is refused, EPERM). */
+export function isAlive(pid: number | undefined): boolean {
+  if (pid === undefined || !Number.isInteger(pid) || pid <= 0) return false
   try {
     process.kill(pid, 0)
     return true

@@ -11,21 +11,11 @@ import { after, describe, test } from 'node:test'
 import { sql } from 'drizzle-orm'
 import { openDatabase } from '../../src/db/client.js'
 import { rawRows } from '../helpers/orm.js'
-import { runDetached, startEmbeddedCluster } from '../../src/db/embedded.js'
+import { isAlive, runDetached, startEmbeddedCluster } from '../../src/db/embedded.js'
 
 function postmasterPid(dataDir: string): number | undefined {
   const file = join(dataDir, 'postgres', 'postmaster.pid')
   return existsSync(file) ? Number(readFileSync(file, 'utf8').split('\n')[0]) : undefined
-}
-
-function alive(pid: number | undefined): boolean {
-  if (!pid) return false
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
 }
 
 async function waitUntil(check: () => boolean, ms = 10_000): Promise<void> {
@@ -40,8 +30,8 @@ describe('embedded PostgreSQL', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'engage-embedded-'))
   after(async () => {
     const pid = postmasterPid(dataDir)
-    if (alive(pid)) process.kill(pid as number, 'SIGINT')
-    await waitUntil(() => !alive(pid)).catch(() => undefined)
+    if (isAlive(pid)) process.kill(pid as number, 'SIGINT')
+    await waitUntil(() => !isAlive(pid)).catch(() => undefined)
     rmSync(dataDir, { recursive: true, force: true })
   })
 
@@ -49,7 +39,7 @@ describe('embedded PostgreSQL', () => {
     const first = await openDatabase({ dataDir })
     assert.equal(first.kind, 'embedded')
     const pid = postmasterPid(dataDir)
-    assert.ok(alive(pid), 'the cluster runs')
+    assert.ok(isAlive(pid), 'the cluster runs')
     const tables = await rawRows(first.db, sql`select count(*)::int as n from pg_tables where tablename = 'contacts'`)
     assert.deepEqual(tables, [{ n: 1 }])
 
@@ -59,10 +49,10 @@ describe('embedded PostgreSQL', () => {
     assert.equal((await rawRows(second.db, sql`select name from companies where name = 'Shared'`)).length, 1)
 
     await first.close()
-    assert.ok(alive(pid), 'still running for the second opener')
+    assert.ok(isAlive(pid), 'still running for the second opener')
     await second.ping()
     await second.close()
-    await waitUntil(() => !alive(pid))
+    await waitUntil(() => !isAlive(pid))
   })
 
   test('another live process using the cluster keeps it running; a dead one does not', async () => {
@@ -76,13 +66,13 @@ describe('embedded PostgreSQL', () => {
       writeFileSync(join(users, String(other.pid)), '')
       writeFileSync(join(users, '2147483646'), '') // a user that crashed without unregistering
       await opened.close()
-      assert.ok(alive(pid), 'kept running for the other process')
+      assert.ok(isAlive(pid), 'kept running for the other process')
 
       other.kill('SIGKILL')
       await once(other, 'exit')
       const again = await openDatabase({ dataDir })
       await again.close()
-      await waitUntil(() => !alive(pid))
+      await waitUntil(() => !isAlive(pid))
       assert.deepEqual(readdirSync(users), [], 'dead users are pruned')
     } finally {
       other.kill('SIGKILL')
@@ -94,7 +84,7 @@ describe('embedded PostgreSQL', () => {
     await rawRows(opened.db, sql`insert into companies (name, timezone) values ('Before crash', 'UTC')`)
     const pid = postmasterPid(dataDir)
     process.kill(pid as number, 'SIGKILL')
-    await waitUntil(() => !alive(pid))
+    await waitUntil(() => !isAlive(pid))
     await opened.close().catch(() => undefined)
     // Its backends die with it shortly; the stale postmaster.pid stays behind.
     await new Promise((resolve) => setTimeout(resolve, 500))
