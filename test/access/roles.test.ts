@@ -4,8 +4,7 @@
 // admins may call.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { sql } from 'drizzle-orm'
-import { rawRows } from '../helpers/orm.js'
+import { sql, rawRows } from '../helpers/sql.js'
 import { seedDemoIfEmpty } from '../../src/demo/index.js'
 import type { Scope } from '../../src/modules/auth/scopes.js'
 import { systemActing } from '../../src/modules/audit/audit.context.js'

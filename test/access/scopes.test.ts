@@ -5,8 +5,7 @@
 // new route with one is covered here without writing anything.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { sql } from 'drizzle-orm'
-import { rawRows } from '../helpers/orm.js'
+import { sql, rawRows } from '../helpers/sql.js'
 import { seedDemoIfEmpty } from '../../src/demo/index.js'
 import { acceptedScopes, NO_SCOPE, SCOPES, type Scope } from '../../src/modules/auth/scopes.js'
 import { systemActing } from '../../src/modules/audit/audit.context.js'

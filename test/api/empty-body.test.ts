@@ -6,12 +6,10 @@
 // changes nothing.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { eq } from 'drizzle-orm'
-import { contacts, webhookDeliveries, webhookSubscriptions } from '../../src/db/schema.js'
 import { decryptSecret } from '../../src/modules/webhooks/secrets.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
-import { orm } from '../helpers/orm.js'
+import { execute, rawRows, sql, type Sql } from '../helpers/sql.js'
 
 const [backend] = backends()
 if (!backend) throw new Error('no backend')
@@ -43,12 +41,22 @@ describe('empty bodies', () => {
   const send = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, type: string, payload: string) =>
     t.app.inject({ method, url: `/api/v1${url}`, headers: { ...acme.auth, 'content-type': type }, payload })
 
+  /** The subscription's whole row. */
   const subscription = async () => {
-    const [row] = await orm(t.db).select().from(webhookSubscriptions).where(eq(webhookSubscriptions.id, webhookId))
+    const [row] = await rawRows<{ secret: string; previousSecret: string | null } & Record<string, unknown>>(t.db, sql`
+      select company_id, id, url, events, description, secret, previous_secret as "previousSecret",
+        previous_secret_expires_at, enabled, disabled_reason, disabled_at, failing_since, created_at, updated_at
+      from webhook_subscriptions where id = ${webhookId}`)
     assert.ok(row)
     return row
   }
-  const deliveries = () => orm(t.db).select().from(webhookDeliveries).where(eq(webhookDeliveries.subscriptionId, webhookId))
+  const deliveries = () =>
+    rawRows<{ id: number; status: string; attempts: number; deliveredAt: Date | null }>(t.db, sql`
+      select id, status, attempts, delivered_at as "deliveredAt" from webhook_deliveries where subscription_id = ${webhookId}`)
+  const count = async (query: Sql) => {
+    const [row] = await rawRows<{ count: number }>(t.db, query)
+    return row?.count
+  }
   const key = () => t.app.keys.derive('webhook secrets')
 
   test('rotate_secret: rotates', async () => {
@@ -83,10 +91,9 @@ describe('empty bodies', () => {
     const deliveryId = ping.json<{ id: number }>().id
     for (const [type, payload] of EMPTY_BODIES) {
       // As if delivered after two attempts: the retry is a replay.
-      await orm(t.db)
-        .update(webhookDeliveries)
-        .set({ status: 'delivered', attempts: 2, deliveredAt: new Date(), nextAttemptAt: null })
-        .where(eq(webhookDeliveries.id, deliveryId))
+      await execute(t.db, sql`
+        update webhook_deliveries set status = 'delivered', attempts = 2, delivered_at = ${new Date()}, next_attempt_at = null
+        where id = ${deliveryId}`)
       const res = await send('POST', `/webhooks/${String(webhookId)}/deliveries/${String(deliveryId)}/retry`, type, payload)
       assert.equal(res.statusCode, 202, `${type} ${JSON.stringify(payload)}: ${res.body}`)
       assert.deepEqual(
@@ -113,13 +120,13 @@ describe('empty bodies', () => {
       const create = await send('POST', '/contacts', type, payload)
       assert.equal(create.statusCode, 422, create.body)
       assert.deepEqual(create.json<{ error: { details: object } }>().error.details, bareDetails)
-      assert.equal(await orm(t.db).$count(contacts, eq(contacts.companyId, acme.companyId)), 0)
+      assert.equal(await count(sql`select count(*) from contacts where company_id = ${acme.companyId}`), 0)
     }
     const spare = await t.app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: acme.auth, payload: { url: PUBLIC_URL, events: ['*'] } })
     const spareId = spare.json<{ id: number }>().id
     const removed = await send('DELETE', `/webhooks/${String(spareId)}`, 'application/json', '')
     assert.equal(removed.statusCode, 204, removed.body)
-    assert.equal(await orm(t.db).$count(webhookSubscriptions, eq(webhookSubscriptions.id, spareId)), 0)
+    assert.equal(await count(sql`select count(*) from webhook_subscriptions where id = ${spareId}`), 0)
   })
 
   test('a body that is not empty and does not parse: 400 bad_request saying why, and nothing changes', async () => {

@@ -3,10 +3,8 @@
 // running; other parameters are 422; a retry while the first runs is 409; keys are per token.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { sql } from 'drizzle-orm'
 import type { Response as Reply } from 'light-my-request'
-import { orm, rawRows } from '../helpers/orm.js'
-import { idempotencyKeys, tags } from '../../src/db/schema.js'
+import { execute, rawRows, sql } from '../helpers/sql.js'
 import { systemActing } from '../../src/modules/audit/audit.context.js'
 import { createToken } from '../../src/modules/auth/tokens.service.js'
 import { fingerprint, KEY_TTL_MS, pruneIdempotencyKeys, storesAnswer } from '../../src/plugins/idempotency.js'
@@ -63,7 +61,16 @@ for (const backend of backends()) {
     const snapshot = () => tableSnapshot(t.db, TABLES)
     const count = async (table: 'tags' | 'meet_transcriptions') =>
       (await rawRows<{ n: number }>(t.db, sql`select count(*)::int as n from ${sql.identifier(table)} where company_id = ${acme.companyId}`))[0]?.n
-    const keyRow = async (key: string) => (await t.orm.select().from(idempotencyKeys).where(sql`${idempotencyKeys.key} = ${key}`))[0]
+    interface KeyRow {
+      statusCode: number | null
+      responseHeaders: Record<string, string> | null
+      responseBody: string | null
+      createdAt: Date
+    }
+    const keyRow = async (key: string) =>
+      (await rawRows<KeyRow>(t.db, sql`
+        select status_code as "statusCode", response_headers as "responseHeaders", response_body as "responseBody", created_at as "createdAt"
+        from idempotency_keys where key = ${key}`))[0]
 
     const assertReplayOf = (replay: Reply, first: Reply) => {
       assert.equal(replay.statusCode, first.statusCode)
@@ -147,7 +154,7 @@ for (const backend of backends()) {
       assertReplayOf(replay, first)
       assert.equal(replay.json().name, 'After')
       assert.deepEqual(await snapshot(), before)
-      const [row] = await t.orm.select().from(tags).where(sql`${tags.id} = ${tag.id}`)
+      const [row] = await rawRows<{ name: string }>(t.db, sql`select name from tags where id = ${tag.id}`)
       assert.equal(row?.name, 'Later')
     })
 
@@ -194,7 +201,7 @@ for (const backend of backends()) {
 
     /** Another transaction inserts a tag named `name` and keeps it uncommitted until the returned release. */
     const holdTagName = (name: string) =>
-      holdUncommitted(t.db, (tx) => orm(tx).insert(tags).values({ companyId: acme.companyId, name, color: '#000' }))
+      holdUncommitted(t.db, (tx) => execute(tx, sql`insert into tags (company_id, name, color) values (${acme.companyId}, ${name}, '#000')`))
 
     const waitForLockWait = () => waitForLockWaitIn(t.db, 'the request')
 
@@ -260,12 +267,14 @@ for (const backend of backends()) {
       const stale = newKey()
       const [token] = await rawRows<{ id: number }>(t.db, sql`select id::int from api_tokens where company_id = ${acme.companyId} order by id limit 1`)
       const claim = (key: string, age: number) =>
-        t.orm.insert(idempotencyKeys).values({ companyId: acme.companyId, tokenId: token?.id ?? 0, key, fingerprint: 'x', createdAt: new Date(now - age) })
+        execute(t.db, sql`
+          insert into idempotency_keys (company_id, token_id, key, fingerprint, created_at)
+          values (${acme.companyId}, ${token?.id ?? 0}, ${key}, 'x', ${new Date(now - age)})`)
       await claim(fresh, 29_000)
       await claim(stale, 31_000)
       const body = person('Fresh')
       assert.equal((await send('POST', '/contacts', body, fresh)).statusCode, 422, 'another fingerprint: reused')
-      await t.orm.update(idempotencyKeys).set({ fingerprint: fingerprint('POST', '/api/v1/contacts', body) }).where(sql`${idempotencyKeys.key} = ${fresh}`)
+      await execute(t.db, sql`update idempotency_keys set fingerprint = ${fingerprint('POST', '/api/v1/contacts', body)} where key = ${fresh}`)
       assert.equal((await send('POST', '/contacts', body, fresh)).statusCode, 409)
       const res = await send('POST', '/contacts', person('Taken over'), stale)
       assert.equal(res.statusCode, 201, res.body)

@@ -1,9 +1,18 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { asc, eq } from 'drizzle-orm'
-import { users } from '../../src/db/schema.js'
 import { addUser, tenant, type Tenant } from '../helpers/factories.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
+import { rawRows, sql } from '../helpers/sql.js'
+
+interface UserRow {
+  id: number
+  name: string
+  email: string
+  role: 'admin' | 'member'
+  active: boolean
+  created_at: Date
+  updated_at: Date
+}
 
 for (const backend of backends()) {
   describe(`users (${backend.name})`, () => {
@@ -22,9 +31,10 @@ for (const backend of backends()) {
 
     /** The company's users as the serializer would write them (the User schema's keys, in order). */
     const usersAsSerialized = async (companyId: number) =>
-      (await t.orm.select().from(users).where(eq(users.companyId, companyId)).orderBy(asc(users.id))).map((u) => ({
+      (await rawRows<UserRow>(t.db, sql`
+        select id, name, email, role, active, created_at, updated_at from users where company_id = ${companyId} order by id`)).map((u) => ({
         id: u.id, name: u.name, email: u.email, role: u.role, active: u.active,
-        created_at: u.createdAt.toISOString(), updated_at: u.updatedAt.toISOString(),
+        created_at: u.created_at.toISOString(), updated_at: u.updated_at.toISOString(),
       }))
 
     test('authorize_api answers the user and the company of the token', async () => {

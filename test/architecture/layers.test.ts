@@ -1,6 +1,7 @@
 // Routes (the API's and the web application's) call services, never repositories: a handler
 // hands over validated input, and the rules and statements stay behind the service. Types
-// may come from a repository (`import type`).
+// may come from a repository (`import type`). And one way to the database: Drizzle is the
+// schema and the migrator, nothing else (docs/architecture.md).
 import assert from 'node:assert/strict'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -18,4 +19,16 @@ test('no route file nor web page imports a repository (types aside)', () => {
     /^import (?!type )(?:\{[^}]*\}|[^\n{]*) from '[^']*\.repository\.js'/m.test(readFileSync(join(src, file), 'utf8')),
   )
   assert.deepEqual(offenders, [])
+})
+
+test('only the schema and the migrator import drizzle-orm (src, tests, benchmark, deploy, SDK, examples)', () => {
+  const root = fileURLToPath(new URL('../../', import.meta.url))
+  const files = ['src', 'test', 'bench', 'deploy', 'sdk/src', 'sdk/scripts', 'examples'].flatMap((folder) =>
+    readdirSync(join(root, folder), { recursive: true, encoding: 'utf8' })
+      .filter((file) => /\.(?:ts|mts|js|mjs)$/.test(file))
+      .map((file) => `${folder}/${file.split('\\').join('/')}`),
+  )
+  assert.ok(files.length > 300, `only ${String(files.length)} files`)
+  const importers = files.filter((file) => /from 'drizzle-orm(?:\/[^']*)?'|import\('drizzle-orm/.test(readFileSync(join(root, file), 'utf8')))
+  assert.deepEqual(importers.sort(), ['src/db/migrate.ts', 'src/db/schema.ts'])
 })

@@ -1,8 +1,7 @@
 // Reading the audit log's rows in tests, and the records an action left.
 import assert from 'node:assert/strict'
-import { sql } from 'drizzle-orm'
 import type { Db } from '../../src/db/db.js'
-import { rawRows } from '../helpers/orm.js'
+import { sql, rawRows } from '../helpers/sql.js'
 import type { AuditRow } from '../../src/modules/audit/audit.repository.js'
 
 export type StoredRow = AuditRow & { company_id: number }

@@ -7,10 +7,9 @@ import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
-import { sql } from 'drizzle-orm'
 import { transaction } from '../../src/db/db.js'
 import type { Db } from '../../src/db/db.js'
-import { orm, rawRows } from '../helpers/orm.js'
+import { execute, rawRows, sql } from '../helpers/sql.js'
 import { createToken } from '../../src/modules/auth/tokens.service.js'
 import { SYSTEM_CONTEXT, systemActing, type AuditContext } from '../../src/modules/audit/audit.context.js'
 import { pruneAudit, recordAudit, SCAN_LIMIT, type AuditEvent } from '../../src/modules/audit/audit.service.js'
@@ -36,7 +35,7 @@ async function bulk(db: Db, companyId: CompanyId, count: number, values: { actio
   const outcome = values.outcome ?? 'success'
   // 10,000 rows a statement: each well within the statement timeout.
   for (let from = 1; from <= count; from += 10_000) {
-    await orm(db).execute(sql`
+    await execute(db, sql`
     insert into audit_events (company_id, occurred_at, action, actor_type, actor_id, actor_label, target_type, target_id,
                               target_label, outcome, reason, ip, user_agent, request_id)
     select ${companyId}, ${values.at ?? new Date(BASE).toISOString()}::timestamptz + g * interval '1 millisecond', ${action}, 'user', 1, 'Ana',

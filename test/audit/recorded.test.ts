@@ -6,9 +6,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir, userInfo } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { sql } from 'drizzle-orm'
 import { transaction } from '../../src/db/db.js'
-import { rawRows } from '../helpers/orm.js'
+import { execute, rawRows, sql } from '../helpers/sql.js'
 import { hashToken } from '../../src/modules/auth/tokens.service.js'
 import { recordAudit } from '../../src/modules/audit/audit.service.js'
 import { SYSTEM_CONTEXT } from '../../src/modules/audit/audit.context.js'
@@ -245,7 +244,7 @@ describe('the audit log records', () => {
   test('same transaction: a change that fails after its record leaves neither', async () => {
     const user = await addUser(t.db, acme.companyId)
     // The record fails (a trigger raises after the row is in): the revocation is undone too.
-    await t.orm.execute(sql.raw(`
+    await execute(t.db, sql.raw(`
       create function audit_refuse() returns trigger language plpgsql as $$ begin raise exception 'refused'; end $$;
       create trigger audit_refuse after insert on audit_events for each row when (new.action = 'api_token.revoked') execute function audit_refuse();`))
     try {
@@ -259,7 +258,7 @@ describe('the audit log records', () => {
       const records = await rawRows(t.db, sql`select 1 from audit_events where action = 'api_token.revoked' and target_id = ${id}`)
       assert.equal(records.length, 0)
     } finally {
-      await t.orm.execute(sql.raw('drop trigger audit_refuse on audit_events; drop function audit_refuse()'))
+      await execute(t.db, sql.raw('drop trigger audit_refuse on audit_events; drop function audit_refuse()'))
     }
     // And the other way: a transaction that records, then fails, keeps no record.
     await assert.rejects(

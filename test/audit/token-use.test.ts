@@ -5,14 +5,13 @@
 // request from it. Valid requests write nothing themselves.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { sql } from 'drizzle-orm'
 import { buildApp } from '../../src/app.js'
 import { LastUsedTracker } from '../../src/modules/auth/last-used.js'
 import { systemActing } from '../../src/modules/audit/audit.context.js'
 import { createToken, recordExpiredRefusal } from '../../src/modules/auth/tokens.service.js'
 import { backends, testConfig, type Backend } from '../helpers/app.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
-import { rawRows } from '../helpers/orm.js'
+import { sql, rawRows } from '../helpers/sql.js'
 import { allAuditRows, recordsOf } from './helpers.js'
 
 const [firstBackend] = backends()

@@ -5,14 +5,13 @@
 // its data the record exactly as GET /api/v1/audit_events lists it.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { sql } from 'drizzle-orm'
 import { transaction } from '../../src/db/db.js'
 import { SYSTEM_CONTEXT, systemActing } from '../../src/modules/audit/audit.context.js'
 import { recordAudit } from '../../src/modules/audit/audit.service.js'
 import { createToken } from '../../src/modules/auth/tokens.service.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addSubscription, addUser, tenant, type Tenant } from '../helpers/factories.js'
-import { rawRows } from '../helpers/orm.js'
+import { sql, rawRows } from '../helpers/sql.js'
 import { startReceiver, until, type Receiver } from '../webhooks/delivery-helpers.js'
 
 const [backend] = backends()

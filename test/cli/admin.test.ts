@@ -2,12 +2,10 @@
 // database; the exit code and the shape of stdout and stderr once each in a child process.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { eq } from 'drizzle-orm'
 import { buildApp } from '../../src/app.js'
-import { apiTokens, companies, users } from '../../src/db/schema.js'
 import { backends, testConfig } from '../helpers/app.js'
 import { adminDatabase, expectFailure, expectJson, expectList, runAdmin, spawnAdmin, type AdminDatabase } from '../helpers/cli.js'
-import { orm } from '../helpers/orm.js'
+import { rawRows, sql } from '../helpers/sql.js'
 
 for (const backend of backends()) {
   describe(`admin command line (${backend.name})`, () => {
@@ -116,9 +114,12 @@ for (const backend of backends()) {
       const res = await authorize(token)
       assert.equal(res.statusCode, 200)
       assert.equal(res.json().company.name, 'Acme')
-      const stored = await orm(admin.db).select().from(apiTokens).where(eq(apiTokens.userId, Number(user.id)))
+      const stored = await rawRows<{ token_hash: string; revoked_at: Date | null }>(
+        admin.db,
+        sql`select token_hash, revoked_at from api_tokens where user_id = ${Number(user.id)}`,
+      )
       assert.equal(stored.length, 2)
-      assert.ok(stored.every((row) => row.tokenHash !== token && row.revokedAt === null))
+      assert.ok(stored.every((row) => row.token_hash !== token && row.revoked_at === null))
 
       const revoked = expectJson(await admin.run(['token', 'revoke', '--token', token, '--json']))
       assert.equal(typeof revoked.revoked_at, 'string')
@@ -127,8 +128,8 @@ for (const backend of backends()) {
     })
 
     test('bad input: exit 1, one clear line on stderr, nothing written', async () => {
-      const before = await orm(admin.db).select().from(companies)
-      const usersBefore = await orm(admin.db).select().from(users)
+      const before = await rawRows<{ id: number }>(admin.db, sql`select id from companies order by id`)
+      const usersBefore = await rawRows<{ id: number }>(admin.db, sql`select id from users`)
       const [company] = before
       assert.ok(company, 'a company from the previous test')
       const id = String(company.id)
@@ -161,8 +162,8 @@ for (const backend of backends()) {
       await fails(['token', 'create', '--user', '999999'], 'user 999999 not found')
       await fails(['task', 'create', '--contact', '1', '--kind', 'fax', '--due', '2026-02-30'], '--kind must be phonecall, email, linkedin, social or meeting; --due must be a date (yyyy-mm-dd)')
 
-      assert.equal((await orm(admin.db).select().from(companies)).length, before.length)
-      assert.equal((await orm(admin.db).select().from(users)).length, usersBefore.length)
+      assert.equal((await rawRows<{ id: number }>(admin.db, sql`select id from companies`)).length, before.length)
+      assert.equal((await rawRows<{ id: number }>(admin.db, sql`select id from users`)).length, usersBefore.length)
     })
 
     test('a bad setting: one line naming it', async () => {
@@ -172,7 +173,7 @@ for (const backend of backends()) {
 
     test('as a process: success is exit 0 and one JSON object on stdout; failure is exit 1 and one line on stderr', async () => {
       const created = expectJson(await spawnAdmin(['company', 'create', '--name', 'Spawned', '--json'], admin.env))
-      const [row] = await orm(admin.db).select().from(companies).where(eq(companies.id, Number(created.id)))
+      const [row] = await rawRows<{ name: string }>(admin.db, sql`select name from companies where id = ${Number(created.id)}`)
       assert.equal(row?.name, 'Spawned')
 
       const failed = await spawnAdmin(['user', 'create', '--company', String(created.id), '--name', 'B', '--email', 'b@x.io', '--role', 'owner'], admin.env)

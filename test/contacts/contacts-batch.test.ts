@@ -10,9 +10,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
-import { sql } from 'drizzle-orm'
 import fc from 'fast-check'
-import { orm, rawRows } from '../helpers/orm.js'
+import { execute, rawRows, sql } from '../helpers/sql.js'
 import { publishEvents } from '../../src/modules/webhooks/publish.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addCustomField, addTag } from '../helpers/contacts-factories.js'
@@ -409,7 +408,7 @@ for (const backend of backends()) {
       const c = await company('Fallback')
       let pending: ReturnType<typeof batch> | undefined
       await transaction(t.db, async (tx) => {
-        await orm(tx).execute(sql`
+        await execute(tx, sql`
           insert into contacts (company_id, user_id, first_name, email) values (${c.who.companyId}, ${c.who.userId}, 'Raced', 'raced@example.com')`)
         pending = batch(c.who, { contacts: [
           { first_name: 'Before', email: 'before@example.com' },

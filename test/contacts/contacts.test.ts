@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { and, asc, eq, isNull, sql } from 'drizzle-orm'
-import { rawRows } from '../helpers/orm.js'
-import { businesses, contactCustomValues, contactEvents, contacts, contactTags, leads } from '../../src/db/schema.js'
+import { rawRows, sql } from '../helpers/sql.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addContact, addCustomField, addTag } from '../helpers/contacts-factories.js'
 import { counterValue } from '../helpers/counters.js'
@@ -13,6 +11,18 @@ const FIELDS = [
   'email', 'first_name', 'id', 'last_name', 'linkedin', 'position', 'stage', 'state', 'tags', 'telephone', 'updated_at',
   'url', 'user_id', 'variable1', 'variable2', 'variable3',
 ]
+
+/** The columns of a contacts row these tests read (the queries select them all, *). */
+interface ContactRow {
+  company_id: number
+  user_id: number
+  deleted_at: Date | null
+  first_name: string
+  city: string | null
+  business: string | null
+  business_id: number | null
+  email: string
+}
 
 for (const backend of backends()) {
   describe(`contacts (${backend.name})`, () => {
@@ -48,10 +58,18 @@ for (const backend of backends()) {
     const get = (url: string, who = acme) => t.app.inject({ url, headers: who.auth })
     const del = (id: number, who = acme) => t.app.inject({ method: 'DELETE', url: `/api/v1/contacts/${id}`, headers: who.auth })
     const counter = (companyId: number, list: string, key = 0) => counterValue(t.db, companyId, list, key)
+    const liveContacts = (companyId: number) =>
+      rawRows<ContactRow>(t.db, sql`select * from contacts where company_id = ${companyId} and deleted_at is null`)
     const liveCount = async (companyId: number) =>
-      (await t.orm.select({ id: contacts.id }).from(contacts).where(and(eq(contacts.companyId, companyId), isNull(contacts.deletedAt)))).length
+      (await rawRows<{ id: number }>(t.db, sql`select id from contacts where company_id = ${companyId} and deleted_at is null`)).length
     const eventsOf = (contactId: number) =>
-      t.orm.select().from(contactEvents).where(eq(contactEvents.contactId, contactId)).orderBy(asc(contactEvents.id))
+      rawRows<{ kind: string; user_id: number | null; occurred_at: Date; data: Record<string, unknown> }>(t.db, sql`
+        select kind, user_id, occurred_at, data from contact_events where contact_id = ${contactId} order by id`)
+    /** The contact's row, all columns (none when there is no such id). */
+    const contactRows = (id: number) => rawRows<ContactRow>(t.db, sql`select * from contacts where id = ${id}`)
+    const tagsOf = (contactId: number) => rawRows<{ tag_id: number }>(t.db, sql`select tag_id from contact_tags where contact_id = ${contactId}`)
+    const businessesOf = (companyId: number) =>
+      rawRows<{ id: number; name: string }>(t.db, sql`select id, name from businesses where company_id = ${companyId}`)
     const minimal = (email: string) => ({ first_name: 'Min', email })
 
     test('POST creates a contact with every field: 201, Location, record, rows, event, counters', async () => {
@@ -125,16 +143,17 @@ for (const backend of backends()) {
         updated_at: now.toISOString(),
       })
 
-      const [row] = await t.orm.select().from(contacts).where(eq(contacts.id, body.id))
-      assert.equal(row?.companyId, acme.companyId)
-      assert.equal(row.userId, acme.userId, 'user_id is ignored on create')
-      assert.ok(row.businessId)
-      const [business] = await t.orm.select().from(businesses).where(eq(businesses.id, row.businessId))
+      const [row] = await contactRows(body.id)
+      assert.equal(row?.company_id, acme.companyId)
+      assert.equal(row.user_id, acme.userId, 'user_id is ignored on create')
+      assert.ok(row.business_id)
+      const [business] = await rawRows<{ name: string }>(t.db, sql`select name from businesses where id = ${row.business_id}`)
       assert.equal(business?.name, 'Globex')
-      assert.equal((await t.orm.select().from(contactTags).where(eq(contactTags.contactId, body.id))).length, 2)
-      assert.equal((await t.orm.select().from(contactCustomValues).where(eq(contactCustomValues.contactId, body.id))).length, 2)
+      assert.equal((await tagsOf(body.id)).length, 2)
+      assert.equal((await rawRows<{ custom_field_id: number }>(t.db, sql`
+        select custom_field_id from contact_custom_values where contact_id = ${body.id}`)).length, 2)
       const events = await eventsOf(body.id)
-      assert.deepEqual(events.map((e) => [e.kind, e.userId, e.occurredAt.toISOString()]), [['contact_created', acme.userId, now.toISOString()]])
+      assert.deepEqual(events.map((e) => [e.kind, e.user_id, e.occurred_at.toISOString()]), [['contact_created', acme.userId, now.toISOString()]])
       assert.equal(await counter(acme.companyId, 'contacts'), before + 1)
       assert.equal(await counter(acme.companyId, 'contacts'), await liveCount(acme.companyId))
     })
@@ -148,8 +167,8 @@ for (const backend of backends()) {
       assert.equal(body.business, null)
       assert.deepEqual(body.tags, [])
       assert.deepEqual(body.custom_fields, [])
-      const [row] = await t.orm.select().from(contacts).where(eq(contacts.id, body.id))
-      assert.equal(row?.businessId, null)
+      const [row] = await contactRows(body.id)
+      assert.equal(row?.business_id, null)
     })
 
     test('carousel takes true/false as strings or booleans', async () => {
@@ -241,7 +260,7 @@ for (const backend of backends()) {
       }
       assert.equal(await liveCount(acme.companyId), before)
       assert.equal(await counter(acme.companyId, 'contacts'), total)
-      assert.equal((await t.orm.select().from(contacts).where(eq(contacts.email, 'never@example.com'))).length, 0)
+      assert.equal((await rawRows<{ id: number }>(t.db, sql`select id from contacts where email = 'never@example.com'`)).length, 0)
     })
 
     test('valid custom field values of every kind', async () => {
@@ -280,10 +299,10 @@ for (const backend of backends()) {
         post({ ...minimal('Race@Example.com'), business: 'RACE INC' }),
       ])
       assert.deepEqual(results.map((r) => r.statusCode).sort(), [201, 422, 422])
-      const rows = await t.orm.select().from(contacts).where(and(eq(contacts.companyId, acme.companyId), isNull(contacts.deletedAt)))
+      const rows = await liveContacts(acme.companyId)
       assert.equal(rows.filter((r) => r.email.toLowerCase() === 'race@example.com').length, 1)
       assert.equal(await counter(acme.companyId, 'contacts'), rows.length)
-      const raceBusinesses = (await t.orm.select().from(businesses).where(eq(businesses.companyId, acme.companyId))).filter(
+      const raceBusinesses = (await businessesOf(acme.companyId)).filter(
         (b) => b.name.toLowerCase() === 'race inc',
       )
       assert.equal(raceBusinesses.length, 1)
@@ -358,7 +377,7 @@ for (const backend of backends()) {
       })
       const noBusiness = await put(contact.id, { first_name: 'A', email: contact.email })
       assert.deepEqual(noBusiness.json().error.details, { business: ["can't be blank"] })
-      const [row] = await t.orm.select().from(contacts).where(eq(contacts.id, contact.id))
+      const [row] = await contactRows(contact.id)
       assert.equal(row?.business, 'Keep')
     })
 
@@ -403,13 +422,10 @@ for (const backend of backends()) {
       assert.equal(body.created_at, created.toISOString())
       assert.equal(body.updated_at, now.toISOString())
 
-      const [row] = await t.orm.select().from(contacts).where(eq(contacts.id, contact.id))
-      assert.equal(row?.firstName, 'Beatriz')
+      const [row] = await contactRows(contact.id)
+      assert.equal(row?.first_name, 'Beatriz')
       assert.equal(row.city, null)
-      assert.deepEqual(
-        (await t.orm.select().from(contactTags).where(eq(contactTags.contactId, contact.id))).map((r) => r.tagId),
-        [vip.id],
-      )
+      assert.deepEqual((await tagsOf(contact.id)).map((r) => r.tag_id), [vip.id])
 
       const events = await eventsOf(contact.id)
       assert.deepEqual(events.map((e) => e.kind), ['contact_created', 'contact_updated', 'stage_changed', 'tag_added', 'tag_removed'])
@@ -428,7 +444,7 @@ for (const backend of backends()) {
       assert.deepEqual(events[2]?.data, { from: 'lead', to: 'mql' })
       assert.deepEqual(events[3]?.data, { tag_id: vip.id, name: 'VIP' })
       assert.deepEqual(events[4]?.data, { tag_id: hot.id, name: 'Hot' })
-      assert.ok(events.slice(1).every((e) => e.userId === acme.userId && e.occurredAt.toISOString() === now.toISOString()))
+      assert.ok(events.slice(1).every((e) => e.user_id === acme.userId && e.occurred_at.toISOString() === now.toISOString()))
     })
 
     test('PUT with nothing different changes nothing and records nothing', async () => {
@@ -462,18 +478,18 @@ for (const backend of backends()) {
     test('PUT: business changes point the contact at the (case-insensitive) business; null clears it', async () => {
       const contact = await addContact(t.db, acme, { business: 'Umbrella' })
       const base = { first_name: contact.first_name, email: contact.email }
-      const [first] = await t.orm.select().from(contacts).where(eq(contacts.id, contact.id))
+      const [first] = await contactRows(contact.id)
       await put(contact.id, { ...base, business: 'UMBRELLA' })
-      const [same] = await t.orm.select().from(contacts).where(eq(contacts.id, contact.id))
-      assert.equal(same?.businessId, first?.businessId)
+      const [same] = await contactRows(contact.id)
+      assert.equal(same?.business_id, first?.business_id)
       assert.equal(same?.business, 'UMBRELLA')
       await put(contact.id, { ...base, business: 'Hooli' })
-      const [moved] = await t.orm.select().from(contacts).where(eq(contacts.id, contact.id))
-      assert.notEqual(moved?.businessId, first?.businessId)
+      const [moved] = await contactRows(contact.id)
+      assert.notEqual(moved?.business_id, first?.business_id)
       const cleared = await put(contact.id, { ...base, business: null })
       assert.equal(cleared.json().business, null)
-      const [none] = await t.orm.select().from(contacts).where(eq(contacts.id, contact.id))
-      assert.equal(none?.businessId, null)
+      const [none] = await contactRows(contact.id)
+      assert.equal(none?.business_id, null)
       assert.equal((await get(`/api/v1/contacts/${contact.id}/business`)).statusCode, 404)
     })
 
@@ -497,15 +513,15 @@ for (const backend of backends()) {
       }
       const bad = await put(contact.id, { ...base, user_id: 'me' })
       assert.deepEqual(bad.json().error.details, { user_id: ['must be an integer'] })
-      const [row] = await t.orm.select().from(contacts).where(eq(contacts.id, contact.id))
-      assert.equal(row?.userId, member.id)
+      const [row] = await contactRows(contact.id)
+      assert.equal(row?.user_id, member.id)
     })
 
     test('PUT: bad input is 422 and changes nothing; a taken email is 422; foreign or missing is 404', async () => {
       const contact = await addContact(t.db, acme, { business: 'B', stage: 'lead', tags: [hot.id] })
       await addContact(t.db, acme, { email: 'someone@example.com' })
       const base = { first_name: contact.first_name, email: contact.email, business: 'B' }
-      const [before] = await t.orm.select().from(contacts).where(eq(contacts.id, contact.id))
+      const [before] = await contactRows(contact.id)
       const events = (await eventsOf(contact.id)).length
       const cases: [object, Record<string, string[]>][] = [
         [{ ...base, email: 'SOMEONE@example.com' }, { email: ['has already been taken'] }],
@@ -519,15 +535,15 @@ for (const backend of backends()) {
         assert.equal(res.statusCode, 422, JSON.stringify(payload))
         assert.deepEqual(res.json().error.details, details)
       }
-      const [after] = await t.orm.select().from(contacts).where(eq(contacts.id, contact.id))
+      const [after] = await contactRows(contact.id)
       assert.deepEqual(after, before)
       assert.equal((await eventsOf(contact.id)).length, events)
 
       const theirs = await addContact(t.db, other, { business: 'T' })
       const foreign = await put(theirs.id, { first_name: 'X', email: 'x@example.com', business: 'T' })
       assert.equal(foreign.statusCode, 404)
-      const [untouched] = await t.orm.select().from(contacts).where(eq(contacts.id, theirs.id))
-      assert.equal(untouched?.firstName, theirs.first_name)
+      const [untouched] = await contactRows(theirs.id)
+      assert.equal(untouched?.first_name, theirs.first_name)
       assert.equal((await put(99999999, base)).statusCode, 404)
     })
 
@@ -540,9 +556,9 @@ for (const backend of backends()) {
       const res = await del(contact.id)
       assert.equal(res.statusCode, 204)
       assert.equal(res.body, '')
-      const [row] = await t.orm.select().from(contacts).where(eq(contacts.id, contact.id))
-      assert.equal(row?.deletedAt?.toISOString(), now.toISOString())
-      assert.equal((await t.orm.select().from(contactTags).where(eq(contactTags.contactId, contact.id))).length, 1, 'history kept')
+      const [row] = await contactRows(contact.id)
+      assert.equal(row?.deleted_at?.toISOString(), now.toISOString())
+      assert.equal((await tagsOf(contact.id)).length, 1, 'history kept')
       assert.deepEqual((await eventsOf(contact.id)).map((e) => e.kind), ['contact_created', 'contact_deleted'])
       assert.equal(await counter(acme.companyId, 'contacts'), total - 1)
       assert.equal(await counter(acme.companyId, 'contacts_by_user', acme.userId), mine - 1)
@@ -614,9 +630,9 @@ for (const backend of backends()) {
       ])
       assert.equal(body.name, 'Wayne Enterprises')
       assert.equal(body.contacts_count, 2)
-      const [row] = await t.orm.select().from(contacts).where(eq(contacts.id, a.id))
-      assert.equal(row?.businessId, body.id)
-      const rows = await t.orm.select().from(businesses).where(eq(businesses.companyId, acme.companyId))
+      const [row] = await contactRows(a.id)
+      assert.equal(row?.business_id, body.id)
+      const rows = await businessesOf(acme.companyId)
       assert.equal(rows.filter((r) => r.name.toLowerCase() === 'wayne enterprises').length, 1)
 
       const none = await addContact(t.db, acme)
@@ -629,14 +645,14 @@ for (const backend of backends()) {
 
     test('leads with the same email link on create, follow an email change, unlink on delete', async () => {
       const lead = async (email: string) => {
-        const [row] = await t.orm
-          .insert(leads)
-          .values({ companyId: acme.companyId, userId: acme.userId, firstName: 'L', email, provider: 'linkedin' })
-          .returning()
+        const [row] = await rawRows<{ id: number }>(t.db, sql`
+          insert into leads (company_id, user_id, first_name, email, provider)
+          values (${acme.companyId}, ${acme.userId}, 'L', ${email}, 'linkedin') returning id`)
         if (!row) throw new Error('no lead')
         return row.id
       }
-      const leadOf = async (id: number) => (await t.orm.select().from(leads).where(eq(leads.id, id)))[0]?.contactId
+      const leadOf = async (id: number) =>
+        (await rawRows<{ contact_id: number | null }>(t.db, sql`select contact_id from leads where id = ${id}`))[0]?.contact_id
       const first = await lead('Lead.Person@example.com')
       const second = await lead('new.address@example.com')
       const contact = await addContact(t.db, acme, { email: 'lead.person@EXAMPLE.com', business: 'B' })

@@ -1,10 +1,20 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { asc, eq } from 'drizzle-orm'
-import { contactCustomValues, customFields } from '../../src/db/schema.js'
+import { rawRows, sql } from '../helpers/sql.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addContact, addCustomField } from '../helpers/contacts-factories.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
+
+/** A custom_fields row, every column (the queries select *). */
+interface FieldRow {
+  company_id: number
+  id: number
+  field: string
+  kind: string
+  options: { name: string }[]
+  created_at: Date
+  updated_at: Date
+}
 
 for (const backend of backends()) {
   describe(`custom fields (${backend.name})`, () => {
@@ -20,7 +30,8 @@ for (const backend of backends()) {
     after(() => t.close())
 
     const rowsOf = (companyId: number) =>
-      t.orm.select().from(customFields).where(eq(customFields.companyId, companyId)).orderBy(asc(customFields.id))
+      rawRows<FieldRow>(t.db, sql`select * from custom_fields where company_id = ${companyId} order by id`)
+    const rowsById = (id: number) => rawRows<FieldRow>(t.db, sql`select * from custom_fields where id = ${id}`)
     const post = (payload: object | string, who = acme, contentType = 'application/json') =>
       t.app.inject({ method: 'POST', url: '/api/v1/custom_fields', headers: { ...who.auth, 'content-type': contentType }, payload })
     const put = (id: number, payload: object, who = acme) =>
@@ -38,9 +49,9 @@ for (const backend of backends()) {
       const dropdown = await post({ custom_field: { field: 'Size', kind: 'dropdown', options: [{ name: 'S' }, { name: 'M' }] } })
       assert.equal(dropdown.statusCode, 201)
       assert.deepEqual(dropdown.json().options, [{ name: 'S' }, { name: 'M' }])
-      const [row] = await t.orm.select().from(customFields).where(eq(customFields.id, dropdown.json().id))
+      const [row] = await rowsById(dropdown.json().id)
       assert.deepEqual(row?.options, [{ name: 'S' }, { name: 'M' }])
-      assert.equal(row.companyId, acme.companyId)
+      assert.equal(row.company_id, acme.companyId)
     })
 
     test('a form body with options', async () => {
@@ -115,7 +126,7 @@ for (const backend of backends()) {
       assert.equal(renamed.json().field, 'Plan name')
       const reoptioned = await put(field.id, { custom_field: { field: 'Plan name', kind: 'dropdown', options: [{ name: 'Pro' }, { name: 'Team' }] } })
       assert.deepEqual(reoptioned.json().options, [{ name: 'Pro' }, { name: 'Team' }])
-      const [row] = await t.orm.select().from(customFields).where(eq(customFields.id, field.id))
+      const [row] = await rowsById(field.id)
       assert.deepEqual(row?.options, [{ name: 'Pro' }, { name: 'Team' }])
 
       const toInput = await put(field.id, { field: 'Plan name', kind: 'input' })
@@ -132,7 +143,7 @@ for (const backend of backends()) {
         const res = await put(id, { field: 'X', kind: 'input' })
         assert.equal(res.statusCode, 404)
       }
-      const [theirs] = await t.orm.select().from(customFields).where(eq(customFields.id, foreign.id))
+      const [theirs] = await rowsById(foreign.id)
       assert.equal(theirs?.field, 'Theirs')
       const missing = await put(field.id, {})
       assert.deepEqual(missing.json().error.details, { field: ["can't be blank"], kind: ["can't be blank"] })
@@ -140,7 +151,7 @@ for (const backend of backends()) {
 
     test('a refused PUT changes nothing; a missing or foreign id is 404 before any problem of the options', async () => {
       const field = await addCustomField(t.db, acme, { field: 'Tier', kind: 'input' })
-      const before = await t.orm.select().from(customFields).where(eq(customFields.id, field.id))
+      const before = await rowsById(field.id)
       for (const payload of [
         { field: 'Tier 2', kind: 'dropdown' },
         { field: 'Tier 2', kind: 'dropdown', options: null },
@@ -150,7 +161,7 @@ for (const backend of backends()) {
         const res = await put(field.id, payload)
         assert.equal(res.statusCode, 422, JSON.stringify(payload))
         assert.deepEqual(Object.keys(res.json().error.details), ['options'], JSON.stringify(payload))
-        assert.deepEqual(await t.orm.select().from(customFields).where(eq(customFields.id, field.id)), before)
+        assert.deepEqual(await rowsById(field.id), before)
       }
       const foreign = await addCustomField(t.db, other, { field: 'Their tier' })
       for (const id of [foreign.id, 987655]) {
@@ -185,9 +196,10 @@ for (const backend of backends()) {
       const res = await t.app.inject({ method: 'DELETE', url: `/api/v1/custom_fields/${doomed.id}`, headers: acme.auth })
       assert.equal(res.statusCode, 204)
       assert.equal(res.body, '')
-      assert.equal((await t.orm.select().from(customFields).where(eq(customFields.id, doomed.id))).length, 0)
-      const values = await t.orm.select().from(contactCustomValues).where(eq(contactCustomValues.contactId, contact.id))
-      assert.deepEqual(values.map((v) => [v.customFieldId, v.value]), [[kept.id, 'b']])
+      assert.equal((await rowsById(doomed.id)).length, 0)
+      const values = await rawRows<{ custom_field_id: number; value: string }>(t.db, sql`
+        select custom_field_id, value from contact_custom_values where contact_id = ${contact.id}`)
+      assert.deepEqual(values.map((v) => [v.custom_field_id, v.value]), [[kept.id, 'b']])
       const read = await t.app.inject({ url: `/api/v1/contacts/${contact.id}`, headers: acme.auth })
       assert.deepEqual(read.json().custom_fields, [{ field: 'Kept', value: 'b' }])
       assert.equal((await t.app.inject({ method: 'DELETE', url: `/api/v1/custom_fields/${doomed.id}`, headers: acme.auth })).statusCode, 404)

@@ -6,10 +6,8 @@
 // checks and its rows; the tag or field is deleted meanwhile, then the holder rolls back.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { sql } from 'drizzle-orm'
 import type { Response as Reply } from 'light-my-request'
-import { orm, rawRows } from '../helpers/orm.js'
-import { contacts } from '../../src/db/schema.js'
+import { execute, rawRows, sql } from '../helpers/sql.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addContact, addCustomField, addTag } from '../helpers/contacts-factories.js'
 import { deadlockCount, holdUncommitted, waitForLockWait as waitForLockWaitIn } from '../helpers/locks.js'
@@ -40,7 +38,8 @@ for (const backend of backends()) {
 
     /** Another transaction inserts a live contact with `email` and keeps it uncommitted until the returned release. */
     const holdEmail = (email: string) =>
-      holdUncommitted(t.db, (tx) => orm(tx).insert(contacts).values({ companyId: acme.companyId, userId: acme.userId, firstName: 'Holder', email }))
+      holdUncommitted(t.db, (tx) => execute(tx, sql`
+        insert into contacts (company_id, user_id, first_name, email) values (${acme.companyId}, ${acme.userId}, 'Holder', ${email})`))
 
     /** Until a statement of this database waits for a lock (the write, on the held email). */
     const waitForLockWait = () => waitForLockWaitIn(t.db, 'the write')
@@ -130,11 +129,11 @@ for (const backend of backends()) {
       const held = new Promise<void>((resolve) => (holding = resolve))
       let deletionError: unknown
       const deletion = transaction(t.db, async (tx) => {
-        await orm(tx).execute(sql`select id from tags where company_id = ${acme.companyId} and id = ${tag.id} for update`)
+        await execute(tx, sql`select id from tags where company_id = ${acme.companyId} and id = ${tag.id} for update`)
         holding()
         await gate
         try {
-          await orm(tx).execute(sql`update counters set value = value where company_id = ${acme.companyId} and list = 'events' and key = 0`)
+          await execute(tx, sql`update counters set value = value where company_id = ${acme.companyId} and list = 'events' and key = 0`)
         } catch (err) {
           deletionError = err
         }

@@ -7,8 +7,7 @@
 // create is sent while it waits.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { sql } from 'drizzle-orm'
-import { rawRows } from '../helpers/orm.js'
+import { sql, rawRows } from '../helpers/sql.js'
 import { LINKED_LEADS } from '../../src/modules/leads/lead-links.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addContact, addTag } from '../helpers/contacts-factories.js'

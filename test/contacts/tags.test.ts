@@ -1,10 +1,19 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { and, asc, eq } from 'drizzle-orm'
-import { contactEvents, contactTags, tags } from '../../src/db/schema.js'
+import { rawRows, sql } from '../helpers/sql.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addContact, addTag } from '../helpers/contacts-factories.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
+
+/** A tags row, every column (the queries select *). */
+interface TagRow {
+  company_id: number
+  id: number
+  name: string
+  color: string
+  created_at: Date
+  updated_at: Date
+}
 
 for (const backend of backends()) {
   describe(`tags (${backend.name})`, () => {
@@ -19,7 +28,8 @@ for (const backend of backends()) {
     })
     after(() => t.close())
 
-    const tagRows = (companyId: number) => t.orm.select().from(tags).where(eq(tags.companyId, companyId)).orderBy(asc(tags.id))
+    const tagRows = (companyId: number) => rawRows<TagRow>(t.db, sql`select * from tags where company_id = ${companyId} order by id`)
+    const tagById = (id: number) => rawRows<TagRow>(t.db, sql`select * from tags where id = ${id}`)
     const post = (payload: object | string, who = acme, contentType = 'application/json') =>
       t.app.inject({ method: 'POST', url: '/api/v1/tags', headers: { ...who.auth, 'content-type': contentType }, payload })
 
@@ -32,8 +42,8 @@ for (const backend of backends()) {
       assert.equal(body.name, 'Hot lead')
       assert.equal(body.color, '#E11D48')
       assert.match(body.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
-      const [row] = await t.orm.select().from(tags).where(eq(tags.id, body.id))
-      assert.equal(row?.companyId, acme.companyId)
+      const [row] = await tagById(body.id)
+      assert.equal(row?.company_id, acme.companyId)
       assert.equal(row.name, 'Hot lead')
     })
 
@@ -102,7 +112,7 @@ for (const backend of backends()) {
       assert.equal(res.json().name, 'After')
       assert.equal(res.json().color, '#fff')
       assert.equal(res.json().created_at, tag.created_at.toISOString())
-      const [row] = await t.orm.select().from(tags).where(eq(tags.id, tag.id))
+      const [row] = await tagById(tag.id)
       assert.deepEqual([row?.name, row?.color], ['After', '#fff'])
 
       const foreign = await addTag(t.db, other, { name: 'Theirs' })
@@ -111,7 +121,7 @@ for (const backend of backends()) {
         assert.equal(missing.statusCode, 404)
         assert.equal(missing.json().error.message, 'Not found')
       }
-      const [theirs] = await t.orm.select().from(tags).where(eq(tags.id, foreign.id))
+      const [theirs] = await tagById(foreign.id)
       assert.equal(theirs?.name, 'Theirs')
 
       const taken = await t.app.inject({ method: 'PUT', url: `/api/v1/tags/${tag.id}`, headers: acme.auth, payload: { name: 'hot LEAD', color: '#fff' } })
@@ -155,19 +165,17 @@ for (const backend of backends()) {
       const res = await t.app.inject({ method: 'DELETE', url: `/api/v1/tags/${tag.id}`, headers: acme.auth })
       assert.equal(res.statusCode, 204)
       assert.equal(res.body, '')
-      assert.equal((await t.orm.select().from(tags).where(eq(tags.id, tag.id))).length, 0)
-      const links = await t.orm.select().from(contactTags).where(eq(contactTags.companyId, acme.companyId))
-      assert.deepEqual(links.filter((l) => l.tagId === tag.id), [])
-      assert.ok(links.some((l) => l.contactId === a.id && l.tagId === keep.id))
+      assert.equal((await tagById(tag.id)).length, 0)
+      const links = await rawRows<{ contact_id: number; tag_id: number; company_id: number; created_at: Date }>(t.db, sql`
+        select * from contact_tags where company_id = ${acme.companyId}`)
+      assert.deepEqual(links.filter((l) => l.tag_id === tag.id), [])
+      assert.ok(links.some((l) => l.contact_id === a.id && l.tag_id === keep.id))
 
-      const removed = await t.orm
-        .select()
-        .from(contactEvents)
-        .where(and(eq(contactEvents.companyId, acme.companyId), eq(contactEvents.kind, 'tag_removed')))
-        .orderBy(asc(contactEvents.id))
-      assert.deepEqual(removed.map((e) => e.contactId), [a.id, b.id])
+      const removed = await rawRows<{ contact_id: number; data: Record<string, unknown>; user_id: number | null }>(t.db, sql`
+        select contact_id, data, user_id from contact_events where company_id = ${acme.companyId} and kind = 'tag_removed' order by id`)
+      assert.deepEqual(removed.map((e) => e.contact_id), [a.id, b.id])
       assert.deepEqual(removed[0]?.data, { tag_id: tag.id, name: 'Doomed', reason: 'tag_deleted' })
-      assert.equal(removed[0].userId, acme.userId)
+      assert.equal(removed[0].user_id, acme.userId)
 
       const contact = await t.app.inject({ url: `/api/v1/contacts/${a.id}`, headers: acme.auth })
       assert.deepEqual(contact.json().tags.map((x: { id: number }) => x.id), [keep.id])

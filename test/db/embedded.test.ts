@@ -8,9 +8,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, test } from 'node:test'
-import { sql } from 'drizzle-orm'
 import { openDatabase } from '../../src/db/client.js'
-import { rawRows } from '../helpers/orm.js'
+import { sql, rawRows } from '../helpers/sql.js'
 import { isAlive, runDetached, startEmbeddedCluster } from '../../src/db/embedded.js'
 
 function postmasterPid(dataDir: string): number | undefined {

@@ -3,11 +3,10 @@
 // the pool's client-side query_timeout used to cut such a migration's connection.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { sql } from 'drizzle-orm'
 import pg from 'pg'
 import { openDatabase } from '../../src/db/client.js'
 import { backends } from '../helpers/app.js'
-import { orm } from '../helpers/orm.js'
+import { execute, sql } from '../helpers/sql.js'
 
 const MIGRATION_LOCK = 7_401_229 // src/db/client.ts
 
@@ -34,7 +33,7 @@ for (const backend of backends()) {
           assert.ok(Date.now() - started >= 900, 'it waited for the other migrator')
           await handle.ping()
           // The requests' limit is untouched.
-          await assert.rejects(orm(handle.db).execute(sql`select pg_sleep(0.5)`),
+          await assert.rejects(execute(handle.db, sql`select pg_sleep(0.5)`),
             (err: Error & { cause?: Error }) => /statement timeout|Query read timeout/.test(err.cause?.message ?? err.message))
         } finally {
           await handle.close()

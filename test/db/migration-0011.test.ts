@@ -5,8 +5,7 @@
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { after, before, describe, test } from 'node:test'
-import { sql } from 'drizzle-orm'
-import { rawRows } from '../helpers/orm.js'
+import { execute, rawRows, sql } from '../helpers/sql.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addSubscription, tenant, type Tenant } from '../helpers/factories.js'
 
@@ -36,7 +35,7 @@ for (const backend of backends()) {
 
     test('events not yet fanned out get one delivery per matching enabled subscription of their company, the others none', async () => {
       assert.ok(fanOut, 'the migration fans out pending events')
-      await t.orm.execute(sql`alter table api_events add column fanned_out boolean not null default true`)
+      await execute(t.db, sql`alter table api_events add column fanned_out boolean not null default true`)
       const star = await addSubscription(t.db, acme.companyId, ['*'])
       const tags = await addSubscription(t.db, acme.companyId, ['tag.created'])
       await addSubscription(t.db, acme.companyId, ['*'], false)
@@ -46,8 +45,8 @@ for (const backend of backends()) {
       await event(acme.companyId, 'tag.created', true) // fanned out by the old worker already
       const pendingTheirs = await event(other.companyId, 'tag.deleted', false)
 
-      await t.orm.execute(sql.raw(fanOut))
-      await t.orm.execute(sql`alter table api_events drop column fanned_out`)
+      await execute(t.db, sql.raw(fanOut))
+      await execute(t.db, sql`alter table api_events drop column fanned_out`)
 
       const made = await rawRows<{ event_id: number; subscription_id: number; status: string; next_attempt_at: string }>(t.db, sql`
         select event_id, subscription_id, status, to_char(next_attempt_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as next_attempt_at

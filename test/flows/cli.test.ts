@@ -6,16 +6,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { and, eq } from 'drizzle-orm'
 import { buildApp } from '../../src/app.js'
 import type { Db } from '../../src/db/db.js'
-import { contactEvents, flows, flowSteps, tasks } from '../../src/db/schema.js'
 import { dayIn } from '../../src/modules/tasks/task-dates.js'
 import { backends, testConfig } from '../helpers/app.js'
 import { adminDatabase, expectFailure, expectJson, type AdminDatabase } from '../helpers/cli.js'
 import { addUser, tenant, type Tenant } from '../helpers/factories.js'
 import { addContact } from '../helpers/flows-factories.js'
-import { orm } from '../helpers/orm.js'
+import { rawRows, sql } from '../helpers/sql.js'
 
 for (const backend of backends()) {
   describe(`flow and task admin commands (${backend.name})`, () => {
@@ -96,16 +94,17 @@ for (const backend of backends()) {
       assert.deepEqual(inline.steps, [{ position: 1, day: 2, kind: 'linkedin', title: 'Connect' }])
 
       await look(async (db) => {
-        const [row] = await orm(db).select().from(flows).where(eq(flows.id, Number(flow.id)))
-        assert.equal(row?.companyId, acme.companyId)
-        const steps = await orm(db).select().from(flowSteps).where(eq(flowSteps.flowId, Number(flow.id)))
+        const [row] = await rawRows<{ company_id: number }>(db, sql`select company_id from flows where id = ${Number(flow.id)}`)
+        assert.equal(row?.company_id, acme.companyId)
+        const steps = await rawRows<{ position: number; day: number; kind: string; title: string }>(db, sql`
+          select position, day, kind, title from flow_steps where flow_id = ${Number(flow.id)}`)
         assert.deepEqual(steps.map((s) => [s.position, s.day, s.kind, s.title]).sort(), [[1, 0, 'email', 'Welcome'], [2, 3, 'phonecall', 'Call']])
       })
     })
 
     // The rules behind these messages are tested in-process in test/flows/commands.test.ts.
     test('flow create: bad input, one line on stderr, nothing written', async () => {
-      const count = () => look(async (db) => (await orm(db).select().from(flows)).length)
+      const count = () => look(async (db) => (await rawRows<{ id: number }>(db, sql`select id from flows`)).length)
       const before = await count()
       const good = stepsFile('good.json', '[{"day": 1, "kind": "email", "title": "Hi"}]')
       const run = (steps: string, extra: string[] = []) =>
@@ -158,21 +157,20 @@ for (const backend of backends()) {
       assert.match(readable.stdout, /^status: done$/m)
 
       const database = admin.handle
-      const [row] = await orm(database.db).select().from(tasks).where(eq(tasks.id, Number(created.id)))
+      const [row] = await rawRows<{ done: boolean; done_at: Date | null; done_on: string | null; company_id: number }>(database.db, sql`
+        select done, done_at, done_on::text, company_id from tasks where id = ${Number(created.id)}`)
       assert.ok(row)
       assert.equal(row.done, true)
-      assert.equal(row.doneAt?.toISOString(), done.done_at)
-      assert.equal(row.doneOn, dayIn(new Date(doneAt), 'Asia/Tokyo'))
-      assert.equal(row.companyId, acme.companyId)
-      const events = await orm(database.db)
-        .select()
-        .from(contactEvents)
-        .where(and(eq(contactEvents.contactId, contact.id), eq(contactEvents.kind, 'task_completed')))
+      assert.equal(row.done_at?.toISOString(), done.done_at)
+      assert.equal(row.done_on, dayIn(new Date(doneAt), 'Asia/Tokyo'))
+      assert.equal(row.company_id, acme.companyId)
+      const events = await rawRows<{ data: Record<string, unknown>; user_id: number | null }>(database.db, sql`
+        select data, user_id from contact_events where contact_id = ${contact.id} and kind = 'task_completed'`)
       assert.equal(events.length, 2)
       assert.deepEqual(events.find((e) => e.data.task_id === created.id)?.data, {
         task_id: created.id, title: 'Call Ana Souza', kind: 'phonecall', flow_id: null,
       })
-      assert.equal(events[0]?.userId, null)
+      assert.equal(events[0]?.user_id, null)
       // The list (counted from counters) sees what the commands did.
       const app = await buildApp(testConfig(), { database })
       const res = await app.inject({ url: '/api/v1/tasks?page=1&done=true', headers: acme.auth })
@@ -184,7 +182,7 @@ for (const backend of backends()) {
     })
 
     test('task create: bad input, one line on stderr, nothing written', async () => {
-      const count = () => look(async (db) => (await orm(db).select().from(tasks)).length)
+      const count = () => look(async (db) => (await rawRows<{ id: number }>(db, sql`select id from tasks`)).length)
       const before = await count()
       const run = (args: string[]) => runAdmin(['task', 'create', ...args])
       const c = String(contact.id)

@@ -2,9 +2,7 @@
 // themselves): every refusal is an ApiError the command line prints as one line.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { and, eq } from 'drizzle-orm'
 import { systemActing } from '../../src/modules/audit/audit.context.js'
-import { contactEvents, counters, flows, tasks } from '../../src/db/schema.js'
 import { ApiError } from '../../src/errors.js'
 import { validate } from '../../src/http/validation.js'
 import { FlowCreateInput } from '../../src/modules/flows/flows.schemas.js'
@@ -14,6 +12,7 @@ import { completeTaskCommand, createStandaloneTask, defaultTitle } from '../../s
 import { addUser, tenant, type Tenant } from '../helpers/factories.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addContact, STEPS } from '../helpers/flows-factories.js'
+import { rawRows, sql } from '../helpers/sql.js'
 
 const NOW = new Date('2026-03-10T02:00:00Z')
 
@@ -89,7 +88,7 @@ for (const backend of backends()) {
       const input = { company: acme.companyId, user: other.userId, name: 'X', steps: 'f.json' }
       assert.deepEqual(await refusal(() => createFlow(t.db, systemActing(), input, STEPS)), { user: ['is not a user of the company'] })
       assert.equal(await refusal(() => createFlow(t.db, systemActing(), { ...input, company: 999_999_999 }, STEPS)), 'company 999999999 not found')
-      assert.equal((await t.orm.select().from(flows)).length, 0)
+      assert.equal((await rawRows<{ id: number }>(t.db, sql`select id from flows`)).length, 0)
       const member = await addUser(t.db, acme.companyId)
       const flow = await createFlow(t.db, systemActing(), { ...input, user: member.id }, STEPS)
       assert.equal(flow.user_id, member.id)
@@ -110,7 +109,7 @@ for (const backend of backends()) {
         await refusal(() => createStandaloneTask(t.db, systemActing(NOW), { ...input, contact: theirs.id, 'assigned-to': acme.userId })),
         { 'assigned-to': ['is not a user of the contact company'] },
       )
-      assert.equal((await t.orm.select().from(tasks)).length, 0)
+      assert.equal((await rawRows<{ id: number }>(t.db, sql`select id from tasks`)).length, 0)
 
       // In São Paulo it is still 2026-03-09 at this instant.
       const task = await createStandaloneTask(t.db, systemActing(NOW), { ...input, due: '2026-03-09' })
@@ -130,15 +129,14 @@ for (const backend of backends()) {
       const done = results.find((r) => r.status === 'fulfilled')?.value
       assert.deepEqual([done?.done, done?.status, done?.done_at], [true, 'done', NOW])
 
-      const [row] = await t.orm.select().from(tasks).where(eq(tasks.id, task.id))
-      assert.equal(row?.doneOn, '2026-03-09', 'the day of the instant in São Paulo')
-      const events = await t.orm.select().from(contactEvents).where(and(eq(contactEvents.contactId, contact.id), eq(contactEvents.kind, 'task_completed')))
+      const [row] = await rawRows<{ done_on: string | null }>(t.db, sql`select done_on::text from tasks where id = ${task.id}`)
+      assert.equal(row?.done_on, '2026-03-09', 'the day of the instant in São Paulo')
+      const events = await rawRows<{ occurred_at: Date }>(t.db, sql`
+        select occurred_at from contact_events where contact_id = ${contact.id} and kind = 'task_completed'`)
       assert.equal(events.length, 1)
-      assert.equal(events[0]?.occurredAt.toISOString(), NOW.toISOString())
-      const [doneCount] = await t.orm
-        .select()
-        .from(counters)
-        .where(and(eq(counters.companyId, acme.companyId), eq(counters.list, 'tasks.done'), eq(counters.key, 0)))
+      assert.equal(events[0]?.occurred_at.toISOString(), NOW.toISOString())
+      const [doneCount] = await rawRows<{ value: number }>(t.db, sql`
+        select value from counters where company_id = ${acme.companyId} and list = 'tasks.done' and key = 0`)
       assert.equal(doneCount?.value, 1)
       assert.equal(await refusal(() => completeTaskCommand(t.db, systemActing(NOW), { id: 999_999_999 })), 'task 999999999 not found')
     })

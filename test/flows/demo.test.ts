@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { eq } from 'drizzle-orm'
-import { flowEnrollments, flows, tasks } from '../../src/db/schema.js'
 import { seedFlows } from '../../src/modules/flows/flows.demo.js'
 import { addUser, tenant, type Tenant } from '../helpers/factories.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addContact } from '../helpers/flows-factories.js'
 import { transaction } from '../../src/db/db.js'
+import { rawRows, sql } from '../helpers/sql.js'
 
 const NOW = new Date('2026-03-10T15:00:00Z')
 
@@ -48,12 +47,13 @@ for (const backend of backends()) {
       assert.deepEqual(body.data.map((f: { status: string }) => f.status), ['active', 'active', 'paused'])
       for (const flow of body.data) assert.ok(flow.steps.length >= 3 && flow.steps.length <= 5, flow.name)
       assert.deepEqual(body.data.map((f: { contacts_count: number }) => f.contacts_count), [15, 15, 0])
-      const enrollments = await t.orm.select().from(flowEnrollments).where(eq(flowEnrollments.companyId, demo.companyId))
+      const enrollments = await rawRows<{ id: number }>(t.db, sql`select id from flow_enrollments where company_id = ${demo.companyId}`)
       assert.equal(enrollments.length, 30)
     })
 
     test('tasks today, overdue, future and done, plus some outside any flow; totals match the rows', async () => {
-      const rows = await t.orm.select().from(tasks).where(eq(tasks.companyId, demo.companyId))
+      const rows = await rawRows<{ done: boolean; done_at: Date | null; done_on: string | null; flow_id: number | null }>(t.db, sql`
+        select done, done_at, done_on::text, flow_id from tasks where company_id = ${demo.companyId}`)
       for (const query of ['status=today', 'status=overdue', 'status=future', 'done=true', 'undone=true', '']) {
         const body = await get(`/api/v1/tasks?page=1&per_page=100&${query}`)
         assert.ok(body.meta.total_count > 0, query)
@@ -62,19 +62,19 @@ for (const backend of backends()) {
       assert.equal(all.meta.total_count, rows.length)
       const done = rows.filter((r) => r.done)
       assert.equal((await get('/api/v1/tasks?page=1&done=true')).meta.total_count, done.length)
-      assert.ok(done.every((r) => r.doneAt !== null && r.doneAt <= NOW && r.doneOn !== null && r.doneOn <= '2026-03-10'))
-      const standalone = rows.filter((r) => r.flowId === null)
+      assert.ok(done.every((r) => r.done_at !== null && r.done_at <= NOW && r.done_on !== null && r.done_on <= '2026-03-10'))
+      const standalone = rows.filter((r) => r.flow_id === null)
       assert.equal(standalone.length, 6)
       const byDoneDate = await get('/api/v1/tasks?page=1&end_done_date=2026-03-09')
-      assert.equal(byDoneDate.meta.total_count, done.filter((r) => (r.doneOn ?? '') <= '2026-03-09').length)
+      assert.equal(byDoneDate.meta.total_count, done.filter((r) => (r.done_on ?? '') <= '2026-03-09').length)
       assert.ok(byDoneDate.meta.total_count > 0, 'tasks finished on past days')
     })
 
     test('without contacts: the flows only', async () => {
       const body = await get('/api/v1/flows?page=1', empty.auth)
       assert.equal(body.meta.total_count, 3)
-      assert.equal((await t.orm.select().from(tasks).where(eq(tasks.companyId, empty.companyId))).length, 0)
-      assert.equal((await t.orm.select().from(flows).where(eq(flows.companyId, empty.companyId))).length, 3)
+      assert.equal((await rawRows<{ id: number }>(t.db, sql`select id from tasks where company_id = ${empty.companyId}`)).length, 0)
+      assert.equal((await rawRows<{ id: number }>(t.db, sql`select id from flows where company_id = ${empty.companyId}`)).length, 3)
     })
   })
 }

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { eq } from 'drizzle-orm'
-import { contactEvents, flowEnrollments, tasks } from '../../src/db/schema.js'
 import { counterValue } from '../helpers/counters.js'
 import { addUser, tenant, type Tenant } from '../helpers/factories.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addContact as addServiceContact } from '../helpers/contacts-factories.js'
 import { addContact, addFlow, STEPS } from '../helpers/flows-factories.js'
+import { rawRows, sql } from '../helpers/sql.js'
 
 // 02:00 UTC: 2026-03-09 in São Paulo, 2026-03-10 in Tokyo.
 const NOW = new Date('2026-03-10T02:00:00Z')
@@ -24,11 +23,15 @@ for (const backend of backends()) {
     const addContactTo = (flowId: number, contactId: unknown, auth = acme.auth) =>
       t.app.inject({ method: 'PUT', url: `/api/v1/flows/${flowId}/add_contact`, headers: auth, payload: { contact_id: contactId } })
 
+    /** Whole rows (every column), so that "nothing written" compares all of them. */
     async function rowsOf(companyId: number) {
       return {
-        enrollments: await t.orm.select().from(flowEnrollments).where(eq(flowEnrollments.companyId, companyId)),
-        tasks: await t.orm.select().from(tasks).where(eq(tasks.companyId, companyId)),
-        events: await t.orm.select().from(contactEvents).where(eq(contactEvents.companyId, companyId)),
+        enrollments: await rawRows<{ id: number; contact_id: number; added_at: Date }>(t.db, sql`
+          select * from flow_enrollments where company_id = ${companyId} order by id`),
+        tasks: await rawRows<{ id: number; enrollment_id: number | null; contact_id: number }>(t.db, sql`
+          select * from tasks where company_id = ${companyId} order by id`),
+        events: await rawRows<{ contact_id: number; kind: string; user_id: number | null; data: Record<string, unknown> }>(t.db, sql`
+          select * from contact_events where company_id = ${companyId} order by id`),
       }
     }
 
@@ -169,14 +172,14 @@ for (const backend of backends()) {
       const { enrollments, tasks: taskRows, events } = await rowsOf(acme.companyId)
       const enrollment = enrollments.find((e) => e.id === body.id)
       assert.ok(enrollment)
-      assert.equal(enrollment.contactId, contact.id)
-      assert.equal(enrollment.addedAt.toISOString(), NOW.toISOString())
-      const created = taskRows.filter((row) => row.enrollmentId === body.id)
+      assert.equal(enrollment.contact_id, contact.id)
+      assert.equal(enrollment.added_at.toISOString(), NOW.toISOString())
+      const created = taskRows.filter((row) => row.enrollment_id === body.id)
       assert.deepEqual(created.map((row) => row.id).sort((a, b) => a - b), body.tasks.map((task: { id: number }) => task.id))
-      const event = events.find((e) => e.contactId === contact.id)
+      const event = events.find((e) => e.contact_id === contact.id)
       assert.ok(event)
       assert.equal(event.kind, 'added_to_flow')
-      assert.equal(event.userId, acme.userId)
+      assert.equal(event.user_id, acme.userId)
       assert.deepEqual(event.data, {
         flow_id: flowId,
         flow_name: 'Inbound follow-up',
@@ -267,9 +270,9 @@ for (const backend of backends()) {
       assert.equal(again.statusCode, 422)
 
       const { enrollments, tasks: taskRows, events } = await rowsOf(acme.companyId)
-      assert.equal(enrollments.filter((e) => e.contactId === contact.id).length, 1)
-      assert.equal(taskRows.filter((row) => row.contactId === contact.id).length, STEPS.length)
-      assert.equal(events.filter((e) => e.contactId === contact.id).length, 1)
+      assert.equal(enrollments.filter((e) => e.contact_id === contact.id).length, 1)
+      assert.equal(taskRows.filter((row) => row.contact_id === contact.id).length, STEPS.length)
+      assert.equal(events.filter((e) => e.contact_id === contact.id).length, 1)
       assert.equal(await counterValue(t.db, acme.companyId, 'flows.contacts', flowId), 1)
 
       // The same contact may be active in another flow at the same time.
@@ -290,9 +293,9 @@ for (const backend of backends()) {
       const deleted = await t.app.inject({ method: 'DELETE', url: `/api/v1/contacts/${contact.id}`, headers: acme.auth })
       assert.equal(deleted.statusCode, 204)
       assert.equal(await countOf(), before)
-      const enrollments = await t.orm.select().from(flowEnrollments).where(eq(flowEnrollments.contactId, contact.id))
+      const enrollments = await rawRows<{ status: string }>(t.db, sql`select status from flow_enrollments where contact_id = ${contact.id}`)
       assert.deepEqual(enrollments.map((e) => e.status), ['removed'])
-      const left = await t.orm.select().from(tasks).where(eq(tasks.contactId, contact.id))
+      const left = await rawRows<{ id: number }>(t.db, sql`select id from tasks where contact_id = ${contact.id}`)
       assert.equal(left.length, STEPS.length)
     })
   })

@@ -14,7 +14,6 @@ import { openDatabase, type DatabaseHandle } from '../../src/db/client.js'
 import type { Db } from '../../src/db/db.js'
 import { startEmbeddedCluster, type EmbeddedCluster } from '../../src/db/embedded.js'
 import { useStatements } from '../../src/db/query.js'
-import { orm, type TestDb } from './orm.js'
 import { rememberSecret, rememberSecretsIn, secretsInAuditLog } from './secrets.js'
 
 export interface Backend {
@@ -164,10 +163,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
 
 export interface TestApp {
   app: App
-  /** The app's pool, for the service's own functions (src/db/db.ts). */
+  /** The app's pool, for the service's own functions (src/db/db.ts) and the test's own SQL (test/helpers/sql.ts). */
   db: Db
-  /** Drizzle over the same pool, for the test's assertions and fixtures (test/helpers/orm.ts). */
-  orm: TestDb
   database: DatabaseHandle
   close(): Promise<void>
 }
@@ -201,7 +198,6 @@ export async function startApp(
   return {
     app,
     db: database.db,
-    orm: orm(database.db),
     database,
     async close() {
       await app.close()

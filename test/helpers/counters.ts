@@ -1,6 +1,5 @@
 // A counter's total is the sum of its slot rows (src/db/counters.ts).
-import { sql } from 'drizzle-orm'
-import { rawRows } from './orm.js'
+import { sql, rawRows } from './sql.js'
 import type { Db } from '../../src/db/db.js'
 import { COUNTER_SLOTS } from '../../src/db/counters.js'
 import { holdUncommitted } from './locks.js'

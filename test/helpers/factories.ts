@@ -1,6 +1,5 @@
 // Small factories: each test inserts exactly what it needs, through the service code.
-import { sql } from 'drizzle-orm'
-import { rawRows } from './orm.js'
+import { sql, rawRows } from './sql.js'
 import type { Db } from '../../src/db/db.js'
 import { createToken } from '../../src/modules/auth/tokens.service.js'
 import { systemActing } from '../../src/modules/audit/audit.context.js'

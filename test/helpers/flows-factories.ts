@@ -1,16 +1,15 @@
 // Factories for flows and tasks. Contacts are inserted directly (only the columns tasks
 // need); flows and tasks go through the services, so their counters are kept.
-import { sql } from 'drizzle-orm'
 import { systemActing } from '../../src/modules/audit/audit.context.js'
 import { transaction, type Db } from '../../src/db/db.js'
-import { contacts } from '../../src/db/schema.js'
 import { createFlow } from '../../src/modules/flows/flows.service.js'
 import type { FlowStepInput } from '../../src/modules/flows/flows.schemas.js'
 import { lockLiveContact } from '../../src/modules/tasks/tasks.repository.js'
 import type { TaskKind } from '../../src/modules/tasks/tasks.schemas.js'
 import { completeOpenTask, createTasks } from '../../src/modules/tasks/tasks.service.js'
 import type { CompanyId } from '../../src/tenancy.js'
-import { orm } from './orm.js'
+import { ADDED_CONTACT, type AddedContact } from './leads-factories.js'
+import { rawRows, sql } from './sql.js'
 
 let sequence = 0
 const next = () => ++sequence
@@ -21,17 +20,11 @@ export async function addContact(
   options: { userId: number; firstName?: string; lastName?: string | null; deleted?: boolean },
 ) {
   const n = next()
-  const [row] = await orm(db)
-    .insert(contacts)
-    .values({
-      companyId,
-      userId: options.userId,
-      firstName: options.firstName ?? `Contact${n}`,
-      lastName: options.lastName === undefined ? 'Test' : options.lastName,
-      email: `contact${n}@example.com`,
-      ...(options.deleted ? { deletedAt: sql`now()` } : {}),
-    })
-    .returning()
+  const [row] = await rawRows<AddedContact>(db, sql`
+    insert into contacts (company_id, user_id, first_name, last_name, email, deleted_at)
+    values (${companyId}, ${options.userId}, ${options.firstName ?? `Contact${n}`},
+      ${options.lastName === undefined ? 'Test' : options.lastName}, ${`contact${n}@example.com`}, ${options.deleted ? new Date() : null})
+    returning ${ADDED_CONTACT}`)
   if (!row) throw new Error('no contact')
   return row
 }

@@ -1,10 +1,23 @@
 // Rows the leads, transcriptions and WhatsApp tests need from other modules (contacts,
 // tasks), inserted directly, plus WhatsApp messages through the import code.
 import { transaction, type Db } from '../../src/db/db.js'
-import { contacts, tasks } from '../../src/db/schema.js'
 import { importMessages } from '../../src/modules/whatsapp/whatsapp.repository.js'
 import type { CompanyId } from '../../src/tenancy.js'
-import { orm } from './orm.js'
+import { rawRows, sql } from './sql.js'
+
+/** The columns of a contact row the tests read, by their TypeScript names. */
+export interface AddedContact {
+  id: number
+  companyId: number
+  userId: number
+  firstName: string
+  lastName: string | null
+  email: string
+  deletedAt: Date | null
+}
+export const ADDED_CONTACT = sql.raw(
+  'id, company_id as "companyId", user_id as "userId", first_name as "firstName", last_name as "lastName", email, deleted_at as "deletedAt"',
+)
 
 let sequence = 0
 const next = () => ++sequence
@@ -16,16 +29,11 @@ export async function addContact(
   options: { email?: string; firstName?: string; deleted?: boolean } = {},
 ) {
   const n = next()
-  const [row] = await orm(db)
-    .insert(contacts)
-    .values({
-      companyId,
-      userId,
-      firstName: options.firstName ?? `Contact ${n}`,
-      email: options.email ?? `contact${n}@example.com`,
-      deletedAt: options.deleted ? new Date() : null,
-    })
-    .returning()
+  const [row] = await rawRows<AddedContact>(db, sql`
+    insert into contacts (company_id, user_id, first_name, email, deleted_at)
+    values (${companyId}, ${userId}, ${options.firstName ?? `Contact ${n}`}, ${options.email ?? `contact${n}@example.com`},
+      ${options.deleted ? new Date() : null})
+    returning ${ADDED_CONTACT}`)
   if (!row) throw new Error('no contact')
   return row
 }
@@ -35,17 +43,10 @@ export async function addTask(
   companyId: CompanyId,
   options: { contactId: number; assignedToId: number; title?: string },
 ) {
-  const [row] = await orm(db)
-    .insert(tasks)
-    .values({
-      companyId,
-      kind: 'meeting',
-      title: options.title ?? `Task ${next()}`,
-      dueDate: '2026-11-22',
-      assignedToId: options.assignedToId,
-      contactId: options.contactId,
-    })
-    .returning()
+  const [row] = await rawRows<{ id: number; contactId: number; assignedToId: number; title: string }>(db, sql`
+    insert into tasks (company_id, kind, title, due_date, assigned_to_id, contact_id)
+    values (${companyId}, 'meeting', ${options.title ?? `Task ${next()}`}, '2026-11-22', ${options.assignedToId}, ${options.contactId})
+    returning id, contact_id as "contactId", assigned_to_id as "assignedToId", title`)
   if (!row) throw new Error('no task')
   return row
 }

@@ -1,7 +1,6 @@
 // Lock races on purpose: a row written by another transaction and kept uncommitted, and a
 // wait until some statement of this database waits for a lock behind it.
-import { sql } from 'drizzle-orm'
-import { rawRows } from './orm.js'
+import { sql, rawRows } from './sql.js'
 import { transaction, type Db } from '../../src/db/db.js'
 
 /**

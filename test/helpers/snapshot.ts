@@ -1,8 +1,7 @@
 // "Nothing changed": every row of the named tables as one text per table, to compare
 // before and after a request that must be refused. One statement for all the tables (one
 // round trip, one snapshot of the database): the suite takes thousands of these.
-import { sql } from 'drizzle-orm'
-import { rawRows } from './orm.js'
+import { rawRows, sql } from './sql.js'
 import type { Db } from '../../src/db/db.js'
 
 export async function tableSnapshot(db: Db, tables: readonly string[]): Promise<Record<string, string>> {

@@ -4,9 +4,8 @@
 // database is left exactly as it was.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { sql } from 'drizzle-orm'
 import type { Response as Reply } from 'light-my-request'
-import { rawRows } from '../helpers/orm.js'
+import { sql, rawRows } from '../helpers/sql.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addContact, addCustomField, addTag } from '../helpers/contacts-factories.js'
 import { tableSnapshot } from '../helpers/snapshot.js'

@@ -2,9 +2,7 @@
 // contacts and tasks the earlier seeders would have made.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { eq, sql } from 'drizzle-orm'
-import { rawRows } from '../helpers/orm.js'
-import { contactEvents, leads, meetTranscriptions, whatsappChats } from '../../src/db/schema.js'
+import { rawRows, sql } from '../helpers/sql.js'
 import type { DemoContext } from '../../src/demo/index.js'
 import { seedLeads } from '../../src/modules/leads/leads.demo.js'
 import { seedMeetTranscriptions } from '../../src/modules/meet-transcriptions/meet-transcriptions.demo.js'
@@ -39,31 +37,34 @@ for (const backend of backends()) {
     const get = (url: string) => t.app.inject({ url, headers: acme.auth }).then((r) => r.json<{ count: number } & { data: unknown[] }>())
 
     test('leads of several providers, some linked to contacts, counted right', async () => {
-      const rows = await t.orm.select().from(leads).where(eq(leads.companyId, acme.companyId))
+      const rows = await rawRows<{ provider: string; contact_id: number | null; user_id: number }>(t.db, sql`
+        select provider, contact_id, user_id from leads where company_id = ${acme.companyId}`)
       assert.equal(rows.length, 40)
       assert.equal(new Set(rows.map((r) => r.provider)).size, 4)
-      assert.equal(rows.filter((r) => r.contactId !== null).length, 10)
+      assert.equal(rows.filter((r) => r.contact_id !== null).length, 10)
       for (const userId of userIds) {
-        const mine = rows.filter((r) => r.userId === userId)
+        const mine = rows.filter((r) => r.user_id === userId)
         assert.deepEqual(await get(`/api/v1/leads/count?user_id=${userId}`), { count: mine.length })
-        assert.deepEqual(await get(`/api/v1/leads/count?user_id=${userId}&with_contact=true`), { count: mine.filter((r) => r.contactId).length })
+        assert.deepEqual(await get(`/api/v1/leads/count?user_id=${userId}&with_contact=true`), { count: mine.filter((r) => r.contact_id).length })
       }
     })
 
     test('transcriptions in every state, some linked to tasks with their events', async () => {
-      const rows = await t.orm.select().from(meetTranscriptions).where(eq(meetTranscriptions.companyId, acme.companyId))
+      const rows = await rawRows<{ status: string; task_id: number | null; transcript_length: number | null; transcript: string | null }>(t.db, sql`
+        select status, task_id, transcript_length, transcript from meet_transcriptions where company_id = ${acme.companyId}`)
       assert.deepEqual([...new Set(rows.map((r) => r.status))].sort(), ['recording', 'stopped', 'transcribed'])
-      const linked = rows.filter((r) => r.taskId !== null)
+      const linked = rows.filter((r) => r.task_id !== null)
       assert.ok(linked.length > 0 && linked.length < rows.length)
-      assert.ok(rows.filter((r) => r.status === 'transcribed').every((r) => r.transcriptLength === r.transcript?.length))
-      const events = await t.orm.select().from(contactEvents).where(eq(contactEvents.kind, 'meet_transcription_linked'))
+      assert.ok(rows.filter((r) => r.status === 'transcribed').every((r) => r.transcript_length === r.transcript?.length))
+      const events = await rawRows<{ id: number }>(t.db, sql`select id from contact_events where kind = 'meet_transcription_linked'`)
       assert.equal(events.length, linked.length)
     })
 
     test('WhatsApp chats for a few dozen contacts with several users, agreeing with the messages', async () => {
-      const chats = await t.orm.select().from(whatsappChats).where(eq(whatsappChats.companyId, acme.companyId))
-      assert.equal(new Set(chats.map((c) => c.contactId)).size, 36)
-      assert.equal(new Set(chats.map((c) => c.userId)).size, 3)
+      const chats = await rawRows<{ contact_id: number; user_id: number; messages_count: number; last_message_id: number }>(t.db, sql`
+        select contact_id, user_id, messages_count, last_message_id from whatsapp_chats where company_id = ${acme.companyId}`)
+      assert.equal(new Set(chats.map((c) => c.contact_id)).size, 36)
+      assert.equal(new Set(chats.map((c) => c.user_id)).size, 3)
       assert.ok(chats.length > 36) // some contacts talk with two users
       const truth = await rawRows<{ contact_id: string; user_id: string; n: number; last_id: string }>(t.db, sql`
         select contact_id, user_id, count(*)::int as n,
@@ -71,11 +72,11 @@ for (const backend of backends()) {
         from whatsapp_messages where company_id = ${acme.companyId} group by contact_id, user_id`)
       assert.equal(truth.length, chats.length)
       for (const row of truth) {
-        const chat = chats.find((c) => c.contactId === Number(row.contact_id) && c.userId === Number(row.user_id))
-        assert.deepEqual([chat?.messagesCount, chat?.lastMessageId], [row.n, Number(row.last_id)])
+        const chat = chats.find((c) => c.contact_id === Number(row.contact_id) && c.user_id === Number(row.user_id))
+        assert.deepEqual([chat?.messages_count, chat?.last_message_id], [row.n, Number(row.last_id)])
       }
       const first = chats[0]
-      const page = await get(`/api/v1/whatsapp_messages/chats?page=1&contact_id=${first?.contactId}`)
+      const page = await get(`/api/v1/whatsapp_messages/chats?page=1&contact_id=${first?.contact_id}`)
       assert.ok(page.data.length >= 1)
     })
   })

@@ -4,14 +4,13 @@
 // contact deleted (DELETE /contacts/:id) lets its leads go.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { eq, sql } from 'drizzle-orm'
-import { leads } from '../../src/db/schema.js'
 import { CONTACTS_COUNTER } from '../../src/modules/contacts/contacts.service.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
 import { addContact } from '../helpers/leads-factories.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { holdCounter } from '../helpers/counters.js'
 import { waitForLockWait } from '../helpers/locks.js'
+import { rawRows, sql } from '../helpers/sql.js'
 
 for (const backend of backends()) {
   describe(`lead links (${backend.name})`, () => {
@@ -37,7 +36,7 @@ for (const backend of backends()) {
       return res.json<{ id: number; contact_id: number | null }>()
     }
     const contactIdOf = async (leadId: number) =>
-      (await t.orm.select({ c: leads.contactId }).from(leads).where(eq(leads.id, leadId)))[0]?.c
+      (await rawRows<{ c: number | null }>(t.db, sql`select contact_id as c from leads where id = ${leadId}`))[0]?.c
     const counts = async (who: Tenant) => {
       const read = (q: string) =>
         t.app.inject({ url: `/api/v1/leads/count?user_id=${who.userId}${q}`, headers: who.auth }).then((r) => r.json<{ count: number }>().count)
@@ -117,8 +116,8 @@ for (const backend of backends()) {
         const [contact, lead] = await Promise.all([contactDone, leadDone])
         assert.equal(await contactIdOf(lead.id), contact.id, `round ${String(i)}`)
       }
-      const all = await t.orm.select({ n: sql<number>`count(*)::int` }).from(leads)
-        .where(sql`${leads.companyId} = ${acme.companyId} and ${leads.contactId} is not null`)
+      const all = await rawRows<{ n: number }>(t.db, sql`
+        select count(*)::int as n from leads where company_id = ${acme.companyId} and contact_id is not null`)
       assert.equal((await counts(acme)).linked, all[0]?.n)
     })
   })

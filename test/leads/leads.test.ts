@@ -1,12 +1,15 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { and, eq, sql } from 'drizzle-orm'
-import { businesses, leads } from '../../src/db/schema.js'
 import { systemActing } from '../../src/modules/audit/audit.context.js'
 import { createToken } from '../../src/modules/auth/tokens.service.js'
 import { addUser, tenant, type Tenant } from '../helpers/factories.js'
 import { addContact } from '../helpers/leads-factories.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
+import { rawRows, sql } from '../helpers/sql.js'
+
+type BusinessRow = { company_id: number; name: string; linkedin_url: string | null; sector: string | null; colaborators_count: number | null; telephone: string | null }
+const businessOf = (db: TestApp['db'], id: number) =>
+  rawRows<BusinessRow>(db, sql`select company_id, name, linkedin_url, sector, colaborators_count, telephone from businesses where id = ${id}`)
 
 const LEAD_KEYS = [
   'business_colaborators_count', 'business_linkedin_url', 'business_name', 'business_sector', 'business_telephone',
@@ -32,7 +35,7 @@ for (const backend of backends()) {
       t.app.inject({ method: 'POST', url: '/api/v1/leads', headers: { ...who.auth, 'content-type': contentType }, payload })
     const get = (who: Tenant, url: string) => t.app.inject({ url, headers: who.auth })
     const uniqueEmail = () => `lead${++seq}@example.com`
-    const leadRows = (who: Tenant) => t.orm.select().from(leads).where(eq(leads.companyId, who.companyId))
+    const leadRows = (who: Tenant) => rawRows<{ id: number }>(t.db, sql`select id from leads where company_id = ${who.companyId}`)
 
     async function createLead(who: Tenant, fields: Record<string, unknown> = {}) {
       const res = await post(who, { first_name: 'Lea', email: uniqueEmail(), provider: 'linkedin', ...fields })
@@ -58,12 +61,13 @@ for (const backend of backends()) {
       })
       assert.match(body.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
 
-      const [row] = await t.orm.select().from(leads).where(eq(leads.id, body.id))
-      assert.equal(row?.companyId, acme.companyId)
+      const [row] = await rawRows<{ company_id: number; email: string; business_id: number | null }>(t.db, sql`
+        select company_id, email, business_id from leads where id = ${body.id}`)
+      assert.equal(row?.company_id, acme.companyId)
       assert.equal(row.email, 'Marta.Reis@Globex.example') // stored as sent
-      const [business] = await t.orm.select().from(businesses).where(eq(businesses.id, row.businessId ?? 0))
+      const [business] = await businessOf(t.db, row.business_id ?? 0)
       assert.deepEqual(
-        { name: business?.name, linkedinUrl: business?.linkedinUrl, sector: business?.sector, count: business?.colaboratorsCount, telephone: business?.telephone, companyId: business?.companyId },
+        { name: business?.name, linkedinUrl: business?.linkedin_url, sector: business?.sector, count: business?.colaborators_count, telephone: business?.telephone, companyId: business?.company_id },
         { name: 'Globex', linkedinUrl: payload.business_linkedin_url, sector: 'Logistics', count: 250, telephone: payload.business_telephone, companyId: acme.companyId },
       )
     })
@@ -89,14 +93,14 @@ for (const backend of backends()) {
     test('a lead business fills in the shared business record, found case-insensitively', async () => {
       const first = await createLead(acme, { business_name: 'Initech', business_sector: 'Software' })
       const second = await createLead(acme, { business_name: 'INITECH', business_colaborators_count: 40 })
-      const rows = await t.orm.select().from(leads).where(sql`${leads.id} in (${first.id}, ${second.id})`)
-      assert.equal(rows[0]?.businessId, rows[1]?.businessId)
-      const [business] = await t.orm.select().from(businesses).where(eq(businesses.id, rows[0]?.businessId ?? 0))
-      assert.deepEqual([business?.name, business?.sector, business?.colaboratorsCount], ['Initech', 'Software', 40])
+      const rows = await rawRows<{ business_id: number | null }>(t.db, sql`select business_id from leads where id in (${first.id}, ${second.id})`)
+      assert.equal(rows[0]?.business_id, rows[1]?.business_id)
+      const [business] = await businessOf(t.db, rows[0]?.business_id ?? 0)
+      assert.deepEqual([business?.name, business?.sector, business?.colaborators_count], ['Initech', 'Software', 40])
 
       const noName = await createLead(acme, { business_sector: 'Retail' })
-      const [row] = await t.orm.select().from(leads).where(eq(leads.id, noName.id))
-      assert.equal(row?.businessId, null) // without a name there is no business to fill
+      const [row] = await rawRows<{ business_id: number | null }>(t.db, sql`select business_id from leads where id = ${noName.id}`)
+      assert.equal(row?.business_id, null) // without a name there is no business to fill
       assert.equal(noName.business_sector, 'Retail')
     })
 
@@ -145,7 +149,7 @@ for (const backend of backends()) {
         [1, 2, 3].map((n) => post(acme, { first_name: `Race ${n}`, email, provider: 'race' })),
       )
       assert.deepEqual(results.map((r) => r.statusCode).sort(), [201, 422, 422])
-      const rows = await t.orm.select().from(leads).where(and(eq(leads.companyId, acme.companyId), eq(leads.provider, 'race')))
+      const rows = await rawRows<{ id: number }>(t.db, sql`select id from leads where company_id = ${acme.companyId} and provider = 'race'`)
       assert.equal(rows.length, 1)
       const count = await get(acme, `/api/v1/leads/count?user_id=${acme.userId}`)
       assert.equal(count.json().count, (await leadRows(acme)).length) // the counter moved once

@@ -1,14 +1,23 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { and, eq } from 'drizzle-orm'
 import type { Response as Reply } from 'light-my-request'
-import { contactEvents, meetTranscriptions } from '../../src/db/schema.js'
 import { addUser, tenant, type Tenant } from '../helpers/factories.js'
 import { addContact, addTask } from '../helpers/leads-factories.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
+import { rawRows, sql } from '../helpers/sql.js'
 
 const RECORD_KEYS = ['company_id', 'created_at', 'id', 'meet_id', 'status', 'stopped_at', 'task_id', 'transcript', 'updated_at', 'user_id']
 const ITEM_KEYS = ['company_id', 'created_at', 'id', 'meet_id', 'status', 'stopped_at', 'task_id', 'transcript_length', 'updated_at', 'user_id']
+
+interface TranscriptionRow {
+  company_id: number
+  user_id: number
+  status: string
+  stopped_at: Date | null
+  transcript: string | null
+  transcript_length: number | null
+  task_id: number | null
+}
 
 for (const backend of backends()) {
   describe(`meet transcriptions (${backend.name})`, () => {
@@ -32,7 +41,9 @@ for (const backend of backends()) {
         headers: { ...who.auth, ...(typeof payload === 'string' ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
         ...(payload === undefined ? {} : { payload }),
       })
-    const rowOf = async (id: number) => (await t.orm.select().from(meetTranscriptions).where(eq(meetTranscriptions.id, id)))[0]
+    /** The whole row (every column), so that "nothing changes" compares all of them. */
+    const rowOf = async (id: number) => (await rawRows<TranscriptionRow>(t.db, sql`select * from meet_transcriptions where id = ${id}`))[0]
+    const eventCount = async () => (await rawRows<{ n: number }>(t.db, sql`select count(*)::int as n from contact_events`))[0]?.n
 
 
     interface Transcription { id: number; meet_id: string; stopped_at: string | null }
@@ -66,11 +77,11 @@ for (const backend of backends()) {
         stopped_at: null, transcript: null, task_id: null, created_at: 0, updated_at: 0,
       })
       const row = await rowOf(body.id)
-      assert.deepEqual([row?.companyId, row?.userId, row?.status], [acme.companyId, member.id, 'recording'])
+      assert.deepEqual([row?.company_id, row?.user_id, row?.status], [acme.companyId, member.id, 'recording'])
     })
 
     test('POST: missing fields, another company, a user of another company: 422 and nothing stored', async () => {
-      const count = async () => (await t.orm.select().from(meetTranscriptions)).length
+      const count = async () => (await rawRows<{ id: number }>(t.db, sql`select id from meet_transcriptions`)).length
       const before = await count()
       const cases: [object, string, string][] = [
         [{ company_id: acme.companyId, meet_id: 'm' }, 'user_id', "can't be blank"],
@@ -115,7 +126,7 @@ for (const backend of backends()) {
       assert.equal(res.statusCode, 200)
       assert.equal(res.json().status, 'stopped')
       assert.equal(res.json().stopped_at, '2026-11-22T08:30:00.250Z')
-      assert.equal((await rowOf(a.id))?.stoppedAt?.toISOString(), '2026-11-22T08:30:00.250Z')
+      assert.equal((await rowOf(a.id))?.stopped_at?.toISOString(), '2026-11-22T08:30:00.250Z')
 
       const b = await create(acme)
       const day = await request(acme, 'PUT', `/${b.id}/stop`, 'stopped_at=2026-11-22')
@@ -145,7 +156,7 @@ for (const backend of backends()) {
       ])
       assert.deepEqual(results.map((r) => r.statusCode).sort(), [200, 422])
       const winner = results.find((r) => r.statusCode === 200)?.json()
-      assert.equal((await rowOf(a.id))?.stoppedAt?.toISOString(), winner.stopped_at)
+      assert.equal((await rowOf(a.id))?.stopped_at?.toISOString(), winner.stopped_at)
     })
 
     test('transcript: refused while recording; then transcribed; a later one replaces it', async () => {
@@ -159,11 +170,11 @@ for (const backend of backends()) {
       assert.equal(first.statusCode, 200)
       assert.equal(first.json().status, 'transcribed')
       assert.equal(first.json().transcript, 'Olá 👋 mundo')
-      assert.equal((await rowOf(s.id))?.transcriptLength, 11) // code points, not UTF-16 units
+      assert.equal((await rowOf(s.id))?.transcript_length, 11) // code points, not UTF-16 units
       const second = await request(acme, 'PUT', `/${s.id}/transcript`, 'transcript=Second+take')
       assert.equal(second.statusCode, 200)
       assert.equal(second.json().transcript, 'Second take')
-      assert.deepEqual([(await rowOf(s.id))?.transcript, (await rowOf(s.id))?.transcriptLength], ['Second take', 11])
+      assert.deepEqual([(await rowOf(s.id))?.transcript, (await rowOf(s.id))?.transcript_length], ['Second take', 11])
       assert.equal(second.json().stopped_at, s.stopped_at)
 
       for (const payload of [{}, { transcript: '' }, { transcript: ' \n ' }, { transcript: 5 }]) {
@@ -177,7 +188,7 @@ for (const backend of backends()) {
       const big = 'word '.repeat(1_200_000) // 6 MB
       const res = await request(acme, 'PUT', `/${s.id}/transcript`, { transcript: big })
       assert.equal(res.statusCode, 200)
-      assert.equal((await rowOf(s.id))?.transcriptLength, big.length)
+      assert.equal((await rowOf(s.id))?.transcript_length, big.length)
       const list = await request(acme, 'GET', `?page=1&per_page=100&user_id=${acme.userId}&company_id=${acme.companyId}`)
       const item = list.json().data.find((i: { id: number }) => i.id === s.id)
       assert.equal(item.transcript_length, big.length)
@@ -204,12 +215,13 @@ for (const backend of backends()) {
 
       const relinked = await request(acme, 'PUT', `/${recording.id}/to_task`, `task_id=${task2.id}`)
       assert.equal(relinked.json().task_id, task2.id)
-      assert.equal((await rowOf(recording.id))?.taskId, task2.id)
+      assert.equal((await rowOf(recording.id))?.task_id, task2.id)
 
-      const events = await t.orm.select().from(contactEvents)
-        .where(and(eq(contactEvents.companyId, acme.companyId), eq(contactEvents.kind, 'meet_transcription_linked')))
+      const events = await rawRows<{ contact_id: number; user_id: number | null; data: Record<string, unknown> }>(t.db, sql`
+        select contact_id, user_id, data from contact_events
+        where company_id = ${acme.companyId} and kind = 'meet_transcription_linked' order by id`)
       assert.deepEqual(
-        events.map((e) => [e.contactId, e.userId, e.data]),
+        events.map((e) => [e.contact_id, e.user_id, e.data]),
         [
           [contact.id, acme.userId, { meet_transcription_id: recording.id, meet_id: recording.meet_id, task_id: task.id }],
           [contact2.id, acme.userId, { meet_transcription_id: recording.id, meet_id: recording.meet_id, task_id: task2.id }],
@@ -238,12 +250,12 @@ for (const backend of backends()) {
       const theirContact = await addContact(t.db, other.companyId, other.userId)
       const theirTask = await addTask(t.db, other.companyId, { contactId: theirContact.id, assignedToId: other.userId })
       const a = await create(acme)
-      const eventsBefore = (await t.orm.select().from(contactEvents)).length
+      const eventsBefore = await eventCount()
       for (const payload of [{ task_id: theirTask.id }, { task_id: 999_999 }, {}, { task_id: 'abc' }]) {
         await expectRefused(await request(acme, 'PUT', `/${a.id}/to_task`, payload), 'task_id', a.id, await rowOf(a.id))
       }
       assert.equal((await request(other, 'PUT', `/${a.id}/to_task`, { task_id: theirTask.id })).statusCode, 404)
-      assert.equal((await t.orm.select().from(contactEvents)).length, eventsBefore)
+      assert.equal(await eventCount(), eventsBefore)
     })
 
     test('every write answers exactly what a later GET shows', async () => {

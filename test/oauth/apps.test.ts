@@ -3,13 +3,12 @@
 // the audit records of each, never with a secret. And /oauth/token's limit per client.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { sql } from 'drizzle-orm'
 import { systemActing } from '../../src/modules/audit/audit.context.js'
 import { challengeOf, sha256 } from '../../src/modules/oauth/oauth.protocol.js'
 import { answerConsent, checkAuthorize, exchangeCode, registerApp } from '../../src/modules/oauth/oauth.service.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
-import { rawRows } from '../helpers/orm.js'
+import { sql, rawRows } from '../helpers/sql.js'
 import { recordsOf } from '../audit/helpers.js'
 import { Browser, csrfOf, member } from '../web/helpers.js'
 

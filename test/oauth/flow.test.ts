@@ -4,7 +4,6 @@
 // database's state checked after each.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { sql } from 'drizzle-orm'
 import { statementChannel, type Query } from '../../src/db/query.js'
 import { deactivateUser } from '../../src/modules/auth/accounts.service.js'
 import { createToken } from '../../src/modules/auth/tokens.service.js'
@@ -13,7 +12,7 @@ import { challengeOf, sha256 } from '../../src/modules/oauth/oauth.protocol.js'
 import { answerConsent, checkAuthorize, registerApp } from '../../src/modules/oauth/oauth.service.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addSubscription, tenant, type Tenant } from '../helpers/factories.js'
-import { rawRows } from '../helpers/orm.js'
+import { sql, rawRows } from '../helpers/sql.js'
 import { Browser, csrfOf, member } from '../web/helpers.js'
 import { allAuditRows, recordsOf } from '../audit/helpers.js'
 

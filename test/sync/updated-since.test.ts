@@ -3,9 +3,8 @@
 // high-water mark until the transactions that could precede them are over.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { sql } from 'drizzle-orm'
 import fc from 'fast-check'
-import { orm, rawRows } from '../helpers/orm.js'
+import { execute, rawRows, sql } from '../helpers/sql.js'
 import { setSyncOptions } from '../../src/http/sync.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
@@ -250,10 +249,10 @@ for (const backend of backends()) {
       const started = new Promise<void>((resolve) => { begun = resolve })
       // A slow writer: it began before `late` was written, and stamps its row with its start.
       const slow = transaction(t.db, async (tx) => {
-        await orm(tx).execute(sql`select 1`)
+        await execute(tx, sql`select 1`)
         begun()
         await gate
-        await orm(tx).execute(sql`update contacts set first_name = 'Slow', updated_at = now()
+        await execute(tx, sql`update contacts set first_name = 'Slow', updated_at = now()
                               where company_id = ${acme.companyId} and id = ${contactOf.get(acme)}`)
       })
       await started

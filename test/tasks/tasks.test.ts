@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { and, eq, sql } from 'drizzle-orm'
 import { systemActing } from '../../src/modules/audit/audit.context.js'
-import { contactEvents, tasks } from '../../src/db/schema.js'
 import { completeTaskCommand, createStandaloneTask } from '../../src/modules/tasks/tasks.service.js'
 import { addUser, tenant, type Tenant } from '../helpers/factories.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addContact, addFlow, addTask, completeTask } from '../helpers/flows-factories.js'
+import { rawRows, sql } from '../helpers/sql.js'
 
 // 02:00 UTC: still 2026-03-09 in São Paulo (UTC-3), already 2026-03-10 in Tokyo (UTC+9).
 const NOW = new Date('2026-03-10T02:00:00Z')
@@ -285,10 +284,9 @@ for (const backend of backends()) {
       assert.deepEqual([done.done, done.done_at, done.status, done.updated_at], [true, NOW, 'done', NOW])
       assert.deepEqual({ ...done, done: false, done_at: null, status: 'future', updated_at: created.updated_at }, created)
 
-      const [event] = await t.orm
-        .select()
-        .from(contactEvents)
-        .where(and(eq(contactEvents.companyId, acme.companyId), eq(contactEvents.kind, 'task_completed'), sql`${contactEvents.data}->>'task_id' = ${String(created.id)}`))
+      const [event] = await rawRows<{ contactId: number; userId: number | null; data: Record<string, unknown>; occurredAt: Date }>(t.db, sql`
+        select contact_id as "contactId", user_id as "userId", data, occurred_at as "occurredAt" from contact_events
+        where company_id = ${acme.companyId} and kind = 'task_completed' and data->>'task_id' = ${String(created.id)}`)
       assert.deepEqual(
         { contactId: event?.contactId, userId: event?.userId, data: event?.data, occurredAt: event?.occurredAt },
         { contactId: c2, userId: null, data: { task_id: created.id, title: 'Written', kind: 'meeting', flow_id: null }, occurredAt: NOW },
@@ -299,10 +297,10 @@ for (const backend of backends()) {
     })
 
     test('done_on is kept as the finish day in the company zone', async () => {
-      const [row] = await t.orm.select().from(tasks).where(eq(tasks.id, id.t6))
+      const [row] = await rawRows<{ done_on: string | null; done_at: Date | null }>(t.db, sql`select done_on::text, done_at from tasks where id = ${id.t6}`)
       assert.ok(row)
-      assert.equal(row.doneOn, '2026-03-10')
-      assert.equal(row.doneAt?.toISOString(), '2026-03-09T16:00:00.000Z')
+      assert.equal(row.done_on, '2026-03-10')
+      assert.equal(row.done_at?.toISOString(), '2026-03-09T16:00:00.000Z')
     })
   })
 }

@@ -7,15 +7,14 @@ import { createHash } from 'node:crypto'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { after, before, describe, test } from 'node:test'
-import { eq } from 'drizzle-orm'
 import { runCli } from '../../src/cli/run.js'
-import { userInvites, users, webSessions } from '../../src/db/schema.js'
 import { signIn } from '../../src/modules/auth/accounts.service.js'
 import { systemActing } from '../../src/modules/audit/audit.context.js'
 import { createToken, revokeToken } from '../../src/modules/auth/tokens.service.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { adminDatabase, expectFailure, expectJson, expectList, type CliResult } from '../helpers/cli.js'
 import { addUser, tenant, type Tenant } from '../helpers/factories.js'
+import { rawRows, sql } from '../helpers/sql.js'
 import { Browser, member, PASSWORD } from './helpers.js'
 
 const [firstBackend] = backends()
@@ -69,10 +68,10 @@ describe('admin commands of the web application', () => {
     assert.equal((await browser.signIn(user.email)).status, 303)
     const result = expectJson(await admin(['user', 'set-password', '--user', String(user.id), '--json'], { stdin: 'a brand new password\n' }))
     assert.deepEqual(result, { user_id: user.id, email: user.email, password_set: true })
-    const [row] = await t.orm.select().from(users).where(eq(users.id, user.id))
+    const [row] = await rawRows<{ passwordHash: string | null }>(t.db, sql`select password_hash as "passwordHash" from users where id = ${user.id}`)
     assert.match(String(row?.passwordHash), /^\$argon2id\$v=19\$m=19456,t=2,p=1\$/)
     assert.ok(!String(row?.passwordHash).includes('brand new'))
-    assert.equal((await t.orm.select().from(webSessions).where(eq(webSessions.userId, user.id))).length, 0)
+    assert.equal((await rawRows<{ id: number }>(t.db, sql`select id from web_sessions where user_id = ${user.id}`)).length, 0)
     assert.equal((await browser.get('/settings/integrations')).location, '/login')
     assert.equal(await canSignIn(user.email, 'a brand new password'), true, 'one trailing line break is not part of it')
     assert.equal(await canSignIn(user.email, PASSWORD), false)
@@ -109,7 +108,7 @@ describe('admin commands of the web application', () => {
     const token = match[1]
     assert.match(String(first.url), /^http:\/\/localhost:3000\/invite\//)
     assert.equal(new Date(String(result.expires_at)).getTime() - now.getTime() > 7 * 86_400_000 - 60_000, true)
-    const rows = await t.orm.select().from(userInvites).where(eq(userInvites.userId, user.id))
+    const rows = await rawRows<{ tokenHash: string }>(t.db, sql`select token_hash as "tokenHash" from user_invites where user_id = ${user.id}`)
     assert.deepEqual(rows.map((r) => r.tokenHash), [sha256(token)], 'the newer link replaces the older; only a hash is kept')
 
     const path = `/invite/${token}`

@@ -7,9 +7,7 @@ import assert from 'node:assert/strict'
 import { writeFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
-import { and, eq, isNull } from 'drizzle-orm'
 import { type Browser, type Page } from 'playwright-core'
-import { apiTokens } from '../../src/db/schema.js'
 import { deactivateUser } from '../../src/modules/auth/accounts.service.js'
 import { createOwnToken, createToken } from '../../src/modules/auth/tokens.service.js'
 import { systemActing } from '../../src/modules/audit/audit.context.js'
@@ -17,6 +15,7 @@ import { createCompany } from '../../src/modules/users/users.service.js'
 import { asCompanyId, type CompanyId } from '../../src/tenancy.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { startInChromium, withoutChromium } from '../helpers/chromium.js'
+import { rawRows, sql } from '../helpers/sql.js'
 import { member, PASSWORD } from './helpers.js'
 
 const [firstBackend] = backends()
@@ -218,7 +217,7 @@ describe('the web application in Chromium', { skip: withoutChromium }, () => {
     const [response] = await Promise.all([page.waitForResponse(`${origin}${HOME}/tokens`), page.getByRole('button', { name: 'Create token' }).click()])
     assert.equal(response.status(), 403)
     assert.equal(await page.getByRole('heading', { level: 1 }).innerText(), 'Form expired')
-    const tokens = await t.orm.select().from(apiTokens).where(eq(apiTokens.userId, user.id))
+    const tokens = await rawRows<{ id: number }>(t.db, sql`select id from api_tokens where user_id = ${user.id}`)
     assert.deepEqual(tokens, [])
     await done(page)
   })
@@ -258,7 +257,7 @@ describe('the web application in Chromium', { skip: withoutChromium }, () => {
     const post = await page.request.post(`${origin}${HOME}/tokens/${String(theirs.id)}/revoke`, { form: { _csrf: csrf ?? '' } })
     assert.equal(post.status(), 404)
     assert.equal(await authorize(theirs.token), 200)
-    const live = await t.orm.select().from(apiTokens).where(and(eq(apiTokens.id, theirs.id), isNull(apiTokens.revokedAt)))
+    const live = await rawRows<{ id: number }>(t.db, sql`select id from api_tokens where id = ${theirs.id} and revoked_at is null`)
     assert.equal(live.length, 1)
     await done(page)
   })

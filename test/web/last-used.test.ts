@@ -2,15 +2,13 @@
 // token (one statement for all of them), never a write per API request.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { eq } from 'drizzle-orm'
 import { buildApp } from '../../src/app.js'
-import { apiTokens } from '../../src/db/schema.js'
 import { LastUsedTracker } from '../../src/modules/auth/last-used.js'
 import { systemActing } from '../../src/modules/audit/audit.context.js'
 import { createToken } from '../../src/modules/auth/tokens.service.js'
 import { backends, testConfig, type Backend } from '../helpers/app.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
-import { orm } from '../helpers/orm.js'
+import { rawRows, sql } from '../helpers/sql.js'
 
 const [firstBackend] = backends()
 if (!firstBackend) throw new Error('no backend')
@@ -26,7 +24,7 @@ describe('last used of api tokens', () => {
   after(() => opened.drop())
 
   const lastUsed = async (id: number) =>
-    (await orm(opened.database.db).select().from(apiTokens).where(eq(apiTokens.id, id)))[0]?.lastUsedAt ?? null
+    (await rawRows<{ lastUsedAt: Date | null }>(opened.database.db, sql`select last_used_at as "lastUsedAt" from api_tokens where id = ${id}`))[0]?.lastUsedAt ?? null
 
   test('uses are written at the flush, one write per token however many requests; within a minute of the last write, none', async () => {
     const db = opened.database.db

@@ -4,14 +4,13 @@
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
-import { and, eq, isNull } from 'drizzle-orm'
-import { apiTokens, users, webSessions } from '../../src/db/schema.js'
 import { deactivateUser, setPassword } from '../../src/modules/auth/accounts.service.js'
 import { passwordVerifications } from '../../src/modules/auth/passwords.js'
 import { systemActing } from '../../src/modules/audit/audit.context.js'
 import { createToken } from '../../src/modules/auth/tokens.service.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addUser, tenant, type Tenant } from '../helpers/factories.js'
+import { rawRows, sql } from '../helpers/sql.js'
 import { Browser, csrfOf, member, PASSWORD } from './helpers.js'
 
 const [firstBackend] = backends()
@@ -53,7 +52,10 @@ describe('web application', () => {
   }
 
   const liveTokens = (userId: number) =>
-    t.orm.select().from(apiTokens).where(and(eq(apiTokens.userId, userId), isNull(apiTokens.revokedAt)))
+    rawRows<{ id: number; label: string | null; tokenHash: string }>(t.db, sql`
+      select id, label, token_hash as "tokenHash" from api_tokens where user_id = ${userId} and revoked_at is null`)
+  const sessionsOf = (userId: number) =>
+    rawRows<{ tokenHash: string }>(t.db, sql`select token_hash as "tokenHash" from web_sessions where user_id = ${userId}`)
 
   test('signed out: / and the settings send to /login, which is a form with email, password and a button', async () => {
     const browser = new Browser(t.app)
@@ -127,7 +129,7 @@ describe('web application', () => {
     assert.doesNotMatch(session, /Secure/)
     const secret = browser.cookies.get('engage_session') ?? ''
     assert.match(secret, /^[A-Za-z0-9_-]{43}$/)
-    const rows = await t.orm.select().from(webSessions).where(eq(webSessions.userId, user.id))
+    const rows = await sessionsOf(user.id)
     assert.equal(rows.length, 1)
     assert.equal(rows[0]?.tokenHash, sha256(secret))
 
@@ -146,7 +148,7 @@ describe('web application', () => {
     assert.equal(again.status, 303)
     const second = browser.cookies.get('engage_session') ?? ''
     assert.notEqual(second, first)
-    const rows = await t.orm.select().from(webSessions).where(eq(webSessions.userId, user.id))
+    const rows = await sessionsOf(user.id)
     assert.deepEqual(rows.map((r) => r.tokenHash), [sha256(second)])
   })
 
@@ -183,7 +185,7 @@ describe('web application', () => {
       assert.match(res.body, /Invalid email or password\./)
       assert.equal(browser.cookies.get('engage_session'), undefined)
     }
-    assert.equal((await t.orm.select().from(webSessions).where(eq(webSessions.userId, user.id))).length, 0)
+    assert.equal((await sessionsOf(user.id)).length, 0)
   })
 
   test('deactivated users and users without a password cannot sign in', async () => {
@@ -365,7 +367,7 @@ describe('web application', () => {
     assert.equal(res.location, '/login')
     assert.equal(browser.cookies.get('engage_session'), undefined)
     assert.equal((await browser.get(HOME)).location, '/login')
-    assert.equal((await t.orm.select().from(webSessions).where(eq(webSessions.userId, user.id))).length, 0)
+    assert.equal((await sessionsOf(user.id)).length, 0)
     // The old cookie, replayed, is no session either.
     const replay = await t.app.inject({ url: HOME, headers: { cookie: `engage_session=${secret}` } })
     assert.equal(replay.statusCode, 303)
@@ -380,7 +382,7 @@ describe('web application', () => {
     assert.equal(res.status, 303)
     assert.equal(res.location, '/login')
     await eventually401(token)
-    assert.equal((await t.orm.select().from(users).where(eq(users.id, user.id)))[0]?.active, false)
+    assert.equal((await rawRows<{ active: boolean }>(t.db, sql`select active from users where id = ${user.id}`))[0]?.active, false)
   })
 
   test('sessions expire after 12 idle hours and after 30 days whatever the activity', async () => {

@@ -5,9 +5,7 @@
 import assert from 'node:assert/strict'
 import { writeFileSync } from 'node:fs'
 import { after, before, describe, test } from 'node:test'
-import { eq } from 'drizzle-orm'
 import { type APIResponse, type Browser, type Page } from 'playwright-core'
-import { webhookSubscriptions } from '../../src/db/schema.js'
 import { recordEvents } from '../../src/modules/webhooks/outbox.js'
 import { decryptSecret } from '../../src/modules/webhooks/secrets.js'
 import { systemActing } from '../../src/modules/audit/audit.context.js'
@@ -15,6 +13,7 @@ import { createCompany } from '../../src/modules/users/users.service.js'
 import { asCompanyId, type CompanyId } from '../../src/tenancy.js'
 import { backends, type TestApp } from '../helpers/app.js'
 import { startInChromium, withoutChromium } from '../helpers/chromium.js'
+import { execute, rawRows, sql } from '../helpers/sql.js'
 import { member, PASSWORD } from './helpers.js'
 import { publishEvents } from '../../src/modules/webhooks/publish.js'
 import { transaction } from '../../src/db/db.js'
@@ -47,7 +46,10 @@ describe('webhooks on Settings → Integrations, in Chromium', { skip: withoutCh
     assert.deepEqual(pageProblems.get(page), [])
   }
 
-  const rows = () => t.orm.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.companyId, companyId)).orderBy(webhookSubscriptions.id)
+  const rows = () =>
+    rawRows<{ id: number; url: string; events: string[]; description: string | null; enabled: boolean; secret: string; previousSecret: string | null; disabledReason: string | null }>(t.db, sql`
+      select id, url, events, description, enabled, secret, previous_secret as "previousSecret", disabled_reason as "disabledReason"
+        from webhook_subscriptions where company_id = ${companyId} order by id`)
 
   async function signedIn(viewport = { width: 1100, height: 900 }): Promise<Page> {
     const user = await member(t.db, companyId, { role: 'admin' }) // only admins manage webhooks
@@ -141,10 +143,10 @@ describe('webhooks on Settings → Integrations, in Chromium', { skip: withoutCh
     // Disabled as the worker leaves it after 3 days of failures, with a failed delivery.
     await transaction(t.db, (tx) => recordEvents(tx, companyId, [{ type: 'tag.created', data: { id: 1 } }], new Date()))
     await publishEvents(t.db, 1000) // what the delivery worker does next
-    await t.orm
-      .update(webhookSubscriptions)
-      .set({ enabled: false, disabledAt: new Date(), disabledReason: 'every delivery failed since 2026-11-19T10:00:00Z; last attempt: HTTP 500' })
-      .where(eq(webhookSubscriptions.id, row.id))
+    await execute(t.db, sql`
+      update webhook_subscriptions
+         set enabled = false, disabled_at = ${new Date()}, disabled_reason = 'every delivery failed since 2026-11-19T10:00:00Z; last attempt: HTTP 500'
+       where id = ${row.id}`)
     await page.reload()
     const listed = page.getByRole('row', { name: /rotate-me/ })
     assert.match(await listed.innerText(), /Disabled[\s\S]*every delivery failed since 2026-11-19T10:00:00Z; last attempt: HTTP 500[\s\S]*Pending/)
@@ -174,10 +176,9 @@ describe('webhooks on Settings → Integrations, in Chromium', { skip: withoutCh
     assert.equal((await rows()).length, before)
 
     const otherCompany = asCompanyId((await createCompany(t.db, systemActing(), { name: 'Other' })).id)
-    const [theirs] = await t.orm
-      .insert(webhookSubscriptions)
-      .values({ companyId: otherCompany, url: URL_A, events: ['*'], secret: 'v1.x' })
-      .returning()
+    const [theirs] = await rawRows<{ id: number }>(t.db, sql`
+      insert into webhook_subscriptions (company_id, url, events, secret) values (${otherCompany}, ${URL_A}, ${['*']}, 'v1.x')
+      returning id`)
     assert.ok(theirs)
     const view = await page.goto(`${origin}${HOME}/webhooks/${String(theirs.id)}/delete`)
     assert.equal(view?.status(), 404)
@@ -187,7 +188,7 @@ describe('webhooks on Settings → Integrations, in Chromium', { skip: withoutCh
       const answer: APIResponse = await page.request.post(`${origin}${HOME}/webhooks/${String(theirs.id)}/${action}`, { form: { _csrf: csrf } })
       assert.equal(answer.status(), 404, action)
     }
-    const [still] = await t.orm.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.id, theirs.id))
+    const [still] = await rawRows<{ secret: string }>(t.db, sql`select secret from webhook_subscriptions where id = ${theirs.id}`)
     assert.equal(still?.secret, 'v1.x')
     await done(page)
   })

@@ -8,8 +8,7 @@ import { writeFile, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { sql } from 'drizzle-orm'
-import { rawRows } from '../helpers/orm.js'
+import { rawRows, sql } from '../helpers/sql.js'
 import { AUDIT_EVENT_TYPE, EVENT_TYPES, type EventType } from '../../src/modules/webhooks/event-types.js'
 import { recordEvent } from '../../src/modules/webhooks/outbox.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
@@ -33,7 +32,7 @@ interface EventRow {
   created_at: string
 }
 
-/** An instant column as the API writes it (drizzle's raw rows give timestamps as PostgreSQL text). */
+/** An instant column as the API writes it (ISO 8601 text, compared with the API's strings). */
 const ISO = (column: string) => sql.raw(`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as ${column}`)
 
 interface DeliveryRow {

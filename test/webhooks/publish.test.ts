@@ -3,8 +3,7 @@
 // never shows an event behind one a poller has already read.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { sql } from 'drizzle-orm'
-import { rawRows } from '../helpers/orm.js'
+import { sql, rawRows } from '../helpers/sql.js'
 import { recordEvent, recordEvents } from '../../src/modules/webhooks/outbox.js'
 import { publishCompanyEvents, publishEvents } from '../../src/modules/webhooks/publish.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'

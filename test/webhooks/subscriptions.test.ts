@@ -8,8 +8,6 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { after, before, beforeEach, describe, test } from 'node:test'
-import { and, eq } from 'drizzle-orm'
-import { apiEvents, webhookDeliveries, webhookSubscriptions } from '../../src/db/schema.js'
 import { recordEvents } from '../../src/modules/webhooks/outbox.js'
 import { publishEvents } from '../../src/modules/webhooks/publish.js'
 import { decryptSecret, signatureHeader } from '../../src/modules/webhooks/secrets.js'
@@ -18,6 +16,7 @@ import { Webhook } from 'standardwebhooks'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
 import { startReceiver, until } from './delivery-helpers.js'
+import { rawRows, sql, execute, type Sql } from '../helpers/sql.js'
 import { transaction } from '../../src/db/db.js'
 
 const [backend] = backends()
@@ -91,10 +90,25 @@ describe('webhook subscriptions API', () => {
   }
 
   const rowOf = async (id: number) => {
-    const [row] = await t.orm.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.id, id))
+    const [row] = await rawRows<{
+      companyId: number
+      url: string
+      events: string[]
+      description: string | null
+      secret: string
+      previousSecret: string | null
+      previousSecretExpiresAt: Date | null
+      enabled: boolean
+      failingSince: Date | null
+    }>(t.db, sql`
+      select company_id as "companyId", url, events, description, secret, previous_secret as "previousSecret",
+             previous_secret_expires_at as "previousSecretExpiresAt", enabled, failing_since as "failingSince"
+        from webhook_subscriptions where id = ${id}`)
     assert.ok(row)
     return row
   }
+  /** How many rows `from` (a table and its where clause) holds. */
+  const count = async (from: Sql) => (await rawRows<{ n: number }>(t.db, sql`select count(*)::int as n from ${from}`))[0]?.n
   const key = () => t.app.keys.derive('webhook secrets')
 
   test('create: 201 with Location and the secret; the row holds it encrypted only', async () => {
@@ -153,7 +167,7 @@ describe('webhook subscriptions API', () => {
   })
 
   test('bad input: a clear 422 on the parameter, and nothing is saved', async () => {
-    const before = await t.orm.$count(webhookSubscriptions)
+    const before = await count(sql`webhook_subscriptions`)
     const cases: [object, string, string][] = [
       [{ url: 'not a url', events: ['*'] }, 'url', 'must be an absolute URL'],
       [{ url: 'http://93.184.215.14/x', events: ['*'] }, 'url', 'must be an https URL'],
@@ -182,7 +196,7 @@ describe('webhook subscriptions API', () => {
     }
     const inclusion = await call('POST', '/webhooks', { url: PUBLIC_URL, events: ['nope'] })
     assert.deepEqual(inclusion.json<ErrorBody>().error.detail_codes, { events: ['inclusion'] })
-    assert.equal(await t.orm.$count(webhookSubscriptions), before)
+    assert.equal(await count(sql`webhook_subscriptions`), before)
   })
 
   test('a host name that does not resolve is refused (the DNS check on save)', async () => {
@@ -212,7 +226,7 @@ describe('webhook subscriptions API', () => {
     const error = refused.json<ErrorBody>().error
     assert.equal(error.code, 'state_refused')
     assert.deepEqual(error.details, { base: [`your company has ${String(MAX_SUBSCRIPTIONS)} webhook subscriptions, the most it may have: delete one first`] })
-    assert.equal(await t.orm.$count(webhookSubscriptions, eq(webhookSubscriptions.companyId, who.companyId)), MAX_SUBSCRIPTIONS)
+    assert.equal(await count(sql`webhook_subscriptions where company_id = ${who.companyId}`), MAX_SUBSCRIPTIONS)
     const first = made.find((r) => r.statusCode === 201)?.json<Subscription>()
     assert.equal((await call('DELETE', `/webhooks/${String(first?.id)}`, undefined, who)).statusCode, 204)
     assert.equal((await call('POST', '/webhooks', { url: PUBLIC_URL, events: ['*'] }, who)).statusCode, 201)
@@ -260,10 +274,10 @@ describe('webhook subscriptions API', () => {
     assert.equal(off.disabled_reason, 'disabled through the API')
     assert.equal(off.disabled_at, NOW.toISOString())
     // As the worker leaves one after 3 days of failures:
-    await t.orm
-      .update(webhookSubscriptions)
-      .set({ disabledReason: 'every delivery failed since …', failingSince: new Date(NOW.getTime() - 4 * 86_400_000) })
-      .where(eq(webhookSubscriptions.id, s.id))
+    await execute(t.db, sql`
+      update webhook_subscriptions
+         set disabled_reason = 'every delivery failed since …', failing_since = ${new Date(NOW.getTime() - 4 * 86_400_000)}
+       where id = ${s.id}`)
     const shown = (await call('GET', `/webhooks/${String(s.id)}`)).json<Subscription>()
     assert.equal(shown.disabled_reason, 'every delivery failed since …')
     const on = await call('PUT', `/webhooks/${String(s.id)}`, { enabled: 'true' })
@@ -279,15 +293,15 @@ describe('webhook subscriptions API', () => {
     const s = await create({ url: PUBLIC_URL, events: ['*'] })
     await transaction(t.db, (tx) => recordEvents(tx, acme.companyId, [{ type: 'tag.created', data: { id: 1 } }], NOW))
     await publishEvents(t.db, 1000) // what the delivery worker does next
-    assert.ok((await t.orm.$count(webhookDeliveries, eq(webhookDeliveries.subscriptionId, s.id))) === 1)
-    const events = await t.orm.$count(apiEvents, eq(apiEvents.companyId, acme.companyId))
+    assert.ok((await count(sql`webhook_deliveries where subscription_id = ${s.id}`)) === 1)
+    const events = await count(sql`api_events where company_id = ${acme.companyId}`)
     const res = await call('DELETE', `/webhooks/${String(s.id)}`)
     assert.equal(res.statusCode, 204)
     assert.equal(res.body, '')
     assert.equal((await call('DELETE', `/webhooks/${String(s.id)}`)).statusCode, 404)
     assert.equal((await call('GET', `/webhooks/${String(s.id)}`)).statusCode, 404)
-    assert.equal(await t.orm.$count(webhookDeliveries, eq(webhookDeliveries.subscriptionId, s.id)), 0)
-    assert.equal(await t.orm.$count(apiEvents, eq(apiEvents.companyId, acme.companyId)), events)
+    assert.equal(await count(sql`webhook_deliveries where subscription_id = ${s.id}`), 0)
+    assert.equal(await count(sql`api_events where company_id = ${acme.companyId}`), events)
   })
 
   test('rotate_secret: a new secret shown once; the old one kept as previous for 24 hours', async () => {
@@ -331,10 +345,13 @@ describe('webhook subscriptions API', () => {
       delivered_at: null,
       created_at: NOW.toISOString(),
     })
-    const [event] = await t.orm.select().from(apiEvents).where(and(eq(apiEvents.companyId, acme.companyId), eq(apiEvents.id, d.event_id)))
+    const [event] = await rawRows<{ type: string; sequence: number; data: Record<string, unknown> }>(
+      t.db,
+      sql`select type, sequence, data from api_events where company_id = ${acme.companyId} and id = ${d.event_id}`,
+    )
     assert.deepEqual({ type: event?.type, sequence: event?.sequence, data: event?.data }, { type: 'ping', sequence: 0, data: { webhook_id: s.id } })
-    assert.equal(await t.orm.$count(webhookDeliveries, eq(webhookDeliveries.eventId, d.event_id)), 1)
-    assert.equal(await t.orm.$count(webhookDeliveries, eq(webhookDeliveries.subscriptionId, bystander.id)), 0)
+    assert.equal(await count(sql`webhook_deliveries where event_id = ${d.event_id}`), 1)
+    assert.equal(await count(sql`webhook_deliveries where subscription_id = ${bystander.id}`), 0)
     assert.deepEqual((await call('GET', `/webhooks/${String(s.id)}/deliveries/${String(d.id)}`)).json(), d)
     assert.equal((await call('GET', `/events/${String(d.event_id)}`)).statusCode, 404, 'pings are not events of the log')
 
@@ -342,7 +359,7 @@ describe('webhook subscriptions API', () => {
     const refused = await call('POST', `/webhooks/${String(s.id)}/test`)
     assert.equal(refused.statusCode, 422)
     assert.equal(refused.json<ErrorBody>().error.code, 'state_refused')
-    assert.equal(await t.orm.$count(webhookDeliveries, eq(webhookDeliveries.subscriptionId, s.id)), 1)
+    assert.equal(await count(sql`webhook_deliveries where subscription_id = ${s.id}`), 1)
   })
 
   test('end to end with the worker: a ping and a retried delivery reach a receiver, signed with the secret create returned', async () => {
@@ -395,8 +412,14 @@ describe('webhook subscriptions API', () => {
 
     // As the worker leaves them: one delivered, one failed after 3 days.
     const [newest, oldest] = page.data as [Delivery, Delivery]
-    await t.orm.update(webhookDeliveries).set({ status: 'delivered', attempts: 2, deliveredAt: NOW, nextAttemptAt: null, lastResponseStatus: 200, firstAttemptAt: NOW }).where(eq(webhookDeliveries.id, newest.id))
-    await t.orm.update(webhookDeliveries).set({ status: 'failed', attempts: 17, nextAttemptAt: null, lastResponseStatus: 500, lastError: 'HTTP 500', firstAttemptAt: NOW }).where(eq(webhookDeliveries.id, oldest.id))
+    await execute(t.db, sql`
+      update webhook_deliveries
+         set status = 'delivered', attempts = 2, delivered_at = ${NOW}, next_attempt_at = null, last_response_status = 200, first_attempt_at = ${NOW}
+       where id = ${newest.id}`)
+    await execute(t.db, sql`
+      update webhook_deliveries
+         set status = 'failed', attempts = 17, next_attempt_at = null, last_response_status = 500, last_error = 'HTTP 500', first_attempt_at = ${NOW}
+       where id = ${oldest.id}`)
 
     clock = new Date(NOW.getTime() + 5 * 86_400_000)
     for (const d of [newest, oldest]) {
@@ -408,7 +431,10 @@ describe('webhook subscriptions API', () => {
         { status: body.status, attempts: body.attempts, next: body.next_attempt_at, delivered: body.delivered_at, type: body.event_type },
         { status: 'pending', attempts: 0, next: clock.toISOString(), delivered: null, type: d.event_type },
       )
-      const [row] = await t.orm.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, d.id))
+      const [row] = await rawRows<{ firstAttemptAt: Date | null; lastResponseStatus: number | null }>(
+        t.db,
+        sql`select first_attempt_at as "firstAttemptAt", last_response_status as "lastResponseStatus" from webhook_deliveries where id = ${d.id}`,
+      )
       assert.equal(row?.firstAttemptAt, null, 'a new 3-day window')
       assert.ok(row.lastResponseStatus, 'the last answer stays until the next attempt')
     }
@@ -457,7 +483,7 @@ describe('webhook subscriptions API', () => {
     const ping = (await call('POST', `/webhooks/${String(theirs.id)}/test`, undefined, other)).json<Delivery>()
     await transaction(t.db, (tx) => recordEvents(tx, other.companyId, [{ type: 'tag.created', data: { id: 9 } }], NOW))
     await publishEvents(t.db, 1000) // what the delivery worker does next
-    const [event] = await t.orm.select().from(apiEvents).where(and(eq(apiEvents.companyId, other.companyId), eq(apiEvents.type, 'tag.created')))
+    const [event] = await rawRows<{ id: number }>(t.db, sql`select id from api_events where company_id = ${other.companyId} and type = 'tag.created'`)
     assert.ok(event)
     const id = String(theirs.id)
     const routes: [Parameters<typeof call>[0], string, object?][] = [
@@ -480,7 +506,7 @@ describe('webhook subscriptions API', () => {
     assert.equal(row.description, 'theirs')
     assert.equal(row.enabled, true)
     assert.equal(row.previousSecret, null)
-    assert.equal(await t.orm.$count(webhookDeliveries, eq(webhookDeliveries.subscriptionId, theirs.id)), 2)
+    assert.equal(await count(sql`webhook_deliveries where subscription_id = ${theirs.id}`), 2)
     const listed = (await call('GET', '/events?page=1&per_page=100')).json<{ data: { id: number }[] }>()
     assert.ok(!listed.data.some((e) => e.id === event.id))
   })

@@ -5,14 +5,23 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { asc, eq } from 'drizzle-orm'
 import type { Db } from '../../src/db/db.js'
-import { whatsappChats, whatsappMessages } from '../../src/db/schema.js'
 import { addUser, tenant, type Tenant } from '../helpers/factories.js'
 import { addContact } from '../helpers/leads-factories.js'
 import { backends } from '../helpers/app.js'
 import { adminDatabase, type AdminDatabase } from '../helpers/cli.js'
-import { orm } from '../helpers/orm.js'
+import { rawRows, sql } from '../helpers/sql.js'
+
+interface MessageRow {
+  id: number
+  company_id: number
+  contact_id: number
+  user_id: number
+  direction: string
+  status: string
+  body: string
+  sent_at: Date
+}
 
 for (const backend of backends()) {
   describe(`whatsapp import (${backend.name})`, () => {
@@ -32,7 +41,8 @@ for (const backend of backends()) {
       writeFileSync(path, lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n')
       return path
     }
-    const messages = () => withDb((db) => orm(db).select().from(whatsappMessages).orderBy(asc(whatsappMessages.id)))
+    const messages = () => withDb((db) => rawRows<MessageRow>(db, sql`
+      select id, company_id, contact_id, user_id, direction, status, body, sent_at from whatsapp_messages order by id`))
     const line = (fields: Record<string, unknown> = {}) => ({
       contact_id: contactId, user_id: acme.userId, direction: 'outbound', body: 'Hi!', status: 'delivered',
       sent_at: '2026-11-20T10:00:00-03:00', ...fields,
@@ -123,16 +133,17 @@ for (const backend of backends()) {
       const rows = await messages()
       assert.equal(rows.length, 1503)
       assert.deepEqual(
-        rows.slice(0, 3).map((m) => [m.companyId, m.contactId, m.userId, m.direction, m.status, m.body, m.sentAt.toISOString()]),
+        rows.slice(0, 3).map((m) => [m.company_id, m.contact_id, m.user_id, m.direction, m.status, m.body, m.sent_at.toISOString()]),
         [
           [acme.companyId, contactId, acme.userId, 'outbound', 'delivered', 'first', '2026-11-20T10:00:00.000Z'],
           [acme.companyId, contactId, acme.userId, 'inbound', 'received', 'reply', '2026-11-20T10:05:00.123Z'],
           [acme.companyId, contactId, bruno, 'outbound', 'delivered', 'bruno', '2026-11-21T08:00:00.000Z'],
         ],
       )
-      const chats = () => withDb((db) => orm(db).select().from(whatsappChats).where(eq(whatsappChats.contactId, contactId)).orderBy(asc(whatsappChats.userId)))
+      const chats = () => withDb((db) => rawRows<{ user_id: number; messages_count: number; last_message_id: number; last_message_at: Date }>(db, sql`
+        select user_id, messages_count, last_message_id, last_message_at from whatsapp_chats where contact_id = ${contactId} order by user_id`))
       assert.deepEqual(
-        (await chats()).map((c) => [c.userId, c.messagesCount, c.lastMessageId, c.lastMessageAt.toISOString()]),
+        (await chats()).map((c) => [c.user_id, c.messages_count, c.last_message_id, c.last_message_at.toISOString()]),
         [
           [acme.userId, 1502, rows[1]?.id, '2026-11-20T10:05:00.123Z'],
           [bruno, 1, rows[2]?.id, '2026-11-21T08:00:00.000Z'],
@@ -147,7 +158,7 @@ for (const backend of backends()) {
       assert.equal(second.stdout.trim(), 'imported: 2')
       const after = await messages()
       assert.deepEqual(
-        (await chats()).map((c) => [c.userId, c.messagesCount, c.lastMessageId]),
+        (await chats()).map((c) => [c.user_id, c.messages_count, c.last_message_id]),
         [
           [acme.userId, 1503, after.find((m) => m.body === 'late')?.id],
           [bruno, 2, rows[2]?.id], // an older message does not take the chat's last place

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { and, eq } from 'drizzle-orm'
 import type { Response as Reply } from 'light-my-request'
-import { whatsappChats } from '../../src/db/schema.js'
 import { addUser, tenant, type Tenant } from '../helpers/factories.js'
 import { addContact, addMessages } from '../helpers/leads-factories.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
+import { rawRows, sql } from '../helpers/sql.js'
 
 const MESSAGE_KEYS = ['body', 'contact_id', 'created_at', 'direction', 'id', 'sent_at', 'status', 'updated_at', 'user_id']
 
@@ -94,9 +93,9 @@ for (const backend of backends()) {
       const paged = await get(acme, `/chats?page=2&per_page=1&contact_id=${contactId}`)
       assert.deepEqual(chatsOf(paged).map((c) => c.user_id), [acme.userId])
 
-      const [row] = await t.orm.select().from(whatsappChats)
-        .where(and(eq(whatsappChats.contactId, contactId), eq(whatsappChats.userId, acme.userId)))
-      assert.deepEqual([row?.messagesCount, row?.lastMessageAt.toISOString()], [3, '2026-11-21T09:00:00.000Z'])
+      const [row] = await rawRows<{ messages_count: number; last_message_at: Date }>(t.db, sql`
+        select messages_count, last_message_at from whatsapp_chats where contact_id = ${contactId} and user_id = ${acme.userId}`)
+      assert.deepEqual([row?.messages_count, row?.last_message_at.toISOString()], [3, '2026-11-21T09:00:00.000Z'])
     })
 
     test('every page, first half and second half alike (newest first, ties by id), with and without user_id', async () => {
