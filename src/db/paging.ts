@@ -120,6 +120,18 @@ export interface Page<T> {
 export type PageRow<T, Extra = unknown, Key extends string = 'id'> = { total: number } & Extra & ({ [K in Key]: null } | T)
 
 /**
+ * A page of one parent's records (a contact's events, a webhook's deliveries), or undefined
+ * when the statement's `parent` column says there is no such parent; that column and the
+ * total are taken off each record.
+ */
+export function unwrapChildPage<T, Parent extends string>(
+  rows: readonly PageRow<T, { [P in Parent]: boolean }>[],
+  parent: Parent,
+): Page<T> | undefined {
+  return (rows[0] as Record<string, unknown> | undefined)?.[parent] ? unwrapPage(rows, 'id', [parent, 'total']) : undefined
+}
+
+/**
  * The total and the records of a page statement's rows. `key` is a record column that is
  * never null; `drop` lists the page's columns to take off each record, where a record goes
  * out by a path that would show them (the others' serializers leave unknown keys out).

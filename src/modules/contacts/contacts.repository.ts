@@ -66,16 +66,9 @@ const contactJsonById = defineQuery<{ json: string }>(
 // $4 limit, $5 offset (src/db/paging.ts).
 const PAGE = pageParams(4, 5)
 
-// A page of live contacts with the list's total from its counter (its slot rows summed), in
-// one statement; the page as the JSON text of the contacts' API shape (an array in id order,
-// '[]' past the end; sent as it is, src/http/json-text.ts), so no row is parsed and no record
-// serialized in Node. The page's ids come from an index alone in an ARRAY(...) run once per
-// statement, whatever the statistics, then their rows by primary key, one lookup per id
-// (rowsByIds). A page in the second half reads the index backwards from the known total, so
-// the last page costs what the first does (an OFFSET walks every entry it skips: 175 ms for
-// page 20,000 of 25 at 1 M contacts); this trusts the counter, which every write keeps exact
-// in its own transaction. A page past the end reads no index at all (the page's subquery is
-// skipped when the offset is not below the total).
+// A page of live contacts as the JSON text of their API shape, with the total from the
+// counter, in one statement: ids from an index alone, then rows by primary key, backwards
+// from the total in the second half (docs/performance.md, "The contacts statements").
 const pageStatement = (name: string, live: string) =>
   defineQuery<{ total: number; data: string }>(
     name,
@@ -125,17 +118,12 @@ const searched = (ofUser: boolean) =>
   `c.company_id = ${COMPANY} and c.deleted_at is null${ofUser ? ' and c.user_id = $5' : ''}`
 /** The term as a LIKE pattern (`%`, `_` and `\` literal), which the GIN index serves. */
 const TERM_PATTERN = `'%' || replace(replace(replace(lower($2::text), '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%'`
-// Compared with `(select …)`, as the company is, so the planner does not weigh the pattern
-// against the column's statistics: it takes the trigram index whatever the term, a read
-// bounded by the company's matches (a custom plan for a common term would rather read the
-// whole table, all companies, from the start).
+// Compared with `(select …)`, as the company is, so that the plan never weighs the pattern
+// against statistics: the trigram index, whatever the term.
 const TERM_LIKE = `c.search_text like (select ${TERM_PATTERN})`
 /**
- * The same test for a walk in id order or a pass over the rows, where no index serves it:
- * LIKE called as its function, textlike, which the planner never matches to the trigram
- * index (the operator would let it read the whole index for a term without a trigram). Per
- * row it costs 100–150 ns where strpos() costs 170 (1 M contacts, one process: 'zq' 158 ms
- * against 233). The pattern is made once, in an InitPlan, not for every row.
+ * The same test where no index serves it (a walk in id order, a pass): LIKE as its function,
+ * textlike, which the planner never matches to the trigram index; the pattern made once.
  */
 const TERM_IN_TEXT = `textlike(c.search_text, (select ${TERM_PATTERN}))`
 /** A term containing U+001F could match across two fields in search_text: each field is checked too. */
@@ -146,20 +134,9 @@ const TERM_IN_FIELDS = `${TERM_IN_TEXT}
 /** Matches a term may have for its page and total to come from the trigram index alone. */
 export const SEARCH_CANDIDATES = 10_000
 
-// A term no index narrows (1–2 characters, U+001F) is tested against every live contact
-// searched (of the company, or of the owner). Through contacts_company_live_idx
-// (contacts_company_user_live_idx) that is one heap fetch per contact, about 0.3 µs; a
-// parallel pass over the whole table costs about 0.13 µs per row of every company. The
-// cheaper one is chosen when the statement runs (`scope`), from the exact number of contacts
-// searched (their counter) against the table's rows (pg_class.reltuples, which autovacuum
-// keeps close; unknown counts as none, so a table never analyzed gets the pass): the pass
-// when they are a sixth of the table or more (1 M contacts of one company: 130 ms instead
-// of 300), the index otherwise (50 k beside 1 M: 14 ms instead of 130). The pass's
-// condition is written `company_id + 0` so that no index can serve it. The index's read
-// walks the matches in id order under a LIMIT no count reaches, compared as `(select …)`:
-// a limit the planner cannot see is taken as a tenth of the rows, for which the index's
-// order is cheaper than a pass and a sort, so statistics that believe the company is the
-// whole table (a new company beside a big one, not analyzed yet) do not turn it into a pass.
+// A term no index narrows (1–2 characters, U+001F) is tested against every contact searched:
+// through the live index, or in a pass over the table when they are a sixth of its rows or
+// more (`scope`, decided as the statement runs; docs/performance.md, "The contacts statements").
 const SEARCHED_COUNTER = (ofUser: boolean) =>
   ofUser ? counterTotal('$1::bigint', "'contacts_by_user'", '$5') : counterTotal('$1::bigint', "'contacts'", '0')
 /** The pass's condition: the live contacts searched, written so that no index serves it. */
@@ -172,20 +149,9 @@ const passOrIndexCount = (ofUser: boolean, test: string) => `case
                                       order by c.id limit (select 9223372036854775807)) m)
        end`
 
-// Before reading any match, a sample: the company's (owner's) first SEARCH_SAMPLE contacts
-// in id order, tested (about 0.6 ms), estimate how many match. It decides how the matches
-// are collected (`collect`), and a wrong guess costs time, never exactness (a term without
-// a trigram is only sampled when the pass is the way, the only case it decides):
-// - A term with a trigram is collected through contacts_search_trgm_idx unless the sample
-//   finds it in a twentieth of the contacts and in more than SEARCH_CANDIDATES of them
-//   (`gmail`, 30 %): the index would build a bitmap of all of them (50 ms for 300 k) only to
-//   overflow, then count them through the index again at about 0.6 µs each, where a count
-//   by passOrIndexCount reads at most the company's rows (1 M: 130 ms instead of 230).
-// - A term without, with the pass, would have its page walked through the whole company in
-//   id order after the count (1 M contacts: 270 ms more for a term with 5 matches). So the
-//   pass collects the matches itself when the sample estimates no more than
-//   SEARCH_CANDIDATES / 4 of them: one pass in all. A common term skips it (the pass would
-//   stop after the candidates, then count again).
+// A sample of the first SEARCH_SAMPLE contacts searched estimates how many match, and
+// decides whether the matches are collected first (`collect`); a wrong guess costs time,
+// never exactness (docs/performance.md, "The contacts statements").
 /** Contacts in the sample that estimates how many match a term. */
 export const SEARCH_SAMPLE = 2_000
 
@@ -215,21 +181,11 @@ const candidateCtes = (ofUser: boolean, trigram: boolean, test: string) => `scop
 
 const SEARCH_PAGE = pageParams(3, 4)
 
-// A page of a search with its exact total and the contacts in API shape (CONTACT_RECORD, as
-// contacts.page), in one statement. $1 company, $2 term, $3 limit, $4 offset, $5 the owner
-// (*OfUser). Every part is an InitPlan or a MATERIALIZED CTE, run at most once whatever the
-// planner believes about the company, so no per-row loop can happen
-// (test/contacts/contacts-search.test.ts):
-// - `candidates` (candidateCtes): up to SEARCH_CANDIDATES + 1 matches, through the trigram
-//   index or from the pass. No more than SEARCH_CANDIDATES: they are the match set, and
-//   total and page come from them (a rare term with a trigram: about 1–2 ms at 1 M contacts).
-// - Otherwise the total counts every match (a term with a trigram collected through the
-//   index: through the index again; else passOrIndexCount), and the page's ids are read in
-//   id order through contacts_company_live_idx (contacts_company_user_live_idx for an owner)
-//   with `test`, which no index serves, forwards, or backwards from the total for a page in
-//   the second half, stopping at the page: a common term's first and last pages read a few
-//   rows more.
-// A page past the end reads no contact (`$4 < total`).
+// A page of a search with its exact total, in one statement ($1 company, $2 term, $3 limit,
+// $4 offset, $5 the owner): every part an InitPlan or a MATERIALIZED CTE, run at most once
+// whatever the planner believes, so no per-row loop (test/contacts/contacts-search.test.ts).
+// At most SEARCH_CANDIDATES matches are the match set; more are counted, and the page read in
+// id order, forwards or backwards from the total (docs/performance.md, "The contacts statements").
 const searchStatement = (name: string, ofUser: boolean, trigram: boolean, test: string) => {
   const where = searched(ofUser)
   const count = trigram
@@ -385,14 +341,9 @@ export interface NewContact {
 }
 
 /**
- * CTEs that share-lock the tags and custom fields a write references (`tagIds`, `fieldIds`:
- * bigint[] expressions), for a statement whose counters wait for them (REFERENCES_SHARED in
- * the counters' WHERE, an InitPlan run before the first counter row is locked). Every
- * writer then takes a definition before the company's counters: a PUT's earlier statements
- * check its foreign keys first, and a tag or custom field deletion locks the definition
- * first. The foreign key checks at the statement's end take the same locks, but
- * after the counters: a deletion racing many creates deadlocked with them, and under load
- * lost every retry (503).
+ * CTEs that share-lock the tags and custom fields a write references (`tagIds`, `fieldIds`)
+ * before its counters: every writer takes a definition before the company's counters, so a
+ * deletion racing many creates cannot deadlock with them (docs/performance.md, "The contacts statements").
  */
 export const sharedReferencesCtes = (tagIds: string, fieldIds: string) =>
   `shared_tags as (
@@ -402,18 +353,11 @@ export const sharedReferencesCtes = (tagIds: string, fieldIds: string) =>
    )`
 export const REFERENCES_SHARED = '(select count(*) from shared_tags) + (select count(*) from shared_fields) >= 0'
 
-// A contact created whole in one statement: its business (found by name, else created; a
-// business created since the statement's snapshot is taken by the upsert: an existing one is
-// neither locked nor rewritten, which concurrent writes naming it made a hot row), the
-// contact, its tags and custom values, its contact_created event, its leads linked by email
-// (the caller holds the lead-link lock), the counters, and its webhook events. Its tags and
-// custom fields are share-locked before the counters (sharedReferencesCtes). Nothing reads
-// the counters' insert, so PostgreSQL runs it at the end of the statement: the counter rows
-// are locked at the very end, until the COMMIT that follows, and in the connection's slot
-// (src/db/counters.ts), so that the company's other writers do not wait for them. Counters
-// are updated in (list, key) order, as everywhere, so concurrent writers cannot deadlock
-// on them. The events: contact.created, then lead.linked for each lead linked
-// (docs/webhook-events.md).
+// A contact created whole in one statement: its business (found by name, else created by an
+// upsert that neither locks nor rewrites an existing one), the contact, its tags and custom
+// values, its contact_created event, its leads linked by email (the caller holds the
+// lead-link lock), the counters, locked last and in (list, key) order, and its webhook events
+// (contact.created, then lead.linked for each; docs/webhook-events.md).
 // Answers the contact in its API shape, tags and custom fields built from the same inputs.
 const insertContactStatement = defineQuery<Contact>(
   'contacts.insert',

@@ -1,7 +1,7 @@
 // Contact events are written by the service that makes the change, inside its transaction.
 import type { Db } from '../../db/db.js'
 import { COMPANY } from '../../db/company.js'
-import { pageIdsArray, pageParams, rowsByIds, withinTotal, unwrapPage, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
+import { pageIdsArray, pageParams, rowsByIds, withinTotal, unwrapChildPage, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
 import { defineQuery, run } from '../../db/query.js'
 import type { contactEvents } from '../../db/schema.js'
 import type { CompanyId } from '../../tenancy.js'
@@ -100,5 +100,5 @@ export async function contactEventsPage(
   page: PageSlice,
 ): Promise<Page<ContactEventRecord> | undefined> {
   const rows = await run(db, contactEventsPageStatement, [companyId, contactId, page.limit, page.offset])
-  return rows[0]?.live ? unwrapPage(rows, 'id', ['live', 'total']) : undefined
+  return unwrapChildPage(rows, 'live')
 }

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { Id, MAX_ID, NonBlank, PagedList, PageParams, Ref, Str, Timestamp, Timestamps } from '../../http/schemas.js'
-import { Task, TaskKind } from '../tasks/tasks.schemas.js'
+import { Task, TASK_EXAMPLE, TaskKind } from '../tasks/tasks.schemas.js'
 
 export const FLOW_STATUSES = ['active', 'paused'] as const
 
@@ -67,20 +67,7 @@ export const Enrollment = Type.Object({
     contact_id: 1204,
     status: 'active',
     added_at: '2026-03-07T13:02:11.000Z',
-    tasks: [{
-      id: 812,
-      kind: 'email',
-      title: 'Thank-you email',
-      due_date: '2026-03-07',
-      done: false,
-      done_at: null,
-      status: 'today',
-      assigned_to_id: 3,
-      flow_id: 7,
-      contact_id: 1204,
-      created_at: '2026-03-07T13:02:11.000Z',
-      updated_at: '2026-03-07T13:02:11.000Z',
-    }],
+    tasks: [{ ...TASK_EXAMPLE, kind: 'email', title: 'Thank-you email', due_date: '2026-03-07' }],
     created_at: '2026-03-07T13:02:11.000Z',
     updated_at: '2026-03-07T13:02:11.000Z',
   }],

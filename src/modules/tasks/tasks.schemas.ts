@@ -9,6 +9,22 @@ export type TaskKind = Static<typeof TaskKind>
 export const OPEN_STATUSES = ['today', 'overdue', 'future'] as const
 export type OpenStatus = (typeof OPEN_STATUSES)[number]
 
+/** The reference's example of a task (the Enrollment example shows one too). */
+export const TASK_EXAMPLE = {
+  id: 812,
+  kind: 'phonecall',
+  title: 'Intro call',
+  due_date: '2026-03-10',
+  done: false,
+  done_at: null,
+  status: 'today',
+  assigned_to_id: 3,
+  flow_id: 7,
+  contact_id: 1204,
+  created_at: '2026-03-07T13:02:11.000Z',
+  updated_at: '2026-03-07T13:02:11.000Z',
+} as const
+
 export const Task = Type.Object({
   id: Type.Integer(),
   kind: TaskKind,
@@ -26,20 +42,7 @@ export const Task = Type.Object({
 }, {
   $id: 'Task',
   description: 'A task about a contact: made by a flow, or by the admin command line',
-  examples: [{
-    id: 812,
-    kind: 'phonecall',
-    title: 'Intro call',
-    due_date: '2026-03-10',
-    done: false,
-    done_at: null,
-    status: 'today',
-    assigned_to_id: 3,
-    flow_id: 7,
-    contact_id: 1204,
-    created_at: '2026-03-07T13:02:11.000Z',
-    updated_at: '2026-03-07T13:02:11.000Z',
-  }],
+  examples: [TASK_EXAMPLE],
 })
 export type Task = Static<typeof Task>
 

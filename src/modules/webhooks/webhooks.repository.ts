@@ -5,7 +5,7 @@
 // and answers in one round trip: a page comes with its total.
 import type { Db } from '../../db/db.js'
 import { COMPANY } from '../../db/company.js'
-import { limitOffset, pageParams, unwrapPage, withinTotal, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
+import { limitOffset, pageParams, unwrapChildPage, unwrapPage, withinTotal, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
 import { recordSql, type Row } from '../../db/records.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
@@ -273,7 +273,7 @@ export async function deliveriesPage(
   page: PageSlice,
 ): Promise<Page<DeliveryRow> | undefined> {
   const rows = await run(db, deliveriesPageStatement, [companyId, subscriptionId, page.limit, page.offset])
-  return rows[0]?.found ? unwrapPage(rows, 'id', ['found', 'total']) : undefined
+  return unwrapChildPage(rows, 'found')
 }
 
 const deliveryByIdStatement = defineQuery<DeliveryRow>(
