@@ -4,7 +4,8 @@
 // building the JSON answers for its shape; the route's response schema still documents it.
 import type { FastifyReply } from 'fastify'
 
-const JSON_TYPE = 'application/json; charset=utf-8'
+/** The content type Fastify sets itself for JSON (a reply with its own serializer sets it by hand). */
+export const JSON_TYPE = 'application/json; charset=utf-8'
 
 export function sendJsonText(reply: FastifyReply, json: string): FastifyReply {
   return reply.header('content-type', JSON_TYPE).send(json)

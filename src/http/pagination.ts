@@ -2,7 +2,8 @@
 // header (first/last always, prev/next where such a page exists), whose URLs keep every
 // query parameter of the request except api_token.
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { sendJsonText } from './json-text.js'
+import type { TSchema } from 'typebox'
+import { JSON_TYPE, sendJsonText } from './json-text.js'
 
 export const DEFAULT_PER_PAGE = 25
 
@@ -28,37 +29,27 @@ export function pageWindow(query: PageRequest): PageWindow {
   return { page: query.page, perPage, limit: perPage, offset: Math.min((query.page - 1) * perPage, Number.MAX_SAFE_INTEGER) }
 }
 
-export interface PageMeta {
-  page: number
-  per_page: number
-  total_count: number
-  total_pages: number
-}
-
-/** The list body for one page, with the Link header set on the reply. */
-export function sendPage<T>(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  window: PageWindow,
-  total: number,
-  data: T[],
-): { data: T[]; meta: PageMeta } {
-  const totalPages = setPageLinks(request, reply, window, total)
-  return {
-    data,
-    meta: { page: window.page, per_page: window.perPage, total_count: total, total_pages: totalPages },
-  }
-}
+/** A page as a service answers it: its window, the list's total, and its records, or their JSON text as a statement wrote it. */
+export type ListPage<T = unknown> = { window: PageWindow; total: number } & ({ data: T[] } | { json: string })
 
 /**
- * sendPage for a page whose records PostgreSQL wrote as one JSON array (`dataJson`, see
- * json-text.ts): the body is written around it, as the serializer would (PageMeta's keys
- * in order), and sent as it is.
+ * Sends a page of a list: the Link header, then `{data, meta}`. JSON text from a statement is
+ * written around as the serializer would (PageMeta's keys in order, json-text.ts); records are
+ * serialized by `schema` when given (the page's own, for a route whose response is a union of
+ * a page and a walk's page, whose serializer would validate each record to choose), else by
+ * the route's.
  */
-export function sendPageJson(request: FastifyRequest, reply: FastifyReply, window: PageWindow, total: number, dataJson: string): FastifyReply {
+export function sendPage(request: FastifyRequest, reply: FastifyReply, page: ListPage, schema?: TSchema): FastifyReply {
+  const { window, total } = page
   const totalPages = setPageLinks(request, reply, window, total)
-  const meta = `{"page":${String(window.page)},"per_page":${String(window.perPage)},"total_count":${String(total)},"total_pages":${String(totalPages)}}`
-  return sendJsonText(reply, `{"data":${dataJson},"meta":${meta}}`)
+  if ('json' in page) {
+    const meta = `{"page":${String(window.page)},"per_page":${String(window.perPage)},"total_count":${String(total)},"total_pages":${String(totalPages)}}`
+    return sendJsonText(reply, `{"data":${page.json},"meta":${meta}}`)
+  }
+  const body = { data: page.data, meta: { page: window.page, per_page: window.perPage, total_count: total, total_pages: totalPages } }
+  if (schema === undefined) return reply.send(body)
+  const serialize = reply.compileSerializationSchema(schema as unknown as Record<string, unknown>, '200')
+  return reply.type(JSON_TYPE).serializer(serialize).send(body)
 }
 
 /** Sets the Link header of a page; answers the number of pages. */

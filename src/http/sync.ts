@@ -29,8 +29,10 @@ import { invalid } from '../errors.js'
 import type { SecretKeys } from '../secret-key.js'
 import type { CompanyId } from '../tenancy.js'
 import { instantOf } from './dates.js'
-import { DEFAULT_PER_PAGE, linkParts } from './pagination.js'
+import { JSON_TYPE } from './json-text.js'
+import { DEFAULT_PER_PAGE, linkParts, sendPage, type ListPage } from './pagination.js'
 import { Ref } from './schemas.js'
+import { requireGiven } from './validation.js'
 
 /** The lists a walk can run on; a cursor names its list and works on no other. */
 export type SyncResource = 'contacts' | 'tasks' | 'leads' | 'meet_transcriptions' | 'whatsapp_messages' | 'audit_events'
@@ -147,17 +149,18 @@ export function decodeCursor(key: Buffer, resource: SyncResource, companyId: Com
  * the first record changed at `updated_since`; undefined for a page of the list. The other
  * filters of the list (`refused`, with `page`) cannot be combined with a walk: 422.
  */
-export function syncPosition(
+export function syncPosition<Q extends SyncQuery>(
   key: Buffer,
   resource: SyncResource,
   companyId: CompanyId,
-  query: SyncQuery & Record<string, unknown>,
-  refused: string[],
+  query: Q,
+  refused: readonly (keyof Q & string)[],
 ): SyncPosition | undefined {
   const cursor = query.cursor === '' ? undefined : query.cursor
   if (cursor === undefined && query.updated_since === undefined) return undefined
   const mode = cursor === undefined ? 'updated_since' : 'cursor'
-  const given = ['page', ...refused].filter((name) => query[name] !== undefined && query[name] !== '')
+  const fields = query as Record<string, unknown>
+  const given = ['page', ...refused].filter((name) => fields[name] !== undefined && fields[name] !== '')
   if (given.length > 0) throw invalid(Object.fromEntries(given.map((name) => [name, [`can't be combined with ${mode}`]])))
   if (cursor !== undefined) return decodeCursor(key, resource, companyId, cursor)
   const since = instantOf(query.updated_since ?? '')
@@ -235,12 +238,12 @@ export interface WalkRequest {
 /**
  * The walk a list request asks for (see syncPosition), or undefined for a page of the list.
  */
-export function walkRequest(
+function walkRequest<Q extends SyncQuery>(
   app: { keys: SecretKeys; clock: () => Date },
   resource: SyncResource,
   companyId: CompanyId,
-  query: SyncQuery & Record<string, unknown>,
-  refused: string[],
+  query: Q,
+  refused: readonly (keyof Q & string)[],
 ): WalkRequest | undefined {
   const key = app.keys.derive('sync cursor')
   const after = syncPosition(key, resource, companyId, query, refused)
@@ -295,18 +298,39 @@ export function sendWalkPage(request: FastifyRequest, reply: FastifyReply, body:
   return reply.type(JSON_TYPE).serializer(JSON.stringify).send(body)
 }
 
-// What Fastify sets itself unless a reply has its own serializer.
-const JSON_TYPE = 'application/json; charset=utf-8'
 
 /** Parameters a walk's next link never repeats: the token, the page, and the walk's start, which the cursor replaces. */
 const DROPPED: ReadonlySet<string> = new Set(['api_token', 'page', 'updated_since', 'cursor'])
 
+/** A list route that also walks (`updated_since`): what its handler hands over. */
+export interface WalkingList<Q extends SyncQuery, K extends keyof Q & string, One> {
+  resource: SyncResource
+  /** The list's filters, which a walk refuses. */
+  walkRefuses: readonly (keyof Q & string)[]
+  /** What a page needs (a walk needs none of it). */
+  pageNeeds: readonly K[]
+  /** The page's own schema (the route's response is a union of a page and a walk's page). */
+  pageSchema: TSchema
+  walk: (walk: WalkRequest) => Promise<{ data: unknown[]; meta: SyncMetaBody }>
+  /** With `id` in the query: that one record (before the page's needs are checked). */
+  one?: (id: number) => Promise<One>
+  page: (query: Q & { [P in K]-?: NonNullable<Q[P]> }) => Promise<ListPage>
+}
+
 /**
- * Sends a page of the list as before, serialized with the page schema alone (`schema`, a
- * Ref to it, compiled once per route): the route's response schema is the union of the
- * page and the walk, whose serializer would validate the body against each to choose.
+ * Answers a list request: a page of a walk when it asks for one (syncPosition), the record of
+ * `id` for a list that shows one, else a page of the list once what it needs is given (422).
  */
-export function sendListPage(reply: FastifyReply, schema: TSchema, body: unknown) {
-  const serialize = reply.compileSerializationSchema(schema as unknown as Record<string, unknown>, '200')
-  return reply.type(JSON_TYPE).serializer(serialize).send(body)
+export async function answerList<Q extends SyncQuery & { id?: number | undefined }, K extends keyof Q & string, One = never>(
+  app: { keys: SecretKeys; clock: () => Date },
+  request: FastifyRequest,
+  reply: FastifyReply,
+  query: Q,
+  list: WalkingList<Q, K, One>,
+): Promise<FastifyReply | One> {
+  const walk = walkRequest(app, list.resource, request.caller.companyId, query, list.walkRefuses)
+  if (walk) return sendWalkPage(request, reply, await list.walk(walk))
+  if (list.one && query.id !== undefined) return list.one(query.id)
+  requireGiven(query, list.pageNeeds)
+  return sendPage(request, reply, await list.page(query), list.pageSchema)
 }

@@ -275,7 +275,7 @@ function messageFor(error: ErrorObject): string {
 /** Parameters a schema leaves optional but an operation's mode needs (`page` of a list without `id`). */
 export function requireGiven<T extends object, K extends keyof T & string>(
   params: T,
-  names: K[],
+  names: readonly K[],
 ): asserts params is T & { [P in K]-?: NonNullable<T[P]> } {
   const missing = names.filter((name) => params[name] === undefined)
   if (missing.length > 0) throw invalid(Object.fromEntries(missing.map((name) => [name, ["can't be blank"]])))

@@ -1,10 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { sendJsonText } from '../../http/json-text.js'
-import { sendPage, sendPageJson } from '../../http/pagination.js'
+import { sendPage } from '../../http/pagination.js'
 import { IdParams, Ref } from '../../http/schemas.js'
-import { sendListPage, sendWalkPage, walkRequest } from '../../http/sync.js'
-import { requireGiven } from '../../http/validation.js'
+import { answerList } from '../../http/sync.js'
 import { Business } from '../businesses/businesses.schemas.js'
 import { ContactEventsPage, ContactEventsQuery } from '../events/events.schemas.js'
 import { Contact, ContactCreateBody, ContactsListQuery, ContactsListResponse, ContactsPage, ContactUpdateBody } from './contacts.schemas.js'
@@ -38,16 +37,14 @@ const contactsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: ContactsListQuery,
       response: { 200: ContactsListResponse },
     },
-  }, async (request, reply) => {
-    const query = request.query
-    const walk = walkRequest(app, 'contacts', request.caller.companyId, query, ['user_id', 'search_term'])
-    if (walk) return sendWalkPage(request, reply, await contactsWalk(app.db, request.caller, walk))
-    requireGiven(query, ['page'])
-    const page = await contactsPage(app.db, request.caller, query)
-    // A search answers rows; the plain list, JSON text written by its statement.
-    if (page.json !== undefined) return sendPageJson(request, reply, page.window, page.total, page.json)
-    return sendListPage(reply, PAGE, sendPage(request, reply, page.window, page.total, page.data))
-  })
+  }, async (request, reply) => answerList(app, request, reply, request.query, {
+    resource: 'contacts',
+    walkRefuses: ['user_id', 'search_term'],
+    pageNeeds: ['page'],
+    pageSchema: PAGE,
+    walk: (walk) => contactsWalk(app.db, request.caller, walk),
+    page: (query) => contactsPage(app.db, request.caller, query),
+  }))
 
   app.get('/v1/contacts/:id', {
     config: { scope: 'contacts:read', notFound: 'No live contact with this id in your company' },
@@ -137,8 +134,7 @@ const contactsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: Ref(ContactEventsPage) },
     },
   }, async (request, reply) => {
-    const page = await contactEventsPage(app.db, request.caller, request.params.id, request.query)
-    return sendPage(request, reply, page.window, page.total, page.data)
+    return sendPage(request, reply, await contactEventsPage(app.db, request.caller, request.params.id, request.query))
   })
 
   app.get('/v1/contacts/:id/business', {

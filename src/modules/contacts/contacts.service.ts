@@ -3,7 +3,7 @@ import { transaction, type Db } from '../../db/db.js'
 import { foreignKeyViolation, uniqueViolation } from '../../db/errors.js'
 import { ApiError, invalid, notFound, type ErrorDetails } from '../../errors.js'
 import { DateParam } from '../../http/schemas.js'
-import { pageWindow, type PageRequest } from '../../http/pagination.js'
+import { pageWindow, type ListPage, type PageRequest } from '../../http/pagination.js'
 import { walkPage, type WalkRequest } from '../../http/sync.js'
 import { validate } from '../../http/validation.js'
 import type { Caller, CompanyId } from '../../tenancy.js'
@@ -225,7 +225,7 @@ export async function getContactJson(db: Db, caller: Caller, id: number): Promis
  * end); a search gets its page and its total in one statement, in one of the few search
  * slots of the process (search-slots.ts).
  */
-export async function contactsPage(db: Db, caller: Caller, query: ContactsListQuery & PageRequest) {
+export async function contactsPage(db: Db, caller: Caller, query: ContactsListQuery & PageRequest): Promise<ListPage> {
   const { companyId } = caller
   const window = pageWindow(query)
   const userId = query.user_id
@@ -293,7 +293,7 @@ export async function deleteContact(db: Db, caller: Caller, id: number, now: Dat
 }
 
 /** A live contact's events, newest first, and their total: one statement (events.contactPage). */
-export async function contactEventsPage(db: Db, caller: Caller, id: number, query: PageRequest) {
+export async function contactEventsPage(db: Db, caller: Caller, id: number, query: PageRequest): Promise<ListPage> {
   const window = pageWindow(query)
   const page = await eventsOfContact(db, caller.companyId, id, window)
   if (!page) throw notFound()

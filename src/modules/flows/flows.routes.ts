@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { pageWindow, sendPage } from '../../http/pagination.js'
+import { sendPage } from '../../http/pagination.js'
 import { IdParams, Ref } from '../../http/schemas.js'
 import { AddContactBody, Enrollment, FlowsListQuery, FlowsPage } from './flows.schemas.js'
 import { addContact, flowsPage } from './flows.service.js'
@@ -15,11 +15,7 @@ const flowsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: FlowsListQuery,
       response: { 200: Ref(FlowsPage) },
     },
-  }, async (request, reply) => {
-    const window = pageWindow(request.query)
-    const page = await flowsPage(app.db, request.caller.companyId, request.query, window)
-    return sendPage(request, reply, window, page.total, page.data)
-  })
+  }, async (request, reply) => sendPage(request, reply, await flowsPage(app.db, request.caller, request.query)))
 
   app.put('/v1/flows/:id/add_contact', {
     config: { scope: 'flows:write', notFound: 'No flow with this id in your company' },

@@ -1,7 +1,7 @@
 import { transaction, type Db } from '../../db/db.js'
 import { uniqueViolation } from '../../db/errors.js'
 import { ApiError, invalid, notFound, refused, type ErrorDetails } from '../../errors.js'
-import type { PageWindow } from '../../http/pagination.js'
+import { pageWindow, type ListPage } from '../../http/pagination.js'
 import { validate } from '../../http/validation.js'
 import type { Caller, CompanyId } from '../../tenancy.js'
 import { recordEvent } from '../events/events.repository.js'
@@ -32,9 +32,10 @@ import {
 } from './flows.schemas.js'
 
 /** A page of flows with their steps and contact counts: one statement whatever the page size. */
-export async function flowsPage(db: Db, companyId: CompanyId, query: FlowsListQuery, window: PageWindow) {
-  const { total, rows } = await flowsPageWithTotal(db, companyId, { userId: query.user_id, search: query.search_term }, window)
-  return { total, data: rows }
+export async function flowsPage(db: Db, caller: Caller, query: FlowsListQuery): Promise<ListPage> {
+  const window = pageWindow(query)
+  const { total, rows } = await flowsPageWithTotal(db, caller.companyId, { userId: query.user_id, search: query.search_term }, window)
+  return { window, total, data: rows }
 }
 
 /**

@@ -1,10 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { pageWindow, sendPage } from '../../http/pagination.js'
 import { CountResponse, IdParams, Ref } from '../../http/schemas.js'
-import { sendListPage, sendWalkPage, walkRequest } from '../../http/sync.js'
-import { requireGiven } from '../../http/validation.js'
+import { answerList } from '../../http/sync.js'
 import { Lead, LeadCreateBody, LeadsCountQuery, LeadsPage, LeadsQuery, LeadsResponse } from './leads.schemas.js'
-import { createLead, getLead, leadsCount, leadsPage, leadsWalk, linkFilter } from './leads.service.js'
+import { createLead, getLead, leadsCount, leadsPage, leadsWalk } from './leads.service.js'
 
 // The list page's own serializer (the route's response is a union of a lead, a page and a walk's page).
 const PAGE = Ref(LeadsPage)
@@ -24,18 +22,15 @@ const leadsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: LeadsQuery,
       response: { 200: LeadsResponse },
     },
-  }, async (request, reply) => {
-    const { companyId } = request.caller
-    const query = request.query
-    const walk = walkRequest(app, 'leads', companyId, query, ['id', 'user_id', 'with_contact', 'without_contact'])
-    if (walk) return sendWalkPage(request, reply, await leadsWalk(app.db, companyId, walk))
-    if (query.id !== undefined) return getLead(app.db, companyId, query.id)
-    requireGiven(query, ['page', 'user_id'])
-    const filter = linkFilter(query)
-    const window = pageWindow(query)
-    const { total, data } = await leadsPage(app.db, companyId, query.user_id, filter, window)
-    return sendListPage(reply, PAGE, sendPage(request, reply, window, total, data))
-  })
+  }, async (request, reply) => answerList(app, request, reply, request.query, {
+    resource: 'leads',
+    walkRefuses: ['id', 'user_id', 'with_contact', 'without_contact'],
+    pageNeeds: ['page', 'user_id'],
+    pageSchema: PAGE,
+    walk: (walk) => leadsWalk(app.db, request.caller, walk),
+    one: (id) => getLead(app.db, request.caller, id),
+    page: (query) => leadsPage(app.db, request.caller, query),
+  }))
 
   app.get('/v1/leads/count', {
     config: { scope: 'leads:read' },
@@ -59,7 +54,7 @@ const leadsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       params: IdParams,
       response: { 200: Ref(Lead) },
     },
-  }, async (request) => getLead(app.db, request.caller.companyId, request.params.id))
+  }, async (request) => getLead(app.db, request.caller, request.params.id))
 
   app.post('/v1/leads', {
     config: { scope: 'leads:write', rootKey: 'lead' },

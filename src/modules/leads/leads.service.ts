@@ -1,17 +1,17 @@
 import { transaction, type Db } from '../../db/db.js'
 import { uniqueViolation } from '../../db/errors.js'
 import { invalid, notFound } from '../../errors.js'
-import type { PageWindow } from '../../http/pagination.js'
+import { pageWindow, type ListPage, type PageRequest } from '../../http/pagination.js'
 import { walkPage, withoutSyncAt, type WalkRequest } from '../../http/sync.js'
 import { exclusiveFlags } from '../../http/validation.js'
 import type { Caller, CompanyId } from '../../tenancy.js'
 import { lockLeadEmail } from './lead-links.js'
-import type { LeadCreateBody, LeadsCountQuery } from './leads.schemas.js'
+import type { LeadCreateBody, LeadsCountQuery, LeadsQuery } from './leads.schemas.js'
 import { countLeads, findLead, insertLead, leadsPageWithTotal, leadsWalkPage, type Lead, type LinkFilter } from './leads.repository.js'
 
 export type { Lead } from './leads.repository.js'
 
-export function linkFilter(query: Pick<LeadsCountQuery, 'with_contact' | 'without_contact'>): LinkFilter {
+function linkFilter(query: Pick<LeadsCountQuery, 'with_contact' | 'without_contact'>): LinkFilter {
   exclusiveFlags(query, 'with_contact', 'without_contact')
   if (query.with_contact) return 'with'
   if (query.without_contact) return 'without'
@@ -23,21 +23,23 @@ export function leadsCount(db: Db, caller: Caller, query: LeadsCountQuery): Prom
   return countLeads(db, caller.companyId, query.user_id, linkFilter(query))
 }
 
-export async function getLead(db: Db, companyId: CompanyId, id: number): Promise<Lead> {
-  const lead = await findLead(db, companyId, id)
+export async function getLead(db: Db, caller: Caller, id: number): Promise<Lead> {
+  const lead = await findLead(db, caller.companyId, id)
   if (!lead) throw notFound()
   return lead
 }
 
 /** A page of an updated_since walk of the company's leads (src/http/sync.ts). */
-export function leadsWalk(db: Db, companyId: CompanyId, walk: WalkRequest) {
+export function leadsWalk(db: Db, caller: Caller, walk: WalkRequest) {
+  const { companyId } = caller
   return walkPage(db, { ...walk, resource: 'leads', companyId }, (window) => leadsWalkPage(db, companyId, window), withoutSyncAt)
 }
 
-/** One page of a user's leads and the filter's total: one statement. */
-export async function leadsPage(db: Db, companyId: CompanyId, userId: number, filter: LinkFilter, window: PageWindow) {
-  const { total, rows } = await leadsPageWithTotal(db, companyId, userId, filter, window)
-  return { total, data: rows }
+/** One page of a user's leads and the link filter's total: one statement. */
+export async function leadsPage(db: Db, caller: Caller, query: LeadsQuery & PageRequest & { user_id: number }): Promise<ListPage> {
+  const window = pageWindow(query)
+  const { total, rows } = await leadsPageWithTotal(db, caller.companyId, query.user_id, linkFilter(query), window)
+  return { window, total, data: rows }
 }
 
 /**

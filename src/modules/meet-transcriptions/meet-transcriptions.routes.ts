@@ -1,8 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { pageWindow, sendPage } from '../../http/pagination.js'
 import { CountResponse, IdParams, Ref } from '../../http/schemas.js'
-import { sendListPage, sendWalkPage, walkRequest } from '../../http/sync.js'
-import { requireGiven } from '../../http/validation.js'
+import { answerList } from '../../http/sync.js'
 import {
   MeetTranscription,
   MeetTranscriptionCreateBody,
@@ -21,7 +19,6 @@ import {
   requireOwnCompany,
   setTranscript,
   stopTranscription,
-  taskFilter,
   transcriptionsCount,
   transcriptionsPage,
   transcriptionsWalk,
@@ -51,17 +48,18 @@ const meetTranscriptionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: MeetTranscriptionsResponse },
     },
   }, async (request, reply) => {
-    const { caller, query } = request
-    requireOwnCompany(caller, query.company_id)
-    const walk = walkRequest(app, 'meet_transcriptions', caller.companyId, query, ['id', 'user_id', 'with_task', 'without_task'])
-    if (walk) return sendWalkPage(request, reply, await transcriptionsWalk(app.db, caller.companyId, walk))
-    if (query.id !== undefined) return getTranscription(app.db, caller.companyId, query.id)
-    requireGiven(query, ['page', 'user_id', 'company_id'])
-    const filter = taskFilter(query)
-    const window = pageWindow(query)
-    const { total, data } = await transcriptionsPage(app.db, caller.companyId, query.user_id, filter, window)
-    return sendListPage(reply, PAGE, sendPage(request, reply, window, total, data))
+    requireOwnCompany(request.caller, request.query.company_id)
+    return answerList(app, request, reply, request.query, {
+      resource: 'meet_transcriptions',
+      walkRefuses: ['id', 'user_id', 'with_task', 'without_task'],
+      pageNeeds: ['page', 'user_id', 'company_id'],
+      pageSchema: PAGE,
+      walk: (walk) => transcriptionsWalk(app.db, request.caller, walk),
+      one: (id) => getTranscription(app.db, request.caller, id),
+      page: (query) => transcriptionsPage(app.db, request.caller, query),
+    })
   })
+
 
   app.get('/v1/meet_transcriptions/count', {
     config: { scope: 'meet_transcriptions:read', notFound: 'A `company_id` other than yours' },
@@ -85,7 +83,7 @@ const meetTranscriptionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       params: IdParams,
       response: { 200: Ref(MeetTranscription) },
     },
-  }, async (request) => getTranscription(app.db, request.caller.companyId, request.params.id))
+  }, async (request) => getTranscription(app.db, request.caller, request.params.id))
 
   app.post('/v1/meet_transcriptions', {
     config: { scope: 'meet_transcriptions:write' },

@@ -72,6 +72,7 @@ export const MeetTranscriptionsQuery = Type.Object({
   ...TaskFlags,
   ...SyncParams,
 })
+export type MeetTranscriptionsQuery = Static<typeof MeetTranscriptionsQuery>
 
 export const MeetTranscriptionsCountQuery = Type.Object({ user_id: Id, company_id: Id, ...TaskFlags })
 export type MeetTranscriptionsCountQuery = Static<typeof MeetTranscriptionsCountQuery>

@@ -2,11 +2,11 @@ import type { Db } from '../../db/db.js'
 import { foreignKeyViolation } from '../../db/errors.js'
 import { invalid, notFound, refused } from '../../errors.js'
 import { instantOf, INSTANT_OUT_OF_RANGE } from '../../http/dates.js'
-import type { PageWindow } from '../../http/pagination.js'
+import { pageWindow, type ListPage, type PageRequest } from '../../http/pagination.js'
 import { walkPage, withoutSyncAt, type WalkRequest } from '../../http/sync.js'
 import { exclusiveFlags } from '../../http/validation.js'
 import type { Caller, CompanyId } from '../../tenancy.js'
-import type { MeetTranscriptionCreateBody, MeetTranscriptionsCountQuery, TaskFlags } from './meet-transcriptions.schemas.js'
+import type { MeetTranscriptionCreateBody, MeetTranscriptionsCountQuery, MeetTranscriptionsQuery, TaskFlags } from './meet-transcriptions.schemas.js'
 import {
   attachTranscript,
   countTranscriptions,
@@ -26,7 +26,7 @@ export function requireOwnCompany(caller: Caller, companyId: number | undefined)
   if (companyId !== undefined && companyId !== caller.companyId) throw notFound()
 }
 
-export function taskFilter(flags: TaskFlags): TaskFilter {
+function taskFilter(flags: TaskFlags): TaskFilter {
   exclusiveFlags(flags, 'with_task', 'without_task')
   if (flags.with_task) return 'with'
   if (flags.without_task) return 'without'
@@ -39,21 +39,24 @@ export function transcriptionsCount(db: Db, caller: Caller, query: MeetTranscrip
   return countTranscriptions(db, caller.companyId, query.user_id, taskFilter(query))
 }
 
-export async function getTranscription(db: Db, companyId: CompanyId, id: number) {
-  const row = await findTranscription(db, companyId, id)
+export async function getTranscription(db: Db, caller: Caller, id: number) {
+  const row = await findTranscription(db, caller.companyId, id)
   if (!row) throw notFound()
   return row
 }
 
 /** A page of an updated_since walk of the company's transcriptions (src/http/sync.ts), as list items. */
-export function transcriptionsWalk(db: Db, companyId: CompanyId, walk: WalkRequest) {
+export function transcriptionsWalk(db: Db, caller: Caller, walk: WalkRequest) {
+  const { companyId } = caller
   return walkPage(db, { ...walk, resource: 'meet_transcriptions', companyId }, (window) =>
     transcriptionsWalkPage(db, companyId, window), withoutSyncAt)
 }
 
-export async function transcriptionsPage(db: Db, companyId: CompanyId, userId: number, filter: TaskFilter, window: PageWindow) {
-  const { total, rows } = await transcriptionsPageWithTotal(db, companyId, userId, filter, window)
-  return { total, data: rows }
+/** One page of a user's transcriptions and the task filter's total: one statement. */
+export async function transcriptionsPage(db: Db, caller: Caller, query: MeetTranscriptionsQuery & PageRequest & { user_id: number }): Promise<ListPage> {
+  const window = pageWindow(query)
+  const { total, rows } = await transcriptionsPageWithTotal(db, caller.companyId, query.user_id, taskFilter(query), window)
+  return { window, total, data: rows }
 }
 
 export async function createTranscription(db: Db, caller: Caller, input: MeetTranscriptionCreateBody) {

@@ -1,8 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { pageWindow, sendPage } from '../../http/pagination.js'
 import { Ref } from '../../http/schemas.js'
-import { sendListPage, sendWalkPage, walkRequest } from '../../http/sync.js'
-import { requireGiven } from '../../http/validation.js'
+import { answerList } from '../../http/sync.js'
 import { TASK_FILTERS, TasksListQuery, TasksListResponse, TasksPage } from './tasks.schemas.js'
 import { tasksPage, tasksWalk } from './tasks.service.js'
 
@@ -25,15 +23,14 @@ const tasksRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: TasksListQuery,
       response: { 200: TasksListResponse },
     },
-  }, async (request, reply) => {
-    const query = request.query
-    const walk = walkRequest(app, 'tasks', request.caller.companyId, query, TASK_FILTERS)
-    if (walk) return sendWalkPage(request, reply, await tasksWalk(app.db, request.caller, walk))
-    requireGiven(query, ['page'])
-    const window = pageWindow(query)
-    const page = await tasksPage(app.db, request.caller, query, window, app.clock())
-    return sendListPage(reply, PAGE, sendPage(request, reply, window, page.total, page.data))
-  })
+  }, async (request, reply) => answerList(app, request, reply, request.query, {
+    resource: 'tasks',
+    walkRefuses: TASK_FILTERS,
+    pageNeeds: ['page'],
+    pageSchema: PAGE,
+    walk: (walk) => tasksWalk(app.db, request.caller, walk),
+    page: (query) => tasksPage(app.db, request.caller, query, app.clock()),
+  }))
 }
 
 export default tasksRoutes

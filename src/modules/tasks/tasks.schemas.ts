@@ -81,7 +81,7 @@ export const TasksListResponse = Type.Union([Ref(TasksPage), Ref(TasksSyncPage)]
 export const TASK_FILTERS = [
   'assigned_to_id', 'start_done_date', 'end_done_date', 'start_due_date', 'end_due_date', 'kind', 'flow_id', 'contact_id',
   'done', 'undone', 'status',
-]
+] as const
 
 // Admin command line inputs (option names as typed: --assigned-to).
 export const TaskCreateInput = Type.Object({

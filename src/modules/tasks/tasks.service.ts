@@ -1,6 +1,6 @@
 import { transaction, type Db } from '../../db/db.js'
 import { ApiError, invalid } from '../../errors.js'
-import type { PageWindow } from '../../http/pagination.js'
+import { pageWindow, type ListPage, type PageRequest } from '../../http/pagination.js'
 import { walkPage, withoutSyncAt, type WalkRequest } from '../../http/sync.js'
 import { exclusiveFlags } from '../../http/validation.js'
 import { asCompanyId, type Caller, type CompanyId } from '../../tenancy.js'
@@ -93,13 +93,14 @@ export function tasksWalk(db: Db, caller: Caller, walk: WalkRequest) {
 }
 
 /** One page of the caller's tasks, and the total: one statement. */
-export async function tasksPage(db: Db, caller: Caller, query: TasksListQuery, window: PageWindow, now: Date) {
+export async function tasksPage(db: Db, caller: Caller, query: TasksListQuery & PageRequest, now: Date): Promise<ListPage> {
   exclusiveFlags(query, 'done', 'undone')
+  const window = pageWindow(query)
   const today = dayIn(now, caller.timezone)
   const filter = taskFilter(query, today)
-  if (!filter) return { total: 0, data: [] }
+  if (!filter) return { window, total: 0, data: [] }
   const { total, rows } = await tasksPageWithTotal(db, caller.companyId, filter, counterPlan(filter), today, window)
-  return { total, data: rows }
+  return { window, total, data: rows }
 }
 
 export interface PlannedTask {

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { sendJsonText } from '../../http/json-text.js'
-import { pageWindow, sendPageJson } from '../../http/pagination.js'
+import { sendPage } from '../../http/pagination.js'
 import { authorization, usersPage } from './users.service.js'
 import { Ref } from '../../http/schemas.js'
 import { AuthorizeResponse, UsersListQuery, UsersPage } from './users.schemas.js'
@@ -15,11 +15,7 @@ const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: UsersListQuery,
       response: { 200: Ref(UsersPage) },
     },
-  }, async (request, reply) => {
-    const window = pageWindow(request.query)
-    const { total, data } = await usersPage(app.db, request.caller, window)
-    return sendPageJson(request, reply, window, total, data)
-  })
+  }, async (request, reply) => sendPage(request, reply, await usersPage(app.db, request.caller, request.query)))
 
   app.get('/v1/users/authorize_api', {
     config: { scope: 'none' },

@@ -1,7 +1,7 @@
 import { transaction, type Db } from '../../db/db.js'
 import { uniqueViolation } from '../../db/errors.js'
 import { ApiError, invalid, notFound } from '../../errors.js'
-import type { PageWindow } from '../../http/pagination.js'
+import { pageWindow, type ListPage, type PageRequest } from '../../http/pagination.js'
 import { asCompanyId, type Caller, type CompanyId, type TokenAccess } from '../../tenancy.js'
 import type { Acting } from '../audit/audit.context.js'
 import { recordAudit } from '../audit/audit.service.js'
@@ -106,8 +106,10 @@ export async function isFreshDatabase(db: Db): Promise<boolean> {
 }
 
 /** A page of the caller's company's users as a JSON array (text), with the company's user count. */
-export function usersPage(db: Db, caller: Caller, window: PageWindow) {
-  return usersPageJson(db, caller.companyId, window)
+export async function usersPage(db: Db, caller: Caller, query: PageRequest): Promise<ListPage> {
+  const window = pageWindow(query)
+  const { total, data } = await usersPageJson(db, caller.companyId, window)
+  return { window, total, json: data }
 }
 
 /** authorize_api's answer as JSON text: the caller's user and company, and its token. */

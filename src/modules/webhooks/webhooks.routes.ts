@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { pageWindow, sendPage } from '../../http/pagination.js'
+import { sendPage } from '../../http/pagination.js'
 import { IdParams, PageParams, Ref } from '../../http/schemas.js'
 import { apiActing } from '../audit/audit.context.js'
 import {
@@ -54,11 +54,7 @@ const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: PageQuery,
       response: { 200: Ref(WebhookSubscriptionsPage) },
     },
-  }, async (request, reply) => {
-    const window = pageWindow(request.query)
-    const page = await subscriptionsOf(app.db, request.caller, window)
-    return sendPage(request, reply, window, page.total, page.rows)
-  })
+  }, async (request, reply) => sendPage(request, reply, await subscriptionsOf(app.db, request.caller, request.query)))
 
   app.post('/v1/webhooks', {
     config: { scope: 'webhooks:write', role: 'admin', rootKey: 'webhook' },
@@ -161,11 +157,7 @@ const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: PageQuery,
       response: { 200: Ref(WebhookDeliveriesPage) },
     },
-  }, async (request, reply) => {
-    const window = pageWindow(request.query)
-    const page = await deliveriesOf(app.db, request.caller, request.params.id, window)
-    return sendPage(request, reply, window, page.total, page.rows)
-  })
+  }, async (request, reply) => sendPage(request, reply, await deliveriesOf(app.db, request.caller, request.params.id, request.query)))
 
   app.get('/v1/webhooks/:id/deliveries/:delivery_id', {
     config: { scope: 'webhooks:read', notFound: NO_DELIVERY },
@@ -213,11 +205,7 @@ const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: EventsQuery,
       response: { 200: Ref(EventsPage) },
     },
-  }, async (request, reply) => {
-    const window = pageWindow(request.query)
-    const page = await eventLog(app.db, request.caller, request.query, window)
-    return sendPage(request, reply, window, page.total, page.rows)
-  })
+  }, async (request, reply) => sendPage(request, reply, await eventLog(app.db, request.caller, request.query)))
 
   app.get('/v1/events/:id', {
     config: { scope: 'webhooks:read', notFound: 'No event with this id in your company (events are kept 30 days)' },

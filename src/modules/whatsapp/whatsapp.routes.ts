@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { pageWindow, sendPage } from '../../http/pagination.js'
+import { sendPage } from '../../http/pagination.js'
 import { Ref } from '../../http/schemas.js'
-import { sendListPage, sendWalkPage, walkRequest } from '../../http/sync.js'
-import { requireGiven } from '../../http/validation.js'
+import { answerList } from '../../http/sync.js'
 import {
   WhatsappChatsPage,
   WhatsappMessagesPage,
@@ -29,16 +28,15 @@ const whatsappRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: WhatsappMessagesQuery,
       response: { 200: WhatsappMessagesResponse },
     },
-  }, async (request, reply) => {
-    const query = request.query
-    const { companyId } = request.caller
-    const walk = walkRequest(app, 'whatsapp_messages', companyId, query, ['contact_id', 'user_id'])
-    if (walk) return sendWalkPage(request, reply, await messagesWalk(app.db, companyId, walk))
-    requireGiven(query, ['page', 'contact_id'])
-    const window = pageWindow(query)
-    const { total, data } = await messagesPage(app.db, companyId, query.contact_id, query.user_id, window)
-    return sendListPage(reply, PAGE, sendPage(request, reply, window, total, data))
-  })
+  }, async (request, reply) => answerList(app, request, reply, request.query, {
+    resource: 'whatsapp_messages',
+    walkRefuses: ['contact_id', 'user_id'],
+    pageNeeds: ['page', 'contact_id'],
+    pageSchema: PAGE,
+    walk: (walk) => messagesWalk(app.db, request.caller, walk),
+    page: (query) => messagesPage(app.db, request.caller, query),
+  }))
+
 
   app.get('/v1/whatsapp_messages/chats', {
     config: { scope: 'whatsapp:read', notFound: 'No live contact with this contact_id in your company' },
@@ -50,12 +48,7 @@ const whatsappRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: WhatsappQuery,
       response: { 200: Ref(WhatsappChatsPage) },
     },
-  }, async (request, reply) => {
-    const window = pageWindow(request.query)
-    const { contact_id, user_id } = request.query
-    const { total, data } = await chatsPage(app.db, request.caller.companyId, contact_id, user_id, window)
-    return sendPage(request, reply, window, total, data)
-  })
+  }, async (request, reply) => sendPage(request, reply, await chatsPage(app.db, request.caller, request.query)))
 }
 
 export default whatsappRoutes

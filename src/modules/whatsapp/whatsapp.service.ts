@@ -2,10 +2,10 @@ import { readFile } from 'node:fs/promises'
 import { transaction, type Db } from '../../db/db.js'
 import { ApiError, notFound } from '../../errors.js'
 import { instantOf } from '../../http/dates.js'
-import type { PageWindow } from '../../http/pagination.js'
+import { pageWindow, type ListPage, type PageWindow } from '../../http/pagination.js'
 import { walkPage, withoutSyncAt, type WalkRequest } from '../../http/sync.js'
 import { validate } from '../../http/validation.js'
-import type { CompanyId } from '../../tenancy.js'
+import type { Caller } from '../../tenancy.js'
 import { requireCompany } from '../users/users.service.js'
 import { recordEvents as recordApiEvents } from '../webhooks/outbox.js'
 import type { Acting } from '../audit/audit.context.js'
@@ -19,25 +19,32 @@ import {
   messagesWalkPage,
   type NewMessage,
 } from './whatsapp.repository.js'
-import { ImportLine } from './whatsapp.schemas.js'
+import { ImportLine, type WhatsappQuery } from './whatsapp.schemas.js'
 
 /** A page of an updated_since walk of the messages of the company's live contacts (src/http/sync.ts). */
-export function messagesWalk(db: Db, companyId: CompanyId, walk: WalkRequest) {
+export function messagesWalk(db: Db, caller: Caller, walk: WalkRequest) {
+  const { companyId } = caller
   return walkPage(db, { ...walk, resource: 'whatsapp_messages', companyId }, (window) =>
     messagesWalkPage(db, companyId, window), withoutSyncAt)
 }
 
-/** Both lists answer 404 unless the contact is a live contact of the company. */
-export async function messagesPage(db: Db, companyId: CompanyId, contactId: number, userId: number | undefined, window: PageWindow) {
-  const { found, total, rows } = await messagesPageWithTotal(db, companyId, contactId, userId, window)
+/** A page of one of a contact's lists: 404 unless the contact is a live contact of the company. */
+async function pageOfContact<T>(
+  query: WhatsappQuery,
+  read: (window: PageWindow) => Promise<{ found: boolean; total: number; rows: T[] }>,
+): Promise<ListPage<T>> {
+  const window = pageWindow(query)
+  const { found, total, rows } = await read(window)
   if (!found) throw notFound()
-  return { total, data: rows }
+  return { window, total, data: rows }
 }
 
-export async function chatsPage(db: Db, companyId: CompanyId, contactId: number, userId: number | undefined, window: PageWindow) {
-  const { found, total, rows } = await chatsPageWithTotal(db, companyId, contactId, userId, window)
-  if (!found) throw notFound()
-  return { total, data: rows }
+export function messagesPage(db: Db, caller: Caller, query: WhatsappQuery) {
+  return pageOfContact(query, (window) => messagesPageWithTotal(db, caller.companyId, query.contact_id, query.user_id, window))
+}
+
+export function chatsPage(db: Db, caller: Caller, query: WhatsappQuery) {
+  return pageOfContact(query, (window) => chatsPageWithTotal(db, caller.companyId, query.contact_id, query.user_id, window))
 }
 
 /** How many bad lines the error message names before it only counts the rest. */
