@@ -9,8 +9,8 @@ export type CompanyId = number & { readonly [companyBrand]: true }
 /** Only for ids that come from an authenticated token or a checked admin argument. */
 export const asCompanyId = (id: number) => id as CompanyId
 
-/** Who is calling: resolved from the api_token once, then cached (modules/auth). */
-export interface Caller {
+/** Who holds an api_token: resolved from it once, then cached (modules/auth). */
+export interface TokenHolder {
   readonly tokenId: number
   readonly userId: number
   readonly companyId: CompanyId
@@ -20,6 +20,14 @@ export interface Caller {
   readonly role: 'admin' | 'member'
   /** What the token may do; looked up with the token, so checking it costs no query. */
   readonly access: TokenAccess
+}
+
+/**
+ * Who calls, and when: the token's holder, with the request's clock read once as it is
+ * authenticated, the one "now" of everything the request writes.
+ */
+export interface Caller extends TokenHolder {
+  readonly now: Date
 }
 
 /** A token's kind, scopes and expiry, as authorize_api shows them. */

@@ -27,7 +27,7 @@ import { defineQuery, runOne } from '../db/query.js'
 import { requireReplayed } from '../db/replica.js'
 import { invalid } from '../errors.js'
 import type { SecretKeys } from '../secret-key.js'
-import type { CompanyId } from '../tenancy.js'
+import type { Caller, CompanyId } from '../tenancy.js'
 import { instantOf } from './dates.js'
 import { JSON_TYPE } from './json-text.js'
 import { DEFAULT_PER_PAGE, linkParts, sendPage, type ListPage } from './pagination.js'
@@ -239,15 +239,15 @@ export interface WalkRequest {
  * The walk a list request asks for (see syncPosition), or undefined for a page of the list.
  */
 function walkRequest<Q extends SyncQuery>(
-  app: { keys: SecretKeys; clock: () => Date },
+  keys: SecretKeys,
   resource: SyncResource,
-  companyId: CompanyId,
+  caller: Caller,
   query: Q,
   refused: readonly (keyof Q & string)[],
 ): WalkRequest | undefined {
-  const key = app.keys.derive('sync cursor')
-  const after = syncPosition(key, resource, companyId, query, refused)
-  return after && { key, now: app.clock(), after, perPage: query.per_page }
+  const key = keys.derive('sync cursor')
+  const after = syncPosition(key, resource, caller.companyId, query, refused)
+  return after && { key, now: caller.now, after, perPage: query.per_page }
 }
 
 /**
@@ -322,13 +322,13 @@ export interface WalkingList<Q extends SyncQuery, K extends keyof Q & string, On
  * `id` for a list that shows one, else a page of the list once what it needs is given (422).
  */
 export async function answerList<Q extends SyncQuery & { id?: number | undefined }, K extends keyof Q & string, One = never>(
-  app: { keys: SecretKeys; clock: () => Date },
+  app: { keys: SecretKeys },
   request: FastifyRequest,
   reply: FastifyReply,
   query: Q,
   list: WalkingList<Q, K, One>,
 ): Promise<FastifyReply | One> {
-  const walk = walkRequest(app, list.resource, request.caller.companyId, query, list.walkRefuses)
+  const walk = walkRequest(app.keys, list.resource, request.caller, query, list.walkRefuses)
   if (walk) return sendWalkPage(request, reply, await list.walk(walk))
   if (list.one && query.id !== undefined) return list.one(query.id)
   requireGiven(query, list.pageNeeds)

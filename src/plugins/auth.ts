@@ -12,7 +12,7 @@ import { TokenCache } from '../modules/auth/token-cache.js'
 import { originOf, requestContext } from '../modules/audit/audit.context.js'
 import { findCaller, hashToken, parseRevocation, recordExpiredRefusal, REVOKE_CHANNEL } from '../modules/auth/tokens.service.js'
 import type { RateLimitDecision, RateLimiter } from '../rate-limit/limiter.js'
-import type { Caller } from '../tenancy.js'
+import type { Caller, TokenHolder } from '../tenancy.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -68,7 +68,7 @@ export default fp<AuthOptions>(
     // Expired tokens whose first refusal this process has recorded (or found recorded): later
     // requests with them cost no query. Bounded: forgetting costs one no-op update.
     const refusalRecorded = new Set<number>()
-    async function recordRefusal(caller: Caller, request: FastifyRequest) {
+    async function recordRefusal(caller: TokenHolder, request: FastifyRequest) {
       if (caller.access.kind !== 'personal' || refusalRecorded.has(caller.tokenId)) return
       try {
         await recordExpiredRefusal(app.db, { ...caller, now: app.clock(), audit: requestContext(request, { type: 'api_token', id: caller.tokenId, label: null }) })
@@ -109,7 +109,7 @@ export default fp<AuthOptions>(
         await recordRefusal(caller, request)
         throw expiredToken()
       }
-      request.caller = caller
+      request.caller = { ...caller, now: app.clock() }
       lastUsed.touch(caller.tokenId, caller.companyId, request.ip, () => originOf(request))
       // An OAuth grant's access tokens share one limit (a new one each hour must not reset it).
       const grantId = caller.access.grantId

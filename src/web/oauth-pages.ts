@@ -6,7 +6,7 @@ import { SCOPE_DESCRIPTIONS, SCOPES, type Scope } from '../modules/auth/scopes.j
 import type { AuthorisedApp } from '../modules/oauth/oauth.repository.js'
 import type { ShownApp } from '../modules/oauth/oauth.service.js'
 import { html, type Html } from './html.js'
-import { alert, csrfInput, formatter, layout, time, type Chrome } from './pages.js'
+import { alert, confirmPage, csrfInput, formatter, layout, time, type Chrome } from './pages.js'
 
 export const APPS = '/settings/apps'
 
@@ -142,19 +142,14 @@ html`<section class="card" aria-labelledby="rotate-title">
 
 export function deleteAppPage(chrome: Chrome, csrf: string, app: ShownApp): Html {
   const base = `${APPS}/${String(app.id)}`
-  return layout(
-    chrome,
-    'Delete app',
-    html`<section class="card narrow">
-  <h1>Delete “${app.name}”?</h1>
-  <p>Every user's authorisation of it ends and each of its tokens stops working at once. This cannot be undone.</p>
-  <form method="post" action="${base}/delete" class="row">
-    ${csrfInput(csrf)}
-    <button type="submit" class="danger">Delete app</button>
-    <a class="button" href="${base}">Cancel</a>
-  </form>
-</section>`,
-  )
+  return confirmPage(chrome, csrf, {
+    title: 'Delete app',
+    question: `Delete “${app.name}”?`,
+    consequence: "Every user's authorisation of it ends and each of its tokens stops working at once. This cannot be undone.",
+    action: `${base}/delete`,
+    button: 'Delete app',
+    back: base,
+  })
 }
 
 /** The authorization request, carried through the consent form as hidden fields and checked again on submit. */

@@ -363,27 +363,44 @@ ${admin && html`<section class="card" aria-labelledby="create-webhook-title">
 </section>`}`
 }
 
-export function deleteWebhookPage(chrome: Chrome, csrf: string, account: Account, webhook: SubscriptionRow): Html {
-  const format = formatter(account.timezone)
+/** A page that asks before something that cannot be undone: what it is, what follows, and the button that does it. */
+export function confirmPage(
+  chrome: Chrome,
+  csrf: string,
+  ask: { title: string; question: Interpolation; facts?: Html; consequence: string; action: string; button: string; back: string },
+): Html {
   return layout(
     chrome,
-    'Delete webhook',
+    ask.title,
     html`<section class="card narrow">
-  <h1>Delete this webhook?</h1>
-  <dl class="facts">
-    <dt>URL</dt><dd><code>${webhook.url}</code></dd>
-    <dt>Events</dt><dd>${eventsText(webhook.events)}</dd>
-    <dt>Description</dt><dd>${webhook.description ?? html`<span class="muted">None</span>`}</dd>
-    <dt>Created</dt><dd>${time(webhook.created_at, format)}</dd>
-  </dl>
-  <p>Nothing more is sent to it, and its delivery history is deleted. This cannot be undone.</p>
-  <form method="post" action="${WEBHOOKS}/${String(webhook.id)}/delete" class="row">
+  <h1>${ask.question}</h1>
+  ${ask.facts && html`<dl class="facts">
+    ${ask.facts}
+  </dl>`}
+  <p>${ask.consequence}</p>
+  <form method="post" action="${ask.action}" class="row">
     ${csrfInput(csrf)}
-    <button type="submit" class="danger">Delete webhook</button>
-    <a class="button" href="/settings/integrations">Cancel</a>
+    <button type="submit" class="danger">${ask.button}</button>
+    <a class="button" href="${ask.back}">Cancel</a>
   </form>
 </section>`,
   )
+}
+
+export function deleteWebhookPage(chrome: Chrome, csrf: string, account: Account, webhook: SubscriptionRow): Html {
+  const format = formatter(account.timezone)
+  return confirmPage(chrome, csrf, {
+    title: 'Delete webhook',
+    question: 'Delete this webhook?',
+    facts: html`<dt>URL</dt><dd><code>${webhook.url}</code></dd>
+    <dt>Events</dt><dd>${eventsText(webhook.events)}</dd>
+    <dt>Description</dt><dd>${webhook.description ?? html`<span class="muted">None</span>`}</dd>
+    <dt>Created</dt><dd>${time(webhook.created_at, format)}</dd>`,
+    consequence: 'Nothing more is sent to it, and its delivery history is deleted. This cannot be undone.',
+    action: `${WEBHOOKS}/${String(webhook.id)}/delete`,
+    button: 'Delete webhook',
+    back: '/settings/integrations',
+  })
 }
 
 export function revokePage(
@@ -394,27 +411,19 @@ export function revokePage(
   target: { action: string; back: string } = { action: `/settings/integrations/tokens/${String(token.id)}/revoke`, back: '/settings/integrations' },
 ): Html {
   const format = formatter(account.timezone)
-  return layout(
-    chrome,
-    'Revoke token',
-    html`<section class="card narrow">
-  <h1>Revoke this token?</h1>
-  <dl class="facts">
-    ${'user_name' in token && html`<dt>User</dt><dd>${token.user_name} (${token.user_email})</dd>`}
+  return confirmPage(chrome, csrf, {
+    title: 'Revoke token',
+    question: 'Revoke this token?',
+    facts: html`${'user_name' in token && html`<dt>User</dt><dd>${token.user_name} (${token.user_email})</dd>`}
     <dt>Label</dt><dd>${token.label ?? html`<span class="muted">No label</span>`}</dd>
     <dt>Token</dt><dd><code>${token.prefix}…</code></dd>
     <dt>Access</dt><dd>${accessOf(token)}</dd>
     <dt>Created</dt><dd>${time(token.created_at, format)}</dd>
-    <dt>Last used</dt><dd>${time(token.last_used_at, format)}</dd>
-  </dl>
-  <p>Anything using it stops working at once. This cannot be undone.</p>
-  <form method="post" action="${target.action}" class="row">
-    ${csrfInput(csrf)}
-    <button type="submit" class="danger">Revoke token</button>
-    <a class="button" href="${target.back}">Cancel</a>
-  </form>
-</section>`,
-  )
+    <dt>Last used</dt><dd>${time(token.last_used_at, format)}</dd>`,
+    consequence: 'Anything using it stops working at once. This cannot be undone.',
+    ...target,
+    button: 'Revoke token',
+  })
 }
 
 /** Tokens of this company (admins): every user's live tokens, each revocable. */

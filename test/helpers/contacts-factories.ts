@@ -11,7 +11,8 @@ let sequence = 0
 const next = () => ++sequence
 
 /** The caller a tenant's token resolves to. */
-export const callerOf = (who: { companyId: CompanyId; userId: number }): Caller => ({
+export const callerOf = (who: { companyId: CompanyId; userId: number }, now = new Date()): Caller => ({
+  now,
   tokenId: 0,
   userId: who.userId,
   companyId: who.companyId,
@@ -21,7 +22,7 @@ export const callerOf = (who: { companyId: CompanyId; userId: number }): Caller 
 })
 
 export async function addTag(db: Db, who: { companyId: CompanyId; userId: number }, options: { name?: string; color?: string } = {}) {
-  return createTag(db, callerOf(who), { name: options.name ?? `Tag ${next()}`, color: options.color ?? '#123abc' }, new Date())
+  return createTag(db, callerOf(who), { name: options.name ?? `Tag ${next()}`, color: options.color ?? '#123abc' })
 }
 
 export async function addCustomField(
@@ -29,7 +30,7 @@ export async function addCustomField(
   who: { companyId: CompanyId; userId: number },
   options: Partial<CustomFieldBody> = {},
 ) {
-  return createCustomField(db, callerOf(who), { field: options.field ?? `Field ${next()}`, kind: options.kind ?? 'input', ...options }, new Date())
+  return createCustomField(db, callerOf(who), { field: options.field ?? `Field ${next()}`, kind: options.kind ?? 'input', ...options })
 }
 
 export async function addContact(
@@ -41,8 +42,7 @@ export async function addContact(
   const n = next()
   return createContact(
     db,
-    callerOf(who),
+    callerOf(who, now),
     { first_name: options.first_name ?? `Person${n}`, email: options.email ?? `person${n}@example.com`, ...options },
-    now,
   )
 }

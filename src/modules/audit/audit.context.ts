@@ -75,7 +75,7 @@ export interface Acting {
 
 /** An /api request: its caller, the app's clock read now, and `apiContext`. */
 export function apiActing(request: FastifyRequest): FastifyRequest['caller'] & Acting {
-  return { ...request.caller, now: request.server.clock(), audit: apiContext(request) }
+  return { ...request.caller, audit: apiContext(request) }
 }
 
 /** A signed-in user of the web application: the account, the time given and `webContext`. */

@@ -223,30 +223,29 @@ export async function acceptInvite(db: Db, token: string, password: string, now:
  * with the user's active flag, and deleted here) and every api token answers 401 on every
  * server (the cached ones are dropped through REVOKE_CHANNEL), and every OAuth grant of theirs ends.
  */
-export async function deactivateUser(db: Db, acting: Acting, userId: number) {
-  const { now, audit: context } = acting
-  const user = await requireUser(db, userId)
-  const companyId = asCompanyId(user.companyId)
-  const row = await transaction(db, async (tx) => {
-    const updated = await updateActive(tx, companyId, user.id, false, now)
-    await deleteSessionsOfUser(tx, companyId, user.id)
-    // Their OAuth grants end for good (refresh tokens stop; reactivating does not revive them).
-    await revokeGrantsOfUser(tx, companyId, user.id, now)
-    await announceUserRevoked(tx, user.id)
-    await recordAudit(tx, companyId, context, { action: 'user.deactivated', target: { id: user.id, label: user.name }, changes: { active: [user.active, false] } }, now)
-    return updated
-  })
-  return row ?? toUser(user)
+export function deactivateUser(db: Db, acting: Acting, userId: number) {
+  return setActive(db, acting, userId, false)
 }
 
 /** `user activate`: the user may sign in again, and the tokens still live work again. */
-export async function activateUser(db: Db, acting: Acting, userId: number) {
+export function activateUser(db: Db, acting: Acting, userId: number) {
+  return setActive(db, acting, userId, true)
+}
+
+async function setActive(db: Db, acting: Acting, userId: number, active: boolean) {
   const { now, audit: context } = acting
   const user = await requireUser(db, userId)
   const companyId = asCompanyId(user.companyId)
   const row = await transaction(db, async (tx) => {
-    const updated = await updateActive(tx, companyId, user.id, true, now)
-    await recordAudit(tx, companyId, context, { action: 'user.reactivated', target: { id: user.id, label: user.name }, changes: { active: [user.active, true] } }, now)
+    const updated = await updateActive(tx, companyId, user.id, active, now)
+    if (!active) {
+      await deleteSessionsOfUser(tx, companyId, user.id)
+      // Their OAuth grants end for good (refresh tokens stop; reactivating does not revive them).
+      await revokeGrantsOfUser(tx, companyId, user.id, now)
+      await announceUserRevoked(tx, user.id)
+    }
+    const action = active ? 'user.reactivated' : 'user.deactivated'
+    await recordAudit(tx, companyId, context, { action, target: { id: user.id, label: user.name }, changes: { active: [user.active, active] } }, now)
     return updated
   })
   return row ?? toUser(user)

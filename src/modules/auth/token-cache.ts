@@ -1,20 +1,20 @@
 // Token → caller, kept in process so a request does not cost a query for its token.
 // Staleness is bounded by the TTL; a revocation or a user's deactivation is announced with
 // NOTIFY and drops the entries at once (a renamed company's entry lives out its TTL).
-import type { Caller } from '../../tenancy.js'
+import type { TokenHolder } from '../../tenancy.js'
 
 export const TOKEN_CACHE_TTL_MS = 10_000
 const MAX_ENTRIES = 10_000
 
 export class TokenCache {
-  private readonly entries = new Map<string, { caller: Caller; expires: number }>()
+  private readonly entries = new Map<string, { caller: TokenHolder; expires: number }>()
 
   constructor(
     private readonly ttlMs = TOKEN_CACHE_TTL_MS,
     private readonly now: () => number = Date.now,
   ) {}
 
-  get(tokenHash: string): Caller | undefined {
+  get(tokenHash: string): TokenHolder | undefined {
     const entry = this.entries.get(tokenHash)
     if (!entry) return undefined
     if (entry.expires <= this.now()) {
@@ -24,7 +24,7 @@ export class TokenCache {
     return entry.caller
   }
 
-  set(tokenHash: string, caller: Caller): void {
+  set(tokenHash: string, caller: TokenHolder): void {
     if (this.entries.size >= MAX_ENTRIES) {
       // Maps iterate in insertion order: drop the oldest entry.
       const oldest = this.entries.keys().next().value

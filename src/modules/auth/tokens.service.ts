@@ -8,7 +8,7 @@ import { isStorableText } from '../../http/validation.js'
 import { findUserAnyCompany } from '../users/users.repository.js'
 import type { Acting, AuditContext } from '../audit/audit.context.js'
 import { recordAudit } from '../audit/audit.service.js'
-import { asCompanyId, type Caller, type CompanyId } from '../../tenancy.js'
+import { asCompanyId, type Caller, type CompanyId, type TokenHolder } from '../../tenancy.js'
 import { grantsOf, isScope, normalizeScopes, type Scope } from './scopes.js'
 import {
   findTokenCaller,
@@ -160,7 +160,7 @@ export async function createOwnToken(
 }
 
 /** The caller a live token of an active user acts as, expired or not (the auth plugin checks the expiry). */
-export async function findCaller(db: Db, tokenHash: string): Promise<Caller | undefined> {
+export async function findCaller(db: Db, tokenHash: string): Promise<TokenHolder | undefined> {
   const row = await findTokenCaller(db, tokenHash)
   if (!row) return undefined
   return {

@@ -57,7 +57,7 @@ function check<T extends TSchema>(schema: T, item: unknown): Checked<Static<T>> 
 
 
 /** Applies the items in order; one result per item, in the same order. */
-export async function upsertContacts(db: Db, caller: Caller, items: unknown[], now: Date): Promise<BatchResult[]> {
+export async function upsertContacts(db: Db, caller: Caller, items: unknown[]): Promise<BatchResult[]> {
   const results = new Array<BatchResult>(items.length)
   const matched: { index: number; item: BatchItem }[] = []
   items.forEach((item, index) => {
@@ -68,7 +68,7 @@ export async function upsertContacts(db: Db, caller: Caller, items: unknown[], n
     else matched.push({ index, item: { email: email.input.email, create, update: check(ContactBatchUpdate, item) } })
   })
   if (matched.length > 0) {
-    const applied = await apply(db, caller, matched.map((m) => m.item), now)
+    const applied = await apply(db, caller, matched.map((m) => m.item))
     matched.forEach((m, i) => {
       const result = applied[i]
       if (!result) throw new Error('a batch item has no result')
@@ -79,13 +79,13 @@ export async function upsertContacts(db: Db, caller: Caller, items: unknown[], n
 }
 
 
-async function apply(db: Db, caller: Caller, items: BatchItem[], now: Date): Promise<BatchResult[]> {
+async function apply(db: Db, caller: Caller, items: BatchItem[]): Promise<BatchResult[]> {
   try {
-    return await transaction(db, (tx) => applyTogether(tx, caller, items, now))
+    return await transaction(db, (tx) => applyTogether(tx, caller, items))
   } catch (err) {
     if (uniqueViolation(err) === undefined && foreignKeyViolation(err) === undefined) throw err
   }
-  return transaction(db, (tx) => applyOneByOne(tx, caller, items, now))
+  return transaction(db, (tx) => applyOneByOne(tx, caller, items))
 }
 
 const distinct = <T>(values: T[]) => [...new Set(values)]
@@ -100,7 +100,7 @@ function named(item: BatchItem) {
   }
 }
 
-async function applyTogether(tx: Db, caller: Caller, items: BatchItem[], now: Date): Promise<BatchResult[]> {
+async function applyTogether(tx: Db, caller: Caller, items: BatchItem[]): Promise<BatchResult[]> {
   const { companyId } = caller
   await lockBatchEmails(tx, companyId, items.map((item) => item.email))
   const emails = distinct(items.map((item) => item.email.toLowerCase()))
@@ -113,13 +113,13 @@ async function applyTogether(tx: Db, caller: Caller, items: BatchItem[], now: Da
     fieldNames: distinct(names.flatMap((n) => n.fields)),
     userIds: distinct(names.flatMap((n) => n.users)),
   })
-  const { results, write } = planBatch(caller, references, items, now)
-  if (write) await writeBatch(tx, companyId, caller.userId, now, write)
+  const { results, write } = planBatch(caller, references, items, caller.now)
+  if (write) await writeBatch(tx, companyId, caller.userId, caller.now, write)
   return results
 }
 
 /** The slow path: each item through the single requests' code, in a savepoint of its own. */
-async function applyOneByOne(tx: Db, caller: Caller, items: BatchItem[], now: Date): Promise<BatchResult[]> {
+async function applyOneByOne(tx: Db, caller: Caller, items: BatchItem[]): Promise<BatchResult[]> {
   await lockBatchEmails(tx, caller.companyId, items.map((item) => item.email))
   const results: BatchResult[] = []
   for (const item of items) {
@@ -133,9 +133,9 @@ async function applyOneByOne(tx: Db, caller: Caller, items: BatchItem[], now: Da
       if (found && 'input' in item.update) {
         const input = item.update.input
         const business = input.business === undefined ? found.business : input.business
-        results.push({ status: 200, id: (await changeContact(tx, caller, found.id, { ...input, business }, now)).id })
+        results.push({ status: 200, id: (await changeContact(tx, caller, found.id, { ...input, business })).id })
       } else if ('input' in item.create) {
-        results.push({ status: 201, id: (await createContact(tx, caller, item.create.input, now)).id })
+        results.push({ status: 201, id: (await createContact(tx, caller, item.create.input)).id })
       }
     } catch (err) {
       if (!(err instanceof ApiError) || err.statusCode !== 422) throw err

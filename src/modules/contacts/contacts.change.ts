@@ -15,7 +15,8 @@ import { planChange } from './contacts.plan.js'
 import type { ContactUpdateBody } from './contacts.schemas.js'
 import { fieldNames, rethrow, type Contact } from './contacts.service.js'
 
-export async function changeContact(db: Db, caller: Caller, id: number, input: ContactUpdateBody, now: Date): Promise<Contact> {
+export async function changeContact(db: Db, caller: Caller, id: number, input: ContactUpdateBody): Promise<Contact> {
+  const { now } = caller
   const { companyId } = caller
   try {
     return await transaction(db, async (tx) => {

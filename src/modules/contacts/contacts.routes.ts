@@ -69,7 +69,7 @@ const contactsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 201: Ref(Contact) },
     },
   }, async (request, reply) => {
-    const contact = await createContact(app.db, request.caller, request.body, app.clock())
+    const contact = await createContact(app.db, request.caller, request.body)
     return reply.code(201).header('location', `/api/v1/contacts/${contact.id}`).send(contact)
   })
 
@@ -90,7 +90,7 @@ const contactsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: Ref(ContactBatchResponse) },
     },
   }, async (request) => {
-    const results = await upsertContacts(app.db, request.caller, request.body.contacts, app.clock())
+    const results = await upsertContacts(app.db, request.caller, request.body.contacts)
     return toBatchResponse(results, request.id)
   })
 
@@ -107,7 +107,7 @@ const contactsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: ContactUpdateBody,
       response: { 200: Ref(Contact) },
     },
-  }, async (request) => changeContact(app.db, request.caller, request.params.id, request.body, app.clock()))
+  }, async (request) => changeContact(app.db, request.caller, request.params.id, request.body))
 
   app.delete('/v1/contacts/:id', {
     config: { scope: 'contacts:write', notFound: 'No live contact with this id in your company (deleting twice answers 404)' },
@@ -119,7 +119,7 @@ const contactsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 204: Type.Null({ description: 'Deleted' }) },
     },
   }, async (request, reply) => {
-    await deleteContact(app.db, request.caller, request.params.id, app.clock())
+    await deleteContact(app.db, request.caller, request.params.id)
     return reply.code(204).send(null)
   })
 

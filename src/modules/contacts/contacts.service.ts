@@ -256,7 +256,8 @@ export function contactsWalk(db: Db, caller: Caller, walk: WalkRequest) {
  * Four round trips: BEGIN; the lead-link lock with the tags and custom fields to check;
  * one statement that writes everything and answers the contact (counters last); COMMIT.
  */
-export async function createContact(db: Db, caller: Caller, input: ContactCreateBody, now: Date): Promise<Contact> {
+export async function createContact(db: Db, caller: Caller, input: ContactCreateBody): Promise<Contact> {
+  const { now } = caller
   const { companyId, userId } = caller
   const tagIds = input.tags ?? []
   const entries = input.custom_fields ?? []
@@ -283,7 +284,8 @@ export async function createContact(db: Db, caller: Caller, input: ContactCreate
 }
 
 /** Hides the contact (history kept, email free again) and unlinks its leads. */
-export async function deleteContact(db: Db, caller: Caller, id: number, now: Date): Promise<void> {
+export async function deleteContact(db: Db, caller: Caller, id: number): Promise<void> {
+  const { now } = caller
   const { companyId } = caller
   // Four round trips: BEGIN; the contact locked; one statement that does the rest; COMMIT.
   await transaction(db, async (tx) => {

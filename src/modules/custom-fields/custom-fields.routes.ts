@@ -26,7 +26,7 @@ const customFieldsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 201: Ref(CustomField) },
     },
   }, async (request, reply) => {
-    const field = await createCustomField(app.db, request.caller, request.body, app.clock())
+    const field = await createCustomField(app.db, request.caller, request.body)
     return reply.code(201).header('location', `/api/v1/custom_fields/${field.id}`).send(field)
   })
 
@@ -41,7 +41,7 @@ const customFieldsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: CustomFieldBody,
       response: { 200: Ref(CustomField) },
     },
-  }, async (request) => changeCustomField(app.db, request.caller, request.params.id, request.body, app.clock()))
+  }, async (request) => changeCustomField(app.db, request.caller, request.params.id, request.body))
 
   app.delete('/v1/custom_fields/:id', {
     config: { scope: 'custom_fields:write', notFound: 'No custom field with this id in your company' },
@@ -53,7 +53,7 @@ const customFieldsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 204: Type.Null({ description: 'Deleted' }) },
     },
   }, async (request, reply) => {
-    await removeCustomField(app.db, request.caller, request.params.id, app.clock())
+    await removeCustomField(app.db, request.caller, request.params.id)
     return reply.code(204).send(null)
   })
 }

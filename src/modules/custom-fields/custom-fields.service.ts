@@ -54,7 +54,8 @@ export async function customFieldsOfCompany(db: Db, caller: Caller) {
   return { data: rows, meta: { total_count: rows.length } }
 }
 
-export async function createCustomField(db: Db, caller: Caller, input: CustomFieldBody, now: Date) {
+export async function createCustomField(db: Db, caller: Caller, input: CustomFieldBody) {
+  const { now } = caller
   const { options = [], problems } = optionsToStore({ ...input, options: input.options ?? null })
   if (problems.length > 0) throw invalid({ options: problems })
   try {
@@ -69,7 +70,8 @@ export async function createCustomField(db: Db, caller: Caller, input: CustomFie
  * One statement; a missing field (404) is told apart from refused options (422) only when
  * the change fails.
  */
-export async function changeCustomField(db: Db, caller: Caller, id: number, input: CustomFieldBody, now: Date) {
+export async function changeCustomField(db: Db, caller: Caller, id: number, input: CustomFieldBody) {
+  const { now } = caller
   const { companyId } = caller
   const { options, problems } = optionsToStore(input)
   const refuse = async (list: string[]): Promise<never> => {
@@ -87,6 +89,7 @@ export async function changeCustomField(db: Db, caller: Caller, id: number, inpu
   return row ?? refuse([NO_OPTIONS])
 }
 
-export async function removeCustomField(db: Db, caller: Caller, id: number, now: Date): Promise<void> {
+export async function removeCustomField(db: Db, caller: Caller, id: number): Promise<void> {
+  const { now } = caller
   if (!(await retryingDeadlocks(() => deleteCustomField(db, caller.companyId, id, now)))) throw notFound()
 }

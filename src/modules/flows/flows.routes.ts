@@ -30,7 +30,7 @@ const flowsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: AddContactBody,
       response: { 200: Ref(Enrollment) },
     },
-  }, async (request) => addContact(app.db, request.caller, request.params.id, request.body.contact_id, app.clock()))
+  }, async (request) => addContact(app.db, request.caller, request.params.id, request.body.contact_id))
 }
 
 export default flowsRoutes

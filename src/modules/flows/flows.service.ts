@@ -75,7 +75,8 @@ export async function enroll(
 }
 
 /** PUT /flows/:id/add_contact. */
-export async function addContact(db: Db, caller: Caller, flowId: number, contactId: number, now: Date): Promise<Enrollment> {
+export async function addContact(db: Db, caller: Caller, flowId: number, contactId: number): Promise<Enrollment> {
+  const { now } = caller
   const { companyId } = caller
   // Flows and their steps never change once created: read before the transaction.
   const flow = await findFlowForEnrollment(db, companyId, flowId)

@@ -26,7 +26,7 @@ const tagsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 201: Ref(Tag) },
     },
   }, async (request, reply) => {
-    const tag = await createTag(app.db, request.caller, request.body, app.clock())
+    const tag = await createTag(app.db, request.caller, request.body)
     return reply.code(201).header('location', `/api/v1/tags/${tag.id}`).send(tag)
   })
 
@@ -40,7 +40,7 @@ const tagsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: TagBody,
       response: { 200: Ref(Tag) },
     },
-  }, async (request) => changeTag(app.db, request.caller, request.params.id, request.body, app.clock()))
+  }, async (request) => changeTag(app.db, request.caller, request.params.id, request.body))
 
   app.delete('/v1/tags/:id', {
     config: { scope: 'tags:write', notFound: 'No tag with this id in your company' },
@@ -52,7 +52,7 @@ const tagsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 204: Type.Null({ description: 'Deleted' }) },
     },
   }, async (request, reply) => {
-    await removeTag(app.db, request.caller, request.params.id, app.clock())
+    await removeTag(app.db, request.caller, request.params.id)
     return reply.code(204).send(null)
   })
 }

@@ -15,18 +15,18 @@ export async function tagsOfCompany(db: Db, caller: Caller) {
   return { data: rows, meta: { total_count: rows.length } }
 }
 
-export async function createTag(db: Db, caller: Caller, input: TagBody, now: Date) {
+export async function createTag(db: Db, caller: Caller, input: TagBody) {
   try {
-    return await insertTag(db, caller.companyId, { name: input.name, color: input.color, now })
+    return await insertTag(db, caller.companyId, { name: input.name, color: input.color, now: caller.now })
   } catch (err) {
     return nameTaken(err)
   }
 }
 
-export async function changeTag(db: Db, caller: Caller, id: number, input: TagBody, now: Date) {
+export async function changeTag(db: Db, caller: Caller, id: number, input: TagBody) {
   let row: Tag | undefined
   try {
-    row = await updateTag(db, caller.companyId, id, { name: input.name, color: input.color, now })
+    row = await updateTag(db, caller.companyId, id, { name: input.name, color: input.color, now: caller.now })
   } catch (err) {
     return nameTaken(err)
   }
@@ -35,7 +35,7 @@ export async function changeTag(db: Db, caller: Caller, id: number, input: TagBo
 }
 
 /** Removes the tag from every contact, recording a `tag_removed` event on each live one. */
-export async function removeTag(db: Db, caller: Caller, id: number, now: Date): Promise<void> {
-  const deleted = await transaction(db, (tx) => deleteTagWithEvents(tx, caller.companyId, id, caller.userId, now))
+export async function removeTag(db: Db, caller: Caller, id: number): Promise<void> {
+  const deleted = await transaction(db, (tx) => deleteTagWithEvents(tx, caller.companyId, id, caller.userId, caller.now))
   if (!deleted) throw notFound()
 }

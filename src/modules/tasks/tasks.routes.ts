@@ -29,7 +29,7 @@ const tasksRoutes: FastifyPluginAsyncTypebox = async (app) => {
     pageNeeds: ['page'],
     pageSchema: PAGE,
     walk: (walk) => tasksWalk(app.db, request.caller, walk),
-    page: (query) => tasksPage(app.db, request.caller, query, app.clock()),
+    page: (query) => tasksPage(app.db, request.caller, query),
   }))
 }
 

@@ -93,7 +93,8 @@ export function tasksWalk(db: Db, caller: Caller, walk: WalkRequest) {
 }
 
 /** One page of the caller's tasks, and the total: one statement. */
-export async function tasksPage(db: Db, caller: Caller, query: TasksListQuery & PageRequest, now: Date): Promise<ListPage> {
+export async function tasksPage(db: Db, caller: Caller, query: TasksListQuery & PageRequest): Promise<ListPage> {
+  const { now } = caller
   exclusiveFlags(query, 'done', 'undone')
   const window = pageWindow(query)
   const today = dayIn(now, caller.timezone)
