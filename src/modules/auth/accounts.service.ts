@@ -9,7 +9,6 @@ import { recordAudit } from '../audit/audit.service.js'
 import type { FailureReason } from '../audit/audit.actions.js'
 import { asCompanyId, type CompanyId } from '../../tenancy.js'
 import { findUserAnyCompany } from '../users/users.repository.js'
-import { toUser } from '../users/users.service.js'
 import { findUsableInvite, markInviteUsed, replaceInvite, signInCandidates, updateActive, updatePasswordHash, type SignInCandidate } from './accounts.repository.js'
 import { dummyHash, generatePassword, hashPassword, passwordProblem, verifyPassword } from './passwords.js'
 import {
@@ -248,5 +247,6 @@ async function setActive(db: Db, acting: Acting, userId: number, active: boolean
     await recordAudit(tx, companyId, context, { action, target: { id: user.id, label: user.name }, changes: { active: [user.active, active] } }, now)
     return updated
   })
-  return row ?? toUser(user)
+  if (!row) throw new ApiError(404, `user ${String(userId)} not found`)
+  return row
 }

@@ -3,17 +3,22 @@ import { jsonArrayOf } from '../../db/json-sql.js'
 import { limitOffset, pageParams, type PageSlice } from '../../db/paging.js'
 import { recordSql, type Row } from '../../db/records.js'
 import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
-import type { companies, users } from '../../db/schema.js'
+import type { users } from '../../db/schema.js'
 import type { CompanyId } from '../../tenancy.js'
-import { Company, User } from './users.schemas.js'
+import { Company, CompanyDetails, ListedCompany, User } from './users.schemas.js'
 
 export type UserRow = typeof users.$inferSelect
-export type CompanyRow = typeof companies.$inferSelect
 
 export type UserRecord = Row<typeof User>
+export type CompanyRecord = Row<typeof CompanyDetails>
 
 export const USER_RECORD = recordSql(User, 'users u')
 const COMPANY_RECORD = recordSql(Company, 'companies c')
+const COMPANY_DETAILS = recordSql(CompanyDetails, 'companies c')
+// Each company counting its users on the primary key of users (company_id, id).
+const LISTED_COMPANY = recordSql(ListedCompany, 'companies c', {
+  users_count: (c) => `(select count(*)::int from users u where u.company_id = ${c}id)`,
+})
 
 // A page and the company's total in one round trip, both from the primary key (company_id,
 // id): the count, and the page's users as the JSON text of their API shape (an array in id
@@ -61,28 +66,15 @@ export async function allUsersOf(db: Db, companyId: CompanyId): Promise<UserReco
   return run(db, usersOfCompany, [companyId])
 }
 
-/** A company as the admin command line lists it: with the number of its users. */
-export interface ListedCompany {
-  id: number
-  name: string
-  timezone: string
-  users_count: number
-  created_at: Date
-  updated_at: Date
-}
-
-// Admin command line: every company (a handful per instance), each counting its users on
-// the primary key of users (company_id, id).
-const companiesAll = defineQuery<ListedCompany>(
+// Admin command line: every company (a handful per instance).
+const companiesAll = defineQuery<Row<typeof ListedCompany>>(
   'users.companies',
-  `select c.id, c.name, c.timezone,
-          (select count(*)::int from users u where u.company_id = c.id) as users_count,
-          c.created_at, c.updated_at
+  `select ${LISTED_COMPANY.columns()}
      from companies c
     order by c.id`,
 )
 
-export async function allCompanies(db: Db): Promise<ListedCompany[]> {
+export async function allCompanies(db: Db): Promise<Row<typeof ListedCompany>[]> {
   return run(db, companiesAll, [])
 }
 
@@ -96,7 +88,6 @@ export async function hasAnyCompany(db: Db): Promise<boolean> {
 // A user row with the schema's (camelCase) names, for the services' rules.
 const USER_ROW = `company_id as "companyId", id, name, email, role, active, password_hash as "passwordHash",
                   created_at as "createdAt", updated_at as "updatedAt"`
-const COMPANY_ROW = 'id, name, timezone, created_at as "createdAt", updated_at as "updatedAt"'
 
 // By primary key (company_id, id).
 const userById = defineQuery<UserRow>('users.byId', `select ${USER_ROW} from users where company_id = $1 and id = $2`)
@@ -113,68 +104,74 @@ export async function findUserAnyCompany(db: Db, id: number): Promise<UserRow | 
   return runOne(db, userByIdAnyCompany, [id])
 }
 
-const insertUserStatement = defineQuery<UserRow>(
+const insertUserStatement = defineQuery<UserRecord>(
   'users.insert',
   `insert into users (company_id, name, email, role)
    values ($1, $2, $3, $4)
-   returning ${USER_ROW}`,
+   returning ${USER_RECORD.columns('')}`,
 )
 
 export async function insertUser(
   db: Db,
   companyId: CompanyId,
   values: { name: string; email: string; role: 'admin' | 'member' },
-): Promise<UserRow> {
+): Promise<UserRecord> {
   return runSingle(db, insertUserStatement, [companyId, values.name, values.email, values.role])
 }
 
 // By primary key.
-const companyById = defineQuery<CompanyRow>('users.company', `select ${COMPANY_ROW} from companies where id = $1`)
+const companyById = defineQuery<CompanyRecord>('users.company', `select ${COMPANY_DETAILS.columns('')} from companies where id = $1`)
 
-export async function findCompany(db: Db, companyId: CompanyId): Promise<CompanyRow | undefined> {
+export async function findCompany(db: Db, companyId: CompanyId): Promise<CompanyRecord | undefined> {
   return runOne(db, companyById, [companyId])
 }
 
-const insertCompanyStatement = defineQuery<CompanyRow>(
+const insertCompanyStatement = defineQuery<CompanyRecord>(
   'users.insertCompany',
-  `insert into companies (name, timezone) values ($1, $2) returning ${COMPANY_ROW}`,
+  `insert into companies (name, timezone) values ($1, $2) returning ${COMPANY_DETAILS.columns('')}`,
 )
 
-export async function insertCompany(db: Db, values: { name: string; timezone: string }): Promise<CompanyRow> {
+export async function insertCompany(db: Db, values: { name: string; timezone: string }): Promise<CompanyRecord> {
   return runSingle(db, insertCompanyStatement, [values.name, values.timezone])
 }
 
 // The admin command line's changes: the row locked first (its values before the change, for
 // the audit record; a concurrent change waits), then updated, both by primary key but the
 // user's lookup by id alone (the command names no company).
-const userForUpdate = defineQuery<UserRow>('users.byIdForUpdate', `select ${USER_ROW} from users where id = $1 for update`)
+const userForUpdate = defineQuery<UserRecord & { company_id: number }>(
+  'users.byIdForUpdate',
+  `select company_id, ${USER_RECORD.columns('')} from users where id = $1 for update`,
+)
 
-export async function lockUserAnyCompany(db: Db, id: number): Promise<UserRow | undefined> {
+export async function lockUserAnyCompany(db: Db, id: number): Promise<(UserRecord & { company_id: number }) | undefined> {
   return runOne(db, userForUpdate, [id])
 }
 
-const setRoleStatement = defineQuery<UserRow>(
+const setRoleStatement = defineQuery<UserRecord>(
   'users.setRole',
-  `update users set role = $3, updated_at = $4 where company_id = $1 and id = $2 returning ${USER_ROW}`,
+  `update users set role = $3, updated_at = $4 where company_id = $1 and id = $2 returning ${USER_RECORD.columns('')}`,
 )
 
 /** The user locked by the caller, with its new role. */
-export async function updateUserRole(db: Db, companyId: CompanyId, id: number, role: 'admin' | 'member', at: Date): Promise<UserRow> {
+export async function updateUserRole(db: Db, companyId: CompanyId, id: number, role: 'admin' | 'member', at: Date): Promise<UserRecord> {
   return runSingle(db, setRoleStatement, [companyId, id, role, at])
 }
 
-const companyForUpdate = defineQuery<CompanyRow>('users.companyForUpdate', `select ${COMPANY_ROW} from companies where id = $1 for update`)
+const companyForUpdate = defineQuery<CompanyRecord>(
+  'users.companyForUpdate',
+  `select ${COMPANY_DETAILS.columns('')} from companies where id = $1 for update`,
+)
 
-export async function lockCompany(db: Db, companyId: CompanyId): Promise<CompanyRow | undefined> {
+export async function lockCompany(db: Db, companyId: CompanyId): Promise<CompanyRecord | undefined> {
   return runOne(db, companyForUpdate, [companyId])
 }
 
-const setTimezoneStatement = defineQuery<CompanyRow>(
+const setTimezoneStatement = defineQuery<CompanyRecord>(
   'users.setCompanyTimezone',
-  `update companies set timezone = $2, updated_at = $3 where id = $1 returning ${COMPANY_ROW}`,
+  `update companies set timezone = $2, updated_at = $3 where id = $1 returning ${COMPANY_DETAILS.columns('')}`,
 )
 
 /** The company locked by the caller, with its new zone. */
-export async function updateCompanyTimezone(db: Db, companyId: CompanyId, timezone: string, at: Date): Promise<CompanyRow> {
+export async function updateCompanyTimezone(db: Db, companyId: CompanyId, timezone: string, at: Date): Promise<CompanyRecord> {
   return runSingle(db, setTimezoneStatement, [companyId, timezone, at])
 }

@@ -37,6 +37,15 @@ export const Company = Type.Object(
   { $id: 'Company', description: 'Your company', examples: [{ id: 1, name: 'Acme Sales', timezone: 'America/Sao_Paulo' }] },
 )
 
+/** A company as the admin command line shows it: the API's Company with its timestamps. */
+export const CompanyDetails = Type.Object({ ...Company.properties, ...Timestamps }, { $id: 'CompanyDetails' })
+
+/** `company list`: each company with the number of its users. */
+export const ListedCompany = Type.Object(
+  { ...Company.properties, users_count: Type.Integer(), ...Timestamps },
+  { $id: 'ListedCompany' },
+)
+
 export const UsersListQuery = Type.Object({ ...PageParams })
 export const UsersPage = PagedList(User, 'UserPage', 'A page of users')
 

@@ -20,27 +20,7 @@ import {
   updateCompanyTimezone,
   updateUserRole,
   usersPageJson,
-  type CompanyRow,
-  type UserRow,
 } from './users.repository.js'
-
-export const toUser = (row: UserRow) => ({
-  id: row.id,
-  name: row.name,
-  email: row.email,
-  role: row.role,
-  active: row.active,
-  created_at: row.createdAt,
-  updated_at: row.updatedAt,
-})
-
-export const toCompany = (row: CompanyRow) => ({
-  id: row.id,
-  name: row.name,
-  timezone: row.timezone,
-  created_at: row.createdAt,
-  updated_at: row.updatedAt,
-})
 
 export function isTimeZone(zone: string): boolean {
   try {
@@ -61,7 +41,7 @@ export async function createCompany(db: Db, acting: Acting, input: CompanyCreate
       target: { id: company.id, label: company.name },
       changes: { name: [null, company.name], timezone: [null, company.timezone] },
     }, acting.now)
-    return toCompany(company)
+    return company
   })
 }
 
@@ -82,7 +62,7 @@ export async function createUser(db: Db, acting: Acting, input: UserCreateInput)
         target: { id: row.id, label: row.name },
         changes: { name: [null, row.name], email: [null, row.email], role: [null, row.role] },
       }, acting.now)
-      return toUser(row)
+      return row
     })
   } catch (err) {
     if (uniqueViolation(err) === 'users_company_email_key') throw invalid({ email: ['has already been taken'] })
@@ -137,10 +117,11 @@ export function withToken(json: string, access: TokenAccess): string {
 export async function setUserRole(db: Db, acting: Acting, input: UserSetRoleInput) {
   const { now, audit: context } = acting
   return transaction(db, async (tx) => {
-    const was = await lockUserAnyCompany(tx, input.user)
-    if (!was) throw new ApiError(404, `user ${String(input.user)} not found`)
-    if (was.role === input.role) return toUser(was)
-    const companyId = asCompanyId(was.companyId)
+    const locked = await lockUserAnyCompany(tx, input.user)
+    if (!locked) throw new ApiError(404, `user ${String(input.user)} not found`)
+    const { company_id: companyOfUser, ...was } = locked
+    if (was.role === input.role) return was
+    const companyId = asCompanyId(companyOfUser)
     const row = await updateUserRole(tx, companyId, was.id, input.role, now)
     await announceUserRevoked(tx, row.id)
     await recordAudit(tx, companyId, context, {
@@ -148,7 +129,7 @@ export async function setUserRole(db: Db, acting: Acting, input: UserSetRoleInpu
       target: { id: row.id, label: row.name },
       changes: { role: [was.role, row.role] },
     }, now)
-    return toUser(row)
+    return row
   })
 }
 
@@ -164,13 +145,13 @@ export async function setCompanyTimezone(db: Db, acting: Acting, input: CompanyS
   return transaction(db, async (tx) => {
     const was = await lockCompany(tx, companyId)
     if (!was) throw new ApiError(404, `company ${String(input.company)} not found`)
-    if (was.timezone === input.timezone) return toCompany(was)
+    if (was.timezone === input.timezone) return was
     const row = await updateCompanyTimezone(tx, companyId, input.timezone, now)
     await recordAudit(tx, companyId, context, {
       action: 'company.settings_changed',
       target: { id: row.id, label: row.name },
       changes: { timezone: [was.timezone, row.timezone] },
     }, now)
-    return toCompany(row)
+    return row
   })
 }

@@ -16,9 +16,7 @@ select row_to_json(a)::text as json
 select id, name, email, role, active, created_at, updated_at from users where company_id = $1 order by id;
 
 -- users.companies
-select c.id, c.name, c.timezone,
-       (select count(*)::int from users u where u.company_id = c.id) as users_count,
-       c.created_at, c.updated_at
+select c.id, c.name, c.timezone, (select count(*)::int from users u where u.company_id = c.id) as users_count, c.created_at, c.updated_at
   from companies c
  order by c.id;
 
@@ -36,25 +34,22 @@ created_at as "createdAt", updated_at as "updatedAt" from users where id = $1;
 -- users.insert
 insert into users (company_id, name, email, role)
 values ($1, $2, $3, $4)
-returning company_id as "companyId", id, name, email, role, active, password_hash as "passwordHash",
-               created_at as "createdAt", updated_at as "updatedAt";
+returning id, name, email, role, active, created_at, updated_at;
 
 -- users.company
-select id, name, timezone, created_at as "createdAt", updated_at as "updatedAt" from companies where id = $1;
+select id, name, timezone, created_at, updated_at from companies where id = $1;
 
 -- users.insertCompany
-insert into companies (name, timezone) values ($1, $2) returning id, name, timezone, created_at as "createdAt", updated_at as "updatedAt";
+insert into companies (name, timezone) values ($1, $2) returning id, name, timezone, created_at, updated_at;
 
 -- users.byIdForUpdate
-select company_id as "companyId", id, name, email, role, active, password_hash as "passwordHash",
-created_at as "createdAt", updated_at as "updatedAt" from users where id = $1 for update;
+select company_id, id, name, email, role, active, created_at, updated_at from users where id = $1 for update;
 
 -- users.setRole
-update users set role = $3, updated_at = $4 where company_id = $1 and id = $2 returning company_id as "companyId", id, name, email, role, active, password_hash as "passwordHash",
-               created_at as "createdAt", updated_at as "updatedAt";
+update users set role = $3, updated_at = $4 where company_id = $1 and id = $2 returning id, name, email, role, active, created_at, updated_at;
 
 -- users.companyForUpdate
-select id, name, timezone, created_at as "createdAt", updated_at as "updatedAt" from companies where id = $1 for update;
+select id, name, timezone, created_at, updated_at from companies where id = $1 for update;
 
 -- users.setCompanyTimezone
-update companies set timezone = $2, updated_at = $3 where id = $1 returning id, name, timezone, created_at as "createdAt", updated_at as "updatedAt";
+update companies set timezone = $2, updated_at = $3 where id = $1 returning id, name, timezone, created_at, updated_at;
