@@ -34,7 +34,7 @@ export const seedLeads: DemoSeeder = async ({ db, companyId, userIds, random }) 
     const business = random() < 0.7 ? pick(BUSINESSES) : undefined
     const userId = userIds[i % userIds.length]
     if (userId === undefined) throw new Error('demo company has no user')
-    await createLead(db, companyId, userId, {
+    await createLead(db, { companyId, userId }, {
       first_name: firstName,
       last_name: lastName,
       email,

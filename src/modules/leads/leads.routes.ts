@@ -66,8 +66,7 @@ const leadsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 201: Ref(Lead) },
     },
   }, async (request, reply) => {
-    const { companyId, userId } = request.caller
-    const lead = await createLead(app.db, companyId, userId, request.body)
+    const lead = await createLead(app.db, request.caller, request.body)
     return reply.code(201).header('location', `/api/v1/leads/${lead.id}`).send(lead)
   })
 }

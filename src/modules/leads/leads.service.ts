@@ -4,7 +4,7 @@ import { invalid, notFound } from '../../errors.js'
 import { pageWindow, type ListPage, type PageRequest } from '../../http/pagination.js'
 import { walkPage, withoutSyncAt, type WalkRequest } from '../../http/sync.js'
 import { exclusiveFlags } from '../../http/validation.js'
-import type { Caller, CompanyId } from '../../tenancy.js'
+import type { Caller } from '../../tenancy.js'
 import { lockLeadEmail } from './lead-links.js'
 import type { LeadCreateBody, LeadsCountQuery, LeadsQuery } from './leads.schemas.js'
 import { countLeads, findLead, insertLead, leadsPageWithTotal, leadsWalkPage, type Lead, type LinkFilter } from './leads.repository.js'
@@ -48,7 +48,8 @@ export async function leadsPage(db: Db, caller: Caller, query: LeadsQuery & Page
  * Two statements in the transaction: the lead-link lock (so that the insert's snapshot sees
  * a contact with this email committed meanwhile), then the insert with everything else.
  */
-export async function createLead(db: Db, companyId: CompanyId, userId: number, input: LeadCreateBody): Promise<Lead> {
+export async function createLead(db: Db, caller: Pick<Caller, 'companyId' | 'userId'>, input: LeadCreateBody): Promise<Lead> {
+  const { companyId, userId } = caller
   try {
     return await transaction(db, async (tx) => {
       await lockLeadEmail(tx, companyId, input.email)

@@ -31,6 +31,6 @@ export const seedMeetTranscriptions: DemoSeeder = async ({ db, companyId, userId
       await setTranscript(db, companyId, row.id, LINES.slice(0, 2 + (i % LINES.length)).join('\n'))
     }
     const taskId = taskIds[i]
-    if (i % 2 === 0 && taskId !== undefined) await linkToTask(db, companyId, userId, row.id, taskId)
+    if (i % 2 === 0 && taskId !== undefined) await linkToTask(db, { companyId, userId }, row.id, taskId)
   }
 }

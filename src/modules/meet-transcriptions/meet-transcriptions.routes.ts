@@ -135,10 +135,7 @@ const meetTranscriptionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: ToTaskBody,
       response: { 200: Ref(MeetTranscription) },
     },
-  }, async (request) => {
-    const { companyId, userId } = request.caller
-    return linkToTask(app.db, companyId, userId, request.params.id, request.body.task_id)
-  })
+  }, async (request) => linkToTask(app.db, request.caller, request.params.id, request.body.task_id))
 }
 
 export default meetTranscriptionsRoutes

@@ -112,8 +112,8 @@ export async function setTranscript(db: Db, companyId: CompanyId, id: number, tr
  * Links the transcription to a task of the company whatever its state (replacing an earlier
  * link), with a meet_transcription_linked event on the task's contact.
  */
-export async function linkToTask(db: Db, companyId: CompanyId, userId: number, id: number, taskId: number) {
-  const { found, taskFound, row } = await linkTask(db, companyId, id, taskId, userId)
+export async function linkToTask(db: Db, caller: Pick<Caller, 'companyId' | 'userId'>, id: number, taskId: number) {
+  const { found, taskFound, row } = await linkTask(db, caller.companyId, id, taskId, caller.userId)
   if (!found) throw notFound()
   if (!taskFound || !row) throw invalid({ task_id: ['does not exist'] })
   return row
