@@ -3,8 +3,10 @@ import type { Db } from '../../db/db.js'
 import { COMPANY } from '../../db/company.js'
 import { pageIdsArray, pageParams, rowsByIds, withinTotal, unwrapChildPage, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
 import { defineQuery, run } from '../../db/query.js'
+import type { Row } from '../../db/records.js'
 import type { contactEvents } from '../../db/schema.js'
 import type { CompanyId } from '../../tenancy.js'
+import type { ContactEvent } from './events.schemas.js'
 
 export type ContactEventKind = (typeof contactEvents.$inferInsert)['kind']
 
@@ -50,16 +52,7 @@ export const recordEvent = (db: Db, companyId: CompanyId, event: NewContactEvent
   recordEvents(db, companyId, [event])
 
 /** A contact event as the API shows it (both timestamps are the moment it happened: events never change). */
-export interface ContactEventRecord {
-  id: number
-  contact_id: number
-  kind: ContactEventKind
-  user_id: number | null
-  data: Record<string, unknown>
-  occurred_at: Date
-  created_at: Date
-  updated_at: Date
-}
+export type ContactEventRecord = Row<typeof ContactEvent>
 
 // A page of a live contact's events, newest first, with their total, in one statement. The
 // contact is checked here too (one row with live = false when it is not a live contact of the
