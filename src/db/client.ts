@@ -180,12 +180,11 @@ function releaseOnce(client: pg.PoolClient): pg.PoolClient {
  * The settings of every pool connection (bench/scale.ts explains plans with them too).
  * Timestamps are parsed as UTC offsets whatever the server's or cluster's default zone.
  * JIT off: on short OLTP statements whose estimated cost passes jit_above_cost (a broad
- * search's last page at 1 M contacts, a tasks page whose unused count branch is costed)
- * compiling took 15-50 ms and saved nothing.
+ * search's last page, a tasks page whose unused count branch is costed) compiling saved
+ * nothing (docs/performance.md, "Figures from the statements").
  * random_page_cost 1.1, the usual value for SSDs and data in memory (PostgreSQL's 4 prices
  * a spinning disk's seek): the foreign-key checks of a write then probe a small referenced
- * table's primary key instead of reading the table (businesses: 300 rows per check in the
- * benchmark), batches of contacts +9 % (docs/performance.md, "Writes").
+ * table's primary key instead of reading the table (docs/performance.md, "Writes").
  */
 export const SESSION_SETTINGS = { timezone: 'UTC', jit: 'off', random_page_cost: '1.1' } as const
 export const SESSION_OPTIONS = Object.entries(SESSION_SETTINGS)

@@ -298,7 +298,6 @@ export function sendWalkPage(request: FastifyRequest, reply: FastifyReply, body:
   return reply.type(JSON_TYPE).serializer(JSON.stringify).send(body)
 }
 
-
 /** Parameters a walk's next link never repeats: the token, the page, and the walk's start, which the cursor replaces. */
 const DROPPED: ReadonlySet<string> = new Set(['api_token', 'page', 'updated_since', 'cursor'])
 

@@ -58,9 +58,9 @@ interface KeyRow {
 // $1 company, $2 token, $3 key, $4 fingerprint, $5 now, $6 expired before (now - 24 h),
 // $7 abandoned before (now - request timeout). One round trip: claims the key (new, expired,
 // or left running by a process that died), else answers the row already there. The primary
-// key serves both parts (EXPLAIN at a million keys: 0.3 ms for a replay, 0.8 ms for a new
-// key with its two foreign-key checks). A row that a concurrent request inserted after this
-// statement's snapshot answers nothing: the caller reads it with idempotency.find.
+// key serves both parts (docs/performance.md, "Figures from the statements"). A row that
+// a concurrent request inserted after this statement's snapshot answers nothing: the caller
+// reads it with idempotency.find.
 const claimStatement = defineQuery<KeyRow>(
   'idempotency.claim',
   `with claimed as (
@@ -103,8 +103,8 @@ const releaseStatement = defineQuery(
 )
 
 // A bounded batch, oldest first, through idempotency_keys_created_idx, deleted by primary
-// key (EXPLAIN at a million keys: 16 ms per 1,000); rows another instance is deleting (or a
-// request is taking over) are skipped.
+// key (docs/performance.md, "Figures from the statements"); rows another instance is
+// deleting (or a request is taking over) are skipped.
 const pruneStatement = defineQuery<{ deleted: number }>(
   'idempotency.prune',
   `with gone as (

@@ -47,8 +47,7 @@ const PAGE = pageParams(2, 3)
 // whole (MATERIALIZED: flows are a handful to thousands per company), then the count and the
 // page's ids are read from them in InitPlans and the page's rows by primary key: each part
 // runs once, whatever the planner believes about the company. An empty page (past the end)
-// is one row with the total and no flow. EXPLAIN at 2,000 flows in one company (warm): any
-// page or filter 0.4-1.2 ms.
+// is one row with the total and no flow (docs/performance.md, "Figures from the statements").
 const pageStatement = (name: string, where: string) =>
   defineQuery<PageRow<Flow>>(
     name,

@@ -82,9 +82,8 @@ const PAGE = pageParams(3, 4)
  * or meet_transcriptions_user_idx with a task filter) in uncorrelated InitPlans that run
  * once whatever the statistics: pages of the first half read the index forwards, pages of
  * the second half backwards from the (exact) total, so the last page costs what the first
- * does; a page past the end reads no index at all. Then the rows by primary key.
- * EXPLAIN at 200 k transcriptions in one company (10 k per user, warm): page 1 0.07 ms,
- * middle page 0.6-1.2 ms, last page 0.08 ms, past the end 0.03 ms.
+ * does; a page past the end reads no index at all. Then the rows by primary key
+ * (docs/performance.md, "Figures from the statements").
  */
 const pageStatement = (filter: TaskFilter, name: string) => {
   const ids = (direction: 'asc' | 'desc', limit: string, offset: string) =>

@@ -1,10 +1,8 @@
 // Every statement of the tasks module, written once and run as a named prepared statement.
 // A list page is one statement whatever the filters: the total (from the counters, or
 // counted on the index that serves the filters), the page's ids picked from that index
-// alone, and the rows by primary key in their API shape. EXPLAIN (ANALYZE, BUFFERS) at 1 M
-// tasks in one company, page 1 and the last page, custom and generic plans: 20-140 buffers
-// and under 1 ms when the counters give the total; 250-700 buffers (1-7 ms) when the rows
-// are counted (two or more of assignee, flow, kind; kind or flow with dates).
+// alone, and the rows by primary key in their API shape
+// (docs/performance.md, "Figures from the statements").
 import type { Db } from '../../db/db.js'
 import { COMPANY } from '../../db/company.js'
 import { pageIds, pageParams, rowsByIds, unwrapPage, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
@@ -165,13 +163,13 @@ const pageOfContact = listStatement('tasks.pageOfContact', {
 // assigned_to_id, flow_id, kind) where done. Within one finish day the index is in due
 // order, so a page takes the first (limit + offset) entries of each day of the range, in
 // due order (a short index-only scan per day; the days run from the first to the last
-// finish day the company has, within the bounds), and sorts those: at 1 M tasks a 61-day
-// range's first page reads ~1,500 entries instead of sorting its 105,000.
+// finish day the company has, within the bounds), and sorts those instead of every task
+// finished in the range.
 // $13 $14 done date bounds, $15 assignee, $16 flow. The assignee and the flow are compared
 // as `(select …)` like the company: an assignee the statistics have not seen (a new user) is
 // otherwise expected to have one task, and the days are read from tasks_assigned_idx with a
-// filter on the finish day, every one of the assignee's finished tasks once per day (20 ms
-// for a fresh company's page; 0.8 ms from tasks_done_on_idx).
+// filter on the finish day, every one of the assignee's finished tasks once per day
+// (docs/performance.md, "Figures from the statements").
 const DONE_ON_FILTERS = `${DUE_RANGE} and ${KIND} and ${optional('assigned_to_id', '(select $15::bigint)')} and ${optional('flow_id', '(select $16::bigint)')}
                    and $5::boolean is not false`
 const pageByDoneDate = listStatement('tasks.pageByDoneDate', {

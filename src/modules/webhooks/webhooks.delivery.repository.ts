@@ -33,9 +33,9 @@ export interface ClaimedDelivery {
 // Subscriptions at their in-flight limit here ($4) are passed over in the scan; the others get
 // at most their remaining slots ($5, $6 in flight of $7), out of a window four times the batch,
 // so one endpoint's backlog cannot fill a batch. A disabled subscription's deliveries are
-// marked failed, not attempted. Plan (EXPLAIN ANALYZE, 900 k deliveries, 300 k pending, 3 k
-// due): Index Scan on webhook_deliveries_due_idx (next_attempt_at <= $1) → LockRows → Limit
-// (32 rows, 45 buffers), the update and the event by primary key: 1 ms.
+// marked failed, not attempted. The due rows come from webhook_deliveries_due_idx under the
+// lock and the limit, the update and the event by primary key
+// (docs/performance.md, "Figures from the statements").
 const claimStatement = defineQuery<ClaimedDelivery>(
   'webhooks.deliveryClaim',
   `with candidates as (
@@ -195,9 +195,9 @@ export async function recordOutcomes(db: Db, outcomes: Outcome[], now: Date, dis
 
 // Events (and, by the foreign key's cascade through webhook_deliveries_event_idx, their
 // deliveries) recorded before $1, oldest first, at most $2 at a time: api_events_created_idx.
-// SKIP LOCKED: instances pruning at the same moment take different rows. EXPLAIN ANALYZE:
-// 1,000 events and their 3,000 deliveries in 14 ms (without the event index, the cascade
-// would scan every delivery once per event).
+// SKIP LOCKED: instances pruning at the same moment take different rows. Without the event
+// index, the cascade would scan every delivery once per event
+// (docs/performance.md, "Figures from the statements").
 const pruneStatement = defineQuery<{ deleted: number }>(
   'webhooks.deliveryPrune',
   `with old as (

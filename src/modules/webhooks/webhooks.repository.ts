@@ -335,10 +335,9 @@ const EVENTS_PAGE = pageParams(4, 5)
 // The company's events (pings left out), id ascending, with the total. $2 since (null: any
 // time), $3 after this id (0: from the start), $4 limit, $5 offset; the typed variant adds
 // $6 the types. Plans: the primary key (company_id, id) from $3 on; the total counts the same
-// rows. EXPLAIN (generic plan) with 300,000 events in the company: a poll by after_id, 8
-// buffers and 0.07 ms; the first page of the whole log, 4,400 buffers and 57 ms (the total
-// counts every event of the 30 days); since without after_id, 80 ms (no index has the
-// company and created_at: polling clients use after_id, docs/webhooks.md).
+// rows (for the whole log, every event of the 30 days). No index has the company and
+// created_at, so since without after_id is the slow case: polling clients use after_id,
+// docs/webhooks.md (docs/performance.md, "Figures from the statements").
 const eventsStatement = (name: string, typed: boolean) => {
   const where = `company_id = ${COMPANY} and id > $3::bigint and type <> '${PING}'
           and ($2::timestamptz is null or created_at >= $2::timestamptz)${typed ? ' and type = any ($6::text[])' : ''}`
