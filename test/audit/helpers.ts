@@ -2,9 +2,26 @@
 import assert from 'node:assert/strict'
 import type { Db } from '../../src/db/db.js'
 import { sql, rawRows } from '../helpers/sql.js'
-import type { AuditRow } from '../../src/modules/audit/audit.repository.js'
 
-export type StoredRow = AuditRow & { company_id: number }
+/** A row of audit_events as the table stores it. */
+export interface StoredRow {
+  company_id: number
+  id: number
+  occurred_at: Date
+  action: string
+  actor_type: string
+  actor_id: number | null
+  actor_label: string | null
+  target_type: string
+  target_id: number | null
+  target_label: string | null
+  outcome: 'success' | 'failure'
+  reason: string | null
+  ip: string | null
+  user_agent: string | null
+  request_id: string | null
+  changes: Record<string, unknown> | null
+}
 
 export async function allAuditRows(db: Db): Promise<StoredRow[]> {
   return rawRows<StoredRow>(db, sql`select * from audit_events order by id`)

@@ -4,29 +4,22 @@
 // retention job's, which walks every company.
 import type { Db } from '../../db/db.js'
 import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
+import { recordSql, type Row } from '../../db/records.js'
 import type { CompanyId } from '../../tenancy.js'
 import { AUDIT_EVENT_TYPE } from '../webhooks/event-types.js'
 import { outboxCtes } from '../webhooks/outbox.js'
+import { AuditEvent } from './audit.schemas.js'
 
-/** A row as the API shows it (audit.service.ts maps it). */
-export interface AuditRow {
-  id: number
-  occurred_at: Date
-  action: string
-  actor_type: string
-  actor_id: number | null
-  actor_label: string | null
-  target_type: string
-  target_id: number | null
-  target_label: string | null
-  outcome: 'success' | 'failure'
-  reason: string | null
-  ip: string | null
-  user_agent: string | null
-  request_id: string | null
-  changes: Record<string, unknown> | null
-}
+/** A record as the API shows it. */
+export type AuditRecord = Row<typeof AuditEvent>
 
+// The record from `audit_events <alias>`: the columns, with actor and target as objects.
+const AUDIT_RECORD = recordSql(AuditEvent, 'audit_events e', {
+  actor: (e) => `json_build_object('type', ${e}actor_type, 'id', ${e}actor_id, 'label', ${e}actor_label)`,
+  target: (e) => `json_build_object('type', ${e}target_type, 'id', ${e}target_id, 'label', ${e}target_label)`,
+})
+
+// The table's columns, for the insert's `recorded` rows.
 const COLUMNS = `id, occurred_at, action, actor_type, actor_id, actor_label, target_type, target_id, target_label,
        outcome, reason, ip, user_agent, request_id, changes`
 
@@ -52,8 +45,8 @@ export interface NewAuditRow {
 // user's name, by primary keys: the request's token lookup carries neither.
 // When an enabled webhook subscription of the company names `audit_event.created`, the same
 // statement records that event in the outbox (docs/webhook-events.md), its data the record
-// exactly as the API lists it (toAuditEvent's keys and order, instants with milliseconds in
-// UTC); otherwise the outbox is not touched. The subscriptions are read by their primary key
+// exactly as the API lists it (AUDIT_RECORD as JSON: instants with milliseconds in UTC);
+// otherwise the outbox is not touched. The subscriptions are read by their primary key
 // (company_id, id): a company has a handful.
 const insertStatement = defineQuery<{ id: number }>(
   'audit.insert',
@@ -69,14 +62,7 @@ const insertStatement = defineQuery<{ id: number }>(
      returning ${COLUMNS}
    ), streamed as (
      select 1 as ord, '${AUDIT_EVENT_TYPE}'::text as type,
-            json_build_object(
-              'id', r.id,
-              'occurred_at', to_char(r.occurred_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-              'action', r.action,
-              'actor', json_build_object('type', r.actor_type, 'id', r.actor_id, 'label', r.actor_label),
-              'target', json_build_object('type', r.target_type, 'id', r.target_id, 'label', r.target_label),
-              'outcome', r.outcome, 'reason', r.reason, 'ip', r.ip, 'user_agent', r.user_agent,
-              'request_id', r.request_id, 'changes', r.changes) as data
+            ${AUDIT_RECORD.json('r')} as data
        from recorded r
       where exists (select from webhook_subscriptions s
                      where s.company_id = $1 and s.enabled and '${AUDIT_EVENT_TYPE}' = any (s.events))
@@ -149,9 +135,9 @@ function pageStatement(name: AuditDriver, index: string, driving: string[], extr
   const checks = Object.entries(FILTERS)
     .filter(([filter]) => !driving.includes(filter))
     .map(([, check]) => check)
-  return defineQuery<AuditRow & { hit: boolean; n: number }>(
+  return defineQuery<AuditRecord & { hit: boolean; n: number }>(
     `audit.page${name.charAt(0).toUpperCase()}${name.slice(1)}`,
-    `select ${COLUMNS.replace(/(\w+)/g, 'e.$1')}, s.hit, s.n
+    `select ${AUDIT_RECORD.columns('e')}, s.hit, s.n
        from (
          -- ${index}; narrow rows through the row numbering, whole ones only for what is sent
          select occurred_at, id,
@@ -215,10 +201,10 @@ export async function auditPage(
 
 // The export, oldest first, a batch at a time after the last row sent (audit_events_time_idx):
 // memory stays one batch whatever the range.
-const exportStatement = defineQuery<AuditRow>(
+const exportStatement = defineQuery<AuditRecord>(
   'audit.exportBatch',
-  `select ${COLUMNS}
-     from audit_events
+  `select ${AUDIT_RECORD.columns()}
+     from audit_events e
     where company_id = $1
       and (occurred_at, id) > ($2::timestamptz, $3::bigint)
       and occurred_at < $4::timestamptz

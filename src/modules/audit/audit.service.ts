@@ -8,7 +8,7 @@ import { decodeCursor, encodeCursor } from '../../http/sync.js'
 import type { Caller, CompanyId } from '../../tenancy.js'
 import type { AuditAction, FailureReason } from './audit.actions.js'
 import type { AuditContext } from './audit.context.js'
-import { auditPage, exportBatch, insertAuditRow, pruneAuditRows, type AuditDriver, type AuditFilters, type AuditRow } from './audit.repository.js'
+import { auditPage, exportBatch, insertAuditRow, pruneAuditRows, type AuditDriver, type AuditFilters, type AuditRecord } from './audit.repository.js'
 import type { AuditEventsQuery, AuditExportQuery } from './audit.schemas.js'
 
 export interface AuditTarget {
@@ -95,23 +95,7 @@ export function checkAuditReader(who: AuditReader): void {
 }
 
 /** A record as the API shows it. */
-export function toAuditEvent(row: AuditRow) {
-  return {
-    id: row.id,
-    occurred_at: row.occurred_at,
-    action: row.action,
-    actor: { type: row.actor_type, id: row.actor_id, label: row.actor_label },
-    target: { type: row.target_type, id: row.target_id, label: row.target_label },
-    outcome: row.outcome,
-    reason: row.reason,
-    ip: row.ip,
-    user_agent: row.user_agent,
-    request_id: row.request_id,
-    changes: row.changes,
-  }
-}
-
-export type AuditEvent = ReturnType<typeof toAuditEvent>
+export type AuditEvent = AuditRecord
 
 /** Most index rows one page reads: a page of a rare combination of filters may hold fewer records than asked, with has_more. */
 export const SCAN_LIMIT = 5000
@@ -197,7 +181,7 @@ export async function auditEventsPage(db: Db, caller: Pick<Caller, 'companyId' |
   const page = hits.slice(0, perPage)
   const edge = rows.find((row) => row.n === SCAN_LIMIT)
   const last = page.at(-1)
-  const data = page.map(toAuditEvent)
+  const data = page.map(({ hit: _hit, n: _n, ...record }) => record)
   if (hits.length > perPage && last) return end({ at: last.occurred_at, id: last.id }, true, data)
   // The scan stopped at its limit: the next page goes on after the last row it read.
   if (edge) return end({ at: edge.occurred_at, id: edge.id }, true, data)
@@ -216,7 +200,7 @@ export async function* exportAuditEvents(db: Db, companyId: CompanyId, range: Au
   const until = new Date(range.until)
   for (;;) {
     const rows = await exportBatch(db, companyId, after, until, EXPORT_BATCH)
-    for (const row of rows) yield toAuditEvent(row)
+    yield* rows
     const last = rows.at(-1)
     if (!last || rows.length < EXPORT_BATCH) return
     after = { at: last.occurred_at, id: last.id }

@@ -14,14 +14,7 @@ with recorded as (
     outcome, reason, ip, user_agent, request_id, changes
 ), streamed as (
   select 1 as ord, 'audit_event.created'::text as type,
-         json_build_object(
-           'id', r.id,
-           'occurred_at', to_char(r.occurred_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-           'action', r.action,
-           'actor', json_build_object('type', r.actor_type, 'id', r.actor_id, 'label', r.actor_label),
-           'target', json_build_object('type', r.target_type, 'id', r.target_id, 'label', r.target_label),
-           'outcome', r.outcome, 'reason', r.reason, 'ip', r.ip, 'user_agent', r.user_agent,
-           'request_id', r.request_id, 'changes', r.changes) as data
+         (select row_to_json(j) from (select r.id, to_char(r.occurred_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as occurred_at, r.action, json_build_object('type', r.actor_type, 'id', r.actor_id, 'label', r.actor_label) as actor, json_build_object('type', r.target_type, 'id', r.target_id, 'label', r.target_label) as target, r.outcome, r.reason, r.ip, r.user_agent, r.request_id, r.changes) j) as data
     from recorded r
    where exists (select from webhook_subscriptions s
                   where s.company_id = $1 and s.enabled and 'audit_event.created' = any (s.events))
@@ -35,8 +28,7 @@ with recorded as (
 select id from recorded;
 
 -- audit.pageAction
-select e.id, e.occurred_at, e.action, e.actor_type, e.actor_id, e.actor_label, e.target_type, e.target_id, e.target_label,
-  e.outcome, e.reason, e.ip, e.user_agent, e.request_id, e.changes, s.hit, s.n
+select e.id, e.occurred_at, e.action, json_build_object('type', e.actor_type, 'id', e.actor_id, 'label', e.actor_label) as actor, json_build_object('type', e.target_type, 'id', e.target_id, 'label', e.target_label) as target, e.outcome, e.reason, e.ip, e.user_agent, e.request_id, e.changes, s.hit, s.n
   from (
     -- audit_events_action_idx; narrow rows through the row numbering, whole ones only for what is sent
     select occurred_at, id,
@@ -60,8 +52,7 @@ select e.id, e.occurred_at, e.action, e.actor_type, e.actor_id, e.actor_label, e
  limit $5;
 
 -- audit.pageActor
-select e.id, e.occurred_at, e.action, e.actor_type, e.actor_id, e.actor_label, e.target_type, e.target_id, e.target_label,
-  e.outcome, e.reason, e.ip, e.user_agent, e.request_id, e.changes, s.hit, s.n
+select e.id, e.occurred_at, e.action, json_build_object('type', e.actor_type, 'id', e.actor_id, 'label', e.actor_label) as actor, json_build_object('type', e.target_type, 'id', e.target_id, 'label', e.target_label) as target, e.outcome, e.reason, e.ip, e.user_agent, e.request_id, e.changes, s.hit, s.n
   from (
     -- audit_events_actor_idx; narrow rows through the row numbering, whole ones only for what is sent
     select occurred_at, id,
@@ -85,8 +76,7 @@ select e.id, e.occurred_at, e.action, e.actor_type, e.actor_id, e.actor_label, e
  limit $5;
 
 -- audit.pageActorType
-select e.id, e.occurred_at, e.action, e.actor_type, e.actor_id, e.actor_label, e.target_type, e.target_id, e.target_label,
-  e.outcome, e.reason, e.ip, e.user_agent, e.request_id, e.changes, s.hit, s.n
+select e.id, e.occurred_at, e.action, json_build_object('type', e.actor_type, 'id', e.actor_id, 'label', e.actor_label) as actor, json_build_object('type', e.target_type, 'id', e.target_id, 'label', e.target_label) as target, e.outcome, e.reason, e.ip, e.user_agent, e.request_id, e.changes, s.hit, s.n
   from (
     -- audit_events_actor_type_idx; narrow rows through the row numbering, whole ones only for what is sent
     select occurred_at, id,
@@ -110,8 +100,7 @@ select e.id, e.occurred_at, e.action, e.actor_type, e.actor_id, e.actor_label, e
  limit $5;
 
 -- audit.pageFailures
-select e.id, e.occurred_at, e.action, e.actor_type, e.actor_id, e.actor_label, e.target_type, e.target_id, e.target_label,
-  e.outcome, e.reason, e.ip, e.user_agent, e.request_id, e.changes, s.hit, s.n
+select e.id, e.occurred_at, e.action, json_build_object('type', e.actor_type, 'id', e.actor_id, 'label', e.actor_label) as actor, json_build_object('type', e.target_type, 'id', e.target_id, 'label', e.target_label) as target, e.outcome, e.reason, e.ip, e.user_agent, e.request_id, e.changes, s.hit, s.n
   from (
     -- audit_events_failure_idx; narrow rows through the row numbering, whole ones only for what is sent
     select occurred_at, id,
@@ -136,8 +125,7 @@ select e.id, e.occurred_at, e.action, e.actor_type, e.actor_id, e.actor_label, e
  limit $5;
 
 -- audit.pageTarget
-select e.id, e.occurred_at, e.action, e.actor_type, e.actor_id, e.actor_label, e.target_type, e.target_id, e.target_label,
-  e.outcome, e.reason, e.ip, e.user_agent, e.request_id, e.changes, s.hit, s.n
+select e.id, e.occurred_at, e.action, json_build_object('type', e.actor_type, 'id', e.actor_id, 'label', e.actor_label) as actor, json_build_object('type', e.target_type, 'id', e.target_id, 'label', e.target_label) as target, e.outcome, e.reason, e.ip, e.user_agent, e.request_id, e.changes, s.hit, s.n
   from (
     -- audit_events_target_idx; narrow rows through the row numbering, whole ones only for what is sent
     select occurred_at, id,
@@ -161,8 +149,7 @@ select e.id, e.occurred_at, e.action, e.actor_type, e.actor_id, e.actor_label, e
  limit $5;
 
 -- audit.pageTargetType
-select e.id, e.occurred_at, e.action, e.actor_type, e.actor_id, e.actor_label, e.target_type, e.target_id, e.target_label,
-  e.outcome, e.reason, e.ip, e.user_agent, e.request_id, e.changes, s.hit, s.n
+select e.id, e.occurred_at, e.action, json_build_object('type', e.actor_type, 'id', e.actor_id, 'label', e.actor_label) as actor, json_build_object('type', e.target_type, 'id', e.target_id, 'label', e.target_label) as target, e.outcome, e.reason, e.ip, e.user_agent, e.request_id, e.changes, s.hit, s.n
   from (
     -- audit_events_target_type_idx; narrow rows through the row numbering, whole ones only for what is sent
     select occurred_at, id,
@@ -186,8 +173,7 @@ select e.id, e.occurred_at, e.action, e.actor_type, e.actor_id, e.actor_label, e
  limit $5;
 
 -- audit.pageTime
-select e.id, e.occurred_at, e.action, e.actor_type, e.actor_id, e.actor_label, e.target_type, e.target_id, e.target_label,
-  e.outcome, e.reason, e.ip, e.user_agent, e.request_id, e.changes, s.hit, s.n
+select e.id, e.occurred_at, e.action, json_build_object('type', e.actor_type, 'id', e.actor_id, 'label', e.actor_label) as actor, json_build_object('type', e.target_type, 'id', e.target_id, 'label', e.target_label) as target, e.outcome, e.reason, e.ip, e.user_agent, e.request_id, e.changes, s.hit, s.n
   from (
     -- audit_events_time_idx; narrow rows through the row numbering, whole ones only for what is sent
     select occurred_at, id,
@@ -211,9 +197,8 @@ select e.id, e.occurred_at, e.action, e.actor_type, e.actor_id, e.actor_label, e
  limit $5;
 
 -- audit.exportBatch
-select id, occurred_at, action, actor_type, actor_id, actor_label, target_type, target_id, target_label,
-    outcome, reason, ip, user_agent, request_id, changes
-  from audit_events
+select e.id, e.occurred_at, e.action, json_build_object('type', e.actor_type, 'id', e.actor_id, 'label', e.actor_label) as actor, json_build_object('type', e.target_type, 'id', e.target_id, 'label', e.target_label) as target, e.outcome, e.reason, e.ip, e.user_agent, e.request_id, e.changes
+  from audit_events e
  where company_id = $1
    and (occurred_at, id) > ($2::timestamptz, $3::bigint)
    and occurred_at < $4::timestamptz
