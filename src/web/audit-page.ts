@@ -4,7 +4,7 @@
 // the export of the filtered time range. No script needed; one column on a phone.
 import type { Account } from '../modules/auth/accounts.service.js'
 import { ACTOR_TYPES, AUDIT_ACTIONS } from '../modules/audit/audit.actions.js'
-import type { AuditEvent, AuditPage } from '../modules/audit/audit.service.js'
+import type { AuditPage, AuditRecord } from '../modules/audit/audit.service.js'
 import { html, type Html } from './html.js'
 import { layout, type Chrome } from './pages.js'
 
@@ -22,7 +22,7 @@ const REASONS: Record<string, string> = {
 
 const quoted = (text: string | null) => (text === null ? '' : `“${text}”`)
 
-function actorName(event: AuditEvent): string {
+function actorName(event: AuditRecord): string {
   const { type, label } = event.actor
   if (type === 'cli') return `${label ?? 'someone'} (admin command line)`
   if (type === 'api_token') return `the token ${quoted(label)}`
@@ -31,7 +31,7 @@ function actorName(event: AuditEvent): string {
 }
 
 /** What happened, as a sentence without its subject. */
-function predicate(event: AuditEvent): string {
+function predicate(event: AuditRecord): string {
   const target = event.target.label ?? `#${String(event.target.id)}`
   const changed = Object.keys(event.changes ?? {}).join(', ')
   switch (event.action) {
@@ -78,7 +78,7 @@ export function ago(at: Date, now: Date): string {
 }
 
 /** The record as one sentence: who, what, from where, when. */
-export function sentence(event: AuditEvent, now: Date): string {
+export function sentence(event: AuditRecord, now: Date): string {
   const who = actorName(event)
   const from = event.ip ? `, from ${event.ip}` : ''
   const at = new Date(event.occurred_at)

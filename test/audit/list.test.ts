@@ -12,7 +12,7 @@ import type { Db } from '../../src/db/db.js'
 import { execute, rawRows, sql } from '../helpers/sql.js'
 import { createToken } from '../../src/modules/auth/tokens.service.js'
 import { SYSTEM_CONTEXT, systemActing, type AuditContext } from '../../src/modules/audit/audit.context.js'
-import { pruneAudit, recordAudit, SCAN_LIMIT, type AuditEvent } from '../../src/modules/audit/audit.service.js'
+import { pruneAudit, recordAudit, SCAN_LIMIT, type AuditRecord } from '../../src/modules/audit/audit.service.js'
 import type { CompanyId } from '../../src/tenancy.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { runAdmin } from '../helpers/cli.js'
@@ -25,7 +25,7 @@ const HOUR = 3_600_000
 const BASE = Date.now() - 48 * HOUR
 
 interface Page {
-  data: AuditEvent[]
+  data: AuditRecord[]
   meta: { per_page: number; has_more: boolean; next_cursor: string }
 }
 
@@ -228,8 +228,8 @@ describe('reading the audit log', () => {
     assert.ok(bytes > 60_000_000, `${String(bytes)} bytes`)
     // The whole body is over 60 MB; the process never held more than a small part of it.
     assert.ok(peak < 15_000_000, `heap grew by ${String(peak)} bytes`)
-    const firstEvent = JSON.parse(first) as AuditEvent
-    const lastEvent = JSON.parse(tail.trimEnd().split('\n').at(-1) ?? '') as AuditEvent
+    const firstEvent = JSON.parse(first) as AuditRecord
+    const lastEvent = JSON.parse(tail.trimEnd().split('\n').at(-1) ?? '') as AuditRecord
     assert.equal(firstEvent.target.label, 'Target 1')
     assert.equal(lastEvent.target.label, 'Target 100000')
     assert.ok(firstEvent.occurred_at < lastEvent.occurred_at)
@@ -242,7 +242,7 @@ describe('reading the audit log', () => {
     const until = new Date(BASE + HOUR).toISOString()
     const out = await runAdmin(['audit', 'export', '--company', String(small.companyId), '--since', since, '--until', until], { database: t.db })
     assert.equal(out.code, 0, out.stderr)
-    const events = out.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as AuditEvent)
+    const events = out.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as AuditRecord)
     assert.deepEqual(events.map((e) => e.target.label), ['Target 1', 'Target 2', 'Target 3'])
     const api = await get(`/api/v1/audit_events/export?since=${since}&until=${until}`, small.auth)
     assert.equal(api.body, out.stdout)

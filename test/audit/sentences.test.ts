@@ -5,11 +5,11 @@ import { readFileSync } from 'node:fs'
 import { test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { AUDIT_ACTIONS } from '../../src/modules/audit/audit.actions.js'
-import type { AuditEvent } from '../../src/modules/audit/audit.service.js'
+import type { AuditRecord } from '../../src/modules/audit/audit.service.js'
 import { sentence } from '../../src/web/audit-page.js'
 
 const now = new Date('2026-11-26T12:00:00.000Z')
-const record = (overrides: Partial<AuditEvent>): AuditEvent => ({
+const record = (overrides: Partial<AuditRecord>): AuditRecord => ({
   id: 1,
   occurred_at: new Date('2026-11-26T11:58:00.000Z'),
   action: 'api_token.use_refused',

@@ -94,8 +94,7 @@ export function checkAuditReader(who: AuditReader): void {
   if (who.role !== 'admin') throw forbiddenRole()
 }
 
-/** A record as the API shows it. */
-export type AuditEvent = AuditRecord
+export type { AuditRecord } from './audit.repository.js'
 
 /** Most index rows one page reads: a page of a rare combination of filters may hold fewer records than asked, with has_more. */
 export const SCAN_LIMIT = 5000
@@ -107,7 +106,7 @@ const NO_UPPER = new Date('9999-12-31T00:00:00.000Z')
 const cursorAt = (at: Date) => `${at.toISOString().slice(0, -1)}000Z`
 
 export interface AuditPage {
-  data: AuditEvent[]
+  data: AuditRecord[]
   meta: { per_page: number; has_more: boolean; next_cursor: string }
 }
 
@@ -167,7 +166,7 @@ export async function auditEventsPage(db: Db, caller: Pick<Caller, 'companyId' |
     if (at < until || (at.getTime() === until.getTime() && position.id < before.id)) before = { at, id: position.id }
   }
   const driven = drive(query)
-  const end = (position: { at: Date; id: number }, hasMore: boolean, data: AuditEvent[]): AuditPage => ({
+  const end = (position: { at: Date; id: number }, hasMore: boolean, data: AuditRecord[]): AuditPage => ({
     data,
     meta: {
       per_page: perPage,
@@ -194,7 +193,7 @@ export const EXPORT_BATCH = 1000
  * The company's records from `since` (inclusive) to `until` (exclusive), oldest first, read a
  * batch at a time as the consumer asks: memory holds one batch whatever the range.
  */
-export async function* exportAuditEvents(db: Db, companyId: CompanyId, range: AuditExportQuery): AsyncGenerator<AuditEvent> {
+export async function* exportAuditEvents(db: Db, companyId: CompanyId, range: AuditExportQuery): AsyncGenerator<AuditRecord> {
   // After (since, 0): the records at exactly `since` come first (ids start at 1).
   let after = { at: new Date(range.since), id: 0 }
   const until = new Date(range.until)
