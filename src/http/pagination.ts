@@ -3,6 +3,8 @@
 // query parameter of the request except api_token.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { TSchema } from 'typebox'
+import type { Page } from '../db/paging.js'
+import { notFound } from '../errors.js'
 import { JSON_TYPE, sendJsonText } from './json-text.js'
 
 export const DEFAULT_PER_PAGE = 25
@@ -31,6 +33,17 @@ export function pageWindow(query: PageRequest): PageWindow {
 
 /** A page as a service answers it: its window, the list's total, and its records, or their JSON text as a statement wrote it. */
 export type ListPage<T = unknown> = { window: PageWindow; total: number } & ({ data: T[] } | { json: string })
+
+/**
+ * A service's page of a list: the window of `query`, and the total and records `read` finds
+ * in it; undefined from `read` when the list's parent (a contact, a webhook) is not there: 404.
+ */
+export async function readPage<T>(query: PageRequest, read: (window: PageWindow) => Promise<Page<T> | undefined>): Promise<ListPage<T>> {
+  const window = pageWindow(query)
+  const page = await read(window)
+  if (!page) throw notFound()
+  return { window, total: page.total, data: page.rows }
+}
 
 /**
  * Sends a page of a list: the Link header, then `{data, meta}`. JSON text from a statement is

@@ -16,8 +16,7 @@ import type { ContactUpdateBody } from './contacts.schemas.js'
 import { fieldNames, rethrow, type Contact } from './contacts.service.js'
 
 export async function changeContact(db: Db, caller: Caller, id: number, input: ContactUpdateBody): Promise<Contact> {
-  const { now } = caller
-  const { companyId } = caller
+  const { companyId, now } = caller
   try {
     return await transaction(db, async (tx) => {
       if (!(await lockLiveContact(tx, companyId, id))) throw notFound()

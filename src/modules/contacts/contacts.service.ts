@@ -3,7 +3,7 @@ import { transaction, type Db } from '../../db/db.js'
 import { foreignKeyViolation, uniqueViolation } from '../../db/errors.js'
 import { ApiError, invalid, notFound, type ErrorDetails } from '../../errors.js'
 import { DateParam } from '../../http/schemas.js'
-import { pageWindow, type ListPage, type PageRequest } from '../../http/pagination.js'
+import { pageWindow, readPage, type ListPage, type PageRequest } from '../../http/pagination.js'
 import { walkPage, type WalkRequest } from '../../http/sync.js'
 import { validate } from '../../http/validation.js'
 import type { Caller, CompanyId } from '../../tenancy.js'
@@ -257,8 +257,7 @@ export function contactsWalk(db: Db, caller: Caller, walk: WalkRequest) {
  * one statement that writes everything and answers the contact (counters last); COMMIT.
  */
 export async function createContact(db: Db, caller: Caller, input: ContactCreateBody): Promise<Contact> {
-  const { now } = caller
-  const { companyId, userId } = caller
+  const { companyId, userId, now } = caller
   const tagIds = input.tags ?? []
   const entries = input.custom_fields ?? []
   try {
@@ -285,8 +284,7 @@ export async function createContact(db: Db, caller: Caller, input: ContactCreate
 
 /** Hides the contact (history kept, email free again) and unlinks its leads. */
 export async function deleteContact(db: Db, caller: Caller, id: number): Promise<void> {
-  const { now } = caller
-  const { companyId } = caller
+  const { companyId, now } = caller
   // Four round trips: BEGIN; the contact locked; one statement that does the rest; COMMIT.
   await transaction(db, async (tx) => {
     if (!(await lockLiveContact(tx, companyId, id))) throw notFound()
@@ -295,11 +293,8 @@ export async function deleteContact(db: Db, caller: Caller, id: number): Promise
 }
 
 /** A live contact's events, newest first, and their total: one statement (events.contactPage). */
-export async function contactEventsPage(db: Db, caller: Caller, id: number, query: PageRequest): Promise<ListPage> {
-  const window = pageWindow(query)
-  const page = await eventsOfContact(db, caller.companyId, id, window)
-  if (!page) throw notFound()
-  return { window, total: page.total, data: page.rows }
+export function contactEventsPage(db: Db, caller: Caller, id: number, query: PageRequest) {
+  return readPage(query, (window) => eventsOfContact(db, caller.companyId, id, window))
 }
 
 export function contactBusiness(db: Db, caller: Caller, id: number) {

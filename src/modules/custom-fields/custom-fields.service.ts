@@ -71,8 +71,7 @@ export async function createCustomField(db: Db, caller: Caller, input: CustomFie
  * the change fails.
  */
 export async function changeCustomField(db: Db, caller: Caller, id: number, input: CustomFieldBody) {
-  const { now } = caller
-  const { companyId } = caller
+  const { companyId, now } = caller
   const { options, problems } = optionsToStore(input)
   const refuse = async (list: string[]): Promise<never> => {
     if (!(await customFieldExists(db, companyId, id))) throw notFound()

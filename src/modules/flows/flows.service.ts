@@ -1,7 +1,7 @@
 import { transaction, type Db } from '../../db/db.js'
 import { uniqueViolation } from '../../db/errors.js'
 import { ApiError, invalid, notFound, refused, type ErrorDetails } from '../../errors.js'
-import { pageWindow, type ListPage } from '../../http/pagination.js'
+import { readPage } from '../../http/pagination.js'
 import { validate } from '../../http/validation.js'
 import type { Caller, CompanyId } from '../../tenancy.js'
 import { recordEvent } from '../events/events.repository.js'
@@ -32,10 +32,8 @@ import {
 } from './flows.schemas.js'
 
 /** A page of flows with their steps and contact counts: one statement whatever the page size. */
-export async function flowsPage(db: Db, caller: Caller, query: FlowsListQuery): Promise<ListPage> {
-  const window = pageWindow(query)
-  const { total, rows } = await flowsPageWithTotal(db, caller.companyId, { userId: query.user_id, search: query.search_term }, window)
-  return { window, total, data: rows }
+export function flowsPage(db: Db, caller: Caller, query: FlowsListQuery) {
+  return readPage(query, (window) => flowsPageWithTotal(db, caller.companyId, { userId: query.user_id, search: query.search_term }, window))
 }
 
 /**
@@ -76,8 +74,7 @@ export async function enroll(
 
 /** PUT /flows/:id/add_contact. */
 export async function addContact(db: Db, caller: Caller, flowId: number, contactId: number): Promise<Enrollment> {
-  const { now } = caller
-  const { companyId } = caller
+  const { companyId, now } = caller
   // Flows and their steps never change once created: read before the transaction.
   const flow = await findFlowForEnrollment(db, companyId, flowId)
   if (!flow) throw notFound()

@@ -1,7 +1,7 @@
 import { transaction, type Db } from '../../db/db.js'
 import { uniqueViolation } from '../../db/errors.js'
 import { invalid, notFound } from '../../errors.js'
-import { pageWindow, type ListPage, type PageRequest } from '../../http/pagination.js'
+import { readPage, type PageRequest } from '../../http/pagination.js'
 import { walkPage, withoutSyncAt, type WalkRequest } from '../../http/sync.js'
 import { exclusiveFlags } from '../../http/validation.js'
 import type { Caller } from '../../tenancy.js'
@@ -36,10 +36,9 @@ export function leadsWalk(db: Db, caller: Caller, walk: WalkRequest) {
 }
 
 /** One page of a user's leads and the link filter's total: one statement. */
-export async function leadsPage(db: Db, caller: Caller, query: LeadsQuery & PageRequest & { user_id: number }): Promise<ListPage> {
-  const window = pageWindow(query)
-  const { total, rows } = await leadsPageWithTotal(db, caller.companyId, query.user_id, linkFilter(query), window)
-  return { window, total, data: rows }
+export function leadsPage(db: Db, caller: Caller, query: LeadsQuery & PageRequest & { user_id: number }) {
+  const filter = linkFilter(query)
+  return readPage(query, (window) => leadsPageWithTotal(db, caller.companyId, query.user_id, filter, window))
 }
 
 /**

@@ -2,7 +2,7 @@ import type { Db } from '../../db/db.js'
 import { foreignKeyViolation } from '../../db/errors.js'
 import { invalid, notFound, refused } from '../../errors.js'
 import { instantOf, INSTANT_OUT_OF_RANGE } from '../../http/dates.js'
-import { pageWindow, type ListPage, type PageRequest } from '../../http/pagination.js'
+import { readPage, type PageRequest } from '../../http/pagination.js'
 import { walkPage, withoutSyncAt, type WalkRequest } from '../../http/sync.js'
 import { exclusiveFlags } from '../../http/validation.js'
 import type { Caller, CompanyId } from '../../tenancy.js'
@@ -53,10 +53,9 @@ export function transcriptionsWalk(db: Db, caller: Caller, walk: WalkRequest) {
 }
 
 /** One page of a user's transcriptions and the task filter's total: one statement. */
-export async function transcriptionsPage(db: Db, caller: Caller, query: MeetTranscriptionsQuery & PageRequest & { user_id: number }): Promise<ListPage> {
-  const window = pageWindow(query)
-  const { total, rows } = await transcriptionsPageWithTotal(db, caller.companyId, query.user_id, taskFilter(query), window)
-  return { window, total, data: rows }
+export function transcriptionsPage(db: Db, caller: Caller, query: MeetTranscriptionsQuery & PageRequest & { user_id: number }) {
+  const filter = taskFilter(query)
+  return readPage(query, (window) => transcriptionsPageWithTotal(db, caller.companyId, query.user_id, filter, window))
 }
 
 export async function createTranscription(db: Db, caller: Caller, input: MeetTranscriptionCreateBody) {

@@ -1,6 +1,6 @@
 import { transaction, type Db } from '../../db/db.js'
 import { ApiError, invalid } from '../../errors.js'
-import { pageWindow, type ListPage, type PageRequest } from '../../http/pagination.js'
+import { pageWindow, readPage, type ListPage, type PageRequest } from '../../http/pagination.js'
 import { walkPage, withoutSyncAt, type WalkRequest } from '../../http/sync.js'
 import { exclusiveFlags } from '../../http/validation.js'
 import { asCompanyId, type Caller, type CompanyId } from '../../tenancy.js'
@@ -94,14 +94,11 @@ export function tasksWalk(db: Db, caller: Caller, walk: WalkRequest) {
 
 /** One page of the caller's tasks, and the total: one statement. */
 export async function tasksPage(db: Db, caller: Caller, query: TasksListQuery & PageRequest): Promise<ListPage> {
-  const { now } = caller
   exclusiveFlags(query, 'done', 'undone')
-  const window = pageWindow(query)
-  const today = dayIn(now, caller.timezone)
+  const today = dayIn(caller.now, caller.timezone)
   const filter = taskFilter(query, today)
-  if (!filter) return { window, total: 0, data: [] }
-  const { total, rows } = await tasksPageWithTotal(db, caller.companyId, filter, counterPlan(filter), today, window)
-  return { window, total, data: rows }
+  if (!filter) return { window: pageWindow(query), total: 0, data: [] }
+  return readPage(query, (window) => tasksPageWithTotal(db, caller.companyId, filter, counterPlan(filter), today, window))
 }
 
 export interface PlannedTask {

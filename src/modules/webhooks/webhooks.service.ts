@@ -4,7 +4,7 @@
 // worker at every delivery. Secrets are generated here, shown once, and stored encrypted.
 import { transaction, type Db } from '../../db/db.js'
 import { invalid, notFound, refused } from '../../errors.js'
-import { pageWindow, type ListPage, type PageRequest } from '../../http/pagination.js'
+import { readPage, type PageRequest } from '../../http/pagination.js'
 import type { Caller } from '../../tenancy.js'
 import type { Acting } from '../audit/audit.context.js'
 import { changesOf, checkAuditReader, readsAudit, recordAudit, type AuditReader } from '../audit/audit.service.js'
@@ -97,10 +97,8 @@ function checkedEvents(events: string[], who: AuditReader): string[] {
 
 const disabled = () => refused({ enabled: ['is false: re-enable the webhook first (PUT with enabled=true)'] })
 
-export async function subscriptionsOf(db: Db, caller: Pick<Caller, 'companyId'>, query: PageRequest): Promise<ListPage> {
-  const window = pageWindow(query)
-  const { total, rows } = await subscriptionsPage(db, caller.companyId, window)
-  return { window, total, data: rows }
+export function subscriptionsOf(db: Db, caller: Pick<Caller, 'companyId'>, query: PageRequest) {
+  return readPage(query, (window) => subscriptionsPage(db, caller.companyId, window))
 }
 
 /** Every subscription with its latest delivery (the web page: at most MAX_SUBSCRIPTIONS). */
@@ -222,11 +220,9 @@ export async function pingSubscription(db: Db, caller: Pick<Caller, 'companyId'>
   return result.delivery
 }
 
-export async function deliveriesOf(db: Db, caller: Pick<Caller, 'companyId'>, subscriptionId: number, query: PageRequest): Promise<ListPage> {
-  const window = pageWindow(query)
-  const page = await deliveriesPage(db, caller.companyId, subscriptionId, window)
-  if (!page) throw notFound()
-  return { window, total: page.total, data: page.rows }
+/** A subscription's deliveries; 404 when it is not one of the company's. */
+export function deliveriesOf(db: Db, caller: Pick<Caller, 'companyId'>, subscriptionId: number, query: PageRequest) {
+  return readPage(query, (window) => deliveriesPage(db, caller.companyId, subscriptionId, window))
 }
 
 export async function deliveryOf(db: Db, caller: Pick<Caller, 'companyId'>, subscriptionId: number, id: number): Promise<DeliveryRow> {
@@ -276,14 +272,12 @@ const PUBLIC_TYPES = EVENT_TYPES.filter((type) => type !== AUDIT_EVENT_TYPE)
  * sees its own changes. Audit records only for who may read the audit log: for the others
  * they are filtered out, as the records of another company are.
  */
-export async function eventLog(db: Db, caller: Pick<Caller, 'companyId'> & AuditReader, query: EventsQuery): Promise<ListPage> {
-  const window = pageWindow(query)
+export async function eventLog(db: Db, caller: Pick<Caller, 'companyId'> & AuditReader, query: EventsQuery) {
   const asked = eventTypesFilter(query.type)
   const types = readsAudit(caller) ? asked : (asked ?? PUBLIC_TYPES).filter((type) => type !== AUDIT_EVENT_TYPE)
   const since = query.since === undefined || query.since === '' ? null : new Date(query.since)
   await publishCompanyEvents(db, caller.companyId)
-  const { total, rows } = await eventsPage(db, caller.companyId, { types, since, afterId: query.after_id ?? 0 }, window)
-  return { window, total, data: rows }
+  return readPage(query, (window) => eventsPage(db, caller.companyId, { types, since, afterId: query.after_id ?? 0 }, window))
 }
 
 export async function eventOf(db: Db, caller: Pick<Caller, 'companyId'> & AuditReader, id: number) {

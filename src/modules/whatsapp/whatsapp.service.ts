@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises'
 import { transaction, type Db } from '../../db/db.js'
-import { ApiError, notFound } from '../../errors.js'
+import type { Page } from '../../db/paging.js'
+import { ApiError } from '../../errors.js'
 import { instantOf } from '../../http/dates.js'
-import { pageWindow, type ListPage, type PageWindow } from '../../http/pagination.js'
+import { readPage, type PageWindow } from '../../http/pagination.js'
 import { walkPage, withoutSyncAt, type WalkRequest } from '../../http/sync.js'
 import { validate } from '../../http/validation.js'
 import type { Caller } from '../../tenancy.js'
@@ -29,14 +30,11 @@ export function messagesWalk(db: Db, caller: Caller, walk: WalkRequest) {
 }
 
 /** A page of one of a contact's lists: 404 unless the contact is a live contact of the company. */
-async function pageOfContact<T>(
-  query: WhatsappQuery,
-  read: (window: PageWindow) => Promise<{ found: boolean; total: number; rows: T[] }>,
-): Promise<ListPage<T>> {
-  const window = pageWindow(query)
-  const { found, total, rows } = await read(window)
-  if (!found) throw notFound()
-  return { window, total, data: rows }
+function pageOfContact<T>(query: WhatsappQuery, read: (window: PageWindow) => Promise<{ found: boolean } & Page<T>>) {
+  return readPage(query, async (window) => {
+    const page = await read(window)
+    return page.found ? page : undefined
+  })
 }
 
 export function messagesPage(db: Db, caller: Caller, query: WhatsappQuery) {
