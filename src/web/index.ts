@@ -12,7 +12,7 @@ import type { FastifyError, FastifyPluginAsync } from 'fastify'
 import type { Config } from '../config.js'
 import { isDatabaseUnavailable } from '../db/errors.js'
 import { ApiError } from '../errors.js'
-import { createRateLimiter } from '../rate-limit/limiter.js'
+import { hideFromOpenApi, scopeRateLimiter } from '../http/beside-api.js'
 import { errorPage, sendPage, type Assets, type Chrome } from './pages.js'
 import { SCRIPT } from './script.js'
 import { WebCookies } from './security.js'
@@ -62,18 +62,9 @@ const web: FastifyPluginAsync<WebOptions> = async (app, { config }) => {
   const js = asset('/assets/web.js', SCRIPT, 'text/javascript; charset=utf-8')
   const assets: Assets = { css: css.url, js: js.url }
   const cookies = new WebCookies(secure)
-  const signInLimiter = await createRateLimiter({
-    ...config.signInLimit,
-    redisUrl: config.redisUrl,
-    keyPrefix: `${config.rateLimit.keyPrefix}signin:`,
-    logger: app.log,
-  })
-  app.addHook('onClose', () => signInLimiter.close())
+  const signInLimiter = await scopeRateLimiter(app, config, config.signInLimit, 'signin')
+  hideFromOpenApi(app)
 
-  // Pages are not operations of the API: kept out of the OpenAPI document.
-  app.addHook('onRoute', (route) => {
-    route.schema = { ...route.schema, hide: true }
-  })
   await app.register(cookie)
   await app.register(helmet, {
     contentSecurityPolicy: {

@@ -6,7 +6,7 @@ import { SCOPE_DESCRIPTIONS, SCOPES, type Scope } from '../modules/auth/scopes.j
 import type { AuthorisedApp } from '../modules/oauth/oauth.repository.js'
 import type { ShownApp } from '../modules/oauth/oauth.service.js'
 import { html, type Html } from './html.js'
-import { alert, confirmPage, csrfInput, formatter, layout, time, type Chrome } from './pages.js'
+import { alert, confirmPage, csrfInput, formatter, layout, scopeList, time, type Chrome } from './pages.js'
 
 export const APPS = '/settings/apps'
 
@@ -24,8 +24,6 @@ export interface AppForm {
 }
 
 const EMPTY_FORM: AppForm = { name: '', redirectUris: '', scopes: [], public: false, errors: [] }
-
-const scopeList = (scopes: readonly string[]) => html`${scopes.map((scope, i) => html`${i > 0 ? ', ' : ''}<code>${scope}</code>`)}`
 
 function appFields(form: AppForm, idPrefix: string, withType: boolean): Html {
   return html`<label for="${idPrefix}name">Name</label>

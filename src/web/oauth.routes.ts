@@ -4,7 +4,7 @@
 // The protocol's rules are the oauth module's (src/modules/oauth/oauth.service.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError } from '../errors.js'
-import { webActing } from '../modules/audit/audit.context.js'
+import { webActing, type Acting } from '../modules/audit/audit.context.js'
 import type { Account } from '../modules/auth/accounts.service.js'
 import {
   answerConsent,
@@ -24,14 +24,22 @@ import { sessionCsrf, type WebCookies } from './security.js'
 
 type Form = Record<string, unknown>
 type Current = { account: Account; secret: string }
+/** Lets a signed-in user on (a form's CSRF token checked), or answers and gives undefined. */
+type Gate = (request: FastifyRequest, reply: FastifyReply, form?: Form) => Promise<Current | undefined>
 
 export interface OAuthPagesOptions {
   cookies: WebCookies
   chrome: Chrome
   now: () => Date
   session: (request: FastifyRequest) => Promise<Current | undefined>
-  requireAccount: (request: FastifyRequest, reply: FastifyReply, form?: Form) => Promise<Current | undefined>
-  requireAdmin: (request: FastifyRequest, reply: FastifyReply, form?: Form) => Promise<Current | undefined>
+  requireAccount: Gate
+  requireAdmin: Gate
+  /** A form doing one thing to the item its path names, then on to `to` with a flash (web.routes.ts). */
+  itemForm: (
+    allowed: Gate,
+    to: string,
+    act: (acting: Account & Acting, id: number) => Promise<object>,
+  ) => (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>
   signedInChrome: (account: Account, secret: string) => Chrome
   pathId: (request: FastifyRequest) => number
   formRoute: { bodyLimit: number }
@@ -74,7 +82,7 @@ function sentences(err: ApiError): string[] {
 }
 
 export async function oauthPages(app: FastifyInstance, options: OAuthPagesOptions) {
-  const { cookies, chrome, now, session, requireAccount, requireAdmin, signedInChrome, pathId, formRoute } = options
+  const { cookies, chrome, now, session, requireAccount, requireAdmin, itemForm, signedInChrome, pathId, formRoute } = options
 
   const badLink = (reply: FastifyReply, page: Chrome, message: string) =>
     sendPage(reply, 400, errorPage(page, 'This authorization link cannot be used', `${message} Tell the app's maker; nothing was shared.`, { href: '/', text: 'Go to the start page' }))
@@ -118,14 +126,10 @@ export async function oauthPages(app: FastifyInstance, options: OAuthPagesOption
   })
 
   // Settings → Integrations: the user revokes an app they authorised (one grant).
-  app.post('/settings/integrations/apps/:id/revoke', formRoute, async (request, reply) => {
-    const current = await requireAccount(request, reply, (request.body ?? {}) as Form)
-    if (!current) return reply
-    const { account, secret } = current
-    await revokeAuthorisedApp(app.db, webActing(request, account, now()), pathId(request))
-    cookies.setFlash(reply, secret, { kind: 'app-revoked' })
-    return reply.redirect('/settings/integrations', 303)
-  })
+  app.post('/settings/integrations/apps/:id/revoke', formRoute, itemForm(requireAccount, '/settings/integrations', async (acting, id) => {
+    await revokeAuthorisedApp(app.db, acting, id)
+    return { kind: 'app-revoked' }
+  }))
 
   // Settings → Apps: admins only.
   async function renderApps(reply: FastifyReply, current: Current, status: number, view: { flash?: AppFlash | undefined; form?: AppForm }) {
@@ -182,14 +186,10 @@ export async function oauthPages(app: FastifyInstance, options: OAuthPagesOption
     }
   })
 
-  app.post(`${APPS}/:id/rotate`, formRoute, async (request, reply) => {
-    const current = await requireAdmin(request, reply, (request.body ?? {}) as Form)
-    if (!current) return reply
-    const { account, secret } = current
-    const rotated = await rotateSecret(app.db, webActing(request, account, now()), pathId(request))
-    cookies.setFlash(reply, secret, { kind: 'app-secret', name: rotated.app.name.slice(0, 100), clientId: rotated.app.client_id, secret: rotated.clientSecret, rotated: true } satisfies AppFlash)
-    return reply.redirect(APPS, 303)
-  })
+  app.post(`${APPS}/:id/rotate`, formRoute, itemForm(requireAdmin, APPS, async (acting, id) => {
+    const rotated = await rotateSecret(app.db, acting, id)
+    return { kind: 'app-secret', name: rotated.app.name.slice(0, 100), clientId: rotated.app.client_id, secret: rotated.clientSecret, rotated: true } satisfies AppFlash
+  }))
 
   app.get(`${APPS}/:id/delete`, async (request, reply) => {
     const current = await requireAdmin(request, reply)
@@ -198,12 +198,8 @@ export async function oauthPages(app: FastifyInstance, options: OAuthPagesOption
     return sendPage(reply, 200, deleteAppPage(signedInChrome(current.account, current.secret), sessionCsrf(current.secret), found))
   })
 
-  app.post(`${APPS}/:id/delete`, formRoute, async (request, reply) => {
-    const current = await requireAdmin(request, reply, (request.body ?? {}) as Form)
-    if (!current) return reply
-    const { account, secret } = current
-    const removed = await removeApp(app.db, webActing(request, account, now()), pathId(request))
-    cookies.setFlash(reply, secret, { kind: 'app-deleted', name: removed.name.slice(0, 100) } satisfies AppFlash)
-    return reply.redirect(APPS, 303)
-  })
+  app.post(`${APPS}/:id/delete`, formRoute, itemForm(requireAdmin, APPS, async (acting, id) => {
+    const removed = await removeApp(app.db, acting, id)
+    return { kind: 'app-deleted', name: removed.name.slice(0, 100) } satisfies AppFlash
+  }))
 }

@@ -171,9 +171,11 @@ export interface IntegrationsView {
   authorisedApps?: Html
 }
 
+/** Scopes as a comma-separated list of code names. */
+export const scopeList = (scopes: readonly string[]) => html`${scopes.map((scope, i) => html`${i > 0 ? ', ' : ''}<code>${scope}</code>`)}`
+
 /** A token's access in words: full access, or its scopes. */
-const accessOf = (token: { scopes: Scope[] | null }) =>
-  token.scopes === null ? html`Full access` : html`${token.scopes.map((scope, i) => html`${i > 0 ? ', ' : ''}<code>${scope}</code>`)}`
+const accessOf = (token: { scopes: Scope[] | null }) => (token.scopes === null ? html`Full access` : scopeList(token.scopes))
 
 /** When a token expires; expired ones say so. */
 function expiryOf(token: { expires_at: Date | null }, format: Intl.DateTimeFormat, now: Date): Html {
@@ -201,6 +203,16 @@ function scopeChoices(form: TokenForm): Html {
 }
 
 const tokenName = (token: { label: string | null; prefix: string }) => token.label ?? `${token.prefix}…`
+
+/** The cells a token's row has in both token tables (the user's own, the company's). */
+function tokenCells(token: ListedToken | CompanyToken, format: Intl.DateTimeFormat, now: Date): Html {
+  return html`<td data-label="Label">${token.label ?? html`<span class="muted">No label</span>`}</td>
+      <td data-label="Token"><code>${token.prefix}…</code></td>
+      <td data-label="Access">${accessOf(token)}</td>
+      <td data-label="Expires">${expiryOf(token, format, now)}</td>
+      <td data-label="Created">${time(token.created_at, format)}</td>
+      <td data-label="Last used">${time(token.last_used_at, format)}</td>`
+}
 
 function newToken(flash: Extract<Flash, { kind: 'created' }>, baseUrl: string): Html {
   const curl = `curl ${baseUrl}/api/v1/users/authorize_api -H "Authorization: Bearer ${flash.token}"`
@@ -242,12 +254,7 @@ html`<p class="notice" role="status">Token “${tokenName(flash)}” revoked: it
     <tbody>
     ${view.tokens.map(
       (token) => html`<tr>
-      <td data-label="Label">${token.label ?? html`<span class="muted">No label</span>`}</td>
-      <td data-label="Token"><code>${token.prefix}…</code></td>
-      <td data-label="Access">${accessOf(token)}</td>
-      <td data-label="Expires">${expiryOf(token, format, now)}</td>
-      <td data-label="Created">${time(token.created_at, format)}</td>
-      <td data-label="Last used">${time(token.last_used_at, format)}</td>
+      ${tokenCells(token, format, now)}
       <td class="actions"><a class="button danger" href="/settings/integrations/tokens/${String(token.id)}/revoke">Revoke<span class="visually-hidden"> ${tokenName(token)}</span></a></td>
     </tr>`,
     )}
@@ -447,12 +454,7 @@ ${flash?.kind === 'revoked' && html`<p class="notice" role="status">Token “${t
     ${tokens.map(
       (token) => html`<tr>
       <td data-label="User">${token.user_name}<br><span class="muted">${token.user_email}</span></td>
-      <td data-label="Label">${token.label ?? html`<span class="muted">No label</span>`}</td>
-      <td data-label="Token"><code>${token.prefix}…</code></td>
-      <td data-label="Access">${accessOf(token)}</td>
-      <td data-label="Expires">${expiryOf(token, format, now)}</td>
-      <td data-label="Created">${time(token.created_at, format)}</td>
-      <td data-label="Last used">${time(token.last_used_at, format)}</td>
+      ${tokenCells(token, format, now)}
       <td class="actions"><a class="button danger" href="/settings/tokens/${String(token.id)}/revoke">Revoke<span class="visually-hidden"> ${tokenName(token)} of ${token.user_name}</span></a></td>
     </tr>`,
     )}

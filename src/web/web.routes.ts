@@ -10,7 +10,7 @@ import { validate } from '../http/validation.js'
 import { AuditEventsQuery, AuditExportQuery } from '../modules/audit/audit.schemas.js'
 import { auditEventsPage, exportFor } from '../modules/audit/audit.service.js'
 import { AUDIT_FIELDS, AUDIT_PATH, auditPage, type AuditForm } from './audit-page.js'
-import { originOf, webActing, webContext } from '../modules/audit/audit.context.js'
+import { originOf, webActing, webContext, type Acting } from '../modules/audit/audit.context.js'
 import { acceptInvite, findAccount, findInvite, signIn, signInRateLimited, signOut, type Account } from '../modules/auth/accounts.service.js'
 import { PASSWORD_MAX_LENGTH } from '../modules/auth/passwords.js'
 import { isScope } from '../modules/auth/scopes.js'
@@ -47,6 +47,7 @@ import {
   sendPage,
   type Chrome,
   type Flash,
+  type IntegrationsView,
   type TokenForm,
   type WebhookForm,
 } from './pages.js'
@@ -176,6 +177,21 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
     return reply.code(303).redirect(next ?? HOME, 303)
   }
 
+  /**
+   * A form that does one thing to the item its path names (a token, a webhook, an app): sent by
+   * whom `allowed` lets in, CSRF-checked; then on to `to`, where the flash `act` returns says
+   * what was done (Post/Redirect/Get).
+   */
+  function itemForm(allowed: typeof requireAccount, to: string, act: (acting: Account & Acting, id: number) => Promise<object>) {
+    return async (request: FastifyRequest, reply: FastifyReply) => {
+      const current = await allowed(request, reply, formOf(request))
+      if (!current) return reply
+      const flash = await act(webActing(request, current.account, now()), pathId(request))
+      cookies.setFlash(reply, current.secret, flash)
+      return reply.redirect(to, 303)
+    }
+  }
+
   const formRoute = { bodyLimit: FORM_BODY_LIMIT }
 
   app.get('/', async (request, reply) => reply.redirect((await session(request)) ? HOME : '/login', 303))
@@ -230,6 +246,16 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
     return reply.redirect('/login', 303)
   })
 
+  /** Where the API is reached, for the curl line of a new token. */
+  const baseUrlOf = (request: FastifyRequest) => config.publicUrl ?? `${request.protocol}://${request.host}`
+
+  /** Integrations again after a form that failed (422): what was typed, and what is wrong with it. */
+  async function integrationsAgain(request: FastifyRequest, reply: FastifyReply, { account, secret }: { account: Account; secret: string }, typed: Partial<IntegrationsView>) {
+    const [tokens, webhooks] = await Promise.all([listOwnTokens(app.db, account.companyId, account.userId), subscriptionsOverviewOf(app.db, account)])
+    const view = { tokens, baseUrl: baseUrlOf(request), webhooks, ...typed }
+    return sendPage(reply, 422, integrationsPage(signedInChrome(account, secret), sessionCsrf(secret), account, view, now()))
+  }
+
   app.get(HOME, async (request, reply) => {
     const current = await requireAccount(request, reply)
     if (!current) return reply
@@ -241,9 +267,9 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
       subscriptionsOverviewOf(app.db, account),
       listAuthorisedApps(app.db, account.companyId, account.userId),
     ])
-    const baseUrl = config.publicUrl ?? `${request.protocol}://${request.host}`
     const authorisedApps = authorisedAppsSection(sessionCsrf(secret), account, apps, taken?.kind === 'app-revoked')
-    return sendPage(reply, 200, integrationsPage(signedInChrome(account, secret), sessionCsrf(secret), account, { tokens, flash, baseUrl, webhooks, authorisedApps }, now()))
+    const view = { tokens, flash, baseUrl: baseUrlOf(request), webhooks, authorisedApps }
+    return sendPage(reply, 200, integrationsPage(signedInChrome(account, secret), sessionCsrf(secret), account, view, now()))
   })
 
   app.post(`${HOME}/tokens`, formRoute, async (request, reply) => {
@@ -262,20 +288,11 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
     } catch (err) {
       if (!(err instanceof ApiError) || err.statusCode !== 422) throw err
       const problem = err.details?.label?.[0]
-      const [tokens, webhooks] = await Promise.all([listOwnTokens(app.db, account.companyId, account.userId), subscriptionsOverviewOf(app.db, account)])
-      const baseUrl = config.publicUrl ?? `${request.protocol}://${request.host}`
-      return sendPage(
-        reply,
-        422,
-        integrationsPage(signedInChrome(account, secret), sessionCsrf(secret), account, {
-          tokens,
-          baseUrl,
-          webhooks,
-          label: (label ?? '').slice(0, 255),
-          labelError: problem ? `The label ${problem}.` : err.message,
-          tokenForm: typed,
-        }, now()),
-      )
+      return integrationsAgain(request, reply, current, {
+        label: (label ?? '').slice(0, 255),
+        labelError: problem ? `The label ${problem}.` : err.message,
+        tokenForm: typed,
+      })
     }
   })
 
@@ -287,14 +304,10 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
     return sendPage(reply, 200, revokePage(signedInChrome(account, secret), sessionCsrf(secret), account, token))
   })
 
-  app.post(`${HOME}/tokens/:id/revoke`, formRoute, async (request, reply) => {
-    const current = await requireAccount(request, reply, formOf(request))
-    if (!current) return reply
-    const { account, secret } = current
-    const revoked = await revokeOwnToken(app.db, webActing(request, account, now()), pathId(request))
-    cookies.setFlash(reply, secret, { kind: 'revoked', prefix: revoked.prefix, label: revoked.label } satisfies Flash)
-    return reply.redirect(HOME, 303)
-  })
+  app.post(`${HOME}/tokens/:id/revoke`, formRoute, itemForm(requireAccount, HOME, async (acting, id) => {
+    const revoked = await revokeOwnToken(app.db, acting, id)
+    return { kind: 'revoked', prefix: revoked.prefix, label: revoked.label } satisfies Flash
+  }))
 
   // Webhooks of the company, through the same service as the API: admins manage them,
   // members only see them (the list on the Integrations page).
@@ -342,9 +355,7 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
         }
       }
     }
-    const [tokens, webhooks] = await Promise.all([listOwnTokens(app.db, account.companyId, account.userId), subscriptionsOverviewOf(app.db, account)])
-    const baseUrl = config.publicUrl ?? `${request.protocol}://${request.host}`
-    return sendPage(reply, 422, integrationsPage(signedInChrome(account, secret), sessionCsrf(secret), account, { tokens, baseUrl, webhooks, webhookForm: typed }, now()))
+    return integrationsAgain(request, reply, current, { webhookForm: typed })
   })
 
   app.get(`${WEBHOOKS}/:id/delete`, async (request, reply) => {
@@ -355,34 +366,21 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
     return sendPage(reply, 200, deleteWebhookPage(signedInChrome(account, secret), sessionCsrf(secret), account, webhook))
   })
 
-  app.post(`${WEBHOOKS}/:id/delete`, formRoute, async (request, reply) => {
-    const current = await requireAdmin(request, reply, formOf(request))
-    if (!current) return reply
-    const { account, secret } = current
-    const id = pathId(request)
-    const webhook = await subscriptionOf(app.db, account, id)
-    await removeSubscription(app.db, webActing(request, account, now()), id)
-    cookies.setFlash(reply, secret, { kind: 'webhook-deleted', url: shortUrl(webhook.url) } satisfies Flash)
-    return reply.redirect(HOME, 303)
-  })
+  app.post(`${WEBHOOKS}/:id/delete`, formRoute, itemForm(requireAdmin, HOME, async (acting, id) => {
+    const webhook = await subscriptionOf(app.db, acting, id)
+    await removeSubscription(app.db, acting, id)
+    return { kind: 'webhook-deleted', url: shortUrl(webhook.url) } satisfies Flash
+  }))
 
-  app.post(`${WEBHOOKS}/:id/rotate`, formRoute, async (request, reply) => {
-    const current = await requireAdmin(request, reply, formOf(request))
-    if (!current) return reply
-    const { account, secret } = current
-    const rotated = await rotateSubscriptionSecret(app.db, webActing(request, account, now()), pathId(request), webhookSettings())
-    cookies.setFlash(reply, secret, { kind: 'webhook-secret', url: shortUrl(rotated.url), secret: rotated.secret, rotated: true } satisfies Flash)
-    return reply.redirect(HOME, 303)
-  })
+  app.post(`${WEBHOOKS}/:id/rotate`, formRoute, itemForm(requireAdmin, HOME, async (acting, id) => {
+    const rotated = await rotateSubscriptionSecret(app.db, acting, id, webhookSettings())
+    return { kind: 'webhook-secret', url: shortUrl(rotated.url), secret: rotated.secret, rotated: true } satisfies Flash
+  }))
 
-  app.post(`${WEBHOOKS}/:id/enable`, formRoute, async (request, reply) => {
-    const current = await requireAdmin(request, reply, formOf(request))
-    if (!current) return reply
-    const { account, secret } = current
-    const enabled = await changeSubscription(app.db, webActing(request, account, now()), pathId(request), { enabled: true }, webhookSettings())
-    cookies.setFlash(reply, secret, { kind: 'webhook-enabled', url: shortUrl(enabled.url) } satisfies Flash)
-    return reply.redirect(HOME, 303)
-  })
+  app.post(`${WEBHOOKS}/:id/enable`, formRoute, itemForm(requireAdmin, HOME, async (acting, id) => {
+    const enabled = await changeSubscription(app.db, acting, id, { enabled: true }, webhookSettings())
+    return { kind: 'webhook-enabled', url: shortUrl(enabled.url) } satisfies Flash
+  }))
 
   // Settings → Security log: admins only, through the audit module's service like the API.
   const adminOnly = (reply: FastifyReply, page: Chrome) =>
@@ -447,14 +445,10 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
     return sendPage(reply, 200, revokePage(signedInChrome(account, secret), sessionCsrf(secret), account, token, { action: `${COMPANY_TOKENS}/${String(token.id)}/revoke`, back: COMPANY_TOKENS }))
   })
 
-  app.post(`${COMPANY_TOKENS}/:id/revoke`, formRoute, async (request, reply) => {
-    const current = await requireAdmin(request, reply, formOf(request))
-    if (!current) return reply
-    const { account, secret } = current
-    const revoked = await revokeCompanyTokenById(app.db, webActing(request, account, now()), pathId(request))
-    cookies.setFlash(reply, secret, { kind: 'revoked', prefix: revoked.prefix, label: revoked.label } satisfies Flash)
-    return reply.redirect(COMPANY_TOKENS, 303)
-  })
+  app.post(`${COMPANY_TOKENS}/:id/revoke`, formRoute, itemForm(requireAdmin, COMPANY_TOKENS, async (acting, id) => {
+    const revoked = await revokeCompanyTokenById(app.db, acting, id)
+    return { kind: 'revoked', prefix: revoked.prefix, label: revoked.label } satisfies Flash
+  }))
 
   const inviteGone = (reply: FastifyReply) =>
     sendPage(
@@ -495,7 +489,7 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
     return startSession(request, reply, result.session)
   })
 
-  await oauthPages(app, { cookies, chrome, now, session, requireAccount, requireAdmin, signedInChrome, pathId, formRoute })
+  await oauthPages(app, { cookies, chrome, now, session, requireAccount, requireAdmin, itemForm, signedInChrome, pathId, formRoute })
 }
 
 export default routes

@@ -8,7 +8,7 @@ import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } f
 import type { Config } from '../../config.js'
 import { isDatabaseUnavailable } from '../../db/errors.js'
 import { ApiError } from '../../errors.js'
-import { createRateLimiter } from '../../rate-limit/limiter.js'
+import { hideFromOpenApi, scopeRateLimiter } from '../../http/beside-api.js'
 import { requestContext } from '../audit/audit.context.js'
 import { basicCredentials, OAuthError } from './oauth.protocol.js'
 import type { ClientRow } from './oauth.repository.js'
@@ -25,17 +25,8 @@ function errorBody(error: OAuthError) {
 }
 
 const oauthRoutes: FastifyPluginAsync<OAuthRoutesOptions> = async (app, { config }) => {
-  const limiter = await createRateLimiter({
-    ...config.rateLimit,
-    redisUrl: config.redisUrl,
-    keyPrefix: `${config.rateLimit.keyPrefix}oauth:`,
-    logger: app.log,
-  })
-  app.addHook('onClose', () => limiter.close())
-
-  app.addHook('onRoute', (route) => {
-    route.schema = { ...route.schema, hide: true }
-  })
+  const limiter = await scopeRateLimiter(app, config, config.rateLimit, 'oauth')
+  hideFromOpenApi(app)
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     void reply.header('cache-control', 'no-store').header('pragma', 'no-cache')
