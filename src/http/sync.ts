@@ -21,7 +21,7 @@
 // across requests: most pages are one round trip.
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { Type, type TSchema } from 'typebox'
+import { Type, type Static, type TSchema } from 'typebox'
 import type { Db } from '../db/db.js'
 import { defineQuery, runOne } from '../db/query.js'
 import { requireReplayed } from '../db/replica.js'
@@ -301,35 +301,56 @@ export function sendWalkPage(request: FastifyRequest, reply: FastifyReply, body:
 /** Parameters a walk's next link never repeats: the token, the page, and the walk's start, which the cursor replaces. */
 const DROPPED: ReadonlySet<string> = new Set(['api_token', 'page', 'updated_since', 'cursor'])
 
-/** A list route that also walks (`updated_since`): what its handler hands over. */
-export interface WalkingList<Q extends SyncQuery, K extends keyof Q & string, One> {
+/**
+ * A list route that also walks (`updated_since`), declared once when its module loads
+ * (walkingList). Its reads are its service's functions, each called with the app's database
+ * and the request's caller.
+ */
+export interface WalkingList<Q, K extends keyof Q & string, One> {
   resource: SyncResource
   /** The list's filters, which a walk refuses. */
   walkRefuses: readonly (keyof Q & string)[]
   /** What a page needs (a walk needs none of it). */
   pageNeeds: readonly K[]
-  /** The page's own schema (the route's response is a union of a page and a walk's page). */
+  /**
+   * A reference to the page's own schema, which serializes a page: the route's response is a
+   * union of a page and a walk's page (and a record, for a list that shows one), whose
+   * serializer would validate every record to pick one.
+   */
   pageSchema: TSchema
-  walk: (walk: WalkRequest) => Promise<{ data: unknown[]; meta: SyncMetaBody }>
+  walk: (db: Db, caller: Caller, walk: WalkRequest) => Promise<{ data: unknown[]; meta: SyncMetaBody }>
   /** With `id` in the query: that one record (before the page's needs are checked). */
-  one?: (id: number) => Promise<One>
-  page: (query: Q & { [P in K]-?: NonNullable<Q[P]> }) => Promise<ListPage>
+  one?: (db: Db, caller: Caller, id: number) => Promise<One>
+  page: (db: Db, caller: Caller, query: Q & { [P in K]-?: NonNullable<Q[P]> }) => Promise<ListPage>
+}
+
+/**
+ * Declares a list route that also walks: `query` is the route's querystring schema, which
+ * types the names the list refuses and needs; `pageSchema` is the page's schema (with its
+ * `$id`), referenced here once.
+ */
+export function walkingList<S extends TSchema, K extends keyof Static<S> & string, One = never>(
+  list: WalkingList<Static<S>, K, One> & { query: S },
+): WalkingList<Static<S>, K, One> {
+  const { query: _, ...declared } = list
+  return { ...declared, pageSchema: Ref(list.pageSchema) }
 }
 
 /**
  * Answers a list request: a page of a walk when it asks for one (syncPosition), the record of
  * `id` for a list that shows one, else a page of the list once what it needs is given (422).
  */
-export async function answerList<Q extends SyncQuery & { id?: number | undefined }, K extends keyof Q & string, One = never>(
-  app: { keys: SecretKeys },
+export async function answerList<Q extends SyncQuery & { id?: number | undefined }, K extends keyof Q & string, One>(
+  app: { db: Db; keys: SecretKeys },
   request: FastifyRequest,
   reply: FastifyReply,
   query: Q,
   list: WalkingList<Q, K, One>,
 ): Promise<FastifyReply | One> {
-  const walk = walkRequest(app.keys, list.resource, request.caller, query, list.walkRefuses)
-  if (walk) return sendWalkPage(request, reply, await list.walk(walk))
-  if (list.one && query.id !== undefined) return list.one(query.id)
+  const { caller } = request
+  const walk = walkRequest(app.keys, list.resource, caller, query, list.walkRefuses)
+  if (walk) return sendWalkPage(request, reply, await list.walk(app.db, caller, walk))
+  if (list.one && query.id !== undefined) return list.one(app.db, caller, query.id)
   requireGiven(query, list.pageNeeds)
-  return sendPage(request, reply, await list.page(query), list.pageSchema)
+  return sendPage(request, reply, await list.page(app.db, caller, query), list.pageSchema)
 }

@@ -4,6 +4,7 @@
 import { Readable } from 'node:stream'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+import { tagRoutes } from '../../http/routes.js'
 import { Ref } from '../../http/schemas.js'
 import { AuditEventsPage, AuditEventsQuery, AuditExportQuery } from './audit.schemas.js'
 import { auditEventsPage, exportFor } from './audit.service.js'
@@ -11,13 +12,13 @@ import { auditEventsPage, exportFor } from './audit.service.js'
 export const JSON_LINES = 'application/x-ndjson; charset=utf-8'
 
 const auditRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  tagRoutes(app, 'audit')
   const cursorKey = () => app.keys.derive('sync cursor')
 
   app.get('/v1/audit_events', {
     config: { scope: 'audit:read', role: 'admin' },
     schema: {
       operationId: 'listAuditEvents',
-      tags: ['audit'],
       summary: "Your company's audit log, newest first (admins only)",
       description:
         'Who did what, when, from where: sign-ins, tokens, users, webhooks, admin commands (docs/audit-log.md lists every ' +
@@ -35,7 +36,6 @@ const auditRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { scope: 'audit:read', role: 'admin' },
     schema: {
       operationId: 'exportAuditEvents',
-      tags: ['audit'],
       summary: "Your company's audit records of a time range as JSON Lines, oldest first (admins only)",
       description:
         'One record a line (the `AuditEvent` of the list), streamed as it is read: any range, in flat memory. `since` is ' +

@@ -2,8 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { sendJsonText } from '../../http/json-text.js'
 import { sendPage } from '../../http/pagination.js'
+import { sendCreated, tagRoutes } from '../../http/routes.js'
 import { IdParams, Ref } from '../../http/schemas.js'
-import { answerList } from '../../http/sync.js'
+import { answerList, walkingList } from '../../http/sync.js'
 import { Business } from '../businesses/businesses.schemas.js'
 import { ContactEventsPage, ContactEventsQuery } from '../events/events.schemas.js'
 import { Contact, ContactCreateBody, ContactsListQuery, ContactsListResponse, ContactsPage, ContactUpdateBody } from './contacts.schemas.js'
@@ -20,15 +21,23 @@ import {
 import { upsertContacts, toBatchResponse } from './contacts.batch.js'
 import { batchValidatorCompiler, ContactBatchRequest, ContactBatchResponse } from './contacts.batch.schemas.js'
 
-// The list page's own serializer (the route's response is the union of a page and a walk's page).
-const PAGE = Ref(ContactsPage)
+const CONTACTS_LIST = walkingList({
+  resource: 'contacts',
+  query: ContactsListQuery,
+  walkRefuses: ['user_id', 'search_term'],
+  pageNeeds: ['page'],
+  pageSchema: ContactsPage,
+  walk: contactsWalk,
+  page: contactsPage,
+})
 
 const contactsRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  tagRoutes(app, 'contacts')
+
   app.get('/v1/contacts', {
     config: { scope: 'contacts:read' },
     schema: {
       operationId: 'listContacts',
-      tags: ['contacts'],
       summary: 'List contacts (id ascending), optionally of one owner or matching a search; or walk the changes',
       description:
         '`search_term` matches a case-insensitive substring of the full name (first and last), the business or the email.\n\n' +
@@ -37,20 +46,12 @@ const contactsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: ContactsListQuery,
       response: { 200: ContactsListResponse },
     },
-  }, async (request, reply) => answerList(app, request, reply, request.query, {
-    resource: 'contacts',
-    walkRefuses: ['user_id', 'search_term'],
-    pageNeeds: ['page'],
-    pageSchema: PAGE,
-    walk: (walk) => contactsWalk(app.db, request.caller, walk),
-    page: (query) => contactsPage(app.db, request.caller, query),
-  }))
+  }, async (request, reply) => answerList(app, request, reply, request.query, CONTACTS_LIST))
 
   app.get('/v1/contacts/:id', {
     config: { scope: 'contacts:read', notFound: 'No live contact with this id in your company' },
     schema: {
       operationId: 'getContact',
-      tags: ['contacts'],
       summary: 'A contact with its tags and custom fields',
       params: IdParams,
       response: { 200: Ref(Contact) },
@@ -61,24 +62,19 @@ const contactsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { scope: 'contacts:write', rootKey: 'contact' },
     schema: {
       operationId: 'createContact',
-      tags: ['contacts'],
       summary: 'Create a contact (you are its owner)',
       description:
         '`email` is unique among the live contacts of your company (case-insensitive). `user_id` is ignored: the owner is the caller.',
       body: ContactCreateBody,
       response: { 201: Ref(Contact) },
     },
-  }, async (request, reply) => {
-    const contact = await createContact(app.db, request.caller, request.body)
-    return reply.code(201).header('location', `/api/v1/contacts/${contact.id}`).send(contact)
-  })
+  }, async (request, reply) => sendCreated(reply, '/api/v1/contacts', await createContact(app.db, request.caller, request.body)))
 
   app.post('/v1/contacts/batch', {
     config: { scope: 'contacts:write' },
     validatorCompiler: batchValidatorCompiler,
     schema: {
       operationId: 'upsertContactsBatch',
-      tags: ['contacts'],
       summary: 'Create or update up to 100 contacts by email, in order; one result per contact',
       description:
         'Each contact is matched by `email` (case-insensitive) among the live contacts of your company: a new email is ' +
@@ -98,7 +94,6 @@ const contactsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { scope: 'contacts:write', rootKey: 'contact', notFound: 'No live contact with this id in your company' },
     schema: {
       operationId: 'updateContact',
-      tags: ['contacts'],
       summary: 'Update a contact',
       description:
         '`first_name`, `email` and `business` are required; an omitted optional field is left as it is, null clears it. ' +
@@ -113,7 +108,6 @@ const contactsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { scope: 'contacts:write', notFound: 'No live contact with this id in your company (deleting twice answers 404)' },
     schema: {
       operationId: 'deleteContact',
-      tags: ['contacts'],
       summary: 'Delete a contact: it is hidden from every read and its email is free again; its history is kept',
       params: IdParams,
       response: { 204: Type.Null({ description: 'Deleted' }) },
@@ -127,21 +121,17 @@ const contactsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { scope: 'contacts:read', notFound: 'No live contact with this id in your company' },
     schema: {
       operationId: 'listContactEvents',
-      tags: ['contacts'],
       summary: "A contact's events, newest first",
       params: IdParams,
       querystring: ContactEventsQuery,
       response: { 200: Ref(ContactEventsPage) },
     },
-  }, async (request, reply) => {
-    return sendPage(request, reply, await contactEventsPage(app.db, request.caller, request.params.id, request.query))
-  })
+  }, async (request, reply) => sendPage(request, reply, await contactEventsPage(app.db, request.caller, request.params.id, request.query)))
 
   app.get('/v1/contacts/:id/business', {
     config: { scope: 'contacts:read', notFound: 'No live contact with this id in your company, or the contact has no business' },
     schema: {
       operationId: 'getContactBusiness',
-      tags: ['contacts'],
       summary: "The contact's business (its employer); 404 when it has none",
       params: IdParams,
       response: { 200: Ref(Business) },

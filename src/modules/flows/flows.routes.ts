@@ -1,15 +1,17 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { sendPage } from '../../http/pagination.js'
+import { tagRoutes } from '../../http/routes.js'
 import { IdParams, Ref } from '../../http/schemas.js'
 import { AddContactBody, Enrollment, FlowsListQuery, FlowsPage } from './flows.schemas.js'
 import { addContact, flowsPage } from './flows.service.js'
 
 const flowsRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  tagRoutes(app, 'flows')
+
   app.get('/v1/flows', {
     config: { scope: 'flows:read' },
     schema: {
       operationId: 'listFlows',
-      tags: ['flows'],
       summary: 'List flows (id ascending), optionally of one user or matching a name',
       description: '`search_term` matches a case-insensitive substring of the flow name.',
       querystring: FlowsListQuery,
@@ -21,7 +23,6 @@ const flowsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { scope: 'flows:write', notFound: 'No flow with this id in your company' },
     schema: {
       operationId: 'addContactToFlow',
-      tags: ['flows'],
       summary: 'Add a contact to a flow: one task per step, due from today in your company time zone',
       description:
         "Each task is due on today (company time zone) plus the step's day, assigned to the contact's owner. " +

@@ -1,18 +1,28 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { sendCreated, tagRoutes } from '../../http/routes.js'
 import { CountResponse, IdParams, Ref } from '../../http/schemas.js'
-import { answerList } from '../../http/sync.js'
+import { answerList, walkingList } from '../../http/sync.js'
 import { Lead, LeadCreateBody, LeadsCountQuery, LeadsPage, LeadsQuery, LeadsResponse } from './leads.schemas.js'
 import { createLead, getLead, leadsCount, leadsPage, leadsWalk } from './leads.service.js'
 
-// The list page's own serializer (the route's response is a union of a lead, a page and a walk's page).
-const PAGE = Ref(LeadsPage)
+const LEADS_LIST = walkingList({
+  resource: 'leads',
+  query: LeadsQuery,
+  walkRefuses: ['id', 'user_id', 'with_contact', 'without_contact'],
+  pageNeeds: ['page', 'user_id'],
+  pageSchema: LeadsPage,
+  walk: leadsWalk,
+  one: getLead,
+  page: leadsPage,
+})
 
 const leadsRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  tagRoutes(app, 'leads')
+
   app.get('/v1/leads', {
     config: { scope: 'leads:read', notFound: 'With `id`: no lead with this id in your company' },
     schema: {
       operationId: 'listLeads',
-      tags: ['leads'],
       summary: 'List the leads of a user, or show one lead with id',
       description:
         'With `id`: that lead (404 if it is not one of your company). Without: the leads created by ' +
@@ -22,34 +32,22 @@ const leadsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: LeadsQuery,
       response: { 200: LeadsResponse },
     },
-  }, async (request, reply) => answerList(app, request, reply, request.query, {
-    resource: 'leads',
-    walkRefuses: ['id', 'user_id', 'with_contact', 'without_contact'],
-    pageNeeds: ['page', 'user_id'],
-    pageSchema: PAGE,
-    walk: (walk) => leadsWalk(app.db, request.caller, walk),
-    one: (id) => getLead(app.db, request.caller, id),
-    page: (query) => leadsPage(app.db, request.caller, query),
-  }))
+  }, async (request, reply) => answerList(app, request, reply, request.query, LEADS_LIST))
 
   app.get('/v1/leads/count', {
     config: { scope: 'leads:read' },
     schema: {
       operationId: 'countLeads',
-      tags: ['leads'],
       summary: 'Count the leads of a user',
       querystring: LeadsCountQuery,
       response: { 200: CountResponse },
     },
-  }, async (request) => {
-    return { count: await leadsCount(app.db, request.caller, request.query) }
-  })
+  }, async (request) => ({ count: await leadsCount(app.db, request.caller, request.query) }))
 
   app.get('/v1/leads/:id', {
     config: { scope: 'leads:read', notFound: 'No lead with this id in your company' },
     schema: {
       operationId: 'getLead',
-      tags: ['leads'],
       summary: 'Show one lead',
       params: IdParams,
       response: { 200: Ref(Lead) },
@@ -60,15 +58,11 @@ const leadsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { scope: 'leads:write', rootKey: 'lead' },
     schema: {
       operationId: 'createLead',
-      tags: ['leads'],
       summary: 'Create a lead (linked to the contact with the same email, if any)',
       body: LeadCreateBody,
       response: { 201: Ref(Lead) },
     },
-  }, async (request, reply) => {
-    const lead = await createLead(app.db, request.caller, request.body)
-    return reply.code(201).header('location', `/api/v1/leads/${lead.id}`).send(lead)
-  })
+  }, async (request, reply) => sendCreated(reply, '/api/v1/leads', await createLead(app.db, request.caller, request.body)))
 }
 
 export default leadsRoutes

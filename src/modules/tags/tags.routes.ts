@@ -1,15 +1,17 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+import { sendCreated, tagRoutes } from '../../http/routes.js'
 import { IdParams, Ref } from '../../http/schemas.js'
 import { Tag, TagBody, TagsList } from './tags.schemas.js'
 import { changeTag, createTag, removeTag, tagsOfCompany } from './tags.service.js'
 
 const tagsRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  tagRoutes(app, 'tags')
+
   app.get('/v1/tags', {
     config: { scope: 'tags:read' },
     schema: {
       operationId: 'listTags',
-      tags: ['tags'],
       summary: 'List the tags of your company (id ascending, not paged)',
       response: { 200: Ref(TagsList) },
     },
@@ -19,22 +21,17 @@ const tagsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { scope: 'tags:write', rootKey: 'tag' },
     schema: {
       operationId: 'createTag',
-      tags: ['tags'],
       summary: 'Create a tag',
       description: '`name` is unique in your company (case-insensitive); `color` is `#rgb` or `#rrggbb`.',
       body: TagBody,
       response: { 201: Ref(Tag) },
     },
-  }, async (request, reply) => {
-    const tag = await createTag(app.db, request.caller, request.body)
-    return reply.code(201).header('location', `/api/v1/tags/${tag.id}`).send(tag)
-  })
+  }, async (request, reply) => sendCreated(reply, '/api/v1/tags', await createTag(app.db, request.caller, request.body)))
 
   app.put('/v1/tags/:id', {
     config: { scope: 'tags:write', rootKey: 'tag', notFound: 'No tag with this id in your company' },
     schema: {
       operationId: 'updateTag',
-      tags: ['tags'],
       summary: 'Rename or recolour a tag',
       params: IdParams,
       body: TagBody,
@@ -46,7 +43,6 @@ const tagsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { scope: 'tags:write', notFound: 'No tag with this id in your company' },
     schema: {
       operationId: 'deleteTag',
-      tags: ['tags'],
       summary: 'Delete a tag: it is taken off every contact (a tag_removed event on each)',
       params: IdParams,
       response: { 204: Type.Null({ description: 'Deleted' }) },

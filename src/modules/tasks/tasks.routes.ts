@@ -1,18 +1,26 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { Ref } from '../../http/schemas.js'
-import { answerList } from '../../http/sync.js'
+import { tagRoutes } from '../../http/routes.js'
+import { answerList, walkingList } from '../../http/sync.js'
 import { TASK_FILTERS, TasksListQuery, TasksListResponse, TasksPage } from './tasks.schemas.js'
 import { tasksPage, tasksWalk } from './tasks.service.js'
 
-// The list page's own serializer (the route's response is the union of a page and a walk's page).
-const PAGE = Ref(TasksPage)
+const TASKS_LIST = walkingList({
+  resource: 'tasks',
+  query: TasksListQuery,
+  walkRefuses: TASK_FILTERS,
+  pageNeeds: ['page'],
+  pageSchema: TasksPage,
+  walk: tasksWalk,
+  page: tasksPage,
+})
 
 const tasksRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  tagRoutes(app, 'tasks')
+
   app.get('/v1/tasks', {
     config: { scope: 'tasks:read' },
     schema: {
       operationId: 'listTasks',
-      tags: ['tasks'],
       summary: 'List tasks (due date, then id), with filters that combine with AND',
       description:
         '"Today" is the current day in your company time zone: it decides `status` (today, overdue, future for open ' +
@@ -23,14 +31,7 @@ const tasksRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: TasksListQuery,
       response: { 200: TasksListResponse },
     },
-  }, async (request, reply) => answerList(app, request, reply, request.query, {
-    resource: 'tasks',
-    walkRefuses: TASK_FILTERS,
-    pageNeeds: ['page'],
-    pageSchema: PAGE,
-    walk: (walk) => tasksWalk(app.db, request.caller, walk),
-    page: (query) => tasksPage(app.db, request.caller, query),
-  }))
+  }, async (request, reply) => answerList(app, request, reply, request.query, TASKS_LIST))
 }
 
 export default tasksRoutes

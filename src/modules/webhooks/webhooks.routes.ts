@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyReply } from 'fastify'
 import { Type } from 'typebox'
 import { sendPage } from '../../http/pagination.js'
+import { sendCreated, tagRoutes } from '../../http/routes.js'
 import { IdParams, PageParams, Ref } from '../../http/schemas.js'
 import { apiActing } from '../audit/audit.context.js'
 import {
@@ -36,20 +38,22 @@ import {
 const NO_WEBHOOK = 'No webhook subscription with this id in your company'
 const NO_DELIVERY = 'No such webhook subscription in your company, or no such delivery of it'
 const NoBody = Type.Object({})
+const QUEUED = { 202: { ...Ref(WebhookDelivery), description: 'Queued: the delivery, pending' } }
 const PageQuery = Type.Object(PageParams)
 
 const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  tagRoutes(app, 'webhooks') // the event log's two routes name their own tag, 'events'
   const settings = (): WebhookSettings => ({ secretKey: app.keys.derive('webhook secrets'), allowPrivate: app.config.webhookAllowPrivate })
-  /** A delivery queued now is looked for at once instead of at the worker's next poll. */
-  const wakeWorker = () => {
+  /** Answers a delivery just queued: 202 and its path. The worker looks for it at once instead of at its next poll. */
+  const sendQueued = (reply: FastifyReply, webhookId: number, delivery: { id: number }) => {
     app.webhookWorker?.wake()
+    return reply.code(202).header('location', `/api/v1/webhooks/${String(webhookId)}/deliveries/${String(delivery.id)}`).send(delivery)
   }
 
   app.get('/v1/webhooks', {
     config: { scope: 'webhooks:read' },
     schema: {
       operationId: 'listWebhooks',
-      tags: ['webhooks'],
       summary: 'List the webhook subscriptions of your company (id ascending)',
       querystring: PageQuery,
       response: { 200: Ref(WebhookSubscriptionsPage) },
@@ -60,7 +64,6 @@ const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { scope: 'webhooks:write', role: 'admin', rootKey: 'webhook' },
     schema: {
       operationId: 'createWebhook',
-      tags: ['webhooks'],
       summary: 'Subscribe a URL to events; the answer holds the signing secret, shown only this once',
       description:
         '`url` must be https and resolve to public addresses only (unless the service runs with WEBHOOK_ALLOW_PRIVATE=true); ' +
@@ -69,16 +72,12 @@ const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: CreateWebhookBody,
       response: { 201: Ref(WebhookSubscriptionWithSecret) },
     },
-  }, async (request, reply) => {
-    const created = await createSubscription(app.db, apiActing(request), request.body, settings())
-    return reply.code(201).header('location', `/api/v1/webhooks/${String(created.id)}`).send(created)
-  })
+  }, async (request, reply) => sendCreated(reply, '/api/v1/webhooks', await createSubscription(app.db, apiActing(request), request.body, settings())))
 
   app.get('/v1/webhooks/:id', {
     config: { scope: 'webhooks:read', notFound: NO_WEBHOOK },
     schema: {
       operationId: 'getWebhook',
-      tags: ['webhooks'],
       summary: 'Show a webhook subscription (without its secret)',
       params: IdParams,
       response: { 200: Ref(WebhookSubscription) },
@@ -89,7 +88,6 @@ const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { scope: 'webhooks:write', role: 'admin', rootKey: 'webhook', notFound: NO_WEBHOOK },
     schema: {
       operationId: 'updateWebhook',
-      tags: ['webhooks'],
       summary: 'Change a subscription: url, events, description; enabled=true re-enables a disabled one',
       description: 'Omitted fields are left unchanged; `description: null` clears it. Re-enabling clears `disabled_reason` and `disabled_at`.',
       params: IdParams,
@@ -102,7 +100,6 @@ const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { scope: 'webhooks:write', role: 'admin', notFound: NO_WEBHOOK },
     schema: {
       operationId: 'deleteWebhook',
-      tags: ['webhooks'],
       summary: 'Delete a subscription and its deliveries',
       params: IdParams,
       response: { 204: Type.Null({ description: 'Deleted' }) },
@@ -116,7 +113,6 @@ const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { scope: 'webhooks:write', role: 'admin', notFound: NO_WEBHOOK },
     schema: {
       operationId: 'rotateWebhookSecret',
-      tags: ['webhooks'],
       summary: 'Replace the signing secret; the old one keeps signing deliveries for 24 hours',
       description: 'The answer holds the new secret, shown only this once. Until `previous_secret_expires_at` every delivery carries a signature with each secret.',
       params: IdParams,
@@ -129,29 +125,20 @@ const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { scope: 'webhooks:write', role: 'admin', notFound: NO_WEBHOOK },
     schema: {
       operationId: 'testWebhook',
-      tags: ['webhooks'],
       summary: 'Send a `ping` event to the subscription now; answers its delivery, to follow',
       description:
         'The ping is delivered, signed and retried like any event: `{"type": "ping", "sequence": 0, "data": {"webhook_id": …}}`. ' +
         'It is not part of the event log. A disabled subscription: `state_refused`.',
       params: IdParams,
       body: NoBody,
-      response: { 202: { ...Ref(WebhookDelivery), description: 'Queued: the delivery, pending' } },
+      response: QUEUED,
     },
-  }, async (request, reply) => {
-    const delivery = await pingSubscription(app.db, apiActing(request), request.params.id)
-    wakeWorker()
-    return reply
-      .code(202)
-      .header('location', `/api/v1/webhooks/${String(request.params.id)}/deliveries/${String(delivery.id)}`)
-      .send(delivery)
-  })
+  }, async (request, reply) => sendQueued(reply, request.params.id, await pingSubscription(app.db, apiActing(request), request.params.id)))
 
   app.get('/v1/webhooks/:id/deliveries', {
     config: { scope: 'webhooks:read', notFound: NO_WEBHOOK },
     schema: {
       operationId: 'listWebhookDeliveries',
-      tags: ['webhooks'],
       summary: "List a subscription's deliveries, newest first (kept 30 days)",
       params: IdParams,
       querystring: PageQuery,
@@ -163,7 +150,6 @@ const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { scope: 'webhooks:read', notFound: NO_DELIVERY },
     schema: {
       operationId: 'getWebhookDelivery',
-      tags: ['webhooks'],
       summary: 'Show one delivery of a subscription',
       params: DeliveryParams,
       response: { 200: Ref(WebhookDelivery) },
@@ -174,20 +160,17 @@ const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { scope: 'webhooks:write', role: 'admin', notFound: NO_DELIVERY },
     schema: {
       operationId: 'retryWebhookDelivery',
-      tags: ['webhooks'],
       summary: 'Send a delivery again now, from the start of the retry schedule (a delivered one too: a replay)',
       description:
         'The delivery becomes `pending`, due now, with `attempts` back at 0 and a new 3-day retry window. The event keeps its ' +
         '`webhook-id`, so a receiver that drops repeats will drop a replay too. A disabled subscription: `state_refused`.',
       params: DeliveryParams,
       body: NoBody,
-      response: { 202: { ...Ref(WebhookDelivery), description: 'Queued: the delivery, pending' } },
+      response: QUEUED,
     },
   }, async (request, reply) => {
     const { id, delivery_id: deliveryId } = request.params
-    const delivery = await retrySubscriptionDelivery(app.db, apiActing(request), id, deliveryId)
-    wakeWorker()
-    return reply.code(202).header('location', `/api/v1/webhooks/${String(id)}/deliveries/${String(deliveryId)}`).send(delivery)
+    return sendQueued(reply, id, await retrySubscriptionDelivery(app.db, apiActing(request), id, deliveryId))
   })
 
   app.get('/v1/events', {
