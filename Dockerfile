@@ -25,7 +25,7 @@ RUN npm pkg delete scripts.prepare \
  && npm ci --omit=dev \
  && npm cache clean --force
 COPY --from=build /app/dist dist
-COPY drizzle drizzle
+COPY migrations migrations
 COPY src/web/assets src/web/assets
 
 # Without DATABASE_URL the embedded PostgreSQL keeps its cluster here (and, without

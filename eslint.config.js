@@ -2,7 +2,7 @@ import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'dist/', 'sdk/dist/', 'drizzle/', 'eslint.config.js', '.cluster/'] },
+  { ignores: ['node_modules/', 'data/', 'dist/', 'sdk/dist/', 'migrations/', 'eslint.config.js', '.cluster/'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {

@@ -1,7 +1,7 @@
 // The data of the scale scenarios (issue 9): one company with 1 M contacts, tasks and leads,
 // 200 k meeting transcriptions and 2 M WhatsApp messages, generated ONCE into a database
 // kept between runs (`engage_scale` on DATABASE_URL's server). It is generated again only
-// with --regenerate, or when the migrations (drizzle/) or this generator changed.
+// with --regenerate, or when the migrations (migrations/) or this generator changed.
 //
 // Everything is set-based SQL (INSERT … SELECT generate_series) with deterministic hashes,
 // so the same run gives the same data, and references between tables are computed rather
@@ -167,12 +167,11 @@ const textArray = (values: readonly string[]) =>
 
 /** The migrations and this generator: a change in either means the data is generated again. */
 export function schemaHash(): string {
-  const folder = fileURLToPath(new URL('../drizzle', import.meta.url))
+  const folder = fileURLToPath(new URL('../migrations', import.meta.url))
   const hash = createHash('sha256').update(`generator ${GENERATOR_VERSION}\n`)
   for (const file of readdirSync(folder).filter((f) => f.endsWith('.sql')).sort()) {
     hash.update(file).update(readFileSync(`${folder}/${file}`))
   }
-  hash.update(readFileSync(`${folder}/meta/_journal.json`))
   return hash.digest('hex').slice(0, 16)
 }
 

@@ -1,6 +1,6 @@
 // Opens the database: PostgreSQL through node-postgres, either the server named by
 // DATABASE_URL or the embedded cluster under DATA_DIR (src/db/embedded.ts). One driver, one
-// dialect; Drizzle keeps the schema and generates and applies the migrations (src/db/migrate.ts).
+// dialect; the migrations are SQL files applied at start (src/db/migrate.ts).
 import pg from 'pg'
 import type { Db } from './db.js'
 import { startEmbeddedCluster, type EmbeddedCluster } from './embedded.js'

@@ -1,5 +1,5 @@
-// A driver error may arrive wrapped (an error with the driver's as `cause`: Drizzle's
-// migrator, a caller's own wrapper); these helpers look through the chain for PostgreSQL's
+// A driver error may arrive wrapped (an error with the driver's as `cause`: the migration
+// runner's, a caller's own wrapper); these helpers look through the chain for PostgreSQL's
 // SQLSTATE and constraint name.
 interface PgErrorFields {
   code?: unknown

@@ -9,7 +9,7 @@ import { execute, rawRows, sql } from '../helpers/sql.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addSubscription, tenant, type Tenant } from '../helpers/factories.js'
 
-const migration = readFileSync(new URL('../../drizzle/0011_events_published_after_commit.sql', import.meta.url), 'utf8')
+const migration = readFileSync(new URL('../../migrations/0011_events_published_after_commit.sql', import.meta.url), 'utf8')
 const fanOut = migration.split('--> statement-breakpoint').find((part) => part.includes('NOT e."fanned_out"'))
 
 for (const backend of backends()) {

@@ -11,7 +11,7 @@ import { addCustomField, addTag } from '../helpers/contacts-factories.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
 import { transaction } from '../../src/db/db.js'
 
-const statementsOf = (file: string) => readFileSync(new URL(`../../drizzle/${file}`, import.meta.url), 'utf8')
+const statementsOf = (file: string) => readFileSync(new URL(`../../migrations/${file}`, import.meta.url), 'utf8')
   .split('--> statement-breakpoint')
 // 0018 later rebuilt one of the contacts' indexes (partial since): replayed after 0012, so the
 // table comes out as today's schema has it.

@@ -23,7 +23,7 @@ export interface Backend {
   open: () => Promise<{ database: DatabaseHandle; url: string; drop: () => Promise<void> }>
 }
 
-const migrations = fileURLToPath(new URL('../../drizzle', import.meta.url))
+const migrations = fileURLToPath(new URL('../../migrations', import.meta.url))
 /** The template's name changes with the migrations, so a changed schema gets a new one. */
 function templateName(): string {
   const hash = createHash('sha256')

@@ -105,7 +105,7 @@ describe('Dockerfile', () => {
       .filter((i) => i.op === 'COPY')
       .flatMap((i) => (i.args.startsWith('--from') ? [i.args.split(' ').at(-1) ?? ''] : i.args.split(' ').slice(0, -1)))
     const needed = filesReadAtRunTime()
-    assert.ok(needed.includes('drizzle') && needed.includes('package.json'), `found: ${needed.join(', ')}`)
+    assert.ok(needed.includes('migrations') && needed.includes('package.json'), `found: ${needed.join(', ')}`)
     for (const file of needed) {
       assert.ok(
         copied.some((c) => file === c || file.startsWith(`${c}/`)),

@@ -134,7 +134,7 @@ for (const backend of backends()) {
       const kept = await rawRows<{ value: number }>(t.db, kindLists)
       assert.ok(kept.length > 50, `${String(kept.length)} rows`)
       // Run on today's schema, where a counter's primary key has had its slot (0 here) since 0011.
-      const migration = readFileSync(new URL('../../drizzle/0009_task_pair_counters.sql', import.meta.url), 'utf8')
+      const migration = readFileSync(new URL('../../migrations/0009_task_pair_counters.sql', import.meta.url), 'utf8')
         .replace('ON CONFLICT ("company_id", "list", "key")', 'ON CONFLICT ("company_id", "list", "key", "slot")')
       await execute(t.db, sql.raw(migration))
       assert.deepEqual(await rawRows(t.db, kindLists), kept)
