@@ -14,6 +14,10 @@ export interface OptionSpec {
   flag?: boolean
 }
 
+// The options many commands take, described once.
+export const COMPANY_OPTION: OptionSpec = { value: 'ID', description: 'the company id', required: true }
+export const USER_OPTION: OptionSpec = { value: 'ID', description: 'the user id', required: true }
+
 /** What a command may read besides its options; it acts (`Acting`) as the `cli` actor at the time it started. */
 export interface CommandContext extends Acting {
   /** Standard input, read to its end ('' when there is none). */

@@ -3,6 +3,9 @@
 // page statement's rows (the records with the total on each, or one row with the total
 // and nulls past the end). The SQL builders run at module load, when statements are
 // defined; nothing here assembles SQL per request.
+import type { Db } from './db.js'
+import { run, type Query } from './query.js'
+import type { CompanyId } from '../tenancy.js'
 
 /** The rows a page statement reads: its `limit` and `offset` values (src/http/pagination.ts makes them). */
 export interface PageSlice {
@@ -120,15 +123,16 @@ export interface Page<T> {
 export type PageRow<T, Extra = unknown, Key extends string = 'id'> = { total: number } & Extra & ({ [K in Key]: null } | T)
 
 /**
- * A page of one parent's records (a contact's events, a webhook's deliveries), or undefined
- * when the statement's `parent` column says there is no such parent; that column and the
- * total are taken off each record.
+ * The reader of a page of one parent's records (a contact's events, a webhook's deliveries)
+ * with `statement` ($1 company, $2 the parent, $3 limit, $4 offset): undefined when the
+ * statement's `parent` column says there is no such parent; that column and the total are
+ * taken off each record.
  */
-export function unwrapChildPage<T, Parent extends string>(
-  rows: readonly PageRow<T, { [P in Parent]: boolean }>[],
-  parent: Parent,
-): Page<T> | undefined {
-  return (rows[0] as Record<string, unknown> | undefined)?.[parent] ? unwrapPage(rows, 'id', [parent, 'total']) : undefined
+export function childPageReader<T, Parent extends string>(statement: Query<PageRow<T, { [P in Parent]: boolean }>>, parent: Parent) {
+  return async (db: Db, companyId: CompanyId, parentId: number, page: PageSlice): Promise<Page<T> | undefined> => {
+    const rows = await run(db, statement, [companyId, parentId, page.limit, page.offset])
+    return (rows[0] as Record<string, unknown> | undefined)?.[parent] ? unwrapPage(rows, 'id', [parent, 'total']) : undefined
+  }
 }
 
 /**

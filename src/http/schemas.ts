@@ -1,7 +1,7 @@
 // Building blocks for the per-operation TypeBox schemas: parameter types with the
 // contract's rules, and the shared response shapes (records, lists, counts, errors).
 import { Type, type Static, type TSchema, type TUnsafe } from 'typebox'
-import type { ErrorCode } from '../errors.js'
+import { CODES, detailCodes, MESSAGES, type ErrorCode, type ErrorDetails, type ErrorStatus } from '../errors.js'
 
 export const MAX_ID = Number.MAX_SAFE_INTEGER
 
@@ -39,6 +39,13 @@ export const DateParam = Type.String({ format: 'date' })
 export const PageParams = {
   page: Type.Integer({ minimum: 1, maximum: MAX_ID }),
   per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+}
+
+/** The query of an operation with two modes: `id` answers that record; without it, a page of the list. */
+export const RecordOrPageParams = {
+  id: Type.Optional(Id),
+  page: Type.Optional(PageParams.page),
+  per_page: PageParams.per_page,
 }
 
 /** An instant in a response: a Date (or ISO string) serialized as ISO 8601 UTC with milliseconds. */
@@ -114,6 +121,24 @@ const KNOWN_ERROR_CODES: Record<ErrorCode, true> = {
 }
 export const ERROR_CODES = Object.keys(KNOWN_ERROR_CODES) as ErrorCode[]
 
+/** The request id of the examples of errors. */
+export const EXAMPLE_REQUEST_ID = '0c6f1c2e-6d0b-4f0e-9a57-3f4f2d1f8b1a'
+
+/**
+ * An error body's `error` as the examples show it: `details`, when given, with their codes as
+ * the error handler answers them (detailCodes) unless `codes` are given.
+ */
+export function exampleError(
+  status: ErrorStatus,
+  code: ErrorCode = CODES[status],
+  message: string = MESSAGES[status],
+  details?: ErrorDetails,
+  codes: ErrorDetails | undefined = details && detailCodes(details),
+) {
+  if (!details) return { status, message, code, request_id: EXAMPLE_REQUEST_ID }
+  return { status, message, code, details, detail_codes: codes, request_id: EXAMPLE_REQUEST_ID }
+}
+
 export const ErrorResponse = Type.Object(
   {
     error: Type.Object({
@@ -144,17 +169,6 @@ export const ErrorResponse = Type.Object(
   {
     $id: 'Error',
     description: 'Every error answers this body',
-    examples: [
-      {
-        error: {
-          status: 422,
-          message: 'Could not save the entity',
-          code: 'validation_failed',
-          details: { email: ['has already been taken'] },
-          detail_codes: { email: ['taken'] },
-          request_id: '0c6f1c2e-6d0b-4f0e-9a57-3f4f2d1f8b1a',
-        },
-      },
-    ],
+    examples: [{ error: exampleError(422, 'validation_failed', undefined, { email: ['has already been taken'] }) }],
   },
 )

@@ -9,7 +9,8 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
-import { CODES, forbiddenRole, insufficientScope, MESSAGES, type ErrorCode, type ErrorStatus } from '../errors.js'
+import { CODES, forbiddenRole, insufficientScope, type ErrorCode, type ErrorDetails, type ErrorStatus } from '../errors.js'
+import { EXAMPLE_REQUEST_ID, exampleError } from '../http/schemas.js'
 import { acceptedScopes, NO_SCOPE, type RouteScope } from '../modules/auth/scopes.js'
 import { INVALID_KEY, KEY_IN_USE, REUSED_KEY } from './idempotency.js'
 
@@ -63,11 +64,9 @@ const headers = (names: HeaderName[]) =>
 
 const RATE_HEADERS: HeaderName[] = ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Accepted-Scopes']
 
-const REQUEST_ID = '0c6f1c2e-6d0b-4f0e-9a57-3f4f2d1f8b1a'
-
-function errorExample(status: ErrorStatus, code: ErrorCode = CODES[status], message: string = MESSAGES[status], details?: Record<string, string[]>, detailCodes?: Record<string, string[]>) {
-  const error = details ? { status, message, code, details, detail_codes: detailCodes, request_id: REQUEST_ID } : { status, message, code, request_id: REQUEST_ID }
-  return { summary: code, value: { error } }
+/** An example of an error status, named by its code. */
+function errorExample(status: ErrorStatus, code: ErrorCode = CODES[status], message?: string, details?: ErrorDetails, codes?: ErrorDetails) {
+  return { summary: code, value: { error: exampleError(status, code, message, details, codes) } }
 }
 
 /** The responses of each error status: description, headers, real examples. */
@@ -108,19 +107,14 @@ const BODY_ERRORS = {
 }
 
 const QUERY_422 = errorResponse(422, 'A parameter is missing or invalid: `details` names each one with its problems', {
-  validation_failed: errorExample(422, 'validation_failed', undefined, { per_page: ['must be less than or equal to 100'] }, {
-    per_page: ['less_than_or_equal_to'],
-  }),
+  validation_failed: errorExample(422, 'validation_failed', undefined, { per_page: ['must be less than or equal to 100'] }),
 })
 const BODY_422 = errorResponse(
   422,
   'A parameter or field is missing or invalid, a referenced id is not of your company, or the change is refused by the state of the record (`state_refused`)',
   {
-    validation_failed: errorExample(422, 'validation_failed', undefined, { email: ['is invalid'], first_name: ["can't be blank"] }, {
-      email: ['invalid'],
-      first_name: ['blank'],
-    }),
-    taken: errorExample(422, 'validation_failed', undefined, { email: ['has already been taken'] }, { email: ['taken'] }),
+    validation_failed: errorExample(422, 'validation_failed', undefined, { email: ['is invalid'], first_name: ["can't be blank"] }),
+    taken: errorExample(422, 'validation_failed', undefined, { email: ['has already been taken'] }),
   },
 )
 
@@ -146,7 +140,7 @@ const KEYED_409 = {
       examples: {
         idempotency_key_in_use: {
           summary: 'idempotency_key_in_use',
-          value: { error: { status: 409, message: KEY_IN_USE, code: 'idempotency_key_in_use', request_id: REQUEST_ID } },
+          value: { error: { status: 409, message: KEY_IN_USE, code: 'idempotency_key_in_use', request_id: EXAMPLE_REQUEST_ID } },
         },
       },
     },
@@ -160,19 +154,9 @@ const KEYED_422 = {
       ...BODY_422.content['application/json'],
       examples: {
         ...BODY_422.content['application/json'].examples,
-        idempotency_key_reused: {
-          summary: 'idempotency_key_reused',
-          value: {
-            error: {
-              status: 422,
-              message: MESSAGES[422],
-              code: 'idempotency_key_reused',
-              details: { 'Idempotency-Key': [REUSED_KEY] },
-              detail_codes: { 'Idempotency-Key': ['reused'] },
-              request_id: REQUEST_ID,
-            },
-          },
-        },
+        idempotency_key_reused: errorExample(422, 'idempotency_key_reused', undefined, { 'Idempotency-Key': [REUSED_KEY] }, {
+          'Idempotency-Key': ['reused'],
+        }),
       },
     },
   },
@@ -193,7 +177,7 @@ function forbiddenResponse(scope: RouteScope, admin: boolean) {
   const reasons: string[] = []
   if (scope !== NO_SCOPE) {
     const error = insufficientScope(scope)
-    examples.insufficient_scope = errorExample(403, error.code, error.message, error.details, { scope: ['missing_scope'] })
+    examples.insufficient_scope = errorExample(403, error.code, error.message, error.details)
     reasons.push(`the token lacks the scope ${code(scope)} (${code('insufficient_scope')})`)
   }
   if (admin) {

@@ -1,7 +1,7 @@
 // `audit export`: a company's audit records of a time range on standard output, JSON Lines,
 // oldest first: the same lines as GET /api/v1/audit_events/export, read a batch at a time.
 import { Type } from 'typebox'
-import { defineCommand } from '../../cli/command.js'
+import { COMPANY_OPTION, defineCommand } from '../../cli/command.js'
 import { Id } from '../../http/schemas.js'
 import { requireCompany } from '../users/users.service.js'
 import { checkRange, exportAuditEvents } from './audit.service.js'
@@ -13,7 +13,7 @@ export const auditCommands = [
     name: 'audit export',
     summary: "Write a company's audit records of a time range to standard output, as JSON Lines (oldest first)",
     options: {
-      company: { value: 'ID', description: 'the company id', required: true },
+      company: COMPANY_OPTION,
       since: { value: 'ISO', description: 'from this instant, inclusive (2026-01-01T00:00:00Z)', required: true },
       until: { value: 'ISO', description: 'to this instant, exclusive', required: true },
     },

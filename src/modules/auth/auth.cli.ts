@@ -1,14 +1,14 @@
 // Admin commands of the web application's accounts: passwords, invite links, deactivation,
 // and the list of a user's api tokens (never the tokens themselves).
 import { Type } from 'typebox'
-import { defineCommand } from '../../cli/command.js'
+import { defineCommand, USER_OPTION, type CommandContext } from '../../cli/command.js'
 import { loadConfig, publicBaseUrl } from '../../config.js'
+import type { Db } from '../../db/db.js'
 import { ApiError } from '../../errors.js'
 import { Id, TrueFlag } from '../../http/schemas.js'
 import { activateUser, deactivateUser, inviteUser, setPassword } from './accounts.service.js'
 import { listTokensOfUser } from './tokens.service.js'
 
-const user = { value: 'ID', description: 'the user id', required: true }
 const UserInput = Type.Object({ user: Id })
 
 /** The password as piped in: one trailing line break (from echo or a file) is not part of it. */
@@ -20,43 +20,40 @@ function passwordFromStdin(text: string): string {
   return password
 }
 
+/** A command that does one thing to one user (`--user ID`). */
+function userCommand(name: string, summary: string, act: (db: Db, context: CommandContext, userId: number) => Promise<object>) {
+  return defineCommand({
+    name,
+    summary,
+    options: { user: USER_OPTION },
+    input: UserInput,
+    run: (db, input, context) => act(db, context, input.user),
+  })
+}
+
 export const authCommands = [
   defineCommand({
     name: 'user set-password',
     summary: 'Set the password a user signs in with (read from standard input, or --generate); ends their sessions',
     options: {
-      user,
+      user: USER_OPTION,
       generate: { description: 'make a strong password and print it, only this once', flag: true },
     },
     input: Type.Object({ user: Id, generate: Type.Optional(TrueFlag) }),
     run: async (db, input, context) =>
       setPassword(db, context, input.user, input.generate ? { generate: true } : { password: passwordFromStdin(await context.readStdin()) }),
   }),
-  defineCommand({
-    name: 'user invite',
-    summary: 'Print a one-time link (valid 7 days) where the user chooses a password and is signed in',
-    options: { user },
-    input: UserInput,
-    run: (db, input, context) => inviteUser(db, context, input.user, publicBaseUrl(loadConfig(context.env))),
-  }),
-  defineCommand({
-    name: 'user deactivate',
-    summary: 'Deactivate a user at once: no sign-in, sessions ended, api tokens answer 401 on every server',
-    options: { user },
-    input: UserInput,
-    run: (db, input, context) => deactivateUser(db, context, input.user),
-  }),
-  defineCommand({
-    name: 'user activate',
-    summary: 'Activate a deactivated user again (their tokens that were not revoked work again)',
-    options: { user },
-    input: UserInput,
-    run: (db, input, context) => activateUser(db, context, input.user),
-  }),
+  userCommand(
+    'user invite',
+    'Print a one-time link (valid 7 days) where the user chooses a password and is signed in',
+    (db, context, userId) => inviteUser(db, context, userId, publicBaseUrl(loadConfig(context.env))),
+  ),
+  userCommand('user deactivate', 'Deactivate a user at once: no sign-in, sessions ended, api tokens answer 401 on every server', deactivateUser),
+  userCommand('user activate', 'Activate a deactivated user again (their tokens that were not revoked work again)', activateUser),
   defineCommand({
     name: 'token list',
     summary: "List a user's live api tokens: label, first characters, scopes (null: full access), expiry, created, last used",
-    options: { user },
+    options: { user: USER_OPTION },
     input: UserInput,
     list: true,
     run: (db, input) => listTokensOfUser(db, input.user),

@@ -1,5 +1,6 @@
 // Every statement on api_tokens. The lookup of each request carries what the access check
 // needs (the user's role, the token's scopes and expiry): authorising costs no query of its own.
+import { columns } from '../../db/columns.js'
 import type { Db } from '../../db/db.js'
 import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import { recordSql, type Row } from '../../db/records.js'
@@ -209,13 +210,8 @@ export async function recordTokenUses(
   addresses: { companyId: number; tokenId: number; ip: string; at: Date }[],
 ): Promise<NewTokenAddress[]> {
   return run(db, touchTokens, [
-    uses.map((u) => u.companyId),
-    uses.map((u) => u.tokenId),
-    uses.map((u) => u.at),
-    addresses.map((a) => a.companyId),
-    addresses.map((a) => a.tokenId),
-    addresses.map((a) => a.ip),
-    addresses.map((a) => a.at),
+    ...columns(uses, ['companyId', 'tokenId', 'at']),
+    ...columns(addresses, ['companyId', 'tokenId', 'ip', 'at']),
   ])
 }
 

@@ -3,7 +3,7 @@
 // bad item answers 422 in its own slot and the others still run.
 import type { FastifySchemaCompiler } from 'fastify'
 import { Type, type Static } from 'typebox'
-import { ErrorResponse, Ref } from '../../http/schemas.js'
+import { ErrorResponse, exampleError, Ref } from '../../http/schemas.js'
 import { validate, validatorCompiler, type JsonSchema } from '../../http/validation.js'
 import { ContactUpdateBody } from './contacts.schemas.js'
 
@@ -97,17 +97,7 @@ export const ContactBatchResponse = Type.Object(
         results: [
           { status: 201, id: 7 },
           { status: 200, id: 3 },
-          {
-            status: 422,
-            error: {
-              status: 422,
-              message: 'Could not save the entity',
-              code: 'validation_failed',
-              details: { email: ['is invalid'] },
-              detail_codes: { email: ['invalid'] },
-              request_id: '0c6f1c2e-6d0b-4f0e-9a57-3f4f2d1f8b1a',
-            },
-          },
+          { status: 422, error: exampleError(422, 'validation_failed', undefined, { email: ['is invalid'] }) },
         ],
       },
     ],

@@ -1,6 +1,7 @@
 // The statements of POST /contacts/batch (contacts.batch.ts): the whole batch is locked,
 // read and written in three statements, whatever the number of items.
 import type { Static } from 'typebox'
+import { columns } from '../../db/columns.js'
 import type { Db } from '../../db/db.js'
 import { addToCounters, WRITER_SLOT } from '../../db/counters.js'
 import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
@@ -363,16 +364,16 @@ export async function writeBatch(db: Db, companyId: CompanyId, userId: number, n
     w.businessNames,
     JSON.stringify(w.created),
     JSON.stringify(w.changed),
-    w.tagsAdded.map((t) => t.contactId), w.tagsAdded.map((t) => t.tagId),
-    w.tagsRemoved.map((t) => t.contactId), w.tagsRemoved.map((t) => t.tagId),
-    w.valuesSet.map((v) => v.contactId), w.valuesSet.map((v) => v.fieldId), w.valuesSet.map((v) => v.value),
-    w.valuesCleared.map((v) => v.contactId), w.valuesCleared.map((v) => v.fieldId),
+    ...columns(w.tagsAdded, ['contactId', 'tagId']),
+    ...columns(w.tagsRemoved, ['contactId', 'tagId']),
+    ...columns(w.valuesSet, ['contactId', 'fieldId', 'value']),
+    ...columns(w.valuesCleared, ['contactId', 'fieldId']),
     // The events go as JSON documents, one stringify each: a text[] of JSON strings made the
     // driver escape every quote of every payload (a tenth of a batch's CPU).
     JSON.stringify(w.events),
-    w.counters.map((c) => c.list), w.counters.map((c) => c.key), w.counters.map((c) => c.delta),
+    ...columns(w.counters, ['list', 'key', 'delta']),
     JSON.stringify(w.apiEvents),
-    w.links.map((l) => l.contactId), w.links.map((l) => l.email), w.links.map((l) => l.eventOrd),
+    ...columns(w.links, ['contactId', 'email', 'eventOrd']),
     w.relinked,
   ])
 }

@@ -1,3 +1,4 @@
+import { columns } from '../../db/columns.js'
 import type { Db } from '../../db/db.js'
 import { addToCounters, counterTotal, WRITER_SLOT } from '../../db/counters.js'
 import { jsonArrayOf } from '../../db/json-sql.js'
@@ -5,8 +6,8 @@ import { COMPANY } from '../../db/company.js'
 import { limitOffset, pageIds, pageIdsArray, pageParams, rowsByIds, unwrapPage, withinTotal, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
 import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import { recordSql } from '../../db/records.js'
+import { walkRows } from '../../db/walk.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
-import type { customFields } from '../../db/schema.js'
 import type { CompanyId } from '../../tenancy.js'
 import { FLOW_CONTACTS } from '../flows/flows.repository.js'
 import { leadLinkKey, LINKED_LEADS } from '../leads/lead-links.js'
@@ -14,6 +15,7 @@ import { leadJson } from '../leads/leads.repository.js'
 import { outboxCtes } from '../webhooks/outbox.js'
 import type { Contact, ContactInsert, ContactRow } from './contacts.record.js'
 import { Contact as ContactSchema } from './contacts.schemas.js'
+import type { CustomFieldKind } from '../custom-fields/custom-fields.schemas.js'
 import { INSERT_CONTACT_EVENTS } from '../events/events.repository.js'
 
 export type { ContactInsert, ContactRow, ContactTagRow, ContactValueRow } from './contacts.record.js'
@@ -112,7 +114,7 @@ export async function contactsPageJson(
 // both sides), joined by U+001F: a term without U+001F is in search_text exactly when it is
 // in one of the three. contacts_search_trgm_idx, GIN (company_id, user_id, search_text
 // gin_trgm_ops) on live contacts, narrows a term that has a trigram, of one owner or not
-// (drizzle/0007_contact_search.sql).
+// (migrations/0007_contact_search.sql).
 /** The contacts searched: the company's live ones, of one owner ($5) in the *OfUser statements. */
 const searched = (ofUser: boolean) =>
   `c.company_id = ${COMPANY} and c.deleted_at is null${ofUser ? ' and c.user_id = $5' : ''}`
@@ -266,11 +268,7 @@ const contactsWalk = defineQuery<ContactWalkRow>(
   'contacts.walk',
   `select ${syncAt('c.updated_at')} as sync_at, c.deleted_at, ${CONTACT_RECORD}
      from contacts c
-    where c.company_id = ${COMPANY}
-      and (c.updated_at, c.id) > ($2::timestamptz, $3::bigint)
-      and c.updated_at < least($4::timestamptz, $5::timestamptz)
-    order by c.updated_at, c.id
-    limit $6`,
+    ${walkRows('c')}`,
   { replica: true },
 )
 
@@ -289,7 +287,6 @@ export interface ContactReferences {
   tags: { id: number; name: string; color: string }[]
   custom_fields: { id: number; field: string; kind: CustomFieldKind; options: { name: string }[] }[]
 }
-type CustomFieldKind = (typeof customFields.$inferSelect)['kind']
 
 const contactReferences = defineQuery<ContactReferences>('contacts.references', `select ${REFERENCES}`)
 
@@ -316,29 +313,11 @@ export async function findContactReferences(
     : runSingle(db, contactReferencesLockingEmail, [companyId, tagIds, lowered, lockEmail])
 }
 
-/** A new contact's columns, in the order of the insert's parameters $2 to $21. */
-export interface NewContact {
-  userId: number
-  firstName: string
-  lastName: string | null
-  email: string
-  business: string | null
-  position: string | null
-  telephone: string | null
-  cellphone: string | null
-  address: string | null
-  city: string | null
-  state: string | null
-  country: string | null
-  url: string | null
-  linkedin: string | null
-  variable1: string | null
-  variable2: string | null
-  variable3: string | null
-  carousel: boolean
-  stage: string | null
-  contactGroupId: number | null
-}
+/** A new contact's columns, named in the order of the insert's parameters $2 to $21. */
+export type NewContact = Pick<ContactRow,
+  | 'userId' | 'firstName' | 'lastName' | 'email' | 'business' | 'position' | 'telephone' | 'cellphone' | 'address' | 'city'
+  | 'state' | 'country' | 'url' | 'linkedin' | 'variable1' | 'variable2' | 'variable3' | 'carousel' | 'stage' | 'contactGroupId'
+>
 
 /**
  * CTEs that share-lock the tags and custom fields a write references (`tagIds`, `fieldIds`)
@@ -439,7 +418,7 @@ export async function insertContactRecord(
   return runSingle(db, insertContactStatement, [
     companyId, c.userId, c.firstName, c.lastName, c.email, c.business, c.position, c.telephone, c.cellphone,
     c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel,
-    c.stage, c.contactGroupId, businessName, now, tagIds, values.map((v) => v.customFieldId), values.map((v) => v.value),
+    c.stage, c.contactGroupId, businessName, now, tagIds, ...columns(values, ['customFieldId', 'value']),
   ])
 }
 
@@ -536,12 +515,7 @@ export async function insertContactTags(
   pairs: { contactId: number; tagId: number; createdAt: Date }[],
 ): Promise<void> {
   if (pairs.length === 0) return
-  await run(db, insertContactTagsStatement, [
-    companyId,
-    pairs.map((p) => p.contactId),
-    pairs.map((p) => p.tagId),
-    pairs.map((p) => p.createdAt),
-  ])
+  await run(db, insertContactTagsStatement, [companyId, ...columns(pairs, ['contactId', 'tagId', 'createdAt'])])
 }
 
 const insertCustomValuesStatement = defineQuery<never>(
@@ -558,11 +532,5 @@ export async function insertCustomValues(
   values: { contactId: number; customFieldId: number; value: string; createdAt: Date }[],
 ): Promise<void> {
   if (values.length === 0) return
-  await run(db, insertCustomValuesStatement, [
-    companyId,
-    values.map((v) => v.contactId),
-    values.map((v) => v.customFieldId),
-    values.map((v) => v.value),
-    values.map((v) => v.createdAt),
-  ])
+  await run(db, insertCustomValuesStatement, [companyId, ...columns(values, ['contactId', 'customFieldId', 'value', 'createdAt'])])
 }

@@ -1,9 +1,9 @@
 import { Type, type Static } from 'typebox'
-import { contactStage } from '../../db/schema.js'
 import { Id, MAX_ID, NonBlank, Nullable, PagedList, PageParams, Ref, Str, Timestamp, Timestamps } from '../../http/schemas.js'
 import { SyncList, SyncParams } from '../../http/sync.js'
 
-export const STAGES = contactStage.enumValues
+/** A contact's stages, in order: the values of the enum contact_stage (migrations/0001_domain.sql). */
+export const STAGES = ['smart_lead', 'prospect', 'lead', 'mql', 'sql', 'opportunity', 'client', 'lost'] as const
 export type Stage = (typeof STAGES)[number]
 
 /** 7 to 20 digits, an optional leading +, spaces, dashes, dots and parentheses; '' is no number. */

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/db.js'
-import { retryingDeadlocks, uniqueViolation } from '../../db/errors.js'
+import { retryingDeadlocks } from '../../db/errors.js'
 import { invalid, notFound } from '../../errors.js'
+import { rethrowTaken } from '../../http/taken.js'
 import type { Caller } from '../../tenancy.js'
 import {
   customFieldExists,
@@ -44,11 +45,6 @@ function optionsToStore(input: CustomFieldBody): { options: { name: string }[] |
   return checkedOptions(input.options ?? [])
 }
 
-function fieldTaken(err: unknown): never {
-  if (uniqueViolation(err) === 'custom_fields_company_field_key') throw invalid({ field: ['has already been taken'] })
-  throw err
-}
-
 export async function customFieldsOfCompany(db: Db, caller: Caller) {
   const rows = await listCustomFields(db, caller.companyId)
   return { data: rows, meta: { total_count: rows.length } }
@@ -61,7 +57,7 @@ export async function createCustomField(db: Db, caller: Caller, input: CustomFie
   try {
     return await insertCustomField(db, caller.companyId, { field: input.field, kind: input.kind, options, now })
   } catch (err) {
-    return fieldTaken(err)
+    return rethrowTaken(err, 'custom_fields_company_field_key', 'field')
   }
 }
 
@@ -83,7 +79,7 @@ export async function changeCustomField(db: Db, caller: Caller, id: number, inpu
     row = await updateCustomField(db, companyId, id, { field: input.field, kind: input.kind, options, now })
   } catch (err) {
     // A name clash on a missing field cannot happen: no row was changed.
-    return fieldTaken(err)
+    return rethrowTaken(err, 'custom_fields_company_field_key', 'field')
   }
   return row ?? refuse([NO_OPTIONS])
 }

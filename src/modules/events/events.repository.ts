@@ -1,14 +1,12 @@
 // Contact events are written by the service that makes the change, inside its transaction.
+import { columns } from '../../db/columns.js'
 import type { Db } from '../../db/db.js'
 import { COMPANY } from '../../db/company.js'
-import { pageIdsArray, pageParams, rowsByIds, withinTotal, unwrapChildPage, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
+import { childPageReader, pageIdsArray, pageParams, rowsByIds, withinTotal, type PageRow } from '../../db/paging.js'
 import { defineQuery, run } from '../../db/query.js'
 import type { Row } from '../../db/records.js'
-import type { contactEvents } from '../../db/schema.js'
 import type { CompanyId } from '../../tenancy.js'
-import type { ContactEvent } from './events.schemas.js'
-
-export type ContactEventKind = (typeof contactEvents.$inferInsert)['kind']
+import type { ContactEvent, ContactEventKind } from './events.schemas.js'
 
 export interface NewContactEvent {
   contactId: number
@@ -40,9 +38,7 @@ export async function recordEvents(db: Db, companyId: CompanyId, events: NewCont
   if (events.length === 0) return
   await run(db, insertEvents, [
     companyId,
-    events.map((e) => e.contactId),
-    events.map((e) => e.kind),
-    events.map((e) => e.userId),
+    ...columns(events, ['contactId', 'kind', 'userId']),
     events.map((e) => JSON.stringify(e.data ?? {})),
     events.map((e) => e.occurredAt ?? null),
   ])
@@ -86,12 +82,4 @@ const contactEventsPageStatement = defineQuery<PageRow<ContactEventRecord, { liv
 )
 
 /** A page of a contact's events (newest first) and their total; undefined when it is not a live contact of the company. */
-export async function contactEventsPage(
-  db: Db,
-  companyId: CompanyId,
-  contactId: number,
-  page: PageSlice,
-): Promise<Page<ContactEventRecord> | undefined> {
-  const rows = await run(db, contactEventsPageStatement, [companyId, contactId, page.limit, page.offset])
-  return unwrapChildPage(rows, 'live')
-}
+export const contactEventsPage = childPageReader(contactEventsPageStatement, 'live')

@@ -1,8 +1,12 @@
 import { Type, type TProperties, type TSchema } from 'typebox'
 import { Nullable, PagedList, PageParams, Ref, Timestamp, Timestamps } from '../../http/schemas.js'
-import { contactEventKind } from '../../db/schema.js'
 
-type EventKind = (typeof contactEventKind.enumValues)[number]
+/** The kinds of contact event: the values of the enum contact_event_kind (migrations/0001_domain.sql). */
+export const CONTACT_EVENT_KINDS = [
+  'contact_created', 'contact_updated', 'stage_changed', 'tag_added', 'tag_removed',
+  'added_to_flow', 'task_completed', 'meet_transcription_linked', 'contact_deleted',
+] as const
+export type ContactEventKind = (typeof CONTACT_EVENT_KINDS)[number]
 
 /**
  * `data` comes out of a jsonb column, whose keys come back shortest first (then bytewise).
@@ -18,7 +22,7 @@ function jsonbOrdered(properties: TProperties): TProperties {
 const Change = Type.Array(Type.Unknown(), { minItems: 2, maxItems: 2, description: '[old, new]' })
 
 /** What `data` holds for each kind (every property is there for events written by this version). */
-const EVENT_DATA: Record<EventKind, { summary: string; data: TProperties; example: Record<string, unknown> }> = {
+const EVENT_DATA: Record<ContactEventKind, { summary: string; data: TProperties; example: Record<string, unknown> }> = {
   contact_created: { summary: 'The contact was created', data: {}, example: {} },
   contact_updated: {
     summary: 'Fields of the contact changed',
@@ -81,7 +85,7 @@ const EVENT_DATA: Record<EventKind, { summary: string; data: TProperties; exampl
 const pascal = (kind: string) => kind.replace(/(^|_)([a-z])/g, (_m, _sep: string, c: string) => c.toUpperCase())
 
 /** One named schema per kind (`StageChangedEvent`, …), `kind` telling them apart. */
-export const ContactEventKinds = contactEventKind.enumValues.map((kind) => {
+export const ContactEventKinds = CONTACT_EVENT_KINDS.map((kind) => {
   const { summary, data, example } = EVENT_DATA[kind]
   return Type.Object(
     {
@@ -116,7 +120,7 @@ export const ContactEventKinds = contactEventKind.enumValues.map((kind) => {
 export const ContactEvent = Type.Unsafe<{
   id: number
   contact_id: number
-  kind: EventKind
+  kind: ContactEventKind
   user_id: number | null
   data: Record<string, unknown>
   occurred_at: Date | string
@@ -127,7 +131,7 @@ export const ContactEvent = Type.Unsafe<{
   oneOf: ContactEventKinds.map((schema) => Ref(schema)),
   discriminator: {
     propertyName: 'kind',
-    mapping: Object.fromEntries(contactEventKind.enumValues.map((kind) => [kind, `#/components/schemas/${pascal(kind)}Event`])),
+    mapping: Object.fromEntries(CONTACT_EVENT_KINDS.map((kind) => [kind, `#/components/schemas/${pascal(kind)}Event`])),
   },
 })
 

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises'
-import { defineCommand } from '../../cli/command.js'
+import { COMPANY_OPTION, defineCommand } from '../../cli/command.js'
 import { invalid } from '../../errors.js'
 import { FlowCreateInput } from './flows.schemas.js'
 import { createFlow, parseSteps } from './flows.service.js'
@@ -21,7 +21,7 @@ export const flowsCommands = [
     name: 'flow create',
     summary: 'Create a flow (a cadence of steps) owned by a user of a company',
     options: {
-      company: { value: 'ID', description: 'the company id', required: true },
+      company: COMPANY_OPTION,
       user: { value: 'ID', description: 'the owner, a user of the company', required: true },
       name: { value: 'N', description: 'the flow name', required: true },
       steps: {

@@ -6,6 +6,8 @@ import { pageIds, pageParams, rowsByIds, unwrapPage, type Page, type PageRow, ty
 import { addToCounters, COUNTER_ROWS } from '../../db/counters.js'
 import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import { recordSql, type Row } from '../../db/records.js'
+import { walkRows } from '../../db/walk.js'
+import type { LinkFilter } from '../../http/link-filter.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { CompanyId } from '../../tenancy.js'
 import { outboxCtes } from '../webhooks/outbox.js'
@@ -14,8 +16,6 @@ import { Lead as LeadSchema } from './leads.schemas.js'
 /** A lead as the API shows it. */
 export type Lead = Row<typeof LeadSchema>
 
-/** Which leads of a user: all, those with a contact, or those without. */
-export type LinkFilter = 'all' | 'with' | 'without'
 
 // Counters (see src/db/counters.ts), key = the creator's user id: `leads` counts every lead
 // of a user, `leads_linked` those with a contact (lead-links.ts moves it with the links).
@@ -111,11 +111,7 @@ const leadsWalk = defineQuery<Lead & { sync_at: string }>(
   'leads.walk',
   `select ${syncAt('updated_at')} as sync_at, ${LEAD_COLUMNS}
      from leads
-    where company_id = ${COMPANY}
-      and (updated_at, id) > ($2::timestamptz, $3::bigint)
-      and updated_at < least($4::timestamptz, $5::timestamptz)
-    order by updated_at, id
-    limit $6`,
+    ${walkRows('')}`,
   { replica: true },
 )
 

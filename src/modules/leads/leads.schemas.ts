@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox'
-import { Id, NonBlank, Nullable, PagedList, PageParams, Ref, Str, Timestamps } from '../../http/schemas.js'
+import { linkFlags } from '../../http/link-filter.js'
+import { Id, NonBlank, Nullable, PagedList, RecordOrPageParams, Ref, Str, Timestamps } from '../../http/schemas.js'
 import { SyncList, SyncParams } from '../../http/sync.js'
 
 const OptionalText = () => Type.Optional(Nullable(Str()))
@@ -95,20 +96,10 @@ export const Lead = Type.Object({
 export const LeadsPage = PagedList(Lead, 'LeadPage', 'A page of leads')
 export const LeadsSyncPage = SyncList(Ref(Lead), 'LeadSyncPage', 'A page of an `updated_since` walk of the leads')
 
-const LinkFlags = {
-  with_contact: Type.Optional(Type.Literal(true, { description: 'only leads linked to a contact' })),
-  without_contact: Type.Optional(Type.Literal(true, { description: 'only leads linked to no contact' })),
-}
+const LinkFlags = linkFlags('contact', 'leads')
 
 /** One operation, two modes: `id` answers that lead; without it, `page` and `user_id` are required. */
-export const LeadsQuery = Type.Object({
-  id: Type.Optional(Id),
-  page: Type.Optional(PageParams.page),
-  per_page: PageParams.per_page,
-  user_id: Type.Optional(Id),
-  ...LinkFlags,
-  ...SyncParams,
-})
+export const LeadsQuery = Type.Object({ ...RecordOrPageParams, user_id: Type.Optional(Id), ...LinkFlags, ...SyncParams })
 export type LeadsQuery = Static<typeof LeadsQuery>
 
 export const LeadsCountQuery = Type.Object({ user_id: Id, ...LinkFlags })

@@ -1,26 +1,19 @@
 import { transaction, type Db } from '../../db/db.js'
-import { uniqueViolation } from '../../db/errors.js'
-import { invalid, notFound } from '../../errors.js'
+import { notFound } from '../../errors.js'
+import { linkFilter } from '../../http/link-filter.js'
 import { readPage, type PageRequest } from '../../http/pagination.js'
 import { walkPage, withoutSyncAt, type WalkRequest } from '../../http/sync.js'
-import { exclusiveFlags } from '../../http/validation.js'
+import { rethrowTaken } from '../../http/taken.js'
 import type { Caller } from '../../tenancy.js'
 import { lockLeadEmail } from './lead-links.js'
 import type { LeadCreateBody, LeadsCountQuery, LeadsQuery } from './leads.schemas.js'
-import { countLeads, findLead, insertLead, leadsPageWithTotal, leadsWalkPage, type Lead, type LinkFilter } from './leads.repository.js'
+import { countLeads, findLead, insertLead, leadsPageWithTotal, leadsWalkPage, type Lead } from './leads.repository.js'
 
 export type { Lead } from './leads.repository.js'
 
-function linkFilter(query: Pick<LeadsCountQuery, 'with_contact' | 'without_contact'>): LinkFilter {
-  exclusiveFlags(query, 'with_contact', 'without_contact')
-  if (query.with_contact) return 'with'
-  if (query.without_contact) return 'without'
-  return 'all'
-}
-
 /** How many leads of a user match the query's link filter. */
 export function leadsCount(db: Db, caller: Caller, query: LeadsCountQuery): Promise<number> {
-  return countLeads(db, caller.companyId, query.user_id, linkFilter(query))
+  return countLeads(db, caller.companyId, query.user_id, linkFilter(query, 'contact'))
 }
 
 export async function getLead(db: Db, caller: Caller, id: number): Promise<Lead> {
@@ -37,7 +30,7 @@ export function leadsWalk(db: Db, caller: Caller, walk: WalkRequest) {
 
 /** One page of a user's leads and the link filter's total: one statement. */
 export function leadsPage(db: Db, caller: Caller, query: LeadsQuery & PageRequest & { user_id: number }) {
-  const filter = linkFilter(query)
+  const filter = linkFilter(query, 'contact')
   return readPage(query, (window) => leadsPageWithTotal(db, caller.companyId, query.user_id, filter, window))
 }
 
@@ -73,7 +66,6 @@ export async function createLead(db: Db, caller: Pick<Caller, 'companyId' | 'use
       }, businessName)
     })
   } catch (err) {
-    if (uniqueViolation(err) === 'leads_company_provider_email_key') throw invalid({ email: ['has already been taken'] })
-    throw err
+    return rethrowTaken(err, 'leads_company_provider_email_key', 'email')
   }
 }

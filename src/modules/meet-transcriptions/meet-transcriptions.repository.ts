@@ -3,6 +3,8 @@ import { addToCounters, COUNTER_ROWS, counterTotal } from '../../db/counters.js'
 import { pageIds, pageParams, rowsByIds, unwrapPage, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
 import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import { recordSql, type Row } from '../../db/records.js'
+import { walkRows } from '../../db/walk.js'
+import type { LinkFilter } from '../../http/link-filter.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { CompanyId } from '../../tenancy.js'
 import { outboxCtes } from '../webhooks/outbox.js'
@@ -14,9 +16,6 @@ export type Transcription = Row<typeof MeetTranscription>
 /** A list item: the transcript's length instead of its text (lists never read, detoast, texts of up to 10 MiB). */
 export type TranscriptionItem = Row<typeof MeetTranscriptionItem>
 export type TranscriptionStatus = Transcription['status']
-
-/** Which transcriptions of a user: all, those linked to a task, or those not. */
-export type TaskFilter = 'all' | 'with' | 'without'
 
 // Counter lists (key: user id) of a user's transcriptions, and of those linked to a task.
 const ALL = 'meet_transcriptions'
@@ -60,14 +59,14 @@ export async function findTranscriptionStatus(db: Db, companyId: CompanyId, id: 
 
 // The total of each filter from the two counters of the user (counters primary key).
 const COUNTER = (list: string) => counterTotal('$1', `'${list}'`, '$2')
-const TOTALS: Record<TaskFilter, string> = {
+const TOTALS: Record<LinkFilter, string> = {
   all: COUNTER(ALL),
   with: COUNTER(LINKED),
   without: `${COUNTER(ALL)} - ${COUNTER(LINKED)}`,
 }
 // The expression of meet_transcriptions_user_idx. `= true` and `is false` keep it whole for
 // the planner (`= false` would be rewritten to `task_id is null`, which the index lacks).
-const CONDITIONS: Record<TaskFilter, string> = {
+const CONDITIONS: Record<LinkFilter, string> = {
   all: '',
   with: 'and (task_id is not null) = true',
   without: 'and (task_id is not null) is false',
@@ -85,7 +84,7 @@ const PAGE = pageParams(3, 4)
  * does; a page past the end reads no index at all. Then the rows by primary key
  * (docs/performance.md, "Figures from the statements").
  */
-const pageStatement = (filter: TaskFilter, name: string) => {
+const pageStatement = (filter: LinkFilter, name: string) => {
   const ids = (direction: 'asc' | 'desc', limit: string, offset: string) =>
     `array(select id from meet_transcriptions
                 where ${['company_id = $1 and user_id = $2', CONDITIONS[filter]].filter(Boolean).join(' ')}
@@ -108,7 +107,7 @@ const pageStatement = (filter: TaskFilter, name: string) => {
   )
 }
 
-const pages: Record<TaskFilter, ReturnType<typeof pageStatement>> = {
+const pages: Record<LinkFilter, ReturnType<typeof pageStatement>> = {
   all: pageStatement('all', 'meetTranscriptions.page'),
   with: pageStatement('with', 'meetTranscriptions.pageWithTask'),
   without: pageStatement('without', 'meetTranscriptions.pageWithoutTask'),
@@ -118,7 +117,7 @@ export async function transcriptionsPageWithTotal(
   db: Db,
   companyId: CompanyId,
   userId: number,
-  filter: TaskFilter,
+  filter: LinkFilter,
   page: PageSlice,
 ): Promise<Page<TranscriptionItem>> {
   return unwrapPage(await run(db, pages[filter], [companyId, userId, page.limit, page.offset]))
@@ -131,11 +130,7 @@ const walkStatement = defineQuery<TranscriptionItem & { sync_at: string }>(
   'meetTranscriptions.walk',
   `select ${syncAt('updated_at')} as sync_at, ${ITEM}
      from meet_transcriptions
-    where company_id = (select $1::bigint)
-      and (updated_at, id) > ($2::timestamptz, $3::bigint)
-      and updated_at < least($4::timestamptz, $5::timestamptz)
-    order by updated_at, id
-    limit $6`,
+    ${walkRows('')}`,
   { replica: true },
 )
 
@@ -154,7 +149,7 @@ const countStatement = defineQuery<{ count: number }>(
 )
 
 /** How many transcriptions of a user match the filter: two counters (their slot rows summed), never a count. */
-export async function countTranscriptions(db: Db, companyId: CompanyId, userId: number, filter: TaskFilter): Promise<number> {
+export async function countTranscriptions(db: Db, companyId: CompanyId, userId: number, filter: LinkFilter): Promise<number> {
   return (await runOne(db, countStatement, [companyId, userId, filter]))?.count ?? 0
 }
 

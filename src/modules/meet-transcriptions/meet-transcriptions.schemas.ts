@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox'
-import { DateParam, Id, NonBlank, Nullable, PagedList, PageParams, Ref, Timestamp, Timestamps } from '../../http/schemas.js'
+import { linkFlags } from '../../http/link-filter.js'
+import { DateParam, Id, NonBlank, Nullable, PagedList, RecordOrPageParams, Ref, Timestamp, Timestamps } from '../../http/schemas.js'
 import { SyncList, SyncParams } from '../../http/sync.js'
 
 export const TRANSCRIPTION_STATUSES = ['recording', 'stopped', 'transcribed'] as const
@@ -57,16 +58,11 @@ export const MeetTranscriptionsResponse = Type.Union([Ref(MeetTranscription), Re
   description: 'With `id`: that transcription; without: a page of transcriptions; with `updated_since` or `cursor`: a page of the walk',
 })
 
-const TaskFlags = {
-  with_task: Type.Optional(Type.Literal(true, { description: 'only transcriptions linked to a task' })),
-  without_task: Type.Optional(Type.Literal(true, { description: 'only transcriptions linked to no task' })),
-}
+const TaskFlags = linkFlags('task', 'transcriptions')
 
 /** One operation, two modes: `id` answers that transcription; without it `page`, `user_id` and `company_id` are required. */
 export const MeetTranscriptionsQuery = Type.Object({
-  id: Type.Optional(Id),
-  page: Type.Optional(PageParams.page),
-  per_page: PageParams.per_page,
+  ...RecordOrPageParams,
   user_id: Type.Optional(Id),
   company_id: Type.Optional(Id),
   ...TaskFlags,
@@ -76,7 +72,6 @@ export type MeetTranscriptionsQuery = Static<typeof MeetTranscriptionsQuery>
 
 export const MeetTranscriptionsCountQuery = Type.Object({ user_id: Id, company_id: Id, ...TaskFlags })
 export type MeetTranscriptionsCountQuery = Static<typeof MeetTranscriptionsCountQuery>
-export type TaskFlags = Pick<Static<typeof MeetTranscriptionsCountQuery>, 'with_task' | 'without_task'>
 
 export const MeetTranscriptionCreateBody = Type.Object(
   { user_id: Id, company_id: Id, meet_id: NonBlank() },

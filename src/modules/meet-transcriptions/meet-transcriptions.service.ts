@@ -2,11 +2,11 @@ import type { Db } from '../../db/db.js'
 import { foreignKeyViolation } from '../../db/errors.js'
 import { invalid, notFound, refused } from '../../errors.js'
 import { instantOf, INSTANT_OUT_OF_RANGE } from '../../http/dates.js'
+import { linkFilter } from '../../http/link-filter.js'
 import { readPage, type PageRequest } from '../../http/pagination.js'
 import { walkPage, withoutSyncAt, type WalkRequest } from '../../http/sync.js'
-import { exclusiveFlags } from '../../http/validation.js'
 import type { Caller, CompanyId } from '../../tenancy.js'
-import type { MeetTranscriptionCreateBody, MeetTranscriptionsCountQuery, MeetTranscriptionsQuery, TaskFlags } from './meet-transcriptions.schemas.js'
+import type { MeetTranscriptionCreateBody, MeetTranscriptionsCountQuery, MeetTranscriptionsQuery } from './meet-transcriptions.schemas.js'
 import {
   attachTranscript,
   countTranscriptions,
@@ -17,7 +17,6 @@ import {
   stopRecording,
   transcriptionsPageWithTotal,
   transcriptionsWalkPage,
-  type TaskFilter,
   type TranscriptionStatus,
 } from './meet-transcriptions.repository.js'
 
@@ -26,17 +25,10 @@ export function requireOwnCompany(caller: Caller, companyId: number | undefined)
   if (companyId !== undefined && companyId !== caller.companyId) throw notFound()
 }
 
-function taskFilter(flags: TaskFlags): TaskFilter {
-  exclusiveFlags(flags, 'with_task', 'without_task')
-  if (flags.with_task) return 'with'
-  if (flags.without_task) return 'without'
-  return 'all'
-}
-
 /** How many transcriptions of a user of the caller's company match the query's task filter. */
 export function transcriptionsCount(db: Db, caller: Caller, query: MeetTranscriptionsCountQuery): Promise<number> {
   requireOwnCompany(caller, query.company_id)
-  return countTranscriptions(db, caller.companyId, query.user_id, taskFilter(query))
+  return countTranscriptions(db, caller.companyId, query.user_id, linkFilter(query, 'task'))
 }
 
 export async function getTranscription(db: Db, caller: Caller, id: number) {
@@ -54,7 +46,7 @@ export function transcriptionsWalk(db: Db, caller: Caller, walk: WalkRequest) {
 
 /** One page of a user's transcriptions and the task filter's total: one statement. */
 export function transcriptionsPage(db: Db, caller: Caller, query: MeetTranscriptionsQuery & PageRequest & { user_id: number }) {
-  const filter = taskFilter(query)
+  const filter = linkFilter(query, 'task')
   return readPage(query, (window) => transcriptionsPageWithTotal(db, caller.companyId, query.user_id, filter, window))
 }
 

@@ -1,3 +1,4 @@
+import { columns } from '../../db/columns.js'
 import type { Db } from '../../db/db.js'
 import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
@@ -54,7 +55,7 @@ export async function insertTags(
   now: Date,
 ): Promise<{ id: number; name: string }[]> {
   if (values.length === 0) return []
-  const rows = await run(db, insertManyStatement, [companyId, values.map((v) => v.name), values.map((v) => v.color), now])
+  const rows = await run(db, insertManyStatement, [companyId, ...columns(values, ['name', 'color']), now])
   return rows.sort((a, b) => a.id - b.id)
 }
 

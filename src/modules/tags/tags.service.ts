@@ -1,14 +1,9 @@
 import { transaction, type Db } from '../../db/db.js'
-import { uniqueViolation } from '../../db/errors.js'
-import { invalid, notFound } from '../../errors.js'
+import { notFound } from '../../errors.js'
+import { rethrowTaken } from '../../http/taken.js'
 import type { Caller } from '../../tenancy.js'
 import { deleteTagWithEvents, insertTag, listTags, updateTag } from './tags.repository.js'
 import type { Tag, TagBody } from './tags.schemas.js'
-
-function nameTaken(err: unknown): never {
-  if (uniqueViolation(err) === 'tags_company_name_key') throw invalid({ name: ['has already been taken'] })
-  throw err
-}
 
 export async function tagsOfCompany(db: Db, caller: Caller) {
   const rows = await listTags(db, caller.companyId)
@@ -19,7 +14,7 @@ export async function createTag(db: Db, caller: Caller, input: TagBody) {
   try {
     return await insertTag(db, caller.companyId, { name: input.name, color: input.color, now: caller.now })
   } catch (err) {
-    return nameTaken(err)
+    return rethrowTaken(err, 'tags_company_name_key', 'name')
   }
 }
 
@@ -28,7 +23,7 @@ export async function changeTag(db: Db, caller: Caller, id: number, input: TagBo
   try {
     row = await updateTag(db, caller.companyId, id, { name: input.name, color: input.color, now: caller.now })
   } catch (err) {
-    return nameTaken(err)
+    return rethrowTaken(err, 'tags_company_name_key', 'name')
   }
   if (!row) throw notFound()
   return row

@@ -3,12 +3,14 @@
 // counted on the index that serves the filters), the page's ids picked from that index
 // alone, and the rows by primary key in their API shape
 // (docs/performance.md, "Figures from the statements").
+import { columns } from '../../db/columns.js'
 import type { Db } from '../../db/db.js'
 import { COMPANY } from '../../db/company.js'
 import { pageIds, pageParams, rowsByIds, unwrapPage, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
 import { addToCounters, COUNTER_ROWS } from '../../db/counters.js'
 import { defineQuery, run, runOne, type Query } from '../../db/query.js'
 import { recordSql } from '../../db/records.js'
+import { walkRows } from '../../db/walk.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { CompanyId } from '../../tenancy.js'
 import { completedDeltasSql, createdDeltas, mergedDeltas, type CounterTerm, type TaskFilter } from './task-counters.js'
@@ -232,11 +234,7 @@ const tasksWalkStatement = defineQuery<Task & { sync_at: string }>(
   'tasks.walk',
   `select ${syncAt('t.updated_at')} as sync_at, ${TASK.columns('t', { status: statusOn('t.', '$7::date') })}
      from tasks t
-    where t.company_id = ${COMPANY}
-      and (t.updated_at, t.id) > ($2::timestamptz, $3::bigint)
-      and t.updated_at < least($4::timestamptz, $5::timestamptz)
-    order by t.updated_at, t.id
-    limit $6`,
+    ${walkRows('t')}`,
   { replica: true },
 )
 
@@ -275,17 +273,9 @@ export async function insertTasks(db: Db, companyId: CompanyId, values: NewTask[
   const deltas = mergedDeltas(createdDeltas(values.map((v) => ({ ...v, doneOn: null }))))
   return run(db, insertTasksStatement, [
     companyId,
-    values.map((v) => v.kind),
-    values.map((v) => v.title),
-    values.map((v) => v.dueDate),
-    values.map((v) => v.assignedToId),
-    values.map((v) => v.flowId),
-    values.map((v) => v.enrollmentId),
-    values.map((v) => v.contactId),
+    ...columns(values, ['kind', 'title', 'dueDate', 'assignedToId', 'flowId', 'enrollmentId', 'contactId']),
     createdAt ?? null,
-    deltas.map((d) => d.list),
-    deltas.map((d) => d.key),
-    deltas.map((d) => d.delta),
+    ...columns(deltas, ['list', 'key', 'delta']),
   ])
 }
 

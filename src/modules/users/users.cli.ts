@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { defineCommand } from '../../cli/command.js'
+import { COMPANY_OPTION, defineCommand, USER_OPTION } from '../../cli/command.js'
 import { Id } from '../../http/schemas.js'
 import { createToken, parseScopes, revokeToken } from '../auth/tokens.service.js'
 import { CompanyCreateInput, CompanySetTimezoneInput, TokenCreateInput, TokenRevokeInput, UserCreateInput, UserSetRoleInput } from './users.schemas.js'
@@ -20,7 +20,7 @@ export const usersCommands = [
     name: 'company set-timezone',
     summary: 'Change the time zone of a company ("today" of tasks and done dates)',
     options: {
-      company: { value: 'ID', description: 'the company id', required: true },
+      company: COMPANY_OPTION,
       timezone: { value: 'Area/City', description: 'the IANA time zone', required: true },
     },
     input: CompanySetTimezoneInput,
@@ -38,7 +38,7 @@ export const usersCommands = [
     name: 'user create',
     summary: 'Create a user in a company',
     options: {
-      company: { value: 'ID', description: 'the company id', required: true },
+      company: COMPANY_OPTION,
       name: { value: 'N', description: 'the user name', required: true },
       email: { value: 'E', description: 'the email, unique in the company', required: true },
       role: { value: 'admin|member', description: 'the role (default member)' },
@@ -50,7 +50,7 @@ export const usersCommands = [
     name: 'user set-role',
     summary: "Change a user's role: admin or member (takes effect at once on every server)",
     options: {
-      user: { value: 'ID', description: 'the user id', required: true },
+      user: USER_OPTION,
       role: { value: 'admin|member', description: 'the new role', required: true },
     },
     input: UserSetRoleInput,
@@ -59,7 +59,7 @@ export const usersCommands = [
   defineCommand({
     name: 'user list',
     summary: 'List the users of a company, active or not',
-    options: { company: { value: 'ID', description: 'the company id', required: true } },
+    options: { company: COMPANY_OPTION },
     input: Type.Object({ company: Id }),
     list: true,
     run: (db, input) => listUsers(db, input.company),
@@ -68,7 +68,7 @@ export const usersCommands = [
     name: 'token create',
     summary: 'Create an api_token for a user (it is shown only this once): full access, or only the scopes given',
     options: {
-      user: { value: 'ID', description: 'the user id', required: true },
+      user: USER_OPTION,
       scopes: { value: 'S,S', description: 'comma-separated scopes, e.g. contacts:read,tasks:write (docs/access-control.md); default: full access' },
       'expires-in-days': { value: 'N', description: 'the token stops working after N days (1 to 365); default: never' },
     },

@@ -3,11 +3,22 @@ import { jsonArrayOf } from '../../db/json-sql.js'
 import { limitOffset, pageParams, type PageSlice } from '../../db/paging.js'
 import { recordSql, type Row } from '../../db/records.js'
 import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
-import type { users } from '../../db/schema.js'
 import type { CompanyId } from '../../tenancy.js'
 import { Company, CompanyDetails, ListedCompany, User } from './users.schemas.js'
 
-export type UserRow = typeof users.$inferSelect
+/** A row of users, its columns under camelCase names (USER_ROW), for the services' rules. */
+export interface UserRow {
+  companyId: number
+  id: number
+  name: string
+  email: string
+  role: UserRecord['role']
+  active: boolean
+  /** argon2id (PHC string) for signing in to the web application; null: no password yet. */
+  passwordHash: string | null
+  createdAt: Date
+  updatedAt: Date
+}
 
 export type UserRecord = Row<typeof User>
 export type CompanyRecord = Row<typeof CompanyDetails>

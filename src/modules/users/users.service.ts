@@ -1,10 +1,10 @@
 import { transaction, type Db } from '../../db/db.js'
-import { uniqueViolation } from '../../db/errors.js'
 import { ApiError, invalid, notFound } from '../../errors.js'
 import { pageWindow, type ListPage, type PageRequest } from '../../http/pagination.js'
+import { rethrowTaken } from '../../http/taken.js'
 import { asCompanyId, type Caller, type CompanyId, type TokenAccess } from '../../tenancy.js'
 import type { Acting } from '../audit/audit.context.js'
-import { recordAudit } from '../audit/audit.service.js'
+import { recordAudit, type Changes } from '../audit/audit.service.js'
 import { announceUserRevoked } from '../auth/tokens.service.js'
 import type { CompanyCreateInput, CompanySetTimezoneInput, UserCreateInput, UserSetRoleInput } from './users.schemas.js'
 import {
@@ -22,18 +22,18 @@ import {
   usersPageJson,
 } from './users.repository.js'
 
-export function isTimeZone(zone: string): boolean {
+/** A company's zone must be one the runtime knows (IANA, Area/City): a 422 otherwise. */
+function checkTimeZone(zone: string): void {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: zone })
-    return true
   } catch {
-    return false
+    throw invalid({ timezone: ['is not a known IANA time zone (Area/City)'] })
   }
 }
 
 export async function createCompany(db: Db, acting: Acting, input: CompanyCreateInput) {
   const timezone = input.timezone ?? 'UTC'
-  if (!isTimeZone(timezone)) throw invalid({ timezone: ['is not a known IANA time zone (Area/City)'] })
+  checkTimeZone(timezone)
   return transaction(db, async (tx) => {
     const company = await insertCompany(tx, { name: input.name, timezone })
     await recordAudit(tx, asCompanyId(company.id), acting.audit, {
@@ -65,8 +65,7 @@ export async function createUser(db: Db, acting: Acting, input: UserCreateInput)
       return row
     })
   } catch (err) {
-    if (uniqueViolation(err) === 'users_company_email_key') throw invalid({ email: ['has already been taken'] })
-    throw err
+    return rethrowTaken(err, 'users_company_email_key', 'email')
   }
 }
 
@@ -109,6 +108,12 @@ export function withToken(json: string, access: TokenAccess): string {
   return `${json.slice(0, -1)},"token":${JSON.stringify(token)}}`
 }
 
+/** An audit record's target and changes for one setting of a user or a company: the record by its name, the setting's two values. */
+function settingChanged<Setting extends string>(setting: Setting, was: Record<Setting, string>, row: { id: number; name: string } & Record<Setting, string>) {
+  const changes: Changes = { [setting]: [was[setting], row[setting]] }
+  return { target: { id: row.id, label: row.name }, changes }
+}
+
 /**
  * `user set-role`: an admin or a member from now on. Every server forgets the user's cached
  * tokens at once (the role travels with a cached token), as for a deactivation. The same role
@@ -124,11 +129,7 @@ export async function setUserRole(db: Db, acting: Acting, input: UserSetRoleInpu
     const companyId = asCompanyId(companyOfUser)
     const row = await updateUserRole(tx, companyId, was.id, input.role, now)
     await announceUserRevoked(tx, row.id)
-    await recordAudit(tx, companyId, context, {
-      action: 'user.changed',
-      target: { id: row.id, label: row.name },
-      changes: { role: [was.role, row.role] },
-    }, now)
+    await recordAudit(tx, companyId, context, { action: 'user.changed', ...settingChanged('role', was, row) }, now)
     return row
   })
 }
@@ -140,18 +141,14 @@ export async function setUserRole(db: Db, acting: Acting, input: UserSetRoleInpu
  */
 export async function setCompanyTimezone(db: Db, acting: Acting, input: CompanySetTimezoneInput) {
   const { now, audit: context } = acting
-  if (!isTimeZone(input.timezone)) throw invalid({ timezone: ['is not a known IANA time zone (Area/City)'] })
+  checkTimeZone(input.timezone)
   const companyId = asCompanyId(input.company)
   return transaction(db, async (tx) => {
     const was = await lockCompany(tx, companyId)
     if (!was) throw new ApiError(404, `company ${String(input.company)} not found`)
     if (was.timezone === input.timezone) return was
     const row = await updateCompanyTimezone(tx, companyId, input.timezone, now)
-    await recordAudit(tx, companyId, context, {
-      action: 'company.settings_changed',
-      target: { id: row.id, label: row.name },
-      changes: { timezone: [was.timezone, row.timezone] },
-    }, now)
+    await recordAudit(tx, companyId, context, { action: 'company.settings_changed', ...settingChanged('timezone', was, row) }, now)
     return row
   })
 }

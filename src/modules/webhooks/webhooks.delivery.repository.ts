@@ -1,6 +1,7 @@
 // The delivery worker's statements (src/modules/webhooks/worker.ts). The worker serves every
 // company at once, so these are the only statements here that do not take the caller's
 // company: they pick due deliveries wherever they are, by the partial index on pending ones.
+import { columns } from '../../db/columns.js'
 import type { Db } from '../../db/db.js'
 import { defineQuery, run } from '../../db/query.js'
 
@@ -180,13 +181,7 @@ export interface DisabledSubscription {
 export async function recordOutcomes(db: Db, outcomes: Outcome[], now: Date, disableAfterMs: number): Promise<DisabledSubscription[]> {
   if (outcomes.length === 0) return []
   const rows = await run(db, recordStatement, [
-    outcomes.map((o) => o.companyId),
-    outcomes.map((o) => o.id),
-    outcomes.map((o) => o.attempts),
-    outcomes.map((o) => o.status),
-    outcomes.map((o) => o.responseStatus),
-    outcomes.map((o) => o.error),
-    outcomes.map((o) => o.nextAttemptAt),
+    ...columns(outcomes, ['companyId', 'id', 'attempts', 'status', 'responseStatus', 'error', 'nextAttemptAt']),
     now,
     disableAfterMs,
   ])

@@ -5,7 +5,7 @@
 // and answers in one round trip: a page comes with its total.
 import type { Db } from '../../db/db.js'
 import { COMPANY } from '../../db/company.js'
-import { limitOffset, pageParams, unwrapChildPage, unwrapPage, withinTotal, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
+import { childPageReader, limitOffset, pageParams, unwrapPage, withinTotal, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
 import { recordSql, type Row } from '../../db/records.js'
 import { defineQuery, run, runOne } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
@@ -266,15 +266,8 @@ const deliveriesPageStatement = defineQuery<PageRow<DeliveryRow, { found: boolea
      ) p on ${withinTotal(DELIVERIES_PAGE, 'total.n')}`,
 )
 
-export async function deliveriesPage(
-  db: Db,
-  companyId: CompanyId,
-  subscriptionId: number,
-  page: PageSlice,
-): Promise<Page<DeliveryRow> | undefined> {
-  const rows = await run(db, deliveriesPageStatement, [companyId, subscriptionId, page.limit, page.offset])
-  return unwrapChildPage(rows, 'found')
-}
+/** A page of a subscription's deliveries (newest first) and their total; undefined when it is not a subscription of the company. */
+export const deliveriesPage = childPageReader(deliveriesPageStatement, 'found')
 
 const deliveryByIdStatement = defineQuery<DeliveryRow>(
   'webhooks.deliveryById',

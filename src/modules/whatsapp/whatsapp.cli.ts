@@ -1,4 +1,4 @@
-import { defineCommand } from '../../cli/command.js'
+import { COMPANY_OPTION, defineCommand } from '../../cli/command.js'
 import { ImportInput } from './whatsapp.schemas.js'
 import { importFile } from './whatsapp.service.js'
 
@@ -7,7 +7,7 @@ export const whatsappCommands = [
     name: 'whatsapp import',
     summary: 'Import WhatsApp messages from a JSON Lines file (all lines or none)',
     options: {
-      company: { value: 'ID', description: 'the company id', required: true },
+      company: COMPANY_OPTION,
       file: {
         value: 'F',
         description: 'JSON Lines, one {contact_id, user_id, direction, body, status, sent_at} per line',

@@ -1,10 +1,11 @@
+import { columns } from '../../db/columns.js'
 import type { Db } from '../../db/db.js'
 import { COMPANY } from '../../db/company.js'
 import { limitOffset, pageIds, pageParams, unwrapPage, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
 import { recordSql, type Row } from '../../db/records.js'
 import { defineQuery, run, type Query } from '../../db/query.js'
+import { walkRows } from '../../db/walk.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
-import type { whatsappMessages } from '../../db/schema.js'
 import type { CompanyId } from '../../tenancy.js'
 import { WhatsappChat, WhatsappMessage } from './whatsapp.schemas.js'
 
@@ -18,13 +19,11 @@ const CHAT = recordSql(WhatsappChat, 'whatsapp_chats c join whatsapp_messages m 
   last_message: () => MESSAGE_RECORD.json('m'),
 }).columns()
 
-export type MessageRow = typeof whatsappMessages.$inferSelect
-
 export interface NewMessage {
   contactId: number
   userId: number
-  direction: MessageRow['direction']
-  status: MessageRow['status']
+  direction: MessageRecord['direction']
+  status: MessageRecord['status']
   body: string
   /** An instant of the years 0001-9999 UTC (src/http/dates.ts), as ISO 8601. */
   sentAt: string
@@ -99,12 +98,7 @@ export async function importMessages(db: Db, companyId: CompanyId, messages: New
     const batch = messages.slice(i, i + BATCH)
     const inserted = await run(db, insertMessages, [
       companyId,
-      batch.map((m) => m.contactId),
-      batch.map((m) => m.userId),
-      batch.map((m) => m.direction),
-      batch.map((m) => m.status),
-      batch.map((m) => m.body),
-      batch.map((m) => m.sentAt),
+      ...columns(batch, ['contactId', 'userId', 'direction', 'status', 'body', 'sentAt']),
     ])
     records.push(...inserted)
     for (const row of inserted) {
@@ -125,14 +119,7 @@ export async function importMessages(db: Db, companyId: CompanyId, messages: New
   const deltas = [...chats.values()].sort((a, b) => a.contactId - b.contactId || a.userId - b.userId)
   for (let i = 0; i < deltas.length; i += BATCH) {
     const batch = deltas.slice(i, i + BATCH)
-    await run(db, foldChats, [
-      companyId,
-      batch.map((d) => d.contactId),
-      batch.map((d) => d.userId),
-      batch.map((d) => d.count),
-      batch.map((d) => d.lastId),
-      batch.map((d) => d.lastAt),
-    ])
+    await run(db, foldChats, [companyId, ...columns(batch, ['contactId', 'userId', 'count', 'lastId', 'lastAt'])])
   }
   return records.sort((a, b) => a.id - b.id)
 }
@@ -214,12 +201,7 @@ const walkStatement = defineQuery<MessageRecord & { sync_at: string }>(
   'whatsapp.walk',
   `select ${syncAt('m.updated_at')} as sync_at, ${MESSAGE_RECORD.columns('m')}
      from whatsapp_messages m
-    where m.company_id = (select $1::bigint)
-      and (m.updated_at, m.id) > ($2::timestamptz, $3::bigint)
-      and m.updated_at < least($4::timestamptz, $5::timestamptz)
-      and exists (select 1 from contacts c where c.company_id = m.company_id and c.id = m.contact_id and c.deleted_at is null)
-    order by m.updated_at, m.id
-    limit $6`,
+    ${walkRows('m', 'exists (select 1 from contacts c where c.company_id = m.company_id and c.id = m.contact_id and c.deleted_at is null)')}`,
   { replica: true },
 )
 
