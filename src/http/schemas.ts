@@ -51,6 +51,9 @@ export const RecordOrPageParams = {
 /** An instant in a response: a Date (or ISO string) serialized as ISO 8601 UTC with milliseconds. */
 export const Timestamp = Type.Unsafe<Date | string>({ type: 'string', format: 'date-time' })
 
+/** The answer of a delete: 204 and no body. */
+export const Deleted = Type.Null({ description: 'Deleted' })
+
 export const Timestamps = {
   created_at: Timestamp,
   updated_at: Timestamp,

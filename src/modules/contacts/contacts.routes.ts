@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { Type } from 'typebox'
 import { sendJsonText } from '../../http/json-text.js'
 import { sendPage } from '../../http/pagination.js'
 import { sendCreated, tagRoutes } from '../../http/routes.js'
-import { IdParams, Ref } from '../../http/schemas.js'
+import { Deleted, IdParams, Ref } from '../../http/schemas.js'
 import { answerList, walkingList } from '../../http/sync.js'
 import { Business } from '../businesses/businesses.schemas.js'
 import { ContactEventsPage, ContactEventsQuery } from '../events/events.schemas.js'
@@ -110,7 +109,7 @@ const contactsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'deleteContact',
       summary: 'Delete a contact: it is hidden from every read and its email is free again; its history is kept',
       params: IdParams,
-      response: { 204: Type.Null({ description: 'Deleted' }) },
+      response: { 204: Deleted },
     },
   }, async (request, reply) => {
     await deleteContact(app.db, request.caller, request.params.id)

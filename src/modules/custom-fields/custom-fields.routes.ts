@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { Type } from 'typebox'
 import { sendCreated, tagRoutes } from '../../http/routes.js'
-import { IdParams, Ref } from '../../http/schemas.js'
+import { Deleted, IdParams, Ref } from '../../http/schemas.js'
 import { CustomField, CustomFieldBody, CustomFieldsList } from './custom-fields.schemas.js'
 import { changeCustomField, createCustomField, customFieldsOfCompany, removeCustomField } from './custom-fields.service.js'
 
@@ -46,7 +45,7 @@ const customFieldsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'deleteCustomField',
       summary: 'Delete a custom field definition and its values on every contact',
       params: IdParams,
-      response: { 204: Type.Null({ description: 'Deleted' }) },
+      response: { 204: Deleted },
     },
   }, async (request, reply) => {
     await removeCustomField(app.db, request.caller, request.params.id)

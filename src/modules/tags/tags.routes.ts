@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { Type } from 'typebox'
 import { sendCreated, tagRoutes } from '../../http/routes.js'
-import { IdParams, Ref } from '../../http/schemas.js'
+import { Deleted, IdParams, Ref } from '../../http/schemas.js'
 import { Tag, TagBody, TagsList } from './tags.schemas.js'
 import { changeTag, createTag, removeTag, tagsOfCompany } from './tags.service.js'
 
@@ -45,7 +44,7 @@ const tagsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'deleteTag',
       summary: 'Delete a tag: it is taken off every contact (a tag_removed event on each)',
       params: IdParams,
-      response: { 204: Type.Null({ description: 'Deleted' }) },
+      response: { 204: Deleted },
     },
   }, async (request, reply) => {
     await removeTag(app.db, request.caller, request.params.id)

@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify'
 import { Type } from 'typebox'
 import { sendPage } from '../../http/pagination.js'
 import { sendCreated, tagRoutes } from '../../http/routes.js'
-import { IdParams, PageParams, Ref } from '../../http/schemas.js'
+import { Deleted, IdParams, PageParams, Ref } from '../../http/schemas.js'
 import { apiActing } from '../audit/audit.context.js'
 import {
   CreateWebhookBody,
@@ -102,7 +102,7 @@ const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'deleteWebhook',
       summary: 'Delete a subscription and its deliveries',
       params: IdParams,
-      response: { 204: Type.Null({ description: 'Deleted' }) },
+      response: { 204: Deleted },
     },
   }, async (request, reply) => {
     await removeSubscription(app.db, apiActing(request), request.params.id)
