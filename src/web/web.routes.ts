@@ -249,10 +249,20 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
   /** Where the API is reached, for the curl line of a new token. */
   const baseUrlOf = (request: FastifyRequest) => config.publicUrl ?? `${request.protocol}://${request.host}`
 
+  /** What Integrations shows the account: its tokens, the company's webhooks, the apps it authorised. */
+  async function integrationsView(request: FastifyRequest, account: Account, secret: string, appRevoked: boolean) {
+    const [tokens, webhooks, apps] = await Promise.all([
+      listOwnTokens(app.db, account.companyId, account.userId),
+      subscriptionsOverviewOf(app.db, account),
+      listAuthorisedApps(app.db, account.companyId, account.userId),
+    ])
+    const authorisedApps = authorisedAppsSection(sessionCsrf(secret), account, apps, appRevoked)
+    return { tokens, baseUrl: baseUrlOf(request), webhooks, authorisedApps }
+  }
+
   /** Integrations again after a form that failed (422): what was typed, and what is wrong with it. */
   async function integrationsAgain(request: FastifyRequest, reply: FastifyReply, { account, secret }: { account: Account; secret: string }, typed: Partial<IntegrationsView>) {
-    const [tokens, webhooks] = await Promise.all([listOwnTokens(app.db, account.companyId, account.userId), subscriptionsOverviewOf(app.db, account)])
-    const view = { tokens, baseUrl: baseUrlOf(request), webhooks, ...typed }
+    const view = { ...(await integrationsView(request, account, secret, false)), ...typed }
     return sendPage(reply, 422, integrationsPage(signedInChrome(account, secret), sessionCsrf(secret), account, view, now()))
   }
 
@@ -262,13 +272,7 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
     const { account, secret } = current
     const taken = cookies.takeFlash(request, reply, secret) as Flash | { kind: 'app-revoked' } | undefined
     const flash = taken?.kind === 'app-revoked' ? undefined : taken
-    const [tokens, webhooks, apps] = await Promise.all([
-      listOwnTokens(app.db, account.companyId, account.userId),
-      subscriptionsOverviewOf(app.db, account),
-      listAuthorisedApps(app.db, account.companyId, account.userId),
-    ])
-    const authorisedApps = authorisedAppsSection(sessionCsrf(secret), account, apps, taken?.kind === 'app-revoked')
-    const view = { tokens, flash, baseUrl: baseUrlOf(request), webhooks, authorisedApps }
+    const view = { ...(await integrationsView(request, account, secret, taken?.kind === 'app-revoked')), flash }
     return sendPage(reply, 200, integrationsPage(signedInChrome(account, secret), sessionCsrf(secret), account, view, now()))
   })
 

@@ -561,6 +561,10 @@ for (const backend of backends()) {
       const page = await browser.get('/settings/integrations')
       assert.match(page.body, /Apps you authorised/)
       assert.match(page.body, new RegExp(`/settings/integrations/apps/${String(grantId)}/revoke`))
+      // A token form sent back (422) shows the whole page again, the authorised apps with it.
+      const refused = await browser.submit('/settings/integrations', '/settings/integrations/tokens', { label: 'Bad', access: 'scopes' })
+      assert.equal(refused.status, 422)
+      assert.match(refused.body, new RegExp(`/settings/integrations/apps/${String(grantId)}/revoke`))
       const rows = await recordsOf(t.db, async () => {
         const res = await browser.submit('/settings/integrations', `/settings/integrations/apps/${String(grantId)}/revoke`)
         assert.equal(res.status, 303)
