@@ -1,55 +1,34 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { sendCreated, tagRoutes } from '../../http/routes.js'
-import { Deleted, IdParams, Ref } from '../../http/schemas.js'
+import { catalogueRoutes, tagRoutes } from '../../http/routes.js'
 import { CustomField, CustomFieldBody, CustomFieldsList } from './custom-fields.schemas.js'
 import { changeCustomField, createCustomField, customFieldsOfCompany, removeCustomField } from './custom-fields.service.js'
 
 const customFieldsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   tagRoutes(app, 'custom_fields')
-
-  app.get('/v1/custom_fields', {
-    config: { scope: 'custom_fields:read' },
-    schema: {
+  catalogueRoutes(app, {
+    path: '/v1/custom_fields',
+    scopes: { read: 'custom_fields:read', write: 'custom_fields:write' },
+    rootKey: 'custom_field',
+    notFound: 'No custom field with this id in your company',
+    schemas: { list: CustomFieldsList, item: CustomField, body: CustomFieldBody },
+    list: {
       operationId: 'listCustomFields',
       summary: 'List the custom field definitions of your company (id ascending, not paged)',
-      response: { 200: Ref(CustomFieldsList) },
+      run: customFieldsOfCompany,
     },
-  }, async (request) => customFieldsOfCompany(app.db, request.caller))
-
-  app.post('/v1/custom_fields', {
-    config: { scope: 'custom_fields:write', rootKey: 'custom_field' },
-    schema: {
+    create: {
       operationId: 'createCustomField',
       summary: 'Define a custom field for contacts',
       description: '`field` is unique in your company (case-insensitive). A `dropdown` needs at least one option.',
-      body: CustomFieldBody,
-      response: { 201: Ref(CustomField) },
+      run: createCustomField,
     },
-  }, async (request, reply) => sendCreated(reply, '/api/v1/custom_fields', await createCustomField(app.db, request.caller, request.body)))
-
-  app.put('/v1/custom_fields/:id', {
-    config: { scope: 'custom_fields:write', rootKey: 'custom_field', notFound: 'No custom field with this id in your company' },
-    schema: {
+    update: {
       operationId: 'updateCustomField',
       summary: 'Change a custom field definition',
       description: 'Values already set on contacts are kept as they are.',
-      params: IdParams,
-      body: CustomFieldBody,
-      response: { 200: Ref(CustomField) },
+      run: changeCustomField,
     },
-  }, async (request) => changeCustomField(app.db, request.caller, request.params.id, request.body))
-
-  app.delete('/v1/custom_fields/:id', {
-    config: { scope: 'custom_fields:write', notFound: 'No custom field with this id in your company' },
-    schema: {
-      operationId: 'deleteCustomField',
-      summary: 'Delete a custom field definition and its values on every contact',
-      params: IdParams,
-      response: { 204: Deleted },
-    },
-  }, async (request, reply) => {
-    await removeCustomField(app.db, request.caller, request.params.id)
-    return reply.code(204).send(null)
+    remove: { operationId: 'deleteCustomField', summary: 'Delete a custom field definition and its values on every contact', run: removeCustomField },
   })
 }
 
