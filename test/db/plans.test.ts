@@ -1,7 +1,8 @@
 // Every statement of the registry (src/db/query.ts) picks its index whatever the statistics
 // say: EXPLAIN for each, with representative parameters, on a database never analysed (nor
 // vacuumed: the minute after a bulk import, or the CI's PostgreSQL with autovacuum off) and
-// again after ANALYZE. A plan fails on a sequential scan of a table of more than one page, or on an
+// again after ANALYZE; each as a custom plan and as the generic plan a named statement runs
+// once PostgreSQL caches it (plan_cache_mode = force_generic_plan). A plan fails on a sequential scan of a table of more than one page, or on an
 // index scan whose Filter compares a key (company_id, id, contact_id) that should have been
 // its Index Cond. New statements are covered as they are defined; a statement that cannot be
 // explained is listed in EXEMPT, a finding that is intended or harmless in ACCEPTED, each
@@ -119,7 +120,26 @@ for (const backend of backends()) {
       }
     }
 
-    async function check(): Promise<string[]> {
+    /**
+     * The plan of `text` with `params`: as EXPLAIN plans it (a custom plan, the values known),
+     * or `generic`, as a named statement runs once PostgreSQL caches it (the values unknown).
+     */
+    async function planOf(text: string, params: unknown[], generic: boolean): Promise<PlanNode | undefined> {
+      if (!generic) {
+        const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (FORMAT JSON) ${text}`, params)
+        return rows[0]?.['QUERY PLAN'][0].Plan
+      }
+      // Deallocated by check(), after the rollback (a failed EXPLAIN aborts the transaction).
+      await client.query(`prepare plans_generic as ${text}`)
+      await client.query('set local plan_cache_mode = force_generic_plan')
+      // A generic plan does not look at the values (and EXPLAIN EXECUTE takes no bind parameters).
+      const values = params.map(() => 'null').join(', ')
+      const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+        `EXPLAIN (FORMAT JSON) EXECUTE plans_generic${params.length > 0 ? `(${values})` : ''}`)
+      return rows[0]?.['QUERY PLAN'][0].Plan
+    }
+
+    async function check(generic = false): Promise<string[]> {
       const offenders: string[] = []
       for (const query of definedQueries()) {
         if (EXEMPT[query.name] !== undefined) continue
@@ -133,8 +153,7 @@ for (const backend of backends()) {
         }
         try {
           await client.query('begin')
-          const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (FORMAT JSON) ${query.text}`, params)
-          const plan = rows[0]?.['QUERY PLAN'][0].Plan
+          const plan = await planOf(query.text, params, generic)
           if (!plan) throw new Error('no plan')
           if (process.env.PLANS_DUMP === query.name) {
             const { rows: text } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${query.text}`, params)
@@ -142,12 +161,13 @@ for (const backend of backends()) {
           }
           const accepted = ACCEPTED[query.name] ?? []
           for (const problem of problems(plan, tablesWithRows)) {
-            if (!accepted.some(({ finding }) => problem.startsWith(finding))) offenders.push(`${query.name}: ${problem}`)
+            if (!accepted.some(({ finding }) => problem.startsWith(finding))) offenders.push(`${query.name}${generic ? ' (generic plan)' : ''}: ${problem}`)
           }
         } catch (error) {
           offenders.push(`${query.name}: EXPLAIN failed (${String(error)})`)
         } finally {
           await client.query('rollback')
+          if (generic) await client.query('deallocate all')
         }
       }
       return offenders
@@ -162,9 +182,19 @@ for (const backend of backends()) {
       assert.equal(offenders.length, 0, offenders.join('\n'))
     })
 
+    test('never analysed, as generic plans (a named statement cached): the same', async () => {
+      const offenders = await check(true)
+      assert.equal(offenders.length, 0, offenders.join('\n'))
+    })
+
     test('analysed: the same', async () => {
       await client.query('analyze')
       const offenders = await check()
+      assert.equal(offenders.length, 0, offenders.join('\n'))
+    })
+
+    test('analysed, as generic plans: the same', async () => {
+      const offenders = await check(true)
       assert.equal(offenders.length, 0, offenders.join('\n'))
     })
 
