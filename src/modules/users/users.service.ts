@@ -4,7 +4,7 @@ import { pageWindow, type ListPage, type PageRequest } from '../../http/paginati
 import { rethrowTaken } from '../../http/taken.js'
 import { asCompanyId, type Caller, type CompanyId, type TokenAccess } from '../../tenancy.js'
 import type { Acting } from '../audit/audit.context.js'
-import { recordAudit, type Changes } from '../audit/audit.service.js'
+import { changesOf, recordAudit } from '../audit/audit.service.js'
 import { announceUserRevoked } from '../auth/tokens.service.js'
 import type { CompanyCreateInput, CompanySetTimezoneInput, UserCreateInput, UserSetRoleInput } from './users.schemas.js'
 import {
@@ -109,9 +109,8 @@ export function withToken(json: string, access: TokenAccess): string {
 }
 
 /** An audit record's target and changes for one setting of a user or a company: the record by its name, the setting's two values. */
-function settingChanged<Setting extends string>(setting: Setting, was: Record<Setting, string>, row: { id: number; name: string } & Record<Setting, string>) {
-  const changes: Changes = { [setting]: [was[setting], row[setting]] }
-  return { target: { id: row.id, label: row.name }, changes }
+function settingChanged<Row extends { id: number; name: string }>(setting: keyof Row & string, was: Partial<Row>, row: Row) {
+  return { target: { id: row.id, label: row.name }, changes: changesOf(was, row, [setting]) }
 }
 
 /**
