@@ -22,27 +22,16 @@ export type { ContactInsert, ContactRow, ContactTagRow, ContactValueRow } from '
 
 // Statements compare the company as COMPANY (src/db/company.ts says why).
 // A contact as the API shows it, from `contacts c`: its tags (tag id ascending) and custom
-// fields (field id ascending) aggregated in the same statement, so rows go out as they are.
-// Each aggregate reads contact_tags / contact_custom_values by their primary keys
-// (company_id, contact_id, …), then each tag / field by its primary key in a lateral lookup
-// (its LIMIT keeps it one): as a join, a database without statistics read the values
-// through contact_custom_values_field_idx, filtering on the contact (docs/performance.md,
-// "Plans without statistics").
+// fields (field id ascending) are kept beside the row as that JSON, by triggers in the
+// transaction of every write that changes them (migrations/0020_contact_children_json.sql),
+// so a read takes two columns (docs/performance.md, "Plans without statistics").
 /** A contact's tags as its JSON array (the Contact schema's shape, id ascending), over rows of `tags t`. */
 export const TAGS_JSON = jsonArrayOf('t.id, t.name, t.color', 't.id')
 /** A contact's custom fields as its JSON array (field id ascending), over `custom_fields f` with values `v`. */
 export const FIELDS_JSON = jsonArrayOf('f.field, v.value', 'f.id')
 const CONTACT = recordSql(ContactSchema, 'contacts c', {
-  tags: (c) => `coalesce((select ${TAGS_JSON}
-                      from contact_tags ct
-                      cross join lateral (select t.id, t.name, t.color from tags t
-                                           where t.company_id = ct.company_id and t.id = ct.tag_id limit 1) t
-                     where ct.company_id = ${c}company_id and ct.contact_id = ${c}id), '[]')`,
-  custom_fields: (c) => `coalesce((select ${FIELDS_JSON}
-                      from contact_custom_values v
-                      cross join lateral (select f.id, f.field from custom_fields f
-                                           where f.company_id = v.company_id and f.id = v.custom_field_id limit 1) f
-                     where v.company_id = ${c}company_id and v.contact_id = ${c}id), '[]')`,
+  tags: (c) => `${c}tags_json`,
+  custom_fields: (c) => `${c}custom_fields_json`,
 })
 const CONTACT_RECORD = CONTACT.columns('c')
 

@@ -1,15 +1,7 @@
 -- Statements of src/modules/contacts/contacts.repository.ts, as run (test/db/statements.test.ts writes this file).
 
 -- contacts.jsonById (pipelined: src/db/pipeline.ts)
-select (select row_to_json(j) from (select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
-                   from contact_tags ct
-                   cross join lateral (select t.id, t.name, t.color from tags t
-                                        where t.company_id = ct.company_id and t.id = ct.tag_id limit 1) t
-                  where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags, coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
-                   from contact_custom_values v
-                   cross join lateral (select f.id, f.field from custom_fields f
-                                        where f.company_id = v.company_id and f.id = v.custom_field_id limit 1) f
-                  where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields, to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(c.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j)::text as json
+select (select row_to_json(j) from (select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, c.tags_json as tags, c.custom_fields_json as custom_fields, to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(c.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j)::text as json
   from contacts c
  where c.company_id = (select $1::bigint) and c.id = $2 and c.deleted_at is null;
 
@@ -18,15 +10,7 @@ with total as (
   select coalesce((select sum(value) from counters where company_id = $1 and list = $2 and key = $3), 0)::bigint as n
 )
 select total.n as total,
-       coalesce((select array_to_json(array_agg((select j from (select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
-                 from contact_tags ct
-                 cross join lateral (select t.id, t.name, t.color from tags t
-                                      where t.company_id = ct.company_id and t.id = ct.tag_id limit 1) t
-                where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags, coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
-                 from contact_custom_values v
-                 cross join lateral (select f.id, f.field from custom_fields f
-                                      where f.company_id = v.company_id and f.id = v.custom_field_id limit 1) f
-                where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields, to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(c.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j) order by c.id))::text
+       coalesce((select array_to_json(array_agg((select j from (select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, c.tags_json as tags, c.custom_fields_json as custom_fields, to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(c.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j) order by c.id))::text
                    from unnest(case when $5::bigint < total.n - $5::bigint then array(select id from contacts where company_id = (select $1::bigint) and deleted_at is null order by id limit $4 offset $5::bigint)
             else array(select id from contacts where company_id = (select $1::bigint) and deleted_at is null order by id desc limit greatest(least($4, total.n - $5::bigint), 0) offset greatest(total.n - $5::bigint - $4, 0))
        end) as page_ids(page_id)
@@ -39,15 +23,7 @@ with total as (
   select coalesce((select sum(value) from counters where company_id = $1 and list = $2 and key = $3), 0)::bigint as n
 )
 select total.n as total,
-       coalesce((select array_to_json(array_agg((select j from (select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
-                 from contact_tags ct
-                 cross join lateral (select t.id, t.name, t.color from tags t
-                                      where t.company_id = ct.company_id and t.id = ct.tag_id limit 1) t
-                where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags, coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
-                 from contact_custom_values v
-                 cross join lateral (select f.id, f.field from custom_fields f
-                                      where f.company_id = v.company_id and f.id = v.custom_field_id limit 1) f
-                where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields, to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(c.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j) order by c.id))::text
+       coalesce((select array_to_json(array_agg((select j from (select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, c.tags_json as tags, c.custom_fields_json as custom_fields, to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(c.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j) order by c.id))::text
                    from unnest(case when $5::bigint < total.n - $5::bigint then array(select id from contacts where company_id = (select $1::bigint) and user_id = $6 and deleted_at is null order by id limit $4 offset $5::bigint)
             else array(select id from contacts where company_id = (select $1::bigint) and user_id = $6 and deleted_at is null order by id desc limit greatest(least($4, total.n - $5::bigint), 0) offset greatest(total.n - $5::bigint - $4, 0))
        end) as page_ids(page_id)
@@ -97,15 +73,7 @@ with scope as materialized (
 select page.total, p.*
   from page
   left join lateral (
-    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
-                 from contact_tags ct
-                 cross join lateral (select t.id, t.name, t.color from tags t
-                                      where t.company_id = ct.company_id and t.id = ct.tag_id limit 1) t
-                where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags, coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
-                 from contact_custom_values v
-                 cross join lateral (select f.id, f.field from custom_fields f
-                                      where f.company_id = v.company_id and f.id = v.custom_field_id limit 1) f
-                where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields, c.created_at, c.updated_at
+    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, c.tags_json as tags, c.custom_fields_json as custom_fields, c.created_at, c.updated_at
       from unnest(page.ids) as page_ids(page_id)
      cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c
      order by c.id
@@ -162,15 +130,7 @@ with scope as materialized (
 select page.total, p.*
   from page
   left join lateral (
-    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
-                 from contact_tags ct
-                 cross join lateral (select t.id, t.name, t.color from tags t
-                                      where t.company_id = ct.company_id and t.id = ct.tag_id limit 1) t
-                where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags, coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
-                 from contact_custom_values v
-                 cross join lateral (select f.id, f.field from custom_fields f
-                                      where f.company_id = v.company_id and f.id = v.custom_field_id limit 1) f
-                where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields, c.created_at, c.updated_at
+    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, c.tags_json as tags, c.custom_fields_json as custom_fields, c.created_at, c.updated_at
       from unnest(page.ids) as page_ids(page_id)
      cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c
      order by c.id
@@ -227,15 +187,7 @@ with scope as materialized (
 select page.total, p.*
   from page
   left join lateral (
-    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
-                 from contact_tags ct
-                 cross join lateral (select t.id, t.name, t.color from tags t
-                                      where t.company_id = ct.company_id and t.id = ct.tag_id limit 1) t
-                where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags, coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
-                 from contact_custom_values v
-                 cross join lateral (select f.id, f.field from custom_fields f
-                                      where f.company_id = v.company_id and f.id = v.custom_field_id limit 1) f
-                where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields, c.created_at, c.updated_at
+    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, c.tags_json as tags, c.custom_fields_json as custom_fields, c.created_at, c.updated_at
       from unnest(page.ids) as page_ids(page_id)
      cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c
      order by c.id
@@ -283,15 +235,7 @@ with scope as materialized (
 select page.total, p.*
   from page
   left join lateral (
-    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
-                 from contact_tags ct
-                 cross join lateral (select t.id, t.name, t.color from tags t
-                                      where t.company_id = ct.company_id and t.id = ct.tag_id limit 1) t
-                where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags, coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
-                 from contact_custom_values v
-                 cross join lateral (select f.id, f.field from custom_fields f
-                                      where f.company_id = v.company_id and f.id = v.custom_field_id limit 1) f
-                where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields, c.created_at, c.updated_at
+    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, c.tags_json as tags, c.custom_fields_json as custom_fields, c.created_at, c.updated_at
       from unnest(page.ids) as page_ids(page_id)
      cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c
      order by c.id
@@ -336,15 +280,7 @@ with scope as materialized (
 select page.total, p.*
   from page
   left join lateral (
-    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
-                 from contact_tags ct
-                 cross join lateral (select t.id, t.name, t.color from tags t
-                                      where t.company_id = ct.company_id and t.id = ct.tag_id limit 1) t
-                where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags, coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
-                 from contact_custom_values v
-                 cross join lateral (select f.id, f.field from custom_fields f
-                                      where f.company_id = v.company_id and f.id = v.custom_field_id limit 1) f
-                where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields, c.created_at, c.updated_at
+    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, c.tags_json as tags, c.custom_fields_json as custom_fields, c.created_at, c.updated_at
       from unnest(page.ids) as page_ids(page_id)
      cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c
      order by c.id
@@ -389,30 +325,14 @@ with scope as materialized (
 select page.total, p.*
   from page
   left join lateral (
-    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
-                 from contact_tags ct
-                 cross join lateral (select t.id, t.name, t.color from tags t
-                                      where t.company_id = ct.company_id and t.id = ct.tag_id limit 1) t
-                where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags, coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
-                 from contact_custom_values v
-                 cross join lateral (select f.id, f.field from custom_fields f
-                                      where f.company_id = v.company_id and f.id = v.custom_field_id limit 1) f
-                where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields, c.created_at, c.updated_at
+    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, c.tags_json as tags, c.custom_fields_json as custom_fields, c.created_at, c.updated_at
       from unnest(page.ids) as page_ids(page_id)
      cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c
      order by c.id
   ) p on true;
 
 -- contacts.walk (replica: src/db/replica.ts)
-select to_char((c.updated_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as sync_at, c.deleted_at, c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
-                   from contact_tags ct
-                   cross join lateral (select t.id, t.name, t.color from tags t
-                                        where t.company_id = ct.company_id and t.id = ct.tag_id limit 1) t
-                  where ct.company_id = c.company_id and ct.contact_id = c.id), '[]') as tags, coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
-                   from contact_custom_values v
-                   cross join lateral (select f.id, f.field from custom_fields f
-                                        where f.company_id = v.company_id and f.id = v.custom_field_id limit 1) f
-                  where v.company_id = c.company_id and v.contact_id = c.id), '[]') as custom_fields, c.created_at, c.updated_at
+select to_char((c.updated_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as sync_at, c.deleted_at, c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, c.tags_json as tags, c.custom_fields_json as custom_fields, c.created_at, c.updated_at
   from contacts c
  where c.company_id = (select $1::bigint)
    and (c.updated_at, c.id) > ($2::timestamptz, $3::bigint)
