@@ -1,7 +1,9 @@
-// What the /api modules' route declarations share: the OpenAPI tag of a module's routes,
-// given once, the answer of a create (docs/architecture.md: POST 201 with `Location`), and
-// the four operations of a company's catalogue (tags, custom fields).
-import type { FastifyContextConfig, FastifyInstance, FastifyReply } from 'fastify'
+// What the /api modules' route declarations share: an operation's route options (its OpenAPI
+// texts, read from its module's `<name>.operations.json`, its access and its schemas), the
+// OpenAPI tag of a module's routes, given once, the answer of a create (docs/architecture.md:
+// POST 201 with `Location`), and the four operations of a company's catalogue (tags, custom
+// fields).
+import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifySchema } from 'fastify'
 import type { Static, TSchema } from 'typebox'
 import type { Db } from '../db/db.js'
 import type { Caller } from '../tenancy.js'
@@ -23,64 +25,105 @@ export function sendCreated(reply: FastifyReply, collection: string, record: { i
   return reply.code(201).header('location', `${collection}/${String(record.id)}`).send(record)
 }
 
-/** The OpenAPI texts of one operation. */
-interface OperationText {
-  operationId: string
-  summary: string
-  description?: string
+/**
+ * A module's OpenAPI texts by operationId (`Id`): its `<name>.operations.json`, in route order.
+ * test/http/operations.test.ts holds each entry to exactly one operation of the document.
+ */
+export type OperationTexts<Id extends string = string> = Readonly<Record<Id, { summary: string; description?: string }>>
+
+/**
+ * The texts with each `{NAME}` replaced by `values.NAME`: a constant a text states (the most
+ * subscriptions a company may have), kept where the code reads it.
+ */
+export function textsWith<Id extends string>(texts: OperationTexts<Id>, values: Readonly<Record<string, string | number>>): OperationTexts<Id> {
+  const fill = (text: string) => text.replace(/\{([A-Z_]+)\}/g, (name: string, key: string) => (key in values ? String(values[key]) : name))
+  const entries = Object.entries<{ summary: string; description?: string }>(texts).map(([id, { summary, description }]) => [
+    id,
+    description === undefined ? { summary: fill(summary) } : { summary: fill(summary), description: fill(description) },
+  ])
+  return Object.fromEntries(entries) as OperationTexts<Id>
 }
 
 type Scope = NonNullable<FastifyContextConfig['scope']>
+
+/** An /api route's `config`: the scope it needs, always (src/plugins/access.ts), and what else applies. */
+export type OperationConfig = FastifyContextConfig & { scope: Scope }
+
+/** The OpenAPI texts of one operation, as its schema starts (a type: a route's schema is a JSON object). */
+type OperationText = { operationId: string; summary: string; description?: string }
+
+/**
+ * The route options of the operation `operationId`: its `config` (the scope it needs; its
+ * role, root key and 404 where they apply) and its `schema`, which starts with the
+ * operation's texts in its module's `texts`.
+ */
+export function operation<Id extends string, S extends FastifySchema>(
+  texts: OperationTexts<Id>,
+  operationId: NoInfer<Id>,
+  config: OperationConfig,
+  schema: S,
+): { config: OperationConfig; schema: OperationText & S } {
+  const { summary, description } = texts[operationId]
+  const text: OperationText = description === undefined ? { operationId, summary } : { operationId, summary, description }
+  return { config, schema: { ...text, ...schema } }
+}
+
+/** The four operations of a catalogue. */
+type CatalogueOperation = 'list' | 'create' | 'update' | 'remove'
 
 /**
  * A company's catalogue (tags, custom fields): the whole list, and one item created, changed
  * or deleted by id, the create and the change taking the same body under `rootKey`.
  */
-export interface Catalogue<Body extends TSchema> {
+export interface Catalogue<Body extends TSchema, Id extends string> {
+  /** The OpenAPI tag of its operations. */
+  tag: string
   /** The collection's path, `/v1/tags`; an item is `<path>/:id`. */
   path: string
-  scopes: { read: Scope; write: Scope }
   rootKey: string
   /** The 404's message for an id that is not one of the company's items. */
   notFound: string
+  scopes: { read: Scope; write: Scope }
   schemas: { list: TSchema; item: TSchema; body: Body }
-  list: OperationText & { run: (db: Db, caller: Caller) => Promise<unknown> }
-  create: OperationText & { run: (db: Db, caller: Caller, body: Static<Body>) => Promise<{ id: number }> }
-  update: OperationText & { run: (db: Db, caller: Caller, id: number, body: Static<Body>) => Promise<unknown> }
-  remove: OperationText & { run: (db: Db, caller: Caller, id: number) => Promise<void> }
+  /** The module's `<name>.operations.json`, and the operationId of each operation in it. */
+  texts: OperationTexts<Id>
+  operations: Record<CatalogueOperation, NoInfer<Id>>
+  /** The service's function of each operation. */
+  run: {
+    list: (db: Db, caller: Caller) => Promise<unknown>
+    create: (db: Db, caller: Caller, body: Static<Body>) => Promise<{ id: number }>
+    update: (db: Db, caller: Caller, id: number, body: Static<Body>) => Promise<unknown>
+    remove: (db: Db, caller: Caller, id: number) => Promise<void>
+  }
 }
 
-const texts = ({ operationId, summary, description }: OperationText) =>
-  description === undefined ? { operationId, summary } : { operationId, summary, description }
-
 /**
- * Declares a catalogue's four operations on a module's plugin. The body reaches `run` as the
- * body schema's type: it was validated against that schema (Fastify's route generics cannot
- * carry a type parameter's schema through).
+ * The routes plugin of a catalogue's module: its four operations, tagged. The body reaches
+ * `run` as the body schema's type: it was validated against that schema (Fastify's route
+ * generics cannot carry a type parameter's schema through).
  */
-export function catalogueRoutes<Body extends TSchema>(app: FastifyInstance & { db: Db }, catalogue: Catalogue<Body>): void {
-  const { path, scopes, rootKey, notFound, schemas } = catalogue
+export function catalogueRoutes<Body extends TSchema, Id extends string>(catalogue: Catalogue<Body, Id>) {
+  const { tag, path, rootKey, notFound, scopes, schemas, texts, operations, run } = catalogue
   const item = `${path}/:id`
-  app.get(path, {
-    config: { scope: scopes.read },
-    schema: { ...texts(catalogue.list), response: { 200: Ref(schemas.list) } },
-  }, async (request) => catalogue.list.run(app.db, request.caller))
+  return async (app: FastifyInstance & { db: Db }): Promise<void> => {
+    tagRoutes(app, tag)
+    app.get(path, operation(texts, operations.list, { scope: scopes.read }, {
+      response: { 200: Ref(schemas.list) },
+    }), async (request) => run.list(app.db, request.caller))
 
-  app.post(path, {
-    config: { scope: scopes.write, rootKey },
-    schema: { ...texts(catalogue.create), body: schemas.body, response: { 201: Ref(schemas.item) } },
-  }, async (request, reply) => sendCreated(reply, `/api${path}`, await catalogue.create.run(app.db, request.caller, request.body as Static<Body>)))
+    app.post(path, operation(texts, operations.create, { scope: scopes.write, rootKey }, {
+      body: schemas.body, response: { 201: Ref(schemas.item) },
+    }), async (request, reply) => sendCreated(reply, `/api${path}`, await run.create(app.db, request.caller, request.body as Static<Body>)))
 
-  app.put<{ Params: Static<typeof IdParams> }>(item, {
-    config: { scope: scopes.write, rootKey, notFound },
-    schema: { ...texts(catalogue.update), params: IdParams, body: schemas.body, response: { 200: Ref(schemas.item) } },
-  }, async (request) => catalogue.update.run(app.db, request.caller, request.params.id, request.body as Static<Body>))
+    app.put<{ Params: Static<typeof IdParams> }>(item, operation(texts, operations.update, { scope: scopes.write, rootKey, notFound }, {
+      params: IdParams, body: schemas.body, response: { 200: Ref(schemas.item) },
+    }), async (request) => run.update(app.db, request.caller, request.params.id, request.body as Static<Body>))
 
-  app.delete<{ Params: Static<typeof IdParams> }>(item, {
-    config: { scope: scopes.write, notFound },
-    schema: { ...texts(catalogue.remove), params: IdParams, response: { 204: Deleted } },
-  }, async (request, reply) => {
-    await catalogue.remove.run(app.db, request.caller, request.params.id)
-    return reply.code(204).send(null)
-  })
+    app.delete<{ Params: Static<typeof IdParams> }>(item, operation(texts, operations.remove, { scope: scopes.write, notFound }, {
+      params: IdParams, response: { 204: Deleted },
+    }), async (request, reply) => {
+      await run.remove(app.db, request.caller, request.params.id)
+      return reply.code(204).send(null)
+    })
+  }
 }
