@@ -1,22 +1,10 @@
-// What an admin command is: its options (parsed with node's util.parseArgs), its help,
-// the TypeBox schema its options are validated with (the API's rules and messages, before
-// the database is opened), and a run function that returns the record or result it prints.
-import type { Static, TSchema } from 'typebox'
+// What an admin command is: its name and summary, the TypeBox schema of its input (whose
+// properties are its options, with their help and the API's rules and messages they are
+// checked with before the database is opened) and a run function that returns the record or
+// result it prints.
+import type { Static, TObject } from 'typebox'
 import type { Db } from '../db/db.js'
 import type { Acting } from '../modules/audit/audit.context.js'
-
-export interface OptionSpec {
-  description: string
-  required?: boolean
-  /** Shown in help: `--company ID`. */
-  value?: string
-  /** A switch without a value (`--generate`): its input is `true` when given. */
-  flag?: boolean
-}
-
-// The options many commands take, described once.
-export const COMPANY_OPTION: OptionSpec = { value: 'ID', description: 'the company id', required: true }
-export const USER_OPTION: OptionSpec = { value: 'ID', description: 'the user id', required: true }
 
 /** What a command may read besides its options; it acts (`Acting`) as the `cli` actor at the time it started. */
 export interface CommandContext extends Acting {
@@ -32,23 +20,27 @@ export interface Command {
   /** Two words: the resource and the action, e.g. 'user create'. */
   name: string
   summary: string
-  options: Record<string, OptionSpec>
-  input: TSchema
+  /**
+   * The options, one per property (`--company`): its `description` is the help, its
+   * `placeholder` the value shown (`--company ID`); a required property is a required option,
+   * a true-flag a switch without a value (`--generate`).
+   */
+  input: TObject
   /** A list: prints {"data": [...]} with --json, a table otherwise. */
   list?: boolean
   /** Writes its own output (context.write, e.g. JSON Lines); its result is not printed. */
   stream?: boolean
-  run(db: Db, input: never, context: CommandContext): Promise<object>
+  /** Takes its arguments in a service's order (db, acting, input): a service may be the run itself. */
+  run(db: Db, context: CommandContext, input: never): Promise<object>
 }
 
-export function defineCommand<S extends TSchema>(command: {
+export function defineCommand<S extends TObject>(command: {
   name: string
   summary: string
-  options: Record<string, OptionSpec>
   input: S
   list?: boolean
   stream?: boolean
-  run(db: Db, input: Static<S>, context: CommandContext): Promise<object>
+  run(db: Db, context: CommandContext, input: Static<S>): Promise<object>
 }): Command {
   return command
 }

@@ -11,7 +11,7 @@ import { useStatements } from '../db/query.js'
 import { ApiError, invalid, type ErrorDetails } from '../errors.js'
 import { validate, type JsonSchema } from '../http/validation.js'
 import { cliActing } from '../modules/audit/audit.context.js'
-import type { Command, CommandContext, OptionSpec } from './command.js'
+import type { Command, CommandContext } from './command.js'
 import { commands as allCommands } from './commands.js'
 
 export interface CliIo {
@@ -100,7 +100,7 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
       }),
   }
   const result = io.database
-    ? await command.run(io.database, input as never, context)
+    ? await command.run(io.database, context, input as never)
     : await onConfiguredDatabase(command, input, io, context)
   if (!command.stream) io.stdout((json ? JSON.stringify(result) : readable(result)) + '\n')
   return 0
@@ -125,15 +125,36 @@ async function onConfiguredDatabase(command: Command, input: unknown, io: CliIo,
       : undefined,
   })
   try {
-    return await command.run(database.db, input as never, context)
+    return await command.run(database.db, context, input as never)
   } finally {
     await database.close()
   }
 }
 
+interface Option {
+  name: string
+  description: string
+  /** Shown in help: `--company ID`. */
+  placeholder?: string
+  required: boolean
+  /** A switch without a value (a true-flag): its input is `true` when given. */
+  flag: boolean
+}
+
+/** A command's options: the properties of its input schema, in their order (Command.input). */
+function optionsOf(command: Command): Option[] {
+  // TypeBox leaves `required` out when no property is required.
+  const required = new Set((command.input as { required?: string[] }).required)
+  return Object.entries(command.input.properties).map(([name, schema]) => {
+    const { description = '', placeholder, type } = schema as { description?: string; placeholder?: string; type?: unknown }
+    return { name, description, placeholder, required: required.has(name), flag: type === 'boolean' }
+  })
+}
+
 function parseOptions(command: Command, rest: string[]): { args: Record<string, string>; json: boolean } {
+  const commandOptions = optionsOf(command)
   const options: Record<string, { type: 'string' | 'boolean' }> = { json: { type: 'boolean' } }
-  for (const [name, spec] of Object.entries(command.options)) options[name] = { type: spec.flag ? 'boolean' : 'string' }
+  for (const option of commandOptions) options[option.name] = { type: option.flag ? 'boolean' : 'string' }
   let values: Record<string, string | boolean | undefined>
   try {
     values = parseArgs({ args: rest, options, strict: true, allowPositionals: false }).values
@@ -145,9 +166,7 @@ function parseOptions(command: Command, rest: string[]): { args: Record<string, 
     if (typeof value === 'string') args[name] = value
     else if (value === true && name !== 'json') args[name] = 'true' // a flag: validated as a true-flag
   }
-  const missing = Object.entries(command.options)
-    .filter(([name, spec]) => spec.required && args[name] === undefined)
-    .map(([name, spec]) => optionUsage(name, spec))
+  const missing = commandOptions.filter((option) => option.required && args[option.name] === undefined).map(optionUsage)
   if (missing.length > 0) throw new UsageError(`${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} required; see ${PROGRAM} ${command.name} --help`)
   return { args, json: values.json === true }
 }
@@ -203,7 +222,7 @@ function checkInput(command: Command, args: Record<string, string>): unknown {
 function describeError(err: unknown, command: Command | undefined): string {
   if (err instanceof ApiError && err.details) {
     return Object.entries(err.details)
-      .map(([field, problems]) => `${command && field in command.options ? `--${field}` : field} ${problems.join(', ')}`)
+      .map(([field, problems]) => `${command && field in command.input.properties ? `--${field}` : field} ${problems.join(', ')}`)
       .join('; ')
   }
   if (err instanceof Error) return err.message
@@ -216,15 +235,14 @@ function orList(words: string[]): string {
 
 const groups = (commands: Command[]) => [...new Set(commands.map(groupOf))]
 
-function optionUsage(name: string, spec: OptionSpec): string {
-  return `--${name}${spec.value ? ` ${spec.value}` : ''}`
+function optionUsage(option: Option): string {
+  return `--${option.name}${option.placeholder ? ` ${option.placeholder}` : ''}`
 }
 
 function commandHelp(command: Command): string {
-  const usage = Object.entries(command.options).map(([name, spec]) => (spec.required ? optionUsage(name, spec) : `[${optionUsage(name, spec)}]`))
-  const lines = Object.entries(command.options).map(
-    ([name, spec]) => `  --${name.padEnd(14)} ${spec.description}${spec.required ? ' (required)' : ''}`,
-  )
+  const options = optionsOf(command)
+  const usage = options.map((option) => (option.required ? optionUsage(option) : `[${optionUsage(option)}]`))
+  const lines = options.map((option) => `  --${option.name.padEnd(14)} ${option.description}${option.required ? ' (required)' : ''}`)
   return [
     `Usage: ${PROGRAM} ${command.name} ${[...usage, '[--json]'].join(' ')}`,
     '',

@@ -3,9 +3,20 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { buildApp } from '../../src/app.js'
+import { commands } from '../../src/cli/commands.js'
 import { backends, testConfig } from '../helpers/app.js'
 import { adminDatabase, expectFailure, expectJson, expectList, runAdmin, spawnAdmin, type AdminDatabase } from '../helpers/cli.js'
 import { rawRows, sql } from '../helpers/sql.js'
+
+test('every option of every command has its help: a description, and the value it takes unless it is a switch', () => {
+  for (const command of commands) {
+    for (const [name, schema] of Object.entries(command.input.properties)) {
+      const { description, placeholder, type } = schema as { description?: string; placeholder?: string; type?: unknown }
+      assert.ok(description, `${command.name} --${name}: no description`)
+      assert.ok(type === 'boolean' || placeholder, `${command.name} --${name}: no placeholder`)
+    }
+  }
+})
 
 for (const backend of backends()) {
   describe(`admin command line (${backend.name})`, () => {

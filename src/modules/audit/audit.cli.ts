@@ -1,8 +1,8 @@
 // `audit export`: a company's audit records of a time range on standard output, JSON Lines,
 // oldest first: the same lines as GET /api/v1/audit_events/export, read a batch at a time.
 import { Type } from 'typebox'
-import { COMPANY_OPTION, defineCommand } from '../../cli/command.js'
-import { Id } from '../../http/schemas.js'
+import { defineCommand } from '../../cli/command.js'
+import { CompanyOption } from '../users/users.schemas.js'
 import { requireCompany } from '../users/users.service.js'
 import { checkRange, exportAuditEvents } from './audit.service.js'
 
@@ -10,16 +10,14 @@ const Instant = Type.String({ format: 'date-time' })
 
 export const auditCommands = [
   defineCommand({
-    name: 'audit export',
-    summary: "Write a company's audit records of a time range to standard output, as JSON Lines (oldest first)",
-    options: {
-      company: COMPANY_OPTION,
-      since: { value: 'ISO', description: 'from this instant, inclusive (2026-01-01T00:00:00Z)', required: true },
-      until: { value: 'ISO', description: 'to this instant, exclusive', required: true },
-    },
-    input: Type.Object({ company: Id, since: Instant, until: Instant }),
+    name: 'audit export', summary: "Write a company's audit records of a time range to standard output, as JSON Lines (oldest first)",
+    input: Type.Object({
+      company: CompanyOption,
+      since: Type.With(Instant, { placeholder: 'ISO', description: 'from this instant, inclusive (2026-01-01T00:00:00Z)' }),
+      until: Type.With(Instant, { placeholder: 'ISO', description: 'to this instant, exclusive' }),
+    }),
     stream: true,
-    run: async (db, input, context) => {
+    run: async (db, context, input) => {
       const companyId = await requireCompany(db, input.company)
       checkRange(input)
       let exported = 0

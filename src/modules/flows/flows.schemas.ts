@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox'
 import { Id, MAX_ID, NonBlank, PagedList, PageParams, Ref, Str, Timestamp, Timestamps } from '../../http/schemas.js'
 import { Task, TASK_EXAMPLE, TaskKind } from '../tasks/tasks.schemas.js'
+import { CompanyOption } from '../users/users.schemas.js'
 
 export const FLOW_STATUSES = ['active', 'paused'] as const
 
@@ -74,13 +75,17 @@ export const Enrollment = Type.Object({
 })
 export type Enrollment = Static<typeof Enrollment>
 
-// Admin command line inputs.
+// Admin command line inputs, with their help.
 export const FlowCreateInput = Type.Object({
-  company: Id,
-  user: Id,
-  name: NonBlank(),
-  steps: NonBlank(4096),
-  status: Type.Optional(Type.Enum(FLOW_STATUSES)),
+  company: CompanyOption,
+  user: Type.With(Id, { placeholder: 'ID', description: 'the owner, a user of the company' }),
+  name: Type.With(NonBlank(), { placeholder: 'N', description: 'the flow name' }),
+  steps: Type.With(NonBlank(4096), {
+    placeholder: 'FILE|JSON',
+    description:
+      'a file holding a JSON array of {"day": 0.., "kind": "phonecall|email|linkedin|social|meeting", "title": "..."}, or that array itself',
+  }),
+  status: Type.Optional(Type.With(Type.Enum(FLOW_STATUSES), { placeholder: 'active|paused', description: 'the status (default active)' })),
 })
 export type FlowCreateInput = Static<typeof FlowCreateInput>
 

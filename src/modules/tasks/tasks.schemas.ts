@@ -83,15 +83,18 @@ export const TASK_FILTERS = [
   'done', 'undone', 'status',
 ] as const
 
-// Admin command line inputs (option names as typed: --assigned-to).
+// Admin command line inputs (option names as typed: --assigned-to), with their help.
 export const TaskCreateInput = Type.Object({
-  contact: Id,
-  kind: TaskKind,
-  due: DateParam,
-  title: Type.Optional(NonBlank()),
-  'assigned-to': Type.Optional(Id),
+  contact: Type.With(Id, { placeholder: 'ID', description: 'the contact (its company owns the task)' }),
+  kind: Type.With(TaskKind, { placeholder: 'K', description: 'phonecall, email, linkedin, social or meeting' }),
+  due: Type.With(DateParam, { placeholder: 'yyyy-mm-dd', description: 'the due day (any day, past ones included)' }),
+  title: Type.Optional(Type.With(NonBlank(), {
+    placeholder: 'T',
+    description: 'the title (default: from the kind and the contact name, "Call Ana Souza")',
+  })),
+  'assigned-to': Type.Optional(Type.With(Id, { placeholder: 'ID', description: "a user of the contact's company (default: the contact's owner)" })),
 })
 export type TaskCreateInput = Static<typeof TaskCreateInput>
 
-export const TaskCompleteInput = Type.Object({ id: Id })
+export const TaskCompleteInput = Type.Object({ id: Type.With(Id, { placeholder: 'ID', description: 'the task id' }) })
 export type TaskCompleteInput = Static<typeof TaskCompleteInput>

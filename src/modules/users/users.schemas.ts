@@ -77,38 +77,48 @@ export const AuthorizeResponse = Type.Object(
   { $id: 'Authorization', description: 'The user a token acts for, its company, and what the token may do' },
 )
 
-// Admin command line inputs, validated with the same rules as API parameters.
+// Admin command line inputs, validated with the same rules as API parameters. Each property is
+// an option: its description is the help, its placeholder the value shown (`--company ID`).
+
+/** The options many commands take. */
+export const CompanyOption = Type.With(Id, { placeholder: 'ID', description: 'the company id' })
+export const UserOption = Type.With(Id, { placeholder: 'ID', description: 'the user id' })
+const Role = Type.Union([Type.Literal('admin'), Type.Literal('member')])
+
 export const CompanyCreateInput = Type.Object({
-  name: NonBlank(),
-  timezone: Type.Optional(Str()),
+  name: Type.With(NonBlank(), { placeholder: 'N', description: 'the company name' }),
+  timezone: Type.Optional(Type.With(Str(), { placeholder: 'Area/City', description: 'IANA time zone for "today" of tasks (default UTC)' })),
 })
 export type CompanyCreateInput = Static<typeof CompanyCreateInput>
 
 export const UserCreateInput = Type.Object({
-  company: Id,
-  name: NonBlank(),
-  email: Type.String({ format: 'email', maxLength: 255 }),
-  role: Type.Optional(Type.Union([Type.Literal('admin'), Type.Literal('member')])),
+  company: CompanyOption,
+  name: Type.With(NonBlank(), { placeholder: 'N', description: 'the user name' }),
+  email: Type.With(Type.String({ format: 'email', maxLength: 255 }), { placeholder: 'E', description: 'the email, unique in the company' }),
+  role: Type.Optional(Type.With(Role, { placeholder: 'admin|member', description: 'the role (default member)' })),
 })
 export type UserCreateInput = Static<typeof UserCreateInput>
 
-export const UserSetRoleInput = Type.Object({
-  user: Id,
-  role: Type.Union([Type.Literal('admin'), Type.Literal('member')]),
-})
+export const UserSetRoleInput = Type.Object({ user: UserOption, role: Type.With(Role, { placeholder: 'admin|member', description: 'the new role' }) })
 export type UserSetRoleInput = Static<typeof UserSetRoleInput>
 
 export const CompanySetTimezoneInput = Type.Object({
-  company: Id,
-  timezone: NonBlank(),
+  company: CompanyOption,
+  timezone: Type.With(NonBlank(), { placeholder: 'Area/City', description: 'the IANA time zone' }),
 })
 export type CompanySetTimezoneInput = Static<typeof CompanySetTimezoneInput>
 
 export const TokenCreateInput = Type.Object({
-  user: Id,
-  scopes: Type.Optional(NonBlank()),
-  'expires-in-days': Type.Optional(Type.Integer({ minimum: 1, maximum: 365 })),
+  user: UserOption,
+  scopes: Type.Optional(Type.With(NonBlank(), {
+    placeholder: 'S,S',
+    description: 'comma-separated scopes, e.g. contacts:read,tasks:write (docs/access-control.md); default: full access',
+  })),
+  'expires-in-days': Type.Optional(Type.With(Type.Integer({ minimum: 1, maximum: 365 }), {
+    placeholder: 'N',
+    description: 'the token stops working after N days (1 to 365); default: never',
+  })),
 })
 export type TokenCreateInput = Static<typeof TokenCreateInput>
 
-export const TokenRevokeInput = Type.Object({ token: NonBlank() })
+export const TokenRevokeInput = Type.Object({ token: Type.With(NonBlank(), { placeholder: 'T', description: 'the token' }) })

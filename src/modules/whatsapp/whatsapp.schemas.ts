@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox'
 import { Id, MAX_ID, PagedList, PageParams, Ref, Timestamp, Timestamps } from '../../http/schemas.js'
 import { SyncList, SyncParams } from '../../http/sync.js'
+import { CompanyOption } from '../users/users.schemas.js'
 
 export const DIRECTIONS = ['inbound', 'outbound'] as const
 export const STATUSES = ['sent', 'delivered', 'read', 'failed', 'received'] as const
@@ -83,4 +84,11 @@ export const ImportLine = Type.Object({
 })
 export type ImportLine = Static<typeof ImportLine>
 
-export const ImportInput = Type.Object({ company: Id, file: Type.String({ minLength: 1 }) })
+/** `whatsapp import`'s options, with their help. */
+export const ImportInput = Type.Object({
+  company: CompanyOption,
+  file: Type.With(Type.String({ minLength: 1 }), {
+    placeholder: 'F',
+    description: 'JSON Lines, one {contact_id, user_id, direction, body, status, sent_at} per line',
+  }),
+})
