@@ -136,6 +136,16 @@ export function childPageReader<T, Parent extends string>(statement: Query<PageR
 }
 
 /**
+ * The reader of a page of one user's records (a user's leads, transcriptions) with one
+ * statement per filter (`statements`, each $1 company, $2 the user, $3 limit, $4 offset): the
+ * records and the filter's total.
+ */
+export function userPageReader<T, Filter extends string>(statements: Readonly<Record<Filter, Query<PageRow<T>>>>) {
+  return async (db: Db, companyId: CompanyId, userId: number, filter: Filter, page: PageSlice): Promise<Page<T>> =>
+    unwrapPage(await run(db, statements[filter], [companyId, userId, page.limit, page.offset]))
+}
+
+/**
  * The total and the records of a page statement's rows. `key` is a record column that is
  * never null; `drop` lists the page's columns to take off each record, where a record goes
  * out by a path that would show them (the others' serializers leave unknown keys out).

@@ -16,7 +16,9 @@ import { INVALID_KEY, KEY_IN_USE, REUSED_KEY } from './idempotency.js'
 
 export const PRODUCT = 'engage'
 
-const TAGS = [
+// The reference's sections, in this order: the resources, then the logs of what happened and
+// the probes.
+const RESOURCE_TAGS = [
   { name: 'users', description: 'The users of your company, and the user a token acts for' },
   { name: 'contacts', description: 'People you sell to: their fields, tags, custom field values, events and business' },
   { name: 'custom_fields', description: 'Custom field definitions: the extra fields every contact can carry' },
@@ -27,6 +29,9 @@ const TAGS = [
   { name: 'meet_transcriptions', description: 'Meeting transcriptions: recording → stopped → transcribed, optionally linked to a task' },
   { name: 'whatsapp_messages', description: 'WhatsApp conversations between contacts and your users' },
   { name: 'webhooks', description: 'Webhook subscriptions: every change posted to your URL, signed (Standard Webhooks), retried for 3 days, replayable' },
+]
+const TAGS = [
+  ...RESOURCE_TAGS,
   { name: 'events', description: 'The event log: every change of the last 30 days, as webhooks deliver it; for polling clients' },
   { name: 'audit', description: 'The audit log: who did what, when, from where (sign-ins, tokens, users, webhooks, admin commands); admins only' },
   { name: 'health', description: 'Probes for load balancers and orchestrators: no token, no rate limit' },

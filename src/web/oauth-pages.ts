@@ -6,14 +6,13 @@ import { SCOPE_DESCRIPTIONS, SCOPES, type Scope } from '../modules/auth/scopes.j
 import type { AuthorisedApp } from '../modules/oauth/oauth.repository.js'
 import type { ShownApp } from '../modules/oauth/oauth.service.js'
 import { html, type Html } from './html.js'
-import { alert, confirmPage, csrfInput, formatter, layout, scopeList, time, type Chrome } from './pages.js'
+import { alert, confirmPage, csrfInput, formatter, layout, recordTable, scopeList, time, type Chrome } from './pages.js'
 
 export const APPS = '/settings/apps'
 
 export type AppFlash =
   | { kind: 'app-secret'; name: string; clientId: string; secret: string | null; rotated: boolean }
-  | { kind: 'app-deleted'; name: string }
-  | { kind: 'app-changed'; name: string }
+  | { kind: 'app-deleted' | 'app-changed'; name: string }
 
 export interface AppForm {
   name: string
@@ -49,8 +48,10 @@ function appFields(form: AppForm, idPrefix: string, withType: boolean): Html {
 
 function appFlash(flash: AppFlash | undefined): Html | false {
   if (!flash) return false
-  if (flash.kind === 'app-deleted') return html`<p class="notice" role="status">App “${flash.name}” deleted: every token it held stopped working.</p>`
-  if (flash.kind === 'app-changed') return html`<p class="notice" role="status">App “${flash.name}” saved.</p>`
+  if (flash.kind !== 'app-secret') {
+    const done = flash.kind === 'app-deleted' ? 'deleted: every token it held stopped working' : 'saved'
+    return html`<p class="notice" role="status">App “${flash.name}” ${done}.</p>`
+  }
   return html`<section class="card new-token" aria-labelledby="app-secret-title">
   <h2 id="app-secret-title">${flash.rotated ? 'New client secret' : 'App registered'}: ${flash.name}</h2>
   <dl class="facts">
@@ -75,24 +76,18 @@ export function appsPage(chrome: Chrome, csrf: string, account: Account, apps: S
 ${appFlash(view.flash)}
 <section class="card" aria-labelledby="apps-title">
   <h2 id="apps-title">Registered apps</h2>
-  ${apps.length === 0
-    ? html`<p class="muted">No app is registered yet.</p>`
-    : html`<table class="tokens">
-    <thead><tr><th scope="col">Name</th><th scope="col">client_id</th><th scope="col">Type</th><th scope="col">Redirect URIs</th><th scope="col">Scopes</th><th scope="col">Registered</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-    <tbody>
-    ${apps.map(
-      (app) => html`<tr>
-      <td data-label="Name">${app.name}</td>
-      <td data-label="client_id"><code>${app.client_id}</code></td>
-      <td data-label="Type">${app.client_type}</td>
-      <td data-label="Redirect URIs">${app.redirect_uris.map((uri) => html`<code>${uri}</code><br>`)}</td>
-      <td data-label="Scopes">${scopeList(app.scopes)}</td>
-      <td data-label="Registered">${time(app.created_at, format)}</td>
-      <td class="actions"><a class="button" href="${APPS}/${String(app.id)}">Change<span class="visually-hidden"> ${app.name}</span></a></td>
-    </tr>`,
-    )}
-    </tbody>
-  </table>`}
+  ${recordTable(apps, {
+    empty: 'No app is registered yet.',
+    columns: [
+      ['Name', (app) => app.name],
+      ['client_id', (app) => html`<code>${app.client_id}</code>`],
+      ['Type', (app) => app.client_type],
+      ['Redirect URIs', (app) => app.redirect_uris.map((uri) => html`<code>${uri}</code><br>`)],
+      ['Scopes', (app) => scopeList(app.scopes)],
+      ['Registered', (app) => time(app.created_at, format)],
+    ],
+    actions: (app) => html`<a class="button" href="${APPS}/${String(app.id)}">Change<span class="visually-hidden"> ${app.name}</span></a>`,
+  })}
 </section>
 <section class="card" aria-labelledby="register-title">
   <h2 id="register-title">Register an app</h2>
@@ -185,21 +180,16 @@ export function authorisedAppsSection(csrf: string, account: Account, apps: Auth
   return html`<section class="card" aria-labelledby="authorised-title">
   <h2 id="authorised-title">Apps you authorised</h2>
   ${revoked && html`<p class="notice" role="status">The app's access was revoked: its tokens no longer work.</p>`}
-  ${apps.length === 0
-    ? html`<p class="muted">You have not authorised any app.</p>`
-    : html`<table class="tokens">
-    <thead><tr><th scope="col">App</th><th scope="col">Registered by</th><th scope="col">Scopes</th><th scope="col">Authorised</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-    <tbody>
-    ${apps.map(
-      (app) => html`<tr>
-      <td data-label="App">${app.app_name}</td>
-      <td data-label="Registered by">${app.company_name}</td>
-      <td data-label="Scopes">${scopeList(app.scopes)}</td>
-      <td data-label="Authorised">${time(app.created_at, format)}</td>
-      <td class="actions"><form method="post" action="/settings/integrations/apps/${String(app.grant_id)}/revoke">${csrfInput(csrf)}<button type="submit" class="danger">Revoke<span class="visually-hidden"> ${app.app_name}</span></button></form></td>
-    </tr>`,
-    )}
-    </tbody>
-  </table>`}
+  ${recordTable(apps, {
+    empty: 'You have not authorised any app.',
+    columns: [
+      ['App', (app) => app.app_name],
+      ['Registered by', (app) => app.company_name],
+      ['Scopes', (app) => scopeList(app.scopes)],
+      ['Authorised', (app) => time(app.created_at, format)],
+    ],
+    actions: (app) =>
+      html`<form method="post" action="/settings/integrations/apps/${String(app.grant_id)}/revoke">${csrfInput(csrf)}<button type="submit" class="danger">Revoke<span class="visually-hidden"> ${app.app_name}</span></button></form>`,
+  })}
 </section>`
 }

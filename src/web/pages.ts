@@ -204,14 +204,44 @@ function scopeChoices(form: TokenForm): Html {
 
 const tokenName = (token: { label: string | null; prefix: string }) => token.label ?? `${token.prefix}…`
 
-/** The cells a token's row has in both token tables (the user's own, the company's). */
-function tokenCells(token: ListedToken | CompanyToken, format: Intl.DateTimeFormat, now: Date): Html {
-  return html`<td data-label="Label">${token.label ?? html`<span class="muted">No label</span>`}</td>
-      <td data-label="Token"><code>${token.prefix}…</code></td>
-      <td data-label="Access">${accessOf(token)}</td>
-      <td data-label="Expires">${expiryOf(token, format, now)}</td>
-      <td data-label="Created">${time(token.created_at, format)}</td>
-      <td data-label="Last used">${time(token.last_used_at, format)}</td>`
+/** A column of a record table: its heading (also each cell's label on narrow screens) and its cell's content. */
+export type Column<T> = [heading: string, cell: (record: T) => Interpolation]
+
+/**
+ * The table of a list of records (tokens, webhooks, apps), one row per record, or `empty` (a
+ * paragraph) when there is none. `actions`, when given, fills a last column whose heading only
+ * screen readers read; `timezone` is the caption, for tables that show times.
+ */
+export function recordTable<T>(
+  records: readonly T[],
+  table: { empty: string; columns: Column<T>[]; actions?: ((record: T) => Interpolation) | false; timezone?: string; className?: string },
+): Html {
+  if (records.length === 0) return html`<p class="muted">${table.empty}</p>`
+  const { columns, actions } = table
+  return html`<table class="${table.className ?? 'tokens'}">
+    ${table.timezone !== undefined && html`<caption class="muted">Times in ${table.timezone}</caption>`}
+    <thead><tr>${columns.map(([heading]) => html`<th scope="col">${heading}</th>`)}${actions && html`<th scope="col"><span class="visually-hidden">Actions</span></th>`}</tr></thead>
+    <tbody>
+    ${records.map(
+      (record) => html`<tr>
+      ${columns.map(([heading, cell]) => html`<td data-label="${heading}">${cell(record)}</td>`)}
+      ${actions && html`<td class="actions">${actions(record)}</td>`}
+    </tr>`,
+    )}
+    </tbody>
+  </table>`
+}
+
+/** The columns of both token tables (the user's own, the company's). */
+function tokenColumns(format: Intl.DateTimeFormat, now: Date): Column<ListedToken | CompanyToken>[] {
+  return [
+    ['Label', (token) => token.label ?? html`<span class="muted">No label</span>`],
+    ['Token', (token) => html`<code>${token.prefix}…</code>`],
+    ['Access', accessOf],
+    ['Expires', (token) => expiryOf(token, format, now)],
+    ['Created', (token) => time(token.created_at, format)],
+    ['Last used', (token) => time(token.last_used_at, format)],
+  ]
 }
 
 function newToken(flash: Extract<Flash, { kind: 'created' }>, baseUrl: string): Html {
@@ -246,20 +276,13 @@ ${flash?.kind === 'revoked' &&
 html`<p class="notice" role="status">Token “${tokenName(flash)}” revoked: it no longer works.</p>`}
 <section class="card" aria-labelledby="tokens-title">
   <h2 id="tokens-title">Your api tokens</h2>
-  ${view.tokens.length === 0
-    ? html`<p class="muted">You have no api tokens yet.</p>`
-    : html`<table class="tokens">
-    <caption class="muted">Times in ${account.timezone}</caption>
-    <thead><tr><th scope="col">Label</th><th scope="col">Token</th><th scope="col">Access</th><th scope="col">Expires</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-    <tbody>
-    ${view.tokens.map(
-      (token) => html`<tr>
-      ${tokenCells(token, format, now)}
-      <td class="actions"><a class="button danger" href="/settings/integrations/tokens/${String(token.id)}/revoke">Revoke<span class="visually-hidden"> ${tokenName(token)}</span></a></td>
-    </tr>`,
-    )}
-    </tbody>
-  </table>`}
+  ${recordTable(view.tokens, {
+    empty: 'You have no api tokens yet.',
+    timezone: account.timezone,
+    columns: tokenColumns(format, now),
+    actions: (token) =>
+      html`<a class="button danger" href="/settings/integrations/tokens/${String(token.id)}/revoke">Revoke<span class="visually-hidden"> ${tokenName(token)}</span></a>`,
+  })}
 </section>
 <section class="card" aria-labelledby="create-title">
   <h2 id="create-title">Create a token</h2>
@@ -321,29 +344,25 @@ function webhooksSection(csrf: string, account: Account, view: IntegrationsView,
   <h2 id="webhooks-title">Webhooks</h2>
   <p class="muted">Every change in ${account.companyName} posted to your URL as it happens, signed, and retried for 3 days.
   ${admin ? 'Admins of the company manage them.' : `Only admins of ${account.companyName} manage them; you can see them here.`}</p>
-  ${view.webhooks.length === 0
-    ? html`<p class="muted">No webhooks yet.</p>`
-    : html`<table class="tokens webhooks">
-    <caption class="muted">Times in ${account.timezone}</caption>
-    <thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Status</th><th scope="col">Last delivery</th>${admin && html`<th scope="col"><span class="visually-hidden">Actions</span></th>`}</tr></thead>
-    <tbody>
-    ${view.webhooks.map(
-      (webhook) => html`<tr>
-      <td data-label="URL"><code class="url">${webhook.url}</code>${webhook.description && html`<br><span class="muted">${webhook.description}</span>`}</td>
-      <td data-label="Events">${eventsText(webhook.events)}</td>
-      <td data-label="Status">${webhookStatus(webhook, format)}</td>
-      <td data-label="Last delivery">${lastDelivery(webhook, format)}</td>
-      ${admin &&
-      html`<td class="actions">
+  ${recordTable(view.webhooks, {
+    empty: 'No webhooks yet.',
+    className: 'tokens webhooks',
+    timezone: account.timezone,
+    columns: [
+      ['URL', (webhook) => html`<code class="url">${webhook.url}</code>${webhook.description && html`<br><span class="muted">${webhook.description}</span>`}`],
+      ['Events', (webhook) => eventsText(webhook.events)],
+      ['Status', (webhook) => webhookStatus(webhook, format)],
+      ['Last delivery', (webhook) => lastDelivery(webhook, format)],
+    ],
+    actions:
+      admin &&
+      ((webhook) => html`
         ${!webhook.enabled &&
         html`<form method="post" action="${WEBHOOKS}/${String(webhook.id)}/enable">${csrfInput(csrf)}<button type="submit">Enable<span class="visually-hidden"> ${webhook.url}</span></button></form>`}
         <form method="post" action="${WEBHOOKS}/${String(webhook.id)}/rotate">${csrfInput(csrf)}<button type="submit">Rotate secret<span class="visually-hidden"> of ${webhook.url}</span></button></form>
         <a class="button danger" href="${WEBHOOKS}/${String(webhook.id)}/delete">Delete<span class="visually-hidden"> ${webhook.url}</span></a>
-      </td>`}
-    </tr>`,
-    )}
-    </tbody>
-  </table>`}
+      `),
+  })}
 </section>
 ${admin && html`<section class="card" aria-labelledby="create-webhook-title">
   <h2 id="create-webhook-title">Create a webhook</h2>
@@ -445,21 +464,13 @@ it stops working at once. Users make their own tokens on their Integrations page
 ${flash?.kind === 'revoked' && html`<p class="notice" role="status">Token “${tokenName(flash)}” revoked: it no longer works.</p>`}
 <section class="card" aria-labelledby="company-tokens-title">
   <h2 id="company-tokens-title">Live tokens</h2>
-  ${tokens.length === 0
-    ? html`<p class="muted">No user of ${account.companyName} has a live api token.</p>`
-    : html`<table class="tokens">
-    <caption class="muted">Times in ${account.timezone}</caption>
-    <thead><tr><th scope="col">User</th><th scope="col">Label</th><th scope="col">Token</th><th scope="col">Access</th><th scope="col">Expires</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-    <tbody>
-    ${tokens.map(
-      (token) => html`<tr>
-      <td data-label="User">${token.user_name}<br><span class="muted">${token.user_email}</span></td>
-      ${tokenCells(token, format, now)}
-      <td class="actions"><a class="button danger" href="/settings/tokens/${String(token.id)}/revoke">Revoke<span class="visually-hidden"> ${tokenName(token)} of ${token.user_name}</span></a></td>
-    </tr>`,
-    )}
-    </tbody>
-  </table>`}
+  ${recordTable(tokens, {
+    empty: `No user of ${account.companyName} has a live api token.`,
+    timezone: account.timezone,
+    columns: [['User', (token) => html`${token.user_name}<br><span class="muted">${token.user_email}</span>`], ...tokenColumns(format, now)],
+    actions: (token) =>
+      html`<a class="button danger" href="/settings/tokens/${String(token.id)}/revoke">Revoke<span class="visually-hidden"> ${tokenName(token)} of ${token.user_name}</span></a>`,
+  })}
 </section>`,
   )
 }

@@ -227,6 +227,15 @@ const RECORDSET_COLUMNS = `id bigint, user_id bigint, first_name text, last_name
                          country text, url text, linkedin text, variable1 text, variable2 text, variable3 text,
                          carousel boolean, stage contact_stage, contact_group_id bigint, business_name text`
 
+// A CTE's delete of the batch's removed pairs from a table linking contacts to another key
+// (tags, custom fields): `table` as `alias`, the key in `column`, the pairs given as two bigint[]
+// parameters (`contacts`, `keys`) unnested as x(contact_id, `name`).
+const deletePairs = (table: string, alias: string, column: string, pairs: { contacts: string; keys: string; name: string }) =>
+  `delete from ${table} ${alias}
+      using unnest(${pairs.contacts}::bigint[], ${pairs.keys}::bigint[]) as x(contact_id, ${pairs.name})
+      where ${alias}.company_id = $1 and ${alias}.contact_id = x.contact_id and ${alias}.${column} = x.${pairs.name}
+     returning 1`
+
 // Every write of a batch in one statement. The businesses named are found, and those not
 // found created, once each (in lower(name) order; existing ones are not rewritten, see
 // contacts.insert); new contacts are inserted with the ids the resolve took,
@@ -298,19 +307,13 @@ const writeStatement = defineQuery<{ events: number }>(
       where c.company_id = $1 and c.id = x.id
      returning c.id
    ), untagged as (
-     delete from contact_tags ct
-      using unnest($9::bigint[], $10::bigint[]) as x(contact_id, tag_id)
-      where ct.company_id = $1 and ct.contact_id = x.contact_id and ct.tag_id = x.tag_id
-     returning 1
+     ${deletePairs('contact_tags', 'ct', 'tag_id', { contacts: '$9', keys: '$10', name: 'tag_id' })}
    ), tagged as (
      insert into contact_tags (company_id, contact_id, tag_id, created_at)
      select $1, x.contact_id, x.tag_id, $2 from unnest($7::bigint[], $8::bigint[]) as x(contact_id, tag_id)
      returning 1
    ), cleared as (
-     delete from contact_custom_values v
-      using unnest($14::bigint[], $15::bigint[]) as x(contact_id, field_id)
-      where v.company_id = $1 and v.contact_id = x.contact_id and v.custom_field_id = x.field_id
-     returning 1
+     ${deletePairs('contact_custom_values', 'v', 'custom_field_id', { contacts: '$14', keys: '$15', name: 'field_id' })}
    ), valued as (
      insert into contact_custom_values (company_id, contact_id, custom_field_id, value, created_at, updated_at)
      select $1, x.contact_id, x.field_id, x.value, $2, $2

@@ -44,13 +44,9 @@ const BUSINESSES: [name: string, sector: string, people: number][] = [
   ['Blue Sun', 'Energy', 5400], ['Massive Dynamic', 'Research', 3100], ['Prestige Worldwide', 'Events', 12],
   ['Sterling Cooper', 'Advertising', 180], ['Bluth Company', 'Real Estate', 260], ['Los Pollos Hermanos', 'Restaurants', 1400],
 ]
-const TAGS = [
-  { name: 'Hot', color: '#e11d48' },
-  { name: 'Decision maker', color: '#7c3aed' },
-  { name: 'Partner', color: '#0ea5e9' },
-  { name: 'Newsletter', color: '#16a34a' },
-  { name: 'Follow up', color: '#f59e0b' },
-  { name: 'Churn risk', color: '#555' },
+const TAGS: [name: string, color: string][] = [
+  ['Hot', '#e11d48'], ['Decision maker', '#7c3aed'], ['Partner', '#0ea5e9'],
+  ['Newsletter', '#16a34a'], ['Follow up', '#f59e0b'], ['Churn risk', '#555'],
 ]
 const SIZES = ['S', 'M', 'L', 'XL']
 const SOURCES = ['Website', 'Referral', 'Event', 'Cold outreach', 'LinkedIn']
@@ -76,7 +72,7 @@ export const seedContacts: DemoSeeder = async ({ db, companyId, userIds, now, ra
   const phone = () => `+55 (11) 9${pad(Math.floor(random() * 10_000), 4)}-${pad(Math.floor(random() * 10_000), 4)}`
   const start = new Date(now.getTime() - 180 * DAY_MS)
 
-  const tags = await insertTags(db, companyId, TAGS, start)
+  const tags = await insertTags(db, companyId, TAGS.map(([name, color]) => ({ name, color })), start)
   const fields = await insertCustomFields(db, companyId, [
     { field: 'T-shirt size', kind: 'dropdown', options: SIZES.map((name) => ({ name })), now: start },
     { field: 'Lead source', kind: 'dropdown', options: SOURCES.map((name) => ({ name })), now: start },

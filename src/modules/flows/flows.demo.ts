@@ -15,39 +15,24 @@ const DAY_MS = 86_400_000
 type Step = [day: number, kind: TaskKind, title: string]
 
 const FLOWS: { name: string; owner: number; status: 'active' | 'paused'; steps: Step[] }[] = [
-  {
-    name: 'Inbound follow-up',
-    owner: 0,
-    status: 'active',
-    steps: [
-      [0, 'email', 'Thank-you email with the deck'],
-      [1, 'phonecall', 'Intro call'],
-      [3, 'linkedin', 'Connect on LinkedIn'],
-      [7, 'email', 'Send a customer case study'],
-      [14, 'meeting', 'Product demo'],
-    ],
-  },
-  {
-    name: 'Outbound prospecting',
-    owner: 1,
-    status: 'active',
-    steps: [
-      [0, 'linkedin', 'View profile and connect'],
-      [2, 'email', 'First cold email'],
-      [5, 'phonecall', 'Cold call'],
-      [9, 'social', 'Comment on a recent post'],
-    ],
-  },
-  {
-    name: 'Win-back of lost deals',
-    owner: 2,
-    status: 'paused',
-    steps: [
-      [0, 'email', 'What changed since we last spoke?'],
-      [4, 'phonecall', 'Check-in call'],
-      [10, 'meeting', 'Offer a new proposal'],
-    ],
-  },
+  { name: 'Inbound follow-up', owner: 0, status: 'active', steps: [
+    [0, 'email', 'Thank-you email with the deck'],
+    [1, 'phonecall', 'Intro call'],
+    [3, 'linkedin', 'Connect on LinkedIn'],
+    [7, 'email', 'Send a customer case study'],
+    [14, 'meeting', 'Product demo'],
+  ] },
+  { name: 'Outbound prospecting', owner: 1, status: 'active', steps: [
+    [0, 'linkedin', 'View profile and connect'],
+    [2, 'email', 'First cold email'],
+    [5, 'phonecall', 'Cold call'],
+    [9, 'social', 'Comment on a recent post'],
+  ] },
+  { name: 'Win-back of lost deals', owner: 2, status: 'paused', steps: [
+    [0, 'email', 'What changed since we last spoke?'],
+    [4, 'phonecall', 'Check-in call'],
+    [10, 'meeting', 'Offer a new proposal'],
+  ] },
 ]
 
 const ENROLLED = 30

@@ -2,7 +2,7 @@
 // are. Plans at a million leads: docs/performance.md#measured-at-the-statements.
 import type { Db } from '../../db/db.js'
 import { COMPANY } from '../../db/company.js'
-import { pageIds, pageParams, rowsByIds, unwrapPage, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
+import { pageIds, pageParams, rowsByIds, userPageReader, type PageRow } from '../../db/paging.js'
 import { addToCounters, COUNTER_ROWS } from '../../db/counters.js'
 import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import { recordSql, type Row } from '../../db/records.js'
@@ -11,10 +11,12 @@ import type { LinkFilter } from '../../http/link-filter.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { CompanyId } from '../../tenancy.js'
 import { outboxCtes } from '../webhooks/outbox.js'
-import { Lead as LeadSchema } from './leads.schemas.js'
+import { Lead as LeadSchema, type LeadCreateBody } from './leads.schemas.js'
 
 /** A lead as the API shows it. */
 export type Lead = Row<typeof LeadSchema>
+/** A row of a walk: a lead and its place in the walk. */
+export type LeadWalkRow = Lead & { sync_at: string }
 
 
 // Counters (see src/db/counters.ts), key = the creator's user id: `leads` counts every lead
@@ -94,20 +96,12 @@ const pageStatements = {
 }
 
 /** A page of the leads created by `userId` (id ascending) and how many match the filter. */
-export async function leadsPageWithTotal(
-  db: Db,
-  companyId: CompanyId,
-  userId: number,
-  filter: LinkFilter,
-  page: PageSlice,
-): Promise<Page<Lead>> {
-  return unwrapPage(await run(db, pageStatements[filter], [companyId, userId, page.limit, page.offset]))
-}
+export const leadsPageWithTotal = userPageReader(pageStatements)
 
 // A page of an updated_since walk (src/http/sync.ts has the parameters): from
 // leads_company_updated_idx (company_id, updated_at, id), an index range read in order that
 // stops after $6 rows.
-const leadsWalk = defineQuery<Lead & { sync_at: string }>(
+const leadsWalk = defineQuery<LeadWalkRow>(
   'leads.walk',
   `select ${syncAt('updated_at')} as sync_at, ${LEAD_COLUMNS}
      from leads
@@ -115,29 +109,16 @@ const leadsWalk = defineQuery<Lead & { sync_at: string }>(
   { replica: true },
 )
 
-export function leadsWalkPage(db: Db, companyId: CompanyId, window: WalkWindow) {
+export function leadsWalkPage(db: Db, companyId: CompanyId, window: WalkWindow): Promise<LeadWalkRow[]> {
   return run(db, leadsWalk, walkParams(companyId, window))
 }
 
-/** A new lead's fields, in the order of the insert's parameters $3 to $18. */
-export interface NewLead {
-  firstName: string
-  lastName: string | null
-  email: string
-  provider: string
-  position: string | null
-  linkedinUrl: string | null
-  telephone: string | null
-  city: string | null
-  stateProvince: string | null
-  country: string | null
-  degreeOfConnection: number | null
-  businessName: string | null
-  businessLinkedinUrl: string | null
-  businessSector: string | null
-  businessColaboratorsCount: number | null
-  businessTelephone: string | null
-}
+/** The fields of a create's body, in the order of the insert's parameters $3 to $18 (an omitted one is null). */
+const INSERT_FIELDS = [
+  'first_name', 'last_name', 'email', 'provider', 'position', 'linkedin_url', 'telephone', 'city', 'state_province', 'country',
+  'degree_of_connection', 'business_name', 'business_linkedin_url', 'business_sector', 'business_colaborators_count',
+  'business_telephone',
+] as const satisfies readonly (keyof LeadCreateBody)[]
 
 // A lead created whole in one statement ($1 company, $2 creator, $3..$18 the fields, $19 the
 // business to find or create by name, null for none): the live contact with its email
@@ -195,15 +176,10 @@ export async function insertLead(
   db: Db,
   companyId: CompanyId,
   userId: number,
-  lead: NewLead,
+  lead: LeadCreateBody,
   businessName: string | null,
 ): Promise<Lead> {
-  const l = lead
-  return runSingle(db, insertLeadStatement, [
-    companyId, userId, l.firstName, l.lastName, l.email, l.provider, l.position, l.linkedinUrl, l.telephone, l.city,
-    l.stateProvince, l.country, l.degreeOfConnection, l.businessName, l.businessLinkedinUrl, l.businessSector,
-    l.businessColaboratorsCount, l.businessTelephone, businessName,
-  ])
+  return runSingle(db, insertLeadStatement, [companyId, userId, ...INSERT_FIELDS.map((field) => lead[field] ?? null), businessName])
 }
 
 export interface DemoContact {

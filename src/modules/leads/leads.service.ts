@@ -46,24 +46,7 @@ export async function createLead(db: Db, caller: Pick<Caller, 'companyId' | 'use
     return await transaction(db, async (tx) => {
       await lockLeadEmail(tx, companyId, input.email)
       const businessName = input.business_name?.trim() ? input.business_name : null
-      return insertLead(tx, companyId, userId, {
-        firstName: input.first_name,
-        lastName: input.last_name ?? null,
-        email: input.email,
-        provider: input.provider,
-        position: input.position ?? null,
-        linkedinUrl: input.linkedin_url ?? null,
-        telephone: input.telephone ?? null,
-        city: input.city ?? null,
-        stateProvince: input.state_province ?? null,
-        country: input.country ?? null,
-        degreeOfConnection: input.degree_of_connection ?? null,
-        businessName: input.business_name ?? null,
-        businessLinkedinUrl: input.business_linkedin_url ?? null,
-        businessSector: input.business_sector ?? null,
-        businessColaboratorsCount: input.business_colaborators_count ?? null,
-        businessTelephone: input.business_telephone ?? null,
-      }, businessName)
+      return insertLead(tx, companyId, userId, input, businessName)
     })
   } catch (err) {
     return rethrowTaken(err, 'leads_company_provider_email_key', 'email')

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/db.js'
 import { addToCounters, COUNTER_ROWS, counterTotal } from '../../db/counters.js'
-import { pageIds, pageParams, rowsByIds, unwrapPage, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
+import { pageIds, pageParams, rowsByIds, userPageReader, type PageRow } from '../../db/paging.js'
 import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import { recordSql, type Row } from '../../db/records.js'
 import { walkRows } from '../../db/walk.js'
@@ -113,15 +113,8 @@ const pages: Record<LinkFilter, ReturnType<typeof pageStatement>> = {
   without: pageStatement('without', 'meetTranscriptions.pageWithoutTask'),
 }
 
-export async function transcriptionsPageWithTotal(
-  db: Db,
-  companyId: CompanyId,
-  userId: number,
-  filter: LinkFilter,
-  page: PageSlice,
-): Promise<Page<TranscriptionItem>> {
-  return unwrapPage(await run(db, pages[filter], [companyId, userId, page.limit, page.offset]))
-}
+/** A page of the transcriptions of `userId` (id ascending) and how many match the filter. */
+export const transcriptionsPageWithTotal = userPageReader(pages)
 
 // A page of an updated_since walk (src/http/sync.ts has the parameters): from
 // meet_transcriptions_company_updated_idx (company_id, updated_at, id), an index range read

@@ -24,6 +24,9 @@ export interface AppRow {
 const APP_COLUMNS = `company_id, id, client_id, name, redirect_uris, scopes, secret_hash is not null as confidential,
                      previous_secret_expires_at, created_at, updated_at`
 
+/** A new app's fields, in the order of its insert's parameters ($2 to $6). */
+export type NewApp = { clientId: string; name: string; redirectUris: string[]; scopes: Scope[]; secretHash: string | null }
+
 const insertAppRow = defineQuery<AppRow>(
   'oauth.insertApp',
   `insert into oauth_apps (company_id, client_id, name, redirect_uris, scopes, secret_hash)
@@ -31,11 +34,7 @@ const insertAppRow = defineQuery<AppRow>(
    returning ${APP_COLUMNS}`,
 )
 
-export async function insertApp(
-  db: Db,
-  companyId: CompanyId,
-  values: { clientId: string; name: string; redirectUris: string[]; scopes: Scope[]; secretHash: string | null },
-): Promise<AppRow> {
+export async function insertApp(db: Db, companyId: CompanyId, values: NewApp): Promise<AppRow> {
   return runSingle(db, insertAppRow, [companyId, values.clientId, values.name, values.redirectUris, values.scopes, values.secretHash])
 }
 
@@ -122,6 +121,9 @@ export interface GrantRow {
 
 const GRANT_COLUMNS = 'company_id, id, app_company_id, app_id, user_id, scopes, created_at, revoked_at'
 
+/** A new grant's fields, in the order of its insert's parameters ($2 to $5; $6 its creation). */
+export type NewGrant = { appCompanyId: number; appId: number; userId: number; scopes: Scope[] }
+
 const insertGrantRow = defineQuery<GrantRow>(
   'oauth.insertGrant',
   `insert into oauth_grants (company_id, app_company_id, app_id, user_id, scopes, created_at)
@@ -129,12 +131,7 @@ const insertGrantRow = defineQuery<GrantRow>(
    returning ${GRANT_COLUMNS}`,
 )
 
-export async function insertGrant(
-  db: Db,
-  companyId: CompanyId,
-  values: { appCompanyId: number; appId: number; userId: number; scopes: Scope[] },
-  at: Date,
-): Promise<GrantRow> {
+export async function insertGrant(db: Db, companyId: CompanyId, values: NewGrant, at: Date): Promise<GrantRow> {
   return runSingle(db, insertGrantRow, [companyId, values.appCompanyId, values.appId, values.userId, values.scopes, at])
 }
 
@@ -239,6 +236,9 @@ export interface CodeRow {
   user_active: boolean
 }
 
+/** A new authorization code's fields, in the order of its insert's parameters ($2 to $10). */
+export type NewCode = { appCompanyId: number; appId: number; userId: number; codeHash: string; redirectUri: string; challenge: string; scopes: Scope[]; expiresAt: Date; grantId: number }
+
 const insertCodeRow = defineQuery<{ id: number }>(
   'oauth.insertCode',
   `insert into oauth_codes (company_id, app_company_id, app_id, user_id, code_hash, redirect_uri, code_challenge, scopes, expires_at, grant_id)
@@ -246,11 +246,7 @@ const insertCodeRow = defineQuery<{ id: number }>(
    returning id`,
 )
 
-export async function insertCode(
-  db: Db,
-  companyId: CompanyId,
-  values: { appCompanyId: number; appId: number; userId: number; codeHash: string; redirectUri: string; challenge: string; scopes: Scope[]; expiresAt: Date; grantId: number },
-) {
+export async function insertCode(db: Db, companyId: CompanyId, values: NewCode) {
   await run(db, insertCodeRow, [
     companyId,
     values.appCompanyId,
@@ -339,6 +335,9 @@ export async function useRefreshToken(db: Db, companyId: CompanyId, id: number, 
   await run(db, markRefreshUsed, [companyId, id, at])
 }
 
+/** A new access token's fields, in the order of its insert's parameters ($2 to $8; $9 its creation). */
+export type NewAccessToken = { userId: number; tokenHash: string; prefix: string; label: string; scopes: Scope[]; expiresAt: Date; grantId: number }
+
 // An access token is an api_tokens row of the grant: the request's token lookup finds it.
 const insertAccessRow = defineQuery<{ id: number }>(
   'oauth.insertAccessToken',
@@ -347,12 +346,7 @@ const insertAccessRow = defineQuery<{ id: number }>(
    returning id`,
 )
 
-export async function insertAccessToken(
-  db: Db,
-  companyId: CompanyId,
-  values: { userId: number; tokenHash: string; prefix: string; label: string; scopes: Scope[]; expiresAt: Date; grantId: number },
-  at: Date,
-) {
+export async function insertAccessToken(db: Db, companyId: CompanyId, values: NewAccessToken, at: Date) {
   await run(db, insertAccessRow, [companyId, values.userId, values.tokenHash, values.prefix, values.label, values.scopes, values.expiresAt, values.grantId, at])
 }
 

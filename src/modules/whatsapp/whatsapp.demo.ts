@@ -6,17 +6,12 @@ import { importMessages, type NewMessage } from './whatsapp.repository.js'
 
 const CONTACTS = 36
 const MINUTE_MS = 60_000
-const OUTBOUND = [
-  'Hi! Thanks for your interest, do you have 15 minutes this week?',
-  'Sharing the deck we talked about.',
-  'Just checking in: any questions about the proposal?',
-  'Great, I will send the invite for Thursday at 10am.',
-]
-const INBOUND = [
-  'Hello! Yes, Wednesday afternoon works for me.',
-  'Got it, thanks. I will review it with my team.',
-  'Could you send the pricing for 20 seats?',
-  'Perfect, see you then.',
+// Turn by turn: what the user writes, and the contact's answer.
+const EXCHANGES: [outbound: string, inbound: string][] = [
+  ['Hi! Thanks for your interest, do you have 15 minutes this week?', 'Hello! Yes, Wednesday afternoon works for me.'],
+  ['Sharing the deck we talked about.', 'Got it, thanks. I will review it with my team.'],
+  ['Just checking in: any questions about the proposal?', 'Could you send the pricing for 20 seats?'],
+  ['Great, I will send the invite for Thursday at 10am.', 'Perfect, see you then.'],
 ]
 
 export const seedWhatsapp: DemoSeeder = async ({ db, companyId, userIds, now, random }) => {
@@ -37,7 +32,7 @@ export const seedWhatsapp: DemoSeeder = async ({ db, companyId, userIds, now, ra
           userId,
           direction: outbound ? 'outbound' : 'inbound',
           status: outbound ? (['delivered', 'read', 'read', 'sent', 'failed'] as const)[Math.floor(random() * 5)] ?? 'read' : 'received',
-          body: (outbound ? OUTBOUND : INBOUND)[(i >> 1) % 4] ?? '',
+          body: EXCHANGES[(i >> 1) % EXCHANGES.length]?.[outbound ? 0 : 1] ?? '',
           sentAt: new Date(at).toISOString(),
         })
       }
