@@ -26,80 +26,66 @@ CREATE FUNCTION contact_custom_values_json(company bigint, contact bigint) RETUR
    where v.company_id = company and v.contact_id = contact
 $$;--> statement-breakpoint
 
--- After each statement that changed contact_tags: each contact it touched, once, in id order
--- (the order every writer locks contacts in), by primary key. VOLATILE builders read with a
--- snapshot of their own: an update that waited for another writer's lock on the contact
--- reads the tags that writer committed.
-CREATE FUNCTION contacts_refresh_tags() RETURNS trigger LANGUAGE plpgsql AS $$
+-- The kept JSON of the contacts `contact_ids` of a company built again (their tags, their
+-- custom fields, or both): each contact once, in id order (the order writers lock contacts
+-- in), by its primary key (as `id = ANY(…)`, a table never analysed read the company's rows
+-- filtering the ids). VOLATILE builders read with a snapshot of their own: an update that
+-- waited for another writer's lock on a contact reads what that writer committed.
+CREATE FUNCTION contacts_keep_children(company bigint, contact_ids bigint[], tags boolean, fields boolean)
+RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
-  r record;
+  contact bigint;
 BEGIN
-  FOR r IN SELECT DISTINCT company_id, contact_id FROM changed ORDER BY company_id, contact_id LOOP
-    UPDATE contacts SET tags_json = contact_tags_json(r.company_id, r.contact_id)
-     WHERE company_id = r.company_id AND id = r.contact_id;
+  FOR contact IN SELECT DISTINCT unnest(contact_ids) ORDER BY 1 LOOP
+    UPDATE contacts
+       SET tags_json = CASE WHEN tags THEN contact_tags_json(company, contact) ELSE tags_json END,
+           custom_fields_json = CASE WHEN fields THEN contact_custom_values_json(company, contact) ELSE custom_fields_json END
+     WHERE company_id = company AND id = contact;
   END LOOP;
-  RETURN NULL;
 END
 $$;--> statement-breakpoint
-CREATE FUNCTION contacts_refresh_custom_values() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-  r record;
-BEGIN
-  FOR r IN SELECT DISTINCT company_id, contact_id FROM changed ORDER BY company_id, contact_id LOOP
-    UPDATE contacts SET custom_fields_json = contact_custom_values_json(r.company_id, r.contact_id)
-     WHERE company_id = r.company_id AND id = r.contact_id;
-  END LOOP;
-  RETURN NULL;
-END
-$$;--> statement-breakpoint
--- A transition table serves one event only: a trigger per event.
-CREATE TRIGGER contact_tags_inserted AFTER INSERT ON contact_tags
-  REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION contacts_refresh_tags();--> statement-breakpoint
-CREATE TRIGGER contact_tags_deleted AFTER DELETE ON contact_tags
-  REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION contacts_refresh_tags();--> statement-breakpoint
-CREATE TRIGGER contact_tags_updated AFTER UPDATE ON contact_tags
-  REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION contacts_refresh_tags();--> statement-breakpoint
-CREATE TRIGGER contact_custom_values_inserted AFTER INSERT ON contact_custom_values
-  REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION contacts_refresh_custom_values();--> statement-breakpoint
-CREATE TRIGGER contact_custom_values_deleted AFTER DELETE ON contact_custom_values
-  REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION contacts_refresh_custom_values();--> statement-breakpoint
-CREATE TRIGGER contact_custom_values_updated AFTER UPDATE ON contact_custom_values
-  REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION contacts_refresh_custom_values();--> statement-breakpoint
 
--- A tag renamed or recoloured, a field renamed: the contacts that carry it, in id order,
--- through contact_tags_tag_idx / contact_custom_values_field_idx (rare writes; one at a time).
-CREATE FUNCTION contacts_refresh_tag() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-  r record;
+-- After each statement that changed contact_tags or contact_custom_values: the contacts it
+-- touched (a transition table serves one event only: a trigger per table and event).
+CREATE FUNCTION contacts_children_changed() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  FOR r IN SELECT contact_id FROM contact_tags WHERE tag_id = NEW.id AND company_id = NEW.company_id ORDER BY contact_id LOOP
-    UPDATE contacts SET tags_json = contact_tags_json(NEW.company_id, r.contact_id)
-     WHERE company_id = NEW.company_id AND id = r.contact_id;
-  END LOOP;
+  PERFORM contacts_keep_children(company_id, array_agg(contact_id), TG_TABLE_NAME = 'contact_tags', TG_TABLE_NAME = 'contact_custom_values')
+     FROM changed GROUP BY company_id;
   RETURN NULL;
 END
 $$;--> statement-breakpoint
-CREATE FUNCTION contacts_refresh_field() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-  r record;
+CREATE TRIGGER contact_tags_inserted AFTER INSERT ON contact_tags
+  REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION contacts_children_changed();--> statement-breakpoint
+CREATE TRIGGER contact_tags_deleted AFTER DELETE ON contact_tags
+  REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION contacts_children_changed();--> statement-breakpoint
+CREATE TRIGGER contact_tags_updated AFTER UPDATE ON contact_tags
+  REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION contacts_children_changed();--> statement-breakpoint
+CREATE TRIGGER contact_custom_values_inserted AFTER INSERT ON contact_custom_values
+  REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION contacts_children_changed();--> statement-breakpoint
+CREATE TRIGGER contact_custom_values_deleted AFTER DELETE ON contact_custom_values
+  REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION contacts_children_changed();--> statement-breakpoint
+CREATE TRIGGER contact_custom_values_updated AFTER UPDATE ON contact_custom_values
+  REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION contacts_children_changed();--> statement-breakpoint
+
+-- A tag renamed or recoloured, a field renamed (rare writes, one row at a time): the contacts
+-- that carry it, through contact_tags_tag_idx / contact_custom_values_field_idx.
+CREATE FUNCTION contacts_catalogue_shown() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  FOR r IN SELECT contact_id FROM contact_custom_values WHERE custom_field_id = NEW.id AND company_id = NEW.company_id ORDER BY contact_id LOOP
-    UPDATE contacts SET custom_fields_json = contact_custom_values_json(NEW.company_id, r.contact_id)
-     WHERE company_id = NEW.company_id AND id = r.contact_id;
-  END LOOP;
+  PERFORM contacts_keep_children(NEW.company_id, CASE TG_TABLE_NAME
+    WHEN 'tags' THEN array(SELECT contact_id FROM contact_tags WHERE tag_id = NEW.id AND company_id = NEW.company_id)
+    ELSE array(SELECT contact_id FROM contact_custom_values WHERE custom_field_id = NEW.id AND company_id = NEW.company_id)
+  END, TG_TABLE_NAME = 'tags', TG_TABLE_NAME = 'custom_fields');
   RETURN NULL;
 END
 $$;--> statement-breakpoint
 CREATE TRIGGER tags_shown_changed AFTER UPDATE OF name, color ON tags
   FOR EACH ROW WHEN (OLD.name IS DISTINCT FROM NEW.name OR OLD.color IS DISTINCT FROM NEW.color)
-  EXECUTE FUNCTION contacts_refresh_tag();--> statement-breakpoint
+  EXECUTE FUNCTION contacts_catalogue_shown();--> statement-breakpoint
 CREATE TRIGGER custom_fields_shown_changed AFTER UPDATE OF field ON custom_fields
   FOR EACH ROW WHEN (OLD.field IS DISTINCT FROM NEW.field)
-  EXECUTE FUNCTION contacts_refresh_field();--> statement-breakpoint
+  EXECUTE FUNCTION contacts_catalogue_shown();--> statement-breakpoint
 
 -- The contacts there are: each one with tags or values, once.
-UPDATE contacts c
-   SET tags_json = contact_tags_json(c.company_id, c.id),
-       custom_fields_json = contact_custom_values_json(c.company_id, c.id)
- WHERE exists (select from contact_tags ct where ct.company_id = c.company_id and ct.contact_id = c.id)
-    OR exists (select from contact_custom_values v where v.company_id = c.company_id and v.contact_id = c.id);
+SELECT contacts_keep_children(company_id, array_agg(contact_id), true, true)
+  FROM (SELECT company_id, contact_id FROM contact_tags UNION SELECT company_id, contact_id FROM contact_custom_values) children
+ GROUP BY company_id;

@@ -19,7 +19,7 @@ const statementsOf = (file: string) => readFileSync(new URL(`../../migrations/${
 const migration = [
   ...statementsOf('0012_contact_column_order.sql'),
   ...statementsOf('0018_plans.sql'),
-  ...statementsOf('0020_contact_children_json.sql').filter((statement) => /^(ALTER TABLE "contacts"|UPDATE contacts)/m.test(statement)),
+  ...statementsOf('0020_contact_children_json.sql').filter((statement) => /^(ALTER TABLE "contacts"|SELECT contacts_keep_children)/m.test(statement)),
 ]
 
 /** What must not change: the rows (as jsonb, which does not keep column order), sequence, keys, indexes, statistics. */
