@@ -15,7 +15,13 @@ select c.id from contacts c
 
 -- contacts.resolveLocked
 with matched as (
-  select c.* from contacts c
+  -- The columns toRow reads: not the tags and fields the row keeps as JSON (read below from
+  -- their own tables, which the batch's writes are planned against).
+  select c.company_id, c.id, c.user_id, c.search_text, c.first_name, c.last_name, c.email, c.business,
+         c.business_id, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url,
+         c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
+         c.created_at, c.updated_at
+    from contacts c
    where c.company_id = (select $1::bigint) and c.id = any($2::bigint[]) and c.deleted_at is null
    order by c.id
 )
