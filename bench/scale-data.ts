@@ -299,7 +299,8 @@ async function writeCompany(client: pg.Client, name: string, timezone: string, s
      where pg_temp.h(g, 18) % 5 = 0 and (f < 2 or g % 2 = 0)`, [c, C, fieldBase, size.contacts])
 
   // The tags and custom fields each contact keeps beside it (migrations/0020), which the
-  // triggers keep elsewhere: this session has them off.
+  // triggers keep elsewhere: this session has them off. One set-based update, not the
+  // triggers' contacts_keep_children: its contact-at-a-time loop took 188 s here, this 37 s.
   await step(client, 'contacts\' tags and fields', `
     update contacts c
        set tags_json = contact_tags_json(c.company_id, c.id), custom_fields_json = contact_custom_values_json(c.company_id, c.id)
