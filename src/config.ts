@@ -62,6 +62,11 @@ export interface Config {
   webhookAllowPrivate: boolean
   /** AUDIT_RETENTION_DAYS: how long audit records are kept. */
   auditRetentionDays: number
+  /**
+   * ENGAGE_TEST_FAULT_AFTER_COMMIT, tests only: the process exits at once after the first
+   * committed write that carries an Idempotency-Key, before answering (docs/reliability.md).
+   */
+  testFaultAfterCommit: boolean
 }
 
 export class ConfigError extends Error {}
@@ -158,6 +163,7 @@ export function loadConfig(env: Env = process.env): Config {
     secretKey: key32(env, 'WEBHOOK_SECRET_KEY'),
     webhookAllowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     auditRetentionDays: integer(env, 'AUDIT_RETENTION_DAYS', 400, 1, 36_500),
+    testFaultAfterCommit: flag(env, 'ENGAGE_TEST_FAULT_AFTER_COMMIT', false),
   }
 }
 

@@ -20,6 +20,47 @@ export function transaction<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T> {
   return retryingDeadlocks(() => (db instanceof pg.Pool ? outermost(db, fn) : savepoint(db, fn)))
 }
 
+/** A transaction left open across the steps of one request; `db` is its client. */
+export interface HeldTransaction {
+  readonly db: Db
+  /** COMMIT; fails when the transaction did not commit (a failed statement rolled it back). */
+  commit(): Promise<void>
+  rollback(): Promise<void>
+}
+
+/**
+ * BEGIN on a client of the pool, held until commit() or rollback() gives the client back: a
+ * request with an Idempotency-Key writes its changes and its stored answer in one
+ * transaction. transaction() on its `db` opens savepoints of it.
+ */
+export async function holdTransaction(pool: Db): Promise<HeldTransaction> {
+  if (!(pool instanceof pg.Pool)) throw new Error('a held transaction starts on the pool')
+  const client = await pool.connect()
+  try {
+    await client.query('begin')
+  } catch (err) {
+    client.release(err instanceof Error ? err : true)
+    throw err
+  }
+  let ended = false
+  const end = async (statement: 'commit' | 'rollback') => {
+    if (ended) return
+    ended = true
+    let result: pg.QueryResult
+    try {
+      result = await client.query(statement)
+    } catch (err) {
+      // A connection whose COMMIT or ROLLBACK failed is destroyed, not handed out again.
+      client.release(err instanceof Error ? err : true)
+      throw err
+    }
+    client.release()
+    // PostgreSQL answers COMMIT of a failed transaction with ROLLBACK, not an error.
+    if (statement === 'commit' && result.command !== 'COMMIT') throw new Error('the transaction was rolled back')
+  }
+  return { db: client, commit: () => end('commit'), rollback: () => end('rollback') }
+}
+
 async function outermost<T>(pool: pg.Pool, fn: (tx: Db) => Promise<T>): Promise<T> {
   const client = await pool.connect()
   // A client whose connection failed is destroyed on release, not handed out again.

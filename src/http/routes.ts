@@ -113,16 +113,16 @@ export function catalogueRoutes<Body extends TSchema, Id extends string>(catalog
 
     app.post(path, operation(texts, operations.create, { scope: scopes.write, rootKey }, {
       body: schemas.body, response: { 201: Ref(schemas.item) },
-    }), async (request, reply) => sendCreated(reply, `/api${path}`, await run.create(app.db, request.caller, request.body as Static<Body>)))
+    }), async (request, reply) => sendCreated(reply, `/api${path}`, await run.create(request.db, request.caller, request.body as Static<Body>)))
 
     app.put<{ Params: Static<typeof IdParams> }>(item, operation(texts, operations.update, { scope: scopes.write, rootKey, notFound }, {
       params: IdParams, body: schemas.body, response: { 200: Ref(schemas.item) },
-    }), async (request) => run.update(app.db, request.caller, request.params.id, request.body as Static<Body>))
+    }), async (request) => run.update(request.db, request.caller, request.params.id, request.body as Static<Body>))
 
     app.delete<{ Params: Static<typeof IdParams> }>(item, operation(texts, operations.remove, { scope: scopes.write, notFound }, {
       params: IdParams, response: { 204: Deleted },
     }), async (request, reply) => {
-      await run.remove(app.db, request.caller, request.params.id)
+      await run.remove(request.db, request.caller, request.params.id)
       return reply.code(204).send(null)
     })
   }

@@ -6,12 +6,20 @@
 // is 409 with Retry-After: 1. Keys last 24 h from the first request. Requests without the
 // header run exactly as before: the hooks are only on POST and PUT routes, and do nothing
 // but read the header.
+//
+// Exactly once across a crash (issue 38; docs/reliability.md, "Idempotency-Key across a
+// crash"): the claimed request runs in one transaction held from its claim to its answer,
+// whose client is `request.db`, the database the route hands its services (their own
+// transactions become savepoints of it). The answer is written into the key row, if the
+// claim is still this request's, before the COMMIT, which comes before the answer leaves:
+// after a crash the key holds either the answer of committed writes or a claim that wrote
+// nothing.
 import { createHash, type Hash } from 'node:crypto'
-import type { FastifyReply, FastifyRequest, onSendHookHandler, preValidationHookHandler, RouteOptions } from 'fastify'
+import type { FastifyReply, FastifyRequest, onResponseHookHandler, onSendHookHandler, preValidationHookHandler, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
-import type { Db } from '../db/db.js'
+import { holdTransaction, type Db, type HeldTransaction } from '../db/db.js'
 import { defineQuery, run, runOne } from '../db/query.js'
-import { invalid, MESSAGES, type ErrorCode, type ErrorDetails } from '../errors.js'
+import { CODES, invalid, MESSAGES, type ErrorCode, type ErrorDetails } from '../errors.js'
 import { decrypt, encrypt } from '../secret-key.js'
 import type { CompanyId } from '../tenancy.js'
 
@@ -38,12 +46,19 @@ interface Claim {
   key: string
   /** Tells this claim from a later one that took over the same key. */
   createdAt: Date
+  /** The request's transaction: its writes and its stored answer commit together. */
+  held: HeldTransaction
 }
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The Idempotency-Key this request claimed and will answer for; null otherwise. */
     idempotencyClaim: Claim | null
+    /**
+     * The database a route hands its services: the pool, or the transaction of a request
+     * with an Idempotency-Key (its writes commit with the stored answer).
+     */
+    readonly db: Db
   }
 }
 
@@ -88,12 +103,16 @@ const findStatement = defineQuery<KeyRow>(
     where company_id = $1 and token_id = $2 and key = $3`,
 )
 
-// Only this request's claim ($4: its created_at), still running.
-const completeStatement = defineQuery(
+// Only this request's claim ($4: its created_at), still running. In the request's
+// transaction: the row stays locked until its COMMIT, so a takeover that comes meanwhile
+// waits and then finds the answer; a takeover that came first leaves no row to update, and
+// the request's writes are rolled back.
+const completeStatement = defineQuery<{ stored: boolean }>(
   'idempotency.complete',
   `update idempotency_keys
       set status_code = $5, response_headers = $6, response_body = $7, completed_at = $8
-    where company_id = $1 and token_id = $2 and key = $3 and created_at = $4 and status_code is null`,
+    where company_id = $1 and token_id = $2 and key = $3 and created_at = $4 and status_code is null
+   returning true as stored`,
 )
 
 const releaseStatement = defineQuery(
@@ -224,12 +243,27 @@ const toArray = <T>(hooks: T | T[] | undefined): T[] => (hooks === undefined ? [
 export default fp(
   async (app) => {
     app.decorateRequest('idempotencyClaim', null)
+    app.decorateRequest('db', {
+      getter(this: FastifyRequest): Db {
+        return this.idempotencyClaim?.held.db ?? app.db
+      },
+    })
     // A claim still running after the longest a request may take to arrive was left by a
     // process that died (or lost its database) before answering: taken over.
     const abandonMs = app.server.requestTimeout || 30_000
     // Stored answers are encrypted: one may hold a webhook's signing secret (create,
     // rotate_secret), others personal data, and a database dump alone must not reveal them.
     const answerKey = app.keys.derive('idempotency')
+
+    /** The transaction of a claimed request; a failure to open it releases the claim. */
+    async function holdClaim(id: unknown[], createdAt: Date): Promise<HeldTransaction> {
+      try {
+        return await holdTransaction(app.db)
+      } catch (err) {
+        await run(app.db, releaseStatement, [...id, createdAt]).catch(() => undefined)
+        throw err
+      }
+    }
 
     /** Claims the key, or answers for it (replay, 409, 422); true when it answered. */
     async function claimOrAnswer(request: FastifyRequest, reply: FastifyReply, key: string): Promise<boolean> {
@@ -246,7 +280,7 @@ export default fp(
         new Date(now.getTime() - abandonMs),
       ])
       if (claim?.claimed) {
-        request.idempotencyClaim = { companyId, tokenId, key, createdAt: now }
+        request.idempotencyClaim = { companyId, tokenId, key, createdAt: now, held: await holdClaim(id, now) }
         return false
       }
       const row = claim ?? (await runOne(app.db, findStatement, id))
@@ -268,25 +302,64 @@ export default fp(
       return true
     }
 
-    /** Stores the final answer of a claimed key, or releases the key. Never fails the answer. */
-    async function store(request: FastifyRequest, reply: FastifyReply, claim: Claim, payload: unknown): Promise<void> {
+    /** Stores the final answer of a claimed key on `db`, or releases the key; false when the claim is no longer this request's. */
+    async function store(db: Db, reply: FastifyReply, claim: Claim, payload: unknown): Promise<boolean> {
       const id = [claim.companyId, claim.tokenId, claim.key, claim.createdAt]
       const body = typeof payload === 'string' ? payload : payload == null ? null : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined
-      try {
-        if (storesAnswer(reply.statusCode) && body !== undefined) {
-          const headers: Record<string, string> = {}
-          for (const name of STORED_HEADERS) {
-            const value = reply.getHeader(name)
-            if (value !== undefined) headers[name] = String(value)
-          }
-          await run(app.db, completeStatement, [...id, reply.statusCode, JSON.stringify(headers), body === null ? null : encrypt(answerKey, body), app.clock()])
-        } else {
-          await run(app.db, releaseStatement, id)
+      if (storesAnswer(reply.statusCode) && body !== undefined) {
+        const headers: Record<string, string> = {}
+        for (const name of STORED_HEADERS) {
+          const value = reply.getHeader(name)
+          if (value !== undefined) headers[name] = String(value)
         }
-      } catch (err) {
-        // The answer still goes out; the claim is taken over once abandoned.
-        request.log.warn({ err }, 'could not store the answer of an Idempotency-Key')
+        const stored = await runOne(db, completeStatement, [...id, reply.statusCode, JSON.stringify(headers), body === null ? null : encrypt(answerKey, body), app.clock()])
+        return stored !== undefined
       }
+      await run(db, releaseStatement, id)
+      return true
+    }
+
+    /**
+     * A success commits with its stored answer, before it leaves: when the COMMIT fails it
+     * answers 503 instead (never a 2xx for writes that may not be there). Any other answer
+     * rolls its writes back, then is stored (or the key released) on its own.
+     */
+    async function finish(request: FastifyRequest, reply: FastifyReply, claim: Claim, payload: unknown): Promise<unknown> {
+      const { held } = claim
+      if (reply.statusCode >= 400) {
+        // A client that a failed statement destroyed (src/db/client.ts) rolled back with its connection.
+        await held.rollback().catch(() => undefined)
+        try {
+          await store(app.db, reply, claim, payload)
+        } catch (err) {
+          // The answer still goes out; the claim is taken over once abandoned.
+          request.log.warn({ err }, 'could not store the answer of an Idempotency-Key')
+        }
+        return payload
+      }
+      try {
+        if (!(await store(held.db, reply, claim, payload))) throw new Error('the Idempotency-Key was taken over')
+        await held.commit()
+      } catch (err) {
+        await held.rollback().catch(() => undefined)
+        request.log.error({ err }, 'could not commit a request with an Idempotency-Key')
+        return unavailable(request, reply)
+      }
+      // Test-only (docs/reliability.md): the instance dies between its commit and its answer.
+      if (app.config.testFaultAfterCommit) process.kill(process.pid, 'SIGKILL')
+      // Read-your-writes (src/plugins/replica.ts): the position after this COMMIT.
+      await app.database.noteWrite?.(claim.tokenId).catch((err: unknown) => {
+        request.log.warn({ err }, 'could not note the write for read-your-writes')
+      })
+      return payload
+    }
+
+    /** The contract's 503 in place of the answer about to be sent. */
+    function unavailable(request: FastifyRequest, reply: FastifyReply): string {
+      reply.removeHeader('location')
+      reply.removeHeader('content-length')
+      reply.code(503).header('retry-after', '5').type('application/json; charset=utf-8')
+      return JSON.stringify({ error: { status: 503, message: MESSAGES[503], code: CODES[503], request_id: request.id } })
     }
 
     // Callback hooks: without the header, a request costs a header lookup, not a promise.
@@ -311,9 +384,24 @@ export default fp(
         return
       }
       request.idempotencyClaim = null
-      void store(request, reply, claim, payload).then(() => {
-        done(null, payload)
+      void finish(request, reply, claim, payload).then((sent) => {
+        done(null, sent)
       })
+    }
+
+    // A request whose answer never went through onSend gives its transaction back all the same.
+    const endHeld: onResponseHookHandler = (request, _reply, done) => {
+      const claim = request.idempotencyClaim
+      if (claim === null) {
+        done()
+        return
+      }
+      request.idempotencyClaim = null
+      void claim.held.rollback().then(
+        () => run(app.db, releaseStatement, [claim.companyId, claim.tokenId, claim.key, claim.createdAt]),
+      ).catch((err: unknown) => {
+        request.log.warn({ err }, 'could not release an Idempotency-Key')
+      }).finally(done)
     }
 
     app.addHook('onRoute', (route: RouteOptions) => {
@@ -321,6 +409,7 @@ export default fp(
       if (!methods.includes('POST') && !methods.includes('PUT')) return
       route.preValidation = [...toArray(route.preValidation), claimKey]
       route.onSend = [...toArray(route.onSend), storeAnswer]
+      route.onResponse = [...toArray(route.onResponse), endHeld]
     })
 
     // Expired keys already count as absent when claimed; this only frees their rows. Each

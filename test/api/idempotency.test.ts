@@ -262,6 +262,28 @@ for (const backend of backends()) {
       assert.equal(retry.headers['idempotent-replayed'], undefined)
     })
 
+    test('a claim taken over while it ran: its writes roll back with it and it answers 503, never 201 (issue 38)', async () => {
+      const key = newKey()
+      const release = await holdTagName('Overtaken')
+      const first = send('POST', '/tags', { name: 'Overtaken', color: '#abc' }, key)
+      await waitForLockWait()
+      // What a takeover of an abandoned claim does: the key row is another request's now.
+      await execute(t.db, sql`update idempotency_keys set created_at = created_at + interval '1 second' where key = ${key}`)
+      await release()
+      const res = await first
+      assert.equal(res.statusCode, 503, res.body)
+      assert.deepEqual(res.json(), {
+        error: { status: 503, message: 'Service unavailable', code: 'service_unavailable', request_id: res.headers['x-request-id'] },
+      })
+      assert.equal(res.headers.location, undefined)
+      const [written] = await rawRows<{ tags: number; events: number }>(t.db, sql`
+        select (select count(*)::int from tags where name = 'Overtaken') as tags,
+               (select count(*)::int from api_event_outbox where data->>'name' = 'Overtaken')
+             + (select count(*)::int from api_events where data->>'name' = 'Overtaken') as events`)
+      assert.deepEqual(written, { tags: 0, events: 0 }, 'the tag and its event were rolled back')
+      assert.equal((await keyRow(key))?.statusCode, null, 'the key is left to its new owner')
+    })
+
     test('a claim left running by a process that died is taken over after the request timeout', async () => {
       const fresh = newKey()
       const stale = newKey()

@@ -42,7 +42,7 @@ const contactsRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/v1/contacts', operation(texts, 'createContact', { scope: 'contacts:write', rootKey: 'contact' }, {
     body: ContactCreateBody, response: { 201: Ref(Contact) },
-  }), async (request, reply) => sendCreated(reply, '/api/v1/contacts', await createContact(app.db, request.caller, request.body)))
+  }), async (request, reply) => sendCreated(reply, '/api/v1/contacts', await createContact(request.db, request.caller, request.body)))
 
   app.post('/v1/contacts/batch', {
     ...operation(texts, 'upsertContactsBatch', { scope: 'contacts:write' }, {
@@ -50,18 +50,18 @@ const contactsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }),
     validatorCompiler: batchValidatorCompiler,
   }, async (request) => {
-    const results = await upsertContacts(app.db, request.caller, request.body.contacts)
+    const results = await upsertContacts(request.db, request.caller, request.body.contacts)
     return toBatchResponse(results, request.id)
   })
 
   app.put('/v1/contacts/:id', operation(texts, 'updateContact', { scope: 'contacts:write', rootKey: 'contact', notFound: NO_CONTACT }, {
     params: IdParams, body: ContactUpdateBody, response: { 200: Ref(Contact) },
-  }), async (request) => changeContact(app.db, request.caller, request.params.id, request.body))
+  }), async (request) => changeContact(request.db, request.caller, request.params.id, request.body))
 
   app.delete('/v1/contacts/:id', operation(texts, 'deleteContact', { scope: 'contacts:write', notFound: `${NO_CONTACT} (deleting twice answers 404)` }, {
     params: IdParams, response: { 204: Deleted },
   }), async (request, reply) => {
-    await deleteContact(app.db, request.caller, request.params.id)
+    await deleteContact(request.db, request.caller, request.params.id)
     return reply.code(204).send(null)
   })
 

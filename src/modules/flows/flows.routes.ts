@@ -15,7 +15,7 @@ const flowsRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.put('/v1/flows/:id/add_contact', operation(texts, 'addContactToFlow', { scope: 'flows:write', notFound: 'No flow with this id in your company' }, {
     params: IdParams, body: AddContactBody, response: { 200: Ref(Enrollment) },
-  }), async (request) => addContact(app.db, request.caller, request.params.id, request.body.contact_id))
+  }), async (request) => addContact(request.db, request.caller, request.params.id, request.body.contact_id))
 }
 
 export default flowsRoutes

@@ -29,7 +29,7 @@ const leadsRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/v1/leads', operation(texts, 'createLead', { scope: 'leads:write', rootKey: 'lead' }, {
     body: LeadCreateBody, response: { 201: Ref(Lead) },
-  }), async (request, reply) => sendCreated(reply, '/api/v1/leads', await createLead(app.db, request.caller, request.body)))
+  }), async (request, reply) => sendCreated(reply, '/api/v1/leads', await createLead(request.db, request.caller, request.body)))
 }
 
 export default leadsRoutes

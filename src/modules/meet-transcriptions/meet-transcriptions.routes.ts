@@ -58,24 +58,24 @@ const meetTranscriptionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/v1/meet_transcriptions', operation(texts, 'createMeetTranscription', { scope: 'meet_transcriptions:write' }, {
     body: MeetTranscriptionCreateBody, response: { 201: Ref(MeetTranscription) },
   }), async (request, reply) => {
-    const transcription = await createTranscription(app.db, request.caller, request.body)
+    const transcription = await createTranscription(request.db, request.caller, request.body)
     return sendCreated(reply, '/api/v1/meet_transcriptions', transcription)
   })
 
   app.put('/v1/meet_transcriptions/:id/stop', operation(texts, 'stopMeetTranscription', { scope: 'meet_transcriptions:write', notFound: NO_TRANSCRIPTION }, {
     params: IdParams, body: StopBody, response: { 200: Ref(MeetTranscription) },
-  }), async (request) => stopTranscription(app.db, request.caller, request.params.id, request.body.stopped_at))
+  }), async (request) => stopTranscription(request.db, request.caller, request.params.id, request.body.stopped_at))
 
   app.put('/v1/meet_transcriptions/:id/transcript', {
     ...operation(texts, 'setMeetTranscript', { scope: 'meet_transcriptions:write', notFound: NO_TRANSCRIPTION }, {
       params: IdParams, body: TranscriptBody, response: { 200: Ref(MeetTranscription) },
     }),
     bodyLimit: TRANSCRIPT_BODY_LIMIT,
-  }, async (request) => setTranscript(app.db, request.caller.companyId, request.params.id, request.body.transcript))
+  }, async (request) => setTranscript(request.db, request.caller.companyId, request.params.id, request.body.transcript))
 
   app.put('/v1/meet_transcriptions/:id/to_task', operation(texts, 'linkMeetTranscriptionToTask', { scope: 'meet_transcriptions:write', notFound: NO_TRANSCRIPTION }, {
     params: IdParams, body: ToTaskBody, response: { 200: Ref(MeetTranscription) },
-  }), async (request) => linkToTask(app.db, request.caller, request.params.id, request.body.task_id))
+  }), async (request) => linkToTask(request.db, request.caller, request.params.id, request.body.task_id))
 }
 
 export default meetTranscriptionsRoutes

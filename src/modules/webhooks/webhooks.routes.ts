@@ -59,7 +59,7 @@ const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/v1/webhooks', operation(texts, 'createWebhook', { scope: 'webhooks:write', role: 'admin', rootKey: 'webhook' }, {
     body: CreateWebhookBody, response: { 201: Ref(WebhookSubscriptionWithSecret) },
-  }), async (request, reply) => sendCreated(reply, '/api/v1/webhooks', await createSubscription(app.db, apiActing(request), request.body, settings())))
+  }), async (request, reply) => sendCreated(reply, '/api/v1/webhooks', await createSubscription(request.db, apiActing(request), request.body, settings())))
 
   app.get('/v1/webhooks/:id', operation(texts, 'getWebhook', { scope: 'webhooks:read', notFound: NO_WEBHOOK }, {
     params: IdParams, response: { 200: Ref(WebhookSubscription) },
@@ -67,22 +67,22 @@ const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.put('/v1/webhooks/:id', operation(texts, 'updateWebhook', { scope: 'webhooks:write', role: 'admin', rootKey: 'webhook', notFound: NO_WEBHOOK }, {
     params: IdParams, body: UpdateWebhookBody, response: { 200: Ref(WebhookSubscription) },
-  }), async (request) => changeSubscription(app.db, apiActing(request), request.params.id, request.body, settings()))
+  }), async (request) => changeSubscription(request.db, apiActing(request), request.params.id, request.body, settings()))
 
   app.delete('/v1/webhooks/:id', operation(texts, 'deleteWebhook', { scope: 'webhooks:write', role: 'admin', notFound: NO_WEBHOOK }, {
     params: IdParams, response: { 204: Deleted },
   }), async (request, reply) => {
-    await removeSubscription(app.db, apiActing(request), request.params.id)
+    await removeSubscription(request.db, apiActing(request), request.params.id)
     return reply.code(204).send(null)
   })
 
   app.post('/v1/webhooks/:id/rotate_secret', operation(texts, 'rotateWebhookSecret', { scope: 'webhooks:write', role: 'admin', notFound: NO_WEBHOOK }, {
     params: IdParams, body: NoBody, response: { 200: Ref(WebhookSubscriptionWithSecret) },
-  }), async (request) => rotateSubscriptionSecret(app.db, apiActing(request), request.params.id, settings()))
+  }), async (request) => rotateSubscriptionSecret(request.db, apiActing(request), request.params.id, settings()))
 
   app.post('/v1/webhooks/:id/test', operation(texts, 'testWebhook', { scope: 'webhooks:write', role: 'admin', notFound: NO_WEBHOOK }, {
     params: IdParams, body: NoBody, response: QUEUED,
-  }), async (request, reply) => sendQueued(reply, request.params.id, await pingSubscription(app.db, apiActing(request), request.params.id)))
+  }), async (request, reply) => sendQueued(reply, request.params.id, await pingSubscription(request.db, apiActing(request), request.params.id)))
 
   app.get('/v1/webhooks/:id/deliveries', operation(texts, 'listWebhookDeliveries', { scope: 'webhooks:read', notFound: NO_WEBHOOK }, {
     params: IdParams, querystring: PageQuery, response: { 200: Ref(WebhookDeliveriesPage) },
@@ -96,7 +96,7 @@ const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
     params: DeliveryParams, body: NoBody, response: QUEUED,
   }), async (request, reply) => {
     const { id, delivery_id: deliveryId } = request.params
-    return sendQueued(reply, id, await retrySubscriptionDelivery(app.db, apiActing(request), id, deliveryId))
+    return sendQueued(reply, id, await retrySubscriptionDelivery(request.db, apiActing(request), id, deliveryId))
   })
 
   app.get('/v1/events', operation(texts, 'listEvents', { scope: 'webhooks:read' }, {

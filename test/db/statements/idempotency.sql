@@ -26,7 +26,8 @@ select false as claimed, fingerprint, status_code, response_headers, response_bo
 -- idempotency.complete
 update idempotency_keys
    set status_code = $5, response_headers = $6, response_body = $7, completed_at = $8
- where company_id = $1 and token_id = $2 and key = $3 and created_at = $4 and status_code is null;
+ where company_id = $1 and token_id = $2 and key = $3 and created_at = $4 and status_code is null
+returning true as stored;
 
 -- idempotency.release
 delete from idempotency_keys
