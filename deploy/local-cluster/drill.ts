@@ -3,10 +3,11 @@
 // phase and check means and holds the last results.
 //
 // Load: 64 clients, each with its own token (a user of one of 10 companies), through HAProxy.
-// A client creates contacts (each with an Idempotency-Key, retried with the same key until
-// acknowledged, as a careful integrator would), and after each acknowledged create reads its
-// own contacts' count at once (read-your-writes); between creates it reads a contacts page or
-// one of its contacts. Each client sends at most 5 requests a second, under the rate limit
+// A client creates contacts and meet transcriptions (each with an Idempotency-Key, retried
+// with the same key until acknowledged, as a careful integrator would; a transcription has no
+// unique field, so a create run twice would leave a duplicate), and after each acknowledged
+// create reads its own contacts' count, or the transcription, at once (read-your-writes);
+// between creates it reads a contacts page or one of its contacts. Each client sends at most 5 requests a second, under the rate limit
 // (60 in 10 s per token), so a 429 in the load means the limit went wrong.
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
 import { createServer, type IncomingMessage } from 'node:http'
@@ -23,6 +24,9 @@ const MIN_SPACING_MS = 200
 const WRITE_DEADLINE_MS = 60_000
 
 const say = (line: string) => process.stdout.write(`${line}\n`)
+
+/** The events of the creates, each announced once per acknowledged create. */
+const CREATED = ['contact.created', 'meet_transcription.created'] as const
 
 // ---- Setup through the admin command line ----
 
@@ -46,6 +50,8 @@ interface Client {
   admin: boolean
   /** Contacts this client created, acknowledged (201): id → email. */
   acknowledged: Map<number, string>
+  /** Meet transcriptions this client created, acknowledged (201): id → meet_id. */
+  transcriptions: Map<number, string>
 }
 
 // ---- Counting answers per phase ----
@@ -120,26 +126,46 @@ async function clientLoop(base: string, client: Client): Promise<void> {
     last = performance.now()
   }
   const mine = { user_id: client.userId }
+  /** The id a create answered, retried with its key until acknowledged; undefined when it never was. */
+  const create = async (path: string, body: object): Promise<number | undefined> => {
+    const key = randomUUID()
+    const started = performance.now()
+    while (performance.now() - started < WRITE_DEADLINE_MS) {
+      await paced()
+      const res = await call(base, client.token, 'POST', path, body, { 'idempotency-key': key })
+      if (res.status === 201) return (res.body as { id: number }).id
+      // The key's first request still runs, or was cut off (its claim is taken over once
+      // abandoned, docs/integrators.md): as Retry-After says, a second later.
+      if (res.status === 409) await sleep(1000)
+      else if (res.status >= 400 && res.status < 500 && res.status !== 429) {
+        violations.push(`client ${client.index}: POST ${path} answered ${res.status} ${JSON.stringify(res.body)}`)
+        return undefined
+      }
+    }
+    return undefined
+  }
   while (!stopping) {
     const roll = Math.random()
-    if (roll < 0.4) {
-      // A create, retried with its key until acknowledged.
-      const email = `c${client.index}-${n++}-${randomBytes(3).toString('hex')}@drill.example`
-      const key = randomUUID()
-      const started = performance.now()
-      let id: number | undefined
-      while (id === undefined && performance.now() - started < WRITE_DEADLINE_MS) {
-        await paced()
-        const res = await call(base, client.token, 'POST', '/api/v1/contacts', { first_name: 'Drill', last_name: String(client.index), email }, { 'idempotency-key': key })
-        if (res.status === 201) id = (res.body as { id: number }).id
-        // The key's first request still runs, or was cut off (its claim is taken over once
-        // abandoned, docs/integrators.md): as Retry-After says, a second later.
-        else if (res.status === 409) await sleep(1000)
-        else if (res.status >= 400 && res.status < 500 && res.status !== 409 && res.status !== 429) {
-          violations.push(`client ${client.index}: create answered ${res.status} ${JSON.stringify(res.body)}`)
-          break
-        }
+    if (roll < 0.2) {
+      // A meet transcription: no unique field, so only the key keeps a retry from creating another.
+      const meetId = `m${client.index}-${n++}-${randomBytes(3).toString('hex')}`
+      const id = await create('/api/v1/meet_transcriptions', { company_id: client.companyId, user_id: client.userId, meet_id: meetId })
+      if (id === undefined) {
+        unacknowledged.push(meetId)
+        return
       }
+      client.transcriptions.set(id, meetId)
+      for (;;) {
+        await paced()
+        const res = await call(base, client.token, 'GET', `/api/v1/meet_transcriptions/${id}`)
+        if (res.status === 404) violations.push(`client ${client.index}: its acknowledged transcription ${id} answered 404 right after its write`)
+        if (res.status !== 200 && res.status !== 404 && !isStopping()) continue
+        break
+      }
+    } else if (roll < 0.4) {
+      // A contact (a unique email).
+      const email = `c${client.index}-${n++}-${randomBytes(3).toString('hex')}@drill.example`
+      const id = await create('/api/v1/contacts', { first_name: 'Drill', last_name: String(client.index), email })
       if (id === undefined) {
         unacknowledged.push(email)
         return // this client's own count is unknown from now on: it stops (reported as a failure)
@@ -302,14 +328,14 @@ async function main(): Promise<number> {
       const isAdmin = i < COMPANIES
       const user = await admin(state, ['user', 'create', '--company', String(companyId), '--name', `Client ${i}`, '--email', `client${i}@drill.example`, '--role', isAdmin ? 'admin' : 'member'])
       const token = await admin(state, ['token', 'create', '--user', String(user.id)])
-      clients.push({ index: i, companyId, userId: user.id as number, token: token.token as string, admin: isAdmin, acknowledged: new Map() })
+      clients.push({ index: i, companyId, userId: user.id as number, token: token.token as string, admin: isAdmin, acknowledged: new Map(), transcriptions: new Map() })
     }
     const limitUser = await admin(state, ['user', 'create', '--company', String(companies[0]), '--name', 'Rate limit', '--email', 'limit@drill.example'])
     const limitToken = (await admin(state, ['token', 'create', '--user', String(limitUser.id)])).token as string
-    // Each company's admin subscribes the receiver to its contacts' creations.
+    // Each company's admin subscribes the receiver to its contacts' and transcriptions' creations.
     current = newTally()
     for (const client of clients.filter((c) => c.admin)) {
-      const res = await call(base, client.token, 'POST', '/api/v1/webhooks', { url: `${receiver.url}/${client.companyId}`, events: ['contact.created'] })
+      const res = await call(base, client.token, 'POST', '/api/v1/webhooks', { url: `${receiver.url}/${client.companyId}`, events: [...CREATED] })
       if (res.status !== 201) throw new Error(`webhook subscription: ${res.status} ${JSON.stringify(res.body)}`)
       receiver.secrets.set(client.companyId, (res.body as { secret: string }).secret)
     }
@@ -367,15 +393,26 @@ async function main(): Promise<number> {
       if (inDatabase !== expected || viaApi !== expected) wrong.push(`company ${companyId}: ${expected} acknowledged, ${inDatabase} stored, ${String(viaApi)} counted by the API`)
     }
     check('totals exact (per company: stored = counted = acknowledged)', wrong.length === 0, wrong.length ? wrong.join('; ') : `${companies.length} companies, ${acknowledged.length} contacts`)
+    // A resource without a unique field: a create run twice would be a second row.
+    const made = clients.flatMap((client) => [...client.transcriptions].map(([id, meetId]) => ({ id, meetId, companyId: client.companyId })))
+    const { rows: stored } = await primary.query<{ id: string; meet_id: string; company_id: string }>('select id, meet_id, company_id from meet_transcriptions where company_id = any($1)', [companies])
+    const storedById = new Map(stored.map((row) => [Number(row.id), row]))
+    const transcriptionsLost = made.filter((write) => storedById.get(write.id)?.meet_id !== write.meetId || Number(storedById.get(write.id)?.company_id) !== write.companyId).length
+    const extra = stored.length - made.length
+    check(
+      'meet transcriptions (no unique field): every acknowledged create stored once, no duplicate',
+      made.length > 0 && transcriptionsLost === 0 && extra === 0,
+      `${made.length} acknowledged creates, ${stored.length} stored, ${transcriptionsLost} lost, ${extra} more than acknowledged`,
+    )
     check('reads-your-writes never violated', violations.length === 0, violations.length ? `${violations.length}: ${violations.slice(0, 5).join('; ')}` : `${acknowledged.length} reads right after the writes, all saw them`)
 
-    // Webhooks: every contact.created event reaches the receiver; deduplicated by id, once each.
+    // Webhooks: every creation's event reaches the receiver; deduplicated by id, once each.
     say('drill: waiting for the webhook deliveries (a delivery cut by SIGKILL is posted again once its 60 s lease runs out)')
-    let events: { id: string; contact_id: string }[] = []
+    let events: { id: string; type: string; record_id: string }[] = []
     const until = Date.now() + 180_000
     for (;;) {
       const outbox = Number((await primary.query<{ n: string }>('select count(*) as n from api_event_outbox where company_id = any($1)', [companies])).rows[0]?.n)
-      ;({ rows: events } = await primary.query<{ id: string; contact_id: string }>("select id, (data->>'id')::bigint as contact_id from api_events where company_id = any($1) and type = 'contact.created'", [companies]))
+      ;({ rows: events } = await primary.query<{ id: string; type: string; record_id: string }>("select id, type, (data->>'id')::bigint as record_id from api_events where company_id = any($1) and type = any($2)", [companies, CREATED]))
       const missing = events.filter((event) => !receiver.seen.has(`evt_${event.id}`)).length
       if ((outbox === 0 && missing === 0) || Date.now() > until) break
       await sleep(1000)
@@ -384,12 +421,14 @@ async function main(): Promise<number> {
     const missing = events.filter((event) => !receiver.seen.has(`evt_${event.id}`)).length
     const unexpected = [...receiver.seen.keys()].filter((id) => !eventIds.has(id)).length
     const duplicates = [...receiver.seen.values()].reduce((sum, n) => sum + n - 1, 0)
-    const eventContacts = new Set(events.map((event) => Number(event.contact_id)))
-    const withoutEvent = acknowledged.filter((write) => !eventContacts.has(write.id)).length
+    const announced = (type: string) => new Set(events.filter((event) => event.type === type).map((event) => Number(event.record_id)))
+    const contactEvents = announced('contact.created')
+    const transcriptionEvents = announced('meet_transcription.created')
+    const withoutEvent = acknowledged.filter((write) => !contactEvents.has(write.id)).length + made.filter((write) => !transcriptionEvents.has(write.id)).length
     check(
       'each webhook event delivered, effectively once (deduplicated by webhook-id)',
-      missing === 0 && unexpected === 0 && withoutEvent === 0 && events.length === acknowledged.length && receiver.badSignatures === 0,
-      `${events.length} contact.created events for ${acknowledged.length} creates; ${receiver.seen.size} received, ${missing} missing, ${unexpected} unknown, ${duplicates} duplicate deliveries (dropped by id), ${receiver.badSignatures} bad signatures`,
+      missing === 0 && unexpected === 0 && withoutEvent === 0 && events.length === acknowledged.length + made.length && receiver.badSignatures === 0,
+      `${events.length} events (contact.created, meet_transcription.created) for ${acknowledged.length + made.length} creates; ${receiver.seen.size} received, ${missing} missing, ${unexpected} unknown, ${withoutEvent} creates without one, ${duplicates} duplicate deliveries (dropped by id), ${receiver.badSignatures} bad signatures`,
     )
 
     await rateLimitCheck(state, limitToken)
@@ -402,7 +441,7 @@ async function main(): Promise<number> {
   }
   for (const result of results) say(`${result.pass ? 'PASS' : 'FAIL'}  ${result.check}: ${result.detail}`)
   say(`drill: ${Math.round((performance.now() - started) / 1000)} s in all`)
-  return results.every((result) => result.pass) && results.length === 5 ? 0 : 1
+  return results.every((result) => result.pass) && results.length === 6 ? 0 : 1
 }
 
 main().then(
