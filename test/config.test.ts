@@ -18,6 +18,7 @@ describe('configuration', () => {
     assert.equal(config.databaseDirectUrl, undefined)
     assert.equal(config.statements, 'named')
     assert.equal(config.shutdownDrainMs, 0)
+    assert.equal(config.testFaultAfterCommit, false)
   })
 
   test('DB_POOLER=transaction: statements named outside transactions, and a direct URL required', () => {
@@ -52,6 +53,7 @@ describe('configuration', () => {
       SEED_DEMO: 'false',
       LOG_LEVEL: 'debug',
       DB_PIPELINE_CONNECTIONS: '0',
+      ENGAGE_TEST_FAULT_AFTER_COMMIT: '1',
     })
     assert.equal(config.port, 8080)
     assert.equal(config.host, '127.0.0.1')
@@ -63,6 +65,7 @@ describe('configuration', () => {
     assert.equal(config.seedDemo, false)
     assert.equal(config.logLevel, 'debug')
     assert.equal(config.pipelineConnections, 0)
+    assert.equal(config.testFaultAfterCommit, true)
   })
 
   test('bad values are refused with a message naming the setting', () => {
@@ -78,6 +81,7 @@ describe('configuration', () => {
       [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL must be one of/],
       [{ DB_PIPELINE_CONNECTIONS: '17' }, /DB_PIPELINE_CONNECTIONS must be a whole number from 0 to 16/],
       [{ DB_PIPELINE_CONNECTIONS: '-1' }, /DB_PIPELINE_CONNECTIONS/],
+      [{ ENGAGE_TEST_FAULT_AFTER_COMMIT: 'yes' }, /ENGAGE_TEST_FAULT_AFTER_COMMIT must be true or false/],
     ] as const) {
       assert.throws(() => loadConfig(env), (err: unknown) => err instanceof ConfigError && message.test(err.message))
     }

@@ -5,7 +5,7 @@
 // (Idempotent-Replayed: true); other parameters are 422; a retry while the first still runs
 // is 409 with Retry-After: 1. Keys last 24 h from the first request. Requests without the
 // header run exactly as before: the hooks are only on POST and PUT routes, and do nothing
-// but read the header.
+// but read the header (or find no claim), and their routes hand services the pool.
 //
 // Exactly once across a crash (issue 38; docs/reliability.md, "Idempotency-Key across a
 // crash"): the claimed request runs in one transaction held from its claim to its answer,
