@@ -69,10 +69,10 @@ describe('OAuth conformance (issue 38)', () => {
   })
   after(() => t.close())
 
-  const params = (client: Client, extra: Record<string, string | undefined> = {}) =>
-    Object.entries({ response_type: 'code', client_id: client.clientId, redirect_uri: REDIRECT, scope: 'contacts:read', state: 's1', code_challenge: CHALLENGE, code_challenge_method: 'S256', ...extra }).filter(
-      (entry): entry is [string, string] => entry[1] !== undefined,
-    )
+  const params = (client: Client, extra: Record<string, string | undefined> = {}) => {
+    const all: Record<string, string | undefined> = { response_type: 'code', client_id: client.clientId, redirect_uri: REDIRECT, scope: 'contacts:read', state: 's1', code_challenge: CHALLENGE, code_challenge_method: 'S256', ...extra }
+    return Object.entries(all).filter((entry): entry is [string, string] => entry[1] !== undefined)
+  }
   const authorizeUrl = (client: Client, extra: Record<string, string | undefined> = {}) => `/oauth/authorize?${new URLSearchParams(params(client, extra)).toString()}`
 
   /** The consent form's fields as the page carries them. */
@@ -103,7 +103,7 @@ describe('OAuth conformance (issue 38)', () => {
     const code = (await allow(authorizeUrl(client))).searchParams.get('code') ?? ''
     const res = await exchange(code, client)
     assert.equal(res.statusCode, 200, res.body)
-    return res.json() as { access_token: string; refresh_token: string }
+    return res.json<{ access_token: string; refresh_token: string }>()
   }
 
   describe('a parameter given twice is refused (RFC 6749 §3.1, §3.2)', () => {
@@ -293,7 +293,6 @@ describe('OAuth conformance (issue 38)', () => {
       const logged = log.lines.filter((line) => line.msg === 'oauth client authentication failed' && line.ip === ATTACKER)
       assert.equal(logged.length, 100)
       assert.equal(logged[0]?.clientId, app.clientId)
-      assert.equal(logged[0]?.ip, ATTACKER)
       assert.ok(!JSON.stringify(log.lines).includes('eng_ocs_wrong'), 'the secret tried is not logged')
 
       // The real app, even from the same address: authenticated, so charged to its own budget only.
