@@ -126,9 +126,14 @@ export async function oauthPages(app: FastifyInstance, options: OAuthPagesOption
     scope.get('/oauth/authorize', {
       schema: { querystring: AuthorizeQuery },
       attachValidation: true,
-      preValidation: (request, _reply, done) => {
-        request.query = parsePairs(rawQuery(request), false)
-        done()
+      preValidation: async (request, reply) => {
+        try {
+          request.query = parsePairs(rawQuery(request))
+        } catch (err) {
+          if (!(err instanceof FormError)) throw err
+          const current = await session(request)
+          return badLink(reply, current ? signedInChrome(current.account, current.secret) : chrome, 'The link is not valid URL encoding (a % not followed by UTF-8).')
+        }
       },
     }, async (request, reply) => {
       const current = await session(request)
