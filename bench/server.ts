@@ -79,7 +79,7 @@ const made = await registerApp(database.db, { companyId: (company.companyId as C
 const verifier = 'bench-verifier-'.padEnd(64, 'x')
 const checked = await checkAuthorize(database.db, {
   client_id: made.app.client_id, redirect_uri: redirect, response_type: 'code', scope: 'contacts:read', code_challenge: challengeOf(verifier), code_challenge_method: 'S256',
-})
+}, 'https://engage.bench.example')
 if (checked.kind !== 'ok') throw new Error(`bench OAuth request refused: ${JSON.stringify(checked)}`)
 const code = new URL(await answerConsent(database.db, { companyId: (company.companyId as CompanyId), userId: admin, now, audit: benchContext }, checked, true)).searchParams.get('code')
 const { access_token: oauthToken } = await exchangeCode(database.db, checked.client, { code, code_verifier: verifier, redirect_uri: redirect }, now)

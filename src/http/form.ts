@@ -91,3 +91,27 @@ function hasKeyPath(object: FormObject, key: string): boolean {
   }
   return true
 }
+
+/** Each parameter with every value it was given, in order; no nesting (the OAuth endpoints, RFC 6749 §3.1). */
+export type Pairs = Record<string, string | string[]>
+
+/**
+ * Parses flat `name=value` pairs, keeping a repeated name's values as a list so that a schema
+ * taking one string refuses it (parseForm keeps the last, which would hide the repetition).
+ */
+export function parsePairs(input: string, strict = true): Pairs {
+  const params: Pairs = {}
+  if (input === '') return params
+  const pairs = input.split('&')
+  if (pairs.length > MAX_PAIRS) throw new FormError(`more than ${MAX_PAIRS} parameters`)
+  for (const pair of pairs) {
+    if (pair === '') continue
+    const eq = pair.indexOf('=')
+    const name = decode(eq === -1 ? pair : pair.slice(0, eq), strict)
+    const value = eq === -1 ? '' : decode(pair.slice(eq + 1), strict)
+    if (UNSAFE_KEYS.has(name)) continue
+    const before = params[name]
+    params[name] = before === undefined ? value : [...(Array.isArray(before) ? before : [before]), value]
+  }
+  return params
+}

@@ -193,3 +193,29 @@ export function authorisedAppsSection(csrf: string, account: Account, apps: Auth
   })}
 </section>`
 }
+
+/**
+ * After the consent form, on to an app whose redirect URI's host a Content-Security-Policy
+ * cannot name ([::1]): a refresh, which form-action does not govern, and a link to follow by hand.
+ */
+export function continuePage(chrome: Chrome, to: string): Html {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="refresh" content="0; url=${to}">
+<title>Back to the app · engage</title>
+<link rel="stylesheet" href="${chrome.assets.css}">
+</head>
+<body>
+<main id="main">
+<section class="card narrow">
+  <h1>Back to the app</h1>
+  <p>Your answer was sent. If the app does not open by itself, <a href="${to}">continue to the app</a>.</p>
+</section>
+</main>
+</body>
+</html>
+`
+}

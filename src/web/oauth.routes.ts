@@ -3,7 +3,9 @@
 // every form), Settings → Apps for admins, and revoking an authorised app on Integrations.
 // The protocol's rules are the oauth module's (src/modules/oauth/oauth.service.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Static } from 'typebox'
 import { ApiError } from '../errors.js'
+import { FormError, parsePairs } from '../http/form.js'
 import { webActing, type Acting } from '../modules/audit/audit.context.js'
 import type { Account } from '../modules/auth/accounts.service.js'
 import {
@@ -11,6 +13,7 @@ import {
   changeApp,
   checkAuthorize,
   findApp,
+  issuerOf,
   listApps,
   registerApp,
   removeApp,
@@ -18,7 +21,8 @@ import {
   rotateSecret,
   type AppInput,
 } from '../modules/oauth/oauth.service.js'
-import { APPS, appsPage, consentPage, deleteAppPage, editAppPage, type AppFlash, type AppForm, type AuthorizeFields } from './oauth-pages.js'
+import { AuthorizeQuery, ConsentBody, repeatedParameter } from '../modules/oauth/oauth.schemas.js'
+import { APPS, appsPage, consentPage, continuePage, deleteAppPage, editAppPage, type AppFlash, type AppForm, type AuthorizeFields } from './oauth-pages.js'
 import { errorPage, sendPage, type Chrome } from './pages.js'
 import { sessionCsrf, type WebCookies } from './security.js'
 
@@ -45,25 +49,32 @@ export interface OAuthPagesOptions {
   formRoute: { bodyLimit: number }
 }
 
-const AUTHORIZE_FIELDS = ['client_id', 'redirect_uri', 'response_type', 'scope', 'state', 'code_challenge', 'code_challenge_method'] as const
-
 /** Where signing in may return to: an authorization request of this service, nothing else. */
 export function isAuthorizeReturn(next: unknown): next is string {
   return typeof next === 'string' && next.startsWith('/oauth/authorize?') && next.length <= 4096 && !/[\s\\]/.test(next)
 }
 
-/**
- * The request's parameters; one given twice (RFC 6749 §3.1) or not as text becomes a value no
- * check accepts (an unknown client, an unregistered URI), never a default.
- */
-function authorizeParams(source: Form): AuthorizeFields {
-  const fields = {} as AuthorizeFields
-  for (const name of AUTHORIZE_FIELDS) {
-    const value = source[name]
-    fields[name] = value === undefined ? undefined : typeof value === 'string' ? value : '\u0000repeated'
-  }
-  return fields
+const authorizeParams = (source: Static<typeof AuthorizeQuery>): AuthorizeFields => ({
+  client_id: source.client_id,
+  redirect_uri: source.redirect_uri,
+  response_type: source.response_type,
+  scope: source.scope,
+  state: source.state,
+  code_challenge: source.code_challenge,
+  code_challenge_method: source.code_challenge_method,
+})
+
+/** Why the request's parameters failed their schema, for the error page. */
+function parameterMessage(error: Error, params: unknown): string {
+  const repeated = repeatedParameter(params)
+  if (repeated !== undefined) return `The link gives ${repeated.slice(0, 64)} more than once, which is not allowed (RFC 6749 §3.1).`
+  const details = error instanceof ApiError ? Object.entries(error.details ?? {}) : []
+  const [name, problems] = details[0] ?? ['a parameter', ['is invalid']]
+  return `In the link, ${name.slice(0, 64)} ${problems[0] ?? 'is invalid'}.`
 }
+
+/** A host CSP's source expressions cannot name (an IPv6 literal such as [::1]). */
+const outsideCsp = (uri: string) => new URL(uri).hostname.startsWith('[')
 
 function appInput(form: Form): { input: AppInput; typed: AppForm } {
   const text = (name: string) => (typeof form[name] === 'string' ? form[name] : '')
@@ -87,42 +98,87 @@ export async function oauthPages(app: FastifyInstance, options: OAuthPagesOption
   const badLink = (reply: FastifyReply, page: Chrome, message: string) =>
     sendPage(reply, 400, errorPage(page, 'This authorization link cannot be used', `${message} Tell the app's maker; nothing was shared.`, { href: '/', text: 'Go to the start page' }))
 
-  app.get('/oauth/authorize', async (request, reply) => {
-    const fields = authorizeParams(request.query as Form)
-    const checked = await checkAuthorize(app.db, fields)
-    const current = await session(request)
-    const page = current ? signedInChrome(current.account, current.secret) : chrome
-    if (checked.kind === 'page') return badLink(reply, page, checked.message)
-    if (checked.kind === 'redirect') return reply.header('cache-control', 'no-store').redirect(checked.to, 303)
-    if (!current) return reply.header('cache-control', 'no-store').redirect(`/login?next=${encodeURIComponent(request.url)}`, 303)
-    // The answer's form sends the browser on to the app's registered URI: the page's
-    // Content-Security-Policy allows that one origin as a form target, and no other.
-    const policy = reply.getHeader('content-security-policy')
-    if (typeof policy === 'string') reply.header('content-security-policy', policy.replace("form-action 'self'", `form-action 'self' ${new URL(checked.redirectUri).origin}`))
-    return sendPage(
-      reply,
-      200,
-      consentPage(page, sessionCsrf(current.secret), current.account, {
-        appName: checked.client.name,
-        appCompany: checked.client.company_name,
-        redirectUri: checked.redirectUri,
-        scopes: checked.scopes,
-        fields,
-      }),
-    )
-  })
+  const issuer = issuerOf(app.config)
 
-  app.post('/oauth/authorize', formRoute, async (request, reply) => {
-    const form = (request.body ?? {}) as Form
-    const current = await requireAccount(request, reply, form)
-    if (!current) return reply
-    const checked = await checkAuthorize(app.db, authorizeParams(form))
-    if (checked.kind === 'page') return badLink(reply, signedInChrome(current.account, current.secret), checked.message)
-    if (checked.kind === 'redirect') return reply.redirect(checked.to, 303)
-    const decision = form.decision
-    if (decision !== 'allow' && decision !== 'deny') throw new ApiError(400)
-    const to = await answerConsent(app.db, webActing(request, current.account, now()), checked, decision === 'allow')
-    return reply.header('cache-control', 'no-store').redirect(to, 303)
+  /**
+   * The browser on to the app after the consent form: a 303, which Chromium checks against the
+   * consent page's form-action; to a host that form-action cannot name, a page that goes on by
+   * itself (a refresh is no form submission), with a link for browsers that do not follow it.
+   */
+  const toApp = (reply: FastifyReply, page: Chrome, to: string) =>
+    outsideCsp(to) ? sendPage(reply, 200, continuePage(page, to)) : reply.header('cache-control', 'no-store').redirect(to, 303)
+
+  // The authorization request's own scope: flat parameters, a repeated name kept as a list
+  // so that the schema refuses it (RFC 6749 §3.1), for the query string and the consent form.
+  await app.register(async (scope) => {
+    scope.removeContentTypeParser('application/x-www-form-urlencoded')
+    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, parsed) => {
+      try {
+        parsed(null, parsePairs(body as string))
+      } catch (err) {
+        parsed(err instanceof FormError ? new ApiError(400) : (err as Error), undefined)
+      }
+    })
+    const rawQuery = (request: FastifyRequest) => {
+      const at = request.url.indexOf('?')
+      return at === -1 ? '' : request.url.slice(at + 1)
+    }
+    scope.get('/oauth/authorize', {
+      schema: { querystring: AuthorizeQuery },
+      attachValidation: true,
+      preValidation: async (request, reply) => {
+        try {
+          request.query = parsePairs(rawQuery(request))
+        } catch (err) {
+          if (!(err instanceof FormError)) throw err
+          const current = await session(request)
+          return badLink(reply, current ? signedInChrome(current.account, current.secret) : chrome, 'The link is not valid URL encoding (a % not followed by UTF-8).')
+        }
+      },
+    }, async (request, reply) => {
+      const current = await session(request)
+      const page = current ? signedInChrome(current.account, current.secret) : chrome
+      if (request.validationError) return badLink(reply, page, parameterMessage(request.validationError, request.query))
+      const fields = authorizeParams(request.query as Static<typeof AuthorizeQuery>)
+      const checked = await checkAuthorize(app.db, fields, issuer)
+      if (checked.kind === 'page') return badLink(reply, page, checked.message)
+      if (checked.kind === 'redirect') return reply.header('cache-control', 'no-store').redirect(checked.to, 303)
+      if (!current) return reply.header('cache-control', 'no-store').redirect(`/login?next=${encodeURIComponent(request.url)}`, 303)
+      // The answer's form sends the browser on to the app's registered URI: the page's
+      // Content-Security-Policy allows that one origin as a form target, and no other.
+      const policy = reply.getHeader('content-security-policy')
+      if (typeof policy === 'string' && !outsideCsp(checked.redirectUri)) {
+        reply.header('content-security-policy', policy.replace("form-action 'self'", `form-action 'self' ${new URL(checked.redirectUri).origin}`))
+      }
+      return sendPage(
+        reply,
+        200,
+        consentPage(page, sessionCsrf(current.secret), current.account, {
+          appName: checked.client.name,
+          appCompany: checked.client.company_name,
+          redirectUri: checked.redirectUri,
+          scopes: checked.scopes,
+          fields,
+        }),
+      )
+    })
+
+    scope.post('/oauth/authorize', { ...formRoute, schema: { body: ConsentBody }, attachValidation: true }, async (request, reply) => {
+      // The CSRF check reads _csrf alone: a repeated one is a list, which it refuses.
+      const form = (request.body ?? {}) as Form
+      const current = await requireAccount(request, reply, form)
+      if (!current) return reply
+      const page = signedInChrome(current.account, current.secret)
+      if (request.validationError) return badLink(reply, page, parameterMessage(request.validationError, form))
+      const consent = request.body as Static<typeof ConsentBody>
+      const checked = await checkAuthorize(app.db, authorizeParams(consent), issuer)
+      if (checked.kind === 'page') return badLink(reply, page, checked.message)
+      if (checked.kind === 'redirect') return toApp(reply, page, checked.to)
+      const decision = consent.decision
+      if (decision !== 'allow' && decision !== 'deny') throw new ApiError(400)
+      const to = await answerConsent(app.db, webActing(request, current.account, now()), checked, decision === 'allow')
+      return toApp(reply, page, to)
+    })
   })
 
   // Settings → Integrations: the user revokes an app they authorised (one grant).

@@ -143,7 +143,7 @@ describe('Settings → Apps', () => {
     // A grant of the app, then the app deleted: its access token answers 401.
     const user = await member(t.db, acme.companyId)
     const verifier = 'd'.repeat(43)
-    const checked = await checkAuthorize(t.db, { client_id: made.app.client_id, redirect_uri: REDIRECT, response_type: 'code', scope: 'contacts:read', code_challenge: challengeOf(verifier), code_challenge_method: 'S256' })
+    const checked = await checkAuthorize(t.db, { client_id: made.app.client_id, redirect_uri: REDIRECT, response_type: 'code', scope: 'contacts:read', code_challenge: challengeOf(verifier), code_challenge_method: 'S256' }, 'http://localhost:3000')
     if (checked.kind !== 'ok') throw new Error(`the request is refused: ${JSON.stringify(checked)}`)
     const to = new URL(await answerConsent(t.db, { companyId: acme.companyId, userId: user.id, ...systemActing(now) }, checked, true))
     const tokens = await exchangeCode(t.db, checked.client, { code: to.searchParams.get('code'), code_verifier: verifier, redirect_uri: REDIRECT }, now)

@@ -143,14 +143,16 @@ for (const backend of backends()) {
     const errorOf = (res: { statusCode: number; json: () => unknown }) => ({ status: res.statusCode, error: (res.json() as { error: string }).error })
 
     test('metadata (RFC 8414) names the endpoints, S256 only, the two grants and every scope', async () => {
+      // The issuer is PUBLIC_URL (unset here: this machine's port), never the Host header (test/oauth/conformance.test.ts).
       const res = await t.app.inject({ url: '/.well-known/oauth-authorization-server', headers: { host: 'engage.test' } })
       assert.equal(res.statusCode, 200)
       const body = res.json()
-      assert.equal(body.issuer, 'http://engage.test')
-      assert.equal(body.token_endpoint, 'http://engage.test/oauth/token')
-      assert.equal(body.authorization_endpoint, 'http://engage.test/oauth/authorize')
-      assert.equal(body.revocation_endpoint, 'http://engage.test/oauth/revoke')
-      assert.equal(body.introspection_endpoint, 'http://engage.test/oauth/introspect')
+      const issuer = `http://localhost:${String(t.app.config.port)}`
+      assert.equal(body.issuer, issuer)
+      assert.equal(body.token_endpoint, `${issuer}/oauth/token`)
+      assert.equal(body.authorization_endpoint, `${issuer}/oauth/authorize`)
+      assert.equal(body.revocation_endpoint, `${issuer}/oauth/revoke`)
+      assert.equal(body.introspection_endpoint, `${issuer}/oauth/introspect`)
       assert.deepEqual(body.code_challenge_methods_supported, ['S256'])
       assert.deepEqual(body.grant_types_supported, ['authorization_code', 'refresh_token'])
       assert.ok(body.scopes_supported.includes('contacts:read'))
@@ -237,7 +239,7 @@ for (const backend of backends()) {
 
     test('an admin\'s OAuth token deleting a webhook is recorded with the app as the actor', async () => {
       const hooks = await registerApp(t.db, { companyId: globex.companyId, ...systemActing(now) }, { name: 'Hook Manager', redirectUris: [REDIRECT], scopes: ['webhooks:write'] })
-      const checked = await checkAuthorize(t.db, { client_id: hooks.app.client_id, redirect_uri: REDIRECT, response_type: 'code', scope: 'webhooks:write', code_challenge: CHALLENGE, code_challenge_method: 'S256' })
+      const checked = await checkAuthorize(t.db, { client_id: hooks.app.client_id, redirect_uri: REDIRECT, response_type: 'code', scope: 'webhooks:write', code_challenge: CHALLENGE, code_challenge_method: 'S256' }, 'http://localhost:3000')
       if (checked.kind !== 'ok') throw new Error(JSON.stringify(checked))
       const to = new URL(await answerConsent(t.db, { companyId: acme.companyId, userId: acme.userId, ...systemActing(now) }, checked, true))
       const client = { id: hooks.app.id, clientId: hooks.app.client_id, secret: hooks.clientSecret }

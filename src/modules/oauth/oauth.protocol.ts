@@ -2,6 +2,7 @@
 // the RFC 6749 §5.2 error, redirect URI rules, PKCE S256 (RFC 7636), the scope parameter,
 // client credentials from the Authorization header, and the secrets' shapes.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import { isStorableText } from '../../http/validation.js'
 import { isScope, type Scope } from '../auth/scopes.js'
 
 /** An error of the protocol endpoints, answered as RFC 6749 §5.2 JSON (or to the redirect URI). */
@@ -118,7 +119,9 @@ export function basicCredentials(header: string | undefined): { clientId: string
   if (colon < 0) return 'malformed'
   try {
     const decode = (part: string) => decodeURIComponent(part.replace(/\+/g, ' '))
-    return { clientId: decode(decoded.slice(0, colon)), secret: decode(decoded.slice(colon + 1)) }
+    const credentials = { clientId: decode(decoded.slice(0, colon)), secret: decode(decoded.slice(colon + 1)) }
+    // Text no client_id or secret can be (a NUL, which PostgreSQL refuses) never reaches a statement.
+    return isStorableText(credentials.clientId) && isStorableText(credentials.secret) ? credentials : 'malformed'
   } catch {
     return 'malformed'
   }

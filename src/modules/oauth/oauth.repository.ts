@@ -108,6 +108,13 @@ export async function clientById(db: Db, clientId: string): Promise<ClientRow | 
   return runOne(db, appByClientId, [clientId])
 }
 
+// At start, whether the issuer matters yet (any company's app): the first row of the primary key.
+const anyAppRow = defineQuery<{ found: boolean }>('oauth.anyApp', `select exists (select 1 from oauth_apps) as found`)
+
+export async function anyAppRegistered(db: Db): Promise<boolean> {
+  return (await runSingle(db, anyAppRow, [])).found
+}
+
 export interface GrantRow {
   company_id: number
   id: number
@@ -226,7 +233,8 @@ export interface CodeRow {
   app_company_id: number
   app_id: number
   user_id: number
-  redirect_uri: string
+  /** The URI the authorization request named; null when it named none. */
+  redirect_uri: string | null
   code_challenge: string
   scopes: Scope[]
   expires_at: Date
@@ -237,7 +245,7 @@ export interface CodeRow {
 }
 
 /** A new authorization code's fields, in the order of its insert's parameters ($2 to $10). */
-export type NewCode = { appCompanyId: number; appId: number; userId: number; codeHash: string; redirectUri: string; challenge: string; scopes: Scope[]; expiresAt: Date; grantId: number }
+export type NewCode = { appCompanyId: number; appId: number; userId: number; codeHash: string; redirectUri: string | null; challenge: string; scopes: Scope[]; expiresAt: Date; grantId: number }
 
 const insertCodeRow = defineQuery<{ id: number }>(
   'oauth.insertCode',

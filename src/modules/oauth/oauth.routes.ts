@@ -1,18 +1,22 @@
 // The OAuth 2.0 endpoints apps call server to server: POST /oauth/token, /oauth/revoke,
 // /oauth/introspect (form bodies, client authentication) and the RFC 8414 metadata. Not
 // operations of the token-authenticated /api (no scope: the client authenticates itself), so
-// kept out of the OpenAPI document; every error is RFC 6749 §5.2 JSON. /oauth/token is
-// rate limited per client (and per address for requests that name none). The authorization
-// and consent pages are the web application's (src/web/oauth.routes.ts).
+// kept out of the OpenAPI document; every error is RFC 6749 §5.2 JSON. Each endpoint is rate
+// limited per client once the client is authenticated, and a failed client authentication is
+// charged to the caller's address, so naming an app (its client_id is public) spends nothing
+// of the app's budget. The authorization and consent pages are the web application's
+// (src/web/oauth.routes.ts).
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../../config.js'
 import { isDatabaseUnavailable } from '../../db/errors.js'
 import { ApiError } from '../../errors.js'
 import { hideFromOpenApi, scopeRateLimiter } from '../../http/beside-api.js'
+import { FormError, parsePairs } from '../../http/form.js'
 import { requestContext } from '../audit/audit.context.js'
 import { basicCredentials, OAuthError } from './oauth.protocol.js'
-import type { ClientRow } from './oauth.repository.js'
-import { authenticateClient, exchangeCode, introspect, metadata, refreshTokens, revokeOAuthToken, type Form } from './oauth.service.js'
+import { anyAppRegistered, type ClientRow } from './oauth.repository.js'
+import { repeatedParameter, TokenBody, TokenOfClientBody } from './oauth.schemas.js'
+import { authenticateClient, exchangeCode, introspect, issuerOf, metadata, refreshTokens, revokeOAuthToken, type Form } from './oauth.service.js'
 
 export interface OAuthRoutesOptions {
   config: Config
@@ -24,12 +28,50 @@ function errorBody(error: OAuthError) {
   return { error: error.error, error_description: error.description }
 }
 
+/** A parameter that failed its schema, in the words of RFC 6749 §5.2's error_description. */
+function parameterProblem(error: ApiError, params: unknown): OAuthError {
+  const repeated = repeatedParameter(params)
+  if (repeated !== undefined) return new OAuthError('invalid_request', `${repeated.slice(0, 64)} is given more than once (RFC 6749 §3.2)`)
+  const [name, problems] = Object.entries(error.details ?? {})[0] ?? ['base', ['is invalid']]
+  return new OAuthError('invalid_request', `${name.slice(0, 64)} ${problems[0] ?? 'is invalid'}`)
+}
+
+type Endpoint = 'token' | 'revoke' | 'introspect'
+
 const oauthRoutes: FastifyPluginAsync<OAuthRoutesOptions> = async (app, { config }) => {
   const limiter = await scopeRateLimiter(app, config, config.rateLimit, 'oauth')
   hideFromOpenApi(app)
 
+  // Apps compare the issuer they were configured with against the metadata and `iss`: a
+  // guessed address (PUBLIC_URL unset) breaks them, so it is said once at start.
+  app.addHook('onReady', async () => {
+    // A database that cannot answer yet is no reason to refuse the start: then nothing is said.
+    if (config.publicUrl !== undefined || !(await anyAppRegistered(app.db).catch(() => false))) return
+    app.log.warn({ issuer: issuerOf(config) }, 'PUBLIC_URL is unset while OAuth apps are registered: the OAuth issuer is a guess (set PUBLIC_URL to the address apps reach this service at)')
+  })
+
+  // Flat pairs, a repeated name kept as a list, so that the schemas refuse it.
+  app.removeContentTypeParser('application/x-www-form-urlencoded')
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, parsed) => {
+    try {
+      parsed(null, parsePairs(body as string))
+    } catch (err) {
+      parsed(err instanceof FormError ? new OAuthError('invalid_request', `the body is not a valid form: ${err.message}`) : (err as Error), undefined)
+    }
+  })
+
+  // Before the schema: secrets never travel in a URL (logs, proxies), and the body is a form.
+  app.addHook('preValidation', async (request) => {
+    if (request.method !== 'POST') return
+    if (request.url.includes('?')) throw new OAuthError('invalid_request', 'send the parameters in the form body, not the query string')
+    if (!/^application\/x-www-form-urlencoded\b/i.test(request.headers['content-type'] ?? '')) {
+      throw new OAuthError('invalid_request', 'the body must be application/x-www-form-urlencoded')
+    }
+  })
+
   app.setErrorHandler((error: FastifyError, request, reply) => {
     void reply.header('cache-control', 'no-store').header('pragma', 'no-cache')
+    if (error instanceof ApiError && error.statusCode === 422) error = parameterProblem(error, request.body) as unknown as FastifyError
     if (error instanceof OAuthError) {
       if (error.status === 401 && /^Basic\b/i.test(request.headers.authorization ?? '')) void reply.header('www-authenticate', 'Basic realm="engage"')
       return reply.code(error.status).send(errorBody(error))
@@ -40,40 +82,44 @@ const oauthRoutes: FastifyPluginAsync<OAuthRoutesOptions> = async (app, { config
     return reply.code(status === 413 ? 413 : 400).send(errorBody(new OAuthError('invalid_request', status === 413 ? 'the body is too large' : 'the body could not be read as a form')))
   })
 
-  const formOf = (request: FastifyRequest): Form => {
-    // Secrets never travel in a URL (logs, proxies): the parameters are the body's only.
-    if (request.url.includes('?')) throw new OAuthError('invalid_request', 'send the parameters in the form body, not the query string')
-    if (!/^application\/x-www-form-urlencoded\b/i.test(request.headers['content-type'] ?? '')) {
-      throw new OAuthError('invalid_request', 'the body must be application/x-www-form-urlencoded')
-    }
-    return (request.body ?? {}) as Form
-  }
-
-  async function client(request: FastifyRequest, form: Form): Promise<ClientRow> {
-    const basic = basicCredentials(request.headers.authorization)
-    if (basic === 'malformed') throw new OAuthError('invalid_client', 'the Authorization header is not valid Basic credentials', 401)
-    return authenticateClient(app.db, basic, form, app.clock())
-  }
-
-  /** One request of the client's budget (the client_id it names, else the address). */
-  async function spend(request: FastifyRequest, reply: FastifyReply, form: Form) {
-    const basic = basicCredentials(request.headers.authorization)
-    const named = typeof basic === 'object' ? basic.clientId : typeof form.client_id === 'string' ? form.client_id : undefined
-    const key = named !== undefined && named !== '' && named.length <= 64 ? `client:${named}` : `ip:${request.ip}`
+  /** One request of a budget; past it, 429 with Retry-After. */
+  async function spend(reply: FastifyReply, key: string, message: string) {
     const decision = await limiter.consume(key)
     void reply.header('x-ratelimit-limit', decision.limit).header('x-ratelimit-remaining', decision.remaining).header('x-ratelimit-reset', decision.resetSeconds)
     if (!decision.allowed) {
       void reply.header('retry-after', Math.max(1, decision.resetSeconds))
-      throw new OAuthError('rate_limited', 'too many token requests for this client: wait and try again', 429)
+      throw new OAuthError('rate_limited', message, 429)
     }
+  }
+
+  /**
+   * The calling client, authenticated, and one request of its budget for the endpoint. A
+   * confidential client has one budget; a public client (anyone can name it) one per address.
+   * A failed authentication is logged and charged to the caller's address instead.
+   */
+  async function client(request: FastifyRequest, reply: FastifyReply, form: Form, endpoint: Endpoint): Promise<ClientRow> {
+    const basic = basicCredentials(request.headers.authorization)
+    let found: ClientRow
+    try {
+      if (basic === 'malformed') throw new OAuthError('invalid_client', 'the Authorization header is not valid Basic credentials', 401)
+      found = await authenticateClient(app.db, basic, form, app.clock())
+    } catch (err) {
+      if (!(err instanceof OAuthError)) throw err
+      const named = typeof basic === 'object' ? basic.clientId : form.client_id
+      request.log.warn({ endpoint, clientId: typeof named === 'string' ? named.slice(0, 64) : undefined, ip: request.ip, error: err.error }, 'oauth client authentication failed')
+      await spend(reply, `failed:ip:${request.ip}`, 'too many failed client authentications from this address: wait and try again')
+      throw err
+    }
+    const key = found.secret_hash === null ? `${endpoint}:client:${found.client_id}:ip:${request.ip}` : `${endpoint}:client:${found.client_id}`
+    await spend(reply, key, `too many ${endpoint} requests for this client: wait and try again`)
+    return found
   }
 
   const appContext = (request: FastifyRequest, found: ClientRow) => requestContext(request, { type: 'oauth_app', id: found.id, label: found.name })
 
-  app.post('/oauth/token', { bodyLimit: FORM_BODY_LIMIT }, async (request, reply) => {
-    const form = formOf(request)
-    await spend(request, reply, form)
-    const found = await client(request, form)
+  app.post('/oauth/token', { bodyLimit: FORM_BODY_LIMIT, schema: { body: TokenBody } }, async (request, reply) => {
+    const form = request.body as Form
+    const found = await client(request, reply, form, 'token')
     const grantType = form.grant_type
     const now = app.clock()
     let body
@@ -84,22 +130,24 @@ const oauthRoutes: FastifyPluginAsync<OAuthRoutesOptions> = async (app, { config
     return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(body)
   })
 
-  app.post('/oauth/revoke', { bodyLimit: FORM_BODY_LIMIT }, async (request, reply) => {
-    const form = formOf(request)
-    const found = await client(request, form)
+  app.post('/oauth/revoke', { bodyLimit: FORM_BODY_LIMIT, schema: { body: TokenOfClientBody } }, async (request, reply) => {
+    const form = request.body as Form
+    const found = await client(request, reply, form, 'revoke')
     await revokeOAuthToken(app.db, { now: app.clock(), audit: appContext(request, found) }, found, form)
     return reply.header('cache-control', 'no-store').code(200).send({})
   })
 
-  app.post('/oauth/introspect', { bodyLimit: FORM_BODY_LIMIT }, async (request, reply) => {
-    const form = formOf(request)
-    const found = await client(request, form)
+  app.post('/oauth/introspect', { bodyLimit: FORM_BODY_LIMIT, schema: { body: TokenOfClientBody } }, async (request, reply) => {
+    const form = request.body as Form
+    const found = await client(request, reply, form, 'introspect')
     return reply.header('cache-control', 'no-store').send(await introspect(app.db, found, form, app.clock()))
   })
 
-  app.get('/.well-known/oauth-authorization-server', async (request, reply) => {
-    const issuer = (config.publicUrl ?? `${request.protocol}://${request.host}`).replace(/\/+$/, '')
-    return reply.header('cache-control', 'public, max-age=3600').send(metadata(issuer))
+  // The issuer is PUBLIC_URL, never the request's Host; without it the address this
+  // machine guesses must not be kept by a shared cache.
+  app.get('/.well-known/oauth-authorization-server', async (_request, reply) => {
+    const cacheControl = config.publicUrl === undefined ? 'no-store' : 'public, max-age=3600'
+    return reply.header('cache-control', cacheControl).send(metadata(issuerOf(config)))
   })
 }
 

@@ -2,6 +2,7 @@
 // docs/access-control.md "OAuth 2.0"): apps registered by admins, consent, codes, the token
 // endpoint's two grants, revocation and introspection. Every change runs in one transaction
 // with its audit record and, for a revocation, its announcement to every server's token cache.
+import { publicBaseUrl, type Config } from '../../config.js'
 import { transaction, type Db } from '../../db/db.js'
 import { invalid, notFound } from '../../errors.js'
 import { asCompanyId, type Caller, type CompanyId } from '../../tenancy.js'
@@ -213,9 +214,20 @@ export type AuthorizeCheck =
   | { kind: 'page'; message: string }
   /** An error sent back to the app's registered URI (RFC 6749 §4.1.2.1). */
   | { kind: 'redirect'; to: string }
-  | { kind: 'ok'; client: ClientRow; redirectUri: string; scopes: Scope[]; challenge: string; state: string | undefined }
+  | {
+      kind: 'ok'
+      client: ClientRow
+      redirectUri: string
+      /** Whether the request named redirect_uri (then the token request must repeat it, RFC 6749 §4.1.3). */
+      redirectUriNamed: boolean
+      scopes: Scope[]
+      challenge: string
+      state: string | undefined
+      issuer: string
+    }
 
-export async function checkAuthorize(db: Db, params: AuthorizeParams): Promise<AuthorizeCheck> {
+/** Checks an authorization request; every answer sent to the app carries `iss` (RFC 9207). */
+export async function checkAuthorize(db: Db, params: AuthorizeParams, issuer: string): Promise<AuthorizeCheck> {
   const clientId = params.client_id
   if (clientId === undefined || clientId === '' || clientId.length > CLIENT_ID_MAX) return { kind: 'page', message: 'The link does not name an app (client_id is missing or malformed).' }
   const client = await clientById(db, clientId)
@@ -233,7 +245,7 @@ export async function checkAuthorize(db: Db, params: AuthorizeParams): Promise<A
   const state = params.state
   const fail = (error: OAuthError['error'], description: string, keepState = true): AuthorizeCheck => ({
     kind: 'redirect',
-    to: redirectTo(redirectUri, { error, error_description: description, state: keepState ? state : undefined }),
+    to: redirectTo(redirectUri, { error, error_description: description, state: keepState ? state : undefined, iss: issuer }),
   })
   if (state !== undefined && state.length > STATE_MAX) return fail('invalid_request', `state is longer than ${String(STATE_MAX)} characters`, false)
   if (params.response_type !== 'code') return fail('unsupported_response_type', 'response_type must be code')
@@ -242,7 +254,7 @@ export async function checkAuthorize(db: Db, params: AuthorizeParams): Promise<A
   if (challenge === undefined || !CHALLENGE.test(challenge)) return fail('invalid_request', 'code_challenge must be the base64url SHA-256 of the code verifier (43 characters)')
   const scopes = parseScope(params.scope, client.scopes)
   if (!scopes) return fail('invalid_scope', 'scope must be a space-separated set of the scopes the app may ask for')
-  return { kind: 'ok', client, redirectUri, scopes, challenge, state }
+  return { kind: 'ok', client, redirectUri, redirectUriNamed: params.redirect_uri !== undefined, scopes, challenge, state, issuer }
 }
 
 export interface ConsentingUser {
@@ -256,11 +268,11 @@ export interface ConsentingUser {
  */
 export async function answerConsent(db: Db, user: ConsentingUser & Acting, checked: Extract<AuthorizeCheck, { kind: 'ok' }>, allow: boolean): Promise<string> {
   const { now, audit: context } = user
-  const { client, redirectUri, scopes, challenge, state } = checked
+  const { client, redirectUri, redirectUriNamed, scopes, challenge, state, issuer } = checked
   const appFields = { app_id: [null, client.id] as [null, number], scopes: [null, scopes] as [null, Scope[]] }
   if (!allow) {
     await recordAudit(db, user.companyId, context, { action: 'oauth_consent.refused', target: { id: null, label: client.name }, changes: appFields }, now)
-    return redirectTo(redirectUri, { error: 'access_denied', error_description: 'The user denied access', state })
+    return redirectTo(redirectUri, { error: 'access_denied', error_description: 'The user denied access', state, iss: issuer })
   }
   const code = secretWith(CODE_PREFIX)
   await transaction(db, async (tx) => {
@@ -270,7 +282,7 @@ export async function answerConsent(db: Db, user: ConsentingUser & Acting, check
       appId: client.id,
       userId: user.userId,
       codeHash: sha256(code),
-      redirectUri,
+      redirectUri: redirectUriNamed ? redirectUri : null,
       challenge,
       scopes,
       expiresAt: new Date(now.getTime() + CODE_TTL_MS),
@@ -278,7 +290,7 @@ export async function answerConsent(db: Db, user: ConsentingUser & Acting, check
     })
     await recordAudit(tx, user.companyId, context, { action: 'oauth_consent.granted', target: { id: grant.id, label: client.name }, changes: appFields }, now)
   })
-  return redirectTo(redirectUri, { code, state })
+  return redirectTo(redirectUri, { code, state, iss: issuer })
 }
 
 // ---------------------------------------------------------------------------------------
@@ -393,7 +405,9 @@ export async function exchangeCode(db: Db, client: ClientRow, form: Form, now: D
       return invalidGrant
     }
     if (row.expires_at.getTime() <= now.getTime() || row.grant_revoked_at !== null || !row.user_active) return invalidGrant
-    if (redirectUri !== row.redirect_uri) return new OAuthError('invalid_grant', 'redirect_uri differs from the authorization request')
+    // Without one in the authorization request, the token request may omit it or name the URI used then.
+    const sameUri = row.redirect_uri === null ? redirectUri === undefined || (client.redirect_uris.length === 1 && redirectUri === client.redirect_uris[0]) : redirectUri === row.redirect_uri
+    if (!sameUri) return new OAuthError('invalid_grant', 'redirect_uri differs from the authorization request')
     if (!pkceMatches(verifier, row.code_challenge)) return new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge')
     await useCode(tx, companyId, row.id, now)
     return issueTokens(tx, companyId, { id: row.grant_id, userId: row.user_id }, row.scopes, client, now)
@@ -491,10 +505,17 @@ export async function introspect(db: Db, client: ClientRow, form: Form, now: Dat
   return { active: false }
 }
 
+/**
+ * The authorization server's issuer identifier (RFC 8414 §2, RFC 9207): PUBLIC_URL, else the
+ * address this machine guesses; never a request's Host header, which a client chooses.
+ */
+export const issuerOf = (config: Pick<Config, 'publicUrl' | 'port'>) => publicBaseUrl(config)
+
 /** RFC 8414 metadata; `issuer` is the service's public address. */
 export function metadata(issuer: string) {
   return {
     issuer,
+    authorization_response_iss_parameter_supported: true,
     authorization_endpoint: `${issuer}/oauth/authorize`,
     token_endpoint: `${issuer}/oauth/token`,
     revocation_endpoint: `${issuer}/oauth/revoke`,

@@ -37,6 +37,9 @@ select a.company_id, a.id, a.client_id, a.name, a.redirect_uris, a.scopes, a.sec
   from oauth_apps a join companies c on c.id = a.company_id
  where a.client_id = $1;
 
+-- oauth.anyApp
+select exists (select 1 from oauth_apps) as found;
+
 -- oauth.insertGrant
 insert into oauth_grants (company_id, app_company_id, app_id, user_id, scopes, created_at)
 values ($1, $2, $3, $4, $5, $6)
