@@ -266,7 +266,8 @@ export function validValue(name: string, schema: Schema, resource: string, pools
   }
   if (isType(schema, 'boolean')) return fc.constantFrom(true, false, 'true', 'false')
   if (isDate(schema)) {
-    return schema.anyOf ? fc.oneof(day, instant, instant.map((s) => s.replace('Z', '-03:00'))) : day
+    if (schema.anyOf) return fc.oneof(day, instant, instant.map((s) => s.replace('Z', '-03:00')))
+    return schema.format === 'date-time' ? fc.oneof(instant, instant.map((s) => s.replace('Z', '-03:00'))) : day
   }
   if (isType(schema, 'array')) {
     if (name === 'tags') {
