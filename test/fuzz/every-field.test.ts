@@ -12,10 +12,7 @@ import { startFuzzedApp } from './fixture.js'
 import type { Operation, Param, Schema } from './operations.js'
 import { encode, formPairs, toJson, type FuzzRequest } from './requests.js'
 import { excerpt } from './send.js'
-import { resourcePool, validValue, type Value } from './values.js'
-
-/** What once answered 500 somewhere: NUL (22021), lone surrogates, leap seconds (22007). */
-export const SWEPT: string[] = ['a\u0000b', '\u0000', '\ud800', 'x\udfffy', '\udc00', '2026-06-30T23:59:60Z', '2026-11-22T20:59:60-03:00']
+import { resourcePool, SWEPT, validValue, type Value } from './values.js'
 
 const fuzz = await startFuzzedApp()
 after(() => fuzz.close())

@@ -63,6 +63,9 @@ export const hostileStrings: string[] = [
   '+55 (11) 99999-0000\u0000',
 ]
 
+/** What once answered 500 somewhere, swept through every field: NUL (22021), lone surrogates, leap seconds (22007). */
+export const SWEPT: string[] = ['a\u0000b', '\u0000', '\ud800', 'x\udfffy', '\udc00', '2026-06-30T23:59:60Z', '2026-11-22T20:59:60-03:00']
+
 export const hostileNumbers: Value[] = [
   new Raw('1e309'),
   new Raw('-1e309'),
