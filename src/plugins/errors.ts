@@ -34,6 +34,24 @@ function errorBody(status: ErrorStatus, message: string, code: ErrorCode, id: st
   }
 }
 
+/**
+ * The API's `WWW-Authenticate` of a 401 or 403 (RFC 6750 section 3): the realm alone when no
+ * token was sent (or for a role the token's user lacks), else why the token was refused.
+ */
+export function bearerChallenge(code: ErrorCode, details?: ErrorDetails): string {
+  const realm = 'Bearer realm="engage"'
+  switch (code) {
+    case 'token_invalid':
+      return `${realm}, error="invalid_token"`
+    case 'token_expired':
+      return `${realm}, error="invalid_token", error_description="The access token expired"`
+    case 'insufficient_scope':
+      return `${realm}, error="insufficient_scope", scope="${(details?.scope ?? []).join(' ')}"`
+    default:
+      return realm
+  }
+}
+
 export function sendError(
   request: FastifyRequest,
   reply: FastifyReply,
@@ -42,6 +60,7 @@ export function sendError(
   details?: ErrorDetails,
   code: ErrorCode = CODES[status],
 ) {
+  if ((status === 401 || status === 403) && request.url.startsWith('/api/')) reply.header('www-authenticate', bearerChallenge(code, details))
   return reply
     .code(status)
     .header('x-request-id', request.id)
