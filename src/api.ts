@@ -46,6 +46,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** When the operation answers 404 (its subject is not one of the caller's company): the reference says so. */
     notFound?: string
+    /** The answer shows a secret once (a signing secret): sent `Cache-Control: no-store`, so no cache keeps it. */
+    secret?: true
   }
 }
 
@@ -122,6 +124,9 @@ const api: FastifyPluginAsync<{ limiter: RateLimiter; accessTable: AccessRule[] 
       ...route.schema,
       response: { ...(route.schema?.response as object | undefined), '4xx': ERROR_REF, '5xx': ERROR_REF },
     }
+  })
+  app.addHook('onSend', async (request, reply) => {
+    if (request.routeOptions.config.secret) void reply.header('cache-control', 'no-store')
   })
   await app.register(auth, { limiter })
   await app.register(access, { table: accessTable }) // right after auth: a refused request runs nothing else

@@ -63,6 +63,10 @@ const HEADERS = {
       '`error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs',
     schema: { type: 'string' },
   },
+  'Cache-Control': {
+    description: '`no-store`: the answer shows a secret once; no cache (a proxy, the browser) may keep it',
+    schema: { type: 'string', enum: ['no-store'] },
+  },
   Link: {
     description: 'URLs (paths with query) of the `first` and `last` pages always, `prev` and `next` where such a page exists',
     schema: { type: 'string' },
@@ -233,6 +237,7 @@ function documented(schema: DocSchema, route: RouteOptions, url: string): DocSch
     const names: HeaderName[] = [...RATE_HEADERS]
     if (status === '201') names.push('Location')
     if (keyed) names.push('Idempotent-Replayed')
+    if (route.config?.secret) names.push('Cache-Control')
     if (ref.endsWith('Page#') || (value as { anyOf?: { $ref?: string }[] }).anyOf?.some((s) => s.$ref?.endsWith('Page#'))) names.push('Link')
     response[status] = { ...(value as object), headers: headers(names) }
   }
