@@ -3,7 +3,7 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { Count, ErrorResponse, PageMeta } from './http/schemas.js'
 import { SyncMeta } from './http/sync.js'
-import { AuditEvent, AuditEventsPage, AuditMeta } from './modules/audit/audit.schemas.js'
+import { AuditEvent, AuditEventLine, AuditEventsPage, AuditMeta } from './modules/audit/audit.schemas.js'
 import { Business } from './modules/businesses/businesses.schemas.js'
 import { ContactBatchItem, ContactBatchRequest, ContactBatchResponse, ContactBatchResult } from './modules/contacts/contacts.batch.schemas.js'
 import { Contact, ContactsPage, ContactsSyncPage, ContactTombstone } from './modules/contacts/contacts.schemas.js'
@@ -109,6 +109,7 @@ export const componentSchemas = [
   Event,
   EventsPage,
   AuditEvent,
+  AuditEventLine,
   AuditMeta,
   AuditEventsPage,
 ]

@@ -41,6 +41,13 @@ export const AuditEvent = Type.Object(
   },
 )
 
+/** One line of the export (application/x-ndjson): an AuditEvent as JSON, then a newline. */
+export const AuditEventLine = Type.Unsafe<Static<typeof AuditEvent>>({
+  $id: 'AuditEventLine',
+  description: 'One line of the audit export (`application/x-ndjson`): an AuditEvent as one line of JSON, then `\\n`',
+  allOf: [Ref(AuditEvent)],
+})
+
 export const AuditMeta = Type.Object(
   {
     per_page: Type.Integer(),
