@@ -3,7 +3,7 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { Count, ErrorResponse, PageMeta } from './http/schemas.js'
 import { SyncMeta } from './http/sync.js'
-import { AuditEvent, AuditEventsPage, AuditMeta } from './modules/audit/audit.schemas.js'
+import { AuditEvent, AuditEventLine, AuditEventsPage, AuditMeta } from './modules/audit/audit.schemas.js'
 import { Business } from './modules/businesses/businesses.schemas.js'
 import { ContactBatchItem, ContactBatchRequest, ContactBatchResponse, ContactBatchResult } from './modules/contacts/contacts.batch.schemas.js'
 import { Contact, ContactsPage, ContactsSyncPage, ContactTombstone } from './modules/contacts/contacts.schemas.js'
@@ -46,6 +46,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** When the operation answers 404 (its subject is not one of the caller's company): the reference says so. */
     notFound?: string
+    /** The answer shows a secret once (a signing secret): sent `Cache-Control: no-store`, so no cache keeps it. */
+    secret?: true
   }
 }
 
@@ -107,6 +109,7 @@ export const componentSchemas = [
   Event,
   EventsPage,
   AuditEvent,
+  AuditEventLine,
   AuditMeta,
   AuditEventsPage,
 ]
@@ -122,6 +125,9 @@ const api: FastifyPluginAsync<{ limiter: RateLimiter; accessTable: AccessRule[] 
       ...route.schema,
       response: { ...(route.schema?.response as object | undefined), '4xx': ERROR_REF, '5xx': ERROR_REF },
     }
+  })
+  app.addHook('onSend', async (request, reply) => {
+    if (request.routeOptions.config.secret) void reply.header('cache-control', 'no-store')
   })
   await app.register(auth, { limiter })
   await app.register(access, { table: accessTable }) // right after auth: a refused request runs nothing else

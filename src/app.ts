@@ -16,7 +16,7 @@ import { loggerOptions, RequestLog } from './logging.js'
 import dbPlugin from './plugins/db.js'
 import docs from './plugins/docs.js'
 import drain from './plugins/drain.js'
-import errors, { clientErrorHandler, frameworkErrors, requestId } from './plugins/errors.js'
+import errors, { clientErrorHandler, frameworkErrors, requestId, type ErrorPageFor } from './plugins/errors.js'
 import health from './plugins/health.js'
 import replica from './plugins/replica.js'
 import requestParams from './plugins/request-params.js'
@@ -25,7 +25,7 @@ import auditRetention from './plugins/audit-retention.js'
 import { createRateLimiter } from './rate-limit/limiter.js'
 import type { WorkerOptions } from './modules/webhooks/worker.js'
 import { loadSecretKeys, type SecretKeys } from './secret-key.js'
-import web from './web/index.js'
+import web, { isWebPath, webErrorPage } from './web/index.js'
 import oauth from './modules/oauth/oauth.routes.js'
 
 declare module 'fastify' {
@@ -59,6 +59,9 @@ export interface AppDeps {
   auditRetention?: boolean
 }
 
+// Errors answered before any route runs: a page's path gets its HTML error page (docs/web.md).
+const webErrorPageFor: ErrorPageFor = (url, status) => (isWebPath(url) ? webErrorPage(status) : undefined)
+
 export const BODY_LIMIT = 1024 * 1024
 
 /** Headers, and the whole request (body included), must arrive within this, else 408. */
@@ -90,8 +93,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}) {
       // 400 has none).
       requireHostHeader: false,
     },
-    clientErrorHandler,
-    frameworkErrors,
+    clientErrorHandler: clientErrorHandler(webErrorPageFor),
+    frameworkErrors: frameworkErrors(webErrorPageFor),
     return503OnClosing: false, // the errors plugin answers the contract's 503 instead
     routerOptions: { querystringParser: parseQuery, maxParamLength: MAX_PARAM_LENGTH },
     schemaController: { compilersFactory: { buildSerializer } },

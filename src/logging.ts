@@ -1,7 +1,7 @@
-// What the logs may hold: no api_token (it may come in the query string), no bound SQL
-// parameters or row values (emails, names) from database errors. The logger's serializers
-// do it, so every log line of the app goes through them. And one line per request: JSON,
-// or readable lines on a terminal (terminalLogger).
+// What the logs may hold: no api_token (it may come in the query string), no invite token (in
+// the path of an invite link), no bound SQL parameters or row values (emails, names) from
+// database errors. The logger's serializers do it, so every log line of the app goes through
+// them. And one line per request: JSON, or readable lines on a terminal (terminalLogger).
 import { LogController, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify'
 import pretty from 'pino-pretty'
 
@@ -21,8 +21,16 @@ function decodedKey(pair: string): string {
 // a URL by mistake (the OAuth endpoints refuse it, but the refused request is logged too).
 const SECRET_PARAMETERS = new Set(['api_token', 'client_secret', 'code', 'code_verifier', 'refresh_token', 'access_token', 'token'])
 
-/** The URL with the value of every secret query parameter (`api_token[x]` too) replaced. */
-export function redactUrl(url: string): string {
+// Paths that carry a secret: an invite link (`/invite/<token>`) lets whoever reads it choose
+// the account's password for 7 days.
+const SECRET_PATHS = /^(\/invite\/)[^/?#]+/
+
+/**
+ * The URL with the secret of a secret path (an invite link's token) and the value of every
+ * secret query parameter (`api_token[x]` too) replaced.
+ */
+export function redactUrl(given: string): string {
+  const url = given.replace(SECRET_PATHS, `$1${REDACTED}`)
   const q = url.indexOf('?')
   if (q === -1) return url
   const pairs = url.slice(q + 1).split('&').map((pair) => {

@@ -2271,6 +2271,13 @@ export interface components {
                 id: number | null;
                 /** @description its name or label when it acted (the system user for `cli`) */
                 label: string | null;
+                /** @description for an `oauth_app`: the user whose authorisation (grant) it acted with; null for every other actor */
+                on_behalf_of: {
+                    /** @description the user id */
+                    id: number;
+                    /** @description the user's name when the app acted */
+                    label: string | null;
+                } | null;
             };
             target: {
                 type: string;
@@ -2292,6 +2299,8 @@ export interface components {
                 [key: string]: unknown;
             } | null;
         };
+        /** @description One line of the audit export (`application/x-ndjson`): an AuditEvent as one line of JSON, then `\n` */
+        AuditEventLine: components["schemas"]["AuditEvent"];
         /** @description Where the newest-first walk stands */
         AuditMeta: {
             per_page: number;
@@ -2456,6 +2465,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2475,6 +2486,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2580,6 +2593,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2699,6 +2714,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2718,6 +2735,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2961,6 +2980,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2980,6 +3001,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3146,6 +3169,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3165,6 +3190,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3413,6 +3440,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3432,6 +3461,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3615,6 +3646,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3634,6 +3667,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3790,6 +3825,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3809,6 +3846,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3980,6 +4019,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3999,6 +4040,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4125,6 +4168,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4144,6 +4189,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4268,6 +4315,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4287,6 +4336,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4482,6 +4533,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4501,6 +4554,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4755,6 +4810,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4774,6 +4831,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4957,6 +5016,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4976,6 +5037,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5100,6 +5163,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5119,6 +5184,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5278,6 +5345,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5297,6 +5366,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5515,6 +5586,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5534,6 +5607,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5717,6 +5792,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5736,6 +5813,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5869,6 +5948,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5888,6 +5969,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6041,6 +6124,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6060,6 +6145,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6274,6 +6361,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6293,6 +6382,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6413,6 +6504,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6432,6 +6525,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6652,6 +6747,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6671,6 +6768,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6841,6 +6940,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6860,6 +6961,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6967,6 +7070,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6986,6 +7091,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7126,6 +7233,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7145,6 +7254,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7325,6 +7436,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7344,6 +7457,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7515,6 +7630,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7534,6 +7651,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7660,6 +7779,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7679,6 +7800,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7859,6 +7982,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7878,6 +8003,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8109,6 +8236,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8128,6 +8257,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8359,6 +8490,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8378,6 +8511,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8575,6 +8710,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8594,6 +8731,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8727,6 +8866,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8746,6 +8887,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8875,6 +9018,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8894,6 +9039,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9035,6 +9182,8 @@ export interface operations {
                     Location?: string;
                     /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
                     "Idempotent-Replayed"?: "true";
+                    /** @description `no-store`: the answer shows a secret once; no cache (a proxy, the browser) may keep it */
+                    "Cache-Control"?: "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9065,6 +9214,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9084,6 +9235,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9250,6 +9403,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9269,6 +9424,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9443,6 +9600,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9462,6 +9621,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9645,6 +9806,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9664,6 +9827,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9792,6 +9957,8 @@ export interface operations {
                     "X-Accepted-Scopes"?: string;
                     /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
                     "Idempotent-Replayed"?: "true";
+                    /** @description `no-store`: the answer shows a secret once; no cache (a proxy, the browser) may keep it */
+                    "Cache-Control"?: "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9822,6 +9989,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9841,6 +10010,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10058,6 +10229,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10077,6 +10250,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10267,6 +10442,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10286,6 +10463,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10413,6 +10592,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10432,6 +10613,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10591,6 +10774,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10610,6 +10795,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10804,6 +10991,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10823,6 +11012,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10930,6 +11121,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10949,6 +11142,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11090,6 +11285,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11109,6 +11306,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11195,7 +11394,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description JSON Lines: one AuditEvent per line */
+            /** @description JSON Lines (`application/x-ndjson`): one AuditEventLine per line, oldest first */
             200: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
@@ -11211,7 +11410,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/x-ndjson": string;
+                    "application/x-ndjson": components["schemas"]["AuditEventLine"];
                 };
             };
             /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
@@ -11219,6 +11418,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11238,6 +11439,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {

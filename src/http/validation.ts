@@ -6,13 +6,16 @@
 // - Every string a schema takes must be text PostgreSQL stores exactly: no NUL, no lone
 //   UTF-16 surrogate (nested ones too: custom_fields[].value, options[].name).
 // - Dates and date-times are those of src/http/dates.ts (years 0001-9999, offsets ±15:59).
+//   A date-time that passes is handed on as its instant in canonical form
+//   (2026-07-01T00:00:00.000Z): one rule for every date-time parameter, so a leap second or
+//   an offset means the same to JavaScript's Date, PostgreSQL and the service.
 // - Failures become one 422 ApiError whose details name each parameter with its problems.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import addFormats from 'ajv-formats'
 import type { FastifySchemaCompiler } from 'fastify'
 import type { Static, TSchema } from 'typebox'
 import { invalid, type ApiError, type ErrorDetails } from '../errors.js'
-import { checkDateTime, checkDay, DAY_OUT_OF_RANGE, INSTANT_OUT_OF_RANGE } from './dates.js'
+import { checkDateTime, checkDay, DAY_OUT_OF_RANGE, instantOf, INSTANT_OUT_OF_RANGE } from './dates.js'
 
 export interface JsonSchema {
   type?: string | string[]
@@ -96,6 +99,11 @@ function acceptsFreeText(schema: JsonSchema): boolean {
   return isText(schema) || (schema.anyOf?.some(isText) ?? false)
 }
 
+/** A date-time, alone or as a branch of a union (a date or a date-time). */
+function takesDateTime(schema: JsonSchema): boolean {
+  return schema.format === 'date-time' || (schema.anyOf?.some((s) => s.format === 'date-time') ?? false)
+}
+
 function arrayItems(schema: JsonSchema): JsonSchema | undefined {
   return schema.items ?? schema.anyOf?.find((s) => s.items)?.items
 }
@@ -124,6 +132,7 @@ function coercerFor(schema: JsonSchema): Coercer {
   if (coercer) return coercer
   const types = typesOf(schema)
   const text = types.has('string')
+  const dateTime = takesDateTime(schema)
   const numeric = types.has('integer') || types.has('number')
   const boolean = types.has('boolean')
   const itemSchema = arrayItems(schema)
@@ -148,8 +157,9 @@ function coercerFor(schema: JsonSchema): Coercer {
         if (!isStorableText(value)) {
           found.any = true
           found.paths?.push(path)
+          return value
         }
-        return value
+        return dateTime && checkDateTime(value) === 'ok' ? instantOf(value).toISOString() : value
       }
       if (numeric && /^\d{1,16}$/.test(value)) {
         const n = Number(value)

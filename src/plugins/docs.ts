@@ -56,6 +56,17 @@ const HEADERS = {
     description: 'The scopes that let a token call this operation (comma-separated; empty when every token may)',
     schema: { type: 'string' },
   },
+  'WWW-Authenticate': {
+    description:
+      'RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); ' +
+      '`error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); ' +
+      '`error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs',
+    schema: { type: 'string' },
+  },
+  'Cache-Control': {
+    description: '`no-store`: the answer shows a secret once; no cache (a proxy, the browser) may keep it',
+    schema: { type: 'string', enum: ['no-store'] },
+  },
   Link: {
     description: 'URLs (paths with query) of the `first` and `last` pages always, `prev` and `next` where such a page exists',
     schema: { type: 'string' },
@@ -79,6 +90,7 @@ function errorResponse(status: ErrorStatus, description: string, examples: Recor
   // Requests without a valid token are not counted against a token: no X-RateLimit-*.
   const names: HeaderName[] = status === 401 || status === 500 ? ['X-Request-Id'] : [...RATE_HEADERS]
   if (status === 429) names.push('Retry-After')
+  if (status === 401 || status === 403) names.push('WWW-Authenticate')
   return {
     description,
     headers: headers(status === 503 ? ['X-Request-Id', 'Retry-After'] : names),
@@ -225,6 +237,7 @@ function documented(schema: DocSchema, route: RouteOptions, url: string): DocSch
     const names: HeaderName[] = [...RATE_HEADERS]
     if (status === '201') names.push('Location')
     if (keyed) names.push('Idempotent-Replayed')
+    if (route.config?.secret) names.push('Cache-Control')
     if (ref.endsWith('Page#') || (value as { anyOf?: { $ref?: string }[] }).anyOf?.some((s) => s.$ref?.endsWith('Page#'))) names.push('Link')
     response[status] = { ...(value as object), headers: headers(names) }
   }

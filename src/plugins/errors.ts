@@ -34,6 +34,24 @@ function errorBody(status: ErrorStatus, message: string, code: ErrorCode, id: st
   }
 }
 
+/**
+ * The API's `WWW-Authenticate` of a 401 or 403 (RFC 6750 section 3): the realm alone when no
+ * token was sent (or for a role the token's user lacks), else why the token was refused.
+ */
+export function bearerChallenge(code: ErrorCode, details?: ErrorDetails): string {
+  const realm = 'Bearer realm="engage"'
+  switch (code) {
+    case 'token_invalid':
+      return `${realm}, error="invalid_token"`
+    case 'token_expired':
+      return `${realm}, error="invalid_token", error_description="The access token expired"`
+    case 'insufficient_scope':
+      return `${realm}, error="insufficient_scope", scope="${(details?.scope ?? []).join(' ')}"`
+    default:
+      return realm
+  }
+}
+
 export function sendError(
   request: FastifyRequest,
   reply: FastifyReply,
@@ -42,6 +60,7 @@ export function sendError(
   details?: ErrorDetails,
   code: ErrorCode = CODES[status],
 ) {
+  if ((status === 401 || status === 403) && request.url.startsWith('/api/')) reply.header('www-authenticate', bearerChallenge(code, details))
   return reply
     .code(status)
     .header('x-request-id', request.id)
@@ -70,17 +89,31 @@ function sendUnavailable(request: FastifyRequest, reply: FastifyReply) {
 }
 
 /**
+ * The HTML error page for a request target that is a web page (docs/web.md: pages answer
+ * HTML, also for their errors), or undefined where the contract's JSON applies. Given by the
+ * app (src/web knows its paths), for the errors answered before any route runs.
+ */
+export type ErrorPageFor = (url: string, status: ErrorStatus) => string | undefined
+
+/**
  * Fastify's `frameworkErrors`: a path with a bad percent escape (FST_ERR_BAD_URL) and the
  * like, before any route or hook runs. Fastify would answer its own body, echoing the URL.
  */
-export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-  const known = classify(error) ?? new ApiError(400)
-  // Fastify writes no "request completed" line for these: this is the request's one line.
-  request.log.info(
-    { method: request.method, url: redactUrl(request.url), statusCode: known.statusCode, reason: error.code },
-    'rejected request',
-  )
-  void sendError(request, reply, known.statusCode, known.message, known.details, known.code)
+export function frameworkErrors(pageFor: ErrorPageFor) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const known = classify(error) ?? new ApiError(400)
+    // Fastify writes no "request completed" line for these: this is the request's one line.
+    request.log.info(
+      { method: request.method, url: redactUrl(request.url), statusCode: known.statusCode, reason: error.code },
+      'rejected request',
+    )
+    const page = pageFor(request.url, known.statusCode)
+    if (page !== undefined) {
+      void reply.code(known.statusCode).header('x-request-id', request.id).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(page)
+      return
+    }
+    void sendError(request, reply, known.statusCode, known.message, known.details, known.code)
+  }
 }
 
 // The id Fastify gave a request whose body is still arriving, for a 408 that ends it.
@@ -115,7 +148,16 @@ const PARSER_PROBLEMS: Record<string, ErrorDetails> = {
  * 16 KiB: 431, malformed: 400) or that did not arrive in time (408). Fastify never sees
  * these; the answer is written on the socket, complete, and the connection closed.
  */
-export function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoException, socket: Socket) {
+export function clientErrorHandler(pageFor: ErrorPageFor) {
+  return function (this: FastifyInstance, err: NodeJS.ErrnoException, socket: Socket) {
+    answerClientError(this, pageFor, err, socket)
+  }
+}
+
+// The request target of the request line a refused packet starts with (to tell a page's path).
+const REQUEST_TARGET = /^[A-Z]+ (\S+)/
+
+function answerClientError(app: FastifyInstance, pageFor: ErrorPageFor, err: NodeJS.ErrnoException, socket: Socket) {
   if (err.code === 'ECONNRESET' || socket.destroyed) return
   // A second error on a socket already answered (more bytes after a parse error).
   if (socket.writableEnded) return
@@ -127,19 +169,23 @@ export function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoExcep
     return
   }
   const id = (inFlight && requestIds.get(inFlight.req)) ?? randomUUID()
-  this.log.info({ reqId: id, reason: err.code, statusCode: status }, 'rejected request')
-  answerOnSocket(socket, status, id, status === 400 ? PARSER_PROBLEMS[err.code ?? ''] : undefined)
+  app.log.info({ reqId: id, reason: err.code, statusCode: status }, 'rejected request')
+  const packet = (err as { rawPacket?: unknown }).rawPacket
+  const line = Buffer.isBuffer(packet) ? packet.subarray(0, 4096).toString('latin1') : ''
+  const target = inFlight?.req.url ?? REQUEST_TARGET.exec(line)?.[1]
+  const page = target === undefined ? undefined : pageFor(target, status)
+  answerOnSocket(socket, status, id, status === 400 ? PARSER_PROBLEMS[err.code ?? ''] : undefined, page)
 }
 
 /**
- * Writes the contract's error on a connection no response object owns, complete, and closes
- * the connection.
+ * Writes the contract's error (or a page's HTML error page) on a connection no response
+ * object owns, complete, and closes the connection.
  */
-function answerOnSocket(socket: Socket, status: ErrorStatus, id: string, details?: ErrorDetails) {
-  const body = JSON.stringify(errorBody(status, MESSAGES[status], CODES[status], id, details))
+function answerOnSocket(socket: Socket, status: ErrorStatus, id: string, details?: ErrorDetails, page?: string) {
+  const body = page ?? JSON.stringify(errorBody(status, MESSAGES[status], CODES[status], id, details))
   socket.end(
     `HTTP/1.1 ${String(status)} ${MESSAGES[status]}\r\n` +
-      'Content-Type: application/json; charset=utf-8\r\n' +
+      (page === undefined ? 'Content-Type: application/json; charset=utf-8\r\n' : 'Content-Type: text/html; charset=utf-8\r\nCache-Control: no-store\r\n') +
       `Content-Length: ${String(Buffer.byteLength(body))}\r\n` +
       `X-Request-Id: ${id}\r\n` +
       'Connection: close\r\n\r\n' +

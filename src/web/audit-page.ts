@@ -27,7 +27,9 @@ function actorName(event: AuditRecord): string {
   if (type === 'cli') return `${label ?? 'someone'} (admin command line)`
   if (type === 'api_token') return `the token ${quoted(label)}`
   if (type === 'system') return 'engage'
-  return label ?? `${type} ${String(event.actor.id)}`
+  const name = label ?? `${type} ${String(event.actor.id)}`
+  const user = event.actor.on_behalf_of
+  return user ? `${name} (for ${user.label ?? `user ${String(user.id)}`})` : name
 }
 
 /** What happened, as a sentence without its subject. */

@@ -41,6 +41,7 @@ export interface WebOptions {
 
 const ERROR_PAGES: Record<number, { title: string; message: string }> = {
   400: { title: 'Bad request', message: 'The form could not be read. Go back, reload the page and try again.' },
+  431: { title: 'Address too long', message: 'The address (or the request\'s headers) is too long to be read. Go back and try a shorter one.' },
   404: { title: 'Page not found', message: 'There is nothing here, or it is not yours to see.' },
   413: { title: 'Too large', message: 'What was sent is too large for this form.' },
   415: { title: 'Unsupported form', message: 'This form takes the fields of an ordinary web form (application/x-www-form-urlencoded).' },
@@ -56,11 +57,28 @@ function statusOf(error: FastifyError): number {
   return status !== undefined && status >= 400 && status < 500 ? status : 500
 }
 
+const css = asset('/assets/web.css', readFileSync(stylesheet, 'utf8'), 'text/css; charset=utf-8')
+const js = asset('/assets/web.js', SCRIPT, 'text/javascript; charset=utf-8')
+const assets: Assets = { css: css.url, js: js.url }
+
+// The paths of the pages (docs/web.md): what is not the API, its documents, the OAuth
+// endpoints that answer JSON, or the probes.
+const WEB_PATH = /^\/(?:$|[?#]|(?:login|logout|settings|invite|assets)(?:[/?#]|$)|oauth\/authorize(?:[/?#]|$))/
+
+/** Whether a request target is one of the web application's pages. */
+export const isWebPath = (url: string) => WEB_PATH.test(url)
+
+/**
+ * The HTML error page of a request refused before routing (a bad percent escape, an address
+ * too long to read), for a page's path: the same page the web plugin answers, as text.
+ */
+export function webErrorPage(status: number): string {
+  const { title, message } = ERROR_PAGES[status] ?? ERROR_PAGES[400] ?? { title: 'Error', message: '' }
+  return errorPage({ assets }, title, message, { href: '/', text: 'Go to the start page' }).text
+}
+
 const web: FastifyPluginAsync<WebOptions> = async (app, { config }) => {
   const secure = config.publicUrl?.startsWith('https:') ?? false
-  const css = asset('/assets/web.css', readFileSync(stylesheet, 'utf8'), 'text/css; charset=utf-8')
-  const js = asset('/assets/web.js', SCRIPT, 'text/javascript; charset=utf-8')
-  const assets: Assets = { css: css.url, js: js.url }
   const cookies = new WebCookies(secure)
   const signInLimiter = await scopeRateLimiter(app, config, config.signInLimit, 'signin')
   hideFromOpenApi(app)

@@ -37,6 +37,13 @@ describe('log redaction helpers', () => {
     assert.equal(redactUrl('/oauth/revoke?token=t&refresh_token=r&access_token=a'), '/oauth/revoke?token=[redacted]&refresh_token=[redacted]&access_token=[redacted]')
   })
 
+  test('redactUrl replaces the token of an invite link, whatever follows it', () => {
+    assert.equal(redactUrl('/invite/Abc_123-xyz'), '/invite/[redacted]')
+    assert.equal(redactUrl('/invite/Abc_123-xyz?x=1&api_token=t'), '/invite/[redacted]?x=1&api_token=[redacted]')
+    assert.equal(redactUrl('/invite/Abc/more'), '/invite/[redacted]/more')
+    assert.equal(redactUrl('/settings/invite/kept'), '/settings/invite/kept')
+  })
+
   test('serializeError drops Drizzle params and quoted values of PostgreSQL messages', () => {
     const cause = Object.assign(new Error('invalid input syntax for type integer: "ana@example.com"'), {
       code: '22P02',

@@ -12,6 +12,8 @@ export interface StoredRow {
   actor_type: string
   actor_id: number | null
   actor_label: string | null
+  on_behalf_of_id: number | null
+  on_behalf_of_label: string | null
   target_type: string
   target_id: number | null
   target_label: string | null

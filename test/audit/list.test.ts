@@ -106,7 +106,7 @@ describe('reading the audit log', () => {
     assert.deepEqual(await actions('', encodeURIComponent(at(3).toISOString())), ['api_token.revoked', 'api_token.created'])
     const [refused] = (await page(`?since=${since}&outcome=failure&actor_id=501&actor_type=user`)).data
     assert.deepEqual(refused && { actor: refused.actor, target: refused.target, outcome: refused.outcome, reason: refused.reason }, {
-      actor: { type: 'user', id: 501, label: 'Ana' },
+      actor: { type: 'user', id: 501, label: 'Ana', on_behalf_of: null },
       target: { type: 'user', id: 501, label: 'Ana' },
       outcome: 'failure',
       reason: 'wrong_password',

@@ -89,7 +89,7 @@ describe('the audit log records', () => {
       const res = await api('POST', `/api/v1/webhooks/${id}/rotate_secret`, {})
       assert.equal(res.statusCode, 200)
       secrets.push(res.json<{ secret: string }>().secret)
-    }, { action: 'webhook.secret_rotated', target_id: id, ...tokenActor })
+    }, { action: 'webhook.secret_rotated', target_id: id, target_label: 'http://127.0.0.1:9/in', ...tokenActor })
     assert.deepEqual(Object.keys(rotated.changes ?? {}), ['previous_secret_expires_at'])
 
     const ping = await api('POST', `/api/v1/webhooks/${id}/test`, {})
@@ -97,7 +97,7 @@ describe('the audit log records', () => {
     const deliveryId = ping.json<{ id: number }>().id
     await onlyRecord(t.db, async () => {
       assert.equal((await api('POST', `/api/v1/webhooks/${id}/deliveries/${deliveryId}/retry`, {})).statusCode, 202)
-    }, { action: 'webhook.delivery_replayed', target_id: id, changes: { delivery_id: [null, deliveryId], event_type: [null, 'ping'] }, ...tokenActor })
+    }, { action: 'webhook.delivery_replayed', target_id: id, target_label: 'http://127.0.0.1:9/in', changes: { delivery_id: [null, deliveryId], event_type: [null, 'ping'] }, ...tokenActor })
 
     await onlyRecord(t.db, async () => {
       assert.equal((await api('DELETE', `/api/v1/webhooks/${id}`)).statusCode, 204)

@@ -128,6 +128,15 @@ describe('OpenAPI document', () => {
     assert.equal(ok('/api/v1/flows/{id}/add_contact', 'put'), '#/components/schemas/Enrollment')
   })
 
+  test('the audit export answers its own media type, application/x-ndjson, one named AuditEventLine per line', () => {
+    const content = doc.paths['/api/v1/audit_events/export']?.get?.responses['200']?.content ?? {}
+    assert.deepEqual(Object.keys(content), ['application/x-ndjson'])
+    assert.equal(content['application/x-ndjson']?.schema.$ref, '#/components/schemas/AuditEventLine')
+    const line: { description?: string; allOf?: { $ref?: string }[] } | undefined = doc.components.schemas.AuditEventLine
+    assert.deepEqual(line?.allOf, [{ $ref: '#/components/schemas/AuditEvent' }])
+    assert.match(line.description ?? '', /one line/i)
+  })
+
   test('every error code is declared in the document and listed in docs/api-conventions.md', async () => {
     const conventions = await readFile(join(root, 'docs/api-conventions.md'), 'utf8')
     const declared = doc.components.schemas.Error?.properties?.error as { properties: { code: { description: string } } } | undefined

@@ -122,6 +122,20 @@ export function violations(req: FuzzRequest, res: Response): string[] {
     if (res.body !== '') out.push('204 with a body')
     return out
   }
+  // A JSON Lines answer (the audit export): each line one JSON record with the shapes above.
+  if (status < 300 && /^application\/x-ndjson\b/.test(String(res.headers['content-type']))) {
+    const shapes = new Set<string>()
+    for (const line of res.body.split('\n').filter((l) => l !== '')) {
+      try {
+        checkShapes(JSON.parse(line), shapes)
+      } catch {
+        out.push('a JSON Lines line is not JSON')
+        break
+      }
+    }
+    out.push(...shapes)
+    return out
+  }
   if (!/^application\/json\b/.test(String(res.headers['content-type']))) {
     out.push(`content type ${String(res.headers['content-type'])}`)
     return out

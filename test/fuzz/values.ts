@@ -63,6 +63,9 @@ export const hostileStrings: string[] = [
   '+55 (11) 99999-0000\u0000',
 ]
 
+/** What once answered 500 somewhere, swept through every field: NUL (22021), lone surrogates, leap seconds (22007). */
+export const SWEPT: string[] = ['a\u0000b', '\u0000', '\ud800', 'x\udfffy', '\udc00', '2026-06-30T23:59:60Z', '2026-11-22T20:59:60-03:00']
+
 export const hostileNumbers: Value[] = [
   new Raw('1e309'),
   new Raw('-1e309'),
@@ -266,7 +269,8 @@ export function validValue(name: string, schema: Schema, resource: string, pools
   }
   if (isType(schema, 'boolean')) return fc.constantFrom(true, false, 'true', 'false')
   if (isDate(schema)) {
-    return schema.anyOf ? fc.oneof(day, instant, instant.map((s) => s.replace('Z', '-03:00'))) : day
+    if (schema.anyOf) return fc.oneof(day, instant, instant.map((s) => s.replace('Z', '-03:00')))
+    return schema.format === 'date-time' ? fc.oneof(instant, instant.map((s) => s.replace('Z', '-03:00'))) : day
   }
   if (isType(schema, 'array')) {
     if (name === 'tags') {

@@ -69,4 +69,20 @@ describe('text the API stores', () => {
       })
     }
   })
+
+  test('every date-time parameter reaches the service as its canonical instant (leap seconds, offsets), dates and unions alike', () => {
+    const schema = Type.Object({
+      at: Type.String({ format: 'date-time' }),
+      when: Type.Union([Type.String({ format: 'date' }), Type.String({ format: 'date-time' })]),
+      day: Type.String({ format: 'date' }),
+      list: Type.Array(Type.String({ format: 'date-time' })),
+    })
+    assert.deepEqual(validate(schema, { at: '2026-06-30T23:59:60Z', when: '2026-11-22T20:59:60-03:00', day: '2026-11-22', list: ['2026-11-22 10:00:00.0005+01:00'] }), {
+      at: '2026-07-01T00:00:00.000Z',
+      when: '2026-11-23T00:00:00.000Z',
+      day: '2026-11-22',
+      list: ['2026-11-22T09:00:00.001Z'],
+    })
+    assert.deepEqual(validate(schema, { at: '2026-01-01T00:00:00Z', when: '2026-11-22', day: '2026-11-22', list: [] }).when, '2026-11-22')
+  })
 })

@@ -219,6 +219,33 @@ for (const backend of backends()) {
       }
     })
 
+    test('leap seconds in since/until (events, audit log, export) and updated_since: 200 with the next instant, as one rule', async () => {
+      const leaps = ['2026-06-30T23:59:60Z', '2026-11-22T20:59:60-03:00']
+      for (const leap of leaps) {
+        const q = encodeURIComponent(leap)
+        for (const url of [
+          `/events?page=1&since=${q}`,
+          `/audit_events?since=${q}`,
+          `/audit_events?until=${q}`,
+          `/audit_events?since=${q}&until=${encodeURIComponent('2027-01-01T00:00:00Z')}`,
+          `/contacts?updated_since=${q}`,
+        ]) {
+          const res = await send('GET', url)
+          assert.equal(res.statusCode, 200, `${url}: ${res.body}`)
+        }
+        const exported = await send('GET', `/audit_events/export?since=${q}&until=${encodeURIComponent('2027-01-01T00:00:00Z')}`)
+        assert.equal(exported.statusCode, 200, exported.body)
+        // The leap second is the instant after 23:59:59 UTC: an export ending there is refused as empty, not a 500.
+        const backwards = await send('GET', `/audit_events/export?since=${encodeURIComponent('2027-01-01T00:00:00Z')}&until=${q}`)
+        assert.equal(backwards.statusCode, 422, backwards.body)
+        assert.deepEqual(backwards.json().error.details, { until: ['must be after since'] })
+      }
+      // The audit record of a change at 2026-07-01T00:00:00Z is at or after the leap second 2026-06-30T23:59:60Z.
+      const recorded = await send('GET', `/audit_events?since=${encodeURIComponent('2026-06-30T23:59:60Z')}&per_page=100`)
+      const all = await send('GET', '/audit_events?per_page=100')
+      assert.deepEqual(recorded.json().data, all.json().data.filter((r: { occurred_at: string }) => r.occurred_at >= '2026-07-01T00:00:00.000Z'))
+    })
+
     test('integers past 2^53-1 (ids, pages, numbers as strings) are 422, never 500', async () => {
       const tooBig = '9007199254740992'
       await refused(() => send('GET', `/contacts/${tooBig}`), { id: ['must be an integer'] })

@@ -101,4 +101,28 @@ describe('errors of the HTTP layer, over a raw socket', () => {
     assert.equal(JSON.parse(res.body).email, 'ana@example.com')
     assert.equal(await contactCount(), 1)
   })
+
+  test('on a web page\'s path, errors before routing answer the HTML error page (docs/web.md); on the API, JSON', async () => {
+    const long = 'a'.repeat(20_000)
+    for (const path of [`/settings/${long}`, `/login?next=${long}`, `/invite/${long}`]) {
+      const res = await raw(port, [`GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`])
+      assert.equal(res.status, 431, path.slice(0, 20))
+      assert.match(res.headers['content-type'] ?? '', /^text\/html; charset=utf-8/)
+      assert.match(res.body, /^<!doctype html>[\s\S]*<h1>Address too long<\/h1>/)
+      assert.ok(res.closed)
+    }
+    const api = await raw(port, [`GET /api/v1/contacts?x=${long} HTTP/1.1\r\nHost: x\r\n\r\n`])
+    assertContractError(api, 431, 'header_too_large', undefined)
+
+    for (const url of ['/settings/%E0%A4%A', '/invite/%zz', '/login/%E0%A4%A', '/oauth/authorize/%E0%A4%A']) {
+      const res = await t.app.inject({ url, headers: { 'x-request-id': 'bad-escape-web' } })
+      assert.equal(res.statusCode, 400, url)
+      assert.match(String(res.headers['content-type']), /^text\/html; charset=utf-8/, url)
+      assert.match(res.body, /<h1>Bad request<\/h1>/, url)
+      assert.equal(res.headers['x-request-id'], 'bad-escape-web')
+    }
+    const json = await t.app.inject({ url: '/api/v1/contacts/%E0%A4%A' })
+    assert.equal(json.statusCode, 400)
+    assert.equal(json.json().error.code, 'bad_request')
+  })
 })

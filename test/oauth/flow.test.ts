@@ -249,6 +249,11 @@ for (const backend of backends()) {
         assert.equal((await api(accessToken, `/api/v1/webhooks/${String(subscription)}`, 'DELETE')).statusCode, 204)
       })
       assert.deepEqual(rows.map((row) => [row.action, row.actor_type, row.actor_id, row.actor_label, row.company_id]), [['webhook.deleted', 'oauth_app', hooks.app.id, 'Hook Manager', acme.companyId]])
+      // The user whose grant the app acted with, by id and by name (issue 38), in the table and in the API's record.
+      const [user] = await rawRows<{ name: string }>(t.db, sql`select name from users where id = ${acme.userId}`)
+      assert.deepEqual(rows.map((row) => [row.on_behalf_of_id, row.on_behalf_of_label]), [[acme.userId, user?.name]])
+      const listed = await api(acme.token, `/api/v1/audit_events?action=webhook.deleted&actor_type=oauth_app`)
+      assert.deepEqual(listed.json().data[0].actor, { type: 'oauth_app', id: hooks.app.id, label: 'Hook Manager', on_behalf_of: { id: acme.userId, label: user?.name } })
     })
 
     test('an OAuth token acts in the consenting user\'s company only', async () => {
@@ -336,7 +341,7 @@ for (const backend of backends()) {
       const rows = await recordsOf(t.db, async () => {
         assert.deepEqual(errorOf(await token({ grant_type: 'refresh_token', refresh_token: first.refresh_token })), { status: 400, error: 'invalid_grant' })
       })
-      assert.deepEqual(rows.map((row) => [row.action, row.actor_type, row.actor_id, row.target_id, row.company_id]), [['oauth_grant.refresh_token_reused', 'oauth_app', app.id, grantId, acme.companyId]])
+      assert.deepEqual(rows.map((row) => [row.action, row.actor_type, row.actor_id, row.target_id, row.company_id, row.on_behalf_of_id]), [['oauth_grant.refresh_token_reused', 'oauth_app', app.id, grantId, acme.companyId, (await grantRow(grantId))?.user_id]])
       assert.equal((await grantRow(grantId))?.revoked, true)
       await eventually401(next.access_token) // cached a moment ago: dropped through NOTIFY
       await eventually401(first.access_token)
@@ -532,7 +537,7 @@ for (const backend of backends()) {
       const rows = await recordsOf(t.db, async () => {
         assert.equal((await revoke({ token: body.refresh_token, token_type_hint: 'refresh_token' })).statusCode, 200)
       })
-      assert.deepEqual(rows.map((row) => [row.action, row.actor_type, row.target_id]), [['oauth_consent.revoked', 'oauth_app', grantId]])
+      assert.deepEqual(rows.map((row) => [row.action, row.actor_type, row.target_id, row.on_behalf_of_id]), [['oauth_consent.revoked', 'oauth_app', grantId, (await grantRow(grantId))?.user_id]])
       assert.equal((await grantRow(grantId))?.revoked, true)
       assert.deepEqual(errorOf(await token({ grant_type: 'refresh_token', refresh_token: body.refresh_token })), { status: 400, error: 'invalid_grant' })
       assert.deepEqual(errorOf(await revoke({})), { status: 400, error: 'invalid_request' })

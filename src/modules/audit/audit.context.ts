@@ -10,6 +10,8 @@ export interface Actor {
   id: number | null
   /** A name or label as it was when the action happened; an api token's is filled in by the insert when null. */
   label: string | null
+  /** An OAuth app's: the user whose grant it acts with (their name is filled in by the insert). */
+  onBehalfOf?: number
 }
 
 export interface AuditContext {
@@ -42,12 +44,17 @@ export function requestContext(request: FastifyRequest, actor: Actor): AuditCont
 
 /**
  * An /api request: its token acts (labelled from the token and its user by the insert), or
- * for an OAuth access token the app the user authorised.
+ * for an OAuth access token the app the user authorised, on behalf of that user.
  */
 export function apiContext(request: FastifyRequest): AuditContext {
   const app = request.caller.access.app
-  if (app) return requestContext(request, { type: 'oauth_app', id: app.id, label: app.name })
+  if (app) return requestContext(request, { type: 'oauth_app', id: app.id, label: app.name, onBehalfOf: request.caller.userId })
   return requestContext(request, { type: 'api_token', id: request.caller.tokenId, label: null })
+}
+
+/** An OAuth app's context acting with the grant of `userId` (at /oauth/token and /oauth/revoke). */
+export function forGrantOf(context: AuditContext, userId: number): AuditContext {
+  return { ...context, actor: { ...context.actor, onBehalfOf: userId } }
 }
 
 /** The admin command line: actor `cli`, labelled with the system user who ran it. */

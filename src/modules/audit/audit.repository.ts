@@ -15,13 +15,15 @@ export type AuditRecord = Row<typeof AuditEvent>
 
 // The record from `audit_events <alias>`: the columns, with actor and target as objects.
 const AUDIT_RECORD = recordSql(AuditEvent, 'audit_events e', {
-  actor: (e) => `json_build_object('type', ${e}actor_type, 'id', ${e}actor_id, 'label', ${e}actor_label)`,
+  actor: (e) =>
+    `json_build_object('type', ${e}actor_type, 'id', ${e}actor_id, 'label', ${e}actor_label, 'on_behalf_of', ` +
+    `case when ${e}on_behalf_of_id is not null then json_build_object('id', ${e}on_behalf_of_id, 'label', ${e}on_behalf_of_label) end)`,
   target: (e) => `json_build_object('type', ${e}target_type, 'id', ${e}target_id, 'label', ${e}target_label)`,
 })
 
 // The table's columns, for the insert's `recorded` rows.
-const COLUMNS = `id, occurred_at, action, actor_type, actor_id, actor_label, target_type, target_id, target_label,
-       outcome, reason, ip, user_agent, request_id, changes`
+const COLUMNS = `id, occurred_at, action, actor_type, actor_id, actor_label, on_behalf_of_id, on_behalf_of_label, target_type,
+       target_id, target_label, outcome, reason, ip, user_agent, request_id, changes`
 
 export interface NewAuditRow {
   occurredAt: Date
@@ -29,6 +31,8 @@ export interface NewAuditRow {
   actorType: string
   actorId: number | null
   actorLabel: string | null
+  /** The user an OAuth app acts for; labelled with their name by the insert. */
+  onBehalfOf: number | null
   targetType: string
   targetId: number | null
   targetLabel: string | null
@@ -42,7 +46,8 @@ export interface NewAuditRow {
 
 // The one statement recording adds to a transaction. An api token acting without a label
 // given is labelled here, from the token (its label, else its first characters) and its
-// user's name, by primary keys: the request's token lookup carries neither.
+// user's name, by primary keys: the request's token lookup carries neither. The user an
+// OAuth app acts for ($16) is labelled with their name, by primary key.
 // When an enabled webhook subscription of the company names `audit_event.created`, the same
 // statement records that event in the outbox (docs/webhook-events.md), its data the record
 // exactly as the API lists it (AUDIT_RECORD as JSON: instants with milliseconds in UTC);
@@ -51,13 +56,16 @@ export interface NewAuditRow {
 const insertStatement = defineQuery<{ id: number }>(
   'audit.insert',
   `with recorded as (
-     insert into audit_events (company_id, occurred_at, action, actor_type, actor_id, actor_label, target_type, target_id,
-                               target_label, outcome, reason, ip, user_agent, request_id, changes)
+     insert into audit_events (company_id, occurred_at, action, actor_type, actor_id, actor_label, on_behalf_of_id,
+                               on_behalf_of_label, target_type, target_id, target_label, outcome, reason, ip, user_agent,
+                               request_id, changes)
      values ($1, $2, $3, $4::text, $5::bigint,
              coalesce($6::text, case when $4::text = 'api_token' then (
                select coalesce(t.label, t.prefix || '…') || ' (' || u.name || ')'
                  from api_tokens t join users u on u.company_id = t.company_id and u.id = t.user_id
                 where t.company_id = $1 and t.id = $5::bigint) end),
+             $16::bigint,
+             (select u.name from users u where u.company_id = $1 and u.id = $16::bigint),
              $7, $8, $9, $10, $11, $12, $13, $14, $15::json)
      returning ${COLUMNS}
    ), streamed as (
@@ -87,6 +95,7 @@ export async function insertAuditRow(db: Db, companyId: CompanyId, row: NewAudit
     row.userAgent,
     row.requestId,
     row.changes,
+    row.onBehalfOf,
   ])
   return inserted.id
 }

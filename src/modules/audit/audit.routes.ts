@@ -6,7 +6,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { operation, tagRoutes } from '../../http/routes.js'
 import { Ref } from '../../http/schemas.js'
-import { AuditEventsPage, AuditEventsQuery, AuditExportQuery } from './audit.schemas.js'
+import { AuditEventLine, AuditEventsPage, AuditEventsQuery, AuditExportQuery } from './audit.schemas.js'
 import { auditEventsPage, exportFor } from './audit.service.js'
 import texts from './audit.operations.json' with { type: 'json' }
 
@@ -24,8 +24,8 @@ const auditRoutes: FastifyPluginAsyncTypebox = async (app) => {
     querystring: AuditExportQuery,
     response: {
       200: {
-        description: 'JSON Lines: one AuditEvent per line',
-        content: { 'application/x-ndjson': { schema: Type.Unsafe<Readable>(Type.String({ description: 'one AuditEvent (JSON) per line' })) } },
+        description: 'JSON Lines (`application/x-ndjson`): one AuditEventLine per line, oldest first',
+        content: { 'application/x-ndjson': { schema: Type.Unsafe<Readable>(Ref(AuditEventLine)) } },
       },
     },
   }), async (request, reply) => {

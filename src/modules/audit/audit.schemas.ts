@@ -13,6 +13,15 @@ export const AuditEvent = Type.Object(
       type: Type.String({ description: ACTOR_TYPES.join(', ') }),
       id: Nullable(Type.Integer({ description: 'the user or api token id; null for `cli` and `system`' })),
       label: Nullable(Type.String({ description: 'its name or label when it acted (the system user for `cli`)' })),
+      on_behalf_of: Nullable(
+        Type.Object(
+          {
+            id: Type.Integer({ description: 'the user id' }),
+            label: Nullable(Type.String({ description: "the user's name when the app acted" })),
+          },
+          { description: 'for an `oauth_app`: the user whose authorisation (grant) it acted with; null for every other actor' },
+        ),
+      ),
     }),
     target: Type.Object({
       type: Type.String(),
@@ -31,6 +40,13 @@ export const AuditEvent = Type.Object(
     description: 'One recorded action: who (actor) did what (action) to what (target), when, from where, and what changed',
   },
 )
+
+/** One line of the export (application/x-ndjson): an AuditEvent as JSON, then a newline. */
+export const AuditEventLine = Type.Unsafe<Static<typeof AuditEvent>>({
+  $id: 'AuditEventLine',
+  description: 'One line of the audit export (`application/x-ndjson`): an AuditEvent as one line of JSON, then `\\n`',
+  allOf: [Ref(AuditEvent)],
+})
 
 export const AuditMeta = Type.Object(
   {

@@ -52,6 +52,7 @@ export async function recordAudit(db: Db, companyId: CompanyId, context: AuditCo
     actorType: context.actor.type,
     actorId: context.actor.id,
     actorLabel: cut(context.actor.label),
+    onBehalfOf: context.actor.onBehalfOf ?? null,
     targetType: targetType ?? entry.action,
     targetId: entry.target.id,
     targetLabel: cut(entry.target.label),

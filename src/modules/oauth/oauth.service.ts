@@ -6,7 +6,7 @@ import { publicBaseUrl, type Config } from '../../config.js'
 import { transaction, type Db } from '../../db/db.js'
 import { invalid, notFound } from '../../errors.js'
 import { asCompanyId, type Caller, type CompanyId } from '../../tenancy.js'
-import type { Acting } from '../audit/audit.context.js'
+import { forGrantOf, type Acting } from '../audit/audit.context.js'
 import { recordAudit } from '../audit/audit.service.js'
 import { isScope, normalizeScopes, SCOPES, type Scope } from '../auth/scopes.js'
 import { announceGrantRevoked, announceRevoked } from '../auth/tokens.service.js'
@@ -432,7 +432,7 @@ export async function refreshTokens(db: Db, acting: Acting, client: ClientRow, f
     if (row.grant_revoked_at !== null) return invalidGrant
     if (row.used_at !== null) {
       await endGrant(tx, companyId, row.grant_id, now)
-      await recordAudit(tx, companyId, context, { action: 'oauth_grant.refresh_token_reused', target: { id: row.grant_id, label: client.name }, changes: { revoked: [false, true] } }, now)
+      await recordAudit(tx, companyId, forGrantOf(context, row.user_id), { action: 'oauth_grant.refresh_token_reused', target: { id: row.grant_id, label: client.name }, changes: { revoked: [false, true] } }, now)
       return invalidGrant
     }
     if (row.expires_at.getTime() <= now.getTime() || !row.user_active) return invalidGrant
@@ -459,7 +459,7 @@ export async function revokeOAuthToken(db: Db, acting: Acting, client: ClientRow
     if (!row || !belongsTo(row, client) || row.grant_revoked_at !== null) return row !== undefined
     await transaction(db, async (tx) => {
       const grant = await endGrant(tx, asCompanyId(row.company_id), row.grant_id, now)
-      if (grant) await recordAudit(tx, asCompanyId(row.company_id), context, { action: 'oauth_consent.revoked', target: { id: grant.id, label: client.name } }, now)
+      if (grant) await recordAudit(tx, asCompanyId(row.company_id), forGrantOf(context, row.user_id), { action: 'oauth_consent.revoked', target: { id: grant.id, label: client.name } }, now)
     })
     return true
   }

@@ -286,10 +286,10 @@ export function findDelivery(db: Db, companyId: CompanyId, subscriptionId: numbe
 // attempts yet, a new 3-day window; the last answer stays until the next attempt. An
 // outcome of an attempt in flight meanwhile no longer matches `attempts`, so the worker
 // drops it (webhooks.deliveryRecord). Nothing changes while the subscription is disabled.
-const retryStatement = defineQuery<{ enabled: boolean } & (DeliveryRow | { id: null })>(
+const retryStatement = defineQuery<{ enabled: boolean; subscription_url: string } & (DeliveryRow | { id: null })>(
   'webhooks.deliveryRetry',
   `with target as (
-     select d.company_id, d.id, s.enabled
+     select d.company_id, d.id, s.enabled, s.url
        from webhook_deliveries d
        join webhook_subscriptions s on s.company_id = d.company_id and s.id = d.subscription_id
       where d.company_id = ${COMPANY} and d.subscription_id = $2 and d.id = $3
@@ -300,7 +300,7 @@ const retryStatement = defineQuery<{ enabled: boolean } & (DeliveryRow | { id: n
       where t.enabled and d.company_id = t.company_id and d.id = t.id
       returning d.*
    )
-   select target.enabled, ${DELIVERY}
+   select target.enabled, target.url as subscription_url, ${DELIVERY}
      from target
      left join d on true
      left join api_events e on e.company_id = d.company_id and e.id = d.event_id`,
@@ -312,12 +312,12 @@ export async function retryDelivery(
   subscriptionId: number,
   id: number,
   now: Date,
-): Promise<{ enabled: false } | { enabled: true; delivery: DeliveryRow } | undefined> {
+): Promise<{ enabled: false } | { enabled: true; delivery: DeliveryRow; url: string } | undefined> {
   const row = await runOne(db, retryStatement, [companyId, subscriptionId, id, now])
   if (!row) return undefined
   if (!row.enabled || row.id === null) return { enabled: false }
-  const { enabled: _, ...rest } = row
-  return { enabled: true, delivery: rest }
+  const { enabled: _, subscription_url: url, ...rest } = row
+  return { enabled: true, delivery: rest, url }
 }
 
 // ---------------------------------------------------------------------------------------

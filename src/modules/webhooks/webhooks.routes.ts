@@ -57,7 +57,7 @@ const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
     querystring: PageQuery, response: { 200: Ref(WebhookSubscriptionsPage) },
   }), async (request, reply) => sendPage(request, reply, await subscriptionsOf(app.db, request.caller, request.query)))
 
-  app.post('/v1/webhooks', operation(texts, 'createWebhook', { scope: 'webhooks:write', role: 'admin', rootKey: 'webhook' }, {
+  app.post('/v1/webhooks', operation(texts, 'createWebhook', { scope: 'webhooks:write', role: 'admin', rootKey: 'webhook', secret: true }, {
     body: CreateWebhookBody, response: { 201: Ref(WebhookSubscriptionWithSecret) },
   }), async (request, reply) => sendCreated(reply, '/api/v1/webhooks', await createSubscription(request.db, apiActing(request), request.body, settings())))
 
@@ -76,7 +76,7 @@ const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
     return reply.code(204).send(null)
   })
 
-  app.post('/v1/webhooks/:id/rotate_secret', operation(texts, 'rotateWebhookSecret', { scope: 'webhooks:write', role: 'admin', notFound: NO_WEBHOOK }, {
+  app.post('/v1/webhooks/:id/rotate_secret', operation(texts, 'rotateWebhookSecret', { scope: 'webhooks:write', role: 'admin', notFound: NO_WEBHOOK, secret: true }, {
     params: IdParams, body: NoBody, response: { 200: Ref(WebhookSubscriptionWithSecret) },
   }), async (request) => rotateSubscriptionSecret(request.db, apiActing(request), request.params.id, settings()))
 

@@ -244,7 +244,7 @@ export async function retrySubscriptionDelivery(
     if (retried?.enabled) {
       await recordAudit(tx, caller.companyId, context, {
         action: 'webhook.delivery_replayed',
-        target: { id: subscriptionId, label: null },
+        target: { id: subscriptionId, label: retried.url },
         changes: { delivery_id: [null, retried.delivery.id], event_type: [null, retried.delivery.event_type] },
       }, now)
     }

@@ -2,19 +2,22 @@
 
 -- audit.insert
 with recorded as (
-  insert into audit_events (company_id, occurred_at, action, actor_type, actor_id, actor_label, target_type, target_id,
-                            target_label, outcome, reason, ip, user_agent, request_id, changes)
+  insert into audit_events (company_id, occurred_at, action, actor_type, actor_id, actor_label, on_behalf_of_id,
+                            on_behalf_of_label, target_type, target_id, target_label, outcome, reason, ip, user_agent,
+                            request_id, changes)
   values ($1, $2, $3, $4::text, $5::bigint,
           coalesce($6::text, case when $4::text = 'api_token' then (
             select coalesce(t.label, t.prefix || '…') || ' (' || u.name || ')'
               from api_tokens t join users u on u.company_id = t.company_id and u.id = t.user_id
              where t.company_id = $1 and t.id = $5::bigint) end),
+          $16::bigint,
+          (select u.name from users u where u.company_id = $1 and u.id = $16::bigint),
           $7, $8, $9, $10, $11, $12, $13, $14, $15::json)
-  returning id, occurred_at, action, actor_type, actor_id, actor_label, target_type, target_id, target_label,
-    outcome, reason, ip, user_agent, request_id, changes
+  returning id, occurred_at, action, actor_type, actor_id, actor_label, on_behalf_of_id, on_behalf_of_label, target_type,
+    target_id, target_label, outcome, reason, ip, user_agent, request_id, changes
 ), streamed as (
   select 1 as ord, 'audit_event.created'::text as type,
-         (select row_to_json(j) from (select r.id, to_char(r.occurred_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as occurred_at, r.action, json_build_object('type', r.actor_type, 'id', r.actor_id, 'label', r.actor_label) as actor, json_build_object('type', r.target_type, 'id', r.target_id, 'label', r.target_label) as target, r.outcome, r.reason, r.ip, r.user_agent, r.request_id, r.changes) j) as data
+         (select row_to_json(j) from (select r.id, to_char(r.occurred_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as occurred_at, r.action, json_build_object('type', r.actor_type, 'id', r.actor_id, 'label', r.actor_label, 'on_behalf_of', case when r.on_behalf_of_id is not null then json_build_object('id', r.on_behalf_of_id, 'label', r.on_behalf_of_label) end) as actor, json_build_object('type', r.target_type, 'id', r.target_id, 'label', r.target_label) as target, r.outcome, r.reason, r.ip, r.user_agent, r.request_id, r.changes) j) as data
     from recorded r
    where exists (select from webhook_subscriptions s
                   where s.company_id = $1 and s.enabled and 'audit_event.created' = any (s.events))
@@ -28,7 +31,7 @@ with recorded as (
 select id from recorded;
 
 -- audit.pageAction
-select e.id, e.occurred_at, e.action, json_build_object('type', e.actor_type, 'id', e.actor_id, 'label', e.actor_label) as actor, json_build_object('type', e.target_type, 'id', e.target_id, 'label', e.target_label) as target, e.outcome, e.reason, e.ip, e.user_agent, e.request_id, e.changes, s.hit, s.n
+select e.id, e.occurred_at, e.action, json_build_object('type', e.actor_type, 'id', e.actor_id, 'label', e.actor_label, 'on_behalf_of', case when e.on_behalf_of_id is not null then json_build_object('id', e.on_behalf_of_id, 'label', e.on_behalf_of_label) end) as actor, json_build_object('type', e.target_type, 'id', e.target_id, 'label', e.target_label) as target, e.outcome, e.reason, e.ip, e.user_agent, e.request_id, e.changes, s.hit, s.n
   from (
     -- audit_events_action_idx; narrow rows through the row numbering, whole ones only for what is sent
     select occurred_at, id,
@@ -52,7 +55,7 @@ select e.id, e.occurred_at, e.action, json_build_object('type', e.actor_type, 'i
  limit $5;
 
 -- audit.pageActor
-select e.id, e.occurred_at, e.action, json_build_object('type', e.actor_type, 'id', e.actor_id, 'label', e.actor_label) as actor, json_build_object('type', e.target_type, 'id', e.target_id, 'label', e.target_label) as target, e.outcome, e.reason, e.ip, e.user_agent, e.request_id, e.changes, s.hit, s.n
+select e.id, e.occurred_at, e.action, json_build_object('type', e.actor_type, 'id', e.actor_id, 'label', e.actor_label, 'on_behalf_of', case when e.on_behalf_of_id is not null then json_build_object('id', e.on_behalf_of_id, 'label', e.on_behalf_of_label) end) as actor, json_build_object('type', e.target_type, 'id', e.target_id, 'label', e.target_label) as target, e.outcome, e.reason, e.ip, e.user_agent, e.request_id, e.changes, s.hit, s.n
   from (
     -- audit_events_actor_idx; narrow rows through the row numbering, whole ones only for what is sent
     select occurred_at, id,
@@ -76,7 +79,7 @@ select e.id, e.occurred_at, e.action, json_build_object('type', e.actor_type, 'i
  limit $5;
 
 -- audit.pageActorType
-select e.id, e.occurred_at, e.action, json_build_object('type', e.actor_type, 'id', e.actor_id, 'label', e.actor_label) as actor, json_build_object('type', e.target_type, 'id', e.target_id, 'label', e.target_label) as target, e.outcome, e.reason, e.ip, e.user_agent, e.request_id, e.changes, s.hit, s.n
+select e.id, e.occurred_at, e.action, json_build_object('type', e.actor_type, 'id', e.actor_id, 'label', e.actor_label, 'on_behalf_of', case when e.on_behalf_of_id is not null then json_build_object('id', e.on_behalf_of_id, 'label', e.on_behalf_of_label) end) as actor, json_build_object('type', e.target_type, 'id', e.target_id, 'label', e.target_label) as target, e.outcome, e.reason, e.ip, e.user_agent, e.request_id, e.changes, s.hit, s.n
   from (
     -- audit_events_actor_type_idx; narrow rows through the row numbering, whole ones only for what is sent
     select occurred_at, id,
@@ -100,7 +103,7 @@ select e.id, e.occurred_at, e.action, json_build_object('type', e.actor_type, 'i
  limit $5;
 
 -- audit.pageFailures
-select e.id, e.occurred_at, e.action, json_build_object('type', e.actor_type, 'id', e.actor_id, 'label', e.actor_label) as actor, json_build_object('type', e.target_type, 'id', e.target_id, 'label', e.target_label) as target, e.outcome, e.reason, e.ip, e.user_agent, e.request_id, e.changes, s.hit, s.n
+select e.id, e.occurred_at, e.action, json_build_object('type', e.actor_type, 'id', e.actor_id, 'label', e.actor_label, 'on_behalf_of', case when e.on_behalf_of_id is not null then json_build_object('id', e.on_behalf_of_id, 'label', e.on_behalf_of_label) end) as actor, json_build_object('type', e.target_type, 'id', e.target_id, 'label', e.target_label) as target, e.outcome, e.reason, e.ip, e.user_agent, e.request_id, e.changes, s.hit, s.n
   from (
     -- audit_events_failure_idx; narrow rows through the row numbering, whole ones only for what is sent
     select occurred_at, id,
@@ -125,7 +128,7 @@ select e.id, e.occurred_at, e.action, json_build_object('type', e.actor_type, 'i
  limit $5;
 
 -- audit.pageTarget
-select e.id, e.occurred_at, e.action, json_build_object('type', e.actor_type, 'id', e.actor_id, 'label', e.actor_label) as actor, json_build_object('type', e.target_type, 'id', e.target_id, 'label', e.target_label) as target, e.outcome, e.reason, e.ip, e.user_agent, e.request_id, e.changes, s.hit, s.n
+select e.id, e.occurred_at, e.action, json_build_object('type', e.actor_type, 'id', e.actor_id, 'label', e.actor_label, 'on_behalf_of', case when e.on_behalf_of_id is not null then json_build_object('id', e.on_behalf_of_id, 'label', e.on_behalf_of_label) end) as actor, json_build_object('type', e.target_type, 'id', e.target_id, 'label', e.target_label) as target, e.outcome, e.reason, e.ip, e.user_agent, e.request_id, e.changes, s.hit, s.n
   from (
     -- audit_events_target_idx; narrow rows through the row numbering, whole ones only for what is sent
     select occurred_at, id,
@@ -149,7 +152,7 @@ select e.id, e.occurred_at, e.action, json_build_object('type', e.actor_type, 'i
  limit $5;
 
 -- audit.pageTargetType
-select e.id, e.occurred_at, e.action, json_build_object('type', e.actor_type, 'id', e.actor_id, 'label', e.actor_label) as actor, json_build_object('type', e.target_type, 'id', e.target_id, 'label', e.target_label) as target, e.outcome, e.reason, e.ip, e.user_agent, e.request_id, e.changes, s.hit, s.n
+select e.id, e.occurred_at, e.action, json_build_object('type', e.actor_type, 'id', e.actor_id, 'label', e.actor_label, 'on_behalf_of', case when e.on_behalf_of_id is not null then json_build_object('id', e.on_behalf_of_id, 'label', e.on_behalf_of_label) end) as actor, json_build_object('type', e.target_type, 'id', e.target_id, 'label', e.target_label) as target, e.outcome, e.reason, e.ip, e.user_agent, e.request_id, e.changes, s.hit, s.n
   from (
     -- audit_events_target_type_idx; narrow rows through the row numbering, whole ones only for what is sent
     select occurred_at, id,
@@ -173,7 +176,7 @@ select e.id, e.occurred_at, e.action, json_build_object('type', e.actor_type, 'i
  limit $5;
 
 -- audit.pageTime
-select e.id, e.occurred_at, e.action, json_build_object('type', e.actor_type, 'id', e.actor_id, 'label', e.actor_label) as actor, json_build_object('type', e.target_type, 'id', e.target_id, 'label', e.target_label) as target, e.outcome, e.reason, e.ip, e.user_agent, e.request_id, e.changes, s.hit, s.n
+select e.id, e.occurred_at, e.action, json_build_object('type', e.actor_type, 'id', e.actor_id, 'label', e.actor_label, 'on_behalf_of', case when e.on_behalf_of_id is not null then json_build_object('id', e.on_behalf_of_id, 'label', e.on_behalf_of_label) end) as actor, json_build_object('type', e.target_type, 'id', e.target_id, 'label', e.target_label) as target, e.outcome, e.reason, e.ip, e.user_agent, e.request_id, e.changes, s.hit, s.n
   from (
     -- audit_events_time_idx; narrow rows through the row numbering, whole ones only for what is sent
     select occurred_at, id,
@@ -197,7 +200,7 @@ select e.id, e.occurred_at, e.action, json_build_object('type', e.actor_type, 'i
  limit $5;
 
 -- audit.exportBatch
-select e.id, e.occurred_at, e.action, json_build_object('type', e.actor_type, 'id', e.actor_id, 'label', e.actor_label) as actor, json_build_object('type', e.target_type, 'id', e.target_id, 'label', e.target_label) as target, e.outcome, e.reason, e.ip, e.user_agent, e.request_id, e.changes
+select e.id, e.occurred_at, e.action, json_build_object('type', e.actor_type, 'id', e.actor_id, 'label', e.actor_label, 'on_behalf_of', case when e.on_behalf_of_id is not null then json_build_object('id', e.on_behalf_of_id, 'label', e.on_behalf_of_label) end) as actor, json_build_object('type', e.target_type, 'id', e.target_id, 'label', e.target_label) as target, e.outcome, e.reason, e.ip, e.user_agent, e.request_id, e.changes
   from audit_events e
  where company_id = $1
    and (occurred_at, id) > ($2::timestamptz, $3::bigint)

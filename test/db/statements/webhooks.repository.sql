@@ -102,7 +102,7 @@ select d.id, d.event_id, e.type as event_type, d.status, d.attempts, d.last_resp
 
 -- webhooks.deliveryRetry
 with target as (
-  select d.company_id, d.id, s.enabled
+  select d.company_id, d.id, s.enabled, s.url
     from webhook_deliveries d
     join webhook_subscriptions s on s.company_id = d.company_id and s.id = d.subscription_id
    where d.company_id = (select $1::bigint) and d.subscription_id = $2 and d.id = $3
@@ -113,7 +113,7 @@ with target as (
    where t.enabled and d.company_id = t.company_id and d.id = t.id
    returning d.*
 )
-select target.enabled, d.id, d.event_id, e.type as event_type, d.status, d.attempts, d.last_response_status, d.last_attempt_at, d.next_attempt_at, d.last_error, d.delivered_at, d.created_at
+select target.enabled, target.url as subscription_url, d.id, d.event_id, e.type as event_type, d.status, d.attempts, d.last_response_status, d.last_attempt_at, d.next_attempt_at, d.last_error, d.delivered_at, d.created_at
   from target
   left join d on true
   left join api_events e on e.company_id = d.company_id and e.id = d.event_id;
