@@ -1,8 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+import { schemaVersion } from '../db/migrate.js'
+import { VERSION } from '../version.js'
 import { sendError } from './errors.js'
 
-const Status = Type.Object({ status: Type.String() })
+const Status = Type.Object({
+  status: Type.String(),
+  version: Type.String({ description: "This build's version (package.json)" }),
+  schema_version: Type.String({ description: "This build's schema version: the name of its last migration" }),
+})
 const Readiness = Type.Object({
   status: Type.String(),
   replica: Type.Optional(
@@ -38,7 +44,8 @@ function within<T>(ping: Promise<T>, ms: number): Promise<T> {
 
 /** Liveness (no I/O) and readiness (the database answers); no token, no rate limit. */
 const health: FastifyPluginAsyncTypebox = async (app) => {
-  app.get('/healthz', { schema: { tags: ['health'], security: [], response: { 200: Status } } }, () => ({ status: 'ok' }))
+  const alive = { status: 'ok', version: VERSION, schema_version: schemaVersion() }
+  app.get('/healthz', { schema: { tags: ['health'], security: [], response: { 200: Status } } }, () => alive)
 
   app.get('/readyz', { schema: { tags: ['health'], security: [], response: { 200: Readiness } } }, async (request, reply) => {
     if (app.draining) {
