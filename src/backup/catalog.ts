@@ -84,7 +84,7 @@ export const tableCountStatement = defineQuery<{ count: number }>(
 /** Only one backup at a time across instances sharing the database (scheduled or by hand). */
 export const backupLockStatement = defineQuery<{ locked: boolean }>(
   'backup.lock',
-  `select pg_try_advisory_xact_lock(7401230) as locked`,
+  `select pg_try_advisory_xact_lock(7401231) as locked`,
 )
 
 export const serverVersionStatement = defineQuery<{ version: string }>(

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto'
 import { channel } from 'node:diagnostics_channel'
 import pg from 'pg'
+import { countStatementError } from '../metrics/shared.js'
 import type { Db } from './db.js'
 import { pipelineOf } from './pipeline.js'
 import { queryNamed, queryNamedOnPool } from './pooler-statements.js'
@@ -103,8 +104,13 @@ export async function run<Row>(db: Db, query: Query<Row>, params: unknown[]): Pr
         ? queryNamedOnPool<Row & pg.QueryResultRow>(pool, config)
         : db.query<Row & pg.QueryResultRow>(config)
   const replica = query.replica && pool ? replicaFor(pool) : undefined
-  const result = await (replica ? replica.query<Row & pg.QueryResultRow>(config, primary, recovering) : primary())
-  return result.rows
+  try {
+    const result = await (replica ? replica.query<Row & pg.QueryResultRow>(config, primary, recovering) : primary())
+    return result.rows
+  } catch (err) {
+    countStatementError(err)
+    throw err
+  }
 }
 
 /** The first row, or undefined. */

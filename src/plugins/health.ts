@@ -20,6 +20,16 @@ const Readiness = Type.Object({
       { description: 'With DATABASE_REPLICA_URL: whether reads go to the replica (ok) or to the primary (lagging, down)' },
     ),
   ),
+  backup: Type.Optional(
+    Type.Object(
+      {
+        last_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+        size_bytes: Type.Union([Type.Integer(), Type.Null()]),
+        ok: Type.Boolean({ description: 'false when the last attempt failed (the service log says why)' }),
+      },
+      { description: 'With BACKUP_DIR and BACKUP_EVERY: the last scheduled backup written (time, size) and whether the last attempt succeeded' },
+    ),
+  ),
 })
 
 /** /readyz answers within this, even when the database does not answer at all (frozen). */
@@ -57,7 +67,20 @@ const health: FastifyPluginAsyncTypebox = async (app) => {
       await within(app.database.ping(), READY_TIMEOUT_MS)
       // A replica down or lagging does not make the instance unready: reads use the primary.
       const replica = app.database.replica?.()
-      return replica ? { status: 'ok', replica: { state: replica.state, lag_ms: replica.lagMs } } : { status: 'ok' }
+      const backup = app.backupState
+      return {
+        status: 'ok',
+        ...(replica ? { replica: { state: replica.state, lag_ms: replica.lagMs } } : {}),
+        ...(backup
+          ? {
+              backup: {
+                last_at: backup.lastAt?.toISOString() ?? null,
+                size_bytes: backup.lastBytes,
+                ok: backup.lastError === null,
+              },
+            }
+          : {}),
+      }
     } catch (err) {
       request.log.warn({ err }, 'readiness check failed')
       reply.header('retry-after', String(RETRY_AFTER_SECONDS))

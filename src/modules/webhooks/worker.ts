@@ -15,6 +15,7 @@ import { recordAudit } from '../audit/audit.service.js'
 import { DELIVERY_TIMEOUT_MS, defaultSchedule, deliveryHeaders, nextAttempt, payload, post, webhookId, type Schedule } from './delivery.js'
 import { decryptSecret } from './secrets.js'
 import { publishEvents } from './publish.js'
+import { webhookDeliveries } from '../../metrics/shared.js'
 import { claimDeliveries, pruneEvents, recordOutcomes, type ClaimedDelivery, type Outcome } from './webhooks.delivery.repository.js'
 
 /** Events published (numbered and fanned out into deliveries) per loop turn (one statement). */
@@ -215,8 +216,12 @@ export class DeliveryWorker {
       this.deps.log.error({ err }, 'webhooks: could not prepare a delivery')
       result = { delivered: false, status: null, error: 'could not sign the delivery (was WEBHOOK_SECRET_KEY changed?)' }
     }
-    if (result.delivered) return { ...base, status: 'delivered', responseStatus: result.status, error: null, nextAttemptAt: null }
+    if (result.delivered) {
+      webhookDeliveries.inc({ result: 'delivered' })
+      return { ...base, status: 'delivered', responseStatus: result.status, error: null, nextAttemptAt: null }
+    }
     const next = nextAttempt(this.options.schedule, delivery.attempts, delivery.first_attempt_at, this.deps.clock())
+    webhookDeliveries.inc({ result: next ? 'retrying' : 'failed' })
     return { ...base, status: next ? 'pending' : 'failed', responseStatus: result.status, error: result.error, nextAttemptAt: next }
   }
 
