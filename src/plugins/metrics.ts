@@ -45,7 +45,7 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T> {
 
 async function metrics(app: FastifyInstance, options: MetricsOptions) {
   const registry = new Registry()
-  collectDefaultMetrics({ register: registry, prefix: 'engage_process_' })
+  collectDefaultMetrics({ register: registry, prefix: 'engage_' })
   const labelNames = ['route', 'method', 'status'] as const
   const requests = new Counter({ name: 'engage_http_requests_total', help: 'HTTP requests answered, by route pattern, method and status', labelNames, registers: [registry] })
   const durations = new Histogram({
