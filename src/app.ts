@@ -24,6 +24,9 @@ import webhookWorker from './plugins/webhook-worker.js'
 import auditRetention from './plugins/audit-retention.js'
 import backups from './plugins/backups.js'
 import metrics from './plugins/metrics.js'
+import tracing from './plugins/tracing.js'
+import { startTracing } from './tracing.js'
+import { VERSION } from './version.js'
 import { createRateLimiter } from './rate-limit/limiter.js'
 import type { WorkerOptions } from './modules/webhooks/worker.js'
 import { loadSecretKeys, type SecretKeys } from './secret-key.js'
@@ -101,6 +104,12 @@ export async function buildApp(config: Config, deps: AppDeps = {}) {
     schemaController: { compilersFactory: { buildSerializer } },
   }).withTypeProvider<TypeBoxTypeProvider>()
 
+  if (config.tracing) {
+    // Before any hook, so that a request's span is open for all of them.
+    const stopTracing = await startTracing({ ...config.tracing, version: VERSION })
+    app.addHook('onClose', stopTracing)
+    await app.register(tracing)
+  }
   app.setValidatorCompiler(validatorCompiler)
   app.decorate('clock', deps.clock ?? (() => new Date()))
   app.decorate('keys', loadSecretKeys(config))

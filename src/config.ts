@@ -73,6 +73,11 @@ export interface Config {
    * (docs/operating.md, "Scheduled backups").
    */
   backups: { dir: string; everyMs: number; keep: number; withSecretKey: boolean } | undefined
+  /**
+   * OTEL_EXPORTER_OTLP_ENDPOINT: send OpenTelemetry traces to this OTLP/HTTP collector
+   * (OTEL_SERVICE_NAME names the service, default engage); unset, tracing is not loaded.
+   */
+  tracing: { endpoint: string; serviceName: string } | undefined
 }
 
 export class ConfigError extends Error {}
@@ -157,6 +162,11 @@ function backupSettings(env: Env): Config['backups'] {
   return { dir, everyMs, keep: integer(env, 'BACKUP_KEEP', 7, 1, 10_000), withSecretKey: flag(env, 'BACKUP_WITH_SECRET_KEY', false) }
 }
 
+function tracingSettings(env: Env): Config['tracing'] {
+  const endpoint = url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:'])
+  return endpoint === undefined ? undefined : { endpoint, serviceName: env.OTEL_SERVICE_NAME || 'engage' }
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const logLevel = env.LOG_LEVEL || 'info'
   if (!LOG_LEVELS.includes(logLevel)) {
@@ -205,6 +215,7 @@ export function loadConfig(env: Env = process.env): Config {
     auditRetentionDays: integer(env, 'AUDIT_RETENTION_DAYS', 400, 1, 36_500),
     metrics: metricsSettings(env),
     backups: backupSettings(env),
+    tracing: tracingSettings(env),
   }
 }
 

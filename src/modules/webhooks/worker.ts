@@ -16,6 +16,7 @@ import { DELIVERY_TIMEOUT_MS, defaultSchedule, deliveryHeaders, nextAttempt, pay
 import { decryptSecret } from './secrets.js'
 import { publishEvents } from './publish.js'
 import { webhookDeliveries } from '../../metrics/shared.js'
+import { traced } from '../../tracing.js'
 import { claimDeliveries, pruneEvents, recordOutcomes, type ClaimedDelivery, type Outcome } from './webhooks.delivery.repository.js'
 
 /** Events published (numbered and fanned out into deliveries) per loop turn (one statement). */
@@ -206,12 +207,14 @@ export class DeliveryWorker {
       const secrets = [decryptSecret(key, delivery.secret), ...(delivery.previous_secret ? [decryptSecret(key, delivery.previous_secret)] : [])]
       const body = payload(delivery)
       const headers = deliveryHeaders(webhookId(delivery.event_id), body, secrets, Math.floor(Date.now() / 1000))
-      result = await post(delivery.url, headers, body, {
-        allowPrivate: this.deps.allowPrivate,
-        timeoutMs: this.options.timeoutMs,
-        agents: this.agents,
-        signal: this.abort.signal,
-      })
+      result = await traced('webhook.delivery', { 'engage.webhook.subscription_id': delivery.subscription_id, 'engage.webhook.attempt': delivery.attempts }, () =>
+        post(delivery.url, headers, body, {
+          allowPrivate: this.deps.allowPrivate,
+          timeoutMs: this.options.timeoutMs,
+          agents: this.agents,
+          signal: this.abort.signal,
+        }),
+      )
     } catch (err) {
       this.deps.log.error({ err }, 'webhooks: could not prepare a delivery')
       result = { delivered: false, status: null, error: 'could not sign the delivery (was WEBHOOK_SECRET_KEY changed?)' }
