@@ -22,6 +22,11 @@ import replica from './plugins/replica.js'
 import requestParams from './plugins/request-params.js'
 import webhookWorker from './plugins/webhook-worker.js'
 import auditRetention from './plugins/audit-retention.js'
+import backups from './plugins/backups.js'
+import metrics from './plugins/metrics.js'
+import tracing from './plugins/tracing.js'
+import { startTracing } from './tracing.js'
+import { VERSION } from './version.js'
 import { createRateLimiter } from './rate-limit/limiter.js'
 import type { WorkerOptions } from './modules/webhooks/worker.js'
 import { loadSecretKeys, type SecretKeys } from './secret-key.js'
@@ -57,6 +62,8 @@ export interface AppDeps {
   linger?: LingerBounds
   /** Run the audit log's retention job in this app (the server does). Default: off. */
   auditRetention?: boolean
+  /** Take the scheduled backups BACKUP_DIR and BACKUP_EVERY ask for (the server does). Default: off. */
+  backups?: boolean
 }
 
 // Errors answered before any route runs: a page's path gets its HTML error page (docs/web.md).
@@ -100,6 +107,12 @@ export async function buildApp(config: Config, deps: AppDeps = {}) {
     schemaController: { compilersFactory: { buildSerializer } },
   }).withTypeProvider<TypeBoxTypeProvider>()
 
+  if (config.tracing) {
+    // Before any hook, so that a request's span is open for all of them.
+    const stopTracing = await startTracing({ ...config.tracing, version: VERSION })
+    app.addHook('onClose', stopTracing)
+    await app.register(tracing)
+  }
   app.setValidatorCompiler(validatorCompiler)
   app.decorate('clock', deps.clock ?? (() => new Date()))
   app.decorate('keys', loadSecretKeys(config))
@@ -149,6 +162,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}) {
     ...(typeof deps.webhookWorker === 'object' ? { settings: deps.webhookWorker } : {}),
   })
   await app.register(auditRetention, { enabled: deps.auditRetention === true, retentionDays: config.auditRetentionDays })
+  if (config.metrics) await app.register(metrics, { port: config.metrics.port, host: config.host, token: config.metrics.token })
+  if (config.backups && deps.backups === true) await app.register(backups, config.backups)
   return app
 }
 

@@ -67,6 +67,22 @@ export interface Config {
    * committed write that carries an Idempotency-Key, before answering (docs/reliability.md).
    */
   testFaultAfterCommit: boolean
+  /**
+   * METRICS_PORT: Prometheus metrics at GET /metrics on this port of their own (off when
+   * unset); METRICS_TOKEN: the bearer token a scrape must then send (docs/operating.md).
+   */
+  metrics: { port: number; token: string | undefined } | undefined
+  /**
+   * BACKUP_DIR and BACKUP_EVERY: the running server writes a backup there at that interval,
+   * keeping the newest BACKUP_KEEP, with the master key when BACKUP_WITH_SECRET_KEY=true
+   * (docs/operating.md, "Scheduled backups").
+   */
+  backups: { dir: string; everyMs: number; keep: number; withSecretKey: boolean } | undefined
+  /**
+   * OTEL_EXPORTER_OTLP_ENDPOINT: send OpenTelemetry traces to this OTLP/HTTP collector
+   * (OTEL_SERVICE_NAME names the service, default engage); unset, tracing is not loaded.
+   */
+  tracing: { endpoint: string; serviceName: string } | undefined
 }
 
 export class ConfigError extends Error {}
@@ -117,6 +133,45 @@ function key32(env: Env, name: string): Buffer | undefined {
   return bytes
 }
 
+const UNITS_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }
+
+/** A duration such as 30m, 24h or 7d. */
+function duration(env: Env, name: string): number | undefined {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return undefined
+  const match = /^(\d{1,6})(s|m|h|d)$/.exec(raw)
+  const ms = match?.[1] && match[2] ? Number(match[1]) * (UNITS_MS[match[2]] ?? 0) : 0
+  if (ms < 1000) throw new ConfigError(`${name} must be a duration such as 30m, 24h or 7d (s, m, h or d after a whole number), got "${raw}"`)
+  return ms
+}
+
+function metricsSettings(env: Env): Config['metrics'] {
+  const token = env.METRICS_TOKEN === '' ? undefined : env.METRICS_TOKEN
+  if (env.METRICS_PORT === undefined || env.METRICS_PORT === '') {
+    if (token !== undefined) throw new ConfigError('METRICS_TOKEN is set but METRICS_PORT is not: set the port the metrics are served on')
+    return undefined
+  }
+  if (token !== undefined && (token.length < 16 || !/^[\x21-\x7e]+$/.test(token))) {
+    throw new ConfigError('METRICS_TOKEN must be at least 16 printable characters without spaces; generate one with: openssl rand -hex 16')
+  }
+  return { port: integer(env, 'METRICS_PORT', 0, 0, 65535), token }
+}
+
+function backupSettings(env: Env): Config['backups'] {
+  const dir = env.BACKUP_DIR === '' ? undefined : env.BACKUP_DIR
+  const everyMs = duration(env, 'BACKUP_EVERY')
+  if (dir === undefined && everyMs === undefined) return undefined
+  if (dir === undefined || everyMs === undefined) {
+    throw new ConfigError('BACKUP_DIR and BACKUP_EVERY go together: set both (for example BACKUP_DIR=./backups BACKUP_EVERY=24h) or neither')
+  }
+  return { dir, everyMs, keep: integer(env, 'BACKUP_KEEP', 7, 1, 10_000), withSecretKey: flag(env, 'BACKUP_WITH_SECRET_KEY', false) }
+}
+
+function tracingSettings(env: Env): Config['tracing'] {
+  const endpoint = url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:'])
+  return endpoint === undefined ? undefined : { endpoint, serviceName: env.OTEL_SERVICE_NAME || 'engage' }
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const logLevel = env.LOG_LEVEL || 'info'
   if (!LOG_LEVELS.includes(logLevel)) {
@@ -164,6 +219,9 @@ export function loadConfig(env: Env = process.env): Config {
     webhookAllowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     auditRetentionDays: integer(env, 'AUDIT_RETENTION_DAYS', 400, 1, 36_500),
     testFaultAfterCommit: flag(env, 'ENGAGE_TEST_FAULT_AFTER_COMMIT', false),
+    metrics: metricsSettings(env),
+    backups: backupSettings(env),
+    tracing: tracingSettings(env),
   }
 }
 

@@ -34,8 +34,16 @@ export function secretKeys(master: Buffer): SecretKeys {
 
 /** The configured key, else DATA_DIR/secret.key (created with a new random key if missing). */
 export function loadSecretKeys(config: Pick<Config, 'secretKey' | 'dataDir'>): SecretKeys {
-  if (config.secretKey) return secretKeys(config.secretKey)
-  const file = join(config.dataDir, 'secret.key')
+  return secretKeys(loadMasterKey(config))
+}
+
+/** Where the master key is kept when WEBHOOK_SECRET_KEY does not give it. */
+export const secretKeyFile = (dataDir: string) => join(dataDir, 'secret.key')
+
+/** The master key itself (a backup asked to keep it): WEBHOOK_SECRET_KEY, else DATA_DIR/secret.key. */
+export function loadMasterKey(config: Pick<Config, 'secretKey' | 'dataDir'>): Buffer {
+  if (config.secretKey) return config.secretKey
+  const file = secretKeyFile(config.dataDir)
   let hex: string
   try {
     hex = readFileSync(file, 'utf8').trim()
@@ -54,7 +62,7 @@ export function loadSecretKeys(config: Pick<Config, 'secretKey' | 'dataDir'>): S
     }
   }
   if (!/^[0-9a-f]{64}$/.test(hex)) throw new ConfigError(`${file} must hold 64 hex characters (a 32-byte key)`)
-  return secretKeys(Buffer.from(hex, 'hex'))
+  return Buffer.from(hex, 'hex')
 }
 
 const SEALED_FORMAT = 'v1' // of the stored ciphertext, so the scheme can change later

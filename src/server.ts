@@ -70,6 +70,7 @@ const appReady = buildApp(config, {
   logger: process.stdout.isTTY ? terminalLogger(config.logLevel) : undefined,
   webhookWorker: true,
   auditRetention: true,
+  backups: true,
 })
 
 // Signals are ours, not close-with-grace's: a signal to npm start's process group reaches

@@ -2342,6 +2342,10 @@ export interface operations {
                 content: {
                     "application/json": {
                         status: string;
+                        /** @description This build's version (package.json) */
+                        version: string;
+                        /** @description This build's schema version: the name of its last migration */
+                        schema_version: string;
                     };
                 };
             };
@@ -2389,6 +2393,13 @@ export interface operations {
                         replica?: {
                             state: "ok" | "lagging" | "down";
                             lag_ms: number | null;
+                        };
+                        /** @description With BACKUP_DIR and BACKUP_EVERY: the last scheduled backup written (time, size) and whether the last attempt succeeded */
+                        backup?: {
+                            last_at: string | null;
+                            size_bytes: number | null;
+                            /** @description false when the last attempt failed (the service log says why) */
+                            ok: boolean;
                         };
                     };
                 };

@@ -16,8 +16,8 @@ export interface CommandContext extends Acting {
   write(text: string): Promise<void>
 }
 
-export interface Command {
-  /** Two words: the resource and the action, e.g. 'user create'. */
+interface CommandShape {
+  /** Two words (one for a command of its own, such as backup): the resource and the action, e.g. 'user create'. */
   name: string
   summary: string
   /**
@@ -30,9 +30,24 @@ export interface Command {
   list?: boolean
   /** Writes its own output (context.write, e.g. JSON Lines); its result is not printed. */
   stream?: boolean
-  /** Takes its arguments in a service's order (db, acting, input): a service may be the run itself. */
-  run(db: Db, context: CommandContext, input: never): Promise<object>
 }
+
+/** Takes its arguments in a service's order (db, acting, input): a service may be the run itself. */
+interface OnDatabase extends CommandShape {
+  run(db: Db, context: CommandContext, input: never): Promise<object>
+  runAlone?: undefined
+}
+
+/**
+ * Opens the database itself, without the migrations (restore: an empty target must stay
+ * empty until the backup's schema is built in it).
+ */
+interface Standalone extends CommandShape {
+  runAlone(context: CommandContext, input: never): Promise<object>
+  run?: undefined
+}
+
+export type Command = OnDatabase | Standalone
 
 export function defineCommand<S extends TObject>(command: {
   name: string
@@ -41,6 +56,16 @@ export function defineCommand<S extends TObject>(command: {
   list?: boolean
   stream?: boolean
   run(db: Db, context: CommandContext, input: Static<S>): Promise<object>
+}): Command {
+  return command
+}
+
+/** A command that opens the database itself (Command.runAlone). */
+export function defineStandaloneCommand<S extends TObject>(command: {
+  name: string
+  summary: string
+  input: S
+  runAlone(context: CommandContext, input: Static<S>): Promise<object>
 }): Command {
   return command
 }

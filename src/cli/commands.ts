@@ -5,6 +5,7 @@ import { flowsCommands } from '../modules/flows/flows.cli.js'
 import { tasksCommands } from '../modules/tasks/tasks.cli.js'
 import { usersCommands } from '../modules/users/users.cli.js'
 import { whatsappCommands } from '../modules/whatsapp/whatsapp.cli.js'
+import { backupCommands } from '../backup/backup.cli.js'
 import type { Command } from './command.js'
 
-export const commands: Command[] = [...usersCommands, ...authCommands, ...flowsCommands, ...tasksCommands, ...whatsappCommands, ...auditCommands]
+export const commands: Command[] = [...usersCommands, ...authCommands, ...flowsCommands, ...tasksCommands, ...whatsappCommands, ...auditCommands, ...backupCommands]

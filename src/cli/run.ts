@@ -6,10 +6,12 @@
 import { parseArgs } from 'node:util'
 import { ConfigError, loadConfig } from '../config.js'
 import { openDatabase } from '../db/client.js'
+import { schemaVersion } from '../db/migrate.js'
 import type { Db } from '../db/db.js'
 import { useStatements } from '../db/query.js'
 import { ApiError, invalid, type ErrorDetails } from '../errors.js'
 import { validate, type JsonSchema } from '../http/validation.js'
+import { VERSION } from '../version.js'
 import { cliActing } from '../modules/audit/audit.context.js'
 import type { Command, CommandContext } from './command.js'
 import { commands as allCommands } from './commands.js'
@@ -61,6 +63,11 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   const commands = io.commands ?? allCommands
   const wantsHelp = argv.includes('--help') || argv.includes('-h')
   const [group, action] = argv
+  if (group === '--version') {
+    const version = { version: VERSION, schema_version: schemaVersion() }
+    io.stdout((argv.includes('--json') ? JSON.stringify(version) : `engage ${version.version} (schema ${version.schema_version})`) + '\n')
+    return 0
+  }
   if (group === undefined || wantsHelp && isOption(group)) {
     io.stdout(generalHelp(commands) + '\n')
     return wantsHelp ? 0 : 1
@@ -72,12 +79,14 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   if (actions.length === 0) {
     throw new UsageError(`unknown command "${group}"; the commands are ${orList(groups(commands))}; see ${PROGRAM} --help`)
   }
-  if (isOption(action)) {
+  // A command of one word (backup, restore) takes its options right after its name.
+  const single = actions.find((c) => c.name === group)
+  if (!single && isOption(action)) {
     // `admin company`: what can be done with a company. Exit 1 unless help was asked for: no command ran.
     io.stdout(groupHelp(group, actions) + '\n')
     return wantsHelp ? 0 : 1
   }
-  const command = actions.find((c) => actionOf(c) === action)
+  const command = single ?? actions.find((c) => actionOf(c) === action)
   if (!command) {
     throw new UsageError(`unknown command "${group} ${action ?? ''}"; ${group} can ${orList(actions.map(actionOf))}`)
   }
@@ -86,7 +95,7 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
     return 0
   }
 
-  const { args, json } = parseOptions(command, argv.slice(2))
+  const { args, json } = parseOptions(command, argv.slice(single ? 1 : 2))
   const input = checkInput(command, args)
   const context: CommandContext = {
     readStdin: io.stdin ?? (() => Promise.resolve('')),
@@ -99,14 +108,16 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
         return Promise.resolve()
       }),
   }
-  const result = io.database
-    ? await command.run(io.database, context, input as never)
-    : await onConfiguredDatabase(command, input, io, context)
+  const result = command.runAlone
+    ? await command.runAlone(context, input as never)
+    : io.database
+      ? await command.run(io.database, context, input as never)
+      : await onConfiguredDatabase(command, input, io, context)
   if (!command.stream) io.stdout((json ? JSON.stringify(result) : readable(result)) + '\n')
   return 0
 }
 
-async function onConfiguredDatabase(command: Command, input: unknown, io: CliIo, context: CommandContext): Promise<object> {
+async function onConfiguredDatabase(command: Command & { run: object }, input: unknown, io: CliIo, context: CommandContext): Promise<object> {
   const config = loadConfig(io.env)
   // Straight to PostgreSQL (below), so no pooler's server connections to recover from.
   useStatements(config.statements === 'pooled' ? 'named' : config.statements)
@@ -283,6 +294,7 @@ function generalHelp(commands: Command[]): string {
     ...groups(commands).flatMap((group) => commandLines(commands.filter((c) => groupOf(c) === group))),
     '',
     `Run a command with --help for its options, a resource alone for its actions (${PROGRAM} company).`,
+    `${PROGRAM} --version prints the version and the schema version.`,
   ].join('\n')
 }
 

@@ -33,22 +33,25 @@ function readMigrations(): Migration[] {
     }))
 }
 
+/** The names of the migrations this build carries, in the order they apply. */
+export function migrationNames(): string[] {
+  return readMigrations().map((migration) => migration.name)
+}
+
+/** The schema version of this build: the name of its last migration (`/healthz`, `admin --version`). */
+export function schemaVersion(): string {
+  return migrationNames().at(-1) ?? 'none'
+}
+
 /**
  * Applies the migrations not applied yet, on a connection of its own (the caller holds the
  * migration lock), all in one transaction as Drizzle's migrator did: a failed migration
  * leaves the database as it was.
  */
-export async function applyMigrations(client: pg.Client): Promise<void> {
-  const migrations = readMigrations()
+export async function applyMigrations(client: pg.ClientBase, options: { upTo?: string } = {}): Promise<void> {
   await client.query('begin')
   try {
-    await client.query(CREATE_JOURNAL)
-    await adoptDrizzleJournal(client, migrations)
-    const { rows } = await client.query<{ name: string }>('select name from migrations.applied')
-    const applied = new Set(rows.map((row) => row.name))
-    for (const migration of migrations.filter((m) => !applied.has(m.name))) {
-      await apply(client, migration)
-    }
+    await migrateWithin(client, options)
     await client.query('commit')
   } catch (err) {
     await client.query('rollback').catch(() => undefined)
@@ -56,7 +59,25 @@ export async function applyMigrations(client: pg.Client): Promise<void> {
   }
 }
 
-async function apply(client: pg.Client, { name, statements }: Migration): Promise<void> {
+/**
+ * The migrations not applied yet, inside the caller's transaction; `upTo` stops after that
+ * one (a restore first rebuilds the schema its backup was taken with).
+ */
+export async function migrateWithin(client: pg.ClientBase, options: { upTo?: string } = {}): Promise<void> {
+  const all = readMigrations()
+  const last = options.upTo === undefined ? all.length : all.findIndex((m) => m.name === options.upTo) + 1
+  if (last === 0) throw new Error(`this build has no migration ${String(options.upTo)}`)
+  const migrations = all.slice(0, last)
+  await client.query(CREATE_JOURNAL)
+  await adoptDrizzleJournal(client, migrations)
+  const { rows } = await client.query<{ name: string }>('select name from migrations.applied')
+  const applied = new Set(rows.map((row) => row.name))
+  for (const migration of migrations.filter((m) => !applied.has(m.name))) {
+    await apply(client, migration)
+  }
+}
+
+async function apply(client: pg.ClientBase, { name, statements }: Migration): Promise<void> {
   try {
     for (const statement of statements) await client.query(statement)
   } catch (err) {
@@ -71,7 +92,7 @@ async function apply(client: pg.Client, { name, statements }: Migration): Promis
  * increased with the number). So N rows there are the first N files, which the empty journal
  * of ours takes over once; Drizzle's table stays as it was.
  */
-async function adoptDrizzleJournal(client: pg.Client, migrations: Migration[]): Promise<void> {
+async function adoptDrizzleJournal(client: pg.ClientBase, migrations: Migration[]): Promise<void> {
   const { rows } = await client.query<{ adopt: boolean }>(
     `select to_regclass('drizzle.__drizzle_migrations') is not null
             and not exists (select from migrations.applied) as adopt`,

@@ -5,6 +5,8 @@
 import { createHash } from 'node:crypto'
 import { channel } from 'node:diagnostics_channel'
 import pg from 'pg'
+import { countStatementError } from '../metrics/shared.js'
+import { traced } from '../tracing.js'
 import type { Db } from './db.js'
 import { pipelineOf } from './pipeline.js'
 import { queryNamed, queryNamedOnPool } from './pooler-statements.js'
@@ -87,7 +89,11 @@ export function useStatements(next: StatementMode): void {
 export const statementChannel = channel('engage.db.statement')
 
 /** Runs a statement of the registry on the pool (pipelined when it may be) or on a transaction's client. */
-export async function run<Row>(db: Db, query: Query<Row>, params: unknown[]): Promise<Row[]> {
+export function run<Row>(db: Db, query: Query<Row>, params: unknown[]): Promise<Row[]> {
+  return traced(`db ${query.name}`, { 'db.system.name': 'postgresql', 'db.query.summary': query.name }, () => send(db, query, params))
+}
+
+async function send<Row>(db: Db, query: Query<Row>, params: unknown[]): Promise<Row[]> {
   // Only a statement defineQuery registered runs, so the snapshot (test/db/statements) shows every one.
   if (registry.get(query.name) !== query) throw new Error(`query ${query.name} was not defined with defineQuery`)
   if (statementChannel.hasSubscribers) statementChannel.publish(query)
@@ -103,8 +109,13 @@ export async function run<Row>(db: Db, query: Query<Row>, params: unknown[]): Pr
         ? queryNamedOnPool<Row & pg.QueryResultRow>(pool, config)
         : db.query<Row & pg.QueryResultRow>(config)
   const replica = query.replica && pool ? replicaFor(pool) : undefined
-  const result = await (replica ? replica.query<Row & pg.QueryResultRow>(config, primary, recovering) : primary())
-  return result.rows
+  try {
+    const result = await (replica ? replica.query<Row & pg.QueryResultRow>(config, primary, recovering) : primary())
+    return result.rows
+  } catch (err) {
+    countStatementError(err)
+    throw err
+  }
 }
 
 /** The first row, or undefined. */

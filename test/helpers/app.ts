@@ -21,6 +21,8 @@ export interface Backend {
   name: 'postgres' | 'embedded'
   /** A new, migrated, empty database; `drop` closes and deletes it. */
   open: () => Promise<{ database: DatabaseHandle; url: string; drop: () => Promise<void> }>
+  /** A new database with nothing in it, not even the schema (a restore's target); `drop` deletes it. */
+  openEmpty: () => Promise<{ url: string; drop: () => Promise<void> }>
 }
 
 const migrations = fileURLToPath(new URL('../../migrations', import.meta.url))
@@ -86,6 +88,15 @@ function backendOn(name: Backend['name'], adminUrl: () => Promise<string>): Back
   let template: Promise<string> | undefined
   return {
     name,
+    async openEmpty() {
+      const admin = await adminUrl()
+      const database = `engage_test_${randomBytes(6).toString('hex')}`
+      await withAdmin(admin, (client) => client.query(`CREATE DATABASE ${database}`))
+      return {
+        url: databaseUrl(admin, database),
+        drop: () => withAdmin(admin, (client) => client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)).then(() => undefined),
+      }
+    },
     async open() {
       const admin = await adminUrl()
       template ??= (async () => {

@@ -212,3 +212,28 @@ export async function pruneEvents(db: Db, before: Date, limit: number): Promise<
   const [row] = await run(db, pruneStatement, [before, limit])
   return row?.deleted ?? 0
 }
+
+// The metrics' backlog (src/plugins/metrics.ts): events not yet fanned out (the whole outbox,
+// by api_event_outbox_id_idx) and deliveries still pending (webhook_deliveries_due_idx, the
+// partial index of the pending ones), with the oldest pending delivery's creation.
+const backlogStatement = defineQuery<{ events: number; deliveries: number; oldest: Date | null }>(
+  'webhooks.backlog',
+  `select (select count(*)::int from api_event_outbox) as events,
+          count(*)::int as deliveries,
+          min(d.created_at) as oldest
+     from webhook_deliveries d
+    where d.status = 'pending' and d.next_attempt_at is not null`,
+)
+
+export interface WebhookBacklog {
+  events: number
+  deliveries: number
+  /** Age of the oldest pending delivery in seconds; 0 when none is pending. */
+  oldestSeconds: number
+}
+
+export async function webhookBacklog(db: Db, now: Date): Promise<WebhookBacklog> {
+  const [row] = await run(db, backlogStatement, [])
+  const oldest = row?.oldest ?? null
+  return { events: row?.events ?? 0, deliveries: row?.deliveries ?? 0, oldestSeconds: oldest ? Math.max(0, (now.getTime() - oldest.getTime()) / 1000) : 0 }
+}

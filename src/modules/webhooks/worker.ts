@@ -15,6 +15,8 @@ import { recordAudit } from '../audit/audit.service.js'
 import { DELIVERY_TIMEOUT_MS, defaultSchedule, deliveryHeaders, nextAttempt, payload, post, webhookId, type Schedule } from './delivery.js'
 import { decryptSecret } from './secrets.js'
 import { publishEvents } from './publish.js'
+import { webhookDeliveries } from '../../metrics/shared.js'
+import { traced } from '../../tracing.js'
 import { claimDeliveries, pruneEvents, recordOutcomes, type ClaimedDelivery, type Outcome } from './webhooks.delivery.repository.js'
 
 /** Events published (numbered and fanned out into deliveries) per loop turn (one statement). */
@@ -205,18 +207,24 @@ export class DeliveryWorker {
       const secrets = [decryptSecret(key, delivery.secret), ...(delivery.previous_secret ? [decryptSecret(key, delivery.previous_secret)] : [])]
       const body = payload(delivery)
       const headers = deliveryHeaders(webhookId(delivery.event_id), body, secrets, Math.floor(Date.now() / 1000))
-      result = await post(delivery.url, headers, body, {
-        allowPrivate: this.deps.allowPrivate,
-        timeoutMs: this.options.timeoutMs,
-        agents: this.agents,
-        signal: this.abort.signal,
-      })
+      result = await traced('webhook.delivery', { 'engage.webhook.subscription_id': delivery.subscription_id, 'engage.webhook.attempt': delivery.attempts }, () =>
+        post(delivery.url, headers, body, {
+          allowPrivate: this.deps.allowPrivate,
+          timeoutMs: this.options.timeoutMs,
+          agents: this.agents,
+          signal: this.abort.signal,
+        }),
+      )
     } catch (err) {
       this.deps.log.error({ err }, 'webhooks: could not prepare a delivery')
       result = { delivered: false, status: null, error: 'could not sign the delivery (was WEBHOOK_SECRET_KEY changed?)' }
     }
-    if (result.delivered) return { ...base, status: 'delivered', responseStatus: result.status, error: null, nextAttemptAt: null }
+    if (result.delivered) {
+      webhookDeliveries.inc({ result: 'delivered' })
+      return { ...base, status: 'delivered', responseStatus: result.status, error: null, nextAttemptAt: null }
+    }
     const next = nextAttempt(this.options.schedule, delivery.attempts, delivery.first_attempt_at, this.deps.clock())
+    webhookDeliveries.inc({ result: next ? 'retrying' : 'failed' })
     return { ...base, status: next ? 'pending' : 'failed', responseStatus: result.status, error: result.error, nextAttemptAt: next }
   }
 

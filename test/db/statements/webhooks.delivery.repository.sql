@@ -97,3 +97,10 @@ with old as (
   returning 1
 )
 select count(*)::int as deleted from gone;
+
+-- webhooks.backlog
+select (select count(*)::int from api_event_outbox) as events,
+       count(*)::int as deliveries,
+       min(d.created_at) as oldest
+  from webhook_deliveries d
+ where d.status = 'pending' and d.next_attempt_at is not null;
