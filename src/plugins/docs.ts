@@ -264,7 +264,7 @@ export default fp(
           description:
             'Contacts, tags, custom fields, flows and their tasks, leads, meeting transcriptions and WhatsApp conversations.\n\n' +
             'Authenticate with `Authorization: Bearer <api_token>` (or `api_token` in the query string or body); ' +
-            'tokens come from the admin command line (`npm run admin -- token create --user ID`). ' +
+            'tokens come from the admin command line (`npx engage-admin token create --user ID`). ' +
             '60 requests per 10 seconds per token. Bodies are JSON or `application/x-www-form-urlencoded` with ' +
             'Rails-style brackets (`tags[]=3&tags[]=4`); the fields of a record may also come wrapped in its root key ' +
             '(`{"contact": {...}}`).\n\n' +
