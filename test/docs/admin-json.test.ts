@@ -40,7 +40,8 @@ describe('documented admin lines that write JSON', () => {
   const folder = mkdtempSync(join(tmpdir(), 'engage-admin-json-'))
   before(async () => {
     const opened = await backend.open()
-    await seedDemoIfEmpty(opened.database.db)
+    // The month the documented export names.
+    await seedDemoIfEmpty(opened.database.db, new Date('2026-11-15T12:00:00Z'))
     drop = opened.drop
     // npx from this Node's npm, as a reader's shell finds it.
     env = { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`, HOME: process.env.HOME ?? '', DATABASE_URL: opened.url }
