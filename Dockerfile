@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # engage as a container image: a build stage compiles the TypeScript, the runtime stage holds
-# only the production dependencies (npm ci --omit=dev), the compiled dist/ and the files it
+# only the production dependencies (npm ci --omit=dev), the compiled dist/, bin/ (npx engage-admin) and the files it
 # reads at run time (migrations, the web stylesheet), and runs as the unprivileged `node` user.
 # test/packaging/container.test.ts checks that what is named here exists.
 ARG NODE_VERSION=24
@@ -25,6 +25,7 @@ RUN npm pkg delete scripts.prepare \
  && npm ci --omit=dev \
  && npm cache clean --force
 COPY --from=build /app/dist dist
+COPY bin bin
 COPY migrations migrations
 COPY src/web/assets src/web/assets
 
@@ -42,6 +43,6 @@ EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}/readyz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 
-# What `npm start` runs (`exec node dist/server.js`), without npm and a shell in between,
+# What `npm start` runs (`exec node -r ./bin/check-node.cjs dist/server.js`), without npm and a shell in between,
 # so SIGTERM from `docker stop` reaches node itself.
-CMD ["node", "dist/server.js"]
+CMD ["node", "-r", "./bin/check-node.cjs", "dist/server.js"]

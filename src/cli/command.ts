@@ -12,6 +12,8 @@ export interface CommandContext extends Acting {
   readStdin(): Promise<string>
   /** The environment the settings are read from (loadConfig). */
   env: Record<string, string | undefined> | undefined
+  /** A line for the person on stderr (never stdout, which carries only the result). */
+  note(text: string): void
   /** Standard output, for a command that streams (`stream: true`); resolves when it may write more. */
   write(text: string): Promise<void>
 }

@@ -1,4 +1,4 @@
-// The admin command line: `npm run admin -- <resource> <action> [--option value] [--json]`.
+// The admin command line: `npx engage-admin <resource> <action> [--option value] [--json]`.
 // It opens the same database as the server (DATABASE_URL, else DATA_DIR), applies the
 // migrations, runs one command and prints its result (src/cli/run.ts).
 import { runCli } from './run.js'

@@ -35,7 +35,7 @@ export interface CliIo {
 
 class UsageError extends Error {}
 
-const PROGRAM = 'npm run admin --'
+const PROGRAM = 'npx engage-admin'
 
 /** Runs one command line; resolves to the exit code. Never throws. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
@@ -101,6 +101,9 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
     readStdin: io.stdin ?? (() => Promise.resolve('')),
     env: io.env,
     ...cliActing(),
+    note: (text) => {
+      io.stderr(`admin: ${text}\n`)
+    },
     write:
       io.write ??
       ((text) => {
@@ -266,8 +269,10 @@ function commandHelp(command: Command): string {
   ].join('\n')
 }
 
-function commandLines(commands: Command[]): string[] {
-  return commands.map((c) => `  ${c.name.padEnd(18)} ${c.summary}`)
+/** One line per command, the summaries in one column as wide as the longest name of `all` needs. */
+function commandLines(commands: Command[], all: Command[] = commands): string[] {
+  const width = Math.max(...all.map((c) => c.name.length))
+  return commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`)
 }
 
 function groupHelp(group: string, actions: Command[]): string {
@@ -291,7 +296,7 @@ function generalHelp(commands: Command[]): string {
     '',
     'Commands:',
     // Grouped by resource, whichever module defines them.
-    ...groups(commands).flatMap((group) => commandLines(commands.filter((c) => groupOf(c) === group))),
+    ...groups(commands).flatMap((group) => commandLines(commands.filter((c) => groupOf(c) === group), commands)),
     '',
     `Run a command with --help for its options, a resource alone for its actions (${PROGRAM} company).`,
     `${PROGRAM} --version prints the version and the schema version.`,

@@ -10,19 +10,27 @@
 // the admin command line, test files) share one cluster: the first starts it, the others
 // attach, and the last one out stops it (processes that died are not counted).
 import { execFile, spawn } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import {
   chmodSync,
   chownSync,
   closeSync,
+  copyFileSync,
   existsSync,
+  linkSync,
+  lstatSync,
   mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   readSync,
+  realpathSync,
+  renameSync,
   rmSync,
   statfsSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs'
 import { arch, platform, userInfo } from 'node:os'
@@ -224,6 +232,102 @@ function blockedFolder(dir: string, as: RunAs): string | undefined {
   return undefined
 }
 
+/**
+ * As root, where the system user reaches what a private folder hides from it: a root-owned
+ * folder no other user may write, holding a copy of the binaries and the clusters whose
+ * DATA_DIR it cannot enter (a checkout or DATA_DIR in a 0700 `mktemp -d` folder, or in /root).
+ */
+export const REACHABLE_HOME = '/var/lib/engage-postgres'
+
+function reachableHome(...under: string[]): string {
+  mkdirSync(REACHABLE_HOME, { recursive: true, mode: 0o755 })
+  const stat = statSync(REACHABLE_HOME)
+  if (stat.uid !== 0 || (stat.mode & 0o022) !== 0) {
+    // Binaries another user could swap would run as the cluster's user with our data.
+    throw new EmbeddedClusterError(
+      `${REACHABLE_HOME} is not root's alone (owner uid ${String(stat.uid)}, mode ${(stat.mode & 0o777).toString(8)}), so engage will not run the embedded PostgreSQL from it`,
+      `remove it (rm -r ${REACHABLE_HOME}) to let engage make it again, or make the folder that blocks the system user "${SYSTEM_USER}" reachable.`,
+    )
+  }
+  chmodSync(REACHABLE_HOME, 0o755) // whatever the umask made it
+  let folder = REACHABLE_HOME
+  for (const name of under) {
+    folder = join(folder, name)
+    mkdirSync(folder, { recursive: true })
+    chmodSync(folder, 0o755)
+  }
+  return folder
+}
+
+/** A copy of a folder tree, by hard links where the file system allows (no space used), else by copies. */
+function copyTree(from: string, to: string): void {
+  mkdirSync(to)
+  chmodSync(to, statSync(from).mode & 0o777)
+  for (const entry of readdirSync(from)) {
+    const source = join(from, entry)
+    const target = join(to, entry)
+    const stat = lstatSync(source)
+    if (stat.isSymbolicLink()) symlinkSync(readlinkSync(source), target)
+    else if (stat.isDirectory()) copyTree(source, target)
+    else {
+      try {
+        linkSync(source, target)
+      } catch {
+        copyFileSync(source, target)
+        chmodSync(target, stat.mode & 0o777)
+      }
+    }
+  }
+}
+
+/**
+ * The binaries as the cluster's user can run them: the package's own when it can reach them,
+ * else a copy in REACHABLE_HOME (made once per package build; PostgreSQL finds its libraries
+ * and share files beside the program it was started as).
+ */
+export function reachableBinaries(bin: Binaries, as: RunAs): Binaries {
+  if (as.uid === undefined || !blockedFolder(dirname(bin.initdb), as)) return bin
+  const native = realpathSync(dirname(dirname(bin.initdb)))
+  const postgres = statSync(join(native, 'bin', 'postgres'))
+  const key = createHash('sha256').update(`${native}\n${String(postgres.size)}\n${String(postgres.mtimeMs)}`).digest('hex').slice(0, 16)
+  const home = reachableHome()
+  const copy = join(home, `binaries-${key}`)
+  const relocated = { initdb: join(copy, 'bin', 'initdb'), pg_ctl: join(copy, 'bin', 'pg_ctl') }
+  if (existsSync(join(copy, '.complete'))) return relocated
+  const partial = `${copy}.partial-${String(process.pid)}`
+  rmSync(partial, { recursive: true, force: true })
+  copyTree(native, partial)
+  writeFileSync(join(partial, '.complete'), `a copy of ${native} the system user "${SYSTEM_USER}" can reach\n`)
+  try {
+    renameSync(partial, copy)
+  } catch {
+    rmSync(partial, { recursive: true, force: true }) // another process made it first
+  }
+  return relocated
+}
+
+// In DATA_DIR, when its cluster lives in REACHABLE_HOME: that folder's path on the first line.
+const LOCATION_FILE = 'postgres.location'
+
+/**
+ * The folder holding the cluster (`postgres/`) and its log: DATA_DIR, or, as root when the
+ * cluster's user cannot enter DATA_DIR and no cluster was made there before, a folder of
+ * REACHABLE_HOME that DATA_DIR names in its postgres.location file from then on.
+ */
+function clusterHome(root: string, as: RunAs): string {
+  const pointer = join(root, LOCATION_FILE)
+  if (existsSync(pointer)) return readFileSync(pointer, 'utf8').split('\n')[0]?.trim() || root
+  if (as.uid === undefined || existsSync(join(root, 'postgres', 'PG_VERSION'))) return root
+  const blocked = blockedFolder(root, as)
+  if (!blocked) return root
+  const home = reachableHome('clusters', createHash('sha256').update(root).digest('hex').slice(0, 16))
+  writeFileSync(
+    pointer,
+    `${home}\nThe embedded PostgreSQL of this DATA_DIR lives in the folder above: engage runs as root, and the system user "${SYSTEM_USER}" that runs PostgreSQL cannot enter ${blocked}.\n`,
+  )
+  return home
+}
+
 // Below this, a failed initdb or start is put down to the disk (a full disk may leave the
 // tool no room to say so: the server log cannot be written either).
 const LOW_DISK_BYTES = 16 * 1024 * 1024
@@ -362,10 +466,24 @@ const handles = new Map<string, number>()
 
 export async function startEmbeddedCluster(options: EmbeddedOptions): Promise<EmbeddedCluster> {
   const root = resolve(options.dataDir)
-  const dir = join(root, 'postgres')
-  const logFile = join(root, 'postgres.log')
   const lock = join(root, 'postgres.lock')
   const users = join(root, 'postgres.users')
+  const as = await systemUser()
+  const early: Place = { root, dir: join(root, 'postgres'), logFile: join(root, 'postgres.log'), as }
+
+  fsStep(`could not create DATA_DIR ${root}`, early, () => {
+    mkdirSync(root, { recursive: true })
+  })
+  // As root the cluster runs as its own user, which must be able to enter DATA_DIR.
+  if (as.uid !== undefined) {
+    fsStep(`could not open DATA_DIR ${root} to the system user "${SYSTEM_USER}"`, early, () => {
+      chmodSync(root, 0o755)
+    })
+  }
+  const home = fsStep(`could not give the system user "${SYSTEM_USER}" a folder it can reach in ${REACHABLE_HOME}`, early, () => clusterHome(root, as))
+  const dir = join(home, 'postgres')
+  const logFile = join(home, 'postgres.log')
+  const place: Place = { root: home, dir, logFile, as }
   const socket = join(dir, `.s.PGSQL.${SOCKET_PORT}`)
   if (Buffer.byteLength(socket) > 103) {
     throw new EmbeddedClusterError(
@@ -373,19 +491,10 @@ export async function startEmbeddedCluster(options: EmbeddedOptions): Promise<Em
       'choose a shorter DATA_DIR',
     )
   }
-  const bin = await binaries()
-  const as = await systemUser()
-  const place: Place = { root, dir, logFile, as }
-
-  fsStep(`could not create DATA_DIR ${root}`, place, () => {
-    mkdirSync(root, { recursive: true })
-  })
-  // As root the cluster runs as its own user, which must be able to enter DATA_DIR.
-  if (as.uid !== undefined) {
-    fsStep(`could not open DATA_DIR ${root} to the system user "${SYSTEM_USER}"`, place, () => {
-      chmodSync(root, 0o755)
-    })
-  }
+  const packaged = await binaries()
+  const bin = fsStep(`could not copy the PostgreSQL binaries where the system user "${SYSTEM_USER}" can run them (${REACHABLE_HOME})`, place, () =>
+    reachableBinaries(packaged, as),
+  )
   const running = async () => (await runDetached(bin.pg_ctl, ['status', '-D', dir], as)).code === 0
 
   await fsStep(`could not lock the embedded database (${lock})`, place, () => withLock(lock, async () => {

@@ -7,7 +7,7 @@
 // 4xx/5xx ranges the serializer uses), the response headers, and the form-encoded bodies.
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
-import type { RouteOptions } from 'fastify'
+import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import { CODES, forbiddenRole, insufficientScope, type ErrorCode, type ErrorDetails, type ErrorStatus } from '../errors.js'
 import { EXAMPLE_REQUEST_ID, exampleError } from '../http/schemas.js'
@@ -277,7 +277,7 @@ export default fp(
           description:
             'Contacts, tags, custom fields, flows and their tasks, leads, meeting transcriptions and WhatsApp conversations.\n\n' +
             'Authenticate with `Authorization: Bearer <api_token>` (or `api_token` in the query string or body); ' +
-            'tokens come from the admin command line (`npm run admin -- token create --user ID`). ' +
+            'tokens come from the admin command line (`npx engage-admin token create --user ID`). ' +
             '60 requests per 10 seconds per token. Bodies are JSON or `application/x-www-form-urlencoded` with ' +
             'Rails-style brackets (`tags[]=3&tags[]=4`); the fields of a record may also come wrapped in its root key ' +
             '(`{"contact": {...}}`).\n\n' +
@@ -302,6 +302,18 @@ export default fp(
       },
       transform: ({ schema, url, route }) => ({ schema: documented(schema as DocSchema, route, url), url }),
     })
+    // The document (~600 kB of JSON) is made and serialized once and the same bytes are sent
+    // every time: serializing it per request left ~2 MB of freed string and buffer memory per
+    // fetch that the process kept (docs/performance.md, "The API reference's memory").
+    let document: Buffer | undefined
+    const sendDocument = (_request: FastifyRequest, reply: FastifyReply) => {
+      document ??= Buffer.from(JSON.stringify(app.swagger()))
+      return reply.type('application/json; charset=utf-8').send(document)
+    }
+    // swagger-ui's own /json route (what the page loads) answers the same bytes.
+    app.addHook('onRoute', (route) => {
+      if (route.url === '/docs/v1/json') route.handler = sendDocument
+    })
     await app.register(swaggerUi, {
       routePrefix: '/docs/v1',
       // BaseLayout: the reference without Swagger's top bar (its logo and URL box).
@@ -312,7 +324,7 @@ export default fp(
       // host other than localhost the page stays white. Assets are same-origin either way.
       transformStaticCSP: (header) => header.replace(/\s*upgrade-insecure-requests;?/, ''),
     })
-    app.get('/docs/v1/openapi.json', { schema: { hide: true } }, () => app.swagger())
+    app.get('/docs/v1/openapi.json', { schema: { hide: true } }, sendDocument)
   },
   { name: 'docs' },
 )

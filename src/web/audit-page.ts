@@ -127,9 +127,10 @@ ${view.errors.map((error) => html`<p class="alert" role="alert">${error}</p>`)}
     <label>Target type <input type="text" name="target_type" value="${form.target_type ?? ''}" maxlength="32"></label>
     <label>Target id <input type="text" inputmode="numeric" name="target_id" value="${form.target_id ?? ''}" maxlength="16"></label>
     <label>Outcome <select name="outcome">${option('', form.outcome, 'Any')}${option('success', form.outcome)}${option('failure', form.outcome)}</select></label>
-    <label>Since <input type="text" name="since" value="${form.since ?? ''}" placeholder="2026-11-01T00:00:00Z" maxlength="40"></label>
-    <label>Until <input type="text" name="until" value="${form.until ?? ''}" placeholder="2026-12-01T00:00:00Z" maxlength="40"></label>
+    <label>Since <input type="text" name="since" value="${form.since ?? ''}" placeholder="2026-11-01T00:00:00Z" maxlength="40" aria-describedby="range-hint"></label>
+    <label>Until <input type="text" name="until" value="${form.until ?? ''}" placeholder="2026-12-01T00:00:00Z" maxlength="40" aria-describedby="range-hint"></label>
   </div>
+  <p id="range-hint" class="hint">Since and Until: a date and time with its offset, in UTC with Z (2026-11-01T00:00:00Z) or in another zone (2026-11-01T00:00:00-03:00).</p>
   <div class="row"><button type="submit" class="primary">Filter</button> <a href="${AUDIT_PATH}">Clear</a>
   <a class="button" href="${AUDIT_PATH}/export${query({}, exportRange)}" download>Export ${form.since || form.until ? 'this range' : 'the last 30 days'} (JSON Lines)</a></div>
 </form>

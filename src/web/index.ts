@@ -21,6 +21,7 @@ import routes from './web.routes.js'
 // The stylesheet stays in src/web/assets, found from the package root both from src/web
 // (tsx) and from dist/web (the build), as the migrations are.
 const stylesheet = new URL('../../src/web/assets/web.css', import.meta.url)
+const favicon = new URL('../../src/web/assets/favicon.svg', import.meta.url)
 
 interface Asset {
   path: string
@@ -59,7 +60,8 @@ function statusOf(error: FastifyError): number {
 
 const css = asset('/assets/web.css', readFileSync(stylesheet, 'utf8'), 'text/css; charset=utf-8')
 const js = asset('/assets/web.js', SCRIPT, 'text/javascript; charset=utf-8')
-const assets: Assets = { css: css.url, js: js.url }
+const icon = asset('/assets/favicon.svg', readFileSync(favicon, 'utf8'), 'image/svg+xml')
+const assets: Assets = { css: css.url, js: js.url, icon: icon.url }
 
 // The paths of the pages (docs/web.md): what is not the API, its documents, the OAuth
 // endpoints that answer JSON, or the probes.
@@ -120,7 +122,7 @@ const web: FastifyPluginAsync<WebOptions> = async (app, { config }) => {
     return sendPage(reply, status, errorPage({ assets }, title, message, { href: '/', text: 'Go to the start page' }))
   })
 
-  for (const { path, body, type } of [css, js]) {
+  for (const { path, body, type } of [css, js, icon]) {
     app.get(path, (_request, reply) => reply.header('cache-control', 'public, max-age=31536000, immutable').type(type).send(body))
   }
 

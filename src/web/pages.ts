@@ -15,6 +15,7 @@ export const PRODUCT = 'engage'
 export interface Assets {
   css: string
   js: string
+  icon: string
 }
 
 export interface Chrome {
@@ -38,6 +39,7 @@ export function layout(chrome: Chrome, title: string, main: Interpolation): Html
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · ${PRODUCT}</title>
+<link rel="icon" type="image/svg+xml" href="${chrome.assets.icon}">
 <link rel="stylesheet" href="${chrome.assets.css}">
 <script src="${chrome.assets.js}" defer></script>
 </head>

@@ -115,6 +115,10 @@ describe('reading the audit log', () => {
       ['actor_id=5', 'actor_id'],
       ['target_id=5', 'target_id'],
       ['action=a.b.', 'action'],
+      // `action` is an exact name, or a prefix ending with a dot: a name no action has is refused, not matched by nothing.
+      ['action=oauth_', 'action'],
+      ['action=api_token.create', 'action'],
+      ['action=nothing.', 'action'],
       ['actor_type=robot', 'actor_type'],
       ['outcome=maybe', 'outcome'],
       ['per_page=101', 'per_page'],

@@ -1,9 +1,10 @@
 // A start that fails says why. Each case stages one way the embedded PostgreSQL cannot be
-// made or started (an unreachable DATA_DIR as root, a full disk at initdb and at start, a
+// made or started (a full disk at initdb and at start, a
 // cluster of another major version, a stale postmaster.pid, a socket lock held by another
 // process) and runs `node dist/server.js` as a user would: it must exit 1 and say what
 // failed, the tool's own words and what to do. A case that cannot be staged here is skipped
-// with the reason.
+// with the reason. (A DATA_DIR in a folder only root may enter is no failure any more:
+// test/db/embedded-root.test.ts.)
 import assert from 'node:assert/strict'
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
@@ -117,18 +118,6 @@ describe('a start that fails says why', () => {
     assert.ok(sleeper.pid)
     return sleeper.pid
   }
-
-  test('as root, a DATA_DIR inside a folder only root may enter (mktemp -d): initdb\'s message and the ways out', { skip: !isRoot && 'only as root does the cluster run as another user (postgres) than the one starting engage' }, async () => {
-    const privateFolder = mkdtempSync(join(base, 'private-'))
-    chmodSync(privateFolder, 0o700)
-    const ended = await startServer({ DATA_DIR: join(privateFolder, 'data') })
-    assertTold(ended, {
-      what: /initdb could not create the embedded database in .*\/data\/postgres/,
-      said: /initdb: error: could not access directory .*Permission denied/,
-      todo: new RegExp(`cannot enter ${privateFolder} \\(mode 700, owner root\\).*chmod o\\+x ${privateFolder}.*another DATA_DIR|choose a DATA_DIR outside it.*normal user`),
-    })
-    assert.match(ended.stdout, /preparing the database in .* \(first start only\)/)
-  })
 
   test('a DATA_DIR that cannot be created (a file is in the way)', async () => {
     const file = join(base, 'a-file')

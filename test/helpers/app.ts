@@ -4,7 +4,7 @@
 // when REDIS_URL is set). Nothing is shared between files but the template.
 import { createHash, randomBytes } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { tmpdir, userInfo } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
@@ -133,11 +133,29 @@ function backendOn(name: Backend['name'], adminUrl: () => Promise<string>): Back
   }
 }
 
+/**
+ * The test run's cluster folder: in this checkout (ignored by git, as node_modules is), so
+ * two checkouts or two users of a machine never share one. A cluster left by a run that was
+ * killed is adopted by the next run (src/db/embedded.ts: dead processes do not count).
+ */
+export const TEST_CLUSTER_DIR = clusterDir(fileURLToPath(new URL('../../node_modules/.cache/engage-test-postgres', import.meta.url)))
+
+/** A checkout too deep for the cluster's socket path (103 bytes) gets a per-user, per-checkout folder in the temporary folder. */
+function clusterDir(inCheckout: string): string {
+  if (Buffer.byteLength(join(inCheckout, 'postgres', '.s.PGSQL.5432')) <= 103) return inCheckout
+  return join(tmpdir(), `engage-test-${String(userInfo().uid)}-${createHash('sha256').update(inCheckout).digest('hex').slice(0, 12)}`)
+}
+
 let embedded: Promise<EmbeddedCluster> | undefined
-/** The test run's cluster: started by the first test file that needs it, stopped by the last. */
+/** The test run's cluster: started by the first test file that needs it, stopped by the last, also on Ctrl-C. */
 function embeddedAdminUrl(): Promise<string> {
-  embedded ??= startEmbeddedCluster({ dataDir: join(tmpdir(), 'engage-test-postgres') }).then((cluster) => {
+  embedded ??= startEmbeddedCluster({ dataDir: TEST_CLUSTER_DIR }).then((cluster) => {
     process.once('beforeExit', () => void cluster.release())
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      process.once(signal, () => {
+        void cluster.release().finally(() => process.exit(128 + (signal === 'SIGINT' ? 2 : 15)))
+      })
+    }
     return cluster
   })
   return embedded.then((cluster) => cluster.url('postgres'))

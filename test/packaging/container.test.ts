@@ -138,7 +138,7 @@ describe('Dockerfile', () => {
     assert.ok(cmd, 'a CMD')
     const start = pkg.scripts.start ?? ''
     assert.equal(jsonArgs(cmd.args).join(' '), start.replace(/^exec /, ''))
-    assert.ok(existsSync(join(root, jsonArgs(cmd.args)[1] ?? '')), 'and that file is built (npm run build made it)')
+    assert.ok(existsSync(join(root, jsonArgs(cmd.args).at(-1) ?? '')), 'and that file is built (npm run build made it)')
   })
 })
 

@@ -58,7 +58,7 @@ describe('admin commands of the web application', () => {
     }
     const command = await admin(['user', 'set-password', '--help'])
     assert.equal(command.code, 0)
-    assert.match(command.stdout, /Usage: npm run admin -- user set-password --user ID \[--generate\] \[--json\]/)
+    assert.match(command.stdout, /Usage: npx engage-admin user set-password --user ID \[--generate\] \[--json\]/)
     expectFailure(await admin(['user', 'set-password', '--user', '1', '--generate=yes']), /--generate/)
   })
 
@@ -100,13 +100,17 @@ describe('admin commands of the web application', () => {
 
   test('invite: a one-time link, valid 7 days, hashed at rest, where the user chooses a password and is signed in', async () => {
     const user = await member(t.db, acme.companyId)
-    const first = expectJson(await admin(['user', 'invite', '--user', String(user.id), '--json']))
+    // Without PUBLIC_URL the link is this machine's, on PORT, and stderr says so (stdout stays one JSON object).
+    const local = await admin(['user', 'invite', '--user', String(user.id), '--json'], { env: { PORT: '3217' } })
+    assert.equal(local.code, 0, local.stderr)
+    assert.equal(local.stderr, 'admin: the link assumes the server runs on this machine on port 3217 (PORT); set PUBLIC_URL to the address people open it at\n')
+    const first = JSON.parse(local.stdout) as Record<string, unknown>
     const result = expectJson(await admin(['user', 'invite', '--user', String(user.id), '--json'], { env: { PUBLIC_URL: 'https://engage.example/' } }))
     const url = String(result.url)
     const match = /^https:\/\/engage\.example\/invite\/([A-Za-z0-9_-]{43})$/.exec(url)
     assert.ok(match?.[1], url)
     const token = match[1]
-    assert.match(String(first.url), /^http:\/\/localhost:3000\/invite\//)
+    assert.match(String(first.url), /^http:\/\/localhost:3217\/invite\//)
     assert.equal(new Date(String(result.expires_at)).getTime() - now.getTime() > 7 * 86_400_000 - 60_000, true)
     const rows = await rawRows<{ tokenHash: string }>(t.db, sql`select token_hash as "tokenHash" from user_invites where user_id = ${user.id}`)
     assert.deepEqual(rows.map((r) => r.tokenHash), [sha256(token)], 'the newer link replaces the older; only a hash is kept')
@@ -139,7 +143,7 @@ describe('admin commands of the web application', () => {
 
   test('an invite link expires after 7 days; bad links are a clear 404', async () => {
     const user = await member(t.db, acme.companyId)
-    const result = expectJson(await admin(['user', 'invite', '--user', String(user.id), '--json']))
+    const result = expectJson(await admin(['user', 'invite', '--user', String(user.id), '--json'], { env: { PUBLIC_URL: 'http://localhost:3000' } }))
     const path = new URL(String(result.url)).pathname
     const saved = now
     try {

@@ -338,9 +338,9 @@ for (const backend of backends()) {
         const name = hostname()
         const resolved = await lookup(name).then((a) => a.address, () => undefined)
         const cases: [string, string][] = [
-          [hook.url, 'refused: the URL must be an https URL'],
-          [`https://127.0.0.1:${String(hook.port)}/hook`, 'refused: the URL must not point to a private or reserved address'],
-          [`https://[::ffff:127.0.0.1]:${String(hook.port)}/hook`, 'refused: the URL must not point to a private or reserved address'],
+          [hook.url, 'refused: the URL must be an https URL (WEBHOOK_ALLOW_PRIVATE=true on the server allows it, for development only)'],
+          [`https://127.0.0.1:${String(hook.port)}/hook`, 'refused: the URL must not point to a private or reserved address (WEBHOOK_ALLOW_PRIVATE=true on the server allows it, for development only)'],
+          [`https://[::ffff:127.0.0.1]:${String(hook.port)}/hook`, 'refused: the URL must not point to a private or reserved address (WEBHOOK_ALLOW_PRIVATE=true on the server allows it, for development only)'],
         ]
         // A name that resolves to a private address (DNS rebinding): refused by the lookup itself.
         if (resolved && isForbiddenAddress(resolved)) {

@@ -6,7 +6,7 @@ import { forbiddenRole, insufficientScope, invalid } from '../../errors.js'
 import { DEFAULT_PER_PAGE } from '../../http/pagination.js'
 import { decodeCursor, encodeCursor } from '../../http/sync.js'
 import type { Caller, CompanyId } from '../../tenancy.js'
-import type { AuditAction, FailureReason } from './audit.actions.js'
+import { AUDIT_ACTIONS, type AuditAction, type FailureReason } from './audit.actions.js'
 import type { AuditContext } from './audit.context.js'
 import { auditPage, exportBatch, insertAuditRow, pruneAuditRows, type AuditDriver, type AuditFilters, type AuditRecord } from './audit.repository.js'
 import type { AuditEventsQuery, AuditExportQuery } from './audit.schemas.js'
@@ -116,6 +116,9 @@ interface Driven {
   filters: Omit<AuditFilters, 'before' | 'since'>
 }
 
+const KNOWN_ACTIONS = new Set<string>(AUDIT_ACTIONS)
+const KNOWN_TYPES = new Set(AUDIT_ACTIONS.map((name) => name.split('.')[0] ?? name))
+
 /** The filters as the statements take them, and which one leads (the most selective index). */
 function drive(query: AuditEventsQuery): Driven | undefined {
   const given = (value: string | undefined) => (value === undefined || value === '' ? null : value)
@@ -132,9 +135,14 @@ function drive(query: AuditEventsQuery): Driven | undefined {
     // A prefix (`api_token.`) names the target type: an action's first segment is its target's type.
     const prefix = action.slice(0, -1)
     if (prefix === '' || prefix.includes('.')) problems.action = ['is invalid (an action, or a prefix such as "api_token.")']
+    else if (!KNOWN_TYPES.has(prefix)) problems.action = ['is not included in the list']
+    if (Object.keys(problems).length > 0) throw invalid(problems)
     if (targetType !== null && targetType !== prefix) return undefined // no record has both
     targetType = prefix
     action = null
+  } else if (action !== null && !KNOWN_ACTIONS.has(action)) {
+    // An exact name: a mistyped one (`oauth_`) would otherwise match nothing, silently.
+    problems.action = ['is not included in the list']
   }
   if (Object.keys(problems).length > 0) throw invalid(problems)
   const filters = { action, targetType, targetId, actorType, actorId, outcome }

@@ -39,7 +39,17 @@ export const authCommands = [
   userCommand(
     'user invite',
     'Print a one-time link (valid 7 days) where the user chooses a password and is signed in',
-    (db, context, userId) => inviteUser(db, context, userId, publicBaseUrl(loadConfig(context.env))),
+    async (db, context, userId) => {
+      const config = loadConfig(context.env)
+      const invite = await inviteUser(db, context, userId, publicBaseUrl(config))
+      if (config.publicUrl === undefined) {
+        // The command line cannot know where the server listens: say what the link assumes.
+        context.note(
+          `the link assumes the server runs on this machine on port ${String(config.port)} (PORT); set PUBLIC_URL to the address people open it at`,
+        )
+      }
+      return invite
+    },
   ),
   userCommand('user deactivate', 'Deactivate a user at once: no sign-in, sessions ended, api tokens answer 401 on every server', deactivateUser),
   userCommand('user activate', 'Activate a deactivated user again (their tokens that were not revoked work again)', activateUser),

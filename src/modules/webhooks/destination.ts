@@ -29,6 +29,9 @@ export function isForbiddenAddress(address: string): boolean {
   return forbidden.check(address, 'ipv6')
 }
 
+// A developer trying a local receiver learns the switch; production keeps it off (docs/webhooks.md).
+const PRIVATE_HINT = '(WEBHOOK_ALLOW_PRIVATE=true on the server allows it, for development only)'
+
 /** Why a URL cannot be a destination, or null when it can (DNS is checked separately). */
 export function urlProblem(raw: string, allowPrivate: boolean): string | null {
   if (raw.length > MAX_URL_LENGTH) return `must be at most ${String(MAX_URL_LENGTH)} characters`
@@ -38,12 +41,14 @@ export function urlProblem(raw: string, allowPrivate: boolean): string | null {
   } catch {
     return 'must be an absolute URL'
   }
-  if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) return 'must be an https URL'
+  if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) {
+    return url.protocol === 'http:' ? `must be an https URL ${PRIVATE_HINT}` : 'must be an https URL'
+  }
   if (url.username || url.password) return 'must not contain a user name or password'
   if (url.hash) return 'must not contain a fragment'
   const host = url.hostname.replace(/^\[|\]$/g, '')
-  if (!allowPrivate && isIP(host) !== 0 && isForbiddenAddress(host)) return 'must not point to a private or reserved address'
-  if (!allowPrivate && (host === 'localhost' || host.endsWith('.localhost'))) return 'must not point to a private or reserved address'
+  if (!allowPrivate && isIP(host) !== 0 && isForbiddenAddress(host)) return `must not point to a private or reserved address ${PRIVATE_HINT}`
+  if (!allowPrivate && (host === 'localhost' || host.endsWith('.localhost'))) return `must not point to a private or reserved address ${PRIVATE_HINT}`
   return null
 }
 
