@@ -227,10 +227,7 @@ export default fp(
           request.log.info({ details: known.details, reason }, 'rejected request')
         }
         if (known.statusCode === 503) return sendUnavailable(request, reply) // busy (search slots)
-        // A read saves nothing: its bad parameters are not "Could not save the entity".
-        const read = request.method === 'GET' || request.method === 'HEAD'
-        const message = read && known.code === 'validation_failed' && known.message === MESSAGES[422] ? 'Invalid parameters' : known.message
-        return sendError(request, reply, known.statusCode, message, known.details, known.code)
+        return sendError(request, reply, known.statusCode, known.message, known.details, known.code)
       }
       if (isDatabaseUnavailable(error)) {
         request.log.error({ err: error }, 'database unavailable')

@@ -118,7 +118,7 @@ for (const backend of backends()) {
         assert.equal(res.statusCode, 422, query)
         const body = res.json()
         assert.equal(body.error.status, 422)
-        assert.equal(body.error.message, 'Invalid parameters')
+        assert.equal(body.error.message, 'Could not save the entity')
         assert.ok(body.error.details[field], `${query}: ${JSON.stringify(body.error.details)}`)
         assert.equal(body.error.request_id, res.headers['x-request-id'])
       }

@@ -15,7 +15,7 @@ const MESSAGES: Record<number, string[]> = {
   404: ['Not found'],
   413: ['Payload too large'],
   415: ['Unsupported media type'],
-  422: ['Could not save the entity', 'Invalid parameters'],
+  422: ['Could not save the entity'],
   429: ['Requests limit exceeded for api_token'],
 }
 

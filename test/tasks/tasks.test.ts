@@ -235,7 +235,7 @@ for (const backend of backends()) {
         const res = await t.app.inject({ url: `/api/v1/tasks?${query}`, headers: acme.auth })
         assert.equal(res.statusCode, 422, query)
         const body = res.json()
-        assert.equal(body.error.message, 'Invalid parameters')
+        assert.equal(body.error.message, 'Could not save the entity')
         assert.deepEqual(Object.keys(body.error.details).sort(), [...fields].sort(), `${query}: ${res.body}`)
       }
     })
