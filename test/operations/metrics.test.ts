@@ -2,6 +2,7 @@
 // families docs/operating.md lists, counters that move with requests, the bearer token, and
 // label values that stay bounded whatever paths are asked for.
 import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import parsePrometheusTextFormat from 'parse-prometheus-text-format'
@@ -103,6 +104,14 @@ describe('metrics', () => {
     assert.equal(value(now.get('engage_sign_in_refusals_total'), { reason: 'invalid_credentials' }), value(before.get('engage_sign_in_refusals_total'), { reason: 'invalid_credentials' }) + 1)
     assert.equal(value(now.get('engage_database_up'), { kind: 'postgres' }), 1)
     assert.equal(value(now.get('engage_webhook_backlog'), { stage: 'deliveries' }), 0)
+  })
+
+  test('the sample Grafana dashboard asks only for families the service exports', async () => {
+    const dashboard = readFileSync(new URL('../../deploy/grafana-dashboard.json', import.meta.url), 'utf8')
+    const asked = new Set([...dashboard.matchAll(/engage_[a-z_]+/g)].map(([name]) => name.replace(/_bucket$/, '')))
+    assert.ok(asked.size >= 10)
+    const families = await scrape()
+    for (const name of asked) assert.ok(families.has(name), `${name} is exported`)
   })
 
   test('paths that match no route add no series, whatever they are', async () => {
