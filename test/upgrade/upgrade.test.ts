@@ -16,7 +16,7 @@ import { join, resolve } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { after, before, describe, test } from 'node:test'
 import pg from 'pg'
-import { buildPreviousRelease, PREVIOUS_RELEASE, unmetDependencies, type PreviousRelease } from '../helpers/previous-release.js'
+import { buildPreviousRelease, PREVIOUS_RELEASE, resolveCommit, unmetDependencies, type PreviousRelease } from '../helpers/previous-release.js'
 
 const REPO = resolve(import.meta.dirname, '../..')
 const ADMIN_URL = process.env.TEST_DATABASE_URL
@@ -503,6 +503,10 @@ describe('migrations newer than the previous release are additive', () => {
       return !existsSync(here) || readFileSync(join(previous.dir, 'migrations', file), 'utf8') !== readFileSync(here, 'utf8')
     })
     assert.deepEqual(changed, [])
+  })
+
+  test('a previous release missing from the history fails, saying so', () => {
+    assert.throws(() => resolveCommit('0000000000000000000000000000000000000bad'), /not in this clone's history \(a shallow clone\? git fetch --unshallow\)/)
   })
 
   test('the previous release runs on the installed dependencies (a check that can fail)', () => {
