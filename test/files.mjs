@@ -3,6 +3,7 @@
 // worker idles. The list: files by their time in a whole run (docs/performance.md, "Test
 // suite time"), slowest first; a file not listed runs after them, in path order. Re-measure
 // and reorder when a file gets slow (a browser test, a child process, a long wait).
+// test/upgrade/ is left out: it builds and runs the previous release (`npm run test:upgrade`, in CI).
 import { readdirSync } from 'node:fs'
 
 const SLOW_FIRST = [
@@ -30,7 +31,7 @@ const SLOW_FIRST = [
 ]
 
 const all = readdirSync('test', { recursive: true, encoding: 'utf8' })
-  .filter((file) => file.endsWith('.test.ts'))
+  .filter((file) => file.endsWith('.test.ts') && !file.startsWith('upgrade'))
   .map((file) => `test/${file.split('\\').join('/')}`)
   .sort()
 const first = SLOW_FIRST.filter((file) => all.includes(file))

@@ -37,6 +37,8 @@ export interface State {
   pids: Partial<Record<Part, number>>
   /** WEBHOOK_SECRET_KEY shared by the instances (they must all decrypt the same secrets). */
   secretKey: string
+  /** The checkout an instance runs `dist/server.js` from, when not this one (the previous release, in the drill's rolling upgrade). */
+  builds?: Partial<Record<(typeof INSTANCES)[number], string>>
 }
 
 /** How long an instance keeps serving after SIGTERM while HAProxy takes it out (2 failed checks at 500 ms). */
@@ -103,11 +105,11 @@ function ownedFolder(path: string): string {
 }
 
 /** Starts a long-running program in its own process group, its output appended to log/<part>.log. */
-function launch(state: State, part: Part, command: string, args: string[], options: { env?: NodeJS.ProcessEnv; asPostgres?: boolean } = {}): number {
+function launch(state: State, part: Part, command: string, args: string[], options: { env?: NodeJS.ProcessEnv; asPostgres?: boolean; cwd?: string } = {}): number {
   const log = openSync(join(state.dir, 'log', `${part}.log`), 'a')
   const user = options.asPostgres ? runAs() : undefined
   const child = spawn(command, args, {
-    cwd: REPO,
+    cwd: options.cwd ?? REPO,
     detached: true,
     stdio: ['ignore', log, log],
     env: options.env ?? process.env,
@@ -295,7 +297,7 @@ export function instanceEnv(state: State, name: (typeof INSTANCES)[number]): Nod
 
 export async function startInstance(state: State, name: (typeof INSTANCES)[number]): Promise<void> {
   mkdirSync(join(state.dir, name), { recursive: true })
-  const pid = launch(state, name, process.execPath, ['dist/server.js'], { env: instanceEnv(state, name) })
+  const pid = launch(state, name, process.execPath, ['dist/server.js'], { env: instanceEnv(state, name), cwd: state.builds?.[name] ?? REPO })
   await waitFor(name, () => {
     if (!isAlive(pid)) throw new GaveUp(`${name} exited (see ${join(state.dir, 'log', `${name}.log`)})`)
     return httpOk(state.ports[name], '/readyz')
@@ -342,6 +344,12 @@ async function startHaproxy(state: State): Promise<void> {
   // -db: stay in the foreground (its pid is the one to stop); -W: master-worker.
   launch(state, 'haproxy', PROGRAMS.haproxy.path, ['-W', '-db', '-f', file])
   await waitFor('HAProxy', () => httpOk(state.ports.haproxy, '/readyz'))
+}
+
+/** Which checkout the instance runs from at its next start: another build (the previous release's), or this one. */
+export function useBuild(state: State, name: (typeof INSTANCES)[number], checkout: string = REPO): void {
+  state.builds = { ...state.builds, [name]: checkout }
+  saveState(state)
 }
 
 /** Starts a part of a cluster that is up (the drill brings one back). */
@@ -435,7 +443,8 @@ export async function prepare(dir: string): Promise<State> {
   return state
 }
 
-export async function up(options: { build?: boolean; log?: (line: string) => void } = {}): Promise<State> {
+/** `previous`: a checkout of another release (built) that the instances run from until useBuild moves them. */
+export async function up(options: { build?: boolean; log?: (line: string) => void; previous?: string } = {}): Promise<State> {
   const log = options.log ?? ((line: string) => process.stdout.write(`${line}\n`))
   const missing = missingPrograms()
   if (missing.length > 0) throw new Error(`missing programs, install them:\n  ${missing.join('\n  ')}`)
@@ -449,6 +458,7 @@ export async function up(options: { build?: boolean; log?: (line: string) => voi
     execFileSync('npm', ['run', 'build'], { cwd: REPO, stdio: ['ignore', 'ignore', 'inherit'] })
   }
   const state = await prepare(dir)
+  if (options.previous !== undefined) for (const name of INSTANCES) useBuild(state, name, options.previous)
   try {
     for (const part of PARTS) {
       // The first instance migrates the empty database; the other two start once it is done.

@@ -14,7 +14,9 @@ import { createServer, type IncomingMessage } from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
 import { runCli } from '../../src/cli/run.js'
-import { down, INSTANCES, restartPgbouncer, start, stop, up, urls, type Part, type State } from './cluster.js'
+import { schemaVersion } from '../../src/db/migrate.js'
+import { buildPreviousRelease, PREVIOUS_RELEASE } from '../../test/helpers/previous-release.js'
+import { down, INSTANCES, restartPgbouncer, start, stop, up, urls, useBuild, type Part, type State } from './cluster.js'
 
 const COMPANIES = 10
 const CLIENTS = 64
@@ -311,8 +313,10 @@ async function rateLimitCheck(state: State, token: string): Promise<void> {
 
 async function main(): Promise<number> {
   const started = performance.now()
-  say('drill: bringing the cluster up')
-  const state = await up({ log: say })
+  // The instances start on the previous release; the rolling upgrade phase replaces them with this build.
+  const previous = buildPreviousRelease(PREVIOUS_RELEASE, say)
+  say(`drill: bringing the cluster up, its instances on the previous release (${PREVIOUS_RELEASE})`)
+  const state = await up({ log: say, previous: previous.dir })
   const receiver = await startReceiver()
   const primary = new pg.Pool({ connectionString: urls(state).primary, max: 2 })
   try {
@@ -349,10 +353,14 @@ async function main(): Promise<number> {
       await waitHealthy(state, 'engage-1')
       await sleep(2000)
     })
-    await phase('rolling restart engage-2, engage-3', async () => {
-      for (const name of ['engage-2', 'engage-3'] as const) {
+    await phase(`rolling upgrade from ${PREVIOUS_RELEASE}, engage-1..3`, async () => {
+      for (const name of INSTANCES) {
         await stop(state, name, 'SIGTERM')
+        useBuild(state, name)
         await waitHealthy(state, name)
+        // This build's /healthz names its schema version; the previous release's may not.
+        const health = (await (await fetch(`${urls(state).instance(name)}/healthz`)).json()) as { schema_version?: string }
+        if (health.schema_version !== schemaVersion()) throw new Error(`${name} does not run this build after the upgrade: /healthz ${JSON.stringify(health)}`)
       }
     })
     await phase('restart PgBouncer (online, -R)', async () => {
