@@ -19,6 +19,7 @@ import { errorPage, sendPage, type Assets, type Chrome } from './frame/frame.js'
 import { addPageGuard, handlerGates, type PageGroupOptions } from './frame/guard.js'
 import { oauthPages } from './oauth/oauth.routes.js'
 import settingsPages from './settings/settings.routes.js'
+import usersPages from './settings/users.routes.js'
 import { SCRIPT } from './shared/script.js'
 import { WebCookies } from './shared/security.js'
 import signInPages from './sign-in/sign-in.routes.js'
@@ -79,7 +80,8 @@ const web: FastifyPluginAsync<WebOptions> = async (app, { config }) => {
         styleSrc: ["'self'"],
         scriptSrc: ["'self'"],
         imgSrc: ["'self'"],
-        connectSrc: ["'none'"],
+        // The script fetches pages of this site only (search as you type, Mark done).
+        connectSrc: ["'self'"],
         formAction: ["'self'"],
         frameAncestors: ["'none'"],
         baseUri: ["'none'"],
@@ -119,6 +121,7 @@ const web: FastifyPluginAsync<WebOptions> = async (app, { config }) => {
   await app.register(signInPages, { ...group, signInLimiter })
   await app.register(contactsPages, group)
   await app.register(settingsPages, group)
+  await app.register(usersPages, group)
   await app.register(async (scope) => oauthPages(scope, handlerGates(scope, cookies, chrome, now)))
   // Unknown addresses under the pages' own prefixes answer an HTML 404 too (elsewhere the
   // app's JSON one, as /api needs).

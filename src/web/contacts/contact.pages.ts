@@ -97,8 +97,8 @@ function flashNotice(flash: ContactFlash | undefined): Html | false {
   return html`<p class="notice" role="status">${flash.what}</p>`
 }
 
-function section(id: string, title: string, body: Interpolation): Html {
-  return html`<section class="card" aria-labelledby="${id}"><h2 id="${id}">${title}</h2>${body}</section>`
+function section(id: string, title: string, body: Interpolation, sectionId?: string): Html {
+  return html`<section class="card"${sectionId && html` id="${sectionId}"`} aria-labelledby="${id}"><h2 id="${id}">${title}</h2>${body}</section>`
 }
 
 function taskRow(task: Task, csrf: string, contactId: number, format: Intl.DateTimeFormat): Html {
@@ -179,7 +179,7 @@ ${section('business-title', 'Business', view.business ? html`<p>${view.business.
 ${section('tasks-title', 'Tasks', html`<h3>Open</h3>
 ${open.length === 0 ? html`<p class="muted">No open tasks.</p>` : html`<ul class="tasks">${open.map((task) => taskRow(task, csrf, contact.id, format))}</ul>`}
 <h3>Done</h3>
-${done.length === 0 ? html`<p class="muted">No done tasks.</p>` : html`<ul class="tasks">${done.map((task) => taskRow(task, csrf, contact.id, format))}</ul>`}`)}
+${done.length === 0 ? html`<p class="muted">No done tasks.</p>` : html`<ul class="tasks">${done.map((task) => taskRow(task, csrf, contact.id, format))}</ul>`}`, 'tasks')}
 ${section('flows-title', 'Flows', html`${inFlows.length === 0 ? html`<p class="muted">In no flow.</p>` : html`<ul>${inFlows.map((flow) => html`<li>${flow.name}</li>`)}</ul>`}
 ${view.flows.length > 0 && postForm({
   action: `${base}/add-to-flow`,

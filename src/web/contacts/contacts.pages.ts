@@ -77,7 +77,7 @@ function addedNotice(flash: AddedFlash): Html {
 function pager(view: ContactsView, total: number): Html {
   const page = view.page ?? 1
   const pages = Math.max(1, Math.ceil(total / PER_PAGE))
-  return html`<nav class="pager" aria-label="Pages">
+  return html`<nav class="pager" id="contacts-pager" aria-label="Pages">
   ${page > 1 ? html`<a href="${viewHref(view, { page: page - 1 })}" rel="prev">Previous</a>` : ''}
   <span>Page ${String(page)} of ${String(pages)} · ${total.toLocaleString('en-GB')} contact${total === 1 ? '' : 's'}</span>
   ${page < pages ? html`<a href="${viewHref(view, { page: page + 1 })}" rel="next">Next</a>` : ''}
