@@ -417,7 +417,7 @@ describe('web application', () => {
   })
 
   test('unknown addresses under the pages answer an HTML 404 page; elsewhere the JSON one stays', async () => {
-    for (const url of ['/settings', '/settings/nothing', '/settings/integrations/tokens', '/invite', '/invite/a/b']) {
+    for (const url of ['/settings/nothing', '/contacts/1/nothing', '/settings/integrations/tokens', '/invite', '/invite/a/b']) {
       const res = await t.app.inject({ url })
       assert.equal(res.statusCode, 404, url)
       assert.match(String(res.headers['content-type']), /^text\/html/, url)
