@@ -133,7 +133,7 @@ describe('admin commands of the web application', () => {
     assert.equal(forged.status, 403)
     const done = await browser.submit(path, path, { password: 'chosen password 1', confirm: 'chosen password 1' })
     assert.equal(done.status, 303)
-    assert.equal(done.location, '/settings/integrations')
+    assert.equal(done.location, '/tasks')
     assert.equal((await browser.get('/settings/integrations')).status, 200, 'signed in')
     assert.equal(await canSignIn(user.email, 'chosen password 1'), true)
     assert.equal((await new Browser(t.app).get(path)).status, 404, 'used once')

@@ -18,6 +18,8 @@ if (!firstBackend) throw new Error('no backend')
 const backend = firstBackend
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 const HOME = '/settings/integrations'
+/** Where signing in lands (the workspace's Tasks). */
+const LANDING = '/tasks'
 
 describe('web application', () => {
   let t: TestApp
@@ -47,7 +49,7 @@ describe('web application', () => {
     const browser = new Browser(t.app)
     const res = await browser.signIn(user.email)
     assert.equal(res.status, 303, res.body)
-    assert.equal(res.location, HOME)
+    assert.equal(res.location, LANDING)
     return { user, browser }
   }
 
@@ -118,7 +120,7 @@ describe('web application', () => {
     const browser = new Browser(t.app)
     const res = await browser.signIn(user.email.toUpperCase()) // emails match whatever their case
     assert.equal(res.status, 303)
-    assert.equal(res.location, HOME)
+    assert.equal(res.location, LANDING)
     const cookies = [res.headers['set-cookie']].flat().map(String)
     const session = cookies.find((c) => c.startsWith('engage_session='))
     assert.ok(session, cookies.join('\n'))
@@ -137,8 +139,8 @@ describe('web application', () => {
     assert.equal(page.status, 200)
     assert.match(page.body, new RegExp(user.email))
     assert.match(page.body, /Sign out/)
-    assert.equal((await browser.get('/')).location, HOME)
-    assert.equal((await browser.get('/login')).location, HOME)
+    assert.equal((await browser.get('/')).location, LANDING)
+    assert.equal((await browser.get('/login')).location, LANDING)
   })
 
   test('signing in again rotates the session id: the old one ends', async () => {
@@ -415,7 +417,7 @@ describe('web application', () => {
   })
 
   test('unknown addresses under the pages answer an HTML 404 page; elsewhere the JSON one stays', async () => {
-    for (const url of ['/settings', '/settings/nothing', '/settings/integrations/tokens', '/invite', '/invite/a/b']) {
+    for (const url of ['/settings/nothing', '/contacts/1/nothing', '/settings/integrations/tokens', '/invite', '/invite/a/b']) {
       const res = await t.app.inject({ url })
       assert.equal(res.statusCode, 404, url)
       assert.match(String(res.headers['content-type']), /^text\/html/, url)

@@ -4,10 +4,10 @@
 // The protocol's rules are the oauth module's (src/modules/oauth/oauth.service.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Static } from 'typebox'
-import { ApiError } from '../errors.js'
-import { FormError, parsePairs } from '../http/form.js'
-import { webActing, type Acting } from '../modules/audit/audit.context.js'
-import type { Account } from '../modules/auth/accounts.service.js'
+import { ApiError } from '../../errors.js'
+import { FormError, parsePairs } from '../../http/form.js'
+import { webActing, type Acting } from '../../modules/audit/audit.context.js'
+import type { Account } from '../../modules/auth/accounts.service.js'
 import {
   answerConsent,
   changeApp,
@@ -20,11 +20,11 @@ import {
   revokeAuthorisedApp,
   rotateSecret,
   type AppInput,
-} from '../modules/oauth/oauth.service.js'
-import { AuthorizeQuery, ConsentBody, repeatedParameter } from '../modules/oauth/oauth.schemas.js'
-import { APPS, appsPage, consentPage, continuePage, deleteAppPage, editAppPage, type AppFlash, type AppForm, type AuthorizeFields } from './oauth-pages.js'
-import { errorPage, sendPage, type Chrome } from './pages.js'
-import { sessionCsrf, type WebCookies } from './security.js'
+} from '../../modules/oauth/oauth.service.js'
+import { AuthorizeQuery, ConsentBody, repeatedParameter } from '../../modules/oauth/oauth.schemas.js'
+import { APPS, appsPage, consentPage, continuePage, deleteAppPage, editAppPage, type AppFlash, type AppForm, type AuthorizeFields } from './oauth.pages.js'
+import { errorPage, sendPage, type Chrome } from '../frame/frame.js'
+import { sessionCsrf, type WebCookies } from '../shared/security.js'
 
 type Form = Record<string, unknown>
 type Current = { account: Account; secret: string }

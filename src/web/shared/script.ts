@@ -1,0 +1,79 @@
+// The one script of the web application, served at /assets/web.js (the Content-Security-
+// Policy allows scripts from this origin only, none inline; fetch to this origin only). The
+// pages work without it: it shows and wires the copy buttons (hidden otherwise), searches the
+// contacts as one types, and marks a task done without reloading the page.
+export const SCRIPT = `for (const button of document.querySelectorAll('button[data-copy]')) {
+  const target = document.getElementById(button.dataset.copy)
+  if (!target) continue
+  button.hidden = false
+  button.addEventListener('click', async () => {
+    const text = target.textContent
+    try {
+      await navigator.clipboard.writeText(text)
+    } catch {
+      // Plain http on another host is no secure context: no clipboard API. Select the text instead.
+      const range = document.createRange()
+      range.selectNodeContents(target)
+      const selection = window.getSelection()
+      selection.removeAllRanges()
+      selection.addRange(range)
+      document.execCommand('copy')
+    }
+    button.textContent = 'Copied'
+    setTimeout(() => { button.textContent = 'Copy' }, 2000)
+  })
+}
+
+// Fetches a page of this site and gives it parsed, following the 303 of a form post.
+async function pageAt(url, init) {
+  const response = await fetch(url, { credentials: 'same-origin', ...init })
+  const text = await response.text()
+  return { response, page: new DOMParser().parseFromString(text, 'text/html') }
+}
+
+// Replaces the element with this id by the same element of another page.
+function swap(page, id) {
+  const now = document.getElementById(id)
+  const next = page.getElementById(id)
+  if (now && next) now.replaceWith(next)
+}
+
+// Search as you type: the list of the filters form is fetched again as the text changes,
+// and the address follows, so the view can still be bookmarked.
+for (const input of document.querySelectorAll('form.filters input[type="search"]')) {
+  const form = input.form
+  let timer
+  let latest = 0
+  input.addEventListener('input', () => {
+    clearTimeout(timer)
+    timer = setTimeout(async () => {
+      const url = form.action + '?' + new URLSearchParams(new FormData(form)).toString()
+      const asked = ++latest
+      const { response, page } = await pageAt(url)
+      if (asked !== latest || !response.ok) return
+      swap(page, 'contacts-results')
+      swap(page, 'contacts-pager')
+      history.replaceState(null, '', response.url)
+    }, 250)
+  })
+}
+
+// Mark done without a reload: the form is posted, and the tasks of the page it answers
+// (after its 303) replace these; focus moves to the tasks heading.
+document.addEventListener('submit', async (event) => {
+  const form = event.target
+  if (!(form instanceof HTMLFormElement) || form.dataset.enhance !== 'mark-done') return
+  event.preventDefault()
+  const { response, page } = await pageAt(form.action, { method: 'POST', body: new URLSearchParams(new FormData(form)) })
+  if (!response.ok) {
+    form.submit()
+    return
+  }
+  swap(page, 'tasks')
+  const status = page.querySelector('[role="status"]')
+  const heading = document.getElementById('tasks-title')
+  if (status && heading) heading.insertAdjacentElement('afterend', status)
+  heading?.setAttribute('tabindex', '-1')
+  heading?.focus()
+})
+`
