@@ -62,6 +62,8 @@ export interface Config {
   webhookAllowPrivate: boolean
   /** AUDIT_RETENTION_DAYS: how long audit records are kept. */
   auditRetentionDays: number
+  /** CONTACT_IMPORT_MAX_BYTES: the largest CSV file a contact import takes (413 above it). */
+  contactImportMaxBytes: number
 }
 
 export class ConfigError extends Error {}
@@ -158,6 +160,7 @@ export function loadConfig(env: Env = process.env): Config {
     secretKey: key32(env, 'WEBHOOK_SECRET_KEY'),
     webhookAllowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     auditRetentionDays: integer(env, 'AUDIT_RETENTION_DAYS', 400, 1, 36_500),
+    contactImportMaxBytes: integer(env, 'CONTACT_IMPORT_MAX_BYTES', 256 * 1024 * 1024, 1024, 4 * 1024 * 1024 * 1024),
   }
 }
 
