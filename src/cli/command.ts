@@ -14,6 +14,8 @@ export interface CommandContext extends Acting {
   env: Record<string, string | undefined> | undefined
   /** Standard output, for a command that streams (`stream: true`); resolves when it may write more. */
   write(text: string): Promise<void>
+  /** Standard error, for progress a person watches (a long import); never the result. */
+  status(text: string): void
 }
 
 export interface Command {

@@ -92,6 +92,7 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
     readStdin: io.stdin ?? (() => Promise.resolve('')),
     env: io.env,
     ...cliActing(),
+    status: io.stderr,
     write:
       io.write ??
       ((text) => {

@@ -163,8 +163,10 @@ export async function* records(text: AsyncIterable<string>, separator: Separator
   })()
   try {
     for await (const item of parser as AsyncIterable<{ record: string[]; info: Info; raw: string }>) {
-      while (problems.length > 0) yield problems.shift() as CsvProblem
-      yield { values: item.record, line: startLine(item.info.lines, item.raw), raw: item.raw.replace(/^\n+/, '').replace(/\n$/, '') }
+      const line = startLine(item.info.lines, item.raw)
+      // The parser may have gone past problems after this record before it is taken: each in its line's turn.
+      while (problems.length > 0 && (problems[0]?.line ?? 0) < line) yield problems.shift() as CsvProblem
+      yield { values: item.record, line, raw: item.raw.replace(/^\n+/, '').replace(/\n$/, '') }
     }
     await feed
     yield* problems

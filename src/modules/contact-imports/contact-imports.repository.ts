@@ -117,6 +117,22 @@ export function claimImport(db: Db, now: Date, leaseUntil: Date): Promise<Import
   return runOne(db, claimStatement, [now, leaseUntil])
 }
 
+// One queued import claimed by the command line that stored it, unless another import of its
+// company runs (then the server's worker takes it in turn).
+const claimByIdStatement = defineQuery<ImportRow>(
+  'contactImports.claimById',
+  `update contact_imports i
+      set state = 'running', attempts = i.attempts + 1, lease_until = $4, started_at = coalesce(i.started_at, $3),
+          updated_at = $3
+    where i.company_id = ${COMPANY} and i.id = $2 and i.state = 'queued'
+      and not exists (select from contact_imports r where r.company_id = i.company_id and r.state = 'running')
+   returning ${IMPORT_COLUMNS}`,
+)
+
+export function claimImportById(db: Db, companyId: CompanyId, id: number, now: Date, leaseUntil: Date): Promise<ImportRow | undefined> {
+  return runOne(db, claimByIdStatement, [companyId, id, now, leaseUntil])
+}
+
 const chunkAt = defineQuery<{ data: Buffer }>(
   'contactImports.chunk',
   `select data from contact_import_chunks where company_id = ${COMPANY} and import_id = $2 and seq = $3`,

@@ -30,6 +30,7 @@ import {
 import { CUSTOM_FIELD, IGNORE, resolveColumns, rowItem, TAGS } from './contact-imports.mapping.js'
 import {
   claimImport,
+  claimImportById,
   deleteChunks,
   finishImport,
   findImport,
@@ -262,6 +263,17 @@ export async function runNextImport(db: Db, clock: () => Date, settings: RunSett
   return true
 }
 
+/**
+ * Runs the import `id` here and now (the command line), when no other import of its company
+ * runs; else leaves it queued for the server's worker. Its record as it ends (or waits).
+ */
+export async function runImportHere(db: Db, companyId: CompanyId, id: number, clock: () => Date, settings: RunSettings): Promise<ContactImport> {
+  const now = clock()
+  const row = await claimImportById(db, companyId, id, now, new Date(now.getTime() + settings.leaseMs))
+  if (row) await runClaimed(db, row, clock, settings)
+  return getImport(db, { companyId }, id)
+}
+
 /** Runs a claimed import to its end, or until the worker stops or loses it. */
 export async function runClaimed(db: Db, row: ImportRow, clock: () => Date, settings: RunSettings): Promise<ImportRow | undefined> {
   const companyId = row.company_id as CompanyId
@@ -342,7 +354,8 @@ async function saveRows(db: Db, row: ImportRow, clock: () => Date, settings: Run
   const stored = options(row) as StoredOptions
   const { columns, headers } = stored
   const writer = (): Writer => ({ companyId, userId: row.user_id, now: clock() })
-  if (!row.dry_run) await createMissingFields(db, companyId, columns, clock())
+  // A dry run creates no field: the values of those it would create are left out of its items.
+  const newFields = await createMissingFields(db, companyId, columns, clock(), row.dry_run)
   const tagIds = new Map((await tagsOfCompany(db, { companyId })).data.map((tag) => [tag.name.toLowerCase(), tag.id]))
   const usesTags = columns.includes(TAGS)
   const seen = new SeenEmails()
@@ -370,6 +383,9 @@ async function saveRows(db: Db, row: ImportRow, clock: () => Date, settings: Run
       if (pending.item === undefined) rejections.push({ line: pending.line, raw: pending.raw, reasons: pending.reason ?? '' })
       else {
         if (usesTags && pending.tags !== undefined) pending.item.tags = await tagsOf(pending.tags)
+        if (newFields.size > 0 && Array.isArray(pending.item.custom_fields)) {
+          pending.item.custom_fields = (pending.item.custom_fields as { field: string }[]).filter((entry) => !newFields.has(entry.field.toLowerCase()))
+        }
         items.push({ pending, item: pending.item })
       }
     }
@@ -463,13 +479,21 @@ async function tagId(db: Db, writer: { companyId: CompanyId; now: Date }, name: 
   }
 }
 
-/** The custom fields the columns name that do not exist yet, created as text fields. */
-async function createMissingFields(db: Db, companyId: CompanyId, columns: string[], now: Date) {
+/**
+ * The custom fields the columns name that do not exist yet, created as text fields; in a
+ * dry run only named: their names, lower-cased, to leave out of the items.
+ */
+async function createMissingFields(db: Db, companyId: CompanyId, columns: string[], now: Date, dryRun: boolean): Promise<Set<string>> {
+  const missing = new Set<string>()
   const names = columns.filter((c) => c.startsWith(CUSTOM_FIELD)).map((c) => c.slice(CUSTOM_FIELD.length))
-  if (names.length === 0) return
+  if (names.length === 0) return missing
   const existing = new Set((await customFieldsOfCompany(db, { companyId })).data.map((field) => field.field.toLowerCase()))
   for (const field of names) {
     if (existing.has(field.toLowerCase())) continue
+    if (dryRun) {
+      missing.add(field.toLowerCase())
+      continue
+    }
     try {
       await createCustomField(db, { companyId, now }, { field, kind: 'input' })
     } catch (err) {
@@ -478,6 +502,7 @@ async function createMissingFields(db: Db, companyId: CompanyId, columns: string
     }
     existing.add(field.toLowerCase())
   }
+  return missing
 }
 
 // ---- the export ----
@@ -506,7 +531,7 @@ function exportLine(contact: Contact, fields: string[]): string {
  * one snapshot (a REPEATABLE READ transaction), a batch of rows at a time. The audit record
  * is written before the first line.
  */
-export async function exportContacts(db: Db, writer: Writer & Acting, query: ExportQuery): Promise<AsyncGenerator<string>> {
+export async function exportContacts(db: Db, writer: { companyId: CompanyId } & Acting, query: ExportQuery): Promise<AsyncGenerator<string>> {
   await recordAudit(db, writer.companyId, writer.audit, {
     action: 'contacts.exported',
     target: { id: null, label: null },

@@ -23,7 +23,7 @@ export class SeenEmails {
   firstLine(email: string, line: number): number | undefined {
     const key = email.toLowerCase()
     const high = fnv(key, 0x811c9dc5)
-    const low = fnv(key, 0x01000193) | 1 // never 0: an empty slot
+    const low = (fnv(key, 0x01000193) | 1) >>> 0 // never 0: an empty slot
     const mask = this.low.length - 1
     for (let slot = high & mask; ; slot = (slot + 1) & mask) {
       if (this.low[slot] === 0) {
