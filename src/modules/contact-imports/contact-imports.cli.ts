@@ -53,15 +53,15 @@ async function importCommand(db: Db, context: CommandContext, input: Static<type
     dry_run: input['dry-run'],
   }
   const record = await createImport(db, { companyId, userId, ...context }, query, createReadStream(input.file), loadConfig(context.env).contactImportMaxBytes)
-  let drawn = false
+  const bar = { drawn: false }
   const done = await runImportHere(db, companyId, record.id, () => new Date(), {
     ...defaultRunSettings(),
     onProgress: (current) => {
-      drawn = true
+      bar.drawn = true
       context.status(progressLine(current))
     },
   })
-  if (drawn) context.status('\n')
+  if (bar.drawn) context.status('\n')
   return done
 }
 

@@ -65,7 +65,7 @@ export function automaticTarget(header: string, customFields: readonly string[])
 
 const isTarget = (target: string) =>
   target === IGNORE || target === TAGS || (FIELD_TARGETS as readonly string[]).includes(target) ||
-  (target.startsWith(CUSTOM_FIELD) && /\S/.test(target.slice(CUSTOM_FIELD.length)) && [...target].length <= CUSTOM_FIELD.length + 255)
+  (target.startsWith(CUSTOM_FIELD) && /\S/.test(target.slice(CUSTOM_FIELD.length)) && Array.from(target).length <= CUSTOM_FIELD.length + 255)
 
 /**
  * Each column's target: the mapping's where it names the column (by its header, exactly or

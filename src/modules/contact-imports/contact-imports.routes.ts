@@ -49,7 +49,7 @@ const contactImportsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // The body is left unread here: the handler streams it into the database after the
   // token and the parameters are checked.
   app.addContentTypeParser('text/csv', (request, payload, done) => {
-    request.csvBody = payload as Readable
+    request.csvBody = payload
     done(null, undefined)
   })
 

@@ -402,9 +402,9 @@ async function saveRows(db: Db, row: ImportRow, clock: () => Date, settings: Run
       results.forEach((result, index) => {
         const pending = toSave[index]?.pending
         if (!pending) return
-        if (result.status === 201) counts.created++
-        else if (result.status === 200) counts.updated++
-        else if (result.status === 422) rejections.push({ line: pending.line, raw: pending.raw, reasons: reasonsOf(result.error.details, result.error.message) })
+        if (result.status === 422) rejections.push({ line: pending.line, raw: pending.raw, reasons: reasonsOf(result.error.details, result.error.message) })
+        else if (result.status === 201) counts.created++
+        else counts.updated++
       })
       await insertRejections(tx, companyId, row.id, rejections)
       const kept = await recordProgress(tx, companyId, row.id, row.attempts, {

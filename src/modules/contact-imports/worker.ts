@@ -59,23 +59,22 @@ export class ImportWorker {
       } catch (err) {
         this.deps.log.error({ err }, 'contact import failed')
       }
-      if (!ran && !this.stopping) await this.sleep()
+      if (!ran) await this.sleep()
     }
   }
 
   private sleep(): Promise<void> {
-    if (this.woken) {
+    if (this.woken || this.stopping) {
       this.woken = false
       return Promise.resolve()
     }
     return new Promise((resolve) => {
-      const timer = setTimeout(done, this.options.pollIntervalMs)
-      const self = this
-      function done() {
+      const done = () => {
         clearTimeout(timer)
-        self.wakeUp = undefined
+        this.wakeUp = undefined
         resolve()
       }
+      const timer = setTimeout(done, this.options.pollIntervalMs)
       this.wakeUp = done
     })
   }
