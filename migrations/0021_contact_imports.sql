@@ -5,7 +5,8 @@
 -- import with a lease (lease_until), renewed with every batch it commits; an import whose
 -- lease ran out is claimed again and resumes after rows_done, the data rows its committed
 -- batches covered. One import runs at a time per company (the partial unique index); the
--- others wait queued. Rejected rows stay, with their line in the file and the reasons. The
+-- others wait queued. An import uploaded in the workspace waits as a draft until its mapping is
+-- confirmed on the preview page. Rejected rows stay, with their line in the file and the reasons. The
 -- chunks are stored uncompressed (STORAGE EXTERNAL): compressing 1 MiB per chunk cost more CPU
 -- than the disk it saved for a file that lives minutes.
 CREATE TABLE "contact_imports" (
@@ -33,7 +34,7 @@ CREATE TABLE "contact_imports" (
 	CONSTRAINT "contact_imports_company_id_id_pk" PRIMARY KEY("company_id","id"),
 	CONSTRAINT "contact_imports_company_id_companies_id_fk" FOREIGN KEY ("company_id") REFERENCES "public"."companies"("id") ON DELETE cascade ON UPDATE no action,
 	CONSTRAINT "contact_imports_user_fk" FOREIGN KEY ("company_id","user_id") REFERENCES "public"."users"("company_id","id") ON DELETE cascade ON UPDATE no action,
-	CONSTRAINT "contact_imports_state_check" CHECK ("state" IN ('queued', 'running', 'done', 'failed'))
+	CONSTRAINT "contact_imports_state_check" CHECK ("state" IN ('draft', 'queued', 'running', 'done', 'failed'))
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX "contact_imports_running_key" ON "contact_imports" USING btree ("company_id") WHERE "state" = 'running';--> statement-breakpoint

@@ -5,7 +5,7 @@ import { COMPANY } from '../../db/company.js'
 import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
 
-export type ImportState = 'queued' | 'running' | 'done' | 'failed'
+export type ImportState = 'draft' | 'queued' | 'running' | 'done' | 'failed'
 
 export interface ImportRow {
   company_id: number
@@ -38,7 +38,7 @@ const IMPORT_COLUMNS = `company_id, id, user_id, file_name, file_bytes::float8 a
 const insertStatement = defineQuery<ImportRow>(
   'contactImports.insert',
   `insert into contact_imports (company_id, user_id, file_name, file_bytes, state, dry_run, options, created_at, updated_at)
-   values ($1, $2, $3, 0, 'queued', $4, $5::json, $6, $6)
+   values ($1, $2, $3, 0, $7, $4, $5::json, $6, $6)
    returning ${IMPORT_COLUMNS}`,
 )
 
@@ -46,9 +46,11 @@ const insertStatement = defineQuery<ImportRow>(
 export function insertImport(
   db: Db,
   companyId: CompanyId,
-  values: { userId: number; fileName: string; dryRun: boolean; options: object; now: Date },
+  values: { userId: number; fileName: string; dryRun: boolean; options: object; now: Date; draft: boolean },
 ): Promise<ImportRow> {
-  return runSingle(db, insertStatement, [companyId, values.userId, values.fileName, values.dryRun, JSON.stringify(values.options), values.now])
+  return runSingle(db, insertStatement, [
+    companyId, values.userId, values.fileName, values.dryRun, JSON.stringify(values.options), values.now, values.draft ? 'draft' : 'queued',
+  ])
 }
 
 const chunkInsert = defineQuery<never>(
@@ -70,6 +72,18 @@ const fileSet = defineQuery<ImportRow>(
 /** The file's size and the options read from it (encoding, separator, columns). */
 export function setImportFile(db: Db, companyId: CompanyId, id: number, bytes: number, options: object): Promise<ImportRow> {
   return runSingle(db, fileSet, [companyId, id, bytes, JSON.stringify(options)])
+}
+
+// A draft's mapping confirmed: it joins the queue.
+const confirmStatement = defineQuery<ImportRow>(
+  'contactImports.confirm',
+  `update contact_imports set state = 'queued', options = $3::json, updated_at = $4
+    where company_id = ${COMPANY} and id = $2 and state = 'draft'
+   returning ${IMPORT_COLUMNS}`,
+)
+
+export function confirmDraft(db: Db, companyId: CompanyId, id: number, options: object, now: Date): Promise<ImportRow | undefined> {
+  return runOne(db, confirmStatement, [companyId, id, JSON.stringify(options), now])
 }
 
 // By primary key.

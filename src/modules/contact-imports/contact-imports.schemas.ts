@@ -35,8 +35,8 @@ export const ContactImport = Type.Object(
     user_id: Type.Integer({ description: 'who imports: the rows are written as this user\'s' }),
     file_name: Type.String(),
     file_bytes: Type.Integer(),
-    state: Type.Union([Type.Literal('queued'), Type.Literal('running'), Type.Literal('done'), Type.Literal('failed')], {
-      description: '`queued` (another import of your company runs), `running`, `done` or `failed` (`failure` says why)',
+    state: Type.Union([Type.Literal('draft'), Type.Literal('queued'), Type.Literal('running'), Type.Literal('done'), Type.Literal('failed')], {
+      description: '`queued` (another import of your company runs), `running`, `done` or `failed` (`failure` says why); `draft`: uploaded in the workspace, waiting for its mapping to be confirmed',
     }),
     dry_run: Type.Boolean(),
     on_duplicate: OnDuplicate,

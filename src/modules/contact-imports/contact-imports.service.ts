@@ -30,6 +30,7 @@ import {
 import { CUSTOM_FIELD, IGNORE, resolveColumns, rowItem, TAGS } from './contact-imports.mapping.js'
 import {
   claimImport,
+  confirmDraft,
   claimImportById,
   deleteChunks,
   finishImport,
@@ -121,12 +122,14 @@ export async function createImport(
   query: ImportQuery,
   body: AsyncIterable<Uint8Array>,
   maxBytes: number,
+  /** The workspace's upload: kept as a draft until its mapping is confirmed (confirmImport). */
+  draft = false,
 ): Promise<ContactImport> {
   const { companyId } = writer
   const fileName = query.file_name === undefined || query.file_name === '' ? 'contacts.csv' : query.file_name
   const row = await transaction(db, async (tx) => {
     const created = await insertImport(tx, companyId, {
-      userId: writer.userId, fileName, dryRun: query.dry_run === true, options: {}, now: writer.now,
+      userId: writer.userId, fileName, dryRun: query.dry_run === true, options: {}, now: writer.now, draft,
     })
     const sniffer = new EncodingSniffer()
     let bytes = 0
@@ -167,12 +170,7 @@ export async function createImport(
     if (headers.length > MAX_COLUMNS) throw fileProblem(`has ${String(headers.length)} columns; an import takes at most ${String(MAX_COLUMNS)}`)
     const fields = (await customFieldsOfCompany(tx, writer)).data.map((field) => field.field)
     const columns = resolveColumns(headers, query.mapping, fields)
-    const missing: string[] = []
-    if (!columns.includes('email')) missing.push('no column goes to email (name one with mapping[<header>]=email)')
-    if (!columns.includes('first_name') && !columns.includes('full_name')) {
-      missing.push('no column goes to first_name or full_name (name one with mapping[<header>]=first_name)')
-    }
-    if (missing.length > 0) throw invalid({ mapping: missing })
+    if (!draft) checkColumns(columns)
     const stored: StoredOptions = {
       encoding, separator, on_duplicate: query.on_duplicate ?? 'update', headers, columns, audit: writer.audit,
     }
@@ -185,6 +183,114 @@ export async function createImport(
     return record
   })
   return toImport(row)
+}
+
+/** 422 when no column goes to the email, or none to the first name (or full name). */
+function checkColumns(columns: string[]) {
+  const missing: string[] = []
+  if (!columns.includes('email')) missing.push('no column goes to email (name one with mapping[<header>]=email)')
+  if (!columns.includes('first_name') && !columns.includes('full_name')) {
+    missing.push('no column goes to first_name or full_name (name one with mapping[<header>]=first_name)')
+  }
+  if (missing.length > 0) throw invalid({ mapping: missing })
+}
+
+/** A draft's columns with `mapping` applied (by header), checked as an import's are. */
+async function draftColumns(db: Db, companyId: CompanyId, row: ImportRow, mapping: Record<string, string> | undefined) {
+  const headers = options(row).headers ?? []
+  const fields = (await customFieldsOfCompany(db, { companyId })).data.map((field) => field.field)
+  return resolveColumns(headers, mapping ?? Object.fromEntries(headers.map((header, i) => [header, options(row).columns?.[i] ?? IGNORE])), fields)
+}
+
+/** Rows a preview shows. */
+export const PREVIEW_ROWS = 10
+
+export interface PreviewRow {
+  line: number
+  /** Each column's value as it would be saved, by target (`first_name`, `tags`, `custom_field:Size`). */
+  values: Record<string, string>
+  outcome: 'create' | 'update' | 'skip' | 'reject'
+  reasons: string | null
+}
+
+/**
+ * The first rows of a draft as they would be saved with `mapping`: each through the batch
+ * upsert in a transaction rolled back (the API's rules and messages), nothing written.
+ */
+export async function previewImport(
+  db: Db,
+  writer: Writer,
+  id: number,
+  mapping: Record<string, string> | undefined,
+): Promise<{ record: ContactImport; columns: string[]; rows: PreviewRow[] }> {
+  const { companyId } = writer
+  const row = await findImport(db, companyId, id)
+  if (!row) throw notFound()
+  const columns = await draftColumns(db, companyId, row, mapping)
+  const stored = options(row) as StoredOptions
+  const first = await readChunk(db, companyId, id, 0)
+  const pendings: Pending[] = []
+  const seen = new SeenEmails()
+  if (first) {
+    const text = new TextDecoder(stored.encoding).decode(first, { stream: true })
+    let header = true
+    for await (const item of records((async function* () { yield text })(), stored.separator)) {
+      if (header) {
+        header = false
+        if ('values' in item) continue
+      }
+      pendings.push(pendingOf(item, stored.headers.length, columns, seen))
+      if (pendings.length >= PREVIEW_ROWS) break
+    }
+  }
+  const tagIds = new Map((await tagsOfCompany(db, { companyId })).data.map((tag) => [tag.name.toLowerCase(), tag.id]))
+  const existingFields = new Set((await customFieldsOfCompany(db, { companyId })).data.map((f) => f.field.toLowerCase()))
+  const items = pendings.flatMap((pending) => {
+    if (!pending.item) return []
+    const item = { ...pending.item }
+    if (pending.tags !== undefined) item.tags = pending.tags.flatMap((name) => tagIds.get(name.toLowerCase()) ?? [])
+    if (Array.isArray(item.custom_fields)) {
+      item.custom_fields = (item.custom_fields as { field: string }[]).filter((entry) => existingFields.has(entry.field.toLowerCase()))
+    }
+    return [item]
+  })
+  const known = stored.on_duplicate === 'skip' && items.length > 0 ? await liveContactEmails(db, companyId, items.map((item) => String(item.email))) : new Set<string>()
+  const results = items.length === 0 ? [] : await transaction(db, (tx) => upsert(tx, writer, items, true))
+  let next = 0
+  const rows = pendings.map((pending): PreviewRow => {
+    const values: Record<string, string> = {}
+    const contact = pending.item ?? {}
+    for (const [key, value] of Object.entries(contact)) {
+      if (key === 'custom_fields') for (const entry of value as { field: string; value: string }[]) values[`${CUSTOM_FIELD}${entry.field}`] = entry.value
+      else if (key !== 'tags') values[key] = String(value)
+    }
+    if (pending.tags !== undefined) values.tags = pending.tags.join(', ')
+    if (!pending.item) return { line: pending.line, values, outcome: 'reject', reasons: pending.reason ?? null }
+    const result = results[next++]
+    if (known.has(String(contact.email).toLowerCase())) return { line: pending.line, values, outcome: 'skip', reasons: null }
+    if (!result || result.status === 422) {
+      return { line: pending.line, values, outcome: 'reject', reasons: result ? reasonsOf(result.error.details, result.error.message) : null }
+    }
+    return { line: pending.line, values, outcome: result.status === 201 ? 'create' : 'update', reasons: null }
+  })
+  return { record: toImport(row), columns, rows }
+}
+
+/** Confirms a draft's mapping and duplicate rule: it is queued (422 for a mapping without email or name). */
+export async function confirmImport(
+  db: Db,
+  writer: Writer & Acting,
+  id: number,
+  choice: { mapping: Record<string, string>; on_duplicate: 'update' | 'skip' },
+): Promise<ContactImport> {
+  const { companyId } = writer
+  const row = await findImport(db, companyId, id)
+  if (!row) throw notFound()
+  if (row.state !== 'draft') return toImport(row)
+  const columns = await draftColumns(db, companyId, row, choice.mapping)
+  checkColumns(columns)
+  const confirmed = await confirmDraft(db, companyId, id, { ...options(row), columns, on_duplicate: choice.on_duplicate }, writer.now)
+  return toImport(confirmed ?? row)
 }
 
 export async function getImport(db: Db, caller: { companyId: CompanyId }, id: number): Promise<ContactImport> {
@@ -280,7 +386,7 @@ export async function runClaimed(db: Db, row: ImportRow, clock: () => Date, sett
   if (row.attempts > settings.maxAttempts) {
     return finish(db, row, clock(), {
       state: 'failed',
-      failure: `the import was interrupted ${String(row.attempts - 1)} times (the server stopped while it ran); the rows before line ${String(row.rows_done + 2)} are saved`,
+      failure: `the import was interrupted ${String(row.attempts - 1)} times (the server stopped, or the database failed, while it ran); the rows before line ${String(row.rows_done + 2)} are saved`,
     })
   }
   try {
@@ -292,11 +398,9 @@ export async function runClaimed(db: Db, row: ImportRow, clock: () => Date, sett
     return await finish(db, row, clock(), { state: 'done', failure: null })
   } catch (err) {
     if (err instanceof LeaseLost) return undefined
-    const current = await findImport(db, companyId, row.id)
-    await finish(db, row, clock(), {
-      state: 'failed',
-      failure: `an unexpected error stopped the import; the rows before line ${String((current?.rows_done ?? row.rows_done) + 2)} are saved`,
-    })
+    // A database that failed for a moment (a timeout, a lost connection): the next claim
+    // resumes after the last batch saved, and too many attempts fail it (above).
+    await releaseImport(db, companyId, row.id, row.attempts, clock()).catch(() => undefined)
     throw err
   }
 }
