@@ -27,7 +27,7 @@ const STAGES = ['lead', 'mql', 'sql', 'opportunity', 'client']
 
 async function writeFile(path: string) {
   const out = createWriteStream(path)
-  const write = (text: string) => (out.write(text) ? Promise.resolve() : new Promise<void>((resolve) => out.once('drain', () => resolve())))
+  const write = (text: string) => (out.write(text) ? Promise.resolve() : new Promise<void>((resolve) => out.once('drain', () => { resolve(); })))
   await write('First Name,Last Name,Email,Company Name,Job Title,Phone Number,City,Country/Region,Lifecycle Stage\n')
   for (let i = 1; i <= ROWS; i++) {
     await write(`Person${String(i)},Surname ${String(i % 997)},person${String(i)}@bench-import.example,Business ${String(i % 500)},` +
@@ -83,7 +83,7 @@ async function main() {
       headers: { ...headers, 'content-type': 'text/csv', 'content-length': String(bytes) },
       body: Readable.toWeb(createReadStream(file)) as ReadableStream,
       duplex: 'half',
-    } as RequestInit)
+    })
     const uploaded = performance.now()
     const record = (await upload.json()) as { id: number }
     if (upload.status !== 202) throw new Error(`upload answered ${String(upload.status)}: ${JSON.stringify(record)}`)
