@@ -2,7 +2,7 @@
 
 -- contactImports.insert
 insert into contact_imports (company_id, user_id, file_name, file_bytes, state, dry_run, options, created_at, updated_at)
-values ($1, $2, $3, 0, 'queued', $4, $5::json, $6, $6)
+values ($1, $2, $3, 0, $7, $4, $5::json, $6, $6)
 returning company_id, id, user_id, file_name, file_bytes::float8 as file_bytes, state, dry_run, options,
     rows_done::float8 as rows_done, bytes_done::float8 as bytes_done, created_count::float8 as created_count,
     updated_count::float8 as updated_count, skipped_count::float8 as skipped_count,
@@ -14,6 +14,14 @@ insert into contact_import_chunks (company_id, import_id, seq, data) values ($1,
 -- contactImports.setFile
 update contact_imports set file_bytes = $3, options = $4::json
  where company_id = (select $1::bigint) and id = $2
+returning company_id, id, user_id, file_name, file_bytes::float8 as file_bytes, state, dry_run, options,
+    rows_done::float8 as rows_done, bytes_done::float8 as bytes_done, created_count::float8 as created_count,
+    updated_count::float8 as updated_count, skipped_count::float8 as skipped_count,
+    rejected_count::float8 as rejected_count, attempts, failure, started_at, finished_at, created_at, updated_at;
+
+-- contactImports.confirm
+update contact_imports set state = 'queued', options = $3::json, updated_at = $4
+ where company_id = (select $1::bigint) and id = $2 and state = 'draft'
 returning company_id, id, user_id, file_name, file_bytes::float8 as file_bytes, state, dry_run, options,
     rows_done::float8 as rows_done, bytes_done::float8 as bytes_done, created_count::float8 as created_count,
     updated_count::float8 as updated_count, skipped_count::float8 as skipped_count,
