@@ -5,6 +5,7 @@ import { Count, ErrorResponse, PageMeta } from './http/schemas.js'
 import { SyncMeta } from './http/sync.js'
 import { AuditEvent, AuditEventLine, AuditEventsPage, AuditMeta } from './modules/audit/audit.schemas.js'
 import { Business } from './modules/businesses/businesses.schemas.js'
+import { ContactImport } from './modules/contact-imports/contact-imports.schemas.js'
 import { ContactBatchItem, ContactBatchRequest, ContactBatchResponse, ContactBatchResult } from './modules/contacts/contacts.batch.schemas.js'
 import { Contact, ContactsPage, ContactsSyncPage, ContactTombstone } from './modules/contacts/contacts.schemas.js'
 import { CustomField, CustomFieldsList } from './modules/custom-fields/custom-fields.schemas.js'
@@ -74,6 +75,7 @@ export const componentSchemas = [
   ContactBatchResponse,
   ContactTombstone,
   ContactsSyncPage,
+  ContactImport,
   Business,
   ...ContactEventKinds,
   ContactEvent,

@@ -21,6 +21,8 @@ import health from './plugins/health.js'
 import replica from './plugins/replica.js'
 import requestParams from './plugins/request-params.js'
 import webhookWorker from './plugins/webhook-worker.js'
+import importWorker from './plugins/import-worker.js'
+import type { ImportWorkerOptions } from './modules/contact-imports/worker.js'
 import auditRetention from './plugins/audit-retention.js'
 import backups from './plugins/backups.js'
 import metrics from './plugins/metrics.js'
@@ -60,6 +62,11 @@ export interface AppDeps {
   webhookWorker?: boolean | Partial<WorkerOptions>
   /** Bounds of the lingering close after an answer given before the body arrived (tests). */
   linger?: LingerBounds
+  /**
+   * Run the contact import worker in this app (the server does; tests that import turn it
+   * on, with smaller batches if they like). Default: off.
+   */
+  importWorker?: boolean | Partial<ImportWorkerOptions>
   /** Run the audit log's retention job in this app (the server does). Default: off. */
   auditRetention?: boolean
   /** Take the scheduled backups BACKUP_DIR and BACKUP_EVERY ask for (the server does). Default: off. */
@@ -152,6 +159,10 @@ export async function buildApp(config: Config, deps: AppDeps = {}) {
   await app.register(docs)
   await app.register(drain)
   await app.register(health)
+  await app.register(importWorker, {
+    enabled: deps.importWorker !== undefined && deps.importWorker !== false,
+    ...(typeof deps.importWorker === 'object' ? { settings: deps.importWorker } : {}),
+  })
   app.decorate('accessTable', [])
   await app.register(api, { prefix: '/api', limiter, accessTable: app.accessTable })
   await app.register(web, { config })

@@ -83,6 +83,8 @@ export interface Config {
    * (OTEL_SERVICE_NAME names the service, default engage); unset, tracing is not loaded.
    */
   tracing: { endpoint: string; serviceName: string } | undefined
+  /** CONTACT_IMPORT_MAX_BYTES: the largest CSV file a contact import takes (413 above it). */
+  contactImportMaxBytes: number
 }
 
 export class ConfigError extends Error {}
@@ -222,6 +224,7 @@ export function loadConfig(env: Env = process.env): Config {
     metrics: metricsSettings(env),
     backups: backupSettings(env),
     tracing: tracingSettings(env),
+    contactImportMaxBytes: integer(env, 'CONTACT_IMPORT_MAX_BYTES', 256 * 1024 * 1024, 1024, 4 * 1024 * 1024 * 1024),
   }
 }
 

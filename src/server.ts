@@ -69,6 +69,7 @@ const appReady = buildApp(config, {
   onProgress: say,
   logger: process.stdout.isTTY ? terminalLogger(config.logLevel) : undefined,
   webhookWorker: true,
+  importWorker: true,
   auditRetention: true,
   backups: true,
 })

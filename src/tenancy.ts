@@ -43,3 +43,9 @@ export interface TokenAccess {
   /** An OAuth token's grant: its rate limit is the grant's, its revocation drops it. Null for a personal token. */
   readonly grantId: number | null
 }
+
+/**
+ * Who writes, and when: the company, the user who acts and the one "now" of the writes. A
+ * token's caller is one; so is a background job that acts for a user (a contact import).
+ */
+export type Writer = Pick<Caller, 'companyId' | 'userId' | 'now'>

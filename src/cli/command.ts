@@ -16,6 +16,8 @@ export interface CommandContext extends Acting {
   note(text: string): void
   /** Standard output, for a command that streams (`stream: true`); resolves when it may write more. */
   write(text: string): Promise<void>
+  /** Standard error, for progress a person watches (a long import); never the result. */
+  status(text: string): void
 }
 
 interface CommandShape {

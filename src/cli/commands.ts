@@ -1,5 +1,6 @@
 // Every admin command; each resource module keeps its own in <resource>.cli.ts.
 import { auditCommands } from '../modules/audit/audit.cli.js'
+import { contactImportsCommands } from '../modules/contact-imports/contact-imports.cli.js'
 import { authCommands } from '../modules/auth/auth.cli.js'
 import { flowsCommands } from '../modules/flows/flows.cli.js'
 import { tasksCommands } from '../modules/tasks/tasks.cli.js'
@@ -8,4 +9,4 @@ import { whatsappCommands } from '../modules/whatsapp/whatsapp.cli.js'
 import { backupCommands } from '../backup/backup.cli.js'
 import type { Command } from './command.js'
 
-export const commands: Command[] = [...usersCommands, ...authCommands, ...flowsCommands, ...tasksCommands, ...whatsappCommands, ...auditCommands, ...backupCommands]
+export const commands: Command[] = [...usersCommands, ...authCommands, ...flowsCommands, ...tasksCommands, ...whatsappCommands, ...contactImportsCommands, ...auditCommands, ...backupCommands]

@@ -104,6 +104,7 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
     note: (text) => {
       io.stderr(`admin: ${text}\n`)
     },
+    status: io.stderr,
     write:
       io.write ??
       ((text) => {

@@ -101,3 +101,34 @@ async function savepoint<T>(client: pg.PoolClient, fn: (tx: Db) => Promise<T>): 
     depths.set(client, depth - 1)
   }
 }
+
+/**
+ * Yields what `rows` yields from one read-only REPEATABLE READ transaction: every statement
+ * sees the same snapshot, however long the walk (an export). Its client is held until the
+ * walk ends or its consumer stops early (a closed download), then given back.
+ */
+export async function* inSnapshot<T>(db: Db, rows: (tx: Db) => AsyncIterable<T>): AsyncGenerator<T> {
+  if (!(db instanceof pg.Pool)) {
+    yield* rows(db)
+    return
+  }
+  const client = await db.connect()
+  let broken: Error | undefined
+  let open = false
+  try {
+    await client.query('begin isolation level repeatable read, read only')
+    open = true
+    yield* rows(client)
+    await client.query('commit')
+    open = false
+  } catch (err) {
+    if (isDatabaseUnavailable(err)) broken = err instanceof Error ? err : new Error('database unavailable')
+    throw err
+  } finally {
+    // Also reached when the consumer stopped early: the transaction only read, so rolling it back loses nothing.
+    if (open && broken === undefined) await client.query('rollback').catch((err: unknown) => {
+      broken = err instanceof Error ? err : new Error('rollback failed')
+    })
+    client.release(broken)
+  }
+}

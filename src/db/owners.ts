@@ -35,4 +35,7 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   oauth_grants: 'modules/oauth',
   oauth_codes: 'modules/oauth',
   oauth_refresh_tokens: 'modules/oauth',
+  contact_imports: 'modules/contact-imports',
+  contact_import_chunks: 'modules/contact-imports',
+  contact_import_rejections: 'modules/contact-imports',
 }

@@ -10,5 +10,6 @@ import usersRoutes from './users/users.routes.js'
 import whatsappRoutes from './whatsapp/whatsapp.routes.js'
 import webhooksRoutes from './webhooks/webhooks.routes.js'
 import auditRoutes from './audit/audit.routes.js'
+import contactImportsRoutes from './contact-imports/contact-imports.routes.js'
 
-export const resourceRoutes = [usersRoutes, contactsRoutes, customFieldsRoutes, tagsRoutes, flowsRoutes, tasksRoutes, leadsRoutes, meetTranscriptionsRoutes, whatsappRoutes, webhooksRoutes, auditRoutes]
+export const resourceRoutes = [usersRoutes, contactsRoutes, customFieldsRoutes, tagsRoutes, flowsRoutes, tasksRoutes, leadsRoutes, meetTranscriptionsRoutes, whatsappRoutes, webhooksRoutes, auditRoutes, contactImportsRoutes]

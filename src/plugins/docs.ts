@@ -216,6 +216,12 @@ interface DocSchema {
   [key: string]: unknown
 }
 
+/** The request body: JSON or a form, or for an operation that takes a file (an import), the file in its media type. */
+function bodyOf(fileBody: string | undefined) {
+  if (fileBody === undefined) return { consumes: ['application/json', 'application/x-www-form-urlencoded'] }
+  return { body: { type: 'string', description: `the file itself, as \`${fileBody}\`` }, consumes: [fileBody] }
+}
+
 /** The route's schema as the document shows it. */
 function documented(schema: DocSchema, route: RouteOptions, url: string): DocSchema {
   if (!url.startsWith('/api/')) {
@@ -261,7 +267,7 @@ function documented(schema: DocSchema, route: RouteOptions, url: string): DocSch
     security: [{ bearerToken: needs }, { queryToken: needs }],
     ...(keyed ? { headers: { type: 'object', ...given, properties: { ...given?.properties, 'Idempotency-Key': IDEMPOTENCY_KEY } } } : {}),
     response,
-    ...(hasBody ? { consumes: ['application/json', 'application/x-www-form-urlencoded'] } : {}),
+    ...(hasBody ? bodyOf(route.config?.fileBody) : {}),
   }
 }
 

@@ -15,6 +15,7 @@ import { isDatabaseUnavailable } from '../db/errors.js'
 import { ApiError } from '../errors.js'
 import { hideFromOpenApi, scopeRateLimiter } from '../http/beside-api.js'
 import contactsPages from './contacts/contacts.routes.js'
+import importsPages from './imports/imports.routes.js'
 import { errorPage, sendPage, type Assets, type Chrome } from './frame/frame.js'
 import { addPageGuard, handlerGates, type PageGroupOptions } from './frame/guard.js'
 import { oauthPages } from './oauth/oauth.routes.js'
@@ -139,6 +140,7 @@ const web: FastifyPluginAsync<WebOptions> = async (app, { config }) => {
   // The page groups: each a plugin whose routes declare who may open them (config.page).
   const group: PageGroupOptions = { config, cookies, chrome, now }
   await app.register(signInPages, { ...group, signInLimiter })
+  await app.register(importsPages, group)
   await app.register(contactsPages, group)
   await app.register(settingsPages, group)
   await app.register(usersPages, group)

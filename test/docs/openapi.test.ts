@@ -102,7 +102,8 @@ describe('OpenAPI document', () => {
         assert.equal(json?.schema.$ref, '#/components/schemas/Error', `${name} ${status}`)
         for (const example of Object.values(json.examples ?? {})) assert.equal(example.value.error.status, Number(status), `${name} ${status}`)
       }
-      if (withBody) assert.deepEqual(Object.keys(op.requestBody?.content ?? {}), ['application/json', 'application/x-www-form-urlencoded'], name)
+      const bodyTypes = name === 'POST /api/v1/contact_imports' ? ['text/csv'] : ['application/json', 'application/x-www-form-urlencoded']
+      if (withBody) assert.deepEqual(Object.keys(op.requestBody?.content ?? {}), bodyTypes, name)
     }
     const response = (path: string, method: string, status: string) => doc.paths[path]?.[method]?.responses[status]
     assert.ok(response('/api/v1/contacts/{id}', 'get', '404'), 'a path id answers 404')
@@ -126,6 +127,10 @@ describe('OpenAPI document', () => {
     assert.deepEqual(shapes('/api/v1/tasks'), ['#/components/schemas/TaskPage', '#/components/schemas/TaskSyncPage'])
     assert.equal(ok('/api/v1/contacts', 'post', '201'), '#/components/schemas/Contact')
     assert.equal(ok('/api/v1/flows/{id}/add_contact', 'put'), '#/components/schemas/Enrollment')
+    assert.equal(ok('/api/v1/contact_imports', 'post', '202'), '#/components/schemas/ContactImport')
+    const csv = (path: string) => doc.paths[path]?.get?.responses['200']?.content?.['text/csv']
+    assert.ok(csv('/api/v1/contacts/export'), 'the export answers text/csv')
+    assert.ok(csv('/api/v1/contact_imports/{id}/errors'), 'the rejected rows answer text/csv')
   })
 
   test('the audit export answers its own media type, application/x-ndjson, one named AuditEventLine per line', () => {

@@ -398,3 +398,16 @@ const byEmail = defineQuery<{ id: number; business: string | null }>(
 export function findLiveContactByEmail(db: Db, companyId: CompanyId, email: string) {
   return runOne(db, byEmail, [companyId, email])
 }
+
+// Which of the emails a live contact of the company has (lower-cased), for an import that skips
+// known emails: through contacts_company_email_live_key, like batchLockContacts, without locking.
+const liveEmails = defineQuery<{ email: string }>(
+  'contacts.batchLiveEmails',
+  `select lower(c.email) as email from contacts c
+    where c.company_id = (select $1::bigint) and lower(c.email) = any($2::text[]) and c.deleted_at is null`,
+)
+
+/** The emails (lower-cased) among `emails` that a live contact of the company has. */
+export async function liveContactEmails(db: Db, companyId: CompanyId, emails: string[]): Promise<Set<string>> {
+  return new Set((await run(db, liveEmails, [companyId, emails.map((email) => email.toLowerCase())])).map((row) => row.email))
+}

@@ -18,7 +18,7 @@ import { foreignKeyViolation, uniqueViolation } from '../../db/errors.js'
 import { ApiError, detailCodes } from '../../errors.js'
 import { validate } from '../../http/validation.js'
 import type { Static, TSchema } from 'typebox'
-import type { Caller } from '../../tenancy.js'
+import type { Writer } from '../../tenancy.js'
 import { ContactBatchEmail, ContactBatchUpdate } from './contacts.batch.schemas.js'
 import { findLiveContactByEmail, lockBatchContacts, lockBatchEmails, resolveLocked, writeBatch } from './contacts.batch.sql.js'
 import { changeContact } from './contacts.change.js'
@@ -57,7 +57,7 @@ function check<T extends TSchema>(schema: T, item: unknown): Checked<Static<T>> 
 
 
 /** Applies the items in order; one result per item, in the same order. */
-export async function upsertContacts(db: Db, caller: Caller, items: unknown[]): Promise<BatchResult[]> {
+export async function upsertContacts(db: Db, caller: Writer, items: unknown[]): Promise<BatchResult[]> {
   const results = new Array<BatchResult>(items.length)
   const matched: { index: number; item: BatchItem }[] = []
   items.forEach((item, index) => {
@@ -79,7 +79,7 @@ export async function upsertContacts(db: Db, caller: Caller, items: unknown[]): 
 }
 
 
-async function apply(db: Db, caller: Caller, items: BatchItem[]): Promise<BatchResult[]> {
+async function apply(db: Db, caller: Writer, items: BatchItem[]): Promise<BatchResult[]> {
   try {
     return await transaction(db, (tx) => applyTogether(tx, caller, items))
   } catch (err) {
@@ -100,7 +100,7 @@ function named(item: BatchItem) {
   }
 }
 
-async function applyTogether(tx: Db, caller: Caller, items: BatchItem[]): Promise<BatchResult[]> {
+async function applyTogether(tx: Db, caller: Writer, items: BatchItem[]): Promise<BatchResult[]> {
   const { companyId } = caller
   await lockBatchEmails(tx, companyId, items.map((item) => item.email))
   const emails = distinct(items.map((item) => item.email.toLowerCase()))
@@ -119,7 +119,7 @@ async function applyTogether(tx: Db, caller: Caller, items: BatchItem[]): Promis
 }
 
 /** The slow path: each item through the single requests' code, in a savepoint of its own. */
-async function applyOneByOne(tx: Db, caller: Caller, items: BatchItem[]): Promise<BatchResult[]> {
+async function applyOneByOne(tx: Db, caller: Writer, items: BatchItem[]): Promise<BatchResult[]> {
   await lockBatchEmails(tx, caller.companyId, items.map((item) => item.email))
   const results: BatchResult[] = []
   for (const item of items) {

@@ -8,14 +8,14 @@
 // COMMIT. The answer is the contact as planned: nothing is read back.
 import { transaction, type Db } from '../../db/db.js'
 import { notFound } from '../../errors.js'
-import type { Caller } from '../../tenancy.js'
+import type { Writer } from '../../tenancy.js'
 import { lockLeadEmail } from '../leads/lead-links.js'
 import { lockLiveContact, resolveLocked, writeBatch } from './contacts.batch.sql.js'
 import { planChange } from './contacts.plan.js'
 import type { ContactUpdateBody } from './contacts.schemas.js'
 import { fieldNames, rethrow, type Contact } from './contacts.service.js'
 
-export async function changeContact(db: Db, caller: Caller, id: number, input: ContactUpdateBody): Promise<Contact> {
+export async function changeContact(db: Db, caller: Writer, id: number, input: ContactUpdateBody): Promise<Contact> {
   const { companyId, now } = caller
   try {
     return await transaction(db, async (tx) => {

@@ -4,7 +4,7 @@
 // resolve statement read (the contacts locked, with their tags and custom values, and the
 // tags, fields and users named), each gives the results and one BatchWrite.
 import { invalid, type ApiError, type ErrorDetails } from '../../errors.js'
-import type { Caller } from '../../tenancy.js'
+import type { Writer } from '../../tenancy.js'
 import type { ContactRow } from './contacts.repository.js'
 import type { ContactBatchUpdate } from './contacts.batch.schemas.js'
 import type { resolveLocked, BatchContact, BatchWrite, ContactColumns } from './contacts.batch.sql.js'
@@ -80,7 +80,7 @@ const knownState = (contact: BatchContact): State => ({
  * (undefined: nothing).
  * A later item with the email of an earlier one updates what the earlier one left.
  */
-export function planBatch(caller: Caller, references: References, items: BatchItem[], now: Date) {
+export function planBatch(caller: Writer, references: References, items: BatchItem[], now: Date) {
   const states = new Map(references.contacts.map((contact) => [contact.row.email.toLowerCase(), knownState(contact)]))
   const planner = contactPlanner(caller, references, now)
   const results = items.map((item): BatchResult => {
@@ -103,7 +103,7 @@ export function planBatch(caller: Caller, references: References, items: BatchIt
  * write (undefined: nothing changed) with the new email whose lead-link lock the write needs.
  */
 export function planChange(
-  caller: Caller,
+  caller: Writer,
   references: References,
   contact: BatchContact,
   input: ContactUpdateBody,
@@ -118,7 +118,7 @@ export function planChange(
 }
 
 /** Creates and updates in memory, and the write they add up to (finish). */
-function contactPlanner(caller: Caller, references: References, now: Date) {
+function contactPlanner(caller: Writer, references: References, now: Date) {
   const newIds = [...references.newIds]
   const write: BatchWrite = {
     businessNames: [],

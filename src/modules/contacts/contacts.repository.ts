@@ -523,3 +523,30 @@ export async function insertCustomValues(
   if (values.length === 0) return
   await run(db, insertCustomValuesStatement, [companyId, ...columns(values, ['contactId', 'customFieldId', 'value', 'createdAt'])])
 }
+
+// The export (GET /contacts/export): the live contacts after id $3, $5 at a time in id order,
+// of one owner ($4) and matching a term ($2, the list's search) when given, all read in one
+// REPEATABLE READ transaction (db.ts, inSnapshot). From contacts_company_live_idx
+// (company_id, id) as one range per batch; the term is tested on each row, as a walk in id
+// order cannot take it from the trigram index.
+const exportBatchStatement = defineQuery<Contact>(
+  'contacts.exportBatch',
+  `select ${CONTACT_RECORD}
+     from contacts c
+    where c.company_id = ${COMPANY} and c.deleted_at is null and c.id > $3::bigint
+      and ($4::bigint is null or c.user_id = $4::bigint)
+      and ($2::text is null or (${TERM_IN_FIELDS}))
+    order by c.id
+    limit $5`,
+)
+
+/** A batch of the export: up to `limit` live contacts after `afterId`, in id order. */
+export function contactsExportBatch(
+  db: Db,
+  companyId: CompanyId,
+  filters: { term: string | undefined; userId: number | undefined },
+  afterId: number,
+  limit: number,
+): Promise<Contact[]> {
+  return run(db, exportBatchStatement, [companyId, filters.term ?? null, afterId, filters.userId ?? null, limit])
+}

@@ -6,10 +6,11 @@ import { DateParam } from '../../http/schemas.js'
 import { pageWindow, readPage, type ListPage, type PageRequest } from '../../http/pagination.js'
 import { walkPage, type WalkRequest } from '../../http/sync.js'
 import { validate } from '../../http/validation.js'
-import type { Caller, CompanyId } from '../../tenancy.js'
+import type { Caller, CompanyId, Writer } from '../../tenancy.js'
 import { contactBusiness as businessOfContact } from '../businesses/businesses.service.js'
 import { contactEventsPage as eventsOfContact } from '../events/events.repository.js'
 import {
+  contactsExportBatch,
   contactsPageJson,
   contactsWalkPage,
   deleteLockedContact,
@@ -256,7 +257,7 @@ export function contactsWalk(db: Db, caller: Caller, walk: WalkRequest) {
  * Four round trips: BEGIN; the lead-link lock with the tags and custom fields to check;
  * one statement that writes everything and answers the contact (counters last); COMMIT.
  */
-export async function createContact(db: Db, caller: Caller, input: ContactCreateBody): Promise<Contact> {
+export async function createContact(db: Db, caller: Writer, input: ContactCreateBody): Promise<Contact> {
   const { companyId, userId, now } = caller
   const tagIds = input.tags ?? []
   const entries = input.custom_fields ?? []
@@ -299,4 +300,23 @@ export function contactEventsPage(db: Db, caller: Caller, id: number, query: Pag
 
 export function contactBusiness(db: Db, caller: Caller, id: number) {
   return businessOfContact(db, caller, id)
+}
+
+/** Rows read per statement of an export. */
+export const EXPORT_BATCH = 1000
+
+/**
+ * Every live contact of a view of the list (its owner and search filters), in id order, a
+ * batch at a time: run it in one snapshot (db.ts, inSnapshot) for a consistent export.
+ */
+export async function* contactsForExport(db: Db, companyId: CompanyId, filters: Pick<ContactsListQuery, 'user_id' | 'search_term'>): AsyncGenerator<Contact> {
+  const term = filters.search_term === '' ? undefined : filters.search_term
+  let afterId = 0
+  for (;;) {
+    const rows = await contactsExportBatch(db, companyId, { term, userId: filters.user_id }, afterId, EXPORT_BATCH)
+    yield* rows
+    const last = rows.at(-1)
+    if (last === undefined || rows.length < EXPORT_BATCH) return
+    afterId = last.id
+  }
 }

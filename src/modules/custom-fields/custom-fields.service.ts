@@ -45,12 +45,12 @@ function optionsToStore(input: CustomFieldBody): { options: { name: string }[] |
   return checkedOptions(input.options ?? [])
 }
 
-export async function customFieldsOfCompany(db: Db, caller: Caller) {
+export async function customFieldsOfCompany(db: Db, caller: Pick<Caller, 'companyId'>) {
   const rows = await listCustomFields(db, caller.companyId)
   return { data: rows, meta: { total_count: rows.length } }
 }
 
-export async function createCustomField(db: Db, caller: Caller, input: CustomFieldBody) {
+export async function createCustomField(db: Db, caller: Pick<Caller, 'companyId' | 'now'>, input: CustomFieldBody) {
   const { now } = caller
   const { options = [], problems } = optionsToStore({ ...input, options: input.options ?? null })
   if (problems.length > 0) throw invalid({ options: problems })

@@ -5,12 +5,12 @@ import type { Caller } from '../../tenancy.js'
 import { deleteTagWithEvents, insertTag, listTags, updateTag } from './tags.repository.js'
 import type { Tag, TagBody } from './tags.schemas.js'
 
-export async function tagsOfCompany(db: Db, caller: Caller) {
+export async function tagsOfCompany(db: Db, caller: Pick<Caller, 'companyId'>) {
   const rows = await listTags(db, caller.companyId)
   return { data: rows, meta: { total_count: rows.length } }
 }
 
-export async function createTag(db: Db, caller: Caller, input: TagBody) {
+export async function createTag(db: Db, caller: Pick<Caller, 'companyId' | 'now'>, input: TagBody) {
   try {
     return await insertTag(db, caller.companyId, { name: input.name, color: input.color, now: caller.now })
   } catch (err) {

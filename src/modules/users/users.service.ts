@@ -12,6 +12,7 @@ import {
   allUsersOf,
   findAuthorizationJson,
   findCompany,
+  findUser,
   hasAnyCompany,
   insertCompany,
   insertUser,
@@ -50,6 +51,13 @@ export async function requireCompany(db: Db, id: number): Promise<CompanyId> {
   const companyId = asCompanyId(id)
   if (!(await findCompany(db, companyId))) throw new ApiError(404, `company ${id} not found`)
   return companyId
+}
+
+/** The user `id` of the company, active, for a command that acts as them (404 otherwise). */
+export async function requireActiveUser(db: Db, companyId: CompanyId, id: number): Promise<number> {
+  const user = await findUser(db, companyId, id)
+  if (!user || !user.active) throw new ApiError(404, `no active user ${id} in company ${companyId}`)
+  return user.id
 }
 
 export async function createUser(db: Db, acting: Acting, input: UserCreateInput) {

@@ -67,6 +67,12 @@ export function viewHref(view: ContactsView, change: Partial<ContactsView> = {})
   return query === '' ? CONTACTS : `${CONTACTS}?${query}`
 }
 
+/** Contacts → Export of a view: its search and owner, as CSV (/contacts/export). */
+function exportHref(view: ContactsView): string {
+  const query = viewHref({ ...view, page: 1 }).slice(CONTACTS.length)
+  return `${CONTACTS}/export${query}`
+}
+
 function addedNotice(flash: AddedFlash): Html {
   return html`<div class="notice" role="status">
   <p>${String(flash.added)} added to ${flash.flow}.</p>
@@ -94,6 +100,8 @@ export function contactsPage(chrome: Chrome, list: ContactsListView): Html {
     'Contacts',
     html`<div class="page-head">
   <h1>Contacts</h1>
+  <a class="button" href="${CONTACTS}/import">Import</a>
+  <a class="button" href="${exportHref(list.view)}" id="export-view">Export this view</a>
   <a class="button primary" href="${CONTACTS}/new">New contact</a>
 </div>
 ${list.flash && addedNotice(list.flash)}

@@ -63,6 +63,9 @@ function predicate(event: AuditRecord): string {
     case 'flow.created': return `created the flow ${target}`
     case 'task.created': return `created the task ${quoted(target)}`
     case 'task.completed': return `completed the task ${quoted(target)}`
+    case 'contact_import.created': return `started importing contacts from ${quoted(target)}`
+    case 'contact_import.finished': return `finished importing contacts from ${quoted(target)}`
+    case 'contacts.exported': return 'exported contacts'
     case 'whatsapp_messages.imported': return `imported ${JSON.stringify((event.changes?.imported as unknown[] | undefined)?.[1] ?? '?')} WhatsApp messages`
     default: return `${event.action} ${target}`
   }

@@ -76,4 +76,31 @@ document.addEventListener('submit', async (event) => {
   heading?.setAttribute('tabindex', '-1')
   heading?.focus()
 })
+// Contacts → Import: the file is sent as it is (text/csv), with the form's CSRF token in a header.
+for (const form of document.querySelectorAll('form[data-upload]')) {
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault()
+    const file = form.querySelector('input[type=file]').files[0]
+    const problem = form.querySelector('[data-upload-problem]')
+    if (!file) return
+    form.querySelector('button[type=submit]').disabled = true
+    const answer = await fetch(form.action, {
+      method: 'POST',
+      headers: { 'content-type': 'text/csv', 'x-csrf-token': form.elements._csrf.value, 'x-file-name': encodeURIComponent(file.name) },
+      body: file,
+    })
+    if (answer.redirected && answer.ok) {
+      window.location.assign(answer.url)
+      return
+    }
+    const page = new DOMParser().parseFromString(await answer.text(), 'text/html')
+    problem.textContent = page.querySelector('#upload-problem, .alert, h1')?.textContent ?? 'The upload failed.'
+    problem.hidden = false
+    form.querySelector('button[type=submit]').disabled = false
+  })
+}
+// An import's page while it runs: read again every few seconds (its state is the server's).
+for (const section of document.querySelectorAll('[data-refresh]')) {
+  setTimeout(() => { window.location.reload() }, Number(section.dataset.refresh))
+}
 `

@@ -181,3 +181,7 @@ select (select count(*) from recorded_events)::int as events;
 select id, business from contacts
  where company_id = (select $1::bigint) and lower(email) = lower($2::text) and deleted_at is null
    for update;
+
+-- contacts.batchLiveEmails
+select lower(c.email) as email from contacts c
+ where c.company_id = (select $1::bigint) and lower(c.email) = any($2::text[]) and c.deleted_at is null;

@@ -489,3 +489,14 @@ select $1, p.contact_id, p.tag_id, p.created_at
 insert into contact_custom_values (company_id, contact_id, custom_field_id, value, created_at, updated_at)
 select $1, v.contact_id, v.custom_field_id, v.value, v.created_at, v.created_at
   from unnest($2::bigint[], $3::bigint[], $4::text[], $5::timestamptz[]) as v(contact_id, custom_field_id, value, created_at);
+
+-- contacts.exportBatch
+select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, c.tags_json as tags, c.custom_fields_json as custom_fields, c.created_at, c.updated_at
+  from contacts c
+ where c.company_id = (select $1::bigint) and c.deleted_at is null and c.id > $3::bigint
+   and ($4::bigint is null or c.user_id = $4::bigint)
+   and ($2::text is null or (textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+           and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+                or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))))
+ order by c.id
+ limit $5;

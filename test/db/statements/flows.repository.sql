@@ -111,3 +111,7 @@ returning id, flow_id, contact_id, status, added_at, created_at, updated_at;
 insert into counters (company_id, list, key, value)
 values ($1, 'flows.contacts', $2, $3)
 on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value;
+
+-- flows.activeContactsIn
+select contact_id from flow_enrollments
+ where company_id = $1 and flow_id = $2 and contact_id = any($3::bigint[]) and status = 'active';
