@@ -267,3 +267,16 @@ const chunksDelete = defineQuery<never>(
 export async function deleteChunks(db: Db, companyId: CompanyId, importId: number): Promise<void> {
   await run(db, chunksDelete, [companyId, importId])
 }
+
+// A batch of an import writes hundreds of contacts with their tags, values, events and
+// webhook events in one transaction: on a busy server that outlasts the pool's per-statement
+// limit (DB_STATEMENT_TIMEOUT_MS, meant for requests), so a batch's statements get a minute.
+const batchTimeoutStatement = defineQuery<{ set: string }>(
+  'contactImports.batchTimeout',
+  `select set_config('statement_timeout', '60s', true) as set`,
+)
+
+/** Inside the batch's transaction: its statements may each run up to a minute. */
+export async function allowLongBatch(tx: Db): Promise<void> {
+  await run(tx, batchTimeoutStatement, [])
+}

@@ -46,6 +46,7 @@ import {
   setImportFile,
   type ImportRow,
   type Rejection,
+  allowLongBatch,
 } from './contact-imports.repository.js'
 import { MAX_COLUMNS, type ContactImport, type ExportQuery, type ImportQuery } from './contact-imports.schemas.js'
 import { SeenEmails } from './seen-emails.js'
@@ -496,6 +497,7 @@ async function saveRows(db: Db, row: ImportRow, clock: () => Date, settings: Run
     const counts = { created: 0, updated: 0, skipped: 0 }
     const at = writer()
     await transaction(db, async (tx) => {
+      await allowLongBatch(tx)
       let toSave = items
       if (stored.on_duplicate === 'skip' && items.length > 0) {
         const known = await liveContactEmails(tx, companyId, items.map(({ item }) => String(item.email)))
