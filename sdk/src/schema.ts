@@ -857,6 +857,96 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/contact_imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import contacts from a CSV file (the body), in the background
+         * @description The body is the file itself, `Content-Type: text/csv`: UTF-8 with or without a BOM, UTF-16 with a BOM (Excel's "Unicode text") or Windows-1252; comma, semicolon or tab separated (detected from the header line, or `separator`); its first line names the columns. The options are query parameters; `mapping[<header>]=<target>` says where a column goes (without it, the usual export headers are matched by themselves).
+         *
+         *     The file is stored and the import answered at once (202, `state` `queued`); it then runs in the background, one import at a time per company, in batches through the batch upsert: a row whose email a live contact has updates it (or is skipped with `on_duplicate=skip`), a new email creates one, and a row the API would refuse is listed with its line number and the reasons (`GET /contact_imports/:id/errors`). A row whose email an earlier row of the file has is refused. With `dry_run=true` every row is checked and counted and nothing is saved.
+         *
+         *     A file over the size limit (256 MiB unless `CONTACT_IMPORT_MAX_BYTES` says otherwise) answers 413 and is not stored; a file without a header line, or a mapping that does not fit it (no column for `email`, or for `first_name` or `full_name`), answers 422.
+         *
+         *     Scope: `contacts:write`.
+         */
+        post: operations["createContactImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/contact_imports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An import: its state, progress and counts
+         * @description Scope: `contacts:read` (or `contacts:write`).
+         */
+        get: operations["getContactImport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/contact_imports/{id}/errors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The rejected rows of an import, as CSV
+         * @description The file's header with `line` and `reason` columns in front, then each rejected row as the file had it, in line order (the header is line 1): fix the rows, drop the two columns, and import them again. UTF-8 with a BOM.
+         *
+         *     Scope: `contacts:read` (or `contacts:write`).
+         */
+        get: operations["getContactImportErrors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/contacts/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the contacts as CSV (the list's filters apply)
+         * @description Every live contact of your company, or of the list's view (`user_id`, `search_term`), in id order: one row per contact, every field, `tags` as one comma-separated column of tag names, then one column per custom field. UTF-8 with a BOM, CRLF line ends, streamed from one consistent snapshot. A value that begins with `=`, `+`, `-`, `@`, a tab or a carriage return is written with a leading `'`, so that a spreadsheet shows it and does not run it (OWASP's rule against CSV injection). Each export writes an audit record (`contacts.exported`).
+         *
+         *     Scope: `contacts:read` (or `contacts:write`).
+         */
+        get: operations["exportContacts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1272,6 +1362,82 @@ export interface components {
         ContactSyncPage: {
             data: (components["schemas"]["Contact"] | components["schemas"]["ContactTombstone"])[];
             meta: components["schemas"]["SyncMeta"];
+        };
+        /**
+         * @description A CSV import of contacts and its progress
+         * @example {
+         *       "id": 4,
+         *       "user_id": 2,
+         *       "file_name": "hubspot-contacts.csv",
+         *       "file_bytes": 48211,
+         *       "state": "done",
+         *       "dry_run": false,
+         *       "on_duplicate": "update",
+         *       "encoding": "utf-8",
+         *       "separator": "comma",
+         *       "columns": [
+         *         {
+         *           "header": "First Name",
+         *           "target": "first_name"
+         *         },
+         *         {
+         *           "header": "Email",
+         *           "target": "email"
+         *         }
+         *       ],
+         *       "rows_done": 412,
+         *       "progress": 100,
+         *       "counts": {
+         *         "created": 380,
+         *         "updated": 29,
+         *         "skipped": 0,
+         *         "rejected": 3
+         *       },
+         *       "failure": null,
+         *       "started_at": "2026-11-22T10:00:00.120Z",
+         *       "finished_at": "2026-11-22T10:00:01.480Z",
+         *       "created_at": "2026-11-22T10:00:00.000Z",
+         *       "updated_at": "2026-11-22T10:00:01.480Z"
+         *     }
+         */
+        ContactImport: {
+            id: number;
+            /** @description who imports: the rows are written as this user's */
+            user_id: number;
+            file_name: string;
+            file_bytes: number;
+            /** @description `queued` (another import of your company runs), `running`, `done` or `failed` (`failure` says why); `draft`: uploaded in the workspace, waiting for its mapping to be confirmed */
+            state: "draft" | "queued" | "running" | "done" | "failed";
+            dry_run: boolean;
+            /** @description a row whose email a live contact has: `update` it (the batch upsert's rule, the default) or `skip` it */
+            on_duplicate: "update" | "skip";
+            encoding: string;
+            separator: string;
+            /** @description each column of the file and where it goes */
+            columns: {
+                header: string;
+                target: string;
+            }[];
+            /** @description data rows read so far */
+            rows_done: number;
+            /** @description percent of the file read */
+            progress: number;
+            counts: {
+                created: number;
+                updated: number;
+                skipped: number;
+                /** @description rows not saved: GET /contact_imports/:id/errors lists them */
+                rejected: number;
+            };
+            failure: string | null;
+            /** Format: date-time */
+            started_at: string | null;
+            /** Format: date-time */
+            finished_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
         };
         /**
          * @description A contact's employer: one per company and case-insensitive name
@@ -2262,7 +2428,7 @@ export interface components {
             id: number;
             /** Format: date-time */
             occurred_at: string;
-            /** @description a stable dotted name; its first segment is the target's type. Known: `user.signed_in`, `user.sign_in_refused`, `user.signed_out`, `user.password_set`, `user.invite_created`, `user.invite_used`, `user.created`, `user.changed`, `user.deactivated`, `user.reactivated`, `api_token.created`, `api_token.revoked`, `api_token.use_refused`, `api_token.used_from_new_address`, `webhook.created`, `webhook.changed`, `webhook.paused`, `webhook.resumed`, `webhook.deleted`, `webhook.secret_rotated`, `webhook.delivery_replayed`, `company.created`, `company.settings_changed`, `flow.created`, `task.created`, `task.completed`, `whatsapp_messages.imported`, `oauth_app.registered`, `oauth_app.changed`, `oauth_app.secret_rotated`, `oauth_app.deleted`, `oauth_consent.granted`, `oauth_consent.refused`, `oauth_consent.revoked`, `oauth_grant.refresh_token_reused` */
+            /** @description a stable dotted name; its first segment is the target's type. Known: `user.signed_in`, `user.sign_in_refused`, `user.signed_out`, `user.password_set`, `user.invite_created`, `user.invite_used`, `user.created`, `user.changed`, `user.deactivated`, `user.reactivated`, `api_token.created`, `api_token.revoked`, `api_token.use_refused`, `api_token.used_from_new_address`, `webhook.created`, `webhook.changed`, `webhook.paused`, `webhook.resumed`, `webhook.deleted`, `webhook.secret_rotated`, `webhook.delivery_replayed`, `company.created`, `company.settings_changed`, `flow.created`, `task.created`, `task.completed`, `whatsapp_messages.imported`, `contact_import.created`, `contact_import.finished`, `contacts.exported`, `oauth_app.registered`, `oauth_app.changed`, `oauth_app.secret_rotated`, `oauth_app.deleted`, `oauth_consent.granted`, `oauth_consent.refused`, `oauth_consent.revoked`, `oauth_grant.refresh_token_reused` */
             action: string;
             actor: {
                 /** @description user, api_token, oauth_app, cli, system */
@@ -11438,6 +11604,671 @@ export interface operations {
                 };
             };
             /** @description The token lacks the scope `audit:read` (`insufficient_scope`), or its user is a member: only admins may call this operation (`forbidden_role`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter is missing or invalid: `details` names each one with its problems */
+            422: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the rate limit (60 requests per 10 seconds per token): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bug: the body shows nothing of it; the log has it under the request id */
+            500: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached, or this instance is shutting down: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createContactImport: {
+        parameters: {
+            query?: {
+                /** @description the file's name, shown with the import (default `contacts.csv`) */
+                file_name?: string;
+                /** @description Where columns go, by header (case and punctuation ignored): a contact field (`first_name`, `email`, …, or `full_name`, split into first and last name), `tags` (comma-separated tag names, created when missing), `custom_field:<name>` (created as a text field when missing) or `ignore`. A column not named here is matched by its header alone. In the query string: `mapping[E-mail]=email&mapping[Size]=custom_field:T-shirt size`. */
+                mapping?: {
+                    [key: string]: string;
+                };
+                /** @description a row whose email a live contact has: `update` it (the batch upsert's rule, the default) or `skip` it */
+                on_duplicate?: "update" | "skip";
+                /** @description detected from the header line when left out */
+                separator?: "comma" | "semicolon" | "tab";
+                /** @description the BOM's when there is one; else utf-8 when the file is valid UTF-8, else windows-1252 */
+                encoding?: "utf-8" | "utf-16le" | "utf-16be" | "windows-1252";
+                /** @description check every row and count what would happen, saving nothing */
+                dry_run?: true;
+            };
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: 1 to 255 printable ASCII characters (a new UUID per operation you mean to run). The first request with a key runs; its answer is kept 24 h for your token; a retry with the same key and the same parameters gets that answer again, with `Idempotent-Replayed: true`, without running. The same key with other parameters: 422 `idempotency_key_reused`; while the first still runs: 409 with `Retry-After: 1`. Invalid: 422 (must be 1 to 255 printable characters).
+                 * @example 5f0c8a52-7d4e-4a39-9a55-1c0f7e4b6d21
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description the file itself, as `text/csv` */
+        requestBody: {
+            content: {
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description A CSV import of contacts and its progress */
+            202: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactImport"];
+                };
+            };
+            /** @description The body could not be parsed (or is not a JSON object) */
+            400: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
+            401: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `contacts:write` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with the same `Idempotency-Key` is still running: retry after `Retry-After` seconds (1) */
+            409: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over 1 MiB (10 MiB for a transcript) */
+            413: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A body that is neither JSON nor a form (application/x-www-form-urlencoded) */
+            415: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or field is missing or invalid, a referenced id is not of your company, or the change is refused by the state of the record (`state_refused`), or the `Idempotency-Key` is invalid or was used with other parameters (`idempotency_key_reused`) */
+            422: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the rate limit (60 requests per 10 seconds per token): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bug: the body shows nothing of it; the log has it under the request id */
+            500: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached, or this instance is shutting down: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getContactImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A CSV import of contacts and its progress */
+            200: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactImport"];
+                };
+            };
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
+            401: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `contacts:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No import with this id in your company */
+            404: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter is missing or invalid: `details` names each one with its problems */
+            422: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the rate limit (60 requests per 10 seconds per token): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bug: the body shows nothing of it; the log has it under the request id */
+            500: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached, or this instance is shutting down: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getContactImportErrors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the rejected rows: `line`, `reason`, then the file's columns */
+            200: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
+            401: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `contacts:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No import with this id in your company */
+            404: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter is missing or invalid: `details` names each one with its problems */
+            422: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the rate limit (60 requests per 10 seconds per token): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bug: the body shows nothing of it; the log has it under the request id */
+            500: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached, or this instance is shutting down: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportContacts: {
+        parameters: {
+            query?: {
+                /** @description contacts owned by this user */
+                user_id?: number;
+                /** @description a case-insensitive part of the full name, the business or the email */
+                search_term?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description one contact per line, after a header line */
+            200: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
+            401: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `contacts:read` (`insufficient_scope`) */
             403: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */

@@ -54,7 +54,7 @@ export const referencesStatement = defineQuery<{ from: string; to: string }>(
 
 /** One setval per identity or serial sequence: the next id follows the largest restored one. */
 export const sequenceResetsStatement = defineQuery<{ reset: string }>(
-  'backup.sequence_resets',
+  'backup.sequenceResets',
   `select format('select setval(%L, coalesce(max(%I), 1), max(%I) is not null) from %I.%I',
                  s.oid::regclass::text, a.attname, a.attname, n.nspname, t.relname) as reset
      from pg_class s
@@ -69,13 +69,13 @@ export const sequenceResetsStatement = defineQuery<{ reset: string }>(
 
 /** The migrations a database has had, in order: the schema a backup was taken with. */
 export const appliedMigrationsStatement = defineQuery<{ name: string }>(
-  'backup.applied_migrations',
+  'backup.appliedMigrations',
   `select name from migrations.applied order by name`,
 )
 
 /** How many tables engage's schemas hold: none in an empty database. */
 export const tableCountStatement = defineQuery<{ count: number }>(
-  'backup.table_count',
+  'backup.tableCount',
   `select count(*)::int as count
      from pg_class c join pg_namespace n on n.oid = c.relnamespace
     where c.relkind in ('r', 'p') and n.nspname = any($1::text[])`,
@@ -88,13 +88,13 @@ export const backupLockStatement = defineQuery<{ locked: boolean }>(
 )
 
 export const serverVersionStatement = defineQuery<{ version: string }>(
-  'backup.server_version',
+  'backup.serverVersion',
   `select current_setting('server_version') as version`,
 )
 
 /** The statements a restore runs around its load, each written by PostgreSQL from the catalogue. */
 export const loadFramingStatement = defineQuery<{ truncate: string; disable_triggers: string[]; enable_triggers: string[] }>(
-  'backup.load_framing',
+  'backup.loadFraming',
   `select 'truncate ' || string_agg(format('%I.%I', n.nspname, c.relname), ', ' order by n.nspname, c.relname) as truncate,
           array_agg(format('alter table %I.%I disable trigger user', n.nspname, c.relname) order by n.nspname, c.relname) as disable_triggers,
           array_agg(format('alter table %I.%I enable trigger user', n.nspname, c.relname) order by n.nspname, c.relname) as enable_triggers

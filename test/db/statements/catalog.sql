@@ -31,7 +31,7 @@ select fn.nspname || '.' || f.relname as "from", tn.nspname || '.' || t.relname 
   join pg_namespace tn on tn.oid = t.relnamespace
  where k.contype = 'f' and fn.nspname = any($1::text[]) and k.conrelid <> k.confrelid;
 
--- backup.sequence_resets
+-- backup.sequenceResets
 select format('select setval(%L, coalesce(max(%I), 1), max(%I) is not null) from %I.%I',
               s.oid::regclass::text, a.attname, a.attname, n.nspname, t.relname) as reset
   from pg_class s
@@ -43,10 +43,10 @@ select format('select setval(%L, coalesce(max(%I), 1), max(%I) is not null) from
  where s.relkind = 'S' and n.nspname = any($1::text[])
  order by 1;
 
--- backup.applied_migrations
+-- backup.appliedMigrations
 select name from migrations.applied order by name;
 
--- backup.table_count
+-- backup.tableCount
 select count(*)::int as count
   from pg_class c join pg_namespace n on n.oid = c.relnamespace
  where c.relkind in ('r', 'p') and n.nspname = any($1::text[]);
@@ -54,10 +54,10 @@ select count(*)::int as count
 -- backup.lock
 select pg_try_advisory_xact_lock(7401231) as locked;
 
--- backup.server_version
+-- backup.serverVersion
 select current_setting('server_version') as version;
 
--- backup.load_framing
+-- backup.loadFraming
 select 'truncate ' || string_agg(format('%I.%I', n.nspname, c.relname), ', ' order by n.nspname, c.relname) as truncate,
        array_agg(format('alter table %I.%I disable trigger user', n.nspname, c.relname) order by n.nspname, c.relname) as disable_triggers,
        array_agg(format('alter table %I.%I enable trigger user', n.nspname, c.relname) order by n.nspname, c.relname) as enable_triggers

@@ -104,3 +104,6 @@ update contact_imports set lease_until = $4
 
 -- contactImports.deleteChunks
 delete from contact_import_chunks where company_id = (select $1::bigint) and import_id = $2;
+
+-- contactImports.batchTimeout
+select set_config('statement_timeout', '60s', true) as set;
