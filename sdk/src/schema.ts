@@ -314,6 +314,40 @@ export interface paths {
          */
         get: operations["listFlows"];
         put?: never;
+        /**
+         * Create a flow: its name and steps, owned by you
+         * @description An addition to the reference: what the admin command line's `flow create` does, with you as the owner. `steps` lists 1 to 50 steps in order, each `{day, kind, title}`; a contact added later gets one task per step, due `day` days after the day it is added. Writes an audit record. The fields may be wrapped in `flow`.
+         *
+         *     Scope: `flows:write`.
+         */
+        post: operations["createFlow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/flows/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a flow with its steps
+         * @description An addition to the reference (docs/flows-and-tasks.md).
+         *
+         *     Scope: `flows:read` (or `flows:write`).
+         */
+        get: operations["getFlow"];
+        /**
+         * Change a flow's name, status or steps
+         * @description An addition to the reference. Only what is given changes; `steps` replaces the whole list. Contacts already in the flow keep the tasks they have: only contacts added afterwards get the new steps. Writes an audit record when something changed. The fields may be wrapped in `flow`.
+         *
+         *     Scope: `flows:write`.
+         */
+        put: operations["updateFlow"];
         post?: never;
         delete?: never;
         options?: never;
@@ -360,6 +394,56 @@ export interface paths {
          */
         get: operations["listTasks"];
         put?: never;
+        /**
+         * Create a task outside any flow, about a contact
+         * @description An addition to the reference: what the admin command line's `task create` does. The task is open, of no flow, due on `due_date` (any day, past ones included), assigned to `assigned_to_id` or else the contact's owner; without `title`, the title comes from the kind and the contact's name ("Call Ana Souza"). A contact that is not a live contact of your company, or an assignee who is not a user of it: 422. Writes the `task.created` webhook event and an audit record. The fields may be wrapped in `task`.
+         *
+         *     Scope: `tasks:write`.
+         */
+        post: operations["createTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tasks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a task
+         * @description `status` is as of today in your company time zone. An addition to the reference (docs/flows-and-tasks.md).
+         *
+         *     Scope: `tasks:read` (or `tasks:write`).
+         */
+        get: operations["getTask"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tasks/{id}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Mark an open task done now
+         * @description An addition to the reference: what the admin command line's `task complete` does. The task becomes done, finished now (its done day in your company time zone); the contact gets a `task_completed` event, and the `task.completed` webhook event and an audit record are written in the same transaction. A task that is done already: 422 `state_refused`. Takes no body.
+         *
+         *     Scope: `tasks:write`.
+         */
+        put: operations["completeTask"];
         post?: never;
         delete?: never;
         options?: never;
@@ -2262,7 +2346,7 @@ export interface components {
             id: number;
             /** Format: date-time */
             occurred_at: string;
-            /** @description a stable dotted name; its first segment is the target's type. Known: `user.signed_in`, `user.sign_in_refused`, `user.signed_out`, `user.password_set`, `user.invite_created`, `user.invite_used`, `user.created`, `user.changed`, `user.deactivated`, `user.reactivated`, `api_token.created`, `api_token.revoked`, `api_token.use_refused`, `api_token.used_from_new_address`, `webhook.created`, `webhook.changed`, `webhook.paused`, `webhook.resumed`, `webhook.deleted`, `webhook.secret_rotated`, `webhook.delivery_replayed`, `company.created`, `company.settings_changed`, `flow.created`, `task.created`, `task.completed`, `whatsapp_messages.imported`, `oauth_app.registered`, `oauth_app.changed`, `oauth_app.secret_rotated`, `oauth_app.deleted`, `oauth_consent.granted`, `oauth_consent.refused`, `oauth_consent.revoked`, `oauth_grant.refresh_token_reused` */
+            /** @description a stable dotted name; its first segment is the target's type. Known: `user.signed_in`, `user.sign_in_refused`, `user.signed_out`, `user.password_set`, `user.invite_created`, `user.invite_used`, `user.created`, `user.changed`, `user.deactivated`, `user.reactivated`, `api_token.created`, `api_token.revoked`, `api_token.use_refused`, `api_token.used_from_new_address`, `webhook.created`, `webhook.changed`, `webhook.paused`, `webhook.resumed`, `webhook.deleted`, `webhook.secret_rotated`, `webhook.delivery_replayed`, `company.created`, `company.settings_changed`, `flow.created`, `flow.changed`, `task.created`, `task.completed`, `whatsapp_messages.imported`, `oauth_app.registered`, `oauth_app.changed`, `oauth_app.secret_rotated`, `oauth_app.deleted`, `oauth_consent.granted`, `oauth_consent.refused`, `oauth_consent.revoked`, `oauth_grant.refresh_token_reused` */
             action: string;
             actor: {
                 /** @description user, api_token, oauth_app, cli, system */
@@ -5960,6 +6044,722 @@ export interface operations {
             };
         };
     };
+    createFlow: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: 1 to 255 printable ASCII characters (a new UUID per operation you mean to run). The first request with a key runs; its answer is kept 24 h for your token; a retry with the same key and the same parameters gets that answer again, with `Idempotent-Replayed: true`, without running. The same key with other parameters: 422 `idempotency_key_reused`; while the first still runs: 409 with `Retry-After: 1`. Invalid: 422 (must be 1 to 255 printable characters).
+                 * @example 5f0c8a52-7d4e-4a39-9a55-1c0f7e4b6d21
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Inbound follow-up",
+                 *       "steps": [
+                 *         {
+                 *           "day": 0,
+                 *           "kind": "email",
+                 *           "title": "Thank-you email"
+                 *         },
+                 *         {
+                 *           "day": 2,
+                 *           "kind": "phonecall",
+                 *           "title": "Intro call"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the flow name */
+                    name: string;
+                    /** @description the steps in order (1 to 50): each a task of `kind` titled `title`, due `day` (0 to 3650) days after the day a contact is added */
+                    steps: {
+                        day: number;
+                        /** @enum {unknown} */
+                        kind: "phonecall" | "email" | "linkedin" | "social" | "meeting";
+                        title: string;
+                    }[];
+                    /**
+                     * @description active (the default) or paused: paused flows take no new contacts
+                     * @enum {unknown}
+                     */
+                    status?: "active" | "paused";
+                };
+                /**
+                 * @example {
+                 *       "name": "Inbound follow-up",
+                 *       "steps": [
+                 *         {
+                 *           "day": 0,
+                 *           "kind": "email",
+                 *           "title": "Thank-you email"
+                 *         },
+                 *         {
+                 *           "day": 2,
+                 *           "kind": "phonecall",
+                 *           "title": "Intro call"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description the flow name */
+                    name: string;
+                    /** @description the steps in order (1 to 50): each a task of `kind` titled `title`, due `day` (0 to 3650) days after the day a contact is added */
+                    steps: {
+                        day: number;
+                        /** @enum {unknown} */
+                        kind: "phonecall" | "email" | "linkedin" | "social" | "meeting";
+                        title: string;
+                    }[];
+                    /**
+                     * @description active (the default) or paused: paused flows take no new contacts
+                     * @enum {unknown}
+                     */
+                    status?: "active" | "paused";
+                };
+            };
+        };
+        responses: {
+            /** @description A flow: steps that become tasks for each contact added to it */
+            201: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description The path of the new record */
+                    Location?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Flow"];
+                };
+            };
+            /** @description The body could not be parsed (or is not a JSON object) */
+            400: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
+            401: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `flows:write` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with the same `Idempotency-Key` is still running: retry after `Retry-After` seconds (1) */
+            409: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over 1 MiB (10 MiB for a transcript) */
+            413: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A body that is neither JSON nor a form (application/x-www-form-urlencoded) */
+            415: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or field is missing or invalid, a referenced id is not of your company, or the change is refused by the state of the record (`state_refused`), or the `Idempotency-Key` is invalid or was used with other parameters (`idempotency_key_reused`) */
+            422: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the rate limit (60 requests per 10 seconds per token): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bug: the body shows nothing of it; the log has it under the request id */
+            500: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached, or this instance is shutting down: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getFlow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A flow: steps that become tasks for each contact added to it */
+            200: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Flow"];
+                };
+            };
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
+            401: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `flows:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No flow with this id in your company */
+            404: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter is missing or invalid: `details` names each one with its problems */
+            422: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the rate limit (60 requests per 10 seconds per token): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bug: the body shows nothing of it; the log has it under the request id */
+            500: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached, or this instance is shutting down: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateFlow: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: 1 to 255 printable ASCII characters (a new UUID per operation you mean to run). The first request with a key runs; its answer is kept 24 h for your token; a retry with the same key and the same parameters gets that answer again, with `Idempotent-Replayed: true`, without running. The same key with other parameters: 422 `idempotency_key_reused`; while the first still runs: 409 with `Retry-After: 1`. Invalid: 422 (must be 1 to 255 printable characters).
+                 * @example 5f0c8a52-7d4e-4a39-9a55-1c0f7e4b6d21
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Inbound follow-up (short)",
+                 *       "steps": [
+                 *         {
+                 *           "day": 0,
+                 *           "kind": "email",
+                 *           "title": "Thank-you email"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the flow name */
+                    name?: string;
+                    /** @description the steps in order (1 to 50): each a task of `kind` titled `title`, due `day` (0 to 3650) days after the day a contact is added */
+                    steps?: {
+                        day: number;
+                        /** @enum {unknown} */
+                        kind: "phonecall" | "email" | "linkedin" | "social" | "meeting";
+                        title: string;
+                    }[];
+                    /**
+                     * @description paused flows take no new contacts
+                     * @enum {unknown}
+                     */
+                    status?: "active" | "paused";
+                };
+                /**
+                 * @example {
+                 *       "name": "Inbound follow-up (short)",
+                 *       "steps": [
+                 *         {
+                 *           "day": 0,
+                 *           "kind": "email",
+                 *           "title": "Thank-you email"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description the flow name */
+                    name?: string;
+                    /** @description the steps in order (1 to 50): each a task of `kind` titled `title`, due `day` (0 to 3650) days after the day a contact is added */
+                    steps?: {
+                        day: number;
+                        /** @enum {unknown} */
+                        kind: "phonecall" | "email" | "linkedin" | "social" | "meeting";
+                        title: string;
+                    }[];
+                    /**
+                     * @description paused flows take no new contacts
+                     * @enum {unknown}
+                     */
+                    status?: "active" | "paused";
+                };
+            };
+        };
+        responses: {
+            /** @description A flow: steps that become tasks for each contact added to it */
+            200: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Flow"];
+                };
+            };
+            /** @description The body could not be parsed (or is not a JSON object) */
+            400: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
+            401: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `flows:write` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No flow with this id in your company */
+            404: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with the same `Idempotency-Key` is still running: retry after `Retry-After` seconds (1) */
+            409: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over 1 MiB (10 MiB for a transcript) */
+            413: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A body that is neither JSON nor a form (application/x-www-form-urlencoded) */
+            415: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or field is missing or invalid, a referenced id is not of your company, or the change is refused by the state of the record (`state_refused`), or the `Idempotency-Key` is invalid or was used with other parameters (`idempotency_key_reused`) */
+            422: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the rate limit (60 requests per 10 seconds per token): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bug: the body shows nothing of it; the log has it under the request id */
+            500: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached, or this instance is shutting down: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     addContactToFlow: {
         parameters: {
             query?: never;
@@ -6300,6 +7100,643 @@ export interface operations {
                 };
             };
             /** @description A parameter is missing or invalid: `details` names each one with its problems */
+            422: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the rate limit (60 requests per 10 seconds per token): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bug: the body shows nothing of it; the log has it under the request id */
+            500: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached, or this instance is shutting down: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createTask: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: 1 to 255 printable ASCII characters (a new UUID per operation you mean to run). The first request with a key runs; its answer is kept 24 h for your token; a retry with the same key and the same parameters gets that answer again, with `Idempotent-Replayed: true`, without running. The same key with other parameters: 422 `idempotency_key_reused`; while the first still runs: 409 with `Retry-After: 1`. Invalid: 422 (must be 1 to 255 printable characters).
+                 * @example 5f0c8a52-7d4e-4a39-9a55-1c0f7e4b6d21
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "contact_id": 1204,
+                 *       "kind": "phonecall",
+                 *       "due_date": "2026-03-10",
+                 *       "title": "Intro call"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the contact the task is about, a live contact of your company */
+                    contact_id: number;
+                    /** @enum {unknown} */
+                    kind: "phonecall" | "email" | "linkedin" | "social" | "meeting";
+                    /**
+                     * Format: date
+                     * @description the due day (any day, past ones included)
+                     */
+                    due_date: string;
+                    /** @description default: from the kind and the contact name, "Call Ana Souza" */
+                    title?: string;
+                    /** @description a user of your company (default: the contact's owner) */
+                    assigned_to_id?: number;
+                };
+                /**
+                 * @example {
+                 *       "contact_id": 1204,
+                 *       "kind": "phonecall",
+                 *       "due_date": "2026-03-10",
+                 *       "title": "Intro call"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description the contact the task is about, a live contact of your company */
+                    contact_id: number;
+                    /** @enum {unknown} */
+                    kind: "phonecall" | "email" | "linkedin" | "social" | "meeting";
+                    /**
+                     * Format: date
+                     * @description the due day (any day, past ones included)
+                     */
+                    due_date: string;
+                    /** @description default: from the kind and the contact name, "Call Ana Souza" */
+                    title?: string;
+                    /** @description a user of your company (default: the contact's owner) */
+                    assigned_to_id?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description A task about a contact: made by a flow, or by the admin command line */
+            201: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description The path of the new record */
+                    Location?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Task"];
+                };
+            };
+            /** @description The body could not be parsed (or is not a JSON object) */
+            400: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
+            401: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `tasks:write` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with the same `Idempotency-Key` is still running: retry after `Retry-After` seconds (1) */
+            409: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over 1 MiB (10 MiB for a transcript) */
+            413: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A body that is neither JSON nor a form (application/x-www-form-urlencoded) */
+            415: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or field is missing or invalid, a referenced id is not of your company, or the change is refused by the state of the record (`state_refused`), or the `Idempotency-Key` is invalid or was used with other parameters (`idempotency_key_reused`) */
+            422: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the rate limit (60 requests per 10 seconds per token): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bug: the body shows nothing of it; the log has it under the request id */
+            500: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached, or this instance is shutting down: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A task about a contact: made by a flow, or by the admin command line */
+            200: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Task"];
+                };
+            };
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
+            401: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `tasks:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No task with this id in your company */
+            404: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter is missing or invalid: `details` names each one with its problems */
+            422: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the rate limit (60 requests per 10 seconds per token): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bug: the body shows nothing of it; the log has it under the request id */
+            500: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached, or this instance is shutting down: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    completeTask: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: 1 to 255 printable ASCII characters (a new UUID per operation you mean to run). The first request with a key runs; its answer is kept 24 h for your token; a retry with the same key and the same parameters gets that answer again, with `Idempotent-Replayed: true`, without running. The same key with other parameters: 422 `idempotency_key_reused`; while the first still runs: 409 with `Retry-After: 1`. Invalid: 422 (must be 1 to 255 printable characters).
+                 * @example 5f0c8a52-7d4e-4a39-9a55-1c0f7e4b6d21
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A task about a contact: made by a flow, or by the admin command line */
+            200: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Task"];
+                };
+            };
+            /** @description The body could not be parsed (or is not a JSON object) */
+            400: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
+            401: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `tasks:write` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No task with this id in your company */
+            404: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with the same `Idempotency-Key` is still running: retry after `Retry-After` seconds (1) */
+            409: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over 1 MiB (10 MiB for a transcript) */
+            413: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A body that is neither JSON nor a form (application/x-www-form-urlencoded) */
+            415: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or field is missing or invalid, a referenced id is not of your company, or the change is refused by the state of the record (`state_refused`), or the `Idempotency-Key` is invalid or was used with other parameters (`idempotency_key_reused`) */
             422: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
