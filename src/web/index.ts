@@ -1,6 +1,7 @@
-// The web application, served by the same process and port as the API: sign in, Settings →
-// Integrations (the signed-in user's api tokens), invite links. Server-rendered pages
-// (pages.ts), one stylesheet (assets/web.css) and one small script (script.ts). Everything here is
+// The web application (the workspace), served by the same process and port as the API: one
+// plugin per page group (sign-in/, contacts/, settings/, oauth/, …), each with its routes, form
+// schemas and templates, drawn in one page frame (frame/). Server-rendered pages, one
+// stylesheet (assets/web.css) and one small script (shared/script.ts). Everything here is
 // encapsulated: the security headers (@fastify/helmet, a strict Content-Security-Policy),
 // the cookies and the HTML error pages apply to these routes only, so /api keeps its JSON
 // and /docs/v1 its own policy.
@@ -13,10 +14,14 @@ import type { Config } from '../config.js'
 import { isDatabaseUnavailable } from '../db/errors.js'
 import { ApiError } from '../errors.js'
 import { hideFromOpenApi, scopeRateLimiter } from '../http/beside-api.js'
-import { errorPage, sendPage, type Assets, type Chrome } from './pages.js'
-import { SCRIPT } from './script.js'
-import { WebCookies } from './security.js'
-import routes from './web.routes.js'
+import contactsPages from './contacts/contacts.routes.js'
+import { errorPage, sendPage, type Assets, type Chrome } from './frame/frame.js'
+import { addPageGuard, handlerGates, type PageGroupOptions } from './frame/guard.js'
+import { oauthPages } from './oauth/oauth.routes.js'
+import settingsPages from './settings/settings.routes.js'
+import { SCRIPT } from './shared/script.js'
+import { WebCookies } from './shared/security.js'
+import signInPages from './sign-in/sign-in.routes.js'
 
 // The stylesheet stays in src/web/assets, found from the package root both from src/web
 // (tsx) and from dist/web (the build), as the migrations are.
@@ -99,7 +104,7 @@ const web: FastifyPluginAsync<WebOptions> = async (app, { config }) => {
     }
     const page = ERROR_PAGES[status] ?? ERROR_PAGES[status >= 500 ? 500 : 400]
     const { title, message } = page ?? { title: 'Error', message: 'Something went wrong.' }
-    return sendPage(reply, status, errorPage({ assets }, title, message, { href: '/', text: 'Go to the start page' }))
+    return sendPage(reply, status, errorPage(request.webSession?.chrome ?? { assets }, title, message, { href: '/', text: 'Go to the start page' }))
   })
 
   for (const { path, body, type } of [css, js]) {
@@ -107,10 +112,17 @@ const web: FastifyPluginAsync<WebOptions> = async (app, { config }) => {
   }
 
   const chrome: Chrome = { assets }
-  await app.register(routes, { config, cookies, chrome, signInLimiter })
+  const now = () => app.clock()
+  addPageGuard(app, cookies, chrome)
+  // The page groups: each a plugin whose routes declare who may open them (config.page).
+  const group: PageGroupOptions = { config, cookies, chrome, now }
+  await app.register(signInPages, { ...group, signInLimiter })
+  await app.register(contactsPages, group)
+  await app.register(settingsPages, group)
+  await app.register(async (scope) => oauthPages(scope, handlerGates(scope, cookies, chrome, now)))
   // Unknown addresses under the pages' own prefixes answer an HTML 404 too (elsewhere the
   // app's JSON one, as /api needs).
-  for (const prefix of ['/settings', '/invite']) {
+  for (const prefix of ['/settings', '/invite', '/contacts', '/tasks', '/flows', '/leads', '/meetings']) {
     await app.register(
       async (scope) => {
         scope.setNotFoundHandler((_request, reply) => {

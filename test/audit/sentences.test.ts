@@ -6,7 +6,7 @@ import { test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { AUDIT_ACTIONS } from '../../src/modules/audit/audit.actions.js'
 import type { AuditRecord } from '../../src/modules/audit/audit.service.js'
-import { sentence } from '../../src/web/audit-page.js'
+import { sentence } from '../../src/web/settings/audit.pages.js'
 
 const now = new Date('2026-11-26T12:00:00.000Z')
 const record = (overrides: Partial<AuditRecord>): AuditRecord => ({

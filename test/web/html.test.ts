@@ -1,7 +1,7 @@
 // The template tag of the pages escapes every interpolation unless it is Html itself.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { html } from '../../src/web/html.js'
+import { html } from '../../src/web/shared/html.js'
 
 test('interpolations are escaped, in text and in attributes', () => {
   const hostile = `<script>alert("x")</script> & 'quoted'`

@@ -3,9 +3,9 @@
 // every form), Settings → Apps for admins, and revoking an authorised app on Integrations.
 // The protocol's rules are the oauth module's (src/modules/oauth/oauth.service.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { ApiError } from '../errors.js'
-import { webActing, type Acting } from '../modules/audit/audit.context.js'
-import type { Account } from '../modules/auth/accounts.service.js'
+import { ApiError } from '../../errors.js'
+import { webActing, type Acting } from '../../modules/audit/audit.context.js'
+import type { Account } from '../../modules/auth/accounts.service.js'
 import {
   answerConsent,
   changeApp,
@@ -17,10 +17,10 @@ import {
   revokeAuthorisedApp,
   rotateSecret,
   type AppInput,
-} from '../modules/oauth/oauth.service.js'
-import { APPS, appsPage, consentPage, deleteAppPage, editAppPage, type AppFlash, type AppForm, type AuthorizeFields } from './oauth-pages.js'
-import { errorPage, sendPage, type Chrome } from './pages.js'
-import { sessionCsrf, type WebCookies } from './security.js'
+} from '../../modules/oauth/oauth.service.js'
+import { APPS, appsPage, consentPage, deleteAppPage, editAppPage, type AppFlash, type AppForm, type AuthorizeFields } from './oauth.pages.js'
+import { errorPage, sendPage, type Chrome } from '../frame/frame.js'
+import { sessionCsrf, type WebCookies } from '../shared/security.js'
 
 type Form = Record<string, unknown>
 type Current = { account: Account; secret: string }

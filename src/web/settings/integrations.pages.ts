@@ -1,128 +1,12 @@
-// The pages of the web application: functions from typed data to Html (escaped by default,
-// src/web/html.ts). No page has inline script or style: the Content-Security-Policy allows
-// only the stylesheet and the small script served under /assets.
-import type { FastifyReply } from 'fastify'
-import type { Account } from '../modules/auth/accounts.service.js'
-import { SCOPE_DESCRIPTIONS, SCOPES, type Scope } from '../modules/auth/scopes.js'
-import type { CompanyToken, ListedToken } from '../modules/auth/tokens.repository.js'
-import { EVENT_TYPES } from '../modules/webhooks/event-types.js'
-import type { SubscriptionRow, SubscriptionOverview } from '../modules/webhooks/webhooks.repository.js'
-import { html, type Html, type Interpolation } from './html.js'
-import { CSRF_FIELD } from './security.js'
-
-export const PRODUCT = 'engage'
-
-export interface Assets {
-  css: string
-  js: string
-}
-
-export interface Chrome {
-  assets: Assets
-  /** The signed-in user and the CSRF token of the sign-out form. */
-  signedIn?: { account: Account; csrf: string }
-}
-
-/** Answers a page; every page is private to its viewer and may hold a secret: never stored by caches. */
-export function sendPage(reply: FastifyReply, status: number, page: Html) {
-  return reply.code(status).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(page.text)
-}
-
-export const csrfInput = (token: string) => html`<input type="hidden" name="${CSRF_FIELD}" value="${token}">`
-
-export function layout(chrome: Chrome, title: string, main: Interpolation): Html {
-  const who = chrome.signedIn
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · ${PRODUCT}</title>
-<link rel="stylesheet" href="${chrome.assets.css}">
-<script src="${chrome.assets.js}" defer></script>
-</head>
-<body>
-<a class="skip" href="#main">Skip to content</a>
-<header class="top">
-  <a class="brand" href="/">${PRODUCT}</a>
-  <nav aria-label="Main">
-    ${who && html`<a href="/settings/integrations">Integrations</a>`}
-    ${who?.account.role === 'admin' && html`<a href="/settings/audit">Security log</a>`}
-    ${who?.account.role === 'admin' && html`<a href="/settings/tokens">Company tokens</a>`}
-    ${who?.account.role === 'admin' && html`<a href="/settings/apps">Apps</a>`}
-    <a href="/docs/v1">API reference</a>
-  </nav>
-  ${who &&
-  html`<div class="who">
-    <span class="who-name">${who.account.name}</span>
-    <span class="who-detail">${who.account.email} · ${who.account.companyName}</span>
-    <form method="post" action="/logout">${csrfInput(who.csrf)}<button type="submit" class="link">Sign out</button></form>
-  </div>`}
-</header>
-<main id="main">
-${main}
-</main>
-</body>
-</html>
-`
-}
-
-export const alert = (message: string | undefined) => message && html`<p class="alert" role="alert">${message}</p>`
-
-export function loginPage(chrome: Chrome, form: { csrf: string; email?: string; error?: string; notice?: string; next?: string | undefined }): Html {
-  return layout(
-    chrome,
-    'Sign in',
-    html`<section class="card narrow">
-  <h1>Sign in</h1>
-  ${form.notice && html`<p class="notice" role="status">${form.notice}</p>`}
-  ${alert(form.error)}
-  <form method="post" action="/login" class="stack">
-    ${csrfInput(form.csrf)}
-    ${form.next !== undefined && html`<input type="hidden" name="next" value="${form.next}">`}
-    <label for="email">Email</label>
-    <input id="email" name="email" type="email" autocomplete="username" required maxlength="255" value="${form.email ?? ''}">
-    <label for="password">Password</label>
-    <input id="password" name="password" type="password" autocomplete="current-password" required maxlength="1000">
-    <button type="submit" class="primary">Sign in</button>
-  </form>
-  <p class="muted">No password yet? Ask an admin of your company for an invite link.</p>
-</section>`,
-  )
-}
-
-export function invitePage(
-  chrome: Chrome,
-  form: { csrf: string; action: string; name: string; email: string; companyName: string; error?: string },
-): Html {
-  return layout(
-    chrome,
-    'Choose your password',
-    html`<section class="card narrow">
-  <h1>Choose your password</h1>
-  <p>For <strong>${form.name}</strong> (${form.email}) at ${form.companyName}.</p>
-  ${alert(form.error)}
-  <form method="post" action="${form.action}" class="stack">
-    ${csrfInput(form.csrf)}
-    <input type="hidden" name="email" value="${form.email}" autocomplete="username">
-    <label for="password">New password</label>
-    <input id="password" name="password" type="password" autocomplete="new-password" required minlength="10" maxlength="1000" aria-describedby="password-hint">
-    <p id="password-hint" class="hint">At least 10 characters. A few unrelated words make a strong one.</p>
-    <label for="confirm">Repeat the password</label>
-    <input id="confirm" name="confirm" type="password" autocomplete="new-password" required minlength="10" maxlength="1000">
-    <button type="submit" class="primary">Set password and sign in</button>
-  </form>
-</section>`,
-  )
-}
-
-/** Dates in the company's time zone, e.g. "22 Nov 2026, 10:00". */
-export function formatter(timezone: string) {
-  return new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: timezone })
-}
-
-export const time = (at: Date | null, format: Intl.DateTimeFormat, never = 'Never') =>
-  at ? html`<time datetime="${at.toISOString()}">${format.format(at)}</time>` : html`<span class="muted">${never}</span>`
+// Settings → Integrations (the user's api tokens, the company's webhooks) and Settings →
+// Company tokens: their pages, confirmations and one-time messages.
+import type { Account } from '../../modules/auth/accounts.service.js'
+import { SCOPE_DESCRIPTIONS, SCOPES, type Scope } from '../../modules/auth/scopes.js'
+import type { CompanyToken, ListedToken } from '../../modules/auth/tokens.repository.js'
+import { EVENT_TYPES } from '../../modules/webhooks/event-types.js'
+import type { SubscriptionRow, SubscriptionOverview } from '../../modules/webhooks/webhooks.repository.js'
+import { html, type Html } from '../shared/html.js'
+import { PRODUCT, alert, confirmPage, csrfInput, formatter, layout, recordTable, scopeList, time, type Chrome, type Column } from '../frame/frame.js'
 
 export type Flash =
   | { kind: 'created'; token: string; label: string | null }
@@ -171,8 +55,6 @@ export interface IntegrationsView {
   authorisedApps?: Html
 }
 
-/** Scopes as a comma-separated list of code names. */
-export const scopeList = (scopes: readonly string[]) => html`${scopes.map((scope, i) => html`${i > 0 ? ', ' : ''}<code>${scope}</code>`)}`
 
 /** A token's access in words: full access, or its scopes. */
 const accessOf = (token: { scopes: Scope[] | null }) => (token.scopes === null ? html`Full access` : scopeList(token.scopes))
@@ -203,34 +85,6 @@ function scopeChoices(form: TokenForm): Html {
 }
 
 const tokenName = (token: { label: string | null; prefix: string }) => token.label ?? `${token.prefix}…`
-
-/** A column of a record table: its heading (also each cell's label on narrow screens) and its cell's content. */
-export type Column<T> = [heading: string, cell: (record: T) => Interpolation]
-
-/**
- * The table of a list of records (tokens, webhooks, apps), one row per record, or `empty` (a
- * paragraph) when there is none. `actions`, when given, fills a last column whose heading only
- * screen readers read; `timezone` is the caption, for tables that show times.
- */
-export function recordTable<T>(
-  records: readonly T[],
-  table: { empty: string; columns: Column<T>[]; actions?: ((record: T) => Interpolation) | false; timezone?: string; className?: string },
-): Html {
-  if (records.length === 0) return html`<p class="muted">${table.empty}</p>`
-  const { columns, actions } = table
-  return html`<table class="${table.className ?? 'tokens'}">
-    ${table.timezone !== undefined && html`<caption class="muted">Times in ${table.timezone}</caption>`}
-    <thead><tr>${columns.map(([heading]) => html`<th scope="col">${heading}</th>`)}${actions && html`<th scope="col"><span class="visually-hidden">Actions</span></th>`}</tr></thead>
-    <tbody>
-    ${records.map(
-      (record) => html`<tr>
-      ${columns.map(([heading, cell]) => html`<td data-label="${heading}">${cell(record)}</td>`)}
-      ${actions && html`<td class="actions">${actions(record)}</td>`}
-    </tr>`,
-    )}
-    </tbody>
-  </table>`
-}
 
 /** The columns of both token tables (the user's own, the company's). */
 function tokenColumns(format: Intl.DateTimeFormat, now: Date): Column<ListedToken | CompanyToken>[] {
@@ -390,28 +244,6 @@ ${admin && html`<section class="card" aria-labelledby="create-webhook-title">
 }
 
 /** A page that asks before something that cannot be undone: what it is, what follows, and the button that does it. */
-export function confirmPage(
-  chrome: Chrome,
-  csrf: string,
-  ask: { title: string; question: Interpolation; facts?: Html; consequence: string; action: string; button: string; back: string },
-): Html {
-  return layout(
-    chrome,
-    ask.title,
-    html`<section class="card narrow">
-  <h1>${ask.question}</h1>
-  ${ask.facts && html`<dl class="facts">
-    ${ask.facts}
-  </dl>`}
-  <p>${ask.consequence}</p>
-  <form method="post" action="${ask.action}" class="row">
-    ${csrfInput(csrf)}
-    <button type="submit" class="danger">${ask.button}</button>
-    <a class="button" href="${ask.back}">Cancel</a>
-  </form>
-</section>`,
-  )
-}
 
 export function deleteWebhookPage(chrome: Chrome, csrf: string, account: Account, webhook: SubscriptionRow): Html {
   const format = formatter(account.timezone)
@@ -471,18 +303,6 @@ ${flash?.kind === 'revoked' && html`<p class="notice" role="status">Token “${t
     actions: (token) =>
       html`<a class="button danger" href="/settings/tokens/${String(token.id)}/revoke">Revoke<span class="visually-hidden"> ${tokenName(token)} of ${token.user_name}</span></a>`,
   })}
-</section>`,
-  )
-}
-
-export function errorPage(chrome: Chrome, title: string, message: string, next?: { href: string; text: string }): Html {
-  return layout(
-    chrome,
-    title,
-    html`<section class="card narrow">
-  <h1>${title}</h1>
-  <p>${message}</p>
-  ${next && html`<p><a href="${next.href}">${next.text}</a></p>`}
 </section>`,
   )
 }

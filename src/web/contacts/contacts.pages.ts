@@ -1,0 +1,145 @@
+// Contacts (/contacts): the company's contacts, 25 a page, with the search, the owner filter
+// and the page in the address; a checkbox per row and Add to flow.
+import type { Contact } from '../../modules/contacts/contacts.service.js'
+import { html, type Html } from '../shared/html.js'
+import { field, postForm, type FormState } from '../frame/form.js'
+import { formatter, layout, time, type Chrome } from '../frame/frame.js'
+import type { ContactsView } from './contacts.schemas.js'
+
+export const CONTACTS = '/contacts'
+export const PER_PAGE = 25
+
+export interface Person {
+  id: number
+  name: string
+}
+
+export interface FlowChoice {
+  id: number
+  name: string
+}
+
+/** What Add to flow did, shown once on the next page. */
+export interface AddedFlash {
+  kind: 'added-to-flow'
+  flow: string
+  added: number
+  /** The names of the contacts already in the flow, left as they were. */
+  already: string[]
+}
+
+export interface ContactsListView {
+  view: ContactsView
+  contacts: Contact[]
+  total: number
+  owners: Person[]
+  flows: FlowChoice[]
+  timezone: string
+  csrf: string
+  flash?: AddedFlash | undefined
+  /** The view's refusals (a bad page number, a repeated parameter): the list is then empty. */
+  viewState?: FormState
+  /** The Add to flow form drawn again after a refusal. */
+  addState?: FormState
+}
+
+export const fullName = (contact: Pick<Contact, 'first_name' | 'last_name'>) => [contact.first_name, contact.last_name].filter(Boolean).join(' ')
+
+export const STAGE_LABELS: Record<string, string> = {
+  smart_lead: 'Smart lead',
+  prospect: 'Prospect',
+  lead: 'Lead',
+  mql: 'MQL',
+  sql: 'SQL',
+  opportunity: 'Opportunity',
+  client: 'Client',
+  lost: 'Lost',
+}
+
+/** The list's address for a view: only the parameters that are set, so addresses stay short and stable. */
+export function viewHref(view: ContactsView, change: Partial<ContactsView> = {}): string {
+  const merged = { ...view, ...change }
+  const params = new URLSearchParams()
+  if (merged.search_term !== undefined && merged.search_term !== '') params.set('search_term', merged.search_term)
+  if (merged.user_id !== undefined) params.set('user_id', String(merged.user_id))
+  if (merged.page !== undefined && merged.page > 1) params.set('page', String(merged.page))
+  const query = params.toString()
+  return query === '' ? CONTACTS : `${CONTACTS}?${query}`
+}
+
+function addedNotice(flash: AddedFlash): Html {
+  return html`<div class="notice" role="status">
+  <p>${String(flash.added)} added to ${flash.flow}.</p>
+  ${flash.already.length > 0 && html`<p>Already in the flow, left as they were: ${flash.already.join(', ')}.</p>`}
+</div>`
+}
+
+function pager(view: ContactsView, total: number): Html {
+  const page = view.page ?? 1
+  const pages = Math.max(1, Math.ceil(total / PER_PAGE))
+  return html`<nav class="pager" aria-label="Pages">
+  ${page > 1 ? html`<a href="${viewHref(view, { page: page - 1 })}" rel="prev">Previous</a>` : ''}
+  <span>Page ${String(page)} of ${String(pages)} · ${total.toLocaleString('en-GB')} contact${total === 1 ? '' : 's'}</span>
+  ${page < pages ? html`<a href="${viewHref(view, { page: page + 1 })}" rel="next">Next</a>` : ''}
+</nav>`
+}
+
+export function contactsPage(chrome: Chrome, list: ContactsListView): Html {
+  const format = formatter(list.timezone)
+  const owners = new Map(list.owners.map((owner) => [owner.id, owner.name]))
+  const viewState = list.viewState ?? { values: { search_term: list.view.search_term ?? '', user_id: list.view.user_id === undefined ? '' : String(list.view.user_id) }, errors: {} }
+  const addState = list.addState ?? { values: {}, errors: {} }
+  return layout(
+    chrome,
+    'Contacts',
+    html`<div class="page-head">
+  <h1>Contacts</h1>
+  <a class="button primary" href="${CONTACTS}/new">New contact</a>
+</div>
+${list.flash && addedNotice(list.flash)}
+<form method="get" action="${CONTACTS}" class="filters" role="search" aria-label="Contacts">
+  ${field(viewState, { name: 'search_term', label: 'Search', type: 'search', maxlength: 255, hint: 'Part of a name, a business or an email', id: 'search' })}
+  ${field(viewState, { name: 'user_id', label: 'Owner', type: 'select', options: [['', 'Anyone'], ...list.owners.map((owner) => [String(owner.id), owner.name] as const)] })}
+  <button type="submit">Show</button>
+</form>
+${postForm({
+  action: `${CONTACTS}/add-to-flow`,
+  csrf: list.csrf,
+  state: addState,
+  submit: 'Add to flow',
+  label: 'Add the selected contacts to a flow',
+  className: 'selection',
+  shown: ['flow_id', 'contact_ids'],
+  fields: html`<div class="table-wrap" id="contacts-results">
+  ${list.contacts.length === 0
+    ? html`<p class="muted">${list.view.search_term ? 'No contact matches this search.' : 'No contacts here yet.'}</p>`
+    : html`<table class="records contacts">
+    <caption class="visually-hidden">Contacts, last change in ${list.timezone}</caption>
+    <thead><tr>
+      <th scope="col"><span class="visually-hidden">Select</span></th>
+      <th scope="col">Name</th><th scope="col">Email</th><th scope="col">Business</th><th scope="col">Stage</th>
+      <th scope="col">Tags</th><th scope="col">Owner</th><th scope="col">Last change</th>
+    </tr></thead>
+    <tbody>
+    ${list.contacts.map(
+      (contact) => html`<tr>
+      <td><input type="checkbox" name="contact_ids[]" value="${String(contact.id)}" id="select-${String(contact.id)}" aria-label="Select ${fullName(contact)}"${(addState.values.contact_ids ?? []).includes(String(contact.id)) ? html` checked` : ''}></td>
+      <td data-label="Name"><a href="${CONTACTS}/${String(contact.id)}">${fullName(contact)}</a></td>
+      <td data-label="Email" class="wrap">${contact.email}</td>
+      <td data-label="Business">${contact.business ?? ''}</td>
+      <td data-label="Stage">${contact.stage ? STAGE_LABELS[contact.stage] : ''}</td>
+      <td data-label="Tags">${contact.tags.map((tag) => html`<span class="tag">${tag.name}</span> `)}</td>
+      <td data-label="Owner">${owners.get(contact.user_id) ?? ''}</td>
+      <td data-label="Last change">${time(new Date(contact.updated_at), format)}</td>
+    </tr>`,
+    )}
+    </tbody>
+  </table>`}
+  ${addState.errors.contact_ids && html`<p class="field-error" id="contact-ids-error">${addState.errors.contact_ids.join(' ')}</p>`}
+  </div>
+  ${pager(list.view, list.total)}
+  ${field(addState, { name: 'flow_id', label: 'Flow', type: 'select', required: true, options: [['', 'Choose a flow'], ...list.flows.map((flow) => [String(flow.id), flow.name] as const)] })}`,
+})}`,
+  )
+}
+
