@@ -213,8 +213,20 @@ const adjustContacts = defineQuery<never>(
   addToCounters(`values ($1, '${FLOW_CONTACTS}', $2, $3)`),
 )
 
-/** One more active contact in the flow's contacts_count (slot 0): locked last. */
-export async function countEnrollment(db: Db, companyId: CompanyId, flowId: number): Promise<void> {
-  await run(db, adjustContacts, [companyId, flowId, 1])
+/** `added` more active contacts (one by default) in the flow's contacts_count (slot 0): locked last. */
+export async function countEnrollment(db: Db, companyId: CompanyId, flowId: number, added = 1): Promise<void> {
+  await run(db, adjustContacts, [companyId, flowId, added])
+}
+
+// On the partial unique index flow_enrollments_active_key (company_id, flow_id, contact_id).
+const activeIn = defineQuery<{ contact_id: number }>(
+  'flows.activeContactsIn',
+  `select contact_id from flow_enrollments
+    where company_id = $1 and flow_id = $2 and contact_id = any($3::bigint[]) and status = 'active'`,
+)
+
+/** Which of these contacts are active in the flow (in the caller's transaction, after locking them). */
+export async function activeContactsIn(db: Db, companyId: CompanyId, flowId: number, contactIds: number[]): Promise<Set<number>> {
+  return new Set((await run(db, activeIn, [companyId, flowId, contactIds])).map((row) => row.contact_id))
 }
 

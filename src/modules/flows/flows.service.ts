@@ -14,6 +14,7 @@ import { lockLiveContact, type TaskContact, type TaskRow } from '../tasks/tasks.
 import { createTasks, toTask } from '../tasks/tasks.service.js'
 import { recordEvents as recordApiEvents } from '../webhooks/outbox.js'
 import {
+  activeContactsIn,
   countEnrollment,
   findFlow,
   findFlowForEnrollment,
@@ -51,7 +52,7 @@ export function flowsPage(db: Db, caller: Caller, query: FlowsListQuery) {
 export async function enroll(
   tx: Db,
   companyId: CompanyId,
-  e: { flow: Pick<FlowForEnrollment, 'id' | 'name' | 'steps'>; contact: TaskContact; enrolledOn: string; at: Date; userId: number | null },
+  e: { flow: Pick<FlowForEnrollment, 'id' | 'name' | 'steps'>; contact: TaskContact; enrolledOn: string; at: Date; userId: number | null; count?: boolean },
 ): Promise<{ enrollment: EnrollmentRecord; tasks: TaskRow[] }> {
   const enrollment = await insertEnrollment(tx, companyId, { flowId: e.flow.id, contactId: e.contact.id, addedAt: e.at })
   const tasks = await createTasks(
@@ -74,7 +75,8 @@ export async function enroll(
     data: { flow_id: e.flow.id, flow_name: e.flow.name, enrollment_id: enrollment.id, task_ids: tasks.map((t) => t.id) },
     occurredAt: e.at,
   })
-  await countEnrollment(tx, companyId, e.flow.id)
+  // Several enrollments in one transaction count once, at its end (`count: false`).
+  if (e.count !== false) await countEnrollment(tx, companyId, e.flow.id)
   return { enrollment, tasks }
 }
 
@@ -111,6 +113,54 @@ export async function addContact(db: Db, caller: Caller, flowId: number, contact
     }
     throw err
   }
+}
+
+/** What adding several contacts to a flow did: the enrollments made, and the contacts already in it. */
+export interface AddedContacts {
+  added: Enrollment[]
+  /** The contacts already active in the flow, left as they were. */
+  already: number[]
+}
+
+/**
+ * Adds up to 100 contacts to a flow in one transaction (the workspace's Add to flow): each
+ * exactly as PUT /flows/:id/add_contact adds one (tasks, event, webhook events), except that a
+ * contact already active in the flow is skipped and reported rather than refused. A contact
+ * that is not one of the company's live contacts refuses the whole (422, nothing added).
+ */
+export async function addContacts(db: Db, caller: Caller, flowId: number, contactIds: number[]): Promise<AddedContacts> {
+  const { companyId, now } = caller
+  const ids = [...new Set(contactIds)].sort((a, b) => a - b)
+  if (ids.length === 0 || ids.length > 100) throw invalid({ contact_ids: ['must name 1 to 100 contacts'] })
+  const flow = await findFlowForEnrollment(db, companyId, flowId)
+  if (!flow) throw invalid({ flow_id: ['does not exist'] })
+  if (flow.status === 'paused') throw refused({ base: ['flow is paused'] })
+  const today = dayIn(now, caller.timezone)
+  return transaction(db, async (tx) => {
+    // Locked in id order, as every writer of several contacts does, so two never wait on each other.
+    const contacts: TaskContact[] = []
+    for (const id of ids) {
+      const contact = await lockLiveContact(tx, companyId, id)
+      if (!contact) throw invalid({ contact_ids: [`${String(id)} does not exist`] })
+      contacts.push(contact)
+    }
+    const active = await activeContactsIn(tx, companyId, flow.id, ids)
+    const added: Enrollment[] = []
+    const apiEvents: Parameters<typeof recordApiEvents>[2] = []
+    for (const contact of contacts.filter((c) => !active.has(c.id))) {
+      const { enrollment, tasks } = await enroll(tx, companyId, { flow, contact, enrolledOn: today, at: now, userId: caller.userId, count: false })
+      const { created_at, updated_at, ...head } = enrollment
+      const apiTasks = tasks.map((t) => toTask(t, today))
+      const record: Enrollment = { ...head, tasks: apiTasks, created_at, updated_at }
+      added.push(record)
+      apiEvents.push({ type: 'contact.added_to_flow', data: record }, ...apiTasks.map((task) => ({ type: 'task.created' as const, data: task })))
+    }
+    if (added.length > 0) {
+      await countEnrollment(tx, companyId, flow.id, added.length)
+      await recordApiEvents(tx, companyId, apiEvents, now)
+    }
+    return { added, already: ids.filter((id) => active.has(id)) }
+  })
 }
 
 /** The --steps file's content: a JSON array of {day, kind, title}, checked step by step. */
