@@ -108,6 +108,33 @@ describe('Flows pages', () => {
     assert.deepEqual(await rawRows(t.db, sql`select * from tasks where company_id = ${acme.companyId} and contact_id = ${contact.id} order by id`), tasksBefore)
   })
 
+  test('Add contacts from the flow’s page: find, tick two, 303 back saying “2 added”; a third already in it is named', async () => {
+    const flow = await addFlow(t.db, acme.companyId, { userId: admin.id, name: 'Adding' })
+    const [a, b, c] = [
+      await addContact(t.db, acme.companyId, { userId: admin.id, firstName: 'Zelda', lastName: 'Findme' }),
+      await addContact(t.db, acme.companyId, { userId: admin.id, firstName: 'Zoe', lastName: 'Findme' }),
+      await addContact(t.db, acme.companyId, { userId: admin.id, firstName: 'Zack', lastName: 'Findme' }),
+    ]
+    await t.app.inject({ method: 'PUT', url: `/api/v1/flows/${flow.id}/add_contact`, headers: acme.auth, payload: { contact_id: c.id } })
+    const browser = await signIn(admin.email)
+    const found = await browser.get(`/flows/${flow.id}?search_term=findme`)
+    assert.equal(found.status, 200)
+    for (const contact of [a, b, c]) assert.match(found.body, new RegExp(`name="contact_ids\\[\\]" value="${contact.id}"`))
+    const action = `/flows/${flow.id}/contacts?search_term=findme`
+    const body = new URLSearchParams({ _csrf: csrfOf(found.body, action) })
+    for (const contact of [a, b, c]) body.append('contact_ids[]', String(contact.id))
+    const res = await browser.request('POST', action, body.toString())
+    assert.equal(res.status, 303, res.body)
+    const page = await browser.get(`/flows/${flow.id}`)
+    assert.match(page.body, /2 added\./)
+    assert.match(page.body, /Already in the flow, left as they were: Zack Findme\./)
+    const tasks = await rawRows<{ contact_id: number }>(t.db, sql`select contact_id from tasks where company_id = ${acme.companyId} and flow_id = ${flow.id}`)
+    assert.equal(tasks.length, STEPS.length * 3)
+    const none = await browser.request('POST', action, new URLSearchParams({ _csrf: csrfOf(found.body, action) }).toString())
+    assert.equal(none.status, 422)
+    assert.match(none.body, /Tick at least one contact/)
+  })
+
   test('another company’s flow: the 404 page, for the page, the edit page and the edit post', async () => {
     const theirs = await addFlow(t.db, other.companyId, { userId: other.userId, name: 'Theirs' })
     const browser = await signIn(admin.email)

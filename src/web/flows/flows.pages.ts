@@ -182,7 +182,7 @@ ${flashNotice(page.flash)}
     ${field({ values: { search_term: page.view.search_term ?? '' }, errors: {} }, { name: 'search_term', label: 'Find contacts', type: 'search', maxlength: 255, hint: 'Part of a name, a business or an email', id: 'find-contacts' })}
     <button type="submit">Find</button>
   </form>
-  ${page.view.search_term !== undefined && page.view.search_term !== '' && html`<form method="post" action="${base}/contacts" class="stack" aria-label="Add the ticked contacts">
+  ${page.view.search_term !== undefined && page.view.search_term !== '' && html`<form method="post" action="${base}/contacts?${new URLSearchParams({ search_term: page.view.search_term }).toString()}" class="stack" aria-label="Add the ticked contacts">
     ${formErrors(page.addState)}
     ${csrfInput(page.csrf)}
     ${page.found.length === 0

@@ -10,13 +10,13 @@ import { contactsPage as listContacts, type Contact } from '../../modules/contac
 import { flowContactsPage } from '../../modules/flows/flow-contacts.js'
 import type { Flow } from '../../modules/flows/flows.schemas.js'
 import { MAX_STEPS } from '../../modules/flows/flows.schemas.js'
-import { changeFlow, createFlow, flowsPage, getFlow } from '../../modules/flows/flows.service.js'
+import { addContacts, changeFlow, createFlow, flowsPage, getFlow } from '../../modules/flows/flows.service.js'
 import { listUsers } from '../../modules/users/users.service.js'
 import { freshForm, readForm, refusalsOf, typedValues, type FormState } from '../frame/form.js'
 import { sendPage } from '../frame/frame.js'
 import { formRoute, pageRoute, pathId, signedIn, webCaller, type PageGroupOptions, type SignedIn } from '../frame/guard.js'
 import { BLANK_STEPS, FLOWS, flowFormPage, flowPage, flowsListPage, PER_PAGE, type FlowFormView, type FlowsFlash } from './flows.pages.js'
-import { FlowCreateBody, FlowsView, FlowUpdateBody, FlowView, StepRow } from './flows.schemas.js'
+import { AddContactsForm, FlowCreateBody, FlowsView, FlowUpdateBody, FlowView, StepRow } from './flows.schemas.js'
 
 type Row = FlowFormView['rows'][number]
 const STEP_FIELDS = ['kind', 'day', 'title'] as const
@@ -137,6 +137,28 @@ const flowsPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies, 
     const current = signedIn(request)
     const flash = cookies.takeFlash(request, reply, current.secret) as FlowsFlash | undefined
     return sendFlow(request, reply, current, 200, freshForm(), flash)
+  })
+
+  // Add contacts: the flows service's addContacts, as the contacts list's Add to flow; back to
+  // the flow's page with the search, saying how many were added and which were in it already.
+  app.post(`${FLOWS}/:id/contacts`, formRoute('member'), async (request, reply) => {
+    const current = signedIn(request)
+    const caller = webCaller(request, current.account, now())
+    const flow = await getFlow(app.db, caller, pathId(request))
+    const values = typedValues(request.body, ['contact_ids'])
+    const read = readForm(AddContactsForm, request.body)
+    const refusedWith = (errors: ErrorDetails) => sendFlow(request, reply, current, 422, { values, errors })
+    if (!read.ok) return refusedWith(read.errors.contact_ids ? { contact_ids: ['Tick at least one contact (100 at most)'] } : read.errors)
+    let result: Awaited<ReturnType<typeof addContacts>>
+    try {
+      result = await addContacts(app.db, caller, flow.id, read.value.contact_ids)
+    } catch (err) {
+      return refusedWith(refusalsOf(err))
+    }
+    const labels = await contactLabels(app.db, current.account.companyId, result.already)
+    const already = result.already.map((id) => { const label = labels.get(id); return label ? labelName(label) : `Contact ${String(id)}` })
+    cookies.setFlash(reply, current.secret, { kind: 'contacts-added', added: result.added.length, already } satisfies FlowsFlash)
+    return reply.redirect(`${FLOWS}/${String(flow.id)}`, 303)
   })
 
   app.get(`${FLOWS}/:id/edit`, pageRoute('member'), async (request, reply) => {
