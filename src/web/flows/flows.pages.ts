@@ -157,7 +157,7 @@ ${flashNotice(page.flash)}
   <div class="table-wrap">
   ${page.contacts.length === 0
     ? html`<p class="muted">No contact is in this flow yet.</p>`
-    : html`<table class="records">
+    : html`<table class="records flows">
     <caption class="visually-hidden">Contacts in the flow, added in ${page.timezone}</caption>
     <thead><tr><th scope="col">Name</th><th scope="col">Email</th><th scope="col">Added</th></tr></thead>
     <tbody>
