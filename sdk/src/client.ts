@@ -207,6 +207,10 @@ export class Engage {
     this.flows = {
       list: (query: Query<'listFlows'>) => get<'listFlows'>('/api/v1/flows', query),
       all: (query: AllQuery<'listFlows'> = {}) => all((page) => get<'listFlows'>('/api/v1/flows', { ...query, page }), query.page),
+      get: (id: number) => get<'getFlow'>(`/api/v1/flows/${id}`),
+      create: (body: Body<'createFlow'>) => send<'createFlow'>('POST', '/api/v1/flows', body),
+      /** `steps` replaces the whole list; contacts already in the flow keep their tasks. */
+      update: (id: number, body: Body<'updateFlow'>) => send<'updateFlow'>('PUT', `/api/v1/flows/${id}`, body),
       addContact: (id: number, contactId: number) =>
         send<'addContactToFlow'>('PUT', `/api/v1/flows/${id}/add_contact`, { contact_id: contactId }),
     }
@@ -214,6 +218,9 @@ export class Engage {
       list: (query: PageQuery<'listTasks'>) => page<Schemas['TaskPage']>('/api/v1/tasks', query),
       all: (query: AllQuery<'listTasks'> = {}) => all((n) => page<Schemas['TaskPage']>('/api/v1/tasks', { ...query, page: n }), query.page),
       walk: (start: WalkStart) => walk<Schemas['TaskSyncPage']>('/api/v1/tasks', start),
+      get: (id: number) => get<'getTask'>(`/api/v1/tasks/${id}`),
+      create: (body: Body<'createTask'>) => send<'createTask'>('POST', '/api/v1/tasks', body),
+      complete: (id: number) => send<'completeTask'>('PUT', `/api/v1/tasks/${id}/complete`, {}),
     }
     type LeadsPageQuery = Omit<Query<'listLeads'>, 'id'> & { page: number; user_id: number }
     this.leads = {

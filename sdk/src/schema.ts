@@ -314,6 +314,40 @@ export interface paths {
          */
         get: operations["listFlows"];
         put?: never;
+        /**
+         * Create a flow: its name and steps, owned by you
+         * @description An addition to the reference: what the admin command line's `flow create` does, with you as the owner. `steps` lists 1 to 50 steps in order, each `{day, kind, title}`; a contact added later gets one task per step, due `day` days after the day it is added. Writes an audit record. The fields may be wrapped in `flow`.
+         *
+         *     Scope: `flows:write`.
+         */
+        post: operations["createFlow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/flows/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a flow with its steps
+         * @description An addition to the reference (docs/flows-and-tasks.md).
+         *
+         *     Scope: `flows:read` (or `flows:write`).
+         */
+        get: operations["getFlow"];
+        /**
+         * Change a flow's name, status or steps
+         * @description An addition to the reference. Only what is given changes; `steps` replaces the whole list. Contacts already in the flow keep the tasks they have: only contacts added afterwards get the new steps. Writes an audit record when something changed. The fields may be wrapped in `flow`.
+         *
+         *     Scope: `flows:write`.
+         */
+        put: operations["updateFlow"];
         post?: never;
         delete?: never;
         options?: never;
@@ -360,6 +394,56 @@ export interface paths {
          */
         get: operations["listTasks"];
         put?: never;
+        /**
+         * Create a task outside any flow, about a contact
+         * @description An addition to the reference: what the admin command line's `task create` does. The task is open, of no flow, due on `due_date` (any day, past ones included), assigned to `assigned_to_id` or else the contact's owner; without `title`, the title comes from the kind and the contact's name ("Call Ana Souza"). A contact that is not a live contact of your company, or an assignee who is not a user of it: 422. Writes the `task.created` webhook event and an audit record. The fields may be wrapped in `task`.
+         *
+         *     Scope: `tasks:write`.
+         */
+        post: operations["createTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tasks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a task
+         * @description `status` is as of today in your company time zone. An addition to the reference (docs/flows-and-tasks.md).
+         *
+         *     Scope: `tasks:read` (or `tasks:write`).
+         */
+        get: operations["getTask"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tasks/{id}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Mark an open task done now
+         * @description An addition to the reference: what the admin command line's `task complete` does. The task becomes done, finished now (its done day in your company time zone); the contact gets a `task_completed` event, and the `task.completed` webhook event and an audit record are written in the same transaction. A task that is done already: 422 `state_refused`. Takes no body.
+         *
+         *     Scope: `tasks:write`.
+         */
+        put: operations["completeTask"];
         post?: never;
         delete?: never;
         options?: never;
@@ -857,96 +941,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/contact_imports": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Import contacts from a CSV file (the body), in the background
-         * @description The body is the file itself, `Content-Type: text/csv`: UTF-8 with or without a BOM, UTF-16 with a BOM (Excel's "Unicode text") or Windows-1252; comma, semicolon or tab separated (detected from the header line, or `separator`); its first line names the columns. The options are query parameters; `mapping[<header>]=<target>` says where a column goes (without it, the usual export headers are matched by themselves).
-         *
-         *     The file is stored and the import answered at once (202, `state` `queued`); it then runs in the background, one import at a time per company, in batches through the batch upsert: a row whose email a live contact has updates it (or is skipped with `on_duplicate=skip`), a new email creates one, and a row the API would refuse is listed with its line number and the reasons (`GET /contact_imports/:id/errors`). A row whose email an earlier row of the file has is refused. With `dry_run=true` every row is checked and counted and nothing is saved.
-         *
-         *     A file over the size limit (256 MiB unless `CONTACT_IMPORT_MAX_BYTES` says otherwise) answers 413 and is not stored; a file without a header line, or a mapping that does not fit it (no column for `email`, or for `first_name` or `full_name`), answers 422.
-         *
-         *     Scope: `contacts:write`.
-         */
-        post: operations["createContactImport"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/contact_imports/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * An import: its state, progress and counts
-         * @description Scope: `contacts:read` (or `contacts:write`).
-         */
-        get: operations["getContactImport"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/contact_imports/{id}/errors": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The rejected rows of an import, as CSV
-         * @description The file's header with `line` and `reason` columns in front, then each rejected row as the file had it, in line order (the header is line 1): fix the rows, drop the two columns, and import them again. UTF-8 with a BOM.
-         *
-         *     Scope: `contacts:read` (or `contacts:write`).
-         */
-        get: operations["getContactImportErrors"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/contacts/export": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Export the contacts as CSV (the list's filters apply)
-         * @description Every live contact of your company, or of the list's view (`user_id`, `search_term`), in id order: one row per contact, every field, `tags` as one comma-separated column of tag names, then one column per custom field. UTF-8 with a BOM, CRLF line ends, streamed from one consistent snapshot. A value that begins with `=`, `+`, `-`, `@`, a tab or a carriage return is written with a leading `'`, so that a spreadsheet shows it and does not run it (OWASP's rule against CSV injection). Each export writes an audit record (`contacts.exported`).
-         *
-         *     Scope: `contacts:read` (or `contacts:write`).
-         */
-        get: operations["exportContacts"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1362,82 +1356,6 @@ export interface components {
         ContactSyncPage: {
             data: (components["schemas"]["Contact"] | components["schemas"]["ContactTombstone"])[];
             meta: components["schemas"]["SyncMeta"];
-        };
-        /**
-         * @description A CSV import of contacts and its progress
-         * @example {
-         *       "id": 4,
-         *       "user_id": 2,
-         *       "file_name": "hubspot-contacts.csv",
-         *       "file_bytes": 48211,
-         *       "state": "done",
-         *       "dry_run": false,
-         *       "on_duplicate": "update",
-         *       "encoding": "utf-8",
-         *       "separator": "comma",
-         *       "columns": [
-         *         {
-         *           "header": "First Name",
-         *           "target": "first_name"
-         *         },
-         *         {
-         *           "header": "Email",
-         *           "target": "email"
-         *         }
-         *       ],
-         *       "rows_done": 412,
-         *       "progress": 100,
-         *       "counts": {
-         *         "created": 380,
-         *         "updated": 29,
-         *         "skipped": 0,
-         *         "rejected": 3
-         *       },
-         *       "failure": null,
-         *       "started_at": "2026-11-22T10:00:00.120Z",
-         *       "finished_at": "2026-11-22T10:00:01.480Z",
-         *       "created_at": "2026-11-22T10:00:00.000Z",
-         *       "updated_at": "2026-11-22T10:00:01.480Z"
-         *     }
-         */
-        ContactImport: {
-            id: number;
-            /** @description who imports: the rows are written as this user's */
-            user_id: number;
-            file_name: string;
-            file_bytes: number;
-            /** @description `queued` (another import of your company runs), `running`, `done` or `failed` (`failure` says why); `draft`: uploaded in the workspace, waiting for its mapping to be confirmed */
-            state: "draft" | "queued" | "running" | "done" | "failed";
-            dry_run: boolean;
-            /** @description a row whose email a live contact has: `update` it (the batch upsert's rule, the default) or `skip` it */
-            on_duplicate: "update" | "skip";
-            encoding: string;
-            separator: string;
-            /** @description each column of the file and where it goes */
-            columns: {
-                header: string;
-                target: string;
-            }[];
-            /** @description data rows read so far */
-            rows_done: number;
-            /** @description percent of the file read */
-            progress: number;
-            counts: {
-                created: number;
-                updated: number;
-                skipped: number;
-                /** @description rows not saved: GET /contact_imports/:id/errors lists them */
-                rejected: number;
-            };
-            failure: string | null;
-            /** Format: date-time */
-            started_at: string | null;
-            /** Format: date-time */
-            finished_at: string | null;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
         };
         /**
          * @description A contact's employer: one per company and case-insensitive name
@@ -2428,7 +2346,7 @@ export interface components {
             id: number;
             /** Format: date-time */
             occurred_at: string;
-            /** @description a stable dotted name; its first segment is the target's type. Known: `user.signed_in`, `user.sign_in_refused`, `user.signed_out`, `user.password_set`, `user.invite_created`, `user.invite_used`, `user.created`, `user.changed`, `user.deactivated`, `user.reactivated`, `api_token.created`, `api_token.revoked`, `api_token.use_refused`, `api_token.used_from_new_address`, `webhook.created`, `webhook.changed`, `webhook.paused`, `webhook.resumed`, `webhook.deleted`, `webhook.secret_rotated`, `webhook.delivery_replayed`, `company.created`, `company.settings_changed`, `flow.created`, `task.created`, `task.completed`, `whatsapp_messages.imported`, `contact_import.created`, `contact_import.finished`, `contacts.exported`, `oauth_app.registered`, `oauth_app.changed`, `oauth_app.secret_rotated`, `oauth_app.deleted`, `oauth_consent.granted`, `oauth_consent.refused`, `oauth_consent.revoked`, `oauth_grant.refresh_token_reused` */
+            /** @description a stable dotted name; its first segment is the target's type. Known: `user.signed_in`, `user.sign_in_refused`, `user.signed_out`, `user.password_set`, `user.invite_created`, `user.invite_used`, `user.created`, `user.changed`, `user.deactivated`, `user.reactivated`, `api_token.created`, `api_token.revoked`, `api_token.use_refused`, `api_token.used_from_new_address`, `webhook.created`, `webhook.changed`, `webhook.paused`, `webhook.resumed`, `webhook.deleted`, `webhook.secret_rotated`, `webhook.delivery_replayed`, `company.created`, `company.settings_changed`, `flow.created`, `flow.changed`, `task.created`, `task.completed`, `whatsapp_messages.imported`, `oauth_app.registered`, `oauth_app.changed`, `oauth_app.secret_rotated`, `oauth_app.deleted`, `oauth_consent.granted`, `oauth_consent.refused`, `oauth_consent.revoked`, `oauth_grant.refresh_token_reused` */
             action: string;
             actor: {
                 /** @description user, api_token, oauth_app, cli, system */
@@ -2437,13 +2355,6 @@ export interface components {
                 id: number | null;
                 /** @description its name or label when it acted (the system user for `cli`) */
                 label: string | null;
-                /** @description for an `oauth_app`: the user whose authorisation (grant) it acted with; null for every other actor */
-                on_behalf_of: {
-                    /** @description the user id */
-                    id: number;
-                    /** @description the user's name when the app acted */
-                    label: string | null;
-                } | null;
             };
             target: {
                 type: string;
@@ -2465,8 +2376,6 @@ export interface components {
                 [key: string]: unknown;
             } | null;
         };
-        /** @description One line of the audit export (`application/x-ndjson`): an AuditEvent as one line of JSON, then `\n` */
-        AuditEventLine: components["schemas"]["AuditEvent"];
         /** @description Where the newest-first walk stands */
         AuditMeta: {
             per_page: number;
@@ -2508,10 +2417,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         status: string;
-                        /** @description This build's version (package.json) */
-                        version: string;
-                        /** @description This build's schema version: the name of its last migration */
-                        schema_version: string;
                     };
                 };
             };
@@ -2559,13 +2464,6 @@ export interface operations {
                         replica?: {
                             state: "ok" | "lagging" | "down";
                             lag_ms: number | null;
-                        };
-                        /** @description With BACKUP_DIR and BACKUP_EVERY: the last scheduled backup written (time, size) and whether the last attempt succeeded */
-                        backup?: {
-                            last_at: string | null;
-                            size_bytes: number | null;
-                            /** @description false when the last attempt failed (the service log says why) */
-                            ok: boolean;
                         };
                     };
                 };
@@ -2642,8 +2540,6 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2663,8 +2559,6 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2770,8 +2664,6 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2891,8 +2783,6 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2912,8 +2802,6 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3157,8 +3045,6 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3178,8 +3064,6 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3346,8 +3230,6 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3367,8 +3249,6 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3617,8 +3497,6 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3638,8 +3516,6 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3823,8 +3699,6 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3844,8 +3718,6 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4002,8 +3874,6 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4023,8 +3893,6 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4196,8 +4064,6 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4217,8 +4083,6 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4345,8 +4209,6 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4366,8 +4228,6 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4492,8 +4352,6 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4513,8 +4371,6 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4710,8 +4566,6 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4731,8 +4585,6 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4987,8 +4839,6 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5008,8 +4858,6 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5193,8 +5041,6 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5214,8 +5060,6 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5340,8 +5184,6 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5361,8 +5203,6 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5522,8 +5362,6 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5543,8 +5381,6 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5763,8 +5599,6 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5784,8 +5618,6 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5969,8 +5801,6 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5990,8 +5820,6 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6125,8 +5953,6 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6146,8 +5972,6 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6155,6 +5979,722 @@ export interface operations {
                 };
             };
             /** @description A parameter is missing or invalid: `details` names each one with its problems */
+            422: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the rate limit (60 requests per 10 seconds per token): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bug: the body shows nothing of it; the log has it under the request id */
+            500: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached, or this instance is shutting down: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createFlow: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: 1 to 255 printable ASCII characters (a new UUID per operation you mean to run). The first request with a key runs; its answer is kept 24 h for your token; a retry with the same key and the same parameters gets that answer again, with `Idempotent-Replayed: true`, without running. The same key with other parameters: 422 `idempotency_key_reused`; while the first still runs: 409 with `Retry-After: 1`. Invalid: 422 (must be 1 to 255 printable characters).
+                 * @example 5f0c8a52-7d4e-4a39-9a55-1c0f7e4b6d21
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Inbound follow-up",
+                 *       "steps": [
+                 *         {
+                 *           "day": 0,
+                 *           "kind": "email",
+                 *           "title": "Thank-you email"
+                 *         },
+                 *         {
+                 *           "day": 2,
+                 *           "kind": "phonecall",
+                 *           "title": "Intro call"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the flow name */
+                    name: string;
+                    /** @description the steps in order (1 to 50): each a task of `kind` titled `title`, due `day` (0 to 3650) days after the day a contact is added */
+                    steps: {
+                        day: number;
+                        /** @enum {unknown} */
+                        kind: "phonecall" | "email" | "linkedin" | "social" | "meeting";
+                        title: string;
+                    }[];
+                    /**
+                     * @description active (the default) or paused: paused flows take no new contacts
+                     * @enum {unknown}
+                     */
+                    status?: "active" | "paused";
+                };
+                /**
+                 * @example {
+                 *       "name": "Inbound follow-up",
+                 *       "steps": [
+                 *         {
+                 *           "day": 0,
+                 *           "kind": "email",
+                 *           "title": "Thank-you email"
+                 *         },
+                 *         {
+                 *           "day": 2,
+                 *           "kind": "phonecall",
+                 *           "title": "Intro call"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description the flow name */
+                    name: string;
+                    /** @description the steps in order (1 to 50): each a task of `kind` titled `title`, due `day` (0 to 3650) days after the day a contact is added */
+                    steps: {
+                        day: number;
+                        /** @enum {unknown} */
+                        kind: "phonecall" | "email" | "linkedin" | "social" | "meeting";
+                        title: string;
+                    }[];
+                    /**
+                     * @description active (the default) or paused: paused flows take no new contacts
+                     * @enum {unknown}
+                     */
+                    status?: "active" | "paused";
+                };
+            };
+        };
+        responses: {
+            /** @description A flow: steps that become tasks for each contact added to it */
+            201: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description The path of the new record */
+                    Location?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Flow"];
+                };
+            };
+            /** @description The body could not be parsed (or is not a JSON object) */
+            400: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
+            401: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `flows:write` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with the same `Idempotency-Key` is still running: retry after `Retry-After` seconds (1) */
+            409: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over 1 MiB (10 MiB for a transcript) */
+            413: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A body that is neither JSON nor a form (application/x-www-form-urlencoded) */
+            415: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or field is missing or invalid, a referenced id is not of your company, or the change is refused by the state of the record (`state_refused`), or the `Idempotency-Key` is invalid or was used with other parameters (`idempotency_key_reused`) */
+            422: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the rate limit (60 requests per 10 seconds per token): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bug: the body shows nothing of it; the log has it under the request id */
+            500: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached, or this instance is shutting down: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getFlow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A flow: steps that become tasks for each contact added to it */
+            200: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Flow"];
+                };
+            };
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
+            401: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `flows:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No flow with this id in your company */
+            404: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter is missing or invalid: `details` names each one with its problems */
+            422: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the rate limit (60 requests per 10 seconds per token): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bug: the body shows nothing of it; the log has it under the request id */
+            500: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached, or this instance is shutting down: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateFlow: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: 1 to 255 printable ASCII characters (a new UUID per operation you mean to run). The first request with a key runs; its answer is kept 24 h for your token; a retry with the same key and the same parameters gets that answer again, with `Idempotent-Replayed: true`, without running. The same key with other parameters: 422 `idempotency_key_reused`; while the first still runs: 409 with `Retry-After: 1`. Invalid: 422 (must be 1 to 255 printable characters).
+                 * @example 5f0c8a52-7d4e-4a39-9a55-1c0f7e4b6d21
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Inbound follow-up (short)",
+                 *       "steps": [
+                 *         {
+                 *           "day": 0,
+                 *           "kind": "email",
+                 *           "title": "Thank-you email"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the flow name */
+                    name?: string;
+                    /** @description the steps in order (1 to 50): each a task of `kind` titled `title`, due `day` (0 to 3650) days after the day a contact is added */
+                    steps?: {
+                        day: number;
+                        /** @enum {unknown} */
+                        kind: "phonecall" | "email" | "linkedin" | "social" | "meeting";
+                        title: string;
+                    }[];
+                    /**
+                     * @description paused flows take no new contacts
+                     * @enum {unknown}
+                     */
+                    status?: "active" | "paused";
+                };
+                /**
+                 * @example {
+                 *       "name": "Inbound follow-up (short)",
+                 *       "steps": [
+                 *         {
+                 *           "day": 0,
+                 *           "kind": "email",
+                 *           "title": "Thank-you email"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description the flow name */
+                    name?: string;
+                    /** @description the steps in order (1 to 50): each a task of `kind` titled `title`, due `day` (0 to 3650) days after the day a contact is added */
+                    steps?: {
+                        day: number;
+                        /** @enum {unknown} */
+                        kind: "phonecall" | "email" | "linkedin" | "social" | "meeting";
+                        title: string;
+                    }[];
+                    /**
+                     * @description paused flows take no new contacts
+                     * @enum {unknown}
+                     */
+                    status?: "active" | "paused";
+                };
+            };
+        };
+        responses: {
+            /** @description A flow: steps that become tasks for each contact added to it */
+            200: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Flow"];
+                };
+            };
+            /** @description The body could not be parsed (or is not a JSON object) */
+            400: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
+            401: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `flows:write` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No flow with this id in your company */
+            404: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with the same `Idempotency-Key` is still running: retry after `Retry-After` seconds (1) */
+            409: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over 1 MiB (10 MiB for a transcript) */
+            413: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A body that is neither JSON nor a form (application/x-www-form-urlencoded) */
+            415: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or field is missing or invalid, a referenced id is not of your company, or the change is refused by the state of the record (`state_refused`), or the `Idempotency-Key` is invalid or was used with other parameters (`idempotency_key_reused`) */
             422: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
@@ -6301,8 +6841,6 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6322,8 +6860,6 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6538,8 +7074,6 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6559,8 +7093,6 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6568,6 +7100,643 @@ export interface operations {
                 };
             };
             /** @description A parameter is missing or invalid: `details` names each one with its problems */
+            422: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the rate limit (60 requests per 10 seconds per token): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bug: the body shows nothing of it; the log has it under the request id */
+            500: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached, or this instance is shutting down: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createTask: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: 1 to 255 printable ASCII characters (a new UUID per operation you mean to run). The first request with a key runs; its answer is kept 24 h for your token; a retry with the same key and the same parameters gets that answer again, with `Idempotent-Replayed: true`, without running. The same key with other parameters: 422 `idempotency_key_reused`; while the first still runs: 409 with `Retry-After: 1`. Invalid: 422 (must be 1 to 255 printable characters).
+                 * @example 5f0c8a52-7d4e-4a39-9a55-1c0f7e4b6d21
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "contact_id": 1204,
+                 *       "kind": "phonecall",
+                 *       "due_date": "2026-03-10",
+                 *       "title": "Intro call"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the contact the task is about, a live contact of your company */
+                    contact_id: number;
+                    /** @enum {unknown} */
+                    kind: "phonecall" | "email" | "linkedin" | "social" | "meeting";
+                    /**
+                     * Format: date
+                     * @description the due day (any day, past ones included)
+                     */
+                    due_date: string;
+                    /** @description default: from the kind and the contact name, "Call Ana Souza" */
+                    title?: string;
+                    /** @description a user of your company (default: the contact's owner) */
+                    assigned_to_id?: number;
+                };
+                /**
+                 * @example {
+                 *       "contact_id": 1204,
+                 *       "kind": "phonecall",
+                 *       "due_date": "2026-03-10",
+                 *       "title": "Intro call"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description the contact the task is about, a live contact of your company */
+                    contact_id: number;
+                    /** @enum {unknown} */
+                    kind: "phonecall" | "email" | "linkedin" | "social" | "meeting";
+                    /**
+                     * Format: date
+                     * @description the due day (any day, past ones included)
+                     */
+                    due_date: string;
+                    /** @description default: from the kind and the contact name, "Call Ana Souza" */
+                    title?: string;
+                    /** @description a user of your company (default: the contact's owner) */
+                    assigned_to_id?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description A task about a contact: made by a flow, or by the admin command line */
+            201: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description The path of the new record */
+                    Location?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Task"];
+                };
+            };
+            /** @description The body could not be parsed (or is not a JSON object) */
+            400: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
+            401: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `tasks:write` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with the same `Idempotency-Key` is still running: retry after `Retry-After` seconds (1) */
+            409: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over 1 MiB (10 MiB for a transcript) */
+            413: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A body that is neither JSON nor a form (application/x-www-form-urlencoded) */
+            415: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or field is missing or invalid, a referenced id is not of your company, or the change is refused by the state of the record (`state_refused`), or the `Idempotency-Key` is invalid or was used with other parameters (`idempotency_key_reused`) */
+            422: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the rate limit (60 requests per 10 seconds per token): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bug: the body shows nothing of it; the log has it under the request id */
+            500: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached, or this instance is shutting down: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A task about a contact: made by a flow, or by the admin command line */
+            200: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Task"];
+                };
+            };
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
+            401: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `tasks:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No task with this id in your company */
+            404: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter is missing or invalid: `details` names each one with its problems */
+            422: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the rate limit (60 requests per 10 seconds per token): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bug: the body shows nothing of it; the log has it under the request id */
+            500: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached, or this instance is shutting down: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    completeTask: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: 1 to 255 printable ASCII characters (a new UUID per operation you mean to run). The first request with a key runs; its answer is kept 24 h for your token; a retry with the same key and the same parameters gets that answer again, with `Idempotent-Replayed: true`, without running. The same key with other parameters: 422 `idempotency_key_reused`; while the first still runs: 409 with `Retry-After: 1`. Invalid: 422 (must be 1 to 255 printable characters).
+                 * @example 5f0c8a52-7d4e-4a39-9a55-1c0f7e4b6d21
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A task about a contact: made by a flow, or by the admin command line */
+            200: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Task"];
+                };
+            };
+            /** @description The body could not be parsed (or is not a JSON object) */
+            400: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
+            401: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `tasks:write` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No task with this id in your company */
+            404: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with the same `Idempotency-Key` is still running: retry after `Retry-After` seconds (1) */
+            409: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over 1 MiB (10 MiB for a transcript) */
+            413: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A body that is neither JSON nor a form (application/x-www-form-urlencoded) */
+            415: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or field is missing or invalid, a referenced id is not of your company, or the change is refused by the state of the record (`state_refused`), or the `Idempotency-Key` is invalid or was used with other parameters (`idempotency_key_reused`) */
             422: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
@@ -6681,8 +7850,6 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6702,8 +7869,6 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6924,8 +8089,6 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6945,8 +8108,6 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7117,8 +8278,6 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7138,8 +8297,6 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7247,8 +8404,6 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7268,8 +8423,6 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7410,8 +8563,6 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7431,8 +8582,6 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7613,8 +8762,6 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7634,8 +8781,6 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7807,8 +8952,6 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7828,8 +8971,6 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7956,8 +9097,6 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7977,8 +9116,6 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8159,8 +9296,6 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8180,8 +9315,6 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8413,8 +9546,6 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8434,8 +9565,6 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8667,8 +9796,6 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8688,8 +9815,6 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8887,8 +10012,6 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8908,8 +10031,6 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9043,8 +10164,6 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9064,8 +10183,6 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9195,8 +10312,6 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9216,8 +10331,6 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9359,8 +10472,6 @@ export interface operations {
                     Location?: string;
                     /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
                     "Idempotent-Replayed"?: "true";
-                    /** @description `no-store`: the answer shows a secret once; no cache (a proxy, the browser) may keep it */
-                    "Cache-Control"?: "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9391,8 +10502,6 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9412,8 +10521,6 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9580,8 +10687,6 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9601,8 +10706,6 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9777,8 +10880,6 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9798,8 +10899,6 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9983,8 +11082,6 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10004,8 +11101,6 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10134,8 +11229,6 @@ export interface operations {
                     "X-Accepted-Scopes"?: string;
                     /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
                     "Idempotent-Replayed"?: "true";
-                    /** @description `no-store`: the answer shows a secret once; no cache (a proxy, the browser) may keep it */
-                    "Cache-Control"?: "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10166,8 +11259,6 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10187,8 +11278,6 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10406,8 +11495,6 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10427,8 +11514,6 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10619,8 +11704,6 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10640,8 +11723,6 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10769,8 +11850,6 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10790,8 +11869,6 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10951,8 +12028,6 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10972,8 +12047,6 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11168,8 +12241,6 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11189,8 +12260,6 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11298,8 +12367,6 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11319,8 +12386,6 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11462,8 +12527,6 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11483,8 +12546,6 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11571,7 +12632,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description JSON Lines (`application/x-ndjson`): one AuditEventLine per line, oldest first */
+            /** @description JSON Lines: one AuditEvent per line */
             200: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
@@ -11587,7 +12648,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/x-ndjson": components["schemas"]["AuditEventLine"];
+                    "application/x-ndjson": string;
                 };
             };
             /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
@@ -11595,8 +12656,6 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11616,673 +12675,6 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A parameter is missing or invalid: `details` names each one with its problems */
-            422: {
-                headers: {
-                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (per token) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window ending now, this one included */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
-                    "X-Accepted-Scopes"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Over the rate limit (60 requests per 10 seconds per token): retry after `Retry-After` seconds */
-            429: {
-                headers: {
-                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (per token) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window ending now, this one included */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
-                    "X-Accepted-Scopes"?: string;
-                    /** @description Whole seconds to wait before trying again (at least 1) */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A bug: the body shows nothing of it; the log has it under the request id */
-            500: {
-                headers: {
-                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database cannot be reached, or this instance is shutting down: retry after `Retry-After` seconds */
-            503: {
-                headers: {
-                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
-                    "X-Request-Id"?: string;
-                    /** @description Whole seconds to wait before trying again (at least 1) */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    createContactImport: {
-        parameters: {
-            query?: {
-                /** @description the file's name, shown with the import (default `contacts.csv`) */
-                file_name?: string;
-                /** @description Where columns go, by header (case and punctuation ignored): a contact field (`first_name`, `email`, …, or `full_name`, split into first and last name), `tags` (comma-separated tag names, created when missing), `custom_field:<name>` (created as a text field when missing) or `ignore`. A column not named here is matched by its header alone. In the query string: `mapping[E-mail]=email&mapping[Size]=custom_field:T-shirt size`. */
-                mapping?: {
-                    [key: string]: string;
-                };
-                /** @description a row whose email a live contact has: `update` it (the batch upsert's rule, the default) or `skip` it */
-                on_duplicate?: "update" | "skip";
-                /** @description detected from the header line when left out */
-                separator?: "comma" | "semicolon" | "tab";
-                /** @description the BOM's when there is one; else utf-8 when the file is valid UTF-8, else windows-1252 */
-                encoding?: "utf-8" | "utf-16le" | "utf-16be" | "windows-1252";
-                /** @description check every row and count what would happen, saving nothing */
-                dry_run?: true;
-            };
-            header?: {
-                /**
-                 * @description Makes the request safe to retry: 1 to 255 printable ASCII characters (a new UUID per operation you mean to run). The first request with a key runs; its answer is kept 24 h for your token; a retry with the same key and the same parameters gets that answer again, with `Idempotent-Replayed: true`, without running. The same key with other parameters: 422 `idempotency_key_reused`; while the first still runs: 409 with `Retry-After: 1`. Invalid: 422 (must be 1 to 255 printable characters).
-                 * @example 5f0c8a52-7d4e-4a39-9a55-1c0f7e4b6d21
-                 */
-                "Idempotency-Key"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        /** @description the file itself, as `text/csv` */
-        requestBody: {
-            content: {
-                "text/csv": string;
-            };
-        };
-        responses: {
-            /** @description A CSV import of contacts and its progress */
-            202: {
-                headers: {
-                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (per token) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window ending now, this one included */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
-                    "X-Accepted-Scopes"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
-                    "Idempotent-Replayed"?: "true";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ContactImport"];
-                };
-            };
-            /** @description The body could not be parsed (or is not a JSON object) */
-            400: {
-                headers: {
-                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (per token) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window ending now, this one included */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
-                    "X-Accepted-Scopes"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
-            401: {
-                headers: {
-                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
-                    "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token lacks the scope `contacts:write` (`insufficient_scope`) */
-            403: {
-                headers: {
-                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (per token) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window ending now, this one included */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
-                    "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A request with the same `Idempotency-Key` is still running: retry after `Retry-After` seconds (1) */
-            409: {
-                headers: {
-                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (per token) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window ending now, this one included */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
-                    "X-Accepted-Scopes"?: string;
-                    /** @description Whole seconds to wait before trying again (at least 1) */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is over 1 MiB (10 MiB for a transcript) */
-            413: {
-                headers: {
-                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (per token) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window ending now, this one included */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
-                    "X-Accepted-Scopes"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A body that is neither JSON nor a form (application/x-www-form-urlencoded) */
-            415: {
-                headers: {
-                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (per token) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window ending now, this one included */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
-                    "X-Accepted-Scopes"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A parameter or field is missing or invalid, a referenced id is not of your company, or the change is refused by the state of the record (`state_refused`), or the `Idempotency-Key` is invalid or was used with other parameters (`idempotency_key_reused`) */
-            422: {
-                headers: {
-                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (per token) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window ending now, this one included */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
-                    "X-Accepted-Scopes"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Over the rate limit (60 requests per 10 seconds per token): retry after `Retry-After` seconds */
-            429: {
-                headers: {
-                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (per token) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window ending now, this one included */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
-                    "X-Accepted-Scopes"?: string;
-                    /** @description Whole seconds to wait before trying again (at least 1) */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A bug: the body shows nothing of it; the log has it under the request id */
-            500: {
-                headers: {
-                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database cannot be reached, or this instance is shutting down: retry after `Retry-After` seconds */
-            503: {
-                headers: {
-                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
-                    "X-Request-Id"?: string;
-                    /** @description Whole seconds to wait before trying again (at least 1) */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getContactImport: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description A CSV import of contacts and its progress */
-            200: {
-                headers: {
-                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (per token) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window ending now, this one included */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
-                    "X-Accepted-Scopes"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ContactImport"];
-                };
-            };
-            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
-            401: {
-                headers: {
-                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
-                    "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token lacks the scope `contacts:read` (`insufficient_scope`) */
-            403: {
-                headers: {
-                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (per token) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window ending now, this one included */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
-                    "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No import with this id in your company */
-            404: {
-                headers: {
-                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (per token) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window ending now, this one included */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
-                    "X-Accepted-Scopes"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A parameter is missing or invalid: `details` names each one with its problems */
-            422: {
-                headers: {
-                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (per token) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window ending now, this one included */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
-                    "X-Accepted-Scopes"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Over the rate limit (60 requests per 10 seconds per token): retry after `Retry-After` seconds */
-            429: {
-                headers: {
-                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (per token) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window ending now, this one included */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
-                    "X-Accepted-Scopes"?: string;
-                    /** @description Whole seconds to wait before trying again (at least 1) */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A bug: the body shows nothing of it; the log has it under the request id */
-            500: {
-                headers: {
-                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database cannot be reached, or this instance is shutting down: retry after `Retry-After` seconds */
-            503: {
-                headers: {
-                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
-                    "X-Request-Id"?: string;
-                    /** @description Whole seconds to wait before trying again (at least 1) */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getContactImportErrors: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description the rejected rows: `line`, `reason`, then the file's columns */
-            200: {
-                headers: {
-                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (per token) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window ending now, this one included */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
-                    "X-Accepted-Scopes"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/csv": string;
-                };
-            };
-            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
-            401: {
-                headers: {
-                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
-                    "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token lacks the scope `contacts:read` (`insufficient_scope`) */
-            403: {
-                headers: {
-                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (per token) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window ending now, this one included */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
-                    "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No import with this id in your company */
-            404: {
-                headers: {
-                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (per token) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window ending now, this one included */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
-                    "X-Accepted-Scopes"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A parameter is missing or invalid: `details` names each one with its problems */
-            422: {
-                headers: {
-                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (per token) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window ending now, this one included */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
-                    "X-Accepted-Scopes"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Over the rate limit (60 requests per 10 seconds per token): retry after `Retry-After` seconds */
-            429: {
-                headers: {
-                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (per token) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window ending now, this one included */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
-                    "X-Accepted-Scopes"?: string;
-                    /** @description Whole seconds to wait before trying again (at least 1) */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A bug: the body shows nothing of it; the log has it under the request id */
-            500: {
-                headers: {
-                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database cannot be reached, or this instance is shutting down: retry after `Retry-After` seconds */
-            503: {
-                headers: {
-                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
-                    "X-Request-Id"?: string;
-                    /** @description Whole seconds to wait before trying again (at least 1) */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    exportContacts: {
-        parameters: {
-            query?: {
-                /** @description contacts owned by this user */
-                user_id?: number;
-                /** @description a case-insensitive part of the full name, the business or the email */
-                search_term?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description one contact per line, after a header line */
-            200: {
-                headers: {
-                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (per token) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window ending now, this one included */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
-                    "X-Accepted-Scopes"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/csv": string;
-                };
-            };
-            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
-            401: {
-                headers: {
-                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
-                    "X-Request-Id"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The token lacks the scope `contacts:read` (`insufficient_scope`) */
-            403: {
-                headers: {
-                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (per token) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window ending now, this one included */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
-                    "X-Accepted-Scopes"?: string;
-                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -24,6 +24,8 @@ import usersPages from './settings/users.routes.js'
 import { SCRIPT } from './shared/script.js'
 import { WebCookies } from './shared/security.js'
 import signInPages from './sign-in/sign-in.routes.js'
+import tasksPages from './tasks/tasks.routes.js'
+import flowsPages from './flows/flows.routes.js'
 
 // The stylesheet stays in src/web/assets, found from the package root both from src/web
 // (tsx) and from dist/web (the build), as the migrations are.
@@ -101,7 +103,7 @@ const web: FastifyPluginAsync<WebOptions> = async (app, { config }) => {
         styleSrc: ["'self'"],
         scriptSrc: ["'self'"],
         imgSrc: ["'self'"],
-        // The script fetches pages of this site only (search as you type, Mark done).
+        // The script fetches pages of this site (search as you type) and posts Mark done to it.
         connectSrc: ["'self'"],
         formAction: ["'self'"],
         frameAncestors: ["'none'"],
@@ -142,6 +144,8 @@ const web: FastifyPluginAsync<WebOptions> = async (app, { config }) => {
   await app.register(signInPages, { ...group, signInLimiter })
   await app.register(importsPages, group)
   await app.register(contactsPages, group)
+  await app.register(tasksPages, group)
+  await app.register(flowsPages, group)
   await app.register(settingsPages, group)
   await app.register(usersPages, group)
   await app.register(async (scope) => oauthPages(scope, handlerGates(scope, cookies, chrome, now)))

@@ -6,7 +6,7 @@ import { systemActing } from '../../src/modules/audit/audit.context.js'
 import { ApiError } from '../../src/errors.js'
 import { validate } from '../../src/http/validation.js'
 import { FlowCreateInput } from '../../src/modules/flows/flows.schemas.js'
-import { createFlow, parseSteps } from '../../src/modules/flows/flows.service.js'
+import { createFlowCommand, parseSteps } from '../../src/modules/flows/flows.service.js'
 import { TaskCreateInput } from '../../src/modules/tasks/tasks.schemas.js'
 import { completeTaskCommand, createStandaloneTask, defaultTitle } from '../../src/modules/tasks/tasks.service.js'
 import { addUser, tenant, type Tenant } from '../helpers/factories.js'
@@ -86,11 +86,11 @@ for (const backend of backends()) {
 
     test('flow create refuses a missing company and a user of another company', async () => {
       const input = { company: acme.companyId, user: other.userId, name: 'X', steps: 'f.json' }
-      assert.deepEqual(await refusal(() => createFlow(t.db, systemActing(), input, STEPS)), { user: ['is not a user of the company'] })
-      assert.equal(await refusal(() => createFlow(t.db, systemActing(), { ...input, company: 999_999_999 }, STEPS)), 'company 999999999 not found')
+      assert.deepEqual(await refusal(() => createFlowCommand(t.db, systemActing(), input, STEPS)), { user: ['is not a user of the company'] })
+      assert.equal(await refusal(() => createFlowCommand(t.db, systemActing(), { ...input, company: 999_999_999 }, STEPS)), 'company 999999999 not found')
       assert.equal((await rawRows<{ id: number }>(t.db, sql`select id from flows`)).length, 0)
       const member = await addUser(t.db, acme.companyId)
-      const flow = await createFlow(t.db, systemActing(), { ...input, user: member.id }, STEPS)
+      const flow = await createFlowCommand(t.db, systemActing(), { ...input, user: member.id }, STEPS)
       assert.equal(flow.user_id, member.id)
     })
 

@@ -2,7 +2,7 @@
 // need); flows and tasks go through the services, so their counters are kept.
 import { systemActing } from '../../src/modules/audit/audit.context.js'
 import { transaction, type Db } from '../../src/db/db.js'
-import { createFlow } from '../../src/modules/flows/flows.service.js'
+import { createFlowCommand } from '../../src/modules/flows/flows.service.js'
 import type { FlowStepInput } from '../../src/modules/flows/flows.schemas.js'
 import { lockLiveContact } from '../../src/modules/tasks/tasks.repository.js'
 import type { TaskKind } from '../../src/modules/tasks/tasks.schemas.js'
@@ -40,7 +40,7 @@ export function addFlow(
   companyId: CompanyId,
   options: { userId: number; name?: string; status?: 'active' | 'paused'; steps?: FlowStepInput[] },
 ) {
-  return createFlow(
+  return createFlowCommand(
     db,
     systemActing(),
     { company: companyId, user: options.userId, name: options.name ?? `Flow ${next()}`, steps: 'steps.json', status: options.status },

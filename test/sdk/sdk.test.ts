@@ -7,7 +7,6 @@ import { Engage, EngageError } from '../../sdk/src/index.js'
 import { setSyncOptions } from '../../src/http/sync.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
-import { addFlow } from '../helpers/flows-factories.js'
 
 const [backend] = backends()
 // Walks read up to a high-water mark a margin behind now: none here, so a write shows at once.
@@ -50,22 +49,26 @@ describe('@engage/sdk against the service', () => {
     assert.equal(updated.stage, 'mql')
     assert.equal((await sdk.contacts.business(contact.id)).name, 'Globex')
 
-    const flow = await addFlow(t.db, owner.companyId, {
-      userId: owner.userId,
+    const draft = await sdk.flows.create({ name: 'Draft', steps: [{ day: 0, kind: 'email', title: 'Hello' }] })
+    const flow = await sdk.flows.update(draft.id, {
       steps: [{ day: 0, kind: 'email', title: 'Hello' }, { day: 2, kind: 'phonecall', title: 'Call' }],
     })
+    assert.deepEqual(await sdk.flows.get(flow.id), flow)
     const enrollment = await sdk.flows.addContact(flow.id, contact.id)
     assert.equal(enrollment.tasks.length, 2)
     const tasks = []
     for await (const task of sdk.tasks.all({ contact_id: contact.id })) tasks.push(task)
     assert.deepEqual(tasks.map((task) => task.title), ['Hello', 'Call'])
+    const own = await sdk.tasks.create({ contact_id: contact.id, kind: 'meeting', due_date: '2026-12-01', title: 'Demo' })
+    assert.equal((await sdk.tasks.complete(own.id)).status, 'done')
+    assert.equal((await sdk.tasks.get(own.id)).done, true)
 
     const kinds = []
     for await (const event of sdk.contacts.allEvents(contact.id)) {
       kinds.push(event.kind)
       if (event.kind === 'stage_changed') assert.deepEqual(event.data, { to: 'mql', from: null }) // typed per kind
     }
-    assert.deepEqual(kinds, ['added_to_flow', 'stage_changed', 'contact_updated', 'contact_created'])
+    assert.deepEqual(kinds, ['task_completed', 'added_to_flow', 'stage_changed', 'contact_updated', 'contact_created'])
 
     const lead = await sdk.leads.create({ first_name: 'Ana', email: 'ANA@globex.example', provider: 'linkedin' })
     assert.equal(lead.contact_id, contact.id)

@@ -26,6 +26,7 @@ export const AUDIT_ACTIONS = [
   'company.created',
   'company.settings_changed',
   'flow.created',
+  'flow.changed',
   'task.created',
   'task.completed',
   'whatsapp_messages.imported',

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { defineCommand } from '../../cli/command.js'
 import { invalid } from '../../errors.js'
 import { FlowCreateInput } from './flows.schemas.js'
-import { createFlow, parseSteps } from './flows.service.js'
+import { createFlowCommand, parseSteps } from './flows.service.js'
 
 /** --steps: the JSON array itself, or the path of a file that holds it. */
 async function readSteps(value: string) {
@@ -19,6 +19,6 @@ async function readSteps(value: string) {
 export const flowsCommands = [
   defineCommand({
     name: 'flow create', summary: 'Create a flow (a cadence of steps) owned by a user of a company',
-    input: FlowCreateInput, run: async (db, context, input) => createFlow(db, context, input, await readSteps(input.steps)),
+    input: FlowCreateInput, run: async (db, context, input) => createFlowCommand(db, context, input, await readSteps(input.steps)),
   }),
 ]

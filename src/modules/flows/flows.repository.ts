@@ -140,6 +140,54 @@ export async function insertFlow(
   return runSingle(db, createFlow, [companyId, values.userId, values.name, values.status, JSON.stringify(steps)])
 }
 
+// One flow in its API shape, by primary key (company_id, id).
+const flowById = defineQuery<Flow>('flows.byId', `select ${FLOW_RECORD} from flows f where f.company_id = $1 and f.id = $2`, { pipelined: true })
+
+export function findFlow(db: Db, companyId: CompanyId, id: number): Promise<Flow | undefined> {
+  return runOne(db, flowById, [companyId, id])
+}
+
+// By primary key; the row stays locked until the transaction ends, so edits of one flow take turns.
+const lockFlowRow = defineQuery<{ id: number }>('flows.lock', 'select id from flows where company_id = $1 and id = $2 for update')
+
+/** Locks the flow for a change, in the caller's transaction; false when the company has no such flow. */
+export async function lockFlow(db: Db, companyId: CompanyId, id: number): Promise<boolean> {
+  return (await runOne(db, lockFlowRow, [companyId, id])) !== undefined
+}
+
+// By primary key. $3 $4 null keep the name and the status.
+const changeFlow = defineQuery<never>(
+  'flows.change',
+  `update flows set name = coalesce($3, name), status = coalesce($4::flow_status, status), updated_at = $5
+    where company_id = $1 and id = $2`,
+)
+
+/** Changes the name and the status given (after `lockFlow`), and the flow's updated_at. */
+export async function updateFlow(
+  db: Db,
+  companyId: CompanyId,
+  id: number,
+  values: { name: string | undefined; status: Flow['status'] | undefined; at: Date },
+): Promise<void> {
+  await run(db, changeFlow, [companyId, id, values.name ?? null, values.status ?? null, values.at])
+}
+
+// The flow's steps by the primary key's prefix (company_id, flow_id).
+const deleteSteps = defineQuery<never>('flows.deleteSteps', 'delete from flow_steps where company_id = $1 and flow_id = $2')
+
+const insertSteps = defineQuery<never>(
+  'flows.insertSteps',
+  `insert into flow_steps (company_id, flow_id, position, day, kind, title)
+   select $1, $2, st.position, st.day, st.kind, st.title
+     from jsonb_to_recordset($3::jsonb) as st(position integer, day integer, kind task_kind, title varchar)`,
+)
+
+/** Replaces the flow's steps, in the caller's transaction (after `updateFlow` locked the flow). */
+export async function replaceSteps(db: Db, companyId: CompanyId, flowId: number, steps: Flow['steps']): Promise<void> {
+  await run(db, deleteSteps, [companyId, flowId])
+  await run(db, insertSteps, [companyId, flowId, JSON.stringify(steps)])
+}
+
 // The partial unique index flow_enrollments_active_key refuses a second active enrollment.
 const enrollStatement = defineQuery<EnrollmentRecord>(
   'flows.enroll',

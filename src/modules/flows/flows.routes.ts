@@ -1,10 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { apiActing } from '../audit/audit.context.js'
 import { sendPage } from '../../http/pagination.js'
-import { operation, tagRoutes } from '../../http/routes.js'
+import { operation, sendCreated, tagRoutes } from '../../http/routes.js'
 import { IdParams, Ref } from '../../http/schemas.js'
-import { AddContactBody, Enrollment, FlowsListQuery, FlowsPage } from './flows.schemas.js'
-import { addContact, flowsPage } from './flows.service.js'
+import { AddContactBody, Enrollment, Flow, FlowCreateBody, FlowsListQuery, FlowsPage, FlowUpdateBody } from './flows.schemas.js'
+import { addContact, changeFlow, createFlow, flowsPage, getFlow } from './flows.service.js'
 import texts from './flows.operations.json' with { type: 'json' }
+
+const NO_FLOW = 'No flow with this id in your company'
 
 const flowsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   tagRoutes(app, 'flows')
@@ -13,7 +16,19 @@ const flowsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     querystring: FlowsListQuery, response: { 200: Ref(FlowsPage) },
   }), async (request, reply) => sendPage(request, reply, await flowsPage(app.db, request.caller, request.query)))
 
-  app.put('/v1/flows/:id/add_contact', operation(texts, 'addContactToFlow', { scope: 'flows:write', notFound: 'No flow with this id in your company' }, {
+  app.get('/v1/flows/:id', operation(texts, 'getFlow', { scope: 'flows:read', notFound: NO_FLOW }, {
+    params: IdParams, response: { 200: Ref(Flow) },
+  }), async (request) => getFlow(app.db, request.caller, request.params.id))
+
+  app.post('/v1/flows', operation(texts, 'createFlow', { scope: 'flows:write', rootKey: 'flow' }, {
+    body: FlowCreateBody, response: { 201: Ref(Flow) },
+  }), async (request, reply) => sendCreated(reply, '/api/v1/flows', await createFlow(app.db, apiActing(request), request.body)))
+
+  app.put('/v1/flows/:id', operation(texts, 'updateFlow', { scope: 'flows:write', rootKey: 'flow', notFound: NO_FLOW }, {
+    params: IdParams, body: FlowUpdateBody, response: { 200: Ref(Flow) },
+  }), async (request) => changeFlow(app.db, apiActing(request), request.params.id, request.body))
+
+  app.put('/v1/flows/:id/add_contact', operation(texts, 'addContactToFlow', { scope: 'flows:write', notFound: NO_FLOW }, {
     params: IdParams, body: AddContactBody, response: { 200: Ref(Enrollment) },
   }), async (request) => addContact(request.db, request.caller, request.params.id, request.body.contact_id))
 }

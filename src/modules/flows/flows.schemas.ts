@@ -75,6 +75,46 @@ export const Enrollment = Type.Object({
 })
 export type Enrollment = Static<typeof Enrollment>
 
+export const MAX_STEP_DAY = 3650
+export const MAX_STEPS = 50
+
+/** One step as written: in the --steps file, POST /flows and PUT /flows/:id. */
+export const FlowStepInput = Type.Object({
+  day: Type.Integer({ minimum: 0, maximum: MAX_STEP_DAY }),
+  kind: TaskKind,
+  title: NonBlank(),
+})
+export type FlowStepInput = Static<typeof FlowStepInput>
+
+const Steps = Type.Array(FlowStepInput, {
+  minItems: 1,
+  maxItems: MAX_STEPS,
+  description: `the steps in order (1 to ${String(MAX_STEPS)}): each a task of \`kind\` titled \`title\`, due \`day\` (0 to ${String(MAX_STEP_DAY)}) days after the day a contact is added`,
+})
+const FlowName = Type.With(NonBlank(), { description: 'the flow name' })
+const FlowStatus = Type.Enum(FLOW_STATUSES, { description: 'paused flows take no new contacts' })
+
+/** POST /flows: a flow owned by the caller. */
+export const FlowCreateBody = Type.Object({
+  name: FlowName,
+  steps: Steps,
+  status: Type.Optional(Type.With(FlowStatus, { description: 'active (the default) or paused: paused flows take no new contacts' })),
+}, {
+  examples: [{
+    name: 'Inbound follow-up',
+    steps: [{ day: 0, kind: 'email', title: 'Thank-you email' }, { day: 2, kind: 'phonecall', title: 'Intro call' }],
+  }],
+})
+export type FlowCreateBody = Static<typeof FlowCreateBody>
+
+/** PUT /flows/:id: what is given changes; `steps` replaces the whole list. */
+export const FlowUpdateBody = Type.Object({
+  name: Type.Optional(FlowName),
+  steps: Type.Optional(Steps),
+  status: Type.Optional(FlowStatus),
+}, { examples: [{ name: 'Inbound follow-up (short)', steps: [{ day: 0, kind: 'email', title: 'Thank-you email' }] }] })
+export type FlowUpdateBody = Static<typeof FlowUpdateBody>
+
 // Admin command line inputs, with their help.
 export const FlowCreateInput = Type.Object({
   company: CompanyOption,
@@ -89,13 +129,3 @@ export const FlowCreateInput = Type.Object({
 })
 export type FlowCreateInput = Static<typeof FlowCreateInput>
 
-export const MAX_STEP_DAY = 3650
-export const MAX_STEPS = 50
-
-/** One element of the --steps file. */
-export const FlowStepInput = Type.Object({
-  day: Type.Integer({ minimum: 0, maximum: MAX_STEP_DAY }),
-  kind: TaskKind,
-  title: NonBlank(),
-})
-export type FlowStepInput = Static<typeof FlowStepInput>

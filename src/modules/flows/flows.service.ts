@@ -16,10 +16,14 @@ import { recordEvents as recordApiEvents } from '../webhooks/outbox.js'
 import {
   activeContactsIn,
   countEnrollment,
+  findFlow,
   findFlowForEnrollment,
   flowsPageWithTotal,
   insertEnrollment,
   insertFlow,
+  lockFlow,
+  replaceSteps,
+  updateFlow,
   type EnrollmentRecord,
   type FlowForEnrollment,
 } from './flows.repository.js'
@@ -28,7 +32,9 @@ import {
   MAX_STEPS,
   type Enrollment,
   type Flow,
+  type FlowCreateBody,
   type FlowCreateInput,
+  type FlowUpdateBody,
   type FlowsListQuery,
 } from './flows.schemas.js'
 
@@ -77,7 +83,8 @@ export async function enroll(
 /** PUT /flows/:id/add_contact. */
 export async function addContact(db: Db, caller: Caller, flowId: number, contactId: number): Promise<Enrollment> {
   const { companyId, now } = caller
-  // Flows and their steps never change once created: read before the transaction.
+  // Read before the transaction: a flow's steps change only as a whole (changeFlow), so an
+  // enrollment that races an edit gets the steps of just before it, as if it came first.
   const flow = await findFlowForEnrollment(db, companyId, flowId)
   if (!flow) throw notFound()
   const today = dayIn(now, caller.timezone)
@@ -178,23 +185,63 @@ export function parseSteps(text: string): FlowStepInput[] {
   })
 }
 
-/** `flow create`: a flow of a company, owned by one of its users. */
-export async function createFlow(db: Db, acting: Acting, input: FlowCreateInput, steps: FlowStepInput[]): Promise<Flow> {
-  const context = acting.audit
-  const companyId = await requireCompany(db, input.company)
-  if (!(await findUser(db, companyId, input.user))) throw invalid({ user: ['is not a user of the company'] })
+/** GET /flows/:id: a flow of the caller's company with its steps. */
+export async function getFlow(db: Db, caller: Pick<Caller, 'companyId'>, id: number): Promise<Flow> {
+  const flow = await findFlow(db, caller.companyId, id)
+  if (!flow) throw notFound()
+  return flow
+}
+
+const numbered = (steps: FlowStepInput[]): Flow['steps'] => steps.map((s, i) => ({ position: i + 1, day: s.day, kind: s.kind, title: s.title }))
+
+/**
+ * A flow of the company owned by `acting.userId`: POST /flows, `flow create` and the
+ * workspace's New flow. Writes the `flow.created` audit record.
+ */
+export async function createFlow(db: Db, acting: Pick<Caller, 'companyId' | 'userId'> & Acting, input: FlowCreateBody): Promise<Flow> {
+  const { companyId, now, audit: context } = acting
   return transaction(db, async (tx) => {
-    const flow = await insertFlow(
-      tx,
-      companyId,
-      { userId: input.user, name: input.name, status: input.status ?? 'active' },
-      steps.map((s, i) => ({ position: i + 1, day: s.day, kind: s.kind, title: s.title })),
-    )
+    const flow = await insertFlow(tx, companyId, { userId: acting.userId, name: input.name, status: input.status ?? 'active' }, numbered(input.steps))
     await recordAudit(tx, companyId, context, {
       action: 'flow.created',
       target: { id: flow.id, label: flow.name },
       changes: { name: [null, flow.name], user_id: [null, flow.user_id], status: [null, flow.status], steps: [null, flow.steps.length] },
-    })
+    }, now)
     return flow
   })
+}
+
+/**
+ * PUT /flows/:id and the workspace's flow edit: the name, the status and the steps given
+ * (the steps as a whole). Contacts already in the flow keep the tasks they have; contacts
+ * added later get the new steps. Writes the `flow.changed` audit record when anything changed.
+ */
+export async function changeFlow(db: Db, acting: Pick<Caller, 'companyId'> & Acting, id: number, input: FlowUpdateBody): Promise<Flow> {
+  const { companyId, now, audit: context } = acting
+  return transaction(db, async (tx) => {
+    if (!(await lockFlow(tx, companyId, id))) throw notFound()
+    const before = await findFlow(tx, companyId, id)
+    if (!before) throw notFound()
+    const steps = input.steps === undefined ? undefined : numbered(input.steps)
+    const changes: Record<string, [unknown, unknown]> = {}
+    if (input.name !== undefined && input.name !== before.name) changes.name = [before.name, input.name]
+    if (input.status !== undefined && input.status !== before.status) changes.status = [before.status, input.status]
+    if (steps !== undefined && JSON.stringify(steps) !== JSON.stringify(before.steps)) changes.steps = [before.steps.length, steps.length]
+    if (Object.keys(changes).length === 0) return before
+    await updateFlow(tx, companyId, id, { name: input.name, status: input.status, at: now })
+    if (changes.steps && steps) await replaceSteps(tx, companyId, id, steps)
+    const after = await findFlow(tx, companyId, id)
+    if (!after) throw new Error('flow vanished inside its transaction')
+    await recordAudit(tx, companyId, context, { action: 'flow.changed', target: { id, label: after.name }, changes }, now)
+    return after
+  })
+}
+
+/** `flow create`: `createFlow` in the company named, owned by one of its users. */
+export async function createFlowCommand(db: Db, acting: Acting, input: FlowCreateInput, steps: FlowStepInput[]): Promise<Flow> {
+  const companyId = await requireCompany(db, input.company)
+  if (!(await findUser(db, companyId, input.user))) throw invalid({ user: ['is not a user of the company'] })
+  const body: FlowCreateBody = { name: input.name, steps }
+  if (input.status !== undefined) body.status = input.status
+  return createFlow(db, { ...acting, companyId, userId: input.user }, body)
 }

@@ -322,6 +322,18 @@ export function completeTask(
 
 // ---- reads for the writes and the admin command line ----------------------------------------
 
+// One task in its API shape, by primary key (company_id, id); $2 the company's today.
+const taskById = defineQuery<Task>(
+  'tasks.byId',
+  `select ${TASK_RECORD} from tasks t where t.company_id = $1 and t.id = $3`,
+  { pipelined: true },
+)
+
+/** A task of the company as the API shows it, `status` against `today` (the company's day). */
+export function findTask(db: Db, companyId: CompanyId, id: number, today: string): Promise<Task | undefined> {
+  return runOne(db, taskById, [companyId, today, id])
+}
+
 // Admin command line: the one lookup by id alone, before the company is known (no index
 // leads with id: the command line is rare).
 const taskAnyCompany = defineQuery<TaskRow>('tasks.byIdAnyCompany', `select ${TASK_ROW} from tasks where id = $1`)

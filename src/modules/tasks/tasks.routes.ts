@@ -1,8 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { operation, tagRoutes } from '../../http/routes.js'
+import { apiActing } from '../audit/audit.context.js'
+import { operation, sendCreated, tagRoutes } from '../../http/routes.js'
+import { IdParams, Ref } from '../../http/schemas.js'
 import { answerList, walkingList } from '../../http/sync.js'
-import { TASK_FILTERS, TasksListQuery, TasksListResponse, TasksPage } from './tasks.schemas.js'
-import { tasksPage, tasksWalk } from './tasks.service.js'
+import { Task, TASK_FILTERS, TaskCreateBody, TasksListQuery, TasksListResponse, TasksPage } from './tasks.schemas.js'
+import { completeTask, createTask, getTask, tasksPage, tasksWalk } from './tasks.service.js'
 import texts from './tasks.operations.json' with { type: 'json' }
 
 const TASKS_LIST = walkingList({
@@ -11,12 +13,26 @@ const TASKS_LIST = walkingList({
   walk: tasksWalk, page: tasksPage,
 })
 
+const NO_TASK = 'No task with this id in your company'
+
 const tasksRoutes: FastifyPluginAsyncTypebox = async (app) => {
   tagRoutes(app, 'tasks')
 
   app.get('/v1/tasks', operation(texts, 'listTasks', { scope: 'tasks:read' }, {
     querystring: TasksListQuery, response: { 200: TasksListResponse },
   }), async (request, reply) => answerList(app, request, reply, request.query, TASKS_LIST))
+
+  app.get('/v1/tasks/:id', operation(texts, 'getTask', { scope: 'tasks:read', notFound: NO_TASK }, {
+    params: IdParams, response: { 200: Ref(Task) },
+  }), async (request) => getTask(app.db, request.caller, request.params.id))
+
+  app.post('/v1/tasks', operation(texts, 'createTask', { scope: 'tasks:write', rootKey: 'task' }, {
+    body: TaskCreateBody, response: { 201: Ref(Task) },
+  }), async (request, reply) => sendCreated(reply, '/api/v1/tasks', await createTask(app.db, apiActing(request), request.body)))
+
+  app.put('/v1/tasks/:id/complete', operation(texts, 'completeTask', { scope: 'tasks:write', notFound: NO_TASK }, {
+    params: IdParams, response: { 200: Ref(Task) },
+  }), async (request) => completeTask(app.db, apiActing(request), request.params.id))
 }
 
 export default tasksRoutes

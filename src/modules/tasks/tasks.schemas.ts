@@ -83,6 +83,16 @@ export const TASK_FILTERS = [
   'done', 'undone', 'status',
 ] as const
 
+/** POST /tasks: a task outside any flow, about a contact of your company. */
+export const TaskCreateBody = Type.Object({
+  contact_id: Type.With(Id, { description: 'the contact the task is about, a live contact of your company' }),
+  kind: TaskKind,
+  due_date: Type.With(DateParam, { description: 'the due day (any day, past ones included)' }),
+  title: Type.Optional(Type.With(NonBlank(), { description: 'default: from the kind and the contact name, "Call Ana Souza"' })),
+  assigned_to_id: Type.Optional(Type.With(Id, { description: "a user of your company (default: the contact's owner)" })),
+}, { examples: [{ contact_id: 1204, kind: 'phonecall', due_date: '2026-03-10', title: 'Intro call' }] })
+export type TaskCreateBody = Static<typeof TaskCreateBody>
+
 // Admin command line inputs (option names as typed: --assigned-to), with their help.
 export const TaskCreateInput = Type.Object({
   contact: Type.With(Id, { placeholder: 'ID', description: 'the contact (its company owns the task)' }),

@@ -1,5 +1,5 @@
 import { transaction, type Db } from '../../db/db.js'
-import { ApiError, invalid } from '../../errors.js'
+import { ApiError, invalid, notFound, refused, type ErrorDetails } from '../../errors.js'
 import { pageWindow, readPage, type ListPage, type PageRequest } from '../../http/pagination.js'
 import { walkPage, withoutSyncAt, type WalkRequest } from '../../http/sync.js'
 import { exclusiveFlags } from '../../http/validation.js'
@@ -13,6 +13,7 @@ import { addDays, dayIn } from './task-dates.js'
 import {
   completeTask as markDone,
   findLiveContactAnyCompany,
+  findTask,
   findTaskAnyCompany,
   insertTasks,
   lockLiveContact,
@@ -21,7 +22,7 @@ import {
   type TaskContact,
   type TaskRow,
 } from './tasks.repository.js'
-import type { OpenStatus, Task, TaskCompleteInput, TaskCreateInput, TaskKind, TasksListQuery } from './tasks.schemas.js'
+import type { OpenStatus, Task, TaskCompleteInput, TaskCreateBody, TaskCreateInput, TaskKind, TasksListQuery } from './tasks.schemas.js'
 
 export function taskStatus(task: { done: boolean; dueDate: string }, today: string): Task['status'] {
   if (task.done) return 'done'
@@ -170,22 +171,35 @@ async function companyZone(db: Db, companyId: CompanyId): Promise<string> {
   return (await findCompany(db, companyId))?.timezone ?? 'UTC'
 }
 
-/** `task create`: one task outside any flow, in the contact's company. */
-export async function createStandaloneTask(db: Db, acting: Acting, input: TaskCreateInput): Promise<Task> {
-  const { now, audit: context } = acting
-  const found = await findLiveContactAnyCompany(db, input.contact)
-  if (!found) throw invalid({ contact: ['does not exist'] })
-  const companyId = asCompanyId(found.companyId)
-  const assignee = input['assigned-to']
+/**
+ * Who writes a task: the company (and its time zone, for "today"), the user the contact
+ * event names (null for the command line), the time and the audit context.
+ */
+export type TaskActing = Pick<Caller, 'companyId' | 'timezone'> & { readonly userId: number | null } & Acting
+
+/** GET /tasks/:id: a task of the caller's company. */
+export async function getTask(db: Db, caller: Caller, id: number): Promise<Task> {
+  const task = await findTask(db, caller.companyId, id, dayIn(caller.now, caller.timezone))
+  if (!task) throw notFound()
+  return task
+}
+
+/**
+ * One task outside any flow, about a live contact of the company: POST /tasks, `task create`
+ * and the workspace's New task. Writes the `task.created` webhook event and audit record.
+ */
+export async function createTask(db: Db, acting: TaskActing, input: TaskCreateBody): Promise<Task> {
+  const { companyId, now, audit: context } = acting
+  const assignee = input.assigned_to_id
   if (assignee !== undefined && !(await findUser(db, companyId, assignee))) {
-    throw invalid({ 'assigned-to': ['is not a user of the contact company'] })
+    throw invalid({ assigned_to_id: ['is not a user of the contact company'] })
   }
-  const today = dayIn(now, await companyZone(db, companyId))
+  const today = dayIn(now, acting.timezone)
   return transaction(db, async (tx) => {
-    const contact = await lockLiveContact(tx, companyId, found.id)
-    if (!contact) throw invalid({ contact: ['does not exist'] })
+    const contact = await lockLiveContact(tx, companyId, input.contact_id)
+    if (!contact) throw invalid({ contact_id: ['does not exist'] })
     const title = input.title ?? defaultTitle(input.kind, contact)
-    const [created] = await createTasks(tx, companyId, contact, [{ kind: input.kind, title, dueDate: input.due }], {
+    const [created] = await createTasks(tx, companyId, contact, [{ kind: input.kind, title, dueDate: input.due_date }], {
       assignedToId: assignee,
       at: now,
     })
@@ -201,20 +215,60 @@ export async function createStandaloneTask(db: Db, acting: Acting, input: TaskCr
   })
 }
 
-/** `task complete`: done now; refused for a task that is done already. */
-export async function completeTaskCommand(db: Db, acting: Acting, input: TaskCompleteInput): Promise<Task> {
-  const { now, audit: context } = acting
-  const task = await findTaskAnyCompany(db, input.id)
-  if (!task) throw new ApiError(404, `task ${input.id} not found`)
-  const companyId = asCompanyId(task.companyId)
-  const timezone = await companyZone(db, companyId)
-  // The completion, then its webhook event (recorded in the outbox, outbox.ts).
+/**
+ * Marks an open task of the company done now: PUT /tasks/:id/complete, `task complete` and
+ * the workspace's Mark done. The `task_completed` contact event, the `task.completed`
+ * webhook event and the audit record share its transaction; a task done already is refused.
+ */
+export async function completeTask(db: Db, acting: TaskActing, id: number): Promise<Task> {
+  const { companyId, now, audit: context } = acting
+  const today = dayIn(now, acting.timezone)
+  if (!(await findTask(db, companyId, id, today))) throw notFound()
   return transaction(db, async (tx) => {
-    const row = await completeOpenTask(tx, companyId, task.id, now, timezone, null)
-    if (!row) throw new ApiError(422, `task ${input.id} is already done`)
-    const done = toTask(row, dayIn(now, timezone))
+    const row = await completeOpenTask(tx, companyId, id, now, acting.timezone, acting.userId)
+    if (!row) throw refused({ base: ['task is already done'] })
+    const done = toTask(row, today)
     await recordApiEvent(tx, companyId, 'task.completed', done, now)
     await recordAudit(tx, companyId, context, { action: 'task.completed', target: { id: done.id, label: done.title }, changes: { done: [false, true] } }, now)
     return done
   })
+}
+
+/** The command line names its options as typed (`--contact`, `--assigned-to`). */
+const OPTION_NAMES: Record<string, string> = { contact_id: 'contact', assigned_to_id: 'assigned-to', due_date: 'due' }
+
+function withOptionNames(err: unknown): unknown {
+  if (!(err instanceof ApiError) || !err.details) return err
+  const details = Object.entries(err.details).map(([field, problems]) => [OPTION_NAMES[field] ?? field, problems])
+  return new ApiError(err.statusCode, err.message, Object.fromEntries(details) as ErrorDetails, err.code)
+}
+
+/** `task create`: `createTask` in the contact's company. */
+export async function createStandaloneTask(db: Db, acting: Acting, input: TaskCreateInput): Promise<Task> {
+  const found = await findLiveContactAnyCompany(db, input.contact)
+  if (!found) throw invalid({ contact: ['does not exist'] })
+  const companyId = asCompanyId(found.companyId)
+  const timezone = await companyZone(db, companyId)
+  const body: TaskCreateBody = { contact_id: found.id, kind: input.kind, due_date: input.due }
+  if (input.title !== undefined) body.title = input.title
+  if (input['assigned-to'] !== undefined) body.assigned_to_id = input['assigned-to']
+  try {
+    return await createTask(db, { ...acting, companyId, timezone, userId: null }, body)
+  } catch (err) {
+    throw withOptionNames(err)
+  }
+}
+
+/** `task complete`: `completeTask` in the task's company. */
+export async function completeTaskCommand(db: Db, acting: Acting, input: TaskCompleteInput): Promise<Task> {
+  const task = await findTaskAnyCompany(db, input.id)
+  if (!task) throw new ApiError(404, `task ${input.id} not found`)
+  const companyId = asCompanyId(task.companyId)
+  const timezone = await companyZone(db, companyId)
+  try {
+    return await completeTask(db, { ...acting, companyId, timezone, userId: null }, task.id)
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'state_refused') throw new ApiError(422, `task ${input.id} is already done`)
+    throw err
+  }
 }

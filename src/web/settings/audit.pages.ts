@@ -61,6 +61,7 @@ function predicate(event: AuditRecord): string {
     case 'company.created': return `created the company ${target}`
     case 'company.settings_changed': return `changed ${changed} of the company ${target}`
     case 'flow.created': return `created the flow ${target}`
+    case 'flow.changed': return `changed the flow ${target}`
     case 'task.created': return `created the task ${quoted(target)}`
     case 'task.completed': return `completed the task ${quoted(target)}`
     case 'contact_import.created': return `started importing contacts from ${quoted(target)}`

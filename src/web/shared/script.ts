@@ -103,4 +103,26 @@ for (const form of document.querySelectorAll('form[data-upload]')) {
 for (const section of document.querySelectorAll('[data-refresh]')) {
   setTimeout(() => { window.location.reload() }, Number(section.dataset.refresh))
 }
+// A form marked data-enhance="replace" (Mark done) is posted in the background; the page it
+// leads to (after the 303) replaces this one's main content: no full reload. Any failure
+// posts it the ordinary way.
+document.addEventListener('submit', async (event) => {
+  const form = event.target
+  if (!(form instanceof HTMLFormElement) || form.dataset.enhance !== 'replace') return
+  event.preventDefault()
+  try {
+    const response = await fetch(form.action, { method: 'POST', body: new URLSearchParams(new FormData(form)), credentials: 'same-origin' })
+    const next = new DOMParser().parseFromString(await response.text(), 'text/html')
+    const main = document.getElementById('main')
+    const fresh = next.getElementById('main')
+    if (!main || !fresh) throw new Error('no main')
+    main.replaceWith(fresh)
+    document.title = next.title
+    history.replaceState(null, '', response.url)
+    const notice = fresh.querySelector('[role="status"], [role="alert"]')
+    if (notice) { notice.setAttribute('tabindex', '-1'); notice.focus() }
+  } catch {
+    form.submit()
+  }
+})
 `

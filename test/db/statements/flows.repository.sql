@@ -102,6 +102,27 @@ select f.id, f.name, f.user_id, f.status, coalesce((select json_agg(json_build_o
                                  order by s.position) from s), '[]') as steps, 0 as contacts_count, f.created_at, f.updated_at
   from f;
 
+-- flows.byId (pipelined: src/db/pipeline.ts)
+select f.id, f.name, f.user_id, f.status, coalesce((select json_agg(json_build_object('position', st.position, 'day', st.day, 'kind', st.kind, 'title', st.title)
+order by st.position)
+from flow_steps st
+where st.company_id = f.company_id and st.flow_id = f.id), '[]') as steps, coalesce((select sum(value) from counters where company_id = f.company_id and list = 'flows.contacts' and key = f.id), 0)::bigint as contacts_count, f.created_at, f.updated_at from flows f where f.company_id = $1 and f.id = $2;
+
+-- flows.lock
+select id from flows where company_id = $1 and id = $2 for update;
+
+-- flows.change
+update flows set name = coalesce($3, name), status = coalesce($4::flow_status, status), updated_at = $5
+ where company_id = $1 and id = $2;
+
+-- flows.deleteSteps
+delete from flow_steps where company_id = $1 and flow_id = $2;
+
+-- flows.insertSteps
+insert into flow_steps (company_id, flow_id, position, day, kind, title)
+select $1, $2, st.position, st.day, st.kind, st.title
+  from jsonb_to_recordset($3::jsonb) as st(position integer, day integer, kind task_kind, title varchar);
+
 -- flows.enroll
 insert into flow_enrollments (company_id, flow_id, contact_id, status, added_at, created_at, updated_at)
 values ($1, $2, $3, 'active', $4, $4, $4)

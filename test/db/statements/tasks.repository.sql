@@ -245,6 +245,10 @@ select company_id as "companyId", id, kind, title, to_char(due_date, 'YYYY-MM-DD
        flow_id as "flowId", enrollment_id as "enrollmentId", contact_id as "contactId", created_at as "createdAt",
        updated_at as "updatedAt" from completed;
 
+-- tasks.byId (pipelined: src/db/pipeline.ts)
+select t.id, t.kind, t.title, to_char(t.due_date, 'YYYY-MM-DD') as due_date, t.done, t.done_at, case when t.done then 'done' when t.due_date < $2::date then 'overdue' when t.due_date = $2::date then 'today'
+            else 'future' end as status, t.assigned_to_id, t.flow_id, t.contact_id, t.created_at, t.updated_at from tasks t where t.company_id = $1 and t.id = $3;
+
 -- tasks.byIdAnyCompany
 select company_id as "companyId", id, kind, title, to_char(due_date, 'YYYY-MM-DD') as "dueDate", done,
 done_at as "doneAt", to_char(done_on, 'YYYY-MM-DD') as "doneOn", assigned_to_id as "assignedToId",
