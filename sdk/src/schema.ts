@@ -941,6 +941,96 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/contact_imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import contacts from a CSV file (the body), in the background
+         * @description The body is the file itself, `Content-Type: text/csv`: UTF-8 with or without a BOM, UTF-16 with a BOM (Excel's "Unicode text") or Windows-1252; comma, semicolon or tab separated (detected from the header line, or `separator`); its first line names the columns. The options are query parameters; `mapping[<header>]=<target>` says where a column goes (without it, the usual export headers are matched by themselves).
+         *
+         *     The file is stored and the import answered at once (202, `state` `queued`); it then runs in the background, one import at a time per company, in batches through the batch upsert: a row whose email a live contact has updates it (or is skipped with `on_duplicate=skip`), a new email creates one, and a row the API would refuse is listed with its line number and the reasons (`GET /contact_imports/:id/errors`). A row whose email an earlier row of the file has is refused. With `dry_run=true` every row is checked and counted and nothing is saved.
+         *
+         *     A file over the size limit (256 MiB unless `CONTACT_IMPORT_MAX_BYTES` says otherwise) answers 413 and is not stored; a file without a header line, or a mapping that does not fit it (no column for `email`, or for `first_name` or `full_name`), answers 422.
+         *
+         *     Scope: `contacts:write`.
+         */
+        post: operations["createContactImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/contact_imports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An import: its state, progress and counts
+         * @description Scope: `contacts:read` (or `contacts:write`).
+         */
+        get: operations["getContactImport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/contact_imports/{id}/errors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The rejected rows of an import, as CSV
+         * @description The file's header with `line` and `reason` columns in front, then each rejected row as the file had it, in line order (the header is line 1): fix the rows, drop the two columns, and import them again. UTF-8 with a BOM.
+         *
+         *     Scope: `contacts:read` (or `contacts:write`).
+         */
+        get: operations["getContactImportErrors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/contacts/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the contacts as CSV (the list's filters apply)
+         * @description Every live contact of your company, or of the list's view (`user_id`, `search_term`), in id order: one row per contact, every field, `tags` as one comma-separated column of tag names, then one column per custom field. UTF-8 with a BOM, CRLF line ends, streamed from one consistent snapshot. A value that begins with `=`, `+`, `-`, `@`, a tab or a carriage return is written with a leading `'`, so that a spreadsheet shows it and does not run it (OWASP's rule against CSV injection). Each export writes an audit record (`contacts.exported`).
+         *
+         *     Scope: `contacts:read` (or `contacts:write`).
+         */
+        get: operations["exportContacts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1356,6 +1446,82 @@ export interface components {
         ContactSyncPage: {
             data: (components["schemas"]["Contact"] | components["schemas"]["ContactTombstone"])[];
             meta: components["schemas"]["SyncMeta"];
+        };
+        /**
+         * @description A CSV import of contacts and its progress
+         * @example {
+         *       "id": 4,
+         *       "user_id": 2,
+         *       "file_name": "hubspot-contacts.csv",
+         *       "file_bytes": 48211,
+         *       "state": "done",
+         *       "dry_run": false,
+         *       "on_duplicate": "update",
+         *       "encoding": "utf-8",
+         *       "separator": "comma",
+         *       "columns": [
+         *         {
+         *           "header": "First Name",
+         *           "target": "first_name"
+         *         },
+         *         {
+         *           "header": "Email",
+         *           "target": "email"
+         *         }
+         *       ],
+         *       "rows_done": 412,
+         *       "progress": 100,
+         *       "counts": {
+         *         "created": 380,
+         *         "updated": 29,
+         *         "skipped": 0,
+         *         "rejected": 3
+         *       },
+         *       "failure": null,
+         *       "started_at": "2026-11-22T10:00:00.120Z",
+         *       "finished_at": "2026-11-22T10:00:01.480Z",
+         *       "created_at": "2026-11-22T10:00:00.000Z",
+         *       "updated_at": "2026-11-22T10:00:01.480Z"
+         *     }
+         */
+        ContactImport: {
+            id: number;
+            /** @description who imports: the rows are written as this user's */
+            user_id: number;
+            file_name: string;
+            file_bytes: number;
+            /** @description `queued` (another import of your company runs), `running`, `done` or `failed` (`failure` says why); `draft`: uploaded in the workspace, waiting for its mapping to be confirmed */
+            state: "draft" | "queued" | "running" | "done" | "failed";
+            dry_run: boolean;
+            /** @description a row whose email a live contact has: `update` it (the batch upsert's rule, the default) or `skip` it */
+            on_duplicate: "update" | "skip";
+            encoding: string;
+            separator: string;
+            /** @description each column of the file and where it goes */
+            columns: {
+                header: string;
+                target: string;
+            }[];
+            /** @description data rows read so far */
+            rows_done: number;
+            /** @description percent of the file read */
+            progress: number;
+            counts: {
+                created: number;
+                updated: number;
+                skipped: number;
+                /** @description rows not saved: GET /contact_imports/:id/errors lists them */
+                rejected: number;
+            };
+            failure: string | null;
+            /** Format: date-time */
+            started_at: string | null;
+            /** Format: date-time */
+            finished_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
         };
         /**
          * @description A contact's employer: one per company and case-insensitive name
@@ -2346,7 +2512,7 @@ export interface components {
             id: number;
             /** Format: date-time */
             occurred_at: string;
-            /** @description a stable dotted name; its first segment is the target's type. Known: `user.signed_in`, `user.sign_in_refused`, `user.signed_out`, `user.password_set`, `user.invite_created`, `user.invite_used`, `user.created`, `user.changed`, `user.deactivated`, `user.reactivated`, `api_token.created`, `api_token.revoked`, `api_token.use_refused`, `api_token.used_from_new_address`, `webhook.created`, `webhook.changed`, `webhook.paused`, `webhook.resumed`, `webhook.deleted`, `webhook.secret_rotated`, `webhook.delivery_replayed`, `company.created`, `company.settings_changed`, `flow.created`, `flow.changed`, `task.created`, `task.completed`, `whatsapp_messages.imported`, `oauth_app.registered`, `oauth_app.changed`, `oauth_app.secret_rotated`, `oauth_app.deleted`, `oauth_consent.granted`, `oauth_consent.refused`, `oauth_consent.revoked`, `oauth_grant.refresh_token_reused` */
+            /** @description a stable dotted name; its first segment is the target's type. Known: `user.signed_in`, `user.sign_in_refused`, `user.signed_out`, `user.password_set`, `user.invite_created`, `user.invite_used`, `user.created`, `user.changed`, `user.deactivated`, `user.reactivated`, `api_token.created`, `api_token.revoked`, `api_token.use_refused`, `api_token.used_from_new_address`, `webhook.created`, `webhook.changed`, `webhook.paused`, `webhook.resumed`, `webhook.deleted`, `webhook.secret_rotated`, `webhook.delivery_replayed`, `company.created`, `company.settings_changed`, `flow.created`, `flow.changed`, `task.created`, `task.completed`, `whatsapp_messages.imported`, `contact_import.created`, `contact_import.finished`, `contacts.exported`, `oauth_app.registered`, `oauth_app.changed`, `oauth_app.secret_rotated`, `oauth_app.deleted`, `oauth_consent.granted`, `oauth_consent.refused`, `oauth_consent.revoked`, `oauth_grant.refresh_token_reused` */
             action: string;
             actor: {
                 /** @description user, api_token, oauth_app, cli, system */
@@ -2355,6 +2521,13 @@ export interface components {
                 id: number | null;
                 /** @description its name or label when it acted (the system user for `cli`) */
                 label: string | null;
+                /** @description for an `oauth_app`: the user whose authorisation (grant) it acted with; null for every other actor */
+                on_behalf_of: {
+                    /** @description the user id */
+                    id: number;
+                    /** @description the user's name when the app acted */
+                    label: string | null;
+                } | null;
             };
             target: {
                 type: string;
@@ -2376,6 +2549,8 @@ export interface components {
                 [key: string]: unknown;
             } | null;
         };
+        /** @description One line of the audit export (`application/x-ndjson`): an AuditEvent as one line of JSON, then `\n` */
+        AuditEventLine: components["schemas"]["AuditEvent"];
         /** @description Where the newest-first walk stands */
         AuditMeta: {
             per_page: number;
@@ -2417,6 +2592,10 @@ export interface operations {
                 content: {
                     "application/json": {
                         status: string;
+                        /** @description This build's version (package.json) */
+                        version: string;
+                        /** @description This build's schema version: the name of its last migration */
+                        schema_version: string;
                     };
                 };
             };
@@ -2464,6 +2643,13 @@ export interface operations {
                         replica?: {
                             state: "ok" | "lagging" | "down";
                             lag_ms: number | null;
+                        };
+                        /** @description With BACKUP_DIR and BACKUP_EVERY: the last scheduled backup written (time, size) and whether the last attempt succeeded */
+                        backup?: {
+                            last_at: string | null;
+                            size_bytes: number | null;
+                            /** @description false when the last attempt failed (the service log says why) */
+                            ok: boolean;
                         };
                     };
                 };
@@ -2540,6 +2726,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2559,6 +2747,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2664,6 +2854,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2783,6 +2975,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2802,6 +2996,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3045,6 +3241,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3064,6 +3262,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3230,6 +3430,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3249,6 +3451,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3497,6 +3701,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3516,6 +3722,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3699,6 +3907,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3718,6 +3928,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3874,6 +4086,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3893,6 +4107,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4064,6 +4280,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4083,6 +4301,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4209,6 +4429,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4228,6 +4450,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4352,6 +4576,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4371,6 +4597,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4566,6 +4794,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4585,6 +4815,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4839,6 +5071,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4858,6 +5092,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5041,6 +5277,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5060,6 +5298,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5184,6 +5424,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5203,6 +5445,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5362,6 +5606,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5381,6 +5627,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5599,6 +5847,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5618,6 +5868,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5801,6 +6053,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5820,6 +6074,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5953,6 +6209,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5972,6 +6230,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6175,6 +6435,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6194,6 +6456,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6360,6 +6624,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6379,6 +6645,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6591,6 +6859,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6610,6 +6880,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6841,6 +7113,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6860,6 +7134,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7074,6 +7350,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7093,6 +7371,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7276,6 +7556,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7295,6 +7577,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7461,6 +7745,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7480,6 +7766,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7633,6 +7921,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7652,6 +7942,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7850,6 +8142,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7869,6 +8163,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8089,6 +8385,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8108,6 +8406,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8278,6 +8578,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8297,6 +8599,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8404,6 +8708,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8423,6 +8729,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8563,6 +8871,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8582,6 +8892,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8762,6 +9074,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8781,6 +9095,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8952,6 +9268,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8971,6 +9289,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9097,6 +9417,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9116,6 +9438,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9296,6 +9620,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9315,6 +9641,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9546,6 +9874,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9565,6 +9895,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9796,6 +10128,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9815,6 +10149,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10012,6 +10348,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10031,6 +10369,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10164,6 +10504,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10183,6 +10525,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10312,6 +10656,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10331,6 +10677,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10472,6 +10820,8 @@ export interface operations {
                     Location?: string;
                     /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
                     "Idempotent-Replayed"?: "true";
+                    /** @description `no-store`: the answer shows a secret once; no cache (a proxy, the browser) may keep it */
+                    "Cache-Control"?: "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10502,6 +10852,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10521,6 +10873,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10687,6 +11041,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10706,6 +11062,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10880,6 +11238,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10899,6 +11259,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11082,6 +11444,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11101,6 +11465,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11229,6 +11595,8 @@ export interface operations {
                     "X-Accepted-Scopes"?: string;
                     /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
                     "Idempotent-Replayed"?: "true";
+                    /** @description `no-store`: the answer shows a secret once; no cache (a proxy, the browser) may keep it */
+                    "Cache-Control"?: "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11259,6 +11627,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11278,6 +11648,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11495,6 +11867,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11514,6 +11888,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11704,6 +12080,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11723,6 +12101,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11850,6 +12230,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11869,6 +12251,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12028,6 +12412,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12047,6 +12433,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12241,6 +12629,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12260,6 +12650,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12367,6 +12759,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12386,6 +12780,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12527,6 +12923,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12546,6 +12944,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12632,7 +13032,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description JSON Lines: one AuditEvent per line */
+            /** @description JSON Lines (`application/x-ndjson`): one AuditEventLine per line, oldest first */
             200: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
@@ -12648,7 +13048,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/x-ndjson": string;
+                    "application/x-ndjson": components["schemas"]["AuditEventLine"];
                 };
             };
             /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
@@ -12656,6 +13056,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
                     "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12675,6 +13077,673 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
                     "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter is missing or invalid: `details` names each one with its problems */
+            422: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the rate limit (60 requests per 10 seconds per token): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bug: the body shows nothing of it; the log has it under the request id */
+            500: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached, or this instance is shutting down: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createContactImport: {
+        parameters: {
+            query?: {
+                /** @description the file's name, shown with the import (default `contacts.csv`) */
+                file_name?: string;
+                /** @description Where columns go, by header (case and punctuation ignored): a contact field (`first_name`, `email`, …, or `full_name`, split into first and last name), `tags` (comma-separated tag names, created when missing), `custom_field:<name>` (created as a text field when missing) or `ignore`. A column not named here is matched by its header alone. In the query string: `mapping[E-mail]=email&mapping[Size]=custom_field:T-shirt size`. */
+                mapping?: {
+                    [key: string]: string;
+                };
+                /** @description a row whose email a live contact has: `update` it (the batch upsert's rule, the default) or `skip` it */
+                on_duplicate?: "update" | "skip";
+                /** @description detected from the header line when left out */
+                separator?: "comma" | "semicolon" | "tab";
+                /** @description the BOM's when there is one; else utf-8 when the file is valid UTF-8, else windows-1252 */
+                encoding?: "utf-8" | "utf-16le" | "utf-16be" | "windows-1252";
+                /** @description check every row and count what would happen, saving nothing */
+                dry_run?: true;
+            };
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: 1 to 255 printable ASCII characters (a new UUID per operation you mean to run). The first request with a key runs; its answer is kept 24 h for your token; a retry with the same key and the same parameters gets that answer again, with `Idempotent-Replayed: true`, without running. The same key with other parameters: 422 `idempotency_key_reused`; while the first still runs: 409 with `Retry-After: 1`. Invalid: 422 (must be 1 to 255 printable characters).
+                 * @example 5f0c8a52-7d4e-4a39-9a55-1c0f7e4b6d21
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description the file itself, as `text/csv` */
+        requestBody: {
+            content: {
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description A CSV import of contacts and its progress */
+            202: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactImport"];
+                };
+            };
+            /** @description The body could not be parsed (or is not a JSON object) */
+            400: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
+            401: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `contacts:write` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with the same `Idempotency-Key` is still running: retry after `Retry-After` seconds (1) */
+            409: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over 1 MiB (10 MiB for a transcript) */
+            413: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A body that is neither JSON nor a form (application/x-www-form-urlencoded) */
+            415: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or field is missing or invalid, a referenced id is not of your company, or the change is refused by the state of the record (`state_refused`), or the `Idempotency-Key` is invalid or was used with other parameters (`idempotency_key_reused`) */
+            422: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the rate limit (60 requests per 10 seconds per token): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bug: the body shows nothing of it; the log has it under the request id */
+            500: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached, or this instance is shutting down: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getContactImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A CSV import of contacts and its progress */
+            200: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactImport"];
+                };
+            };
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
+            401: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `contacts:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No import with this id in your company */
+            404: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter is missing or invalid: `details` names each one with its problems */
+            422: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the rate limit (60 requests per 10 seconds per token): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bug: the body shows nothing of it; the log has it under the request id */
+            500: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached, or this instance is shutting down: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getContactImportErrors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the rejected rows: `line`, `reason`, then the file's columns */
+            200: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
+            401: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `contacts:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No import with this id in your company */
+            404: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter is missing or invalid: `details` names each one with its problems */
+            422: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the rate limit (60 requests per 10 seconds per token): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bug: the body shows nothing of it; the log has it under the request id */
+            500: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached, or this instance is shutting down: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportContacts: {
+        parameters: {
+            query?: {
+                /** @description contacts owned by this user */
+                user_id?: number;
+                /** @description a case-insensitive part of the full name, the business or the email */
+                search_term?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description one contact per line, after a header line */
+            200: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
+            401: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `contacts:read` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {

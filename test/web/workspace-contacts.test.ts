@@ -6,9 +6,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { cliActing, systemActing } from '../../src/modules/audit/audit.context.js'
+import { systemActing } from '../../src/modules/audit/audit.context.js'
 import { importFile } from '../../src/modules/whatsapp/whatsapp.service.js'
-import { completeTaskCommand } from '../../src/modules/tasks/tasks.service.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addContact, addTag } from '../helpers/contacts-factories.js'
 import { addSubscription, tenant, type Tenant } from '../helpers/factories.js'
@@ -199,7 +198,7 @@ describe('workspace: contacts', () => {
     assert.equal(still, count)
   })
 
-  test('Mark done on a contact’s task does what the command line’s task complete does', async () => {
+  test('Mark done on a contact’s task does what the API’s PUT /tasks/:id/complete does', async () => {
     const a = await company()
     const b = await company()
     const ca = await addContact(t.db, a.owner, { first_name: 'Ines', email: 'ines@example.com' })
@@ -209,7 +208,10 @@ describe('workspace: contacts', () => {
     const tb = await addTask(t.db, b.owner.companyId, cb.id, { due, title: 'Call Ines', assignedToId: b.owner.userId })
     const page = `/contacts/${String(cb.id)}`
     await assertSameEffect(t.db, { api: a.owner.companyId, web: b.owner.companyId }, {
-      api: () => completeTaskCommand(t.db, cliActing(), { id: ta.id }),
+      api: async () => {
+        const res = await api(a.owner, 'PUT', `/tasks/${String(ta.id)}/complete`)
+        assert.equal(res.statusCode, 200, res.body)
+      },
       web: async () => {
         const res = await b.browser.submit(page, `${page}/tasks/${String(tb.id)}/done`)
         assert.equal(res.status, 303, res.body)

@@ -12,7 +12,7 @@ import { ContactCreateBody, ContactUpdateBody } from '../../modules/contacts/con
 import { addContacts } from '../../modules/flows/flows.service.js'
 import { tagsOfCompany } from '../../modules/tags/tags.service.js'
 import type { Task } from '../../modules/tasks/tasks.schemas.js'
-import { completeTaskCommand, tasksPage } from '../../modules/tasks/tasks.service.js'
+import { completeTask, tasksPage } from '../../modules/tasks/tasks.service.js'
 import { listUsers } from '../../modules/users/users.service.js'
 import { messagesPage } from '../../modules/whatsapp/whatsapp.service.js'
 import type { Caller } from '../../tenancy.js'
@@ -184,7 +184,7 @@ const contactPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies
     return { kind: 'added-to-flow', flow, added: result.added.length, already }
   }))
 
-  // Mark done: the command line's `task complete`, for a task of this contact of the caller's company.
+  // Mark done: the API's PUT /tasks/:id/complete (the signed-in user completes it), for a task of this contact.
   app.post(`${CONTACTS}/:id/tasks/:taskId/done`, formRoute('member'), async (request, reply) => {
     const current = signedIn(request)
     const caller = callerOf(request, current)
@@ -195,7 +195,7 @@ const contactPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies
     if (!task) throw new ApiError(404)
     let problem: ErrorDetails | undefined
     try {
-      await completeTaskCommand(app.db, caller, { id: taskId })
+      await completeTask(app.db, caller, taskId)
     } catch (err) {
       problem = refusalsOf(err)
     }
