@@ -11,7 +11,7 @@ import { AuditEventsQuery, AuditExportQuery } from '../modules/audit/audit.schem
 import { auditEventsPage, exportFor } from '../modules/audit/audit.service.js'
 import { AUDIT_FIELDS, AUDIT_PATH, auditPage, type AuditForm } from './audit-page.js'
 import { originOf, webActing, webContext, type Acting } from '../modules/audit/audit.context.js'
-import { acceptInvite, findAccount, findInvite, signIn, signInRateLimited, signOut, type Account } from '../modules/auth/accounts.service.js'
+import { acceptInvite, findAccount, findInvite, signIn, signInRateLimited, signOut, type Account, type RefusalRecords } from '../modules/auth/accounts.service.js'
 import { PASSWORD_MAX_LENGTH } from '../modules/auth/passwords.js'
 import { isScope } from '../modules/auth/scopes.js'
 import {
@@ -194,6 +194,30 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
 
   const formRoute = { bodyLimit: FORM_BODY_LIMIT }
 
+  // Refused sign-ins' audit records being written after their answer; closing waits for them
+  // (this plugin's onClose runs before the database's).
+  const recording = new Set<Promise<void>>()
+  app.addHook('onClose', async () => {
+    await Promise.all(recording)
+  })
+
+  /**
+   * Writes a refused sign-in's records once its answer is sent (or the client went away), so
+   * the answer takes as long for an email with accounts as for one without.
+   */
+  function recordAfterAnswer(request: FastifyRequest, reply: FastifyReply, records: RefusalRecords) {
+    reply.raw.once('close', () => {
+      // On the next turn, as the client is told the answer first (with inject too).
+      const written = new Promise<void>((resolve) => setImmediate(resolve))
+        .then(records)
+        .catch((err: unknown) => {
+          request.log.error({ err }, 'could not write the audit record of a refused sign-in')
+        })
+        .finally(() => recording.delete(written))
+      recording.add(written)
+    })
+  }
+
   app.get('/', async (request, reply) => reply.redirect((await session(request)) ? HOME : '/login', 303))
 
   app.get('/login', async (request, reply) => {
@@ -223,7 +247,7 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
     for (const key of [`ip:${request.ip}`, `email:${email.toLowerCase()}`]) {
       const decision = await signInLimiter.consume(key)
       if (!decision.allowed) {
-        await signInRateLimited(app.db, email, originOf(request), now())
+        recordAfterAnswer(request, reply, await signInRateLimited(app.db, email, originOf(request), now()))
         const minutes = Math.max(1, Math.ceil(decision.resetSeconds / 60))
         reply.header('retry-after', String(Math.max(1, decision.resetSeconds)))
         return again(429, `Too many sign-in attempts. Wait ${String(minutes)} minute${minutes === 1 ? '' : 's'} and try again.`)
@@ -231,6 +255,7 @@ const routes: FastifyPluginAsync<RoutesOptions> = async (app, { config, cookies,
     }
     const result = await signIn(app.db, email, password, now(), originOf(request))
     if (!result.ok) {
+      recordAfterAnswer(request, reply, result.records)
       return result.reason === 'ambiguous'
         ? again(409, 'This email and password open accounts in more than one company. Ask an admin to give one of them another password.')
         : again(401, INVALID_CREDENTIALS)
