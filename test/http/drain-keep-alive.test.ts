@@ -6,6 +6,7 @@
 // listener closes can be reset by the kernel, queued but never accepted: a refusal the client
 // sees as a reset, whatever the server does, so it is counted but not asserted here.)
 import assert from 'node:assert/strict'
+import { EventEmitter, once } from 'node:events'
 import { Agent, request } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -84,10 +85,11 @@ describe('SIGTERM with idle kept-alive connections', () => {
 
   test('an answer sent after the drain began closes its connection, though its request came before', async () => {
     const app = await buildApp(testConfig(), { database: opened.database })
-    const { promise: released, resolve: release } = Promise.withResolvers<undefined>()
-    const { promise: hasArrived, resolve: arrived } = Promise.withResolvers<undefined>()
+    const gate = new EventEmitter()
+    const released = once(gate, 'release')
+    const hasArrived = once(gate, 'arrived')
     app.get('/test/slow', async () => {
-      arrived(undefined)
+      gate.emit('arrived')
       await released
       return { ok: true }
     })
@@ -98,7 +100,7 @@ describe('SIGTERM with idle kept-alive connections', () => {
       const answer = get(port, agent, '/test/slow')
       await hasArrived
       app.drain()
-      release(undefined)
+      gate.emit('release')
       assert.deepEqual(await answer, { status: 200, connection: 'close', reused: false })
       assert.deepEqual(Object.values(agent.freeSockets).flat(), [], 'no connection kept for another request')
     } finally {
