@@ -129,7 +129,9 @@ describe('the audit log records', () => {
     }, { action: 'user.signed_out', ...as })
 
     // Over the limit (3 a minute per address here): refused before any password check.
-    assert.equal((await browser.signIn('ana@audit.example', 'wrong once more')).status, 401)
+    await onlyRecord(t.db, async () => {
+      assert.equal((await browser.signIn('ana@audit.example', 'wrong once more')).status, 401)
+    }, { action: 'user.sign_in_refused', reason: 'wrong_password', ...as })
     const limited = await onlyRecord(t.db, async () => {
       const page = await browser.get('/login')
       const res = await browser.request('POST', '/login', { email: 'ana@audit.example', password: PASSWORD, _csrf: csrfOf(page.body) })

@@ -55,19 +55,25 @@ async function openSession(db: Db, companyId: CompanyId, userId: number, now: Da
   return secret
 }
 
-export type SignInResult = { ok: true; session: string } | { ok: false; reason: 'invalid' | 'ambiguous' }
+/** Audit records of a refused sign-in, written once the answer is sent (see `signIn`). */
+export type RefusalRecords = () => Promise<void>
+
+export type SignInResult = { ok: true; session: string } | { ok: false; reason: 'invalid' | 'ambiguous'; records: RefusalRecords }
+
+const NOTHING_TO_RECORD: RefusalRecords = () => Promise.resolve()
 
 /**
  * Emails are unique per company, not globally: the password is tried against every active
  * account with the email (oldest first, at most a few), and signing in succeeds only when it
  * opens exactly one. An unknown email still costs one argon2 verification (of a dummy hash),
- * so it takes as long as a wrong password.
+ * so it takes as long as a wrong password; and a refusal's audit records are returned for the
+ * caller to write after answering, so a known email is not told by the time of their insert.
  */
 export async function signIn(db: Db, email: string, password: string, now: Date, origin: Origin = NO_ORIGIN): Promise<SignInResult> {
   const candidates = await signInCandidates(db, email)
   if (candidates.length === 0) {
     await verifyPassword(await dummyHash(), password)
-    return { ok: false, reason: 'invalid' }
+    return { ok: false, reason: 'invalid', records: NOTHING_TO_RECORD }
   }
   const matches: SignInCandidate[] = []
   for (const candidate of candidates) {
@@ -77,10 +83,10 @@ export async function signIn(db: Db, email: string, password: string, now: Date,
   const [match] = live
   if (!match) {
     // A deactivated account is refused like a wrong password: the page says the same.
-    await recordRefused(db, candidates.map((c) => ({ candidate: c, reason: matches.includes(c) ? 'deactivated' : 'wrong_password' })), origin, now)
-    return { ok: false, reason: 'invalid' }
+    const refused = candidates.map((c) => ({ candidate: c, reason: matches.includes(c) ? 'deactivated' as const : 'wrong_password' as const }))
+    return { ok: false, reason: 'invalid', records: () => recordRefused(db, refused, origin, now) }
   }
-  if (live.length > 1) return { ok: false, reason: 'ambiguous' }
+  if (live.length > 1) return { ok: false, reason: 'ambiguous', records: NOTHING_TO_RECORD }
   const companyId = asCompanyId(match.company_id)
   const session = await transaction(db, async (tx) => {
     const secret = await openSession(tx, companyId, match.id, now)
@@ -104,10 +110,14 @@ async function recordRefused(db: Db, refused: { candidate: SignInCandidate; reas
   }
 }
 
-/** A sign-in refused before any password check (over the rate limit): recorded for the accounts of the email. */
-export async function signInRateLimited(db: Db, email: string, origin: Origin, now: Date): Promise<void> {
+/**
+ * A sign-in refused before any password check (over the rate limit): the records for the
+ * accounts of the email, to write after answering (as `signIn`'s refusals).
+ */
+export async function signInRateLimited(db: Db, email: string, origin: Origin, now: Date): Promise<RefusalRecords> {
   const candidates = await signInCandidates(db, email)
-  await recordRefused(db, candidates.map((candidate) => ({ candidate, reason: 'rate_limited' as const })), origin, now)
+  if (candidates.length === 0) return NOTHING_TO_RECORD
+  return () => recordRefused(db, candidates.map((candidate) => ({ candidate, reason: 'rate_limited' as const })), origin, now)
 }
 
 /** The account of a session cookie's secret, when the session is live and its user active. */

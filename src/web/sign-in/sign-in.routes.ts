@@ -4,7 +4,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import type { RateLimiter } from '../../rate-limit/limiter.js'
 import { originOf, webContext } from '../../modules/audit/audit.context.js'
-import { acceptInvite, findAccount, findInvite, signIn, signInRateLimited, signOut } from '../../modules/auth/accounts.service.js'
+import { acceptInvite, findAccount, findInvite, signIn, signInRateLimited, signOut, type RefusalRecords } from '../../modules/auth/accounts.service.js'
 import { PASSWORD_MAX_LENGTH } from '../../modules/auth/passwords.js'
 import { errorPage, sendPage } from '../frame/frame.js'
 import { forbiddenForm, formRoute, pageRoute, signedIn, type PageGroupOptions } from '../frame/guard.js'
@@ -58,6 +58,30 @@ const signInPages: FastifyPluginAsync<SignInOptions> = async (app, { cookies, ch
     return sendPage(reply, 200, loginPage(chrome, { csrf, next }))
   })
 
+  // Refused sign-ins' audit records being written after their answer; closing waits for them
+  // (this plugin's onClose runs before the database's).
+  const recording = new Set<Promise<void>>()
+  app.addHook('onClose', async () => {
+    await Promise.all(recording)
+  })
+
+  /**
+   * Writes a refused sign-in's records once its answer is sent (or the client went away), so
+   * the answer takes as long for an email with accounts as for one without.
+   */
+  function recordAfterAnswer(request: FastifyRequest, reply: FastifyReply, records: RefusalRecords) {
+    reply.raw.once('close', () => {
+      // On the next turn, as the client is told the answer first (with inject too).
+      const written = new Promise<void>((resolve) => setImmediate(resolve))
+        .then(records)
+        .catch((err: unknown) => {
+          request.log.error({ err }, 'could not write the audit record of a refused sign-in')
+        })
+        .finally(() => recording.delete(written))
+      recording.add(written)
+    })
+  }
+
   app.post('/login', formRoute('public'), async (request, reply) => {
     const form = formOf(request)
     const csrf = cookies.formToken(request, reply)
@@ -77,7 +101,7 @@ const signInPages: FastifyPluginAsync<SignInOptions> = async (app, { cookies, ch
     for (const key of [`ip:${request.ip}`, `email:${email.toLowerCase()}`]) {
       const decision = await signInLimiter.consume(key)
       if (!decision.allowed) {
-        await signInRateLimited(app.db, email, originOf(request), now())
+        recordAfterAnswer(request, reply, await signInRateLimited(app.db, email, originOf(request), now()))
         const minutes = Math.max(1, Math.ceil(decision.resetSeconds / 60))
         reply.header('retry-after', String(Math.max(1, decision.resetSeconds)))
         return again(429, `Too many sign-in attempts. Wait ${String(minutes)} minute${minutes === 1 ? '' : 's'} and try again.`)
@@ -85,6 +109,7 @@ const signInPages: FastifyPluginAsync<SignInOptions> = async (app, { cookies, ch
     }
     const result = await signIn(app.db, email, password, now(), originOf(request))
     if (!result.ok) {
+      recordAfterAnswer(request, reply, result.records)
       return result.reason === 'ambiguous'
         ? again(409, 'This email and password open accounts in more than one company. Ask an admin to give one of them another password.')
         : again(401, INVALID_CREDENTIALS)
