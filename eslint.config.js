@@ -38,6 +38,18 @@ export default tseslint.config(
     languageOptions: { parserOptions: { projectService: false, project: null }, globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
   },
   {
+    // bin/ is CommonJS in the syntax of old Node (its version check must run where the
+    // project does not): linted by the JavaScript rules, outside the TypeScript project.
+    files: ['bin/**/*.cjs'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      sourceType: 'commonjs',
+      parserOptions: { projectService: false, project: null },
+      globals: { process: 'readonly', console: 'readonly', require: 'readonly', module: 'writable', __dirname: 'readonly' },
+    },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     // The examples are plain JavaScript for integrators to copy: linted by the JavaScript
     // rules, outside the TypeScript project.
     files: ['examples/**/*.mjs'],

@@ -138,6 +138,6 @@ export async function writeBackup(db: Db, file: string, options: BackupOptions):
     await rm(partial, { force: true })
     throw err
   } finally {
-    if (db instanceof pg.Pool) (client as pg.PoolClient).release(broken)
+    if (db instanceof pg.Pool) client.release(broken)
   }
 }

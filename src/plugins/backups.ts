@@ -81,7 +81,10 @@ async function backups(app: FastifyInstance, options: BackupsOptions) {
     if (stopping) return
     const wait = Math.max(0, dueAt - app.clock().getTime())
     timer = setTimeout(() => {
-      if (wait > MAX_TIMER_MS) return schedule(dueAt)
+      if (wait > MAX_TIMER_MS) {
+        schedule(dueAt)
+        return
+      }
       running = takeOne().finally(() => {
         running = undefined
         schedule(app.clock().getTime() + options.everyMs)

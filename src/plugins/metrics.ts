@@ -156,7 +156,11 @@ async function metrics(app: FastifyInstance, options: MetricsOptions) {
   app.addHook('onClose', async () => {
     if (!server.listening) return
     server.closeAllConnections()
-    await new Promise<void>((resolve) => server.close(() => resolve()))
+    await new Promise<void>((resolve) => {
+      server.close(() => {
+        resolve()
+      })
+    })
   })
   app.decorate('metricsServer', server)
 }

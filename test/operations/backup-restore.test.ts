@@ -88,10 +88,10 @@ describe('backup and restore', () => {
     }
 
     // Writes go on while the backup runs; they land before or after its snapshot, never half.
-    let writing = true
+    const state = { writing: true }
     let written = 0
     const writer = (async () => {
-      while (writing) {
+      while (state.writing) {
         const res = await post('/api/v1/contacts', { first_name: 'During', email: `during${String(written)}@example.com` })
         assert.equal(res.statusCode, 201, res.body)
         written++
@@ -99,7 +99,7 @@ describe('backup and restore', () => {
     })()
     const file = join(folder, 'drill.backup')
     const backup = await admin(['backup', '--out', file, '--with-secret-key'], {}, source.db)
-    writing = false
+    state.writing = false
     await writer
     assert.equal(backup.code, 0, backup.stderr)
     assert.ok(written > 0, 'writes ran during the backup')

@@ -50,13 +50,14 @@ describe('tracing', () => {
 
   test('a request span continues the caller trace, with its statements as children', async () => {
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736'
-    const res = await t!.app.inject({
+    const app = t
+    assert.ok(app)
+    const res = await app.app.inject({
       method: 'GET',
       url: '/api/v1/contacts?page=1',
       headers: { ...company.auth, traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
     })
     assert.equal(res.statusCode, 200)
-    const app = t!
     t = undefined
     await app.close() // flushes the spans
     const server = spans.find((s) => s.name === 'GET /api/v1/contacts')

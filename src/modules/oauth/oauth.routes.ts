@@ -14,9 +14,9 @@ import { hideFromOpenApi, scopeRateLimiter } from '../../http/beside-api.js'
 import { FormError, parsePairs } from '../../http/form.js'
 import { requestContext } from '../audit/audit.context.js'
 import { basicCredentials, OAuthError } from './oauth.protocol.js'
-import { anyAppRegistered, type ClientRow } from './oauth.repository.js'
+import type { ClientRow } from './oauth.repository.js'
 import { repeatedParameter, TokenBody, TokenOfClientBody } from './oauth.schemas.js'
-import { authenticateClient, exchangeCode, introspect, issuerOf, metadata, refreshTokens, revokeOAuthToken, type Form } from './oauth.service.js'
+import { anyAppExists, authenticateClient, exchangeCode, introspect, issuerOf, metadata, refreshTokens, revokeOAuthToken, type Form } from './oauth.service.js'
 
 export interface OAuthRoutesOptions {
   config: Config
@@ -46,7 +46,7 @@ const oauthRoutes: FastifyPluginAsync<OAuthRoutesOptions> = async (app, { config
   // guessed address (PUBLIC_URL unset) breaks them, so it is said once at start.
   app.addHook('onReady', async () => {
     // A database that cannot answer yet is no reason to refuse the start: then nothing is said.
-    if (config.publicUrl !== undefined || !(await anyAppRegistered(app.db).catch(() => false))) return
+    if (config.publicUrl !== undefined || !(await anyAppExists(app.db).catch(() => false))) return
     app.log.warn({ issuer: issuerOf(config) }, 'PUBLIC_URL is unset while OAuth apps are registered: the OAuth issuer is a guess (set PUBLIC_URL to the address apps reach this service at)')
   })
 

@@ -29,6 +29,7 @@ import {
   VERIFIER,
 } from './oauth.protocol.js'
 import {
+  anyAppRegistered,
   authorisedApps,
   clientById,
   companyApp,
@@ -139,6 +140,11 @@ export async function registerApp(db: Db, acting: Pick<Caller, 'companyId'> & Ac
     return row
   })
   return { app: shownApp(app), clientSecret: secret }
+}
+
+/** Whether any company registered an OAuth app (the start warns when no PUBLIC_URL names the issuer). */
+export function anyAppExists(db: Db): Promise<boolean> {
+  return anyAppRegistered(db)
 }
 
 export async function listApps(db: Db, companyId: CompanyId) {
