@@ -47,7 +47,7 @@ export default tseslint.config(
       parserOptions: { projectService: false, project: null },
       globals: { process: 'readonly', console: 'readonly', require: 'readonly', module: 'writable', __dirname: 'readonly' },
     },
-    rules: { '@typescript-eslint/no-require-imports': 'off' },
+    rules: { ...tseslint.configs.disableTypeChecked.rules, '@typescript-eslint/no-require-imports': 'off' },
   },
   {
     // The examples are plain JavaScript for integrators to copy: linted by the JavaScript
