@@ -221,8 +221,9 @@ export async function countEnrollment(db: Db, companyId: CompanyId, flowId: numb
 // On the partial unique index flow_enrollments_active_key (company_id, flow_id, contact_id).
 const activeIn = defineQuery<{ contact_id: number }>(
   'flows.activeContactsIn',
-  `select contact_id from flow_enrollments
-    where company_id = $1 and flow_id = $2 and contact_id = any($3::bigint[]) and status = 'active'`,
+  `select e.contact_id
+     from unnest($3::bigint[]) as named (contact_id)
+     join flow_enrollments e on e.company_id = $1 and e.flow_id = $2 and e.contact_id = named.contact_id and e.status = 'active'`,
 )
 
 /** Which of these contacts are active in the flow (in the caller's transaction, after locking them). */

@@ -134,5 +134,6 @@ values ($1, 'flows.contacts', $2, $3)
 on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value;
 
 -- flows.activeContactsIn
-select contact_id from flow_enrollments
- where company_id = $1 and flow_id = $2 and contact_id = any($3::bigint[]) and status = 'active';
+select e.contact_id
+  from unnest($3::bigint[]) as named (contact_id)
+  join flow_enrollments e on e.company_id = $1 and e.flow_id = $2 and e.contact_id = named.contact_id and e.status = 'active';
