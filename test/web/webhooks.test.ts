@@ -65,7 +65,8 @@ describe('webhooks on Settings → Integrations, in Chromium', { skip: withoutCh
     await page.getByLabel('Email').fill(user.email)
     await page.getByLabel('Password').fill(PASSWORD)
     await page.getByRole('button', { name: 'Sign in' }).click()
-    await page.waitForURL(`${origin}${HOME}`)
+    await page.waitForURL(`${origin}/tasks`)
+    await page.goto(`${origin}${HOME}`)
     return page
   }
 
