@@ -7,6 +7,12 @@
 import { readdirSync } from 'node:fs'
 
 const SLOW_FIRST = [
+  'test/docs/admin-json.test.ts',
+  'test/web/workspace-browser.test.ts',
+  'test/web/workspace-tasks-browser.test.ts',
+  'test/oauth/oauth4webapi.test.ts',
+  'test/imports/import-page.test.ts',
+  'test/api/idempotency-crash.test.ts',
   'test/server.test.ts',
   'test/web/browser.test.ts',
   'test/oauth/browser.test.ts',
@@ -28,6 +34,14 @@ const SLOW_FIRST = [
   'test/web/demo.test.ts',
   'test/web/access.test.ts',
   'test/audit/list.test.ts',
+  'test/oauth/conformance.test.ts',
+  'test/fuzz/oauth-fields.test.ts',
+  'test/web/hostile-forms.test.ts',
+  'test/fuzz/every-field.test.ts',
+  'test/operations/backup-restore.test.ts',
+  'test/db/test-cluster.test.ts',
+  'test/db/embedded-root.test.ts',
+  'test/imports/contact-imports.test.ts',
 ]
 
 const all = readdirSync('test', { recursive: true, encoding: 'utf8' })
