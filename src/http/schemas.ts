@@ -54,6 +54,9 @@ export const Timestamp = Type.Unsafe<Date | string>({ type: 'string', format: 'd
 /** The answer of a delete: 204 and no body. */
 export const Deleted = Type.Null({ description: 'Deleted' })
 
+/** The body of an action that takes no fields (unknown ones are ignored, as everywhere). */
+export const NoBody = Type.Object({})
+
 export const Timestamps = {
   created_at: Timestamp,
   updated_at: Timestamp,

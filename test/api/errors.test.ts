@@ -251,7 +251,7 @@ for (const backend of backends()) {
     test('an idle keep-alive connection is not timed out as a request', async () => {
       const res = await raw(port, ['GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'], 1_200)
       assert.equal(res.status, 200)
-      assert.deepEqual(JSON.parse(res.body), { status: 'ok' }, 'one response only, no 408 after it')
+      assert.equal((JSON.parse(res.body) as { status: string }).status, 'ok', 'one response only, no 408 after it')
       assert.equal(res.closed, false)
     })
 

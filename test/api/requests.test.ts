@@ -1,6 +1,8 @@
 // Contract sections 2, 4 and 5 on a test-only route built with the same plugins, schema
 // helpers and validator as every resource route.
 import assert from 'node:assert/strict'
+import { schemaVersion } from '../../src/db/migrate.js'
+import { VERSION } from '../../src/version.js'
 import { after, before, describe, test } from 'node:test'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
@@ -137,7 +139,7 @@ for (const backend of backends()) {
     test('health and readiness need no token', async () => {
       const live = await t.app.inject({ url: '/healthz' })
       assert.equal(live.statusCode, 200)
-      assert.deepEqual(live.json(), { status: 'ok' })
+      assert.deepEqual(live.json(), { status: 'ok', version: VERSION, schema_version: schemaVersion() })
       const ready = await t.app.inject({ url: '/readyz' })
       assert.equal(ready.statusCode, 200)
       assert.equal(live.headers['x-ratelimit-limit'], undefined)

@@ -165,7 +165,7 @@ for (const backend of backends()) {
       await fails(['company', 'create', 'Acme'], 'unexpected "Acme": every value follows its --option; see npx engage-admin company create --help')
       await fails(['company', 'list', '--json=yes'], '--json takes no value')
       await fails(['company', 'explode'], 'unknown command "company explode"; company can create, set-timezone or list')
-      await fails(['companies'], /^admin: unknown command "companies"; the commands are company, user, token, flow, task, whatsapp, audit, backup or restore; see npx engage-admin --help\n$/)
+      await fails(['companies'], /^admin: unknown command "companies"; the commands are company, user, token, flow, task, whatsapp, contacts, audit, backup or restore; see npx engage-admin --help\n$/)
       await fails(['--json'], 'a command comes first (npx engage-admin <resource> <action>); see npx engage-admin --help')
       await fails(['user', 'create', '--company', id, '--name', 'Dup', '--email', 'ANA@acme.example'], '--email has already been taken')
       await fails(['user', 'create', '--company', id, '--name', 'B', '--email', 'nope'], '--email is invalid')

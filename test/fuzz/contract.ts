@@ -136,6 +136,11 @@ export function violations(req: FuzzRequest, res: Response): string[] {
     out.push(...shapes)
     return out
   }
+  // A CSV answer (the contacts export, an import's rejected rows): a header line, then rows.
+  if (status < 300 && /^text\/csv\b/.test(String(res.headers['content-type']))) {
+    if (!/^\uFEFF?[^\r\n]+\r?\n/.test(res.body)) out.push('a CSV answer without its header line')
+    return out
+  }
   if (!/^application\/json\b/.test(String(res.headers['content-type']))) {
     out.push(`content type ${String(res.headers['content-type'])}`)
     return out

@@ -91,7 +91,7 @@ describe('errors of the HTTP layer, over a raw socket', () => {
   test('HTTP/1.0 without Host is a request like any other', async () => {
     const res = await raw(port, ['GET /healthz HTTP/1.0\r\n\r\n'])
     assert.equal(res.status, 200)
-    assert.deepEqual(JSON.parse(res.body), { status: 'ok' })
+    assert.equal((JSON.parse(res.body) as { status: string }).status, 'ok')
     assert.match(res.headers['x-request-id'] ?? '', /^[A-Za-z0-9._-]{1,128}$/)
   })
 

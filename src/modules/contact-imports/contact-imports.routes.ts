@@ -60,7 +60,7 @@ const contactImportsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     if (body === undefined) throw new ApiError(415, 'Unsupported media type', { body: ['must be a CSV file, sent as Content-Type: text/csv'] })
     const max = app.config.contactImportMaxBytes
     if (Number(request.headers['content-length'] ?? 0) > max) throw tooLarge(max)
-    const record = await createImport(app.db, apiActing(request), request.query, body, max)
+    const record = await createImport(request.db, apiActing(request), request.query, body, max)
     app.importWorker?.wake()
     return reply.code(202).header('location', `/api/v1/contact_imports/${String(record.id)}`).send(record)
   })

@@ -102,8 +102,8 @@ export const ImportCommand = Type.Object({
     description: 'where columns go, as a JSON object: {"E-mail": "email", "Size": "custom_field:T-shirt size", "Notes": "ignore"}',
   })),
   'on-duplicate': Type.Optional(Type.With(OnDuplicate, { placeholder: 'update|skip', description: 'a known email: update the contact (default) or skip the row' })),
-  separator: ImportQuery.properties.separator,
-  encoding: ImportQuery.properties.encoding,
+  separator: Type.Optional(Type.With(ImportQuery.properties.separator, { placeholder: 'comma|semicolon|tab' })),
+  encoding: Type.Optional(Type.With(ImportQuery.properties.encoding, { placeholder: 'NAME' })),
   'dry-run': Type.Optional(Type.With(TrueFlag, { description: 'check and count every row, save nothing' })),
 })
 

@@ -22,11 +22,11 @@ const flowsRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/v1/flows', operation(texts, 'createFlow', { scope: 'flows:write', rootKey: 'flow' }, {
     body: FlowCreateBody, response: { 201: Ref(Flow) },
-  }), async (request, reply) => sendCreated(reply, '/api/v1/flows', await createFlow(app.db, apiActing(request), request.body)))
+  }), async (request, reply) => sendCreated(reply, '/api/v1/flows', await createFlow(request.db, apiActing(request), request.body)))
 
   app.put('/v1/flows/:id', operation(texts, 'updateFlow', { scope: 'flows:write', rootKey: 'flow', notFound: NO_FLOW }, {
     params: IdParams, body: FlowUpdateBody, response: { 200: Ref(Flow) },
-  }), async (request) => changeFlow(app.db, apiActing(request), request.params.id, request.body))
+  }), async (request) => changeFlow(request.db, apiActing(request), request.params.id, request.body))
 
   app.put('/v1/flows/:id/add_contact', operation(texts, 'addContactToFlow', { scope: 'flows:write', notFound: NO_FLOW }, {
     params: IdParams, body: AddContactBody, response: { 200: Ref(Enrollment) },

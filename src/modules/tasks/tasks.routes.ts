@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { apiActing } from '../audit/audit.context.js'
 import { operation, sendCreated, tagRoutes } from '../../http/routes.js'
-import { IdParams, Ref } from '../../http/schemas.js'
+import { IdParams, NoBody, Ref } from '../../http/schemas.js'
 import { answerList, walkingList } from '../../http/sync.js'
 import { Task, TASK_FILTERS, TaskCreateBody, TasksListQuery, TasksListResponse, TasksPage } from './tasks.schemas.js'
 import { completeTask, createTask, getTask, tasksPage, tasksWalk } from './tasks.service.js'
@@ -28,11 +28,11 @@ const tasksRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/v1/tasks', operation(texts, 'createTask', { scope: 'tasks:write', rootKey: 'task' }, {
     body: TaskCreateBody, response: { 201: Ref(Task) },
-  }), async (request, reply) => sendCreated(reply, '/api/v1/tasks', await createTask(app.db, apiActing(request), request.body)))
+  }), async (request, reply) => sendCreated(reply, '/api/v1/tasks', await createTask(request.db, apiActing(request), request.body)))
 
   app.put('/v1/tasks/:id/complete', operation(texts, 'completeTask', { scope: 'tasks:write', notFound: NO_TASK }, {
-    params: IdParams, response: { 200: Ref(Task) },
-  }), async (request) => completeTask(app.db, apiActing(request), request.params.id))
+    params: IdParams, body: NoBody, response: { 200: Ref(Task) },
+  }), async (request) => completeTask(request.db, apiActing(request), request.params.id))
 }
 
 export default tasksRoutes

@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify'
 import { Type } from 'typebox'
 import { sendPage } from '../../http/pagination.js'
 import { operation, sendCreated, tagRoutes, textsWith } from '../../http/routes.js'
-import { Deleted, IdParams, PageParams, Ref } from '../../http/schemas.js'
+import { Deleted, IdParams, NoBody, PageParams, Ref } from '../../http/schemas.js'
 import { apiActing } from '../audit/audit.context.js'
 import {
   CreateWebhookBody,
@@ -40,7 +40,6 @@ const texts = textsWith(operationTexts, { MAX_SUBSCRIPTIONS })
 const NO_WEBHOOK = 'No webhook subscription with this id in your company'
 const NO_DELIVERY = 'No such webhook subscription in your company, or no such delivery of it'
 const NO_EVENT = 'No event with this id in your company (events are kept 30 days)'
-const NoBody = Type.Object({})
 const QUEUED = { 202: { ...Ref(WebhookDelivery), description: 'Queued: the delivery, pending' } }
 const PageQuery = Type.Object(PageParams)
 
