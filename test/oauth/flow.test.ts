@@ -475,7 +475,7 @@ for (const backend of backends()) {
       // …but never anywhere else.
       const evil = await stranger.get('/login?next=https://evil.example/')
       assert.equal(evil.status, 303)
-      assert.equal(evil.location, '/settings/integrations')
+      assert.equal(evil.location, '/tasks')
     })
 
     test('client authentication: wrong secret, unknown client, two methods at once, a public client with a secret', async () => {

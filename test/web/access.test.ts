@@ -129,7 +129,7 @@ describe('web application: access control', () => {
     assert.match(page.body, new RegExp(`${owner.name}<br><span class="muted">${owner.email}</span>`))
     assert.match(page.body, new RegExp(`<code>${theirs.prefix}…</code>`))
     assert.ok(!page.body.includes(other.token.slice(0, 12)), 'another company\'s tokens are not listed')
-    assert.match(page.body, /<a href="\/settings\/tokens">Company tokens<\/a>/)
+    assert.match(page.body, /<a href="\/settings\/tokens"( aria-current="page")?>Company tokens<\/a>/)
 
     // Members: no link, and the pages answer 403 without changing anything.
     const memberHome = await ownerBrowser.get(HOME)
