@@ -68,6 +68,7 @@ describe('scheduled backups on the embedded database', () => {
     const token = await until('the demo token', first, async () => /^\s+(eng_\S+)$/m.exec(first.output())?.[1])
     const base = `http://127.0.0.1:${String(port)}`
     const auth = { authorization: `Bearer ${token}` }
+    await until('the server listening', first, async () => ((await fetch(`${base}/healthz`)).ok ? true : undefined))
     const count = async (url: string) => ((await (await fetch(`${base}${url}`, { headers: auth })).json()) as { meta: { total_count: number } }).meta.total_count
     const contacts = await count('/api/v1/contacts?page=1&per_page=1')
     assert.ok(contacts > 0, 'the demo company has contacts')
