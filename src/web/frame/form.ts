@@ -7,9 +7,25 @@ import type { Static, TSchema } from 'typebox'
 import { ApiError, type ErrorDetails } from '../../errors.js'
 import { validate } from '../../http/validation.js'
 import { html, type Html, type Interpolation } from '../shared/html.js'
+import type { FastifyRequest } from 'fastify'
 import { csrfInput } from './frame.js'
 
 /** A field's value as typed: text, or the values of a repeated field (checkboxes, a multi-select). */
+/** A form body as the parser gives it: names to text or lists of text. */
+export type Form = Record<string, unknown>
+export const formOf = (request: FastifyRequest): Form => (request.body ?? {}) as Form
+
+/** A text field as sent, or undefined when missing or not text (a bracketed name sends a list). */
+export function text(form: Form, name: string): string | undefined {
+  const value = form[name]
+  return typeof value === 'string' ? value : undefined
+}
+
+/** Length in code points, as the API counts it. */
+export const length = (value: string) => Array.from(value).length
+// eslint-disable-next-line no-control-regex -- control characters are exactly what this finds
+export const CONTROL = /[\u0000-\u001f\u007f-\u009f]/
+
 export type FieldValue = string | readonly string[]
 
 export interface FormState {

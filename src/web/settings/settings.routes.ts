@@ -4,6 +4,7 @@
 // (Post/Redirect/Get), so a reload never repeats them. A failed check changes nothing and
 // answers a page with a clear sentence.
 import { Readable } from 'node:stream'
+import { CONTROL, formOf, length, text, type Form } from '../frame/form.js'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError } from '../../errors.js'
 import { validate } from '../../http/validation.js'
@@ -52,18 +53,6 @@ import {
 const HOME = '/settings/integrations'
 const COMPANY_TOKENS = '/settings/tokens'
 
-type Form = Record<string, unknown>
-const formOf = (request: FastifyRequest): Form => (request.body ?? {}) as Form
-
-/** A text field as sent, or undefined when missing or not text (a bracketed name sends a list). */
-function text(form: Form, name: string): string | undefined {
-  const value = form[name]
-  return typeof value === 'string' ? value : undefined
-}
-
-const length = (value: string) => Array.from(value).length
-// eslint-disable-next-line no-control-regex -- control characters are exactly what this finds
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/
 
 /** The access and expiry chosen on the token form; what is wrong with them, as sentences. */
 function tokenChoice(form: Form): { typed: TokenForm; choice: TokenChoice } {

@@ -1,6 +1,7 @@
 // Sign in, sign out and invite links: the pages before a session, through the auth module's
 // services. Their forms carry a double-submit token (no session yet to derive one from).
 // Signing in lands on Tasks, or back on the authorization request that asked to sign in.
+import { CONTROL, formOf, length, text, type Form } from '../frame/form.js'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import type { RateLimiter } from '../../rate-limit/limiter.js'
 import { originOf, webContext } from '../../modules/audit/audit.context.js'
@@ -17,18 +18,6 @@ export const LANDING = '/tasks'
 const EMAIL_MAX_LENGTH = 255
 const INVALID_CREDENTIALS = 'Invalid email or password.'
 
-type Form = Record<string, unknown>
-const formOf = (request: FastifyRequest): Form => (request.body ?? {}) as Form
-
-/** A text field as sent, or undefined when missing or not text (a bracketed name sends a list). */
-function text(form: Form, name: string): string | undefined {
-  const value = form[name]
-  return typeof value === 'string' ? value : undefined
-}
-
-const length = (value: string) => Array.from(value).length
-// eslint-disable-next-line no-control-regex -- control characters are exactly what this finds
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/
 
 export interface SignInOptions extends PageGroupOptions {
   signInLimiter: RateLimiter
