@@ -27,8 +27,8 @@ function startServer(env: Record<string, string>): Server {
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let out = ''
-  child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()))
-  child.stderr?.on('data', (chunk: Buffer) => (out += chunk.toString()))
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()))
+  child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()))
   return { child, output: () => out }
 }
 
