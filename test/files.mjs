@@ -8,6 +8,7 @@ import { readdirSync } from 'node:fs'
 
 const SLOW_FIRST = [
   'test/docs/admin-json.test.ts',
+  'test/docs/every-example.test.ts',
   'test/web/workspace-browser.test.ts',
   'test/web/workspace-tasks-browser.test.ts',
   'test/oauth/oauth4webapi.test.ts',
