@@ -77,6 +77,9 @@ describe('every field of every web form with NUL, lone surrogates and leap secon
     const acme = await tenant(t.db, { name: 'Acme' })
     const boss = await member(t.db, acme.companyId, { role: 'admin', email: 'boss@acme.example' })
     await t.app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: acme.auth, payload: { url: 'https://93.184.215.14/hook', events: ['*'] } })
+    // A contact with a lead of its email: the contact's page links the lead's page and its forms.
+    await t.app.inject({ method: 'POST', url: '/api/v1/contacts', headers: acme.auth, payload: { first_name: 'Ana', email: 'ana@acme.example' } })
+    await t.app.inject({ method: 'POST', url: '/api/v1/leads', headers: acme.auth, payload: { first_name: 'Ana', email: 'ana@acme.example', provider: 'linkedin' } })
     const invited = await addUser(t.db, acme.companyId, { email: 'new@acme.example' })
     const invite = await inviteUser(t.db, systemActing(), invited.id, 'http://localhost')
     admin = new Browser(t.app)

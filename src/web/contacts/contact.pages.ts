@@ -1,12 +1,14 @@
 // A contact's page (/contacts/:id): its fields, custom field values, tags and stage with their
-// forms; beside them its events, business, tasks (Mark done), flows (Add to flow) and its
-// WhatsApp conversation as a chat. Also the edit, new-contact and delete pages.
+// forms; beside them its events, business, tasks (Mark done), flows (Add to flow), linked
+// leads and its WhatsApp conversation as a chat. Also the edit, new-contact and delete pages.
 import type { Contact } from '../../modules/contacts/contacts.service.js'
 import { STAGES } from '../../modules/contacts/contacts.schemas.js'
+import type { Lead } from '../../modules/leads/leads.service.js'
 import type { Task } from '../../modules/tasks/tasks.schemas.js'
 import { html, type Html, type Interpolation } from '../shared/html.js'
 import { field, postForm, type FieldSpec, type FormState } from '../frame/form.js'
 import { confirmPage, csrfInput, formatter, layout, time, type Chrome } from '../frame/frame.js'
+import { contactLeadsSection } from '../leads/leads.pages.js'
 import { CONTACTS, fullName, STAGE_LABELS, type AddedFlash, type FlowChoice, type Person } from './contacts.pages.js'
 
 /** The fields of the edit and new-contact forms, in the API's names. */
@@ -58,6 +60,8 @@ export interface ContactView {
   tasks: Task[]
   events: { data: ContactEventView[]; page: number; pages: number }
   messages: WhatsappMessageView[]
+  /** The leads linked to the contact. */
+  leads: Lead[]
   flash?: ContactFlash | undefined
   /** The add-to-flow or tag form drawn again after a refusal. */
   state?: FormState
@@ -189,6 +193,7 @@ ${view.flows.length > 0 && postForm({
   shown: ['flow_id'],
   fields: field(state, { name: 'flow_id', label: 'Flow', type: 'select', required: true, options: view.flows.map((flow) => [String(flow.id), flow.name] as const) }),
 })}`)}
+${contactLeadsSection(view.leads)}
 </div>
 </div>`,
   )

@@ -10,6 +10,7 @@ import { contactBusiness, contactEventsPage, createContact, deleteContact, getCo
 import { changeContact } from '../../modules/contacts/contacts.change.js'
 import { ContactCreateBody, ContactUpdateBody } from '../../modules/contacts/contacts.schemas.js'
 import { addContacts } from '../../modules/flows/flows.service.js'
+import { contactLeads } from '../../modules/leads/leads.service.js'
 import { tagsOfCompany } from '../../modules/tags/tags.service.js'
 import type { Task } from '../../modules/tasks/tasks.schemas.js'
 import { completeTask, tasksPage } from '../../modules/tasks/tasks.service.js'
@@ -24,6 +25,8 @@ import { CONTACTS, fullName } from './contacts.pages.js'
 import { flowChoices } from './flow-choices.js'
 
 const EVENTS_PER_PAGE = 20
+/** The linked leads a contact's page lists (a contact has a few: one per provider of its email, and those linked by hand). */
+const LEADS_SHOWN = 20
 
 const EventsView = Type.Object({ events_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })) })
 const StageForm = Type.Object({ stage: ContactUpdateBody.properties.stage })
@@ -66,7 +69,7 @@ const contactPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies
     const flash = state ? undefined : (cookies.takeFlash(request, reply, current.secret) as ContactFlash | undefined)
     const eventsView = readForm(EventsView, request.query)
     const eventsPage = eventsView.ok ? (eventsView.value.events_page ?? 1) : 1
-    const [users, tags, flows, business, tasks, events, messages] = await Promise.all([
+    const [users, tags, flows, business, tasks, events, messages, leads] = await Promise.all([
       listUsers(app.db, current.account.companyId),
       tagsOfCompany(app.db, caller),
       flowChoices(app.db, caller),
@@ -77,6 +80,7 @@ const contactPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies
       tasksPage(app.db, caller, { contact_id: id, page: 1, per_page: 100 }),
       contactEventsPage(app.db, caller, id, { page: eventsPage, per_page: EVENTS_PER_PAGE }),
       messagesPage(app.db, caller, { contact_id: id, page: 1, per_page: 100 }),
+      contactLeads(app.db, caller, id, LEADS_SHOWN),
     ])
     const chat = listOf<WhatsappMessageView>(messages).sort((a, b) => new Date(a.sent_at).getTime() - new Date(b.sent_at).getTime() || a.id - b.id)
     const page = contactPage(current.chrome, {
@@ -90,6 +94,7 @@ const contactPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies
       tasks: listOf<Task>(tasks),
       events: { data: listOf<ContactEventView>(events), page: eventsPage, pages: Math.max(1, Math.ceil(events.total / EVENTS_PER_PAGE)) },
       messages: chat,
+      leads,
       flash,
       state,
     })
