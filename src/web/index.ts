@@ -26,6 +26,7 @@ import { WebCookies } from './shared/security.js'
 import signInPages from './sign-in/sign-in.routes.js'
 import tasksPages from './tasks/tasks.routes.js'
 import flowsPages from './flows/flows.routes.js'
+import meetingsPages from './meetings/meetings.routes.js'
 
 // The stylesheet stays in src/web/assets, found from the package root both from src/web
 // (tsx) and from dist/web (the build), as the migrations are.
@@ -146,6 +147,7 @@ const web: FastifyPluginAsync<WebOptions> = async (app, { config }) => {
   await app.register(contactsPages, group)
   await app.register(tasksPages, group)
   await app.register(flowsPages, group)
+  await app.register(meetingsPages, group)
   await app.register(settingsPages, group)
   await app.register(usersPages, group)
   await app.register(async (scope) => oauthPages(scope, handlerGates(scope, cookies, chrome, now)))

@@ -15,6 +15,7 @@ import type { Task } from '../../modules/tasks/tasks.schemas.js'
 import { completeTask, tasksPage } from '../../modules/tasks/tasks.service.js'
 import { listUsers } from '../../modules/users/users.service.js'
 import { messagesPage } from '../../modules/whatsapp/whatsapp.service.js'
+import { transcriptionsOfContact } from '../../modules/meet-transcriptions/meet-transcriptions.service.js'
 import type { Caller } from '../../tenancy.js'
 import { freshForm, readForm, refusalsOf, typedValues, type FormState } from '../frame/form.js'
 import { sendPage } from '../frame/frame.js'
@@ -24,6 +25,8 @@ import { CONTACTS, fullName } from './contacts.pages.js'
 import { flowChoices } from './flow-choices.js'
 
 const EVENTS_PER_PAGE = 20
+/** The newest meeting transcriptions a contact's page lists. */
+const CONTACT_MEETINGS = 20
 
 const EventsView = Type.Object({ events_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })) })
 const StageForm = Type.Object({ stage: ContactUpdateBody.properties.stage })
@@ -78,6 +81,7 @@ const contactPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies
       contactEventsPage(app.db, caller, id, { page: eventsPage, per_page: EVENTS_PER_PAGE }),
       messagesPage(app.db, caller, { contact_id: id, page: 1, per_page: 100 }),
     ])
+    const meetings = await transcriptionsOfContact(app.db, caller, id, CONTACT_MEETINGS)
     const chat = listOf<WhatsappMessageView>(messages).sort((a, b) => new Date(a.sent_at).getTime() - new Date(b.sent_at).getTime() || a.id - b.id)
     const page = contactPage(current.chrome, {
       contact,
@@ -90,6 +94,7 @@ const contactPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies
       tasks: listOf<Task>(tasks),
       events: { data: listOf<ContactEventView>(events), page: eventsPage, pages: Math.max(1, Math.ceil(events.total / EVENTS_PER_PAGE)) },
       messages: chat,
+      meetings,
       flash,
       state,
     })
