@@ -8,6 +8,7 @@
 // leaves what its API operation leaves (test/helpers/same-effect.ts).
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import { TRANSCRIPT_BODY_LIMIT } from '../../src/modules/meet-transcriptions/meet-transcriptions.schemas.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addSubscription, tenant, type Tenant } from '../helpers/factories.js'
 import { addContact, addTask } from '../helpers/flows-factories.js'
@@ -187,6 +188,15 @@ describe('Meetings pages', () => {
     const replaced = await browser.submit(path, `${path}/transcript`, { transcript: 'Second take' })
     assert.equal(replaced.status, 303)
     assert.equal((await rowOf(meeting.id))?.transcript, 'Second take')
+
+    // Larger than an ordinary form (64 KiB), within the operation's 10 MiB; past it, the 413 page.
+    const long = 'Ana: and so on. '.repeat(8192)
+    assert.equal((await browser.submit(path, `${path}/transcript`, { transcript: long })).status, 303)
+    assert.equal((await rowOf(meeting.id))?.transcript, long)
+    const tooLarge = await browser.request('POST', `${path}/transcript`, { _csrf: csrfOf(page.body), transcript: 'x'.repeat(TRANSCRIPT_BODY_LIMIT) })
+    assert.equal(tooLarge.status, 413)
+    assert.match(tooLarge.body, /<h1>Too large<\/h1>/)
+    assert.equal((await rowOf(meeting.id))?.transcript, long)
   })
 
   test('linking to a task: a task of the company (303, the contact event); an unknown or another company’s task, or none chosen, 422 beside the field', async () => {
