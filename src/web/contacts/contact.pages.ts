@@ -10,6 +10,7 @@ import { field, postForm, type FieldSpec, type FormState } from '../frame/form.j
 import { confirmPage, csrfInput, formatter, layout, time, type Chrome } from '../frame/frame.js'
 import { contactLeadsSection } from '../leads/leads.pages.js'
 import { CONTACTS, fullName, STAGE_LABELS, type AddedFlash, type FlowChoice, type Person } from './contacts.pages.js'
+import { contactMeetings, type MeetingItem } from '../meetings/meetings.pages.js'
 
 /** The fields of the edit and new-contact forms, in the API's names. */
 export const CONTACT_FIELDS: readonly FieldSpec[] = [
@@ -62,6 +63,8 @@ export interface ContactView {
   messages: WhatsappMessageView[]
   /** The leads linked to the contact. */
   leads: Lead[]
+  /** Its meeting transcriptions: those linked to one of its tasks, newest first. */
+  meetings: readonly MeetingItem[]
   flash?: ContactFlash | undefined
   /** The add-to-flow or tag form drawn again after a refusal. */
   state?: FormState
@@ -184,6 +187,7 @@ ${section('tasks-title', 'Tasks', html`<h3>Open</h3>
 ${open.length === 0 ? html`<p class="muted">No open tasks.</p>` : html`<ul class="tasks">${open.map((task) => taskRow(task, csrf, contact.id, format))}</ul>`}
 <h3>Done</h3>
 ${done.length === 0 ? html`<p class="muted">No done tasks.</p>` : html`<ul class="tasks">${done.map((task) => taskRow(task, csrf, contact.id, format))}</ul>`}`, 'tasks')}
+${contactMeetings(view.meetings, view.tasks)}
 ${section('flows-title', 'Flows', html`${inFlows.length === 0 ? html`<p class="muted">In no flow.</p>` : html`<ul>${inFlows.map((flow) => html`<li>${flow.name}</li>`)}</ul>`}
 ${view.flows.length > 0 && postForm({
   action: `${base}/add-to-flow`,
