@@ -49,6 +49,7 @@ export interface Business {
 }
 
 export type ContactFlash = AddedFlash | { kind: 'contact-saved'; what: string } | { kind: 'task-done'; title: string }
+export const CONTACT_FLASHES: readonly ContactFlash['kind'][] = ['added-to-flow', 'contact-saved', 'task-done']
 
 export interface ContactView {
   contact: Contact

@@ -21,7 +21,7 @@ import type { Caller } from '../../tenancy.js'
 import { freshForm, readForm, refusalsOf, typedValues, type FormState } from '../frame/form.js'
 import { sendPage } from '../frame/frame.js'
 import { formRoute, pageRoute, pathId, signedIn, webCaller, type PageGroupOptions, type SignedIn } from '../frame/guard.js'
-import { CONTACT_FIELD_NAMES, contactFormPage, contactPage, deleteContactPage, type ContactEventView, type ContactFlash, type WhatsappMessageView } from './contact.pages.js'
+import { CONTACT_FIELD_NAMES, contactFormPage, contactPage, deleteContactPage, type ContactEventView, CONTACT_FLASHES, type ContactFlash, type WhatsappMessageView } from './contact.pages.js'
 import { CONTACTS, fullName } from './contacts.pages.js'
 import { flowChoices } from './flow-choices.js'
 
@@ -69,7 +69,7 @@ const contactPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies
     const current = signedIn(request)
     const caller = callerOf(request, current)
     const contact = await contactOf(caller, id)
-    const flash = state ? undefined : (cookies.takeFlash(request, reply, current.secret) as ContactFlash | undefined)
+    const flash = state ? undefined : cookies.takeFlash<ContactFlash>(request, reply, current.secret, CONTACT_FLASHES)
     const eventsView = readForm(EventsView, request.query)
     const eventsPage = eventsView.ok ? (eventsView.value.events_page ?? 1) : 1
     const [users, tags, flows, business, tasks, events, messages, leads, meetings] = await Promise.all([

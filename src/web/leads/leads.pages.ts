@@ -21,7 +21,7 @@ export interface Person {
 export type LeadsFlash = { kind: 'lead-created'; name: string } | { kind: 'lead-linked'; name: string; contact: string }
 
 /** The kinds of LeadsFlash: the one flash cookie may hold another page's notice, which is not drawn here. */
-export const LEADS_FLASHES: readonly string[] = ['lead-created', 'lead-linked']
+export const LEADS_FLASHES: readonly LeadsFlash['kind'][] = ['lead-created', 'lead-linked']
 
 /** The lead's own fields, in the API's names and order, as New lead asks for them and its page shows them. */
 export const PERSON_FIELDS: readonly FieldSpec[] = [

@@ -39,16 +39,10 @@ const leadsPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies, 
   const usersOf = async (current: SignedIn): Promise<Person[]> =>
     (await listUsers(app.db, current.account.companyId)).data.map((user) => ({ id: user.id, name: user.active ? user.name : `${user.name} (deactivated)` }))
 
-  /** This group's notice from the shared flash cookie; another page's is left undrawn. */
-  function takeFlash(request: FastifyRequest, reply: FastifyReply, current: SignedIn): LeadsFlash | undefined {
-    const taken = cookies.takeFlash(request, reply, current.secret) as { kind?: unknown } | undefined
-    return typeof taken?.kind === 'string' && LEADS_FLASHES.includes(taken.kind) ? (taken as LeadsFlash) : undefined
-  }
-
   app.get(LEADS, pageRoute('member'), async (request, reply) => {
     const current = signedIn(request)
     const { account } = current
-    const flash = takeFlash(request, reply, current)
+    const flash = cookies.takeFlash<LeadsFlash>(request, reply, current.secret, LEADS_FLASHES)
     const caller = webCaller(request, account, now())
     const read = readForm(LeadsView, request.query)
     const view = read.ok ? read.value : {}
@@ -98,7 +92,7 @@ const leadsPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies, 
     const { account } = current
     const caller = webCaller(request, account, now())
     const lead = await getLead(app.db, caller, pathId(request))
-    const flash = linkState ? undefined : takeFlash(request, reply, current)
+    const flash = linkState ? undefined : cookies.takeFlash<LeadsFlash>(request, reply, current.secret, LEADS_FLASHES)
     const read = readForm(LeadView, request.query)
     const view = read.ok ? read.value : {}
     const search = view.contact_search?.trim()

@@ -48,11 +48,7 @@ export interface Person {
 
 /** What the last write did, shown once on the transcription's page. */
 export type MeetingFlash = { kind: 'meeting-stopped' } | { kind: 'meeting-transcribed' } | { kind: 'meeting-linked'; title: string }
-const FLASH_KINDS = new Set(['meeting-stopped', 'meeting-transcribed', 'meeting-linked'])
-
-/** The flash cookie is shared by every page: only a notice of these pages is drawn here. */
-export const meetingFlash = (flash: unknown): MeetingFlash | undefined =>
-  typeof flash === 'object' && flash !== null && FLASH_KINDS.has(String((flash as { kind?: unknown }).kind)) ? (flash as MeetingFlash) : undefined
+export const MEETING_FLASHES: readonly MeetingFlash['kind'][] = ['meeting-stopped', 'meeting-transcribed', 'meeting-linked']
 
 const TASK_FILTER_LABELS: Record<TaskFilter, string> = { with: 'Linked to a task', without: 'Not linked to a task' }
 

@@ -23,7 +23,7 @@ import { sendPage } from '../frame/frame.js'
 import { formRoute, pageRoute, pathId, signedIn, webCaller, type PageGroupOptions, type SignedIn } from '../frame/guard.js'
 import {
   MEETINGS,
-  meetingFlash,
+  MEETING_FLASHES,
   meetingPage,
   meetingsPage,
   PER_PAGE,
@@ -127,7 +127,7 @@ const meetingsPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookie
 
   app.get(`${MEETINGS}/:id`, pageRoute('member'), async (request, reply) => {
     const current = signedIn(request)
-    const flash = meetingFlash(cookies.takeFlash(request, reply, current.secret))
+    const flash = cookies.takeFlash<MeetingFlash>(request, reply, current.secret, MEETING_FLASHES)
     return sendMeeting(request, reply, current, undefined, flash)
   })
 
