@@ -6,7 +6,7 @@ import { labelName } from '../../modules/contacts/contact-labels.js'
 import type { Lead } from '../../modules/leads/leads.service.js'
 import { html, type Html } from '../shared/html.js'
 import { field, formErrors, postForm, sentence, type FieldSpec, type FormState } from '../frame/form.js'
-import { csrfInput, formatter, layout, time, type Chrome } from '../frame/frame.js'
+import { csrfInput, formatter, layout, time, viewHref, type Chrome } from '../frame/frame.js'
 import { LINK_FILTERS, type LeadsView, type LeadView, type LinkChoice } from './leads.schemas.js'
 
 export const LEADS = '/leads'
@@ -58,12 +58,7 @@ const LINK_LABELS: Record<LinkChoice | 'all', string> = { all: 'All', with: 'Wit
 /** The list's address for a view: only the parameters that are set. */
 export function leadsHref(view: LeadsView, change: Partial<LeadsView> = {}): string {
   const merged = { ...view, ...change }
-  const params = new URLSearchParams()
-  if (merged.user_id !== undefined) params.set('user_id', String(merged.user_id))
-  if (merged.contact !== undefined) params.set('contact', merged.contact)
-  if (merged.page !== undefined && merged.page > 1) params.set('page', String(merged.page))
-  const query = params.toString()
-  return query === '' ? LEADS : `${LEADS}?${query}`
+  return viewHref(LEADS, { user_id: merged.user_id, contact: merged.contact, page: merged.page })
 }
 
 function flashNotice(flash: LeadsFlash | undefined): Html | false {

@@ -4,7 +4,7 @@
 import { TRANSCRIPTION_STATUSES } from '../../modules/meet-transcriptions/meet-transcriptions.schemas.js'
 import { html, type Html, type Interpolation } from '../shared/html.js'
 import { field, postForm, type FormState } from '../frame/form.js'
-import { csrfInput, formatter, layout, time, type Chrome } from '../frame/frame.js'
+import { csrfInput, formatter, layout, time, viewHref, type Chrome } from '../frame/frame.js'
 import { dayLabel } from '../tasks/tasks.pages.js'
 import type { MeetingsView, TaskFilter } from './meetings.schemas.js'
 
@@ -71,12 +71,7 @@ function taskCell(taskId: number | null, tasks: Map<number, TaskChoice>): Html {
 /** The list's address for a view: only the parameters that are set. */
 export function meetingsHref(view: MeetingsView, change: Partial<MeetingsView> = {}): string {
   const merged = { ...view, ...change }
-  const params = new URLSearchParams()
-  if (merged.user_id !== undefined) params.set('user_id', String(merged.user_id))
-  if (merged.task !== undefined) params.set('task', merged.task)
-  if (merged.page !== undefined && merged.page > 1) params.set('page', String(merged.page))
-  const query = params.toString()
-  return query === '' ? MEETINGS : `${MEETINGS}?${query}`
+  return viewHref(MEETINGS, { user_id: merged.user_id, task: merged.task, page: merged.page })
 }
 
 function pager(view: MeetingsView, total: number): Html {
