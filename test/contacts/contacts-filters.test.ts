@@ -1,0 +1,183 @@
+// The contacts list's stage and tag filters (additions to the reference: docs/contacts.md),
+// alone, together, with the owner and with a search; and the counters the triggers of
+// migrations/0023_contact_list_filters.sql keep for them and for 1–2 character searches,
+// which must equal a recount after every kind of write, before and after the fold.
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { foldSearchChanges } from '../../src/modules/contacts/contacts.repository.js'
+import { STAGES } from '../../src/modules/contacts/contacts.schemas.js'
+import { asCompanyId } from '../../src/tenancy.js'
+import { backends, startApp, type TestApp } from '../helpers/app.js'
+import { addContact, addTag } from '../helpers/contacts-factories.js'
+import { addUser, tenant, type Tenant } from '../helpers/factories.js'
+import { rawRows, sql } from '../helpers/sql.js'
+
+interface Listed {
+  data: { id: number; stage: string | null; user_id: number; tags: { id: number }[] }[]
+  meta: { total_count: number; total_pages: number }
+}
+
+for (const backend of backends()) {
+  describe(`contacts list: stage and tag filters (${backend.name})`, () => {
+    let t: TestApp
+    let acme: Tenant
+    let other: Tenant
+    let memberId: number
+    let hot: number
+    let cold: number
+    let theirTag: number
+    /** Acme's contacts as created: id, owner, stage, tags. */
+    const made: { id: number; userId: number; stage: string | null; tags: number[]; name: string }[] = []
+
+    before(async () => {
+      t = await startApp(backend)
+      acme = await tenant(t.db, { name: 'Acme' })
+      other = await tenant(t.db, { name: 'Other' })
+      memberId = (await addUser(t.db, acme.companyId)).id
+      hot = (await addTag(t.db, acme, { name: 'Hot' })).id
+      cold = (await addTag(t.db, acme, { name: 'Cold' })).id
+      theirTag = (await addTag(t.db, other, { name: 'Hot' })).id
+      const names = ['Ana Souza', 'Bruno Lima', 'Carla Mendes', 'Diego Anaya', 'Elisa Rocha', 'Fábio Nunes', 'Gil Santos', 'Hana Kim',
+        'Ivo Lima', 'Jana Alves', 'Kai Anders', 'Lia Souza']
+      for (const [i, name] of names.entries()) {
+        const [first, last] = name.split(' ')
+        const userId = i % 3 === 0 ? memberId : acme.userId
+        const stage = i % 4 === 3 ? null : (['lead', 'mql', 'lead'] as const)[i % 4] ?? null
+        const tags = i % 2 === 0 ? [hot] : i % 5 === 0 ? [hot, cold] : []
+        const contact = await addContact(t.db, { companyId: acme.companyId, userId }, {
+          first_name: first ?? name, last_name: last ?? null, email: `${name.replace(' ', '.').toLowerCase()}@acme.example`,
+          ...(stage ? { stage } : {}), tags,
+        })
+        made.push({ id: contact.id, userId, stage, tags, name })
+      }
+      await addContact(t.db, other, { first_name: 'Ana', email: 'ana@other.example', stage: 'lead', tags: [theirTag] })
+    })
+    after(() => t.close())
+
+    const list = (query: string, who = acme) => t.app.inject({ url: `/api/v1/contacts?${query}`, headers: who.auth })
+    async function listed(query: string): Promise<{ ids: number[]; total: number }> {
+      const res = await list(query)
+      assert.equal(res.statusCode, 200, `${query}: ${res.body}`)
+      const body = res.json<Listed>()
+      return { ids: body.data.map((c) => c.id), total: body.meta.total_count }
+    }
+    const expect = (keep: (c: (typeof made)[number]) => boolean) => {
+      const ids = made.filter(keep).map((c) => c.id)
+      return { ids, total: ids.length }
+    }
+
+    test('stage, tag_id, and every combination with user_id and a search term, as AND', async () => {
+      assert.deepEqual(await listed('page=1&stage=lead'), expect((c) => c.stage === 'lead'))
+      assert.deepEqual(await listed('page=1&stage=client'), { ids: [], total: 0 })
+      assert.deepEqual(await listed(`page=1&tag_id=${String(hot)}`), expect((c) => c.tags.includes(hot)))
+      assert.deepEqual(await listed(`page=1&tag_id=${String(cold)}`), expect((c) => c.tags.includes(cold)))
+      assert.deepEqual(await listed(`page=1&stage=lead&user_id=${String(memberId)}`), expect((c) => c.stage === 'lead' && c.userId === memberId))
+      assert.deepEqual(await listed(`page=1&tag_id=${String(hot)}&user_id=${String(acme.userId)}`),
+        expect((c) => c.tags.includes(hot) && c.userId === acme.userId))
+      assert.deepEqual(await listed(`page=1&tag_id=${String(hot)}&stage=mql`), expect((c) => c.tags.includes(hot) && c.stage === 'mql'))
+      assert.deepEqual(await listed(`page=1&tag_id=${String(hot)}&stage=lead&user_id=${String(memberId)}`),
+        expect((c) => c.tags.includes(hot) && c.stage === 'lead' && c.userId === memberId))
+      // With a search: a term with a trigram, one of two characters, one without a trigram.
+      for (const term of ['souza', 'an', 'a', 'a.s']) {
+        const matches = (c: (typeof made)[number]) =>
+          `${c.name}\u001f${c.name.replace(' ', '.')}@acme.example`.toLowerCase().includes(term)
+        assert.deepEqual(await listed(`page=1&search_term=${term}&stage=lead`), expect((c) => matches(c) && c.stage === 'lead'), term)
+        assert.deepEqual(await listed(`page=1&search_term=${term}&tag_id=${String(hot)}`), expect((c) => matches(c) && c.tags.includes(hot)), term)
+        assert.deepEqual(await listed(`page=1&search_term=${term}&tag_id=${String(hot)}&stage=lead&user_id=${String(acme.userId)}`),
+          expect((c) => matches(c) && c.tags.includes(hot) && c.stage === 'lead' && c.userId === acme.userId), term)
+      }
+    })
+
+    test('pages of a filter: the first, the last (read backwards), past the end; the Link header keeps the filters', async () => {
+      const all = expect((c) => c.tags.includes(hot))
+      const first = await list(`page=1&per_page=2&tag_id=${String(hot)}&stage=lead`)
+      const both = expect((c) => c.tags.includes(hot) && c.stage === 'lead')
+      assert.deepEqual(first.json<Listed>().data.map((c) => c.id), both.ids.slice(0, 2))
+      assert.match(String(first.headers.link), new RegExp(`page=2&per_page=2&tag_id=${String(hot)}&stage=lead>; rel="next"`))
+      const pages = Math.ceil(all.total / 2)
+      const last = await listed(`page=${String(pages)}&per_page=2&tag_id=${String(hot)}`)
+      assert.deepEqual(last, { ids: all.ids.slice((pages - 1) * 2), total: all.total })
+      assert.deepEqual(await listed(`page=${String(pages + 1)}&per_page=2&tag_id=${String(hot)}`), { ids: [], total: all.total })
+      const stagePages = Math.ceil(expect((c) => c.stage === 'lead').total / 2)
+      assert.deepEqual(await listed(`page=${String(stagePages)}&per_page=2&stage=lead`),
+        { ids: expect((c) => c.stage === 'lead').ids.slice((stagePages - 1) * 2), total: expect((c) => c.stage === 'lead').total })
+    })
+
+    test("another company's tag, or none, gives an empty list; bad values are 422; empty ones count as not given", async () => {
+      assert.deepEqual(await listed(`page=1&tag_id=${String(theirTag)}`), { ids: [], total: 0 })
+      assert.deepEqual(await listed('page=1&tag_id=987654321'), { ids: [], total: 0 })
+      assert.deepEqual(await listed(`page=1&tag_id=${String(theirTag)}&search_term=an`), { ids: [], total: 0 })
+      for (const bad of ['stage=hot', 'stage=LEAD', 'tag_id=abc', 'tag_id=0', 'tag_id=-1', 'tag_id=1.5', 'tag_id=9007199254740992']) {
+        const res = await list(`page=1&${bad}`)
+        assert.equal(res.statusCode, 422, bad)
+        assert.equal(res.json().error.code, 'validation_failed', bad)
+        assert.ok(Object.keys(res.json().error.details).some((name) => ['stage', 'tag_id'].includes(name)), bad)
+      }
+      assert.deepEqual(await listed('page=1&stage=&tag_id='), expect(() => true))
+      const walk = await list('updated_since=2020-01-01T00:00:00Z&stage=lead')
+      assert.equal(walk.statusCode, 422)
+      assert.ok(walk.json().error.details.stage)
+    })
+
+    /** Every counter the triggers keep, for Acme, as stored and as recounted from the rows. */
+    async function counters() {
+      const stored = await rawRows<{ list: string; key: number; value: number }>(t.db, sql`
+        select list, key, sum(value)::int as value from counters
+         where company_id = ${acme.companyId} and (list in ('contacts_by_stage', 'contacts_by_user_stage', 'contacts_by_tag') or list like 'contacts.gram:%')
+         group by list, key having sum(value) <> 0 order by list, key`)
+      const recounted = await rawRows<{ list: string; key: number; value: number }>(t.db, sql`
+        select list, key, value from (
+          select 'contacts_by_stage' as list, (array_position(enum_range(null::contact_stage), stage) - 1)::bigint as key, count(*)::int as value
+            from contacts where company_id = ${acme.companyId} and deleted_at is null and stage is not null group by 2
+          union all
+          select 'contacts_by_user_stage', user_id * 8 + array_position(enum_range(null::contact_stage), stage) - 1, count(*)::int
+            from contacts where company_id = ${acme.companyId} and deleted_at is null and stage is not null group by 2
+          union all
+          select 'contacts_by_tag', ct.tag_id, count(*)::int from contact_tags ct join contacts c on c.company_id = ct.company_id and c.id = ct.contact_id
+           where ct.company_id = ${acme.companyId} and c.deleted_at is null group by 2
+          union all
+          select 'contacts.gram:' || g.tail, g.head, count(distinct c.id)::int from contacts c, contact_search_grams(c.search_text) g
+           where c.company_id = ${acme.companyId} and c.deleted_at is null group by g.tail, g.head) r
+         order by list, key`)
+      return { stored, recounted }
+    }
+
+    test('the counters follow every write: stage, owner, tags, name, deletion, a batch, a tag deleted; the fold leaves the totals', async () => {
+      const [a, b, c] = made
+      assert.ok(a && b && c)
+      const put = (id: number, payload: object) =>
+        t.app.inject({ method: 'PUT', url: `/api/v1/contacts/${String(id)}`, headers: acme.auth, payload })
+      assert.equal((await put(a.id, { first_name: 'Zoë', email: 'zoe@acme.example', business: 'Qx', stage: 'client', user_id: memberId, tags: [cold] })).statusCode, 200)
+      assert.equal((await put(b.id, { first_name: 'Bruno', email: 'bruno.lima@acme.example', business: null, stage: null })).statusCode, 200)
+      assert.equal((await t.app.inject({ method: 'DELETE', url: `/api/v1/contacts/${String(c.id)}`, headers: acme.auth })).statusCode, 204)
+      const batch = await t.app.inject({
+        method: 'POST', url: '/api/v1/contacts/batch', headers: acme.auth,
+        payload: { contacts: [
+          { first_name: 'Nova', email: 'nova@acme.example', stage: 'sql', tags: [hot] },
+          { first_name: 'Hana', email: 'hana.kim@acme.example', stage: 'lost', tags: [] },
+        ] },
+      })
+      assert.equal(batch.statusCode, 200, batch.body)
+      let now = await counters()
+      assert.deepEqual(now.stored.filter((row) => !row.list.startsWith('contacts.gram:')),
+        now.recounted.filter((row) => !row.list.startsWith('contacts.gram:')), 'stage, owner and tag counters')
+      // Grams: the counters lag behind until folded; a search adds what waits, so its totals are exact now.
+      for (const term of ['zo', 'ë', 'qx', 'an', 'a', 'lf', '@', 'no']) {
+        const want = (await rawRows<{ n: number }>(t.db, sql`
+          select count(*)::int as n from contacts where company_id = ${acme.companyId} and deleted_at is null
+             and search_text like ${`%${term}%`}`))[0]?.n
+        assert.equal((await listed(`page=1&search_term=${encodeURIComponent(term)}`)).total, want, term)
+      }
+      assert.equal((await t.app.inject({ method: 'DELETE', url: `/api/v1/tags/${String(hot)}`, headers: acme.auth })).statusCode, 204)
+      while (await foldSearchChanges(t.db, asCompanyId(acme.companyId), 5) > 0) { /* a few at a time */ }
+      const waiting = await rawRows<{ n: number }>(t.db, sql`select count(*)::int as n from contact_search_changes where company_id = ${acme.companyId}`)
+      assert.equal(waiting[0]?.n, 0)
+      now = await counters()
+      assert.deepEqual(now.stored, now.recounted, 'every counter, grams folded')
+      assert.deepEqual(await listed(`page=1&tag_id=${String(hot)}`), { ids: [], total: 0 })
+      assert.ok(STAGES.includes('client'))
+      assert.deepEqual((await listed('page=1&stage=client')).ids, [a.id])
+      assert.equal((await listed('page=1&search_term=zo')).total, 1)
+    })
+  })
+}
