@@ -83,10 +83,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List contacts (id ascending), optionally of one owner or matching a search; or walk the changes
-         * @description `search_term` matches a case-insensitive substring of the full name (first and last), the business or the email.
+         * List contacts (id ascending), optionally of one owner, at one stage, with one tag, matching a search; or walk the changes
+         * @description `search_term` matches a case-insensitive substring of the full name (first and last), the business or the email. `stage` and `tag_id` (additions to the reference) keep the contacts at that stage and those carrying that tag; every filter given applies (AND). A tag of another company, or none, gives an empty list.
          *
-         *     With `updated_since` (then `cursor`): the contacts changed at or after it, in (updated_at, id) order, deleted ones as `{id, deleted: true, deleted_at}`; `page`, `user_id` and `search_term` are refused.
+         *     With `updated_since` (then `cursor`): the contacts changed at or after it, in (updated_at, id) order, deleted ones as `{id, deleted: true, deleted_at}`; `page`, `user_id`, `search_term`, `stage` and `tag_id` are refused.
          *
          *     Scope: `contacts:read` (or `contacts:write`).
          */
@@ -2942,6 +2942,10 @@ export interface operations {
                 user_id?: number;
                 /** @description a case-insensitive part of the full name, the business or the email */
                 search_term?: string;
+                /** @description contacts at this stage (an addition to the reference) */
+                stage?: "smart_lead" | "prospect" | "lead" | "mql" | "sql" | "opportunity" | "client" | "lost";
+                /** @description contacts carrying this tag (an addition to the reference) */
+                tag_id?: number;
             };
             header?: never;
             path?: never;
