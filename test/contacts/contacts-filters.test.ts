@@ -119,6 +119,16 @@ for (const backend of backends()) {
       assert.ok(walk.json().error.details.stage)
     })
 
+    test('the export of a view keeps its stage and tag (GET /contacts/export), and its audit record says so', async () => {
+      const res = await t.app.inject({ url: `/api/v1/contacts/export?stage=lead&tag_id=${String(hot)}`, headers: acme.auth })
+      assert.equal(res.statusCode, 200, res.body)
+      const exported = res.body.split('\r\n').slice(1).filter((line) => line !== '').map((line) => Number(line.split(',')[0]))
+      assert.deepEqual(exported, expect((c) => c.stage === 'lead' && c.tags.includes(hot)).ids)
+      const [audit] = await rawRows<{ changes: Record<string, unknown> }>(t.db, sql`
+        select changes from audit_events where company_id = ${acme.companyId} and action = 'contacts.exported' order by id desc limit 1`)
+      assert.deepEqual(audit?.changes, { user_id: [null, null], search_term: [null, null], stage: [null, 'lead'], tag_id: [null, hot] })
+    })
+
     /** Every counter the triggers keep, for Acme, as stored and as recounted from the rows. */
     async function counters() {
       const stored = await rawRows<{ list: string; key: number; value: number }>(t.db, sql`
@@ -178,6 +188,34 @@ for (const backend of backends()) {
       assert.ok(STAGES.includes('client'))
       assert.deepEqual((await listed('page=1&stage=client')).ids, [a.id])
       assert.equal((await listed('page=1&search_term=zo')).total, 1)
+    })
+  })
+
+  describe(`the search fold worker (${backend.name})`, () => {
+    let t: TestApp
+    before(async () => {
+      t = await startApp(backend, { deps: { searchFold: { pollIntervalMs: 20, batch: 3 } } })
+    })
+    after(() => t.close())
+
+    test('folds every change, a few at a time, into the counters; the totals stay the same throughout', async () => {
+      const acme = await tenant(t.db, { name: 'Folded' })
+      for (let i = 0; i < 10; i++) await addContact(t.db, acme, { first_name: `Ana${String(i)}`, email: `ana${String(i)}@fold.example` })
+      const total = async (term: string) =>
+        (await t.app.inject({ url: `/api/v1/contacts?page=1&search_term=${term}`, headers: acme.auth })).json<Listed>().meta.total_count
+      const waiting = async () => (await rawRows<{ n: number }>(t.db, sql`
+        select count(*)::int as n from contact_search_changes where company_id = ${acme.companyId}`))[0]?.n ?? 0
+      assert.equal(await total('an'), 10)
+      for (let tries = 0; (await waiting()) > 0; tries++) {
+        assert.ok(tries < 200, 'the worker folds the changes')
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+      assert.equal(await total('an'), 10)
+      assert.equal(await total('f'), 10)
+      assert.equal(await total('zq'), 0)
+      const [gram] = await rawRows<{ value: number }>(t.db, sql`
+        select sum(value)::int as value from counters where company_id = ${acme.companyId} and list = 'contacts.gram:n' and key = ${'a'.codePointAt(0) ?? 0}`)
+      assert.equal(gram?.value, 10)
     })
   })
 }

@@ -38,24 +38,26 @@ function swap(page, id) {
   if (now && next) now.replaceWith(next)
 }
 
-// Search as you type: the list of the filters form is fetched again as the text changes,
-// and the address follows, so the view can still be bookmarked.
+// Search as you type: the list of the filters form is fetched again as the text changes (or
+// a filter), and the address follows, so the view can still be bookmarked.
 for (const input of document.querySelectorAll('form.filters input[type="search"]')) {
   const form = input.form
   let timer
   let latest = 0
+  const refresh = async () => {
+    const url = form.action + '?' + new URLSearchParams(new FormData(form)).toString()
+    const asked = ++latest
+    const { response, page } = await pageAt(url)
+    if (asked !== latest || !response.ok) return
+    swap(page, 'contacts-results')
+    swap(page, 'contacts-pager')
+    history.replaceState(null, '', response.url)
+  }
   input.addEventListener('input', () => {
     clearTimeout(timer)
-    timer = setTimeout(async () => {
-      const url = form.action + '?' + new URLSearchParams(new FormData(form)).toString()
-      const asked = ++latest
-      const { response, page } = await pageAt(url)
-      if (asked !== latest || !response.ok) return
-      swap(page, 'contacts-results')
-      swap(page, 'contacts-pager')
-      history.replaceState(null, '', response.url)
-    }, 250)
+    timer = setTimeout(refresh, 250)
   })
+  for (const select of form.querySelectorAll('select')) select.addEventListener('change', refresh)
 }
 
 // Mark done without a reload: the form is posted, and the tasks of the page it answers
