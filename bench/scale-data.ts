@@ -456,8 +456,9 @@ async function writeCounters(client: pg.Client, companyId: number) {
     union all select $1::bigint, 'contacts_by_user_stage', user_id * 8 + ${stage('stage')}, count(*)
       from contacts where company_id = $1 and deleted_at is null and stage is not null group by user_id, stage
     union all select $1::bigint, 'contacts_by_tag', ct.tag_id, count(*)
-      from contact_tags ct join contacts c on c.company_id = ct.company_id and c.id = ct.contact_id
-     where ct.company_id = $1 and c.deleted_at is null group by ct.tag_id
+      from contact_tags ct
+     cross join lateral (select from contacts c where c.company_id = ct.company_id and c.id = ct.contact_id and c.deleted_at is null limit 1) live
+     where ct.company_id = $1 group by ct.tag_id
     -- task-counters.ts
     union all select $1::bigint, 'tasks', 0, count(*) from tasks where company_id = $1
     union all select $1::bigint, 'tasks.done', 0, count(*) from tasks where company_id = $1 and done

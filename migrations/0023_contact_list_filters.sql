@@ -105,7 +105,8 @@ CREATE TRIGGER "contacts_listed_updated" AFTER UPDATE ON "contacts"
   REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION contacts_listed();--> statement-breakpoint
 
 -- After each statement that adds or removes contacts' tags (a tag's deletion cascades here):
--- `contacts_by_tag` of the live contacts among them. Not while their company is being
+-- `contacts_by_tag` of the live contacts among them, each contact probed by its primary key
+-- (a LIMIT 1 lookup, which no estimate turns into a join). Not while their company is being
 -- deleted (its counters go with it).
 CREATE FUNCTION "contact_tags_listed"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -113,8 +114,9 @@ BEGIN
   SELECT ct.company_id, 'contacts_by_tag', ct.tag_id, (pg_backend_pid() % 16)::smallint,
          CASE WHEN TG_OP = 'INSERT' THEN count(*) ELSE -count(*) END
     FROM changed ct
-   WHERE EXISTS (SELECT FROM contacts c WHERE c.company_id = ct.company_id AND c.id = ct.contact_id AND c.deleted_at IS NULL)
-     AND EXISTS (SELECT FROM companies WHERE id = ct.company_id)
+   CROSS JOIN LATERAL (SELECT FROM contacts c
+                        WHERE c.company_id = ct.company_id AND c.id = ct.contact_id AND c.deleted_at IS NULL LIMIT 1) live
+   WHERE EXISTS (SELECT FROM companies WHERE id = ct.company_id)
    GROUP BY ct.company_id, ct.tag_id
    ORDER BY ct.company_id, ct.tag_id
       ON CONFLICT (company_id, list, key, slot) DO UPDATE SET value = counters.value + excluded.value;
@@ -138,8 +140,9 @@ SELECT "company_id", 'contacts_by_user_stage', "user_id" * 8 + array_position(en
  GROUP BY 1, 3
 UNION ALL
 SELECT ct."company_id", 'contacts_by_tag', ct."tag_id", count(*)
-  FROM "contact_tags" ct JOIN "contacts" c ON c."company_id" = ct."company_id" AND c."id" = ct."contact_id"
- WHERE c."deleted_at" IS NULL
+  FROM "contact_tags" ct
+ CROSS JOIN LATERAL (SELECT FROM "contacts" c
+                      WHERE c."company_id" = ct."company_id" AND c."id" = ct."contact_id" AND c."deleted_at" IS NULL LIMIT 1) live
  GROUP BY 1, 3
 UNION ALL
 SELECT "company_id", 'contacts.gram:' || "tail", "head", count(*)
