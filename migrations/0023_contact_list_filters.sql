@@ -47,9 +47,15 @@ ALTER TABLE "contact_search_changes" ADD CONSTRAINT "contact_search_changes_comp
 -- and by tag (`contacts_by_tag`, key the tag id) for the contacts that became live or not.
 -- Counters go to the writer's slot (src/db/counters.ts: COUNTER_SLOTS is 16), locked in
 -- (company, list, key) order after the statement's own counters (docs/reliability.md).
--- Contacts are never deleted but with their company, whose rows cascade.
+-- Contacts are never deleted but with their company, whose rows cascade. The updates that
+-- other triggers make (a contact's tags and custom fields kept as JSON, 0020: one statement
+-- per contact) change nothing counted here, and are skipped at once: checking them cost a
+-- batch of 100 new tagged contacts 30 ms.
 CREATE FUNCTION "contacts_listed"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+  IF pg_trigger_depth() > 1 THEN
+    RETURN NULL;
+  END IF;
   IF TG_OP = 'INSERT' THEN
     INSERT INTO contact_search_changes (company_id, added)
     SELECT company_id, search_text FROM new_rows WHERE deleted_at IS NULL ORDER BY id;
