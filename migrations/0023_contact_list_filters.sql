@@ -1,6 +1,6 @@
 -- The contacts list by stage and by tag, and exact totals of 1–2 character searches without a
--- pass over the contacts (docs/performance.md, "Contacts by stage, by tag, and 1–2 character
--- searches"; docs/contacts.md, the list's `stage` and `tag_id`).
+-- pass over the contacts (docs/performance.md, "The workspace's contacts list at a million
+-- contacts"; docs/contacts.md, the list's `stage` and `tag_id`).
 --
 -- Each live contact by stage, in id order: a stage's page is a range of this index.
 CREATE INDEX "contacts_company_stage_live_idx" ON "contacts" USING btree ("company_id", "stage", "id") WHERE "deleted_at" IS NULL;--> statement-breakpoint
