@@ -1018,7 +1018,7 @@ export interface paths {
         };
         /**
          * Export the contacts as CSV (the list's filters apply)
-         * @description Every live contact of your company, or of the list's view (`user_id`, `search_term`), in id order: one row per contact, every field, `tags` as one comma-separated column of tag names, then one column per custom field. UTF-8 with a BOM, CRLF line ends, streamed from one consistent snapshot. A value that begins with `=`, `+`, `-`, `@`, a tab or a carriage return is written with a leading `'`, so that a spreadsheet shows it and does not run it (OWASP's rule against CSV injection). Each export writes an audit record (`contacts.exported`).
+         * @description Every live contact of your company, or of the list's view (`user_id`, `search_term`, `stage`, `tag_id`), in id order: one row per contact, every field, `tags` as one comma-separated column of tag names, then one column per custom field. UTF-8 with a BOM, CRLF line ends, streamed from one consistent snapshot. A value that begins with `=`, `+`, `-`, `@`, a tab or a carriage return is written with a leading `'`, so that a spreadsheet shows it and does not run it (OWASP's rule against CSV injection). Each export writes an audit record (`contacts.exported`).
          *
          *     Scope: `contacts:read` (or `contacts:write`).
          */
@@ -13699,6 +13699,10 @@ export interface operations {
                 user_id?: number;
                 /** @description a case-insensitive part of the full name, the business or the email */
                 search_term?: string;
+                /** @description contacts at this stage (an addition to the reference) */
+                stage?: "smart_lead" | "prospect" | "lead" | "mql" | "sql" | "opportunity" | "client" | "lost";
+                /** @description contacts carrying this tag (an addition to the reference) */
+                tag_id?: number;
             };
             header?: never;
             path?: never;
