@@ -256,7 +256,7 @@ for (const backend of backends()) {
     const ilike = async (term: string) => (await rawRows<{ id: number }>(t.db, sql`
       select id from contacts where company_id = ${acme.companyId} and deleted_at is null
          and ((first_name || ' ' || coalesce(last_name, '')) ilike ${`%${term}%`} or coalesce(business, '') ilike ${`%${term}%`} or email ilike ${`%${term}%`})
-       order by id`)).map((row) => Number(row.id))
+       order by id`)).map((row) => row.id)
 
     async function agree(when: string) {
       for (const term of ['an', 'AN', 'lf', 'LF', 'ø', 'Q.', 'f.', 'zq', 'x', '7']) {
