@@ -450,7 +450,7 @@ async function writeCounters(client: pg.Client, companyId: number) {
     -- contacts.service.ts: live contacts, and per owner
     select $1::bigint, 'contacts', 0, count(*) from contacts where company_id = $1 and deleted_at is null
     union all select $1::bigint, 'contacts_by_user', user_id, count(*) from contacts where company_id = $1 and deleted_at is null group by user_id
-    -- migrations/0023_contact_list_filters.sql: live contacts by stage, by owner and stage, by tag
+    -- migrations/0024_contact_list_filters.sql: live contacts by stage, by owner and stage, by tag
     union all select $1::bigint, 'contacts_by_stage', ${stage('stage')}, count(*)
       from contacts where company_id = $1 and deleted_at is null and stage is not null group by stage
     union all select $1::bigint, 'contacts_by_user_stage', user_id * 8 + ${stage('stage')}, count(*)

@@ -8,8 +8,11 @@ import { readdirSync } from 'node:fs'
 
 const SLOW_FIRST = [
   'test/docs/admin-json.test.ts',
+  'test/docs/every-example.test.ts',
   'test/web/workspace-browser.test.ts',
   'test/web/workspace-tasks-browser.test.ts',
+  'test/web/leads-browser.test.ts',
+  'test/web/meetings-browser.test.ts',
   'test/oauth/oauth4webapi.test.ts',
   'test/imports/import-page.test.ts',
   'test/api/idempotency-crash.test.ts',

@@ -231,6 +231,9 @@ export class Engage {
       count: (query: Query<'countLeads'>) => get<'countLeads'>('/api/v1/leads/count', query),
       walk: (start: WalkStart) => walk<Schemas['LeadSyncPage']>('/api/v1/leads', start),
       create: (body: Body<'createLead'>) => send<'createLead'>('POST', '/api/v1/leads', body),
+      /** Links the lead to a contact by hand (its email may differ); replaces the contact it had. */
+      linkContact: (id: number, contactId: number) =>
+        send<'linkLeadToContact'>('PUT', `/api/v1/leads/${id}/contact`, { contact_id: contactId }),
     }
     type TranscriptionsPageQuery = Omit<Query<'listMeetTranscriptions'>, 'id'> & { page: number; user_id: number; company_id: number }
     this.meetTranscriptions = {

@@ -517,6 +517,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/leads/{id}/contact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Link a lead to a contact of your company, by hand
+         * @description An addition to the reference, for the workspace: the lead is linked to `contact_id`, a live contact of your company (else 422 `contact_id: ["does not exist"]`), replacing the contact it had. The contact's email may differ from the lead's: the lead keeps its own email, and the email rule (a lead is linked to the live contact with its email) applies only to leads without a contact, so it never moves a lead linked by hand; deleting the contact, or changing its email, unlinks the lead as it unlinks every lead of that contact. A change writes the `lead.linked` webhook event and a `lead.linked` audit record in one transaction; linking a lead to the contact it has already changes nothing. 200 with the lead.
+         *
+         *     Scope: `leads:write`.
+         */
+        put: operations["linkLeadToContact"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/meet_transcriptions": {
         parameters: {
             query?: never;
@@ -2512,7 +2534,7 @@ export interface components {
             id: number;
             /** Format: date-time */
             occurred_at: string;
-            /** @description a stable dotted name; its first segment is the target's type. Known: `user.signed_in`, `user.sign_in_refused`, `user.signed_out`, `user.password_set`, `user.invite_created`, `user.invite_used`, `user.created`, `user.changed`, `user.deactivated`, `user.reactivated`, `api_token.created`, `api_token.revoked`, `api_token.use_refused`, `api_token.used_from_new_address`, `webhook.created`, `webhook.changed`, `webhook.paused`, `webhook.resumed`, `webhook.deleted`, `webhook.secret_rotated`, `webhook.delivery_replayed`, `company.created`, `company.settings_changed`, `flow.created`, `flow.changed`, `task.created`, `task.completed`, `whatsapp_messages.imported`, `contact_import.created`, `contact_import.finished`, `contacts.exported`, `oauth_app.registered`, `oauth_app.changed`, `oauth_app.secret_rotated`, `oauth_app.deleted`, `oauth_consent.granted`, `oauth_consent.refused`, `oauth_consent.revoked`, `oauth_grant.refresh_token_reused` */
+            /** @description a stable dotted name; its first segment is the target's type. Known: `user.signed_in`, `user.sign_in_refused`, `user.signed_out`, `user.password_set`, `user.invite_created`, `user.invite_used`, `user.created`, `user.changed`, `user.deactivated`, `user.reactivated`, `api_token.created`, `api_token.revoked`, `api_token.use_refused`, `api_token.used_from_new_address`, `webhook.created`, `webhook.changed`, `webhook.paused`, `webhook.resumed`, `webhook.deleted`, `webhook.secret_rotated`, `webhook.delivery_replayed`, `company.created`, `company.settings_changed`, `flow.created`, `flow.changed`, `task.created`, `task.completed`, `lead.linked`, `whatsapp_messages.imported`, `contact_import.created`, `contact_import.finished`, `contacts.exported`, `oauth_app.registered`, `oauth_app.changed`, `oauth_app.secret_rotated`, `oauth_app.deleted`, `oauth_consent.granted`, `oauth_consent.refused`, `oauth_consent.revoked`, `oauth_grant.refresh_token_reused` */
             action: string;
             actor: {
                 /** @description user, api_token, oauth_app, cli, system */
@@ -8766,6 +8788,262 @@ export interface operations {
                 };
             };
             /** @description A parameter is missing or invalid: `details` names each one with its problems */
+            422: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the rate limit (60 requests per 10 seconds per token): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bug: the body shows nothing of it; the log has it under the request id */
+            500: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached, or this instance is shutting down: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    linkLeadToContact: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: 1 to 255 printable ASCII characters (a new UUID per operation you mean to run). The first request with a key runs; its answer is kept 24 h for your token; a retry with the same key and the same parameters gets that answer again, with `Idempotent-Replayed: true`, without running. The same key with other parameters: 422 `idempotency_key_reused`; while the first still runs: 409 with `Retry-After: 1`. Invalid: 422 (must be 1 to 255 printable characters).
+                 * @example 5f0c8a52-7d4e-4a39-9a55-1c0f7e4b6d21
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "contact_id": 1204
+                 *     }
+                 */
+                "application/json": {
+                    /** @description a live contact of your company; its email may differ from the lead's */
+                    contact_id: number;
+                };
+                /**
+                 * @example {
+                 *       "contact_id": 1204
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description a live contact of your company; its email may differ from the lead's */
+                    contact_id: number;
+                };
+            };
+        };
+        responses: {
+            /** @description A lead from a prospecting provider, linked to the contact with the same email */
+            200: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing ran again */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Lead"];
+                };
+            };
+            /** @description The body could not be parsed (or is not a JSON object) */
+            400: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No api_token, or one that is unknown, revoked, expired or of an inactive user */
+            401: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope `leads:write` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description RFC 6750 section 3: `Bearer realm="engage"` alone when no token was sent (and on 403 `forbidden_role`); `error="invalid_token"` for an unknown, revoked or expired token (an expired one also with `error_description`); `error="insufficient_scope", scope="…"` on 403 `insufficient_scope`, naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No lead with this id in your company */
+            404: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with the same `Idempotency-Key` is still running: retry after `Retry-After` seconds (1) */
+            409: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is over 1 MiB (10 MiB for a transcript) */
+            413: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A body that is neither JSON nor a form (application/x-www-form-urlencoded) */
+            415: {
+                headers: {
+                    /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (per token) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window ending now, this one included */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Whole seconds until a slot frees (0 when the window is empty) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The scopes that let a token call this operation (comma-separated; empty when every token may) */
+                    "X-Accepted-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or field is missing or invalid, a referenced id is not of your company, or the change is refused by the state of the record (`state_refused`), or the `Idempotency-Key` is invalid or was used with other parameters (`idempotency_key_reused`) */
             422: {
                 headers: {
                     /** @description The request's id: yours when you send one (1-128 of `A-Za-z0-9._-`), else a new one; also the error body's `request_id` */

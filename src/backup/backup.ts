@@ -104,6 +104,10 @@ export async function writeBackup(db: Db, file: string, options: BackupOptions):
           hash.update(lines)
           await write(lines)
         }
+        // pg arms its client-side query_timeout for every query and disarms it in the query's
+        // callback, which a COPY TO stream never calls: left armed, each table's timer kept
+        // `engage-admin backup` alive for two minutes after it was done, then errored the stream.
+        ;(copy as { callback?: () => void }).callback?.()
         if (pending + decoder.end() !== '') throw new Error(`COPY of ${table.name} ended inside a row`)
         await write(`${END_OF_TABLE}\n`)
         manifestTables.push({ name: table.name, columns: table.columns, rows, sha256: hash.digest('hex') })

@@ -1,6 +1,7 @@
 // The one way to the database: a Db is the pool or a transaction's client, statements run
-// on it with run() (src/db/query.ts), and transaction() opens a transaction on it. Nothing
-// else at run time talks to node-postgres, so no library's private fields are ever read.
+// on it with run() (src/db/query.ts), and transaction() opens a transaction on it. The
+// service reads one private field of node-postgres, in pooler-statements.ts only: the names
+// a connection has parsed (docs/architecture.md, "The database").
 import pg from 'pg'
 import { isDatabaseUnavailable, retryingDeadlocks } from './errors.js'
 

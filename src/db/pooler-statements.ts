@@ -17,7 +17,8 @@ const NAMED_TRIES = 3
 
 /**
  * node-postgres's memory of the names a connection has parsed (pg 8: `parsedStatements` on
- * the client's connection; test/db/pooler-statements.test.ts fails if that changes).
+ * the client's connection), the one private field of a library the service reads;
+ * test/db/pooler-statements.test.ts fails if a pg upgrade changes it.
  */
 function parsedNames(client: pg.ClientBase): Record<string, string | undefined> {
   return (client as unknown as { connection: { parsedStatements: Record<string, string | undefined> } }).connection.parsedStatements

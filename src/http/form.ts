@@ -15,17 +15,20 @@ export class FormError extends Error {}
 /** Parses a form body or query string. `strict` (bodies) rejects malformed percent-encoding. */
 export function parseForm(input: string, strict = true): FormObject {
   const params: FormObject = {}
-  if (input === '') return params
+  for (const [name, value] of namesAndValues(input, strict)) normalize(params, name, value, 0)
+  return params
+}
+
+/** The decoded `name=value` pairs of a form body or query string, in order. */
+function* namesAndValues(input: string, strict: boolean): Generator<[string, string]> {
+  if (input === '') return
   const pairs = input.split('&')
   if (pairs.length > MAX_PAIRS) throw new FormError(`more than ${MAX_PAIRS} parameters`)
   for (const pair of pairs) {
     if (pair === '') continue
     const eq = pair.indexOf('=')
-    const name = decode(eq === -1 ? pair : pair.slice(0, eq), strict)
-    const value = eq === -1 ? '' : decode(pair.slice(eq + 1), strict)
-    normalize(params, name, value, 0)
+    yield [decode(eq === -1 ? pair : pair.slice(0, eq), strict), eq === -1 ? '' : decode(pair.slice(eq + 1), strict)]
   }
-  return params
 }
 
 function decode(text: string, strict: boolean): string {
@@ -101,14 +104,7 @@ export type Pairs = Record<string, string | string[]>
  */
 export function parsePairs(input: string, strict = true): Pairs {
   const params: Pairs = {}
-  if (input === '') return params
-  const pairs = input.split('&')
-  if (pairs.length > MAX_PAIRS) throw new FormError(`more than ${MAX_PAIRS} parameters`)
-  for (const pair of pairs) {
-    if (pair === '') continue
-    const eq = pair.indexOf('=')
-    const name = decode(eq === -1 ? pair : pair.slice(0, eq), strict)
-    const value = eq === -1 ? '' : decode(pair.slice(eq + 1), strict)
+  for (const [name, value] of namesAndValues(input, strict)) {
     if (UNSAFE_KEYS.has(name)) continue
     const before = params[name]
     params[name] = before === undefined ? value : [...(Array.isArray(before) ? before : [before]), value]

@@ -26,6 +26,8 @@ import { WebCookies } from './shared/security.js'
 import signInPages from './sign-in/sign-in.routes.js'
 import tasksPages from './tasks/tasks.routes.js'
 import flowsPages from './flows/flows.routes.js'
+import leadsPages from './leads/leads.routes.js'
+import meetingsPages from './meetings/meetings.routes.js'
 
 // The stylesheet stays in src/web/assets, found from the package root both from src/web
 // (tsx) and from dist/web (the build), as the migrations are.
@@ -74,7 +76,7 @@ const assets: Assets = { css: css.url, js: js.url, icon: icon.url }
 
 // The paths of the pages (docs/web.md): what is not the API, its documents, the OAuth
 // endpoints that answer JSON, or the probes.
-const WEB_PATH = /^\/(?:$|[?#]|(?:login|logout|settings|invite|assets)(?:[/?#]|$)|oauth\/authorize(?:[/?#]|$))/
+const WEB_PATH = /^\/(?:$|[?#]|(?:login|logout|settings|invite|assets|contacts|tasks|flows|leads|meetings)(?:[/?#]|$)|oauth\/authorize(?:[/?#]|$))/
 
 /** Whether a request target is one of the web application's pages. */
 export const isWebPath = (url: string) => WEB_PATH.test(url)
@@ -146,6 +148,8 @@ const web: FastifyPluginAsync<WebOptions> = async (app, { config }) => {
   await app.register(contactsPages, group)
   await app.register(tasksPages, group)
   await app.register(flowsPages, group)
+  await app.register(leadsPages, group)
+  await app.register(meetingsPages, group)
   await app.register(settingsPages, group)
   await app.register(usersPages, group)
   await app.register(async (scope) => oauthPages(scope, handlerGates(scope, cookies, chrome, now)))

@@ -1,6 +1,6 @@
 // The contacts list's stage and tag filters (additions to the reference: docs/contacts.md),
 // alone, together, with the owner and with a search; and the counters the triggers of
-// migrations/0023_contact_list_filters.sql keep for them and for 1–2 character searches,
+// migrations/0024_contact_list_filters.sql keep for them and for 1–2 character searches,
 // which must equal a recount after every kind of write, before and after the fold.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'

@@ -65,6 +65,20 @@ for (const backend of backends()) {
       })
     })
 
+    // Run in every pass, pooler or not: it checks the driver, on PostgreSQL itself.
+    test('node-postgres keeps the names a connection parsed in connection.parsedStatements, the one private field the service reads', async () => {
+      await onClient(async (client) => {
+        const memory = parsed(client) as Record<string, string | undefined> | undefined
+        assert.equal(typeof memory, 'object', 'pg no longer has connection.parsedStatements: src/db/pooler-statements.ts must follow it (docs/architecture.md)')
+        assert.ok(memory)
+        const config = { name: 'test.private/1', text: 'select $1::int as n', values: [1] }
+        await client.query(config)
+        assert.equal(memory[config.name], config.text, 'pg records a parsed name there')
+        memory[config.name] = undefined
+        await assert.rejects(client.query(config), (err) => codeOf(err) === '42P05', 'pg reads it: a name it forgot is parsed again')
+      })
+    })
+
     test('on the pool: a recovered statement keeps its connection; any other failure ends it, as pool.query does', { skip: behindPooler && 'made by hand on PostgreSQL itself' }, async () => {
       const pool = new pg.Pool({ connectionString: opened.url, max: 1 })
       try {

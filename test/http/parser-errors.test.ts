@@ -114,7 +114,7 @@ describe('errors of the HTTP layer, over a raw socket', () => {
     const api = await raw(port, [`GET /api/v1/contacts?x=${long} HTTP/1.1\r\nHost: x\r\n\r\n`])
     assertContractError(api, 431, 'header_too_large', undefined)
 
-    for (const url of ['/settings/%E0%A4%A', '/invite/%zz', '/login/%E0%A4%A', '/oauth/authorize/%E0%A4%A']) {
+    for (const url of ['/settings/%E0%A4%A', '/invite/%zz', '/login/%E0%A4%A', '/oauth/authorize/%E0%A4%A', '/leads/%zz', '/contacts/%zz', '/tasks/%E0%A4%A', '/flows/%zz', '/meetings/%zz']) {
       const res = await t.app.inject({ url, headers: { 'x-request-id': 'bad-escape-web' } })
       assert.equal(res.statusCode, 400, url)
       assert.match(String(res.headers['content-type']), /^text\/html; charset=utf-8/, url)

@@ -73,6 +73,9 @@ describe('@engage/sdk against the service', () => {
     const lead = await sdk.leads.create({ first_name: 'Ana', email: 'ANA@globex.example', provider: 'linkedin' })
     assert.equal(lead.contact_id, contact.id)
     assert.deepEqual(await sdk.leads.count({ user_id: owner.userId, with_contact: true }), { count: 1 })
+    const prospect = await sdk.leads.create({ first_name: 'Ana', email: 'ana.personal@example.com', provider: 'apollo' })
+    assert.equal(prospect.contact_id, null)
+    assert.equal((await sdk.leads.linkContact(prospect.id, contact.id)).contact_id, contact.id)
 
     const recording = await sdk.meetTranscriptions.create({ user_id: owner.userId, company_id: owner.companyId, meet_id: 'abc-defg-hij' })
     await sdk.meetTranscriptions.stop(recording.id, '2026-11-22T10:30:00Z')

@@ -10,6 +10,7 @@ import { systemActing } from '../../src/modules/audit/audit.context.js'
 import { inviteUser } from '../../src/modules/auth/accounts.service.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addUser, tenant } from '../helpers/factories.js'
+import { addContact, addTask } from '../helpers/flows-factories.js'
 import { encode } from '../fuzz/requests.js'
 import { SWEPT } from '../fuzz/values.js'
 import { Browser, member } from './helpers.js'
@@ -77,6 +78,14 @@ describe('every field of every web form with NUL, lone surrogates and leap secon
     const acme = await tenant(t.db, { name: 'Acme' })
     const boss = await member(t.db, acme.companyId, { role: 'admin', email: 'boss@acme.example' })
     await t.app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: acme.auth, payload: { url: 'https://93.184.215.14/hook', events: ['*'] } })
+    // A contact with a lead of its email: the contact's page links the lead's page and its forms.
+    await t.app.inject({ method: 'POST', url: '/api/v1/contacts', headers: acme.auth, payload: { first_name: 'Ana', email: 'ana@acme.example' } })
+    await t.app.inject({ method: 'POST', url: '/api/v1/leads', headers: acme.auth, payload: { first_name: 'Ana', email: 'ana@acme.example', provider: 'linkedin' } })
+    // A meeting transcription of the admin's, linked to a task, so its page's forms are swept.
+    const contact = await addContact(t.db, acme.companyId, { userId: boss.id })
+    const task = await addTask(t.db, acme.companyId, contact.id, { due: '2026-11-22', assignedToId: boss.id })
+    const meeting = await t.app.inject({ method: 'POST', url: '/api/v1/meet_transcriptions', headers: acme.auth, payload: { user_id: boss.id, company_id: acme.companyId, meet_id: 'fuzz-meet' } })
+    await t.app.inject({ method: 'PUT', url: `/api/v1/meet_transcriptions/${String(meeting.json<{ id: number }>().id)}/to_task`, headers: acme.auth, payload: { task_id: task.id } })
     const invited = await addUser(t.db, acme.companyId, { email: 'new@acme.example' })
     const invite = await inviteUser(t.db, systemActing(), invited.id, 'http://localhost')
     admin = new Browser(t.app)
@@ -105,10 +114,11 @@ describe('every field of every web form with NUL, lone surrogates and leap secon
 
   test('the pages have the forms (sign in, invite, tokens, webhooks, apps, audit filters)', () => {
     const actions = new Set(forms.map((f) => `${f.method} ${f.action.split('?')[0] ?? ''}`))
-    for (const expected of ['POST /login', 'POST /settings/integrations/tokens', 'POST /settings/integrations/webhooks', 'POST /settings/apps', 'GET /settings/audit']) {
+    for (const expected of ['POST /login', 'POST /settings/integrations/tokens', 'POST /settings/integrations/webhooks', 'POST /settings/apps', 'GET /settings/audit', 'GET /meetings']) {
       assert.ok(actions.has(expected), `${expected} in ${[...actions].join(', ')}`)
     }
     assert.ok([...actions].some((a) => a.startsWith('POST /invite/')), 'the invite form')
+    for (const form of ['stop', 'transcript', 'task']) assert.ok([...actions].some((a) => new RegExp(`^POST /meetings/\\d+/${form}$`).test(a)), `a transcription's ${form} form`)
   })
 
   test('each field: no 5xx, an HTML page or a redirect', async (t) => {

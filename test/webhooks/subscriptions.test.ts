@@ -3,6 +3,7 @@
 // rotate and stored encrypted, pings, deliveries and their retry, and other companies' ids
 // answering 404 on every route.
 import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -379,6 +380,11 @@ describe('webhook subscriptions API', () => {
       const verified = new Webhook(s.secret ?? '').verify(received.body, received.headers as Record<string, string>) as { type: string; sequence: number; data: unknown }
       assert.deepEqual({ type: verified.type, sequence: verified.sequence, data: verified.data }, { type: 'ping', sequence: 0, data: { webhook_id: s.id } })
       assert.equal(received.headers['webhook-id'], `evt_${String(ping.event_id)}`)
+      // The body, byte for byte, is the one docs/webhooks.md shows (its values replaced).
+      const documented = /`(\{"id":\d+,"type":"ping".*?\})`/.exec(readFileSync(new URL('../../docs/webhooks.md', import.meta.url), 'utf8'))?.[1]
+      assert.ok(documented, 'docs/webhooks.md shows a ping body')
+      const parsed = JSON.parse(received.body) as { id: number; created_at: string }
+      assert.equal(received.body, documented.replace(/"id":\d+/, `"id":${String(parsed.id)}`).replace(/"created_at":"[^"]+"/, `"created_at":"${parsed.created_at}"`).replace(/"webhook_id":\d+/, `"webhook_id":${String(s.id)}`))
       const delivered = await shown(ping.id)
       assert.deepEqual([delivered.attempts, delivered.delivered_at !== null], [1, true])
 

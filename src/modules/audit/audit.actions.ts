@@ -29,6 +29,7 @@ export const AUDIT_ACTIONS = [
   'flow.changed',
   'task.created',
   'task.completed',
+  'lead.linked',
   'whatsapp_messages.imported',
   'contact_import.created',
   'contact_import.finished',

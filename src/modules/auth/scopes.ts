@@ -42,7 +42,7 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   'tasks:read': 'Read tasks',
   'tasks:write': 'Create tasks and mark them done',
   'leads:read': 'Read leads',
-  'leads:write': 'Create leads',
+  'leads:write': 'Create leads and link them to contacts',
   'meet_transcriptions:read': 'Read meeting transcriptions',
   'meet_transcriptions:write': 'Create, stop, transcribe and link meeting transcriptions',
   'whatsapp:read': 'Read WhatsApp messages and chats',

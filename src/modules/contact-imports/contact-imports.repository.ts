@@ -276,7 +276,14 @@ const batchTimeoutStatement = defineQuery<{ set: string }>(
   `select set_config('statement_timeout', '60s', true) as set`,
 )
 
-/** Inside the batch's transaction: its statements may each run up to a minute. */
+/**
+ * Inside the batch's transaction: its statements may each run up to a minute, and are planned
+ * for the tables as they are now. A connection keeps its cached plans, the foreign-key checks'
+ * included, until the tables' statistics change; without autovacuum a check planned while the
+ * company's contacts were few (a sequential scan) stayed for the whole import, every contact
+ * event's check reading every contact (775 rows/s at 20,000 rows, docs/performance.md).
+ */
 export async function allowLongBatch(tx: Db): Promise<void> {
+  await tx.query('discard plans')
   await run(tx, batchTimeoutStatement, [])
 }

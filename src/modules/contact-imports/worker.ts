@@ -5,6 +5,7 @@
 // hand and gives the import's lease up, so the next start resumes it at once.
 import type { FastifyBaseLogger } from 'fastify'
 import type { Db } from '../../db/db.js'
+import { Pause } from '../../pause.js'
 import { defaultRunSettings, runNextImport, type RunSettings } from './contact-imports.service.js'
 
 export interface ImportWorkerOptions extends RunSettings {
@@ -24,8 +25,7 @@ export class ImportWorker {
   readonly options: ImportWorkerOptions
   private running: Promise<void> | undefined
   private stopping = false
-  private woken = false
-  private wakeUp: (() => void) | undefined
+  private readonly pause = new Pause()
 
   constructor(
     private readonly deps: ImportWorkerDeps,
@@ -40,8 +40,7 @@ export class ImportWorker {
 
   /** Looks for a queued import now instead of at the next poll (a new upload). */
   wake(): void {
-    if (this.wakeUp) this.wakeUp()
-    else this.woken = true
+    this.pause.wake()
   }
 
   /** Stops after the batch in hand; the import it ran resumes at the next claim. */
@@ -59,23 +58,7 @@ export class ImportWorker {
       } catch (err) {
         this.deps.log.error({ err }, 'contact import failed')
       }
-      if (!ran) await this.sleep()
+      if (!ran) await this.pause.for(this.options.pollIntervalMs)
     }
-  }
-
-  private sleep(): Promise<void> {
-    if (this.woken || this.stopping) {
-      this.woken = false
-      return Promise.resolve()
-    }
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer)
-        this.wakeUp = undefined
-        resolve()
-      }
-      const timer = setTimeout(done, this.options.pollIntervalMs)
-      this.wakeUp = done
-    })
   }
 }

@@ -62,7 +62,7 @@ export interface ContactFilters {
 }
 
 // Counters of live contacts, kept by the contact writes (src/db/counters.ts): the company's and
-// each owner's; and by the triggers of migrations/0023_contact_list_filters.sql: by stage (key:
+// each owner's; and by the triggers of migrations/0024_contact_list_filters.sql: by stage (key:
 // the stage's position in STAGES), by owner and stage (key: the owner's id × 8 + the stage's
 // position), by tag (key: the tag id), and the grams of their search texts (SEARCH_GRAMS and
 // the gram's last character, key: the code point before it, 0 for a single character), whose

@@ -6,6 +6,7 @@
 // the work through the fold's SKIP LOCKED; on close it stops after the batch in hand.
 import type { FastifyBaseLogger } from 'fastify'
 import type { Db } from '../../db/db.js'
+import { Pause } from '../../pause.js'
 import { companiesWithSearchChanges, foldSearchChanges } from './contacts.repository.js'
 
 export interface SearchFoldOptions {
@@ -23,7 +24,7 @@ export class SearchFoldWorker {
   readonly options: SearchFoldOptions
   private running: Promise<void> | undefined
   private stopping = false
-  private wakeUp: (() => void) | undefined
+  private readonly pause = new Pause()
 
   constructor(
     private readonly deps: { db: Db; log: FastifyBaseLogger },
@@ -38,7 +39,7 @@ export class SearchFoldWorker {
 
   async stop(): Promise<void> {
     this.stopping = true
-    this.wakeUp?.()
+    this.pause.wake()
     await this.running
   }
 
@@ -63,20 +64,7 @@ export class SearchFoldWorker {
       } catch (err) {
         this.deps.log.error({ err }, 'folding search changes failed')
       }
-      await this.sleep()
+      if (!this.stopping) await this.pause.for(this.options.pollIntervalMs)
     }
-  }
-
-  private sleep(): Promise<void> {
-    if (this.stopping) return Promise.resolve()
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer)
-        this.wakeUp = undefined
-        resolve()
-      }
-      const timer = setTimeout(done, this.options.pollIntervalMs)
-      this.wakeUp = done
-    })
   }
 }

@@ -11,6 +11,7 @@ import type { LinkFilter } from '../../http/link-filter.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { CompanyId } from '../../tenancy.js'
 import { outboxCtes } from '../webhooks/outbox.js'
+import { LINKED_LEADS } from './lead-links.js'
 import { Lead as LeadSchema, type LeadCreateBody } from './leads.schemas.js'
 
 /** A lead as the API shows it. */
@@ -180,6 +181,66 @@ export async function insertLead(
   businessName: string | null,
 ): Promise<Lead> {
   return runSingle(db, insertLeadStatement, [companyId, userId, ...INSERT_FIELDS.map((field) => lead[field] ?? null), businessName])
+}
+
+// PUT /leads/:id/contact, first: the lead by primary key, locked until the transaction ends,
+// so that a contact's write linking or unlinking it (they update its row) waits for the link
+// and then sees it.
+const lockLeadStatement = defineQuery<Lead>('leads.lock', `select ${LEAD_COLUMNS} from leads where company_id = ${COMPANY} and id = $2 for update`)
+
+/** A lead of the company, locked until the transaction ends; undefined when there is none. */
+export function lockLead(db: Db, companyId: CompanyId, id: number): Promise<Lead | undefined> {
+  return runOne(db, lockLeadStatement, [companyId, id])
+}
+
+// PUT /leads/:id/contact, then, with the lead locked: the contact by primary key, live,
+// share-locked (a concurrent delete waits for this transaction, then unlinks what it linked,
+// as with a lead's create), the lead linked to it, the creator's count of linked leads when
+// the lead had no contact ($4), and the lead.linked webhook event. No row: the contact is not
+// a live contact of the company. The lead's email is left as it is, whatever the contact's.
+const linkLeadStatement = defineQuery<Lead>(
+  'leads.link',
+  `with contact as (
+     select id from contacts where company_id = $1 and id = $3 and deleted_at is null for share
+   ), lead as (
+     update leads l set contact_id = contact.id, updated_at = now()
+       from contact
+      where l.company_id = $1 and l.id = $2
+     returning ${LEAD.columns('l')}
+   ), counted as (
+     ${addToCounters(`     select $1, '${LINKED_LEADS}', lead.user_id, 1 from lead where $4::boolean`)}
+     returning value
+   ), event as (
+     select 1 as ord, 'lead.linked' as type, ${leadJson('lead')} as data from lead
+   ), ${outboxCtes('event', '$1::bigint', 'now()')}
+   select * from lead`,
+)
+
+/**
+ * Links a lead the caller has locked (lockLead) to a live contact of the company, with its
+ * counter and webhook event; `hadContact`: whether it was linked before. Undefined when the
+ * contact is not a live contact of the company.
+ */
+export function linkLead(db: Db, companyId: CompanyId, id: number, contactId: number, hadContact: boolean): Promise<Lead | undefined> {
+  return runOne(db, linkLeadStatement, [companyId, id, contactId, !hadContact])
+}
+
+// The leads linked to a contact (its page in the workspace), from leads_company_contact_idx
+// (company_id, contact_id), then sorted by id: a contact has a few leads (one per provider of
+// its email, and those linked by hand). Materialized, so that `order by id limit` cannot
+// send the planner down the primary key in id order, filtering every lead of the company on
+// its contact. Never analysed, the planner ties it with leads_company_updated_idx, as it
+// does contacts.delete's unlinking (test/db/plans.params.ts).
+const contactLeadsStatement = defineQuery<Lead>(
+  'leads.ofContact',
+  `with linked as materialized (select ${LEAD_COLUMNS} from leads where company_id = ${COMPANY} and contact_id = $2)
+   select * from linked order by id limit $3`,
+  { pipelined: true },
+)
+
+/** The first `limit` leads linked to a contact, id ascending. */
+export function leadsOfContact(db: Db, companyId: CompanyId, contactId: number, limit: number): Promise<Lead[]> {
+  return run(db, contactLeadsStatement, [companyId, contactId, limit])
 }
 
 export interface DemoContact {

@@ -1,9 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { apiActing } from '../audit/audit.context.js'
 import { operation, sendCreated, tagRoutes } from '../../http/routes.js'
 import { CountResponse, IdParams, Ref } from '../../http/schemas.js'
 import { answerList, walkingList } from '../../http/sync.js'
-import { Lead, LeadCreateBody, LeadsCountQuery, LeadsPage, LeadsQuery, LeadsResponse } from './leads.schemas.js'
-import { createLead, getLead, leadsCount, leadsPage, leadsWalk } from './leads.service.js'
+import { Lead, LeadContactBody, LeadCreateBody, LeadsCountQuery, LeadsPage, LeadsQuery, LeadsResponse } from './leads.schemas.js'
+import { createLead, getLead, leadsCount, leadsPage, leadsWalk, linkLeadToContact } from './leads.service.js'
 import texts from './leads.operations.json' with { type: 'json' }
 
 const LEADS_LIST = walkingList({
@@ -30,6 +31,10 @@ const leadsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/v1/leads', operation(texts, 'createLead', { scope: 'leads:write', rootKey: 'lead' }, {
     body: LeadCreateBody, response: { 201: Ref(Lead) },
   }), async (request, reply) => sendCreated(reply, '/api/v1/leads', await createLead(request.db, request.caller, request.body)))
+
+  app.put('/v1/leads/:id/contact', operation(texts, 'linkLeadToContact', { scope: 'leads:write', notFound: 'No lead with this id in your company' }, {
+    params: IdParams, body: LeadContactBody, response: { 200: Ref(Lead) },
+  }), async (request) => linkLeadToContact(request.db, apiActing(request), request.params.id, request.body))
 }
 
 export default leadsRoutes

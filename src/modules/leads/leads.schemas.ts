@@ -102,6 +102,15 @@ const LinkFlags = linkFlags('contact', 'leads')
 export const LeadsQuery = Type.Object({ ...RecordOrPageParams, user_id: Type.Optional(Id), ...LinkFlags, ...SyncParams })
 export type LeadsQuery = Static<typeof LeadsQuery>
 
+/**
+ * PUT /leads/:id/contact: the contact the lead is (now) linked to, a live contact of your
+ * company; its email may differ from the lead's (docs/leads-meetings-whatsapp.md).
+ */
+export const LeadContactBody = Type.Object({
+  contact_id: Type.With(Id, { description: 'a live contact of your company; its email may differ from the lead\'s' }),
+}, { examples: [{ contact_id: 1204 }] })
+export type LeadContactBody = Static<typeof LeadContactBody>
+
 export const LeadsCountQuery = Type.Object({ user_id: Id, ...LinkFlags })
 export type LeadsCountQuery = Static<typeof LeadsCountQuery>
 

@@ -1,13 +1,25 @@
 import { transaction, type Db } from '../../db/db.js'
-import { notFound } from '../../errors.js'
+import { invalid, notFound } from '../../errors.js'
 import { linkFilter } from '../../http/link-filter.js'
 import { readPage, type PageRequest } from '../../http/pagination.js'
 import { walkPage, withoutSyncAt, type WalkRequest } from '../../http/sync.js'
 import { rethrowTaken } from '../../http/taken.js'
 import type { Caller } from '../../tenancy.js'
+import type { Acting } from '../audit/audit.context.js'
+import { recordAudit, type Changes } from '../audit/audit.service.js'
 import { lockLeadEmail } from './lead-links.js'
-import type { LeadCreateBody, LeadsCountQuery, LeadsQuery } from './leads.schemas.js'
-import { countLeads, findLead, insertLead, leadsPageWithTotal, leadsWalkPage, type Lead } from './leads.repository.js'
+import type { LeadContactBody, LeadCreateBody, LeadsCountQuery, LeadsQuery } from './leads.schemas.js'
+import {
+  countLeads,
+  findLead,
+  insertLead,
+  leadsOfContact,
+  leadsPageWithTotal,
+  leadsWalkPage,
+  linkLead,
+  lockLead,
+  type Lead,
+} from './leads.repository.js'
 
 export type { Lead } from './leads.repository.js'
 
@@ -51,4 +63,39 @@ export async function createLead(db: Db, caller: Pick<Caller, 'companyId' | 'use
   } catch (err) {
     return rethrowTaken(err, 'leads_company_provider_email_key', 'email')
   }
+}
+
+/** How a lead is named where a sentence names it (the audit log): its name, else its email. */
+const leadLabel = (lead: Lead) => [lead.first_name, lead.last_name].filter(Boolean).join(' ') || lead.email
+
+/**
+ * Links a lead of the company to a live contact of it, by hand: PUT /leads/:id/contact and the
+ * lead's page in the workspace. The contact's email may differ from the lead's: the lead keeps
+ * its email, and the link replaces the one it had (found by email or made by hand); the email
+ * rule links only leads without a contact, so it never undoes this (docs/leads-meetings-whatsapp.md).
+ * A change writes the `lead.linked` webhook event and a `lead.linked` audit record; linking a
+ * lead to the contact it has already changes nothing.
+ */
+export async function linkLeadToContact(
+  db: Db,
+  acting: Pick<Caller, 'companyId'> & Acting,
+  id: number,
+  input: LeadContactBody,
+): Promise<Lead> {
+  const { companyId, now, audit } = acting
+  return transaction(db, async (tx) => {
+    const lead = await lockLead(tx, companyId, id)
+    if (!lead) throw notFound()
+    if (lead.contact_id === input.contact_id) return lead
+    const linked = await linkLead(tx, companyId, id, input.contact_id, lead.contact_id !== null)
+    if (!linked) throw invalid({ contact_id: ['does not exist'] })
+    const changes: Changes = { contact_id: [lead.contact_id, linked.contact_id] }
+    await recordAudit(tx, companyId, audit, { action: 'lead.linked', target: { id, label: leadLabel(linked) }, changes }, now)
+    return linked
+  })
+}
+
+/** The leads linked to a contact of the company (its page in the workspace), the first `limit`, id ascending. */
+export function contactLeads(db: Db, caller: Pick<Caller, 'companyId'>, contactId: number, limit: number): Promise<Lead[]> {
+  return leadsOfContact(db, caller.companyId, contactId, limit)
 }

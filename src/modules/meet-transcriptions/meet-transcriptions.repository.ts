@@ -146,6 +146,32 @@ export async function countTranscriptions(db: Db, companyId: CompanyId, userId: 
   return (await runOne(db, countStatement, [companyId, userId, filter]))?.count ?? 0
 }
 
+// A contact's transcriptions (those linked to one of its tasks), newest first: the contact's
+// task ids from tasks_contact_idx (company_id, contact_id, ...), then each task's newest from
+// meet_transcriptions_task_idx (task_id, company_id) in a LATERAL whose LIMIT keeps it from
+// being flattened into a join (a planner without statistics would start from the
+// transcriptions otherwise), then a top-N sort of the few found. List items: no transcript.
+const ofContactStatement = defineQuery<TranscriptionItem>(
+  'meetTranscriptions.ofContact',
+  `select t.*
+     from (select id from tasks where company_id = $1 and contact_id = $2) k
+    cross join lateral (
+      select ${ITEM}
+        from meet_transcriptions
+       where task_id = k.id and company_id = $1
+       order by id desc
+       limit $3
+    ) t
+    order by t.id desc
+    limit $3`,
+  { pipelined: true },
+)
+
+/** The newest `limit` transcriptions linked to a task of the contact. */
+export function contactTranscriptions(db: Db, companyId: CompanyId, contactId: number, limit: number): Promise<TranscriptionItem[]> {
+  return run(db, ofContactStatement, [companyId, contactId, limit])
+}
+
 // The row, its user's counter and its webhook event in one statement (so no transaction;
 // the event recorded in the outbox, outbox.ts); a user of
 // another company (or none) fails meet_transcriptions_user_fk and nothing is written.

@@ -11,6 +11,7 @@ import {
   MeetTranscriptionsResponse,
   StopBody,
   ToTaskBody,
+  TRANSCRIPT_BODY_LIMIT,
   TranscriptBody,
 } from './meet-transcriptions.schemas.js'
 import {
@@ -32,7 +33,6 @@ const TRANSCRIPTIONS_LIST = walkingList({
   walk: transcriptionsWalk, one: getTranscription, page: transcriptionsPage,
 })
 
-const TRANSCRIPT_BODY_LIMIT = 10 * 1024 * 1024
 const NO_TRANSCRIPTION = 'No transcription with this id in your company'
 const OTHER_COMPANY = 'A `company_id` other than yours'
 const LIST_NOT_FOUND = `${OTHER_COMPANY}, or with \`id\`: no transcription with this id in your company`

@@ -86,6 +86,9 @@ export const StopBody = Type.Object({
   }),
 }, { examples: [{ stopped_at: '2026-11-22T10:30:00Z' }] })
 
+/** The bound of a transcript: the body of PUT …/transcript (and of the workspace's form) up to 10 MiB. */
+export const TRANSCRIPT_BODY_LIMIT = 10 * 1024 * 1024
+
 /** The transcript has no 255 limit: the operation's 10 MiB body is its bound. */
 export const TranscriptBody = Type.Object(
   { transcript: Type.String({ minLength: 1, pattern: '\\S' }) },

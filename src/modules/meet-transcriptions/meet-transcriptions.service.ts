@@ -9,6 +9,7 @@ import type { Caller, CompanyId } from '../../tenancy.js'
 import type { MeetTranscriptionCreateBody, MeetTranscriptionsCountQuery, MeetTranscriptionsQuery } from './meet-transcriptions.schemas.js'
 import {
   attachTranscript,
+  contactTranscriptions,
   countTranscriptions,
   findTranscription,
   findTranscriptionStatus,
@@ -35,6 +36,11 @@ export async function getTranscription(db: Db, caller: Caller, id: number) {
   const row = await findTranscription(db, caller.companyId, id)
   if (!row) throw notFound()
   return row
+}
+
+/** The workspace's contact page: the newest `limit` transcriptions linked to a task of the contact, as list items. */
+export function transcriptionsOfContact(db: Db, caller: Caller, contactId: number, limit: number) {
+  return contactTranscriptions(db, caller.companyId, contactId, limit)
 }
 
 /** A page of an updated_since walk of the company's transcriptions (src/http/sync.ts), as list items. */

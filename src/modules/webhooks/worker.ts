@@ -16,6 +16,7 @@ import { DELIVERY_TIMEOUT_MS, defaultSchedule, deliveryHeaders, nextAttempt, pay
 import { decryptSecret } from './secrets.js'
 import { publishEvents } from './publish.js'
 import { webhookDeliveries } from '../../metrics/shared.js'
+import { Pause } from '../../pause.js'
 import { traced } from '../../tracing.js'
 import { claimDeliveries, pruneEvents, recordOutcomes, type ClaimedDelivery, type Outcome } from './webhooks.delivery.repository.js'
 
@@ -84,8 +85,7 @@ export class DeliveryWorker {
   private outcomes: Outcome[] = []
   private running: Promise<void> | undefined
   private stopping = false
-  private woken = false
-  private wakeUp: (() => void) | undefined
+  private readonly pause = new Pause()
   private nextPruneAt = 0
 
   constructor(
@@ -104,8 +104,7 @@ export class DeliveryWorker {
 
   /** Looks for due deliveries now (and records finished ones) instead of at the next poll. */
   wake(): void {
-    if (this.wakeUp) this.wakeUp()
-    else this.woken = true
+    this.pause.wake()
   }
 
   /** Stops claiming, lets posts in flight finish (cut after stopGraceMs), records their outcomes. */
@@ -161,7 +160,7 @@ export class DeliveryWorker {
         failures++
         this.deps.log.warn({ err }, 'webhooks: delivery worker could not reach the database')
       }
-      if (!again) await this.sleep(failures > 0 ? Math.min(this.options.pollIntervalMs * 2 ** failures, 30_000) : this.options.pollIntervalMs)
+      if (!again) await this.pause.for(failures > 0 ? Math.min(this.options.pollIntervalMs * 2 ** failures, 30_000) : this.options.pollIntervalMs)
     }
   }
 
@@ -251,21 +250,5 @@ export class DeliveryWorker {
       this.outcomes = batch.concat(this.outcomes)
       throw err
     }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    if (this.woken) {
-      this.woken = false
-      return Promise.resolve()
-    }
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer)
-        this.wakeUp = undefined
-        resolve()
-      }
-      const timer = setTimeout(done, ms)
-      this.wakeUp = done
-    })
   }
 }

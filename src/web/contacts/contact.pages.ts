@@ -1,13 +1,16 @@
 // A contact's page (/contacts/:id): its fields, custom field values, tags and stage with their
-// forms; beside them its events, business, tasks (Mark done), flows (Add to flow) and its
-// WhatsApp conversation as a chat. Also the edit, new-contact and delete pages.
+// forms; beside them its events, business, tasks (Mark done), flows (Add to flow), linked
+// leads and its WhatsApp conversation as a chat. Also the edit, new-contact and delete pages.
 import type { Contact } from '../../modules/contacts/contacts.service.js'
 import { STAGES } from '../../modules/contacts/contacts.schemas.js'
+import type { Lead } from '../../modules/leads/leads.service.js'
 import type { Task } from '../../modules/tasks/tasks.schemas.js'
 import { html, type Html, type Interpolation } from '../shared/html.js'
 import { field, postForm, type FieldSpec, type FormState } from '../frame/form.js'
 import { confirmPage, csrfInput, formatter, layout, time, type Chrome } from '../frame/frame.js'
+import { contactLeadsSection } from '../leads/leads.pages.js'
 import { CONTACTS, fullName, STAGE_LABELS, type AddedFlash, type FlowChoice, type Person } from './contacts.pages.js'
+import { contactMeetings, type MeetingItem } from '../meetings/meetings.pages.js'
 
 /** The fields of the edit and new-contact forms, in the API's names. */
 export const CONTACT_FIELDS: readonly FieldSpec[] = [
@@ -46,6 +49,7 @@ export interface Business {
 }
 
 export type ContactFlash = AddedFlash | { kind: 'contact-saved'; what: string } | { kind: 'task-done'; title: string }
+export const CONTACT_FLASHES: readonly ContactFlash['kind'][] = ['added-to-flow', 'contact-saved', 'task-done']
 
 export interface ContactView {
   contact: Contact
@@ -58,6 +62,10 @@ export interface ContactView {
   tasks: Task[]
   events: { data: ContactEventView[]; page: number; pages: number }
   messages: WhatsappMessageView[]
+  /** The leads linked to the contact. */
+  leads: Lead[]
+  /** Its meeting transcriptions: those linked to one of its tasks, newest first. */
+  meetings: readonly MeetingItem[]
   flash?: ContactFlash | undefined
   /** The add-to-flow or tag form drawn again after a refusal. */
   state?: FormState
@@ -180,6 +188,7 @@ ${section('tasks-title', 'Tasks', html`<h3>Open</h3>
 ${open.length === 0 ? html`<p class="muted">No open tasks.</p>` : html`<ul class="tasks">${open.map((task) => taskRow(task, csrf, contact.id, format))}</ul>`}
 <h3>Done</h3>
 ${done.length === 0 ? html`<p class="muted">No done tasks.</p>` : html`<ul class="tasks">${done.map((task) => taskRow(task, csrf, contact.id, format))}</ul>`}`, 'tasks')}
+${contactMeetings(view.meetings, view.tasks)}
 ${section('flows-title', 'Flows', html`${inFlows.length === 0 ? html`<p class="muted">In no flow.</p>` : html`<ul>${inFlows.map((flow) => html`<li>${flow.name}</li>`)}</ul>`}
 ${view.flows.length > 0 && postForm({
   action: `${base}/add-to-flow`,
@@ -189,6 +198,7 @@ ${view.flows.length > 0 && postForm({
   shown: ['flow_id'],
   fields: field(state, { name: 'flow_id', label: 'Flow', type: 'select', required: true, options: view.flows.map((flow) => [String(flow.id), flow.name] as const) }),
 })}`)}
+${contactLeadsSection(view.leads)}
 </div>
 </div>`,
   )

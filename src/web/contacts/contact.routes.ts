@@ -10,20 +10,26 @@ import { contactBusiness, contactEventsPage, createContact, deleteContact, getCo
 import { changeContact } from '../../modules/contacts/contacts.change.js'
 import { ContactCreateBody, ContactUpdateBody } from '../../modules/contacts/contacts.schemas.js'
 import { addContacts } from '../../modules/flows/flows.service.js'
+import { contactLeads } from '../../modules/leads/leads.service.js'
 import { tagsOfCompany } from '../../modules/tags/tags.service.js'
 import type { Task } from '../../modules/tasks/tasks.schemas.js'
 import { completeTask, tasksPage } from '../../modules/tasks/tasks.service.js'
 import { listUsers } from '../../modules/users/users.service.js'
 import { messagesPage } from '../../modules/whatsapp/whatsapp.service.js'
+import { transcriptionsOfContact } from '../../modules/meet-transcriptions/meet-transcriptions.service.js'
 import type { Caller } from '../../tenancy.js'
 import { freshForm, readForm, refusalsOf, typedValues, type FormState } from '../frame/form.js'
 import { sendPage } from '../frame/frame.js'
 import { formRoute, pageRoute, pathId, signedIn, webCaller, type PageGroupOptions, type SignedIn } from '../frame/guard.js'
-import { CONTACT_FIELD_NAMES, contactFormPage, contactPage, deleteContactPage, type ContactEventView, type ContactFlash, type WhatsappMessageView } from './contact.pages.js'
+import { CONTACT_FIELD_NAMES, contactFormPage, contactPage, deleteContactPage, type ContactEventView, CONTACT_FLASHES, type ContactFlash, type WhatsappMessageView } from './contact.pages.js'
 import { CONTACTS, fullName } from './contacts.pages.js'
 import { flowChoices } from './flow-choices.js'
 
 const EVENTS_PER_PAGE = 20
+/** The linked leads a contact's page lists (a contact has a few: one per provider of its email, and those linked by hand). */
+const LEADS_SHOWN = 20
+/** The newest meeting transcriptions a contact's page lists. */
+const CONTACT_MEETINGS = 20
 
 const EventsView = Type.Object({ events_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })) })
 const StageForm = Type.Object({ stage: ContactUpdateBody.properties.stage })
@@ -63,10 +69,10 @@ const contactPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies
     const current = signedIn(request)
     const caller = callerOf(request, current)
     const contact = await contactOf(caller, id)
-    const flash = state ? undefined : (cookies.takeFlash(request, reply, current.secret) as ContactFlash | undefined)
+    const flash = state ? undefined : cookies.takeFlash<ContactFlash>(request, reply, current.secret, CONTACT_FLASHES)
     const eventsView = readForm(EventsView, request.query)
     const eventsPage = eventsView.ok ? (eventsView.value.events_page ?? 1) : 1
-    const [users, tags, flows, business, tasks, events, messages] = await Promise.all([
+    const [users, tags, flows, business, tasks, events, messages, leads, meetings] = await Promise.all([
       listUsers(app.db, current.account.companyId),
       tagsOfCompany(app.db, caller),
       flowChoices(app.db, caller),
@@ -77,6 +83,8 @@ const contactPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies
       tasksPage(app.db, caller, { contact_id: id, page: 1, per_page: 100 }),
       contactEventsPage(app.db, caller, id, { page: eventsPage, per_page: EVENTS_PER_PAGE }),
       messagesPage(app.db, caller, { contact_id: id, page: 1, per_page: 100 }),
+      contactLeads(app.db, caller, id, LEADS_SHOWN),
+      transcriptionsOfContact(app.db, caller, id, CONTACT_MEETINGS),
     ])
     const chat = listOf<WhatsappMessageView>(messages).sort((a, b) => new Date(a.sent_at).getTime() - new Date(b.sent_at).getTime() || a.id - b.id)
     const page = contactPage(current.chrome, {
@@ -90,6 +98,8 @@ const contactPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies
       tasks: listOf<Task>(tasks),
       events: { data: listOf<ContactEventView>(events), page: eventsPage, pages: Math.max(1, Math.ceil(events.total / EVENTS_PER_PAGE)) },
       messages: chat,
+      leads,
+      meetings,
       flash,
       state,
     })

@@ -35,9 +35,7 @@ const contactsPages: FastifyPluginAsync<PageGroupOptions> = async (app, options)
 
   app.get(CONTACTS, pageRoute('member'), async (request, reply) => {
     const current = signedIn(request)
-    // The one flash cookie may hold another page's notice (a form of Settings, an import): only Add to flow's is drawn here.
-    const taken = cookies.takeFlash(request, reply, current.secret) as { kind?: unknown } | undefined
-    const flash = taken?.kind === 'added-to-flow' ? (taken as AddedFlash) : undefined
+    const flash = cookies.takeFlash<AddedFlash>(request, reply, current.secret, ['added-to-flow'])
     const shown = await listPage(current, webCaller(request, current.account, now()), request.query, { flash })
     return sendPage(reply, shown.status, shown.page)
   })

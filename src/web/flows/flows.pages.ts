@@ -27,6 +27,7 @@ export type FlowsFlash =
   | { kind: 'flow-created'; name: string }
   | { kind: 'flow-changed'; name: string }
   | { kind: 'contacts-added'; added: number; already: string[] }
+export const FLOWS_FLASHES: readonly FlowsFlash['kind'][] = ['flow-created', 'flow-changed', 'contacts-added']
 
 const STATUS_LABELS: Record<Flow['status'], string> = { active: 'Active', paused: 'Paused' }
 

@@ -15,7 +15,7 @@ import { listUsers } from '../../modules/users/users.service.js'
 import { freshForm, readForm, refusalsOf, typedValues, type FormState } from '../frame/form.js'
 import { sendPage } from '../frame/frame.js'
 import { formRoute, pageRoute, pathId, signedIn, webCaller, type PageGroupOptions, type SignedIn } from '../frame/guard.js'
-import { BLANK_STEPS, FLOWS, flowFormPage, flowPage, flowsListPage, PER_PAGE, type FlowFormView, type FlowsFlash } from './flows.pages.js'
+import { BLANK_STEPS, FLOWS, flowFormPage, flowPage, flowsListPage, PER_PAGE, type FlowFormView, FLOWS_FLASHES, type FlowsFlash } from './flows.pages.js'
 import { AddContactsForm, FlowCreateBody, FlowsView, FlowUpdateBody, FlowView, StepRow } from './flows.schemas.js'
 
 type Row = FlowFormView['rows'][number]
@@ -78,7 +78,7 @@ const flowsPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies, 
 
   app.get(FLOWS, pageRoute('member'), async (request, reply) => {
     const current = signedIn(request)
-    const flash = cookies.takeFlash(request, reply, current.secret) as FlowsFlash | undefined
+    const flash = cookies.takeFlash<FlowsFlash>(request, reply, current.secret, FLOWS_FLASHES)
     const read = readForm(FlowsView, request.query)
     const names = await owners(current)
     if (!read.ok) {
@@ -135,7 +135,7 @@ const flowsPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies, 
 
   app.get(`${FLOWS}/:id`, pageRoute('member'), async (request, reply) => {
     const current = signedIn(request)
-    const flash = cookies.takeFlash(request, reply, current.secret) as FlowsFlash | undefined
+    const flash = cookies.takeFlash<FlowsFlash>(request, reply, current.secret, FLOWS_FLASHES)
     return sendFlow(request, reply, current, 200, freshForm(), flash)
   })
 

@@ -78,7 +78,8 @@ export function typedValues(body: unknown, names: readonly string[]): FormState[
   return values
 }
 
-const sentence = (problem: string) => `${problem.charAt(0).toUpperCase()}${problem.slice(1)}${/[.!?]$/.test(problem) ? '' : '.'}`
+/** A refusal as a sentence: "does not exist" → "Does not exist." */
+export const sentence = (problem: string) => `${problem.charAt(0).toUpperCase()}${problem.slice(1)}${/[.!?]$/.test(problem) ? '' : '.'}`
 
 export interface FieldSpec {
   name: string

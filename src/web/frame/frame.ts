@@ -102,6 +102,20 @@ ${main}
 `
 }
 
+/**
+ * A list's address for a view, so the view can be bookmarked: only the parameters that are set
+ * (a blank or missing one, and the first page, are left out).
+ */
+export function viewHref(base: string, view: Record<string, string | number | undefined>): string {
+  const params = new URLSearchParams()
+  for (const [name, value] of Object.entries(view)) {
+    if (value === undefined || value === '' || (name === 'page' && Number(value) <= 1)) continue
+    params.set(name, String(value))
+  }
+  const query = params.toString()
+  return query === '' ? base : `${base}?${query}`
+}
+
 export const alert = (message: string | undefined) => message && html`<p class="alert" role="alert">${message}</p>`
 /** Dates in the company's time zone, e.g. "22 Nov 2026, 10:00". */
 export function formatter(timezone: string) {

@@ -13,6 +13,7 @@ export const APPS = '/settings/apps'
 export type AppFlash =
   | { kind: 'app-secret'; name: string; clientId: string; secret: string | null; rotated: boolean }
   | { kind: 'app-deleted' | 'app-changed'; name: string }
+export const APP_FLASHES: readonly AppFlash['kind'][] = ['app-secret', 'app-deleted', 'app-changed']
 
 export interface AppForm {
   name: string

@@ -22,7 +22,7 @@ import {
   type AppInput,
 } from '../../modules/oauth/oauth.service.js'
 import { AuthorizeQuery, ConsentBody, repeatedParameter } from '../../modules/oauth/oauth.schemas.js'
-import { APPS, appsPage, consentPage, continuePage, deleteAppPage, editAppPage, type AppFlash, type AppForm, type AuthorizeFields } from './oauth.pages.js'
+import { APPS, appsPage, consentPage, continuePage, deleteAppPage, editAppPage, APP_FLASHES, type AppFlash, type AppForm, type AuthorizeFields } from './oauth.pages.js'
 import { errorPage, sendPage, type Chrome } from '../frame/frame.js'
 import { sessionCsrf, type WebCookies } from '../shared/security.js'
 
@@ -197,7 +197,7 @@ export async function oauthPages(app: FastifyInstance, options: OAuthPagesOption
   app.get(APPS, async (request, reply) => {
     const current = await requireAdmin(request, reply)
     if (!current) return reply
-    const flash = cookies.takeFlash(request, reply, current.secret) as AppFlash | undefined
+    const flash = cookies.takeFlash<AppFlash>(request, reply, current.secret, APP_FLASHES)
     return renderApps(reply, current, 200, { flash })
   })
 

@@ -64,6 +64,7 @@ function predicate(event: AuditRecord): string {
     case 'flow.changed': return `changed the flow ${target}`
     case 'task.created': return `created the task ${quoted(target)}`
     case 'task.completed': return `completed the task ${quoted(target)}`
+    case 'lead.linked': return `linked the lead ${target} to a contact`
     case 'contact_import.created': return `started importing contacts from ${quoted(target)}`
     case 'contact_import.finished': return `finished importing contacts from ${quoted(target)}`
     case 'contacts.exported': return 'exported contacts'

@@ -18,6 +18,7 @@ export type WebhookFlash =
   | { kind: 'webhook-secret'; url: string; secret: string; rotated: boolean }
   | { kind: 'webhook-deleted'; url: string }
   | { kind: 'webhook-enabled'; url: string }
+export const INTEGRATIONS_FLASHES: readonly Flash['kind'][] = ['created', 'revoked', 'webhook-secret', 'webhook-deleted', 'webhook-enabled']
 
 /** The webhook form as typed, and what is wrong with it, when creating failed. */
 export interface WebhookForm {

@@ -44,6 +44,7 @@ import {
   EXPIRY_CHOICES,
   integrationsPage,
   revokePage,
+  INTEGRATIONS_FLASHES,
   type Flash,
   type IntegrationsView,
   type TokenForm,
@@ -111,7 +112,7 @@ const settingsPages: FastifyPluginAsync<PageGroupOptions> = async (app, { config
   app.get(HOME, pageRoute('member'), async (request, reply) => {
     const current = signedIn(request)
     const { account, secret } = current
-    const taken = cookies.takeFlash(request, reply, secret) as Flash | { kind: 'app-revoked' } | undefined
+    const taken = cookies.takeFlash<Flash | { kind: 'app-revoked' }>(request, reply, secret, [...INTEGRATIONS_FLASHES, 'app-revoked'])
     const flash = taken?.kind === 'app-revoked' ? undefined : taken
     const view = { ...(await integrationsView(request, current, taken?.kind === 'app-revoked')), flash }
     return sendPage(reply, 200, integrationsPage(current.chrome, current.csrf, account, view, now()))
@@ -266,7 +267,7 @@ const settingsPages: FastifyPluginAsync<PageGroupOptions> = async (app, { config
   app.get(COMPANY_TOKENS, pageRoute('admin'), async (request, reply) => {
     const current = signedIn(request)
     const { account, secret } = current
-    const flash = cookies.takeFlash(request, reply, secret) as Flash | undefined
+    const flash = cookies.takeFlash<Flash>(request, reply, secret, ['created', 'revoked'])
     const tokens = await listCompanyTokens(app.db, account.companyId)
     return sendPage(reply, 200, companyTokensPage(current.chrome, account, tokens, flash, now()))
   })

@@ -18,6 +18,7 @@ export interface UserRow {
 export type UsersFlash =
   | { kind: 'invited'; name: string; email: string; url: string }
   | { kind: 'user-changed'; what: string }
+export const USERS_FLASHES: readonly UsersFlash['kind'][] = ['invited', 'user-changed']
 
 function inviteNotice(flash: Extract<UsersFlash, { kind: 'invited' }>): Html {
   return html`<section class="card new-token" role="status" aria-labelledby="invite-title">

@@ -11,7 +11,7 @@ import { UserCreateInput } from '../../modules/users/users.schemas.js'
 import { freshForm, readForm, refusalsOf, typedValues, type FormState } from '../frame/form.js'
 import { sendPage } from '../frame/frame.js'
 import { formRoute, pageRoute, pathId, signedIn, webCaller, type PageGroupOptions } from '../frame/guard.js'
-import { USERS, usersPage, type UsersFlash } from './users.pages.js'
+import { USERS, usersPage, USERS_FLASHES, type UsersFlash } from './users.pages.js'
 
 const InviteForm = Type.Object({
   name: UserCreateInput.properties.name,
@@ -26,7 +26,7 @@ const usersPages: FastifyPluginAsync<PageGroupOptions> = async (app, { config, c
 
   async function show(request: FastifyRequest, reply: FastifyReply, invite?: FormState) {
     const current = signedIn(request)
-    const flash = invite ? undefined : (cookies.takeFlash(request, reply, current.secret) as UsersFlash | undefined)
+    const flash = invite ? undefined : cookies.takeFlash<UsersFlash>(request, reply, current.secret, USERS_FLASHES)
     const users = (await listUsers(app.db, current.account.companyId)).data
     return sendPage(reply, invite ? 422 : 200, usersPage(current.chrome, current.csrf, current.account, users, flash, invite ?? freshForm({ role: 'member' })))
   }

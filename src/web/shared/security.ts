@@ -64,18 +64,25 @@ export class WebCookies {
     reply.setCookie(this.names.flash, seal(secret, JSON.stringify(message)), { ...this.base, maxAge: FLASH_MAX_AGE_S })
   }
 
-  /** The one-time message, if any, cleared as it is read; undefined if it was made for another session. */
-  takeFlash(request: FastifyRequest, reply: FastifyReply, secret: string): unknown {
+  /**
+   * The one-time message, cleared as it is read: undefined if it was made for another session,
+   * or for another page (the cookie is shared by every page: a notice left by a form whose
+   * answer was not followed is not drawn on a page that does not know its kind).
+   */
+  takeFlash<F extends { kind: string }>(request: FastifyRequest, reply: FastifyReply, secret: string, kinds: readonly F['kind'][]): F | undefined {
     const sealed = request.cookies[this.names.flash]
     if (sealed === undefined) return undefined
     reply.clearCookie(this.names.flash, this.base)
     const text = unseal(secret, sealed)
     if (text === undefined) return undefined
+    let message: unknown
     try {
-      return JSON.parse(text) as unknown
+      message = JSON.parse(text)
     } catch {
       return undefined
     }
+    const kind = typeof message === 'object' && message !== null ? (message as { kind?: unknown }).kind : undefined
+    return typeof kind === 'string' && (kinds as readonly string[]).includes(kind) ? (message as F) : undefined
   }
 }
 

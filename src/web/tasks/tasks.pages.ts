@@ -29,6 +29,7 @@ export interface Choice {
 
 /** What the last write did, shown once on the next page. */
 export type TasksFlash = { kind: 'task-done'; title: string } | { kind: 'task-created'; title: string }
+export const TASKS_FLASHES: readonly TasksFlash['kind'][] = ['task-done', 'task-created']
 
 export interface TasksListView {
   view: TasksView

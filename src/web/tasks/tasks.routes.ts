@@ -21,6 +21,7 @@ import {
   tasksHref,
   tasksPage,
   type Choice,
+  TASKS_FLASHES,
   type TasksFlash,
 } from './tasks.pages.js'
 import { ANYONE, MarkDoneForm, NewTaskForm, TasksView, type TaskTab } from './tasks.schemas.js'
@@ -108,7 +109,7 @@ const tasksPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies, 
 
   app.get(TASKS, pageRoute('member'), async (request, reply) => {
     const current = signedIn(request)
-    const flash = cookies.takeFlash(request, reply, current.secret) as TasksFlash | undefined
+    const flash = cookies.takeFlash<TasksFlash>(request, reply, current.secret, TASKS_FLASHES)
     const read = readForm(TasksView, request.query)
     if (!read.ok) {
       const problem = `This address cannot be shown (${Object.keys(read.errors).join(', ')}): here are today's tasks.`

@@ -119,6 +119,37 @@ with contact as (
 )
 select * from lead;
 
+-- leads.lock
+select id, user_id, contact_id, first_name, last_name, email, provider, position, linkedin_url, telephone, city, state_province, country, degree_of_connection, business_name, business_linkedin_url, business_sector, business_colaborators_count, business_telephone, created_at, updated_at from leads where company_id = (select $1::bigint) and id = $2 for update;
+
+-- leads.link
+with contact as (
+  select id from contacts where company_id = $1 and id = $3 and deleted_at is null for share
+), lead as (
+  update leads l set contact_id = contact.id, updated_at = now()
+    from contact
+   where l.company_id = $1 and l.id = $2
+  returning l.id, l.user_id, l.contact_id, l.first_name, l.last_name, l.email, l.provider, l.position, l.linkedin_url, l.telephone, l.city, l.state_province, l.country, l.degree_of_connection, l.business_name, l.business_linkedin_url, l.business_sector, l.business_colaborators_count, l.business_telephone, l.created_at, l.updated_at
+), counted as (
+  insert into counters (company_id, list, key, value)
+  select $1, 'leads_linked', lead.user_id, 1 from lead where $4::boolean
+  on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value
+  returning value
+), event as (
+  select 1 as ord, 'lead.linked' as type, (select row_to_json(j) from (select lead.id, lead.user_id, lead.contact_id, lead.first_name, lead.last_name, lead.email, lead.provider, lead.position, lead.linkedin_url, lead.telephone, lead.city, lead.state_province, lead.country, lead.degree_of_connection, lead.business_name, lead.business_linkedin_url, lead.business_sector, lead.business_colaborators_count, lead.business_telephone, to_char(lead.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(lead.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j) as data from lead
+), recorded_events as (
+  insert into api_event_outbox (company_id, type, data, created_at)
+  select $1::bigint, e.type, e.data, now()
+    from event e
+   order by e.ord
+  returning company_id, id, type
+)
+select * from lead;
+
+-- leads.ofContact (pipelined: src/db/pipeline.ts)
+with linked as materialized (select id, user_id, contact_id, first_name, last_name, email, provider, position, linkedin_url, telephone, city, state_province, country, degree_of_connection, business_name, business_linkedin_url, business_sector, business_colaborators_count, business_telephone, created_at, updated_at from leads where company_id = (select $1::bigint) and contact_id = $2)
+select * from linked order by id limit $3;
+
 -- leads.firstContacts
 select id, email, first_name as "firstName", last_name as "lastName"
   from contacts where company_id = $1 and deleted_at is null order by id limit $2;

@@ -91,6 +91,19 @@ select (case $3::text when 'with' then linked when 'without' then every - linked
           from (select company_id, list, key, slot, value from counters) k
          where company_id = $1 and list in ('meet_transcriptions', 'meet_transcriptions_linked') and key = $2) c;
 
+-- meetTranscriptions.ofContact (pipelined: src/db/pipeline.ts)
+select t.*
+  from (select id from tasks where company_id = $1 and contact_id = $2) k
+ cross join lateral (
+   select id, user_id, company_id, meet_id, status, stopped_at, task_id, transcript_length, created_at, updated_at
+     from meet_transcriptions
+    where task_id = k.id and company_id = $1
+    order by id desc
+    limit $3
+ ) t
+ order by t.id desc
+ limit $3;
+
 -- meetTranscriptions.insert
 with t as (
   insert into meet_transcriptions (company_id, user_id, meet_id) values ($1, $2, $3)

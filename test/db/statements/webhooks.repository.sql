@@ -67,7 +67,8 @@ with s as (
   select company_id, id, enabled from webhook_subscriptions where company_id = (select $1::bigint) and id = $2
 ), event as (
   insert into api_events (company_id, sequence, type, data, created_at)
-  select s.company_id, 0, 'ping', json_build_object('webhook_id', s.id), $3 from s where s.enabled
+  -- row_to_json writes compact JSON as every other event's data; json_build_object spaces its colons.
+  select s.company_id, 0, 'ping', (select row_to_json(p) from (select s.id as webhook_id) p), $3 from s where s.enabled
   returning company_id, id, type
 ), d as (
   insert into webhook_deliveries (company_id, subscription_id, event_id, next_attempt_at, created_at)

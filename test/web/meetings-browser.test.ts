@@ -1,0 +1,154 @@
+// The workspace's Meetings pages in Chromium (playwright-core, Debian's Chromium): a member
+// opens Meetings from the header, opens a transcription, stops it, attaches a transcript (a
+// long one, with a word longer than the screen) and links it to a task, then finds it on the
+// task's contact's page; each page checked with axe-core (WCAG 2.1 A and AA: no violation)
+// and for content wider than the screen, at 1100 and 390 px wide with JavaScript and at
+// 390 px without it (every action a form post answering 303). Buttons are pressed from the
+// keyboard (Enter), so the keyboard alone does it.
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { after, before, describe, test } from 'node:test'
+import type { Browser, Page } from 'playwright-core'
+import { backends, type TestApp } from '../helpers/app.js'
+import { startInChromium, withoutChromium } from '../helpers/chromium.js'
+import { tenant, type Tenant } from '../helpers/factories.js'
+import { addContact, addTask } from '../helpers/flows-factories.js'
+import { rawRows, sql } from '../helpers/sql.js'
+import { member, PASSWORD } from './helpers.js'
+
+const [backend] = backends()
+const MODES = [
+  { width: 1100, javaScript: true },
+  { width: 390, javaScript: true },
+  { width: 390, javaScript: false },
+]
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+
+interface AxeResult {
+  violations: { id: string; nodes: { target: string[] }[] }[]
+}
+
+describe('the workspace in Chromium: Meetings', { skip: withoutChromium }, () => {
+  let t: TestApp
+  let browser: Browser
+  let origin: string
+  let acme: Tenant
+
+  before(async () => {
+    if (!backend) throw new Error('no backend')
+    ;({ t, browser, origin } = await startInChromium(backend, { config: { signInLimit: { max: 100_000, windowMs: 60_000 } } }))
+    acme = await tenant(t.db, { name: 'Acme Sales' })
+  })
+  after(async () => {
+    await browser.close()
+    await t.close()
+  })
+
+  /**
+   * axe-core finds nothing on the page; nothing is wider than the screen. Evaluated over the
+   * DevTools protocol, which neither the CSP nor a context without JavaScript stops.
+   */
+  async function check(page: Page, what: string) {
+    await page.evaluate(AXE)
+    const result = await page.evaluate<AxeResult>(`axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })`)
+    assert.deepEqual(result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), [], `axe on ${what}`)
+    const widths = await page.evaluate<{ scroll: number; client: number }>('({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })')
+    assert.ok(widths.scroll <= widths.client, `${what}: ${String(widths.scroll)} px of content in ${String(widths.client)} px`)
+  }
+
+  /**
+   * The same checks on a page of a context without JavaScript, where axe cannot run (its timers
+   * never fire): its document as the server sent it, served at its address to a page with
+   * JavaScript of the same width, whose own script (/assets/web.js) is not loaded.
+   */
+  async function checkWithoutScripts(page: Page, what: string) {
+    const document = await page.content()
+    const address = new URL(page.url())
+    const viewport = page.viewportSize() ?? { width: 390, height: 800 }
+    const checker = await browser.newContext({ viewport, isMobile: viewport.width < 500 })
+    try {
+      const twin = await checker.newPage()
+      await twin.route((url) => url.pathname === '/assets/web.js', (route) => route.abort())
+      await twin.route((url) => url.pathname === address.pathname, (route) => route.fulfill({ contentType: 'text/html; charset=utf-8', body: document }))
+      await twin.goto(address.href)
+      assert.equal(await twin.title(), await page.title(), 'the checker shows the same document')
+      await check(twin, `${what} (without JavaScript)`)
+    } finally {
+      await checker.close()
+    }
+  }
+
+  for (const { width, javaScript } of MODES) {
+    test(`a member stops a meeting, attaches its transcript and links it to a task (${String(width)} px, JavaScript ${javaScript ? 'on' : 'off'})`, async () => {
+      const mode = `${String(width)}${javaScript ? 'js' : 'nojs'}`
+      const rep = await member(t.db, acme.companyId, { name: `Rita Rep ${mode}` })
+      const ana = await addContact(t.db, acme.companyId, { userId: rep.id, firstName: 'Ana', lastName: `Souza ${mode}` })
+      const task = await addTask(t.db, acme.companyId, ana.id, { due: '2026-11-22', title: `Demo call ${mode}`, assignedToId: rep.id, kind: 'meeting' })
+      const created = await t.app.inject({
+        method: 'POST', url: '/api/v1/meet_transcriptions', headers: acme.auth,
+        payload: { user_id: rep.id, company_id: acme.companyId, meet_id: `meet-${mode}` },
+      })
+      const meeting = created.json<{ id: number }>()
+      const path = `${origin}/meetings/${String(meeting.id)}`
+
+      const context = await browser.newContext({ viewport: { width, height: 800 }, isMobile: width < 500, javaScriptEnabled: javaScript })
+      const page = await context.newPage()
+      const problems: string[] = []
+      page.on('pageerror', (error) => problems.push(error.message))
+      page.on('console', (message) => { if (message.type() === 'error' && !/status of 4\d\d/.test(message.text())) problems.push(message.text()) })
+
+      const checked = (what: string) => (javaScript ? check(page, what) : checkWithoutScripts(page, what))
+      await page.goto(`${origin}/login`)
+      await page.getByLabel('Email').fill(rep.email)
+      await page.getByLabel('Password').fill(PASSWORD)
+      await page.getByRole('button', { name: 'Sign in' }).press('Enter')
+      await page.waitForURL(`${origin}/tasks`)
+
+      // The header's Meetings link, the list, a transcription's page.
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Meetings' }).press('Enter')
+      await page.waitForURL(`${origin}/meetings`)
+      assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Meetings')
+      const row = page.getByRole('row', { name: new RegExp(`meet-${mode}`) })
+      assert.match(await row.textContent() ?? '', /Recording/)
+      await checked('Meetings')
+      await row.getByRole('link', { name: `meet-${mode}` }).press('Enter')
+      await page.waitForURL(path)
+      await checked('a recording transcription')
+
+      // Stop.
+      await page.getByRole('button', { name: 'Stop', exact: true }).press('Enter')
+      await page.getByRole('status').filter({ hasText: 'Recording stopped.' }).waitFor()
+      assert.equal(page.url(), path)
+      assert.equal(await page.getByRole('button', { name: 'Stop', exact: true }).count(), 0)
+      await checked('a stopped transcription')
+
+      // Attach a transcript: lines kept, a word longer than the screen wrapped, markup shown as text.
+      const transcript = `Ana: Thanks for joining <b>today</b>.\nBruno: Happy to be here. ${'https://example.com/'.repeat(12)}\n${'Long line of talk. '.repeat(40)}`
+      await page.getByRole('textbox', { name: 'Transcript' }).fill(transcript)
+      await page.getByRole('button', { name: 'Attach transcript' }).press('Enter')
+      await page.getByRole('status').filter({ hasText: 'Transcript attached.' }).waitFor()
+      assert.equal(await page.locator('.transcript').textContent(), transcript.replace(/\r\n/g, '\n'))
+      await checked('a transcribed transcription')
+
+      // Link to a task.
+      await page.getByLabel('Task', { exact: true }).selectOption({ label: `Demo call ${mode} (Ana Souza ${mode}, due Sun, 22 Nov 2026)` })
+      await page.getByRole('button', { name: 'Link to task' }).press('Enter')
+      await page.getByRole('status').filter({ hasText: `Linked to the task “Demo call ${mode}”.` }).waitFor()
+      await checked('a transcription linked to a task')
+      const [stored] = await rawRows<{ status: string; transcript: string; task_id: number }>(t.db, sql`
+        select status, transcript, task_id from meet_transcriptions where id = ${meeting.id}`)
+      assert.deepEqual({ ...stored, transcript: stored?.transcript.replace(/\r\n/g, '\n') }, { status: 'transcribed', transcript, task_id: task.id })
+
+      // The task's contact lists the transcription among its Meetings.
+      await page.getByRole('definition').getByRole('link', { name: new RegExp(`Demo call ${mode}`) }).press('Enter')
+      await page.waitForURL(`${origin}/contacts/${String(ana.id)}#task-${String(task.id)}`)
+      const meetings = page.getByRole('region', { name: 'Meetings' })
+      await meetings.getByRole('link', { name: `meet-${mode}` }).waitFor()
+      await checked('the contact’s page')
+
+      await context.close()
+      assert.deepEqual(problems, [])
+    })
+  }
+})
