@@ -64,7 +64,7 @@ export class SearchFoldWorker {
       } catch (err) {
         this.deps.log.error({ err }, 'folding search changes failed')
       }
-      if (!this.stopping) await this.pause.for(this.options.pollIntervalMs)
+      await this.pause.for(this.options.pollIntervalMs)
     }
   }
 }
