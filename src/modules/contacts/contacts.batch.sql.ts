@@ -37,18 +37,47 @@ export async function lockBatchEmails(db: Db, companyId: CompanyId, emails: stri
   await run(db, lockEmails, [companyId, emails])
 }
 
+// The contacts that have each of `emails` (a text[] of lower-cased emails), any company's and
+// deleted ones too, read through contacts_email_company_idx (migration 0024) alone: the
+// subquery holds the email only, and OFFSET 0 keeps the caller's company and liveness tests
+// out of it. Without statistics (a fresh install, no autovacuum) PostgreSQL takes any
+// company's contacts for a handful of rows and ties the company's partial indexes with the
+// email key (contacts_company_email_live_key): given the company and `deleted_at is null`, it
+// walked the whole company for each email instead of probing (docs/performance.md, "Contact
+// import and export"). With the email alone, that index is the only one that can take it.
+const contactsOfEmails = (emails: string) =>
+  `unnest(${emails}) as e(email)
+     cross join lateral (select k.id, k.company_id, k.deleted_at from contacts k where lower(k.email) = e.email offset 0) f`
+
+// A contact found by contactsOfEmails, locked by its primary key and tested again as the lock
+// leaves it (another writer may have changed it meanwhile): `l` holds it as it is now. The
+// subquery holds the key only: with `deleted_at is null` in it, contacts_company_user_live_idx
+// (company_id, user_id, id) tied with the primary key and walked the company for each contact.
+// The company as a value the plan does not see: a company the statistics have not seen yet is
+// estimated at no rows (test/db/fresh-company-plans.test.ts).
+const lockFound = (id: string) =>
+  `cross join lateral (select c.id, c.email, c.business, c.deleted_at from contacts c
+                         where c.company_id = (select $1::bigint) and c.id = ${id}
+                        offset 0
+                           for update) l`
+
 // Then the live contacts of the emails, locked in id order, in a statement of their own: the
 // resolve after it reads their tags and custom values with a snapshot taken under these locks
 // (a statement that waits for a row lock sees the row as its writer left it, but not the
 // rest). Every contact of the emails is there to lock: a create of one holds its email's
-// lock. Through contacts_company_email_live_key, whose expression the statistics of
-// migration 0010 let the planner estimate.
+// lock. Each email is one probe of contacts_email_company_idx (contactsOfEmails), each
+// contact found one probe of the primary key, whatever the statistics: 8 s for 500 emails at
+// 1 M contacts never analysed as one `lower(email) = any($2)` over the company, 23 ms this
+// way (test/contacts/batch-plans.test.ts).
 const lockContacts = defineQuery<{ id: number }>(
   'contacts.batchLockContacts',
-  `select c.id from contacts c
-    where c.company_id = (select $1::bigint) and lower(c.email) = any($2::text[]) and c.deleted_at is null
-    order by c.id
-      for update`,
+  `select l.id
+     from (select f.id, e.email from ${contactsOfEmails('$2::text[]')}
+            where f.company_id = $1 and f.deleted_at is null
+            order by f.id) x
+    ${lockFound('x.id')}
+    where l.deleted_at is null and lower(l.email) = x.email
+    order by l.id`,
 )
 
 /** Locks the live contacts of the emails; their ids, ascending. */
@@ -387,12 +416,14 @@ export async function writeBatch(db: Db, companyId: CompanyId, userId: number, n
   ])
 }
 
-// One live contact by email, locked (contacts_company_email_live_key): the item-by-item path.
+// One live contact by email, locked: the item-by-item path, as batchLockContacts finds them.
 const byEmail = defineQuery<{ id: number; business: string | null }>(
   'contacts.batchFindByEmail',
-  `select id, business from contacts
-    where company_id = (select $1::bigint) and lower(email) = lower($2::text) and deleted_at is null
-      for update`,
+  `select l.id, l.business
+     from (select f.id, e.email from ${contactsOfEmails('array[lower($2::text)]')}
+            where f.company_id = $1 and f.deleted_at is null) x
+    ${lockFound('x.id')}
+    where l.deleted_at is null and lower(l.email) = x.email`,
 )
 
 export function findLiveContactByEmail(db: Db, companyId: CompanyId, email: string) {
@@ -400,11 +431,11 @@ export function findLiveContactByEmail(db: Db, companyId: CompanyId, email: stri
 }
 
 // Which of the emails a live contact of the company has (lower-cased), for an import that skips
-// known emails: through contacts_company_email_live_key, like batchLockContacts, without locking.
+// known emails: one probe per email, as batchLockContacts finds them, without locking.
 const liveEmails = defineQuery<{ email: string }>(
   'contacts.batchLiveEmails',
-  `select lower(c.email) as email from contacts c
-    where c.company_id = (select $1::bigint) and lower(c.email) = any($2::text[]) and c.deleted_at is null`,
+  `select e.email from ${contactsOfEmails('$2::text[]')}
+    where f.company_id = $1 and f.deleted_at is null`,
 )
 
 /** The emails (lower-cased) among `emails` that a live contact of the company has. */

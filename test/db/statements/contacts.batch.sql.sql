@@ -8,10 +8,17 @@ select count(pg_advisory_xact_lock(k.key))::int as locked,
          order by 1 offset 0) k;
 
 -- contacts.batchLockContacts
-select c.id from contacts c
- where c.company_id = (select $1::bigint) and lower(c.email) = any($2::text[]) and c.deleted_at is null
- order by c.id
-   for update;
+select l.id
+  from (select f.id, e.email from unnest($2::text[]) as e(email)
+  cross join lateral (select k.id, k.company_id, k.deleted_at from contacts k where lower(k.email) = e.email offset 0) f
+         where f.company_id = $1 and f.deleted_at is null
+         order by f.id) x
+ cross join lateral (select c.id, c.email, c.business, c.deleted_at from contacts c
+                      where c.company_id = (select $1::bigint) and c.id = x.id
+                     offset 0
+                        for update) l
+ where l.deleted_at is null and lower(l.email) = x.email
+ order by l.id;
 
 -- contacts.resolveLocked
 with matched as (
@@ -178,10 +185,17 @@ with shared_tags as (
 select (select count(*) from recorded_events)::int as events;
 
 -- contacts.batchFindByEmail
-select id, business from contacts
- where company_id = (select $1::bigint) and lower(email) = lower($2::text) and deleted_at is null
-   for update;
+select l.id, l.business
+  from (select f.id, e.email from unnest(array[lower($2::text)]) as e(email)
+  cross join lateral (select k.id, k.company_id, k.deleted_at from contacts k where lower(k.email) = e.email offset 0) f
+         where f.company_id = $1 and f.deleted_at is null) x
+ cross join lateral (select c.id, c.email, c.business, c.deleted_at from contacts c
+                      where c.company_id = (select $1::bigint) and c.id = x.id
+                     offset 0
+                        for update) l
+ where l.deleted_at is null and lower(l.email) = x.email;
 
 -- contacts.batchLiveEmails
-select lower(c.email) as email from contacts c
- where c.company_id = (select $1::bigint) and lower(c.email) = any($2::text[]) and c.deleted_at is null;
+select e.email from unnest($2::text[]) as e(email)
+  cross join lateral (select k.id, k.company_id, k.deleted_at from contacts k where lower(k.email) = e.email offset 0) f
+ where f.company_id = $1 and f.deleted_at is null;
