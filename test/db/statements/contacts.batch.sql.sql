@@ -63,8 +63,10 @@ with shared_tags as (
   select distinct on (lower(b.name)) b.name from unnest($4::text[]) with ordinality as b(name, ord)
    order by lower(b.name), b.ord
 ), business_found as (
-  select b.id, lower(b.name) as key from businesses b
-   where b.company_id = $1 and lower(b.name) = any(array(select lower(n.name) from business_named n))
+  -- One probe of businesses_company_name_key per name: OFFSET 0 keeps the probe a subquery of
+  -- its own (the names in one "= any" over the company walked all of its businesses).
+  select f.id, lower(n.name) as key from business_named n
+   cross join lateral (select b.id from businesses b where b.company_id = $1 and lower(b.name) = lower(n.name) offset 0) f
 ), business_made as (
   insert into businesses (company_id, name)
   select $1, n.name from business_named n
@@ -81,12 +83,12 @@ with shared_tags as (
   overriding system value
   select $1, x.id, x.user_id, x.first_name, x.last_name, x.email, x.business, x.position, x.telephone,
          x.cellphone, x.address, x.city, x.state, x.country, x.url, x.linkedin, x.variable1, x.variable2,
-         x.variable3, x.carousel, x.stage, x.contact_group_id,
-         (select b.id from business b where b.key = lower(x.business_name)), $2, $2
+         x.variable3, x.carousel, x.stage, x.contact_group_id, b.id, $2, $2
     from json_to_recordset($5::json) as x(id bigint, user_id bigint, first_name text, last_name text, email text, business text,
                       position text, telephone text, cellphone text, address text, city text, state text,
                       country text, url text, linkedin text, variable1 text, variable2 text, variable3 text,
                       carousel boolean, stage contact_stage, contact_group_id bigint, business_name text)
+    left join business b on b.key = lower(x.business_name)
    order by x.id
   returning *
 ), created_record as (
@@ -107,14 +109,13 @@ with shared_tags as (
          address = x.address, city = x.city, state = x.state, country = x.country, url = x.url,
          linkedin = x.linkedin, variable1 = x.variable1, variable2 = x.variable2, variable3 = x.variable3,
          carousel = x.carousel, stage = x.stage, contact_group_id = x.contact_group_id,
-         business_id = case when x.business_changed
-                            then (select b.id from business b where b.key = lower(x.business_name))
-                            else c.business_id end,
+         business_id = case when x.business_changed then b.id else c.business_id end,
          updated_at = $2
     from json_to_recordset($6::json) as x(id bigint, user_id bigint, first_name text, last_name text, email text, business text,
                       position text, telephone text, cellphone text, address text, city text, state text,
                       country text, url text, linkedin text, variable1 text, variable2 text, variable3 text,
                       carousel boolean, stage contact_stage, contact_group_id bigint, business_name text, business_changed boolean)
+    left join business b on b.key = lower(x.business_name)
    where c.company_id = $1 and c.id = x.id
   returning c.id
 ), untagged as (
