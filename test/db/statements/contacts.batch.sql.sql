@@ -24,12 +24,16 @@ select l.id
 with matched as (
   -- The columns toRow reads: not the tags and fields the row keeps as JSON (read below from
   -- their own tables, which the batch's writes are planned against).
+  -- Each by its primary key, in a subquery that holds the key only (as lockFound): as one
+  -- id = any($2) over the company, a table never analysed was walked whole for every batch,
+  -- filtering the ids (an import slowed down as its table grew).
   select c.company_id, c.id, c.user_id, c.search_text, c.first_name, c.last_name, c.email, c.business,
          c.business_id, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url,
          c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
          c.created_at, c.updated_at
-    from contacts c
-   where c.company_id = (select $1::bigint) and c.id = any($2::bigint[]) and c.deleted_at is null
+    from unnest($2::bigint[]) as k(id)
+   cross join lateral (select c.* from contacts c where c.company_id = (select $1::bigint) and c.id = k.id offset 0) c
+   where c.deleted_at is null
    order by c.id
 )
 select
