@@ -30,6 +30,7 @@ const SLOW_FIRST = [
   'test/sdk/sdk.test.ts',
   'test/web/admin.test.ts',
   'test/webhooks/restart.test.ts',
+  'test/imports/import-restart.test.ts',
   'test/contacts/contacts-batch.test.ts',
   'test/webhooks/subscriptions.test.ts',
   'test/db/embedded-failures.test.ts',

@@ -11,6 +11,22 @@ export type Db = pg.Pool | pg.PoolClient
 /** Savepoints open on a transaction's client (nested transaction() calls). */
 const depths = new WeakMap<pg.PoolClient, number>()
 
+/** How long a transaction's client waits for each statement's answer, where allowLongerWaits raised it. */
+const waits = new WeakMap<pg.PoolClient, number>()
+
+/**
+ * Until the transaction ends, its client waits `ms` for each statement's answer instead of the
+ * pool's bound (DB_STATEMENT_TIMEOUT_MS + 0.5 s, whose passing closes the connection): for a
+ * transaction that raised its statements' server-side limit too (a contact import's batch).
+ */
+export function allowLongerWaits(tx: Db, ms: number): void {
+  if (tx instanceof pg.Pool) throw new Error('only a transaction waits longer')
+  waits.set(tx, ms)
+}
+
+/** The wait allowLongerWaits set for this transaction, if any. */
+export const longerWaitOf = (db: Db): number | undefined => (db instanceof pg.Pool ? undefined : waits.get(db))
+
 /**
  * Runs `fn` in a transaction: BEGIN … COMMIT on a client of the pool, or a savepoint when
  * `db` is already a transaction's client. A deadlock or serialization failure runs it again
@@ -82,6 +98,7 @@ async function outermost<T>(pool: pg.Pool, fn: (tx: Db) => Promise<T>): Promise<
     if (isDatabaseUnavailable(err)) broken ??= err instanceof Error ? err : new Error('database unavailable')
     throw err
   } finally {
+    waits.delete(client)
     client.release(broken)
   }
 }

@@ -7,7 +7,7 @@ import { channel } from 'node:diagnostics_channel'
 import pg from 'pg'
 import { countStatementError } from '../metrics/shared.js'
 import { traced } from '../tracing.js'
-import type { Db } from './db.js'
+import { longerWaitOf, type Db } from './db.js'
 import { pipelineOf } from './pipeline.js'
 import { queryNamed, queryNamedOnPool } from './pooler-statements.js'
 import { replicaFor } from './replica.js'
@@ -99,7 +99,12 @@ async function send<Row>(db: Db, query: Query<Row>, params: unknown[]): Promise<
   if (statementChannel.hasSubscribers) statementChannel.publish(query)
   const pool = db instanceof pg.Pool ? db : undefined
   const named = mode === 'named' || (mode === 'pooled' && pool !== undefined)
-  const config: pg.QueryConfig = named ? { name: query.preparedName, text: query.text, values: params } : { text: query.text, values: params }
+  const wait = longerWaitOf(db)
+  // query_timeout: node-postgres's bound on the answer's wait, for this statement only.
+  const config: pg.QueryConfig & { query_timeout?: number } = {
+    ...(named ? { name: query.preparedName, text: query.text, values: params } : { text: query.text, values: params }),
+    ...(wait === undefined ? {} : { query_timeout: wait }),
+  }
   const recovering = named && mode === 'pooled'
   const pipeline = query.pipelined && pool ? pipelineOf(pool) : undefined
   const primary = () =>

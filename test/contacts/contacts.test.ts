@@ -171,6 +171,16 @@ for (const backend of backends()) {
       assert.equal(row?.business_id, null)
     })
 
+    test('the longest values fit: 255 characters (code points) in each text field, 1,000 in address', async () => {
+      const long = '😀'.repeat(255)
+      const fields = ['first_name', 'last_name', 'business', 'position', 'city', 'state', 'country', 'url', 'linkedin', 'variable1', 'variable2', 'variable3']
+      const res = await post({ ...minimal('longest@example.com'), ...Object.fromEntries(fields.map((field) => [field, long])), address: 'é'.repeat(1000) })
+      assert.equal(res.statusCode, 201, res.body)
+      const body = res.json<Record<string, unknown>>()
+      for (const field of fields) assert.equal(body[field], long, field)
+      assert.equal(body.address, 'é'.repeat(1000))
+    })
+
     test('carousel takes true/false as strings or booleans', async () => {
       let n = 0
       for (const [value, expected] of [[true, true], [false, false], ['false', false], ['true', true], [null, false]] as const) {
@@ -228,6 +238,8 @@ for (const backend of backends()) {
         [{ ...ok, carousel: 1 }, { carousel: ['must be true or false'] }],
         [{ ...ok, last_name: 'x'.repeat(256) }, { last_name: ['is too long (maximum is 255 characters)'] }],
         [{ ...ok, address: 'x'.repeat(1001) }, { address: ['is too long (maximum is 1000 characters)'] }],
+        [{ ...ok, city: 'x'.repeat(256) }, { city: ['is too long (maximum is 255 characters)'] }],
+        [{ ...ok, variable3: 'x'.repeat(256) }, { variable3: ['is too long (maximum is 255 characters)'] }],
         [{ ...ok, business: 5 }, { business: ['must be a string'] }],
         [{ ...ok, contact_group_id: 'abc' }, { contact_group_id: ['must be an integer'] }],
         [{ ...ok, tags: 'VIP' }, { tags: ['must be a list'] }],

@@ -145,9 +145,6 @@ export const ACCEPTED: Record<string, { finding: string; reason: string }[]> = {
   'contacts.resolveLocked': [TAGS_BY_ID, {
     finding: 'users via users_company_id_id_pk',
     reason: 'the named owners within the company\'s users on the primary key: tens of rows',
-  }, {
-    finding: 'contacts via contacts_company_live_idx',
-    reason: 'the named contacts as `id = any(array)` on (company_id, id): a tie without statistics, the same index',
   }],
   'contacts.batchWrite': [TAGS_BY_ID, FIELDS_BY_ID, BATCH_LINKS, LEADS_OF_CONTACT, {
     finding: 'contact_custom_values via contact_custom_values_field_idx',

@@ -1,11 +1,16 @@
 // transaction(db, fn) of src/db/db.ts: COMMIT on success, ROLLBACK on a throw (the client
 // back in the pool either way), savepoints when nested, and a run again after a deadlock or
-// a serialization failure, not after any other error.
+// a serialization failure, not after any other error; a transaction that allows its
+// statements to run longer waits for them (allowLongerWaits), until it ends.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type pg from 'pg'
-import { transaction, type Db } from '../../src/db/db.js'
+import { openDatabase } from '../../src/db/client.js'
+import { allowLongerWaits, longerWaitOf, transaction, type Db } from '../../src/db/db.js'
+import { defineQuery, run } from '../../src/db/query.js'
 import { backends } from '../helpers/app.js'
+
+const sleep = defineQuery<never>('test.sleep', 'select pg_sleep($1::float8)')
 
 for (const backend of backends()) {
   describe(`transaction (${backend.name})`, () => {
@@ -85,6 +90,26 @@ for (const backend of backends()) {
       )
       assert.equal(attempts, 1)
       settled()
+    })
+
+    test('allowLongerWaits: the client waits past the pool bound, for that transaction only', async () => {
+      // The pool's bound: 200 ms on the server, 700 ms on the client (which then closes the connection).
+      const short = await openDatabase({ databaseUrl: opened.url, statementTimeoutMs: 200, pipelineConnections: 0 })
+      try {
+        const slow = (allow: boolean) =>
+          transaction(short.db, async (tx) => {
+            await tx.query('set local statement_timeout = 0')
+            if (allow) allowLongerWaits(tx, 5000)
+            await run(tx, sleep, [1])
+            return tx
+          })
+        await assert.rejects(slow(false), /timeout/)
+        const client = await slow(true)
+        assert.equal(longerWaitOf(client), undefined, 'the wait ends with the transaction')
+        assert.throws(() => { allowLongerWaits(short.db, 5000) }, /only a transaction/)
+      } finally {
+        await short.close()
+      }
     })
   })
 }

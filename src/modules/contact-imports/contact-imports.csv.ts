@@ -150,9 +150,15 @@ export async function* records(text: AsyncIterable<string>, separator: Separator
         chunk = chunk.replace(/\r\n?/g, '\n')
         if (parser.destroyed) return
         if (!parser.write(chunk)) {
-          await new Promise((resolve) => {
-            parser.once('drain', resolve)
-            parser.once('close', resolve)
+          // Whichever comes first; the other listener goes too (one per chunk piled up on the parser).
+          await new Promise<void>((resolve) => {
+            const go = () => {
+              parser.off('drain', go)
+              parser.off('close', go)
+              resolve()
+            }
+            parser.once('drain', go)
+            parser.once('close', go)
           })
         }
       }

@@ -136,32 +136,28 @@ export async function createImport(
     let bytes = 0
     let seq = 0
     let first: Buffer | undefined
-    let pending: Buffer[] = []
-    let pendingBytes = 0
+    // One chunk's buffer, filled as the body arrives and filled again once its chunk is stored
+    // (the statement has been sent by then); the first chunk is kept, for its header line. A
+    // copy per piece and a new buffer per chunk had a 120 MB upload take some 25 MB more.
+    const chunk = Buffer.allocUnsafeSlow(CHUNK_BYTES)
+    let filled = 0
     const flush = async () => {
-      if (pendingBytes === 0) return
-      const chunk = Buffer.concat(pending, pendingBytes)
-      first ??= chunk
-      pending = []
-      pendingBytes = 0
-      await insertChunk(tx, companyId, created.id, seq++, chunk)
+      if (filled === 0) return
+      const data = chunk.subarray(0, filled)
+      first ??= Buffer.from(data)
+      filled = 0
+      await insertChunk(tx, companyId, created.id, seq++, data)
     }
     for await (const piece of body) {
       bytes += piece.length
       if (bytes > maxBytes) throw tooLarge(maxBytes)
       sniffer.push(piece)
-      let rest = Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength)
-      while (pendingBytes + rest.length >= CHUNK_BYTES) {
-        const take = CHUNK_BYTES - pendingBytes
-        pending.push(rest.subarray(0, take))
-        pendingBytes += take
-        rest = rest.subarray(take)
-        await flush()
-      }
-      if (rest.length > 0) {
-        // A copy: the body's buffers may be reused by the stream.
-        pending.push(Buffer.from(rest))
-        pendingBytes += rest.length
+      for (let offset = 0; offset < piece.length; ) {
+        const take = Math.min(CHUNK_BYTES - filled, piece.length - offset)
+        chunk.set(piece.subarray(offset, offset + take), filled)
+        filled += take
+        offset += take
+        if (filled === CHUNK_BYTES) await flush()
       }
     }
     await flush()

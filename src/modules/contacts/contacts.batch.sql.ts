@@ -37,18 +37,47 @@ export async function lockBatchEmails(db: Db, companyId: CompanyId, emails: stri
   await run(db, lockEmails, [companyId, emails])
 }
 
+// The contacts that have each of `emails` (a text[] of lower-cased emails), any company's and
+// deleted ones too, read through contacts_email_company_idx (migration 0026) alone: the
+// subquery holds the email only, and OFFSET 0 keeps the caller's company and liveness tests
+// out of it. Without statistics (a fresh install, no autovacuum) PostgreSQL takes any
+// company's contacts for a handful of rows and ties the company's partial indexes with the
+// email key (contacts_company_email_live_key): given the company and `deleted_at is null`, it
+// walked the whole company for each email instead of probing (docs/performance.md, "Contact
+// import and export"). With the email alone, that index is the only one that can take it.
+const contactsOfEmails = (emails: string) =>
+  `unnest(${emails}) as e(email)
+     cross join lateral (select k.id, k.company_id, k.deleted_at from contacts k where lower(k.email) = e.email offset 0) f`
+
+// A contact found by contactsOfEmails, locked by its primary key and tested again as the lock
+// leaves it (another writer may have changed it meanwhile): `l` holds it as it is now. The
+// subquery holds the key only: with `deleted_at is null` in it, contacts_company_user_live_idx
+// (company_id, user_id, id) tied with the primary key and walked the company for each contact.
+// The company as a value the plan does not see: a company the statistics have not seen yet is
+// estimated at no rows (test/db/fresh-company-plans.test.ts).
+const lockFound = (id: string) =>
+  `cross join lateral (select c.id, c.email, c.business, c.deleted_at from contacts c
+                         where c.company_id = (select $1::bigint) and c.id = ${id}
+                        offset 0
+                           for update) l`
+
 // Then the live contacts of the emails, locked in id order, in a statement of their own: the
 // resolve after it reads their tags and custom values with a snapshot taken under these locks
 // (a statement that waits for a row lock sees the row as its writer left it, but not the
 // rest). Every contact of the emails is there to lock: a create of one holds its email's
-// lock. Through contacts_company_email_live_key, whose expression the statistics of
-// migration 0010 let the planner estimate.
+// lock. Each email is one probe of contacts_email_company_idx (contactsOfEmails), each
+// contact found one probe of the primary key, whatever the statistics: 8 s for 500 emails at
+// 1 M contacts never analysed as one `lower(email) = any($2)` over the company, 23 ms this
+// way (test/contacts/batch-plans.test.ts).
 const lockContacts = defineQuery<{ id: number }>(
   'contacts.batchLockContacts',
-  `select c.id from contacts c
-    where c.company_id = (select $1::bigint) and lower(c.email) = any($2::text[]) and c.deleted_at is null
-    order by c.id
-      for update`,
+  `select l.id
+     from (select f.id, e.email from ${contactsOfEmails('$2::text[]')}
+            where f.company_id = $1 and f.deleted_at is null
+            order by f.id) x
+    ${lockFound('x.id')}
+    where l.deleted_at is null and lower(l.email) = x.email
+    order by l.id`,
 )
 
 /** Locks the live contacts of the emails; their ids, ascending. */
@@ -67,12 +96,16 @@ const resolveStatement = defineQuery<BatchReferences>(
   `with matched as (
      -- The columns toRow reads: not the tags and fields the row keeps as JSON (read below from
      -- their own tables, which the batch's writes are planned against).
+     -- Each by its primary key, in a subquery that holds the key only (as lockFound): as one
+     -- id = any($2) over the company, a table never analysed was walked whole for every batch,
+     -- filtering the ids (an import slowed down as its table grew).
      select c.company_id, c.id, c.user_id, c.search_text, c.first_name, c.last_name, c.email, c.business,
             c.business_id, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url,
             c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
             c.created_at, c.updated_at
-       from contacts c
-      where c.company_id = (select $1::bigint) and c.id = any($2::bigint[]) and c.deleted_at is null
+       from unnest($2::bigint[]) as k(id)
+      cross join lateral (select c.* from contacts c where c.company_id = (select $1::bigint) and c.id = k.id offset 0) c
+      where c.deleted_at is null
       order by c.id
    )
    select
@@ -260,8 +293,10 @@ const writeStatement = defineQuery<{ events: number }>(
      select distinct on (lower(b.name)) b.name from unnest($4::text[]) with ordinality as b(name, ord)
       order by lower(b.name), b.ord
    ), business_found as (
-     select b.id, lower(b.name) as key from businesses b
-      where b.company_id = $1 and lower(b.name) = any(array(select lower(n.name) from business_named n))
+     -- One probe of businesses_company_name_key per name: OFFSET 0 keeps the probe a subquery of
+     -- its own (the names in one "= any" over the company walked all of its businesses).
+     select f.id, lower(n.name) as key from business_named n
+      cross join lateral (select b.id from businesses b where b.company_id = $1 and lower(b.name) = lower(n.name) offset 0) f
    ), business_made as (
      insert into businesses (company_id, name)
      select $1, n.name from business_named n
@@ -278,9 +313,9 @@ const writeStatement = defineQuery<{ events: number }>(
      overriding system value
      select $1, x.id, x.user_id, x.first_name, x.last_name, x.email, x.business, x.position, x.telephone,
             x.cellphone, x.address, x.city, x.state, x.country, x.url, x.linkedin, x.variable1, x.variable2,
-            x.variable3, x.carousel, x.stage, x.contact_group_id,
-            (select b.id from business b where b.key = lower(x.business_name)), $2, $2
+            x.variable3, x.carousel, x.stage, x.contact_group_id, b.id, $2, $2
        from json_to_recordset($5::json) as x(${RECORDSET_COLUMNS})
+       left join business b on b.key = lower(x.business_name)
       order by x.id
      returning *
    ), created_record as (
@@ -305,11 +340,10 @@ const writeStatement = defineQuery<{ events: number }>(
             address = x.address, city = x.city, state = x.state, country = x.country, url = x.url,
             linkedin = x.linkedin, variable1 = x.variable1, variable2 = x.variable2, variable3 = x.variable3,
             carousel = x.carousel, stage = x.stage, contact_group_id = x.contact_group_id,
-            business_id = case when x.business_changed
-                               then (select b.id from business b where b.key = lower(x.business_name))
-                               else c.business_id end,
+            business_id = case when x.business_changed then b.id else c.business_id end,
             updated_at = $2
        from json_to_recordset($6::json) as x(${RECORDSET_COLUMNS}, business_changed boolean)
+       left join business b on b.key = lower(x.business_name)
       where c.company_id = $1 and c.id = x.id
      returning c.id
    ), untagged as (
@@ -387,12 +421,14 @@ export async function writeBatch(db: Db, companyId: CompanyId, userId: number, n
   ])
 }
 
-// One live contact by email, locked (contacts_company_email_live_key): the item-by-item path.
+// One live contact by email, locked: the item-by-item path, as batchLockContacts finds them.
 const byEmail = defineQuery<{ id: number; business: string | null }>(
   'contacts.batchFindByEmail',
-  `select id, business from contacts
-    where company_id = (select $1::bigint) and lower(email) = lower($2::text) and deleted_at is null
-      for update`,
+  `select l.id, l.business
+     from (select f.id, e.email from ${contactsOfEmails('array[lower($2::text)]')}
+            where f.company_id = $1 and f.deleted_at is null) x
+    ${lockFound('x.id')}
+    where l.deleted_at is null and lower(l.email) = x.email`,
 )
 
 export function findLiveContactByEmail(db: Db, companyId: CompanyId, email: string) {
@@ -400,11 +436,11 @@ export function findLiveContactByEmail(db: Db, companyId: CompanyId, email: stri
 }
 
 // Which of the emails a live contact of the company has (lower-cased), for an import that skips
-// known emails: through contacts_company_email_live_key, like batchLockContacts, without locking.
+// known emails: one probe per email, as batchLockContacts finds them, without locking.
 const liveEmails = defineQuery<{ email: string }>(
   'contacts.batchLiveEmails',
-  `select lower(c.email) as email from contacts c
-    where c.company_id = (select $1::bigint) and lower(c.email) = any($2::text[]) and c.deleted_at is null`,
+  `select e.email from ${contactsOfEmails('$2::text[]')}
+    where f.company_id = $1 and f.deleted_at is null`,
 )
 
 /** The emails (lower-cased) among `emails` that a live contact of the company has. */

@@ -106,4 +106,4 @@ update contact_imports set lease_until = $4
 delete from contact_import_chunks where company_id = (select $1::bigint) and import_id = $2;
 
 -- contactImports.batchTimeout
-select set_config('statement_timeout', '60s', true) as set;
+select set_config('statement_timeout', $1::text, true) as set;

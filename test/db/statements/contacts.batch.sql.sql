@@ -8,21 +8,32 @@ select count(pg_advisory_xact_lock(k.key))::int as locked,
          order by 1 offset 0) k;
 
 -- contacts.batchLockContacts
-select c.id from contacts c
- where c.company_id = (select $1::bigint) and lower(c.email) = any($2::text[]) and c.deleted_at is null
- order by c.id
-   for update;
+select l.id
+  from (select f.id, e.email from unnest($2::text[]) as e(email)
+  cross join lateral (select k.id, k.company_id, k.deleted_at from contacts k where lower(k.email) = e.email offset 0) f
+         where f.company_id = $1 and f.deleted_at is null
+         order by f.id) x
+ cross join lateral (select c.id, c.email, c.business, c.deleted_at from contacts c
+                      where c.company_id = (select $1::bigint) and c.id = x.id
+                     offset 0
+                        for update) l
+ where l.deleted_at is null and lower(l.email) = x.email
+ order by l.id;
 
 -- contacts.resolveLocked
 with matched as (
   -- The columns toRow reads: not the tags and fields the row keeps as JSON (read below from
   -- their own tables, which the batch's writes are planned against).
+  -- Each by its primary key, in a subquery that holds the key only (as lockFound): as one
+  -- id = any($2) over the company, a table never analysed was walked whole for every batch,
+  -- filtering the ids (an import slowed down as its table grew).
   select c.company_id, c.id, c.user_id, c.search_text, c.first_name, c.last_name, c.email, c.business,
          c.business_id, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url,
          c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
          c.created_at, c.updated_at
-    from contacts c
-   where c.company_id = (select $1::bigint) and c.id = any($2::bigint[]) and c.deleted_at is null
+    from unnest($2::bigint[]) as k(id)
+   cross join lateral (select c.* from contacts c where c.company_id = (select $1::bigint) and c.id = k.id offset 0) c
+   where c.deleted_at is null
    order by c.id
 )
 select
@@ -56,8 +67,10 @@ with shared_tags as (
   select distinct on (lower(b.name)) b.name from unnest($4::text[]) with ordinality as b(name, ord)
    order by lower(b.name), b.ord
 ), business_found as (
-  select b.id, lower(b.name) as key from businesses b
-   where b.company_id = $1 and lower(b.name) = any(array(select lower(n.name) from business_named n))
+  -- One probe of businesses_company_name_key per name: OFFSET 0 keeps the probe a subquery of
+  -- its own (the names in one "= any" over the company walked all of its businesses).
+  select f.id, lower(n.name) as key from business_named n
+   cross join lateral (select b.id from businesses b where b.company_id = $1 and lower(b.name) = lower(n.name) offset 0) f
 ), business_made as (
   insert into businesses (company_id, name)
   select $1, n.name from business_named n
@@ -74,12 +87,12 @@ with shared_tags as (
   overriding system value
   select $1, x.id, x.user_id, x.first_name, x.last_name, x.email, x.business, x.position, x.telephone,
          x.cellphone, x.address, x.city, x.state, x.country, x.url, x.linkedin, x.variable1, x.variable2,
-         x.variable3, x.carousel, x.stage, x.contact_group_id,
-         (select b.id from business b where b.key = lower(x.business_name)), $2, $2
+         x.variable3, x.carousel, x.stage, x.contact_group_id, b.id, $2, $2
     from json_to_recordset($5::json) as x(id bigint, user_id bigint, first_name text, last_name text, email text, business text,
                       position text, telephone text, cellphone text, address text, city text, state text,
                       country text, url text, linkedin text, variable1 text, variable2 text, variable3 text,
                       carousel boolean, stage contact_stage, contact_group_id bigint, business_name text)
+    left join business b on b.key = lower(x.business_name)
    order by x.id
   returning *
 ), created_record as (
@@ -100,14 +113,13 @@ with shared_tags as (
          address = x.address, city = x.city, state = x.state, country = x.country, url = x.url,
          linkedin = x.linkedin, variable1 = x.variable1, variable2 = x.variable2, variable3 = x.variable3,
          carousel = x.carousel, stage = x.stage, contact_group_id = x.contact_group_id,
-         business_id = case when x.business_changed
-                            then (select b.id from business b where b.key = lower(x.business_name))
-                            else c.business_id end,
+         business_id = case when x.business_changed then b.id else c.business_id end,
          updated_at = $2
     from json_to_recordset($6::json) as x(id bigint, user_id bigint, first_name text, last_name text, email text, business text,
                       position text, telephone text, cellphone text, address text, city text, state text,
                       country text, url text, linkedin text, variable1 text, variable2 text, variable3 text,
                       carousel boolean, stage contact_stage, contact_group_id bigint, business_name text, business_changed boolean)
+    left join business b on b.key = lower(x.business_name)
    where c.company_id = $1 and c.id = x.id
   returning c.id
 ), untagged as (
@@ -178,10 +190,17 @@ with shared_tags as (
 select (select count(*) from recorded_events)::int as events;
 
 -- contacts.batchFindByEmail
-select id, business from contacts
- where company_id = (select $1::bigint) and lower(email) = lower($2::text) and deleted_at is null
-   for update;
+select l.id, l.business
+  from (select f.id, e.email from unnest(array[lower($2::text)]) as e(email)
+  cross join lateral (select k.id, k.company_id, k.deleted_at from contacts k where lower(k.email) = e.email offset 0) f
+         where f.company_id = $1 and f.deleted_at is null) x
+ cross join lateral (select c.id, c.email, c.business, c.deleted_at from contacts c
+                      where c.company_id = (select $1::bigint) and c.id = x.id
+                     offset 0
+                        for update) l
+ where l.deleted_at is null and lower(l.email) = x.email;
 
 -- contacts.batchLiveEmails
-select lower(c.email) as email from contacts c
- where c.company_id = (select $1::bigint) and lower(c.email) = any($2::text[]) and c.deleted_at is null;
+select e.email from unnest($2::text[]) as e(email)
+  cross join lateral (select k.id, k.company_id, k.deleted_at from contacts k where lower(k.email) = e.email offset 0) f
+ where f.company_id = $1 and f.deleted_at is null;
