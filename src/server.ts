@@ -70,7 +70,6 @@ const appReady = buildApp(config, {
   logger: process.stdout.isTTY ? terminalLogger(config.logLevel) : undefined,
   webhookWorker: true,
   importWorker: true,
-  searchFold: true,
   auditRetention: true,
   backups: true,
 })

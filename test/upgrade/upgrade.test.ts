@@ -37,7 +37,7 @@ const ADDED_FIELDS: Record<string, string[]> = {
  * each with why the running previous release does not notice: `file: reason`.
  */
 const NOT_ADDITIVE_ALLOWED: Record<string, string> = {
-  '0025_text_columns.sql':
+  '0024_text_columns.sql':
     'varchar(n) to text with CHECK (char_length(...) <= n): the same values are taken and read back alike (binary-compatible, no rewrite); the previous release checks the lengths before it writes',
 }
 

@@ -38,7 +38,7 @@ export async function lockBatchEmails(db: Db, companyId: CompanyId, emails: stri
 }
 
 // The contacts that have each of `emails` (a text[] of lower-cased emails), any company's and
-// deleted ones too, read through contacts_email_company_idx (migration 0026) alone: the
+// deleted ones too, read through contacts_email_company_idx (migration 0025) alone: the
 // subquery holds the email only, and OFFSET 0 keeps the caller's company and liveness tests
 // out of it. Without statistics (a fresh install, no autovacuum) PostgreSQL takes any
 // company's contacts for a handful of rows and ties the company's partial indexes with the
