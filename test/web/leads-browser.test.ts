@@ -8,15 +8,13 @@
 // browser holds it is opened again, at the same address and width, in a page where axe runs
 // and the site's script is blocked: the same markup, stylesheet and layout.
 import assert from 'node:assert/strict'
-import { readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { after, before, describe, test } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
 import { systemActing } from '../../src/modules/audit/audit.context.js'
 import { createCompany } from '../../src/modules/users/users.service.js'
 import { asCompanyId, type CompanyId } from '../../src/tenancy.js'
 import { backends, type TestApp } from '../helpers/app.js'
-import { startInChromium, withoutChromium } from '../helpers/chromium.js'
+import { checkPage, checkPageWithoutScripts, startInChromium, withoutChromium } from '../helpers/chromium.js'
 import { addContact } from '../helpers/contacts-factories.js'
 import { rawRows, sql } from '../helpers/sql.js'
 import { member, PASSWORD } from './helpers.js'
@@ -27,12 +25,6 @@ const MODES = [
   { width: 390, javaScript: true },
   { width: 390, javaScript: false },
 ]
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
-
-interface AxeResult {
-  violations: { id: string; nodes: { target: string[] }[] }[]
-}
-
 describe('the workspace in Chromium: Leads', { skip: withoutChromium }, () => {
   let t: TestApp
   let browser: Browser
@@ -49,35 +41,8 @@ describe('the workspace in Chromium: Leads', { skip: withoutChromium }, () => {
     await t.close()
   })
 
-  /**
-   * axe-core finds nothing on the page; nothing is wider than the screen. `scripts`: whether the
-   * page runs JavaScript; without, its markup is checked in a page that does (see above).
-   */
-  async function check(page: Page, what: string, scripts: boolean) {
-    if (!scripts) return checkWithoutScripts(page, what)
-    await page.evaluate(AXE)
-    const result = await page.evaluate<AxeResult>(`axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })`)
-    assert.deepEqual(result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), [], `axe on ${what}`)
-    const widths = await page.evaluate<{ scroll: number; client: number }>('({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })')
-    assert.ok(widths.scroll <= widths.client, `${what}: ${String(widths.scroll)} px of content in ${String(widths.client)} px`)
-  }
-
-  /** The markup a page without JavaScript holds, at its address and width, checked where axe runs (the site's script blocked). */
-  async function checkWithoutScripts(page: Page, what: string) {
-    const [url, markup, viewport] = [page.url(), await page.content(), page.viewportSize()]
-    const context = await browser.newContext({ ...(viewport ? { viewport } : {}), isMobile: (viewport?.width ?? 1000) < 500 })
-    try {
-      const checker = await context.newPage()
-      const address = url.split('#')[0] // the fragment never reaches a request
-      await checker.route((requested) => requested.href === address, (route) => route.fulfill({ contentType: 'text/html; charset=utf-8', body: markup }))
-      await checker.route('**/assets/web.js*', (route) => route.abort())
-      await checker.goto(url)
-      assert.equal(await checker.title(), await page.title(), 'the checker holds the same page')
-      await check(checker, `${what} (without JavaScript)`, true)
-    } finally {
-      await context.close()
-    }
-  }
+  /** checkPage, through the document's twin where the page runs no JavaScript. */
+  const check = (page: Page, what: string, scripts: boolean) => (scripts ? checkPage(page, what) : checkPageWithoutScripts(browser, page, what))
 
   for (const { width, javaScript } of MODES) {
     test(`a member creates a lead, opens it and links it to a contact (${String(width)} px, JavaScript ${javaScript ? 'on' : 'off'})`, async () => {

@@ -6,12 +6,10 @@
 // 390 px without it (every action a form post answering 303). Buttons are pressed from the
 // keyboard (Enter), so the keyboard alone does it.
 import assert from 'node:assert/strict'
-import { readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { after, before, describe, test } from 'node:test'
-import type { Browser, Page } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { backends, type TestApp } from '../helpers/app.js'
-import { startInChromium, withoutChromium } from '../helpers/chromium.js'
+import { checkPage, checkPageWithoutScripts, startInChromium, withoutChromium } from '../helpers/chromium.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
 import { addContact, addTask } from '../helpers/flows-factories.js'
 import { rawRows, sql } from '../helpers/sql.js'
@@ -23,12 +21,6 @@ const MODES = [
   { width: 390, javaScript: true },
   { width: 390, javaScript: false },
 ]
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
-
-interface AxeResult {
-  violations: { id: string; nodes: { target: string[] }[] }[]
-}
-
 describe('the workspace in Chromium: Meetings', { skip: withoutChromium }, () => {
   let t: TestApp
   let browser: Browser
@@ -44,40 +36,6 @@ describe('the workspace in Chromium: Meetings', { skip: withoutChromium }, () =>
     await browser.close()
     await t.close()
   })
-
-  /**
-   * axe-core finds nothing on the page; nothing is wider than the screen. Evaluated over the
-   * DevTools protocol, which neither the CSP nor a context without JavaScript stops.
-   */
-  async function check(page: Page, what: string) {
-    await page.evaluate(AXE)
-    const result = await page.evaluate<AxeResult>(`axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })`)
-    assert.deepEqual(result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), [], `axe on ${what}`)
-    const widths = await page.evaluate<{ scroll: number; client: number }>('({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })')
-    assert.ok(widths.scroll <= widths.client, `${what}: ${String(widths.scroll)} px of content in ${String(widths.client)} px`)
-  }
-
-  /**
-   * The same checks on a page of a context without JavaScript, where axe cannot run (its timers
-   * never fire): its document as the server sent it, served at its address to a page with
-   * JavaScript of the same width, whose own script (/assets/web.js) is not loaded.
-   */
-  async function checkWithoutScripts(page: Page, what: string) {
-    const document = await page.content()
-    const address = new URL(page.url())
-    const viewport = page.viewportSize() ?? { width: 390, height: 800 }
-    const checker = await browser.newContext({ viewport, isMobile: viewport.width < 500 })
-    try {
-      const twin = await checker.newPage()
-      await twin.route((url) => url.pathname === '/assets/web.js', (route) => route.abort())
-      await twin.route((url) => url.pathname === address.pathname, (route) => route.fulfill({ contentType: 'text/html; charset=utf-8', body: document }))
-      await twin.goto(address.href)
-      assert.equal(await twin.title(), await page.title(), 'the checker shows the same document')
-      await check(twin, `${what} (without JavaScript)`)
-    } finally {
-      await checker.close()
-    }
-  }
 
   for (const { width, javaScript } of MODES) {
     test(`a member stops a meeting, attaches its transcript and links it to a task (${String(width)} px, JavaScript ${javaScript ? 'on' : 'off'})`, async () => {
@@ -98,7 +56,7 @@ describe('the workspace in Chromium: Meetings', { skip: withoutChromium }, () =>
       page.on('pageerror', (error) => problems.push(error.message))
       page.on('console', (message) => { if (message.type() === 'error' && !/status of 4\d\d/.test(message.text())) problems.push(message.text()) })
 
-      const checked = (what: string) => (javaScript ? check(page, what) : checkWithoutScripts(page, what))
+      const checked = (what: string) => (javaScript ? checkPage(page, what) : checkPageWithoutScripts(browser, page, what))
       await page.goto(`${origin}/login`)
       await page.getByLabel('Email').fill(rep.email)
       await page.getByLabel('Password').fill(PASSWORD)

@@ -5,8 +5,6 @@
 // their first tasks under Tasks), with JavaScript (Mark done without a reload) and without
 // it; and an admin creating a flow of three steps.
 import assert from 'node:assert/strict'
-import { readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { after, before, describe, test } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
 import { systemActing } from '../../src/modules/audit/audit.context.js'
@@ -14,7 +12,7 @@ import { createCompany } from '../../src/modules/users/users.service.js'
 import { dayIn } from '../../src/modules/tasks/task-dates.js'
 import { asCompanyId, type CompanyId } from '../../src/tenancy.js'
 import { backends, type TestApp } from '../helpers/app.js'
-import { startInChromium, withoutChromium } from '../helpers/chromium.js'
+import { checkPage, startInChromium, withoutChromium } from '../helpers/chromium.js'
 import { addContact, addFlow, addTask } from '../helpers/flows-factories.js'
 import { rawRows, sql } from '../helpers/sql.js'
 import { member, PASSWORD } from './helpers.js'
@@ -22,12 +20,6 @@ import { member, PASSWORD } from './helpers.js'
 const [backend] = backends()
 // Without JavaScript the same pages are tested over HTTP (tasks-pages, flows-pages): page.evaluate, which axe needs, does not run there.
 const WIDTHS = [{ width: 1100, javaScript: true }, { width: 390, javaScript: true }]
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
-
-interface AxeResult {
-  violations: { id: string; nodes: { target: string[] }[] }[]
-}
-
 describe('the workspace in Chromium: Tasks and Flows', { skip: withoutChromium }, () => {
   let t: TestApp
   let browser: Browser
@@ -45,15 +37,6 @@ describe('the workspace in Chromium: Tasks and Flows', { skip: withoutChromium }
   })
 
   const today = () => dayIn(new Date(), 'UTC')
-
-  /** axe-core finds nothing on the page; at a phone's width nothing is wider than the screen. */
-  async function check(page: Page, what: string) {
-    await page.evaluate(AXE)
-    const result = await page.evaluate<AxeResult>(`axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })`)
-    assert.deepEqual(result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), [], `axe on ${what}`)
-    const widths = await page.evaluate<{ scroll: number; client: number }>('({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })')
-    assert.ok(widths.scroll <= widths.client, `${what}: ${String(widths.scroll)} px of content in ${String(widths.client)} px`)
-  }
 
   async function openPage(options: { width: number; javaScript: boolean }) {
     const context = await browser.newContext({ viewport: { width: options.width, height: 800 }, isMobile: options.width < 500, javaScriptEnabled: options.javaScript })
@@ -88,7 +71,7 @@ describe('the workspace in Chromium: Tasks and Flows', { skip: withoutChromium }
       await page.waitForURL(`${origin}/tasks`)
       assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Tasks')
       assert.equal(await page.getByRole('navigation', { name: 'Tasks by day' }).getByRole('link', { name: 'Today' }).getAttribute('aria-current'), 'page')
-      await check(page, 'Tasks → Today')
+      await checkPage(page, 'Tasks → Today')
 
       // The task's contact, and back.
       await page.getByRole('row', { name: new RegExp(call.title) }).getByRole('link', { name: `Ana Souza ${String(width)}${javaScript ? 'js' : ''}` }).click()
@@ -102,29 +85,29 @@ describe('the workspace in Chromium: Tasks and Flows', { skip: withoutChromium }
       await page.getByRole('status').filter({ hasText: `Done: ${call.title}.` }).waitFor()
       if (javaScript) assert.equal(await page.evaluate('window.stayed'), true, 'no full reload')
       assert.equal(await page.getByRole('row', { name: new RegExp(call.title) }).count(), 0)
-      await check(page, 'Tasks after Mark done')
+      await checkPage(page, 'Tasks after Mark done')
       await page.getByRole('navigation', { name: 'Tasks by day' }).getByRole('link', { name: 'Done' }).click()
       await page.waitForURL(`${origin}/tasks?tab=done`)
       assert.equal(await page.getByRole('row', { name: new RegExp(call.title) }).count(), 1)
-      await check(page, 'Tasks → Done')
+      await checkPage(page, 'Tasks → Done')
       const [row] = await rawRows<{ done: boolean }>(t.db, sql`select done from tasks where id = ${call.id}`)
       assert.equal(row?.done, true)
 
       // Two contacts added to a flow from its page: their first tasks are under Tasks → Today.
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Flows' }).click()
       await page.waitForURL(`${origin}/flows`)
-      await check(page, 'Flows')
+      await checkPage(page, 'Flows')
       await page.getByRole('link', { name: flow.name }).click()
       await page.waitForURL(`${origin}/flows/${String(flow.id)}`)
       await page.getByRole('searchbox', { name: /^Find contacts/ }).fill(`Flowtest${tag}`)
       await page.getByRole('button', { name: 'Find' }).click()
       await page.getByLabel(`Bo Flowtest${tag}`).check()
       await page.getByLabel(`Cy Flowtest${tag}`).check()
-      await check(page, 'a flow with contacts found')
+      await checkPage(page, 'a flow with contacts found')
       await page.getByRole('button', { name: 'Add contacts' }).click()
       await page.waitForURL(`${origin}/flows/${String(flow.id)}`)
       await page.getByRole('status').filter({ hasText: '2 added.' }).waitFor()
-      await check(page, 'a flow after Add contacts')
+      await checkPage(page, 'a flow after Add contacts')
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Tasks' }).click()
       await page.waitForURL(`${origin}/tasks`)
       for (const contact of [bo, cy]) {
@@ -143,7 +126,7 @@ describe('the workspace in Chromium: Tasks and Flows', { skip: withoutChromium }
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Flows' }).click()
     await page.getByRole('link', { name: 'New flow' }).click()
     await page.waitForURL(`${origin}/flows/new`)
-    await check(page, 'New flow')
+    await checkPage(page, 'New flow')
     await page.getByLabel('Name').fill('Three-step outbound')
     const steps = [['email', '0', 'Intro email'], ['phonecall', '2', 'Call'], ['linkedin', '5', 'Connect on LinkedIn']] as const
     for (const [i, [kind, day, title]] of steps.entries()) {
@@ -156,10 +139,10 @@ describe('the workspace in Chromium: Tasks and Flows', { skip: withoutChromium }
     await page.getByRole('status').filter({ hasText: 'Flow created: Three-step outbound.' }).waitFor()
     const instructions = await page.locator('td[data-label="Instructions"]').allTextContents()
     assert.deepEqual(instructions, steps.map(([, , title]) => title))
-    await check(page, 'a new flow')
+    await checkPage(page, 'a new flow')
     await page.getByRole('link', { name: 'Edit' }).click()
     await page.waitForURL(/\/flows\/\d+\/edit$/)
-    await check(page, 'a flow’s edit page')
+    await checkPage(page, 'a flow’s edit page')
     await page.context().close()
     assert.deepEqual(problems, [])
   })
