@@ -20,7 +20,7 @@ import { openDatabase } from '../src/db/client.js'
 import { TASK_KINDS } from '../src/modules/tasks/tasks.schemas.js'
 
 /** Bump when the generated data changes: the database is then generated again. */
-const GENERATOR_VERSION = 4
+const GENERATOR_VERSION = 5
 
 export interface CompanySize {
   contacts: number
@@ -444,11 +444,21 @@ async function writeCounters(client: pg.Client, companyId: number) {
   await client.query('delete from counters where company_id = $1', [companyId])
   const day = (col: string) => `(${col} - date '1970-01-01')`
   const kind = `(array_position(${textArray(TASK_KINDS)}, kind::text) - 1)`
+  const stage = (column: string) => `(array_position(enum_range(null::contact_stage), ${column}) - 1)`
   await step(client, 'counters', `
     insert into counters (company_id, list, key, value)
     -- contacts.service.ts: live contacts, and per owner
     select $1::bigint, 'contacts', 0, count(*) from contacts where company_id = $1 and deleted_at is null
     union all select $1::bigint, 'contacts_by_user', user_id, count(*) from contacts where company_id = $1 and deleted_at is null group by user_id
+    -- migrations/0026_contact_list_filters.sql: live contacts by stage, by owner and stage, by tag
+    union all select $1::bigint, 'contacts_by_stage', ${stage('stage')}, count(*)
+      from contacts where company_id = $1 and deleted_at is null and stage is not null group by stage
+    union all select $1::bigint, 'contacts_by_user_stage', user_id * 8 + ${stage('stage')}, count(*)
+      from contacts where company_id = $1 and deleted_at is null and stage is not null group by user_id, stage
+    union all select $1::bigint, 'contacts_by_tag', ct.tag_id, count(*)
+      from contact_tags ct
+     cross join lateral (select from contacts c where c.company_id = ct.company_id and c.id = ct.contact_id and c.deleted_at is null limit 1) live
+     where ct.company_id = $1 group by ct.tag_id
     -- task-counters.ts
     union all select $1::bigint, 'tasks', 0, count(*) from tasks where company_id = $1
     union all select $1::bigint, 'tasks.done', 0, count(*) from tasks where company_id = $1 and done
@@ -479,6 +489,14 @@ async function writeCounters(client: pg.Client, companyId: number) {
     union all select $1::bigint, 'meet_transcriptions', user_id, count(*) from meet_transcriptions where company_id = $1 group by user_id
     union all select $1::bigint, 'meet_transcriptions_linked', user_id, count(*) from meet_transcriptions where company_id = $1 and task_id is not null group by user_id`,
   [companyId])
+  // contacts.repository.ts: the one- and two-character grams of live contacts' search texts, as
+  // the search fold worker would leave them (the triggers that queue changes are off here).
+  await step(client, 'search gram counters', `
+    insert into counters (company_id, list, key, value)
+    select $1::bigint, 'contacts.gram:' || tail, head, count(*)
+      from (select distinct c.id, g.tail, g.head from contacts c, contact_search_grams(c.search_text) g
+             where c.company_id = $1 and c.deleted_at is null) grams
+     group by tail, head`, [companyId])
 }
 
 /** Creates (or re-creates) the database and applies the migrations the way the app does. */
@@ -592,25 +610,46 @@ export async function addCompany(
  * A new company of FRESH size written right now, with no ANALYZE afterwards: its rows are
  * in no statistics. Earlier fresh companies are removed first (and vacuumed, not analyzed).
  */
-export async function addFreshCompany(url: string): Promise<CompanyInfo> {
+export function addFreshCompany(url: string): Promise<CompanyInfo> {
+  return replaceCompany(url, 'Fresh', FRESH, 'Asia/Tokyo')
+}
+
+/** The company of the workspace's pages at a thousand contacts (bench/workspace.ts). */
+export const THOUSAND: CompanySize = {
+  contacts: 1_000,
+  tasks: 1_000,
+  flowTasks: 500,
+  leads: 1_000,
+  transcriptions: 200,
+  messages: 2_000,
+  whaleMessages: 200,
+  whaleEvents: 50,
+  users: 5,
+  businesses: 100,
+}
+
+/**
+ * A new company of `size` named `<prefix> <now>`, written without ANALYZE, after removing
+ * the earlier companies of that prefix; then VACUUM (the visibility map and hint bits of a
+ * company that has been there a while, for index-only scans), statistics left unknown.
+ */
+export async function replaceCompany(url: string, prefix: string, size: CompanySize, timezone: string): Promise<CompanyInfo> {
   const client = await bulkSession(url)
   try {
-    const { rows } = await client.query<{ id: number }>(`select id from companies where name like 'Fresh %'`)
+    const { rows } = await client.query<{ id: number }>(`select id from companies where name like $1`, [`${prefix} %`])
     for (const { id } of rows) {
       // Children first: with triggers off, the cascades do not run.
-      for (const table of ['counters', 'whatsapp_chats', 'whatsapp_messages', 'meet_transcriptions', 'leads', 'tasks',
+      for (const table of ['counters', 'contact_search_changes', 'whatsapp_chats', 'whatsapp_messages', 'meet_transcriptions', 'leads', 'tasks',
         'flow_enrollments', 'flow_steps', 'flows', 'contact_events', 'contact_custom_values', 'custom_fields',
-        'contact_tags', 'tags', 'contacts', 'businesses', 'api_tokens', 'users']) {
+        'contact_tags', 'tags', 'contacts', 'businesses', 'audit_events', 'web_sessions', 'api_tokens', 'users']) {
         await client.query(`delete from ${table} where company_id = $1`, [id])
       }
       await client.query('delete from companies where id = $1', [id])
     }
-    const fresh = await writeCompany(client, `Fresh ${new Date().toISOString()}`, 'Asia/Tokyo', FRESH)
-    await writeCounters(client, fresh.companyId)
-    // VACUUM without ANALYZE: the visibility map and hint bits are those of a company that
-    // has been there a while (index-only scans), while its statistics stay unknown.
+    const company = await writeCompany(client, `${prefix} ${new Date().toISOString()}`, timezone, size)
+    await writeCounters(client, company.companyId)
     await step(client, 'vacuum (no analyze)', 'vacuum')
-    return fresh
+    return company
   } finally {
     await client.end()
   }

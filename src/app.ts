@@ -22,6 +22,8 @@ import replica from './plugins/replica.js'
 import requestParams from './plugins/request-params.js'
 import webhookWorker from './plugins/webhook-worker.js'
 import importWorker from './plugins/import-worker.js'
+import searchFoldWorker from './plugins/search-fold-worker.js'
+import type { SearchFoldOptions } from './modules/contacts/search-fold.js'
 import type { ImportWorkerOptions } from './modules/contact-imports/worker.js'
 import auditRetention from './plugins/audit-retention.js'
 import backups from './plugins/backups.js'
@@ -67,6 +69,11 @@ export interface AppDeps {
    * on, with smaller batches if they like). Default: off.
    */
   importWorker?: boolean | Partial<ImportWorkerOptions>
+  /**
+   * Fold contacts' search changes into the gram counters in this app (the server does; searches
+   * are exact without it, adding the changes waiting). Default: off.
+   */
+  searchFold?: boolean | Partial<SearchFoldOptions>
   /** Run the audit log's retention job in this app (the server does). Default: off. */
   auditRetention?: boolean
   /** Take the scheduled backups BACKUP_DIR and BACKUP_EVERY ask for (the server does). Default: off. */
@@ -162,6 +169,10 @@ export async function buildApp(config: Config, deps: AppDeps = {}) {
   await app.register(importWorker, {
     enabled: deps.importWorker !== undefined && deps.importWorker !== false,
     ...(typeof deps.importWorker === 'object' ? { settings: deps.importWorker } : {}),
+  })
+  await app.register(searchFoldWorker, {
+    enabled: deps.searchFold !== undefined && deps.searchFold !== false,
+    ...(typeof deps.searchFold === 'object' ? { settings: deps.searchFold } : {}),
   })
   app.decorate('accessTable', [])
   await app.register(api, { prefix: '/api', limiter, accessTable: app.accessTable })

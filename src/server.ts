@@ -70,6 +70,7 @@ const appReady = buildApp(config, {
   logger: process.stdout.isTTY ? terminalLogger(config.logLevel) : undefined,
   webhookWorker: true,
   importWorker: true,
+  searchFold: true,
   auditRetention: true,
   backups: true,
 })

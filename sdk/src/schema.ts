@@ -83,10 +83,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List contacts (id ascending), optionally of one owner or matching a search; or walk the changes
-         * @description `search_term` matches a case-insensitive substring of the full name (first and last), the business or the email.
+         * List contacts (id ascending), optionally of one owner, at one stage, with one tag, matching a search; or walk the changes
+         * @description `search_term` matches a case-insensitive substring of the full name (first and last), the business or the email. `stage` and `tag_id` (additions to the reference) keep the contacts at that stage and those carrying that tag; every filter given applies (AND). A tag of another company, or none, gives an empty list.
          *
-         *     With `updated_since` (then `cursor`): the contacts changed at or after it, in (updated_at, id) order, deleted ones as `{id, deleted: true, deleted_at}`; `page`, `user_id` and `search_term` are refused.
+         *     With `updated_since` (then `cursor`): the contacts changed at or after it, in (updated_at, id) order, deleted ones as `{id, deleted: true, deleted_at}`; `page`, `user_id`, `search_term`, `stage` and `tag_id` are refused.
          *
          *     Scope: `contacts:read` (or `contacts:write`).
          */
@@ -1040,7 +1040,7 @@ export interface paths {
         };
         /**
          * Export the contacts as CSV (the list's filters apply)
-         * @description Every live contact of your company, or of the list's view (`user_id`, `search_term`), in id order: one row per contact, every field, `tags` as one comma-separated column of tag names, then one column per custom field. UTF-8 with a BOM, CRLF line ends, streamed from one consistent snapshot. A value that begins with `=`, `+`, `-`, `@`, a tab or a carriage return is written with a leading `'`, so that a spreadsheet shows it and does not run it (OWASP's rule against CSV injection). Each export writes an audit record (`contacts.exported`).
+         * @description Every live contact of your company, or of the list's view (`user_id`, `search_term`, `stage`, `tag_id`), in id order: one row per contact, every field, `tags` as one comma-separated column of tag names, then one column per custom field. UTF-8 with a BOM, CRLF line ends, streamed from one consistent snapshot. A value that begins with `=`, `+`, `-`, `@`, a tab or a carriage return is written with a leading `'`, so that a spreadsheet shows it and does not run it (OWASP's rule against CSV injection). Each export writes an audit record (`contacts.exported`).
          *
          *     Scope: `contacts:read` (or `contacts:write`).
          */
@@ -2964,6 +2964,10 @@ export interface operations {
                 user_id?: number;
                 /** @description a case-insensitive part of the full name, the business or the email */
                 search_term?: string;
+                /** @description contacts at this stage (an addition to the reference) */
+                stage?: "smart_lead" | "prospect" | "lead" | "mql" | "sql" | "opportunity" | "client" | "lost";
+                /** @description contacts carrying this tag (an addition to the reference) */
+                tag_id?: number;
             };
             header?: never;
             path?: never;
@@ -13973,6 +13977,10 @@ export interface operations {
                 user_id?: number;
                 /** @description a case-insensitive part of the full name, the business or the email */
                 search_term?: string;
+                /** @description contacts at this stage (an addition to the reference) */
+                stage?: "smart_lead" | "prospect" | "lead" | "mql" | "sql" | "opportunity" | "client" | "lost";
+                /** @description contacts carrying this tag (an addition to the reference) */
+                tag_id?: number;
             };
             header?: never;
             path?: never;

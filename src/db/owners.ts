@@ -13,6 +13,7 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   contacts: 'modules/contacts',
   contact_custom_values: 'modules/contacts',
   contact_tags: 'modules/contacts',
+  contact_search_changes: 'modules/contacts',
   custom_fields: 'modules/custom-fields',
   tags: 'modules/tags',
   contact_events: 'modules/events',

@@ -1,10 +1,12 @@
-// A search no index narrows (1–2 characters) reads every contact searched, either in one
-// pass over the table or through the company's index, whichever is cheaper for the
-// company's share of the table, chosen when the statement runs (contacts.repository.ts,
-// passOrIndexCount): the pass for a company that holds most of the table, the index for a
-// small one beside it; the same for an owner's search. With the pass, a term a sample finds
-// in few contacts has its matches collected by the pass itself, total and page from them
-// (candidateCtes); a common one is counted. All give the exact total.
+// A search no index narrows (1–2 characters of an owner or with a filter, `a.b`: the whole
+// company's 1–2 character terms are counted from the gram counters, contacts-filters.test.ts)
+// reads every contact searched, either in one pass over the table or through the company's
+// index, whichever is cheaper for the company's share of the table, chosen when the statement
+// runs (contacts.repository.ts, passOrIndexCount): the pass for a company that holds most of
+// the table, the index for a small one beside it; the same for an owner's search. With the
+// pass, a term a sample finds in few contacts has its matches collected by the pass itself,
+// total and page from them (candidateCtes); a common one is counted. All give the exact total.
+// The statements are run here directly, without a stage or a tag ($5, $6 null).
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import pg from 'pg'
@@ -55,7 +57,7 @@ for (const backend of backends()) {
 
     const search = (company: CompanyInfo, userId?: number, term = TERM) => ({
       sql: statementText(userId === undefined ? 'contacts.searchShort' : 'contacts.searchShortOfUser'),
-      params: userId === undefined ? [company.companyId, term, 25, 0] : [company.companyId, term, 25, 0, userId],
+      params: userId === undefined ? [company.companyId, term, 25, 0, null, null] : [company.companyId, term, 25, 0, null, null, userId],
     })
 
     /** The statement's total, and the count of the same contacts written out plainly. */

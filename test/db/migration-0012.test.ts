@@ -15,14 +15,15 @@ const statementsOf = (file: string) => readFileSync(new URL(`../../migrations/${
   .split('--> statement-breakpoint')
 // 0018 later rebuilt one of the contacts' indexes (partial since), 0020 added two columns
 // and filled them (its triggers and functions live on other tables), 0024 made some columns
-// text with checks and 0025 added an index: replayed after 0012, so the table comes out as
-// today's schema has it.
+// text with checks, 0025 added an index and 0026 rebuilt and added the indexes of the list's
+// filters: replayed after 0012, so the table comes out as today's schema has it.
 const migration = [
   ...statementsOf('0012_contact_column_order.sql'),
   ...statementsOf('0018_plans.sql'),
   ...statementsOf('0020_contact_children_json.sql').filter((statement) => /^(ALTER TABLE "contacts"|SELECT contacts_keep_children)/m.test(statement)),
   ...statementsOf('0024_text_columns.sql').filter((statement) => /^ALTER TABLE "contacts"/m.test(statement)),
   ...statementsOf('0025_contact_email_lookup_index.sql'),
+  ...statementsOf('0026_contact_list_filters.sql').filter((statement) => /^(CREATE|DROP) INDEX "contacts_/m.test(statement)),
 ]
 
 /** What must not change: the rows (as jsonb, which does not keep column order), sequence, keys, indexes, statistics. */

@@ -65,3 +65,12 @@ export async function checkPageWithoutScripts(browser: Browser, page: Page, what
     await checker.close()
   }
 }
+
+/**
+ * With UPDATE_SCREENSHOTS=1, the page as docs/images/`name`.png, which README.md and docs/web.md
+ * show, from a desktop-wide test only (1,000 px or more); otherwise nothing.
+ */
+export async function screenshot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<void> {
+  if (process.env.UPDATE_SCREENSHOTS !== '1' || (page.viewportSize()?.width ?? 0) < 1000) return
+  await page.screenshot({ path: `docs/images/${name}.png`, fullPage: options.fullPage ?? false })
+}

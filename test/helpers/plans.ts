@@ -15,6 +15,7 @@ export interface PlanNode {
   'Actual Rows'?: number
   'Index Cond'?: string
   Filter?: string
+  'Recheck Cond'?: string
   'Rows Removed by Filter'?: number
   'Rows Removed by Join Filter'?: number
   Plans?: PlanNode[]

@@ -14,7 +14,7 @@ import { systemActing } from '../../src/modules/audit/audit.context.js'
 import { createCompany } from '../../src/modules/users/users.service.js'
 import { asCompanyId, type CompanyId } from '../../src/tenancy.js'
 import { backends, type TestApp } from '../helpers/app.js'
-import { checkPage, checkPageWithoutScripts, startInChromium, withoutChromium } from '../helpers/chromium.js'
+import { checkPage, checkPageWithoutScripts, screenshot, startInChromium, withoutChromium } from '../helpers/chromium.js'
 import { addContact } from '../helpers/contacts-factories.js'
 import { rawRows, sql } from '../helpers/sql.js'
 import { member, PASSWORD } from './helpers.js'
@@ -102,6 +102,7 @@ describe('the workspace in Chromium: Leads', { skip: withoutChromium }, () => {
       await page.waitForURL(leadUrl)
       await page.getByRole('status').filter({ hasText: `Marta Reis ${tag} is linked to Marta Personal${tag}.` }).waitFor()
       await check(page, 'a linked lead', javaScript)
+      if (javaScript) await screenshot(page, 'workspace-lead')
       const [row] = await rawRows<{ contact_id: number | null }>(t.db, sql`select contact_id from leads where id = ${leadId}`)
       assert.equal(row?.contact_id, contact.id)
 

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { Browser } from 'playwright-core'
 import { backends, type TestApp } from '../helpers/app.js'
-import { checkPage, checkPageWithoutScripts, startInChromium, withoutChromium } from '../helpers/chromium.js'
+import { checkPage, checkPageWithoutScripts, screenshot, startInChromium, withoutChromium } from '../helpers/chromium.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
 import { addContact, addTask } from '../helpers/flows-factories.js'
 import { rawRows, sql } from '../helpers/sql.js'
@@ -94,6 +94,7 @@ describe('the workspace in Chromium: Meetings', { skip: withoutChromium }, () =>
       await page.getByRole('button', { name: 'Link to task' }).press('Enter')
       await page.getByRole('status').filter({ hasText: `Linked to the task “Demo call ${mode}”.` }).waitFor()
       await checked('a transcription linked to a task')
+      if (javaScript) await screenshot(page, 'workspace-meeting', { fullPage: true })
       const [stored] = await rawRows<{ status: string; transcript: string; task_id: number }>(t.db, sql`
         select status, transcript, task_id from meet_transcriptions where id = ${meeting.id}`)
       assert.deepEqual({ ...stored, transcript: stored?.transcript.replace(/\r\n/g, '\n') }, { status: 'transcribed', transcript, task_id: task.id })

@@ -12,7 +12,7 @@ import type { Browser, Page } from 'playwright-core'
 import { systemActing } from '../../src/modules/audit/audit.context.js'
 import { importFile } from '../../src/modules/whatsapp/whatsapp.service.js'
 import { backends, type TestApp } from '../helpers/app.js'
-import { startInChromium, withoutChromium } from '../helpers/chromium.js'
+import { screenshot, startInChromium, withoutChromium } from '../helpers/chromium.js'
 import { addContact, addTag } from '../helpers/contacts-factories.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
 import { addFlow, addTask } from '../helpers/flows-factories.js'
@@ -23,7 +23,6 @@ const [firstBackend] = backends()
 if (!firstBackend) throw new Error('no backend')
 const backend = firstBackend
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
-const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1'
 
 // axe-core and the overflow check run in the page, so these run with scripts; the same steps
 // without scripts (links and form posts answering 303) are test/web/workspace-contacts.test.ts's.
@@ -71,9 +70,9 @@ describe('the workspace in Chromium', { skip: withoutChromium }, () => {
       const acme = await company()
       const rep = await member(t.db, acme.companyId, { name: 'Rita Rep' })
       const who = { companyId: acme.companyId, userId: rep.id }
-      await addTag(t.db, who, { name: 'Hot' })
-      const ana = await addContact(t.db, who, { first_name: 'Ana', last_name: 'Souza', email: 'ana.souza@globex.example', business: 'Globex' })
-      await addContact(t.db, who, { first_name: 'Bruno', last_name: 'Reis', email: 'bruno@initech.example', business: 'Initech' })
+      const hot = await addTag(t.db, who, { name: 'Hot' })
+      const ana = await addContact(t.db, who, { first_name: 'Ana', last_name: 'Souza', email: 'ana.souza@globex.example', business: 'Globex', stage: 'lead' })
+      await addContact(t.db, who, { first_name: 'Bruno', last_name: 'Reis', email: 'bruno@initech.example', business: 'Initech', stage: 'lead', tags: [hot.id] })
       await addContact(t.db, who, { first_name: 'Carla', last_name: 'Dias', email: 'carla@umbrella.example' })
       await addFlow(t.db, acme.companyId, { userId: rep.id, name: 'Onboarding' })
       const due = new Date().toISOString().slice(0, 10)
@@ -97,7 +96,22 @@ describe('the workspace in Chromium', { skip: withoutChromium }, () => {
       await page.getByRole('link', { name: 'Ana Souza' }).waitFor()
       assert.equal(await page.getByRole('link', { name: 'Bruno Reis' }).count(), 0)
       assert.match(page.url(), /search_term=souza%40glob/)
-      if (SCREENSHOTS && mode.name === 'desktop') await page.screenshot({ path: 'docs/images/workspace-contacts.png' })
+      await screenshot(page, 'workspace-contacts')
+
+      // Stage and Tag beside Search: each choice is a view of its own in the address; back returns to the one before.
+      await page.goto(`${origin}/contacts`)
+      await page.getByLabel('Stage').selectOption({ label: 'Lead' })
+      await page.waitForURL(/stage=lead/)
+      await page.getByRole('link', { name: 'Ana Souza' }).waitFor()
+      assert.equal(await page.getByRole('link', { name: 'Carla Dias' }).count(), 0)
+      await page.getByLabel('Tag', { exact: true }).selectOption({ label: 'Hot' })
+      await page.waitForURL((url) => url.searchParams.get('stage') === 'lead' && /^\d+$/.test(url.searchParams.get('tag_id') ?? ''))
+      await page.getByText('Page 1 of 1 · 1 contact').waitFor()
+      await accessible(page, width)
+      await page.goBack()
+      await page.waitForURL((url) => url.searchParams.get('stage') === 'lead' && !url.searchParams.get('tag_id'))
+      assert.equal(await page.getByLabel('Tag', { exact: true }).inputValue(), '')
+      assert.equal(await page.getByRole('link', { name: 'Ana Souza' }).count(), 1)
 
       // Two contacts ticked, added to a flow: "2 added".
       await page.goto(`${origin}/contacts`)
@@ -127,7 +141,7 @@ describe('the workspace in Chromium', { skip: withoutChromium }, () => {
         'sent: It is: shall we call tomorrow?',
       ])
       await accessible(page, width)
-      if (SCREENSHOTS && mode.name === 'desktop') await page.screenshot({ path: 'docs/images/workspace-contact.png', fullPage: true })
+      await screenshot(page, 'workspace-contact', { fullPage: true })
       const [row] = await rawRows<{ stage: string; tags: number }>(t.db, sql`
         select stage, (select count(*)::int from contact_tags ct where ct.company_id = c.company_id and ct.contact_id = c.id) as tags
           from contacts c where c.id = ${ana.id}`)
@@ -155,7 +169,7 @@ describe('the workspace in Chromium', { skip: withoutChromium }, () => {
       const link = (await page.locator('#invite-link').textContent()) ?? ''
       assert.match(link, /\/invite\/[A-Za-z0-9_-]{43}$/)
       await accessible(page, width)
-      if (SCREENSHOTS && mode.name === 'desktop') await page.screenshot({ path: 'docs/images/workspace-users.png' })
+      await screenshot(page, 'workspace-users')
 
       // The link, in a second browser profile: choose a password, land signed in.
       const second = await browser.newContext({ viewport: mode.viewport })

@@ -68,6 +68,68 @@ describe('workspace: contacts', () => {
     assert.equal((await browser.get(`/contacts?search_term=${'x'.repeat(256)}`)).status, 422)
   })
 
+  test('the list by stage and by tag beside Search: in the address, with the search and the pages; a bad value is the page again (422)', async () => {
+    const { owner, browser } = await company()
+    const other = await tenant(t.db)
+    const hot = await addTag(t.db, owner, { name: 'Hot' })
+    const cold = await addTag(t.db, owner, { name: 'Cold' })
+    const theirs = await addTag(t.db, other, { name: 'Theirs' })
+    const wanted: number[] = []
+    for (let i = 0; i < 30; i++) {
+      const contact = await addContact(t.db, owner, { first_name: `Lead${String(i)}`, last_name: i % 2 === 0 ? 'Anand' : 'Berg', email: `lead${String(i)}@acme.example`, stage: 'lead', tags: [hot.id] })
+      if (i % 2 === 0) wanted.push(contact.id)
+    }
+    await addContact(t.db, owner, { first_name: 'Colder', last_name: 'Anand', email: 'colder@acme.example', stage: 'lead', tags: [cold.id] })
+    await addContact(t.db, owner, { first_name: 'Mqlish', last_name: 'Anand', email: 'mql@acme.example', stage: 'mql', tags: [hot.id] })
+
+    const list = await browser.get('/contacts')
+    assert.match(list.body, /<label for="field-stage">Stage/)
+    assert.match(list.body, /<option value="lead">Lead<\/option>/)
+    assert.match(list.body, /<label for="field-tag_id">Tag/)
+    assert.match(list.body, new RegExp(`<option value="${String(cold.id)}">Cold</option><option value="${String(hot.id)}">Hot</option>`), 'the tags by name')
+    assert.doesNotMatch(list.body, /Theirs/)
+
+    const both = await browser.get(`/contacts?stage=lead&tag_id=${String(hot.id)}`)
+    assert.equal(both.status, 200)
+    assert.match(both.body, /Page 1 of 2 · 30 contacts/)
+    assert.doesNotMatch(both.body, /Colder|Mqlish/)
+    assert.match(both.body, /<option value="lead" selected>Lead<\/option>/, 'the form shows the view')
+    assert.match(both.body, new RegExp(`<option value="${String(hot.id)}" selected>Hot</option>`))
+    assert.match(both.body, new RegExp(`href="/contacts\\?stage=lead&amp;tag_id=${String(hot.id)}&amp;page=2" rel="next"`), 'the next page keeps the filters')
+    assert.match(both.body, new RegExp(`href="/contacts/export\\?stage=lead&amp;tag_id=${String(hot.id)}"`), 'Export this view keeps them too')
+    const second = await browser.get(`/contacts?stage=lead&tag_id=${String(hot.id)}&page=2`)
+    assert.match(second.body, /Page 2 of 2/)
+    assert.match(second.body, /Lead29/)
+
+    // With a search, one of two characters (what search as you type sends first) and a longer one.
+    for (const term of ['an', 'anand']) {
+      const found = await browser.get(`/contacts?search_term=${term}&stage=lead&tag_id=${String(hot.id)}`)
+      assert.equal(found.status, 200)
+      assert.match(found.body, /Page 1 of 1 · 15 contacts/, term)
+      const shown = [...found.body.matchAll(/<a href="\/contacts\/(\d+)">/g)].map((m) => Number(m[1]))
+      assert.deepEqual(shown, wanted, term)
+    }
+    const someone = await browser.get(`/contacts?search_term=anand&user_id=${String(owner.userId)}&stage=mql`)
+    assert.match(someone.body, /Mqlish/)
+    assert.match(someone.body, /Page 1 of 1 · 1 contact</)
+
+    const nobody = await browser.get(`/contacts?tag_id=${String(theirs.id)}`)
+    assert.equal(nobody.status, 200, "another company's tag: an empty list, as the API answers")
+    assert.match(nobody.body, /No contact matches this view\./)
+    assert.match(nobody.body, /<a href="\/contacts" class="clear-view">Clear<\/a>/)
+
+    // A value that is none of the choices: the page again with the refusal beside its field, never a 500.
+    for (const [query, name] of [['stage=hot', 'stage'], ['tag_id=abc', 'tag_id'], ['tag_id=0', 'tag_id'], ['stage[]=lead', 'stage'], [`tag_id=${'9'.repeat(30)}`, 'tag_id']] as const) {
+      const refused = await browser.get(`/contacts?search_term=an&${query}`)
+      assert.equal(refused.status, 422, query)
+      assert.match(String(refused.headers['content-type']), /text\/html/, query)
+      assert.match(refused.body, new RegExp(`<p id="field-${name}-error" class="field-error">`), query)
+      assert.match(refused.body, /value="an"/, `${query}: the search as typed`)
+      assert.doesNotMatch(refused.body, /Lead0/, query)
+    }
+    assert.equal((await browser.get('/contacts?stage=&tag_id=&user_id=')).status, 200, 'empty filters are none')
+  })
+
   test("another company's contact answers the 404 page; a post without its CSRF token answers 403 and changes nothing", async () => {
     const { browser } = await company()
     const other = await tenant(t.db)

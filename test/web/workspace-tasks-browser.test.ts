@@ -12,7 +12,7 @@ import { createCompany } from '../../src/modules/users/users.service.js'
 import { dayIn } from '../../src/modules/tasks/task-dates.js'
 import { asCompanyId, type CompanyId } from '../../src/tenancy.js'
 import { backends, type TestApp } from '../helpers/app.js'
-import { checkPage, startInChromium, withoutChromium } from '../helpers/chromium.js'
+import { checkPage, screenshot, startInChromium, withoutChromium } from '../helpers/chromium.js'
 import { addContact, addFlow, addTask } from '../helpers/flows-factories.js'
 import { rawRows, sql } from '../helpers/sql.js'
 import { member, PASSWORD } from './helpers.js'
@@ -72,6 +72,7 @@ describe('the workspace in Chromium: Tasks and Flows', { skip: withoutChromium }
       assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Tasks')
       assert.equal(await page.getByRole('navigation', { name: 'Tasks by day' }).getByRole('link', { name: 'Today' }).getAttribute('aria-current'), 'page')
       await checkPage(page, 'Tasks → Today')
+      await screenshot(page, 'workspace-tasks')
 
       // The task's contact, and back.
       await page.getByRole('row', { name: new RegExp(call.title) }).getByRole('link', { name: `Ana Souza ${String(width)}${javaScript ? 'js' : ''}` }).click()
@@ -108,6 +109,7 @@ describe('the workspace in Chromium: Tasks and Flows', { skip: withoutChromium }
       await page.waitForURL(`${origin}/flows/${String(flow.id)}`)
       await page.getByRole('status').filter({ hasText: '2 added.' }).waitFor()
       await checkPage(page, 'a flow after Add contacts')
+      await screenshot(page, 'workspace-flow', { fullPage: true })
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Tasks' }).click()
       await page.waitForURL(`${origin}/tasks`)
       for (const contact of [bo, cy]) {

@@ -89,6 +89,8 @@ export type ContactImport = Static<typeof ContactImport>
 export const ExportQuery = Type.Object({
   user_id: ContactsListQuery.properties.user_id,
   search_term: ContactsListQuery.properties.search_term,
+  stage: ContactsListQuery.properties.stage,
+  tag_id: ContactsListQuery.properties.tag_id,
 })
 export type ExportQuery = Static<typeof ExportQuery>
 

@@ -629,7 +629,7 @@ function exportLine(contact: Contact, fields: string[]): string {
 }
 
 /**
- * A view of the contacts list (its owner and search filters) as CSV lines, the BOM first:
+ * A view of the contacts list (its owner, stage, tag and search filters) as CSV lines, the BOM first:
  * one snapshot (a REPEATABLE READ transaction), a batch of rows at a time. The audit record
  * is written before the first line.
  */
@@ -637,7 +637,12 @@ export async function exportContacts(db: Db, writer: { companyId: CompanyId } & 
   await recordAudit(db, writer.companyId, writer.audit, {
     action: 'contacts.exported',
     target: { id: null, label: null },
-    changes: { user_id: [null, query.user_id ?? null], search_term: [null, query.search_term ?? null] },
+    changes: {
+      user_id: [null, query.user_id ?? null],
+      search_term: [null, query.search_term ?? null],
+      ...(query.stage === undefined ? {} : { stage: [null, query.stage] }),
+      ...(query.tag_id === undefined ? {} : { tag_id: [null, query.tag_id] }),
+    },
   }, writer.now)
   return inSnapshot(db, async function* (tx) {
     const fields = (await customFieldsOfCompany(tx, writer)).data.map((field) => field.field)

@@ -1,9 +1,9 @@
 import { columns } from '../../db/columns.js'
 import type { Db } from '../../db/db.js'
-import { addToCounters, counterTotal, WRITER_SLOT } from '../../db/counters.js'
+import { addToCounters, COUNTER_ROWS, counterTotal, WRITER_SLOT } from '../../db/counters.js'
 import { jsonArrayOf } from '../../db/json-sql.js'
 import { COMPANY } from '../../db/company.js'
-import { limitOffset, pageIds, pageIdsArray, pageParams, rowsByIds, unwrapPage, withinTotal, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
+import { limitOffset, pageIds, pageIdsArray, pageParams, rowsByIds, unwrapPage, withinTotal, type Page, type PageParams, type PageRow, type PageSlice } from '../../db/paging.js'
 import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import { recordSql } from '../../db/records.js'
 import { walkRows } from '../../db/walk.js'
@@ -14,7 +14,7 @@ import { leadLinkKey, LINKED_LEADS } from '../leads/lead-links.js'
 import { leadJson } from '../leads/leads.repository.js'
 import { outboxCtes } from '../webhooks/outbox.js'
 import type { Contact, ContactInsert, ContactRow } from './contacts.record.js'
-import { Contact as ContactSchema } from './contacts.schemas.js'
+import { Contact as ContactSchema, STAGES, type Stage } from './contacts.schemas.js'
 import type { CustomFieldKind } from '../custom-fields/custom-fields.schemas.js'
 import { INSERT_CONTACT_EVENTS } from '../events/events.repository.js'
 
@@ -54,48 +54,115 @@ const contactJsonById = defineQuery<{ json: string }>(
   { pipelined: true },
 )
 
-// $4 limit, $5 offset (src/db/paging.ts).
-const PAGE = pageParams(4, 5)
+/** A list's filters beside the company, each optional: the owner, the stage, one tag. */
+export interface ContactFilters {
+  userId?: number | undefined
+  stage?: Stage | undefined
+  tagId?: number | undefined
+}
 
-// A page of live contacts as the JSON text of their API shape, with the total from the
-// counter, in one statement: ids from an index alone, then rows by primary key, backwards
-// from the total in the second half (docs/performance.md, "The contacts statements").
-const pageStatement = (name: string, live: string) =>
-  defineQuery<{ total: number; data: string }>(
+// Counters of live contacts, kept by the contact writes (src/db/counters.ts): the company's and
+// each owner's; and by the triggers of migrations/0026_contact_list_filters.sql: by stage (key:
+// the stage's position in STAGES), by owner and stage (key: the owner's id × 8 + the stage's
+// position), by tag (key: the tag id), and the grams of their search texts (SEARCH_GRAMS and
+// the gram's last character, key: the code point before it, 0 for a single character), whose
+// changes not yet folded in wait in contact_search_changes.
+const CONTACTS = 'contacts'
+const CONTACTS_BY_USER = 'contacts_by_user'
+export const CONTACTS_BY_STAGE = 'contacts_by_stage'
+export const CONTACTS_BY_USER_STAGE = 'contacts_by_user_stage'
+export const CONTACTS_BY_TAG = 'contacts_by_tag'
+export const SEARCH_GRAMS = 'contacts.gram:'
+
+type JsonPage = { total: number; data: string }
+type IdsOf = (order: string, limit: string, offset: string) => string
+
+/**
+ * A page of live contacts as the JSON text of their API shape, with the list's `total` (an
+ * SQL expression), in one statement: ids from `ids` (an index alone, or a tag's rows each
+ * probing its contact), then rows by primary key, read backwards from the total in the second
+ * half (docs/performance.md, "The contacts statements").
+ */
+const listStatement = (name: string, page: PageParams, total: string, orders: readonly [string, string], ids: IdsOf) =>
+  defineQuery<JsonPage>(
     name,
-    `with total as (
-       select ${counterTotal('$1', '$2', '$3')} as n
+    `with total as materialized (
+       select ${total} as n
      )
      select total.n as total,
             coalesce((select ${jsonArrayOf(CONTACT.jsonColumns('c'), 'c.id')}::text
-                        from ${rowsByIds('contacts', 'c', COMPANY, pageIdsArray(PAGE, 'total.n', ['id', 'id desc'], (order, limit, offset) =>
-                           `array(select id from contacts where ${live} order by ${order} limit ${limit} offset ${offset})`))}
-                       where ${withinTotal(PAGE, 'total.n')}), '[]') as data
+                        from ${rowsByIds('contacts', 'c', COMPANY, pageIdsArray(page, 'total.n', orders, ids))}
+                       where ${withinTotal(page, 'total.n')}), '[]') as data
        from total`,
     { replica: true },
   )
 
-// Ids from contacts_company_live_idx (company_id, id) where deleted_at is null.
-const contactsPage = pageStatement('contacts.page', `company_id = ${COMPANY} and deleted_at is null`)
+/** Ids of the live contacts `where` selects, from one index in id order. */
+const liveIds = (where: string): IdsOf => (order, limit, offset) =>
+  `array(select id from contacts where ${where} order by ${order} limit ${limit} offset ${offset})`
 
-// Ids from contacts_company_user_live_idx (company_id, user_id, id) where deleted_at is null.
-const contactsPageOfUser = pageStatement(
-  'contacts.pageOfUser',
-  `company_id = ${COMPANY} and user_id = $6 and deleted_at is null`,
-)
+/**
+ * The rows of a tag (`tag`, an SQL expression) whose contact is live and passes `also` (on
+ * `c`): contact_tags_tag_idx (tag_id, company_id, contact_id) in contact order, each contact
+ * probed by its primary key (a LIMIT 1 lookup, which no statistics turn into a join).
+ */
+const tagged = (tag: string, also = '') => `contact_tags ct
+              cross join lateral (select from contacts c
+                                   where c.company_id = ${COMPANY} and c.id = ct.contact_id and c.deleted_at is null${also}
+                                   limit 1) live
+        where ct.tag_id = ${tag} and ct.company_id = ${COMPANY}`
+const taggedIds = (tag: string, also?: string): IdsOf => (order, limit, offset) =>
+  `array(select ct.contact_id from ${tagged(tag, also)} order by ${order} limit ${limit} offset ${offset})`
+const TAG_ORDERS = ['ct.contact_id', 'ct.contact_id desc'] as const
 
-/** A page of live contacts (of one owner when userId is given) as a JSON array (text), and the list's total from `counter`. */
-export async function contactsPageJson(
-  db: Db,
-  companyId: CompanyId,
-  counter: { list: string; key: number },
-  userId: number | undefined,
-  page: PageSlice,
-): Promise<{ total: number; data: string }> {
-  const params = [companyId, counter.list, counter.key, page.limit, page.offset]
+// One filter or none: the total from a counter ($2 list, $3 key), $4 limit, $5 offset, $6 the filter.
+const PAGE = pageParams(4, 5)
+const COUNTED = counterTotal('$1', '$2', '$3')
+
+// contacts_company_live_idx (company_id, id) where deleted_at is null.
+const contactsPage = listStatement('contacts.page', PAGE, COUNTED, ['id', 'id desc'], liveIds(`company_id = ${COMPANY} and deleted_at is null`))
+
+// contacts_company_user_live_idx (company_id, user_id, id) where deleted_at is null.
+const contactsPageOfUser = listStatement('contacts.pageOfUser', PAGE, COUNTED, ['id', 'id desc'],
+  liveIds(`company_id = ${COMPANY} and user_id = $6 and deleted_at is null`))
+
+// contacts_company_stage_live_idx (company_id, stage, id) where deleted_at is null.
+const contactsPageOfStage = listStatement('contacts.pageOfStage', PAGE, COUNTED, ['id', 'id desc'],
+  liveIds(`company_id = ${COMPANY} and stage = $6::contact_stage and deleted_at is null`))
+
+// contact_tags_tag_idx, each contact probed (`tagged`).
+const contactsPageOfTag = listStatement('contacts.pageOfTag', PAGE, COUNTED, TAG_ORDERS, taggedIds('$6::bigint'))
+
+// An owner and a stage: the owner's index (or the stage's), the other tested on each row.
+const contactsPageOfUserStage = listStatement('contacts.pageOfUserStage', PAGE, COUNTED, ['id', 'id desc'],
+  liveIds(`company_id = ${COMPANY} and user_id = $6 and stage = $7::contact_stage and deleted_at is null`))
+
+// A tag with an owner ($5) or a stage ($6) or both: no counter; the tag's rows, each contact
+// probed in contacts_company_live_idx, which holds the owner and the stage (an index-only
+// probe: about a microsecond a row). $2 limit, $3 offset, $4 the tag.
+const FILTERED_PAGE = pageParams(2, 3)
+const TAG_ALSO = ' and ($5::bigint is null or c.user_id = $5) and ($6::contact_stage is null or c.stage = $6)'
+const contactsPageOfTagFiltered = listStatement('contacts.pageOfTagFiltered', FILTERED_PAGE,
+  `(select count(*) from ${tagged('$4::bigint', TAG_ALSO)})`, TAG_ORDERS, taggedIds('$4::bigint', TAG_ALSO))
+
+/** A page of the live contacts that pass `filters`, as a JSON array (text), and their total. */
+export async function contactsPageJson(db: Db, companyId: CompanyId, filters: ContactFilters, page: PageSlice): Promise<JsonPage> {
+  const { userId, stage, tagId } = filters
+  const window = [page.limit, page.offset]
+  if (tagId !== undefined) {
+    return userId === undefined && stage === undefined
+      ? runSingle(db, contactsPageOfTag, [companyId, CONTACTS_BY_TAG, tagId, ...window, tagId])
+      : runSingle(db, contactsPageOfTagFiltered, [companyId, ...window, tagId, userId ?? null, stage ?? null])
+  }
+  if (stage !== undefined) {
+    const position = STAGES.indexOf(stage)
+    return userId === undefined
+      ? runSingle(db, contactsPageOfStage, [companyId, CONTACTS_BY_STAGE, position, ...window, stage])
+      : runSingle(db, contactsPageOfUserStage, [companyId, CONTACTS_BY_USER_STAGE, userId * 8 + position, ...window, userId, stage])
+  }
   return userId === undefined
-    ? runSingle(db, contactsPage, params)
-    : runSingle(db, contactsPageOfUser, [...params, userId])
+    ? runSingle(db, contactsPage, [companyId, CONTACTS, 0, ...window])
+    : runSingle(db, contactsPageOfUser, [companyId, CONTACTS_BY_USER, userId, ...window, userId])
 }
 
 // Search: a case-insensitive substring of the full name, the business or the email. The
@@ -104,11 +171,19 @@ export async function contactsPageJson(
 // in one of the three. contacts_search_trgm_idx, GIN (company_id, user_id, search_text
 // gin_trgm_ops) on live contacts, narrows a term that has a trigram, of one owner or not
 // (migrations/0007_contact_search.sql).
-/** The contacts searched: the company's live ones, of one owner ($5) in the *OfUser statements. */
+// Every search statement takes $1 company, $2 term, $3 limit, $4 offset; those below also $5
+// a stage and $6 a tag (each null for none), and the *OfUser ones $7 the owner.
+/** The contacts searched: the company's live ones, of one owner ($7) in the *OfUser statements. */
 const searched = (ofUser: boolean) =>
-  `c.company_id = ${COMPANY} and c.deleted_at is null${ofUser ? ' and c.user_id = $5' : ''}`
+  `c.company_id = ${COMPANY} and c.deleted_at is null${ofUser ? ' and c.user_id = $7' : ''}`
+/** A stage and a tag filter (parameters, null for none), tested on each contact `c` (a tag by contact_tags' primary key). */
+const stageAndTag = (stage: string, tag: string) => `(${stage}::contact_stage is null or c.stage = ${stage})
+              and (${tag}::bigint is null or exists (select from contact_tags ct where ct.company_id = $1 and ct.contact_id = c.id and ct.tag_id = ${tag}))`
+const FILTERS = stageAndTag('$5', '$6')
+/** `text` as a LIKE pattern's literal part (`%`, `_` and `\` escaped). */
+const likeLiteral = (text: string) => `replace(replace(replace(${text}, '\\', '\\\\'), '%', '\\%'), '_', '\\_')`
 /** The term as a LIKE pattern (`%`, `_` and `\` literal), which the GIN index serves. */
-const TERM_PATTERN = `'%' || replace(replace(replace(lower($2::text), '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%'`
+const TERM_PATTERN = `'%' || ${likeLiteral('lower($2::text)')} || '%'`
 // Compared with `(select …)`, as the company is, so that the plan never weighs the pattern
 // against statistics: the trigram index, whatever the term.
 const TERM_LIKE = `c.search_text like (select ${TERM_PATTERN})`
@@ -129,16 +204,21 @@ export const SEARCH_CANDIDATES = 10_000
 // through the live index, or in a pass over the table when they are a sixth of its rows or
 // more (`scope`, decided as the statement runs; docs/performance.md, "The contacts statements").
 const SEARCHED_COUNTER = (ofUser: boolean) =>
-  ofUser ? counterTotal('$1::bigint', "'contacts_by_user'", '$5') : counterTotal('$1::bigint', "'contacts'", '0')
+  ofUser ? counterTotal('$1::bigint', `'${CONTACTS_BY_USER}'`, '$7') : counterTotal('$1::bigint', `'${CONTACTS}'`, '0')
 /** The pass's condition: the live contacts searched, written so that no index serves it. */
 const passed = (ofUser: boolean) =>
-  `c.company_id + 0 = $1::bigint and c.deleted_at is null${ofUser ? ' and c.user_id + 0 = $5' : ''}`
+  `c.company_id + 0 = $1::bigint and c.deleted_at is null${ofUser ? ' and c.user_id + 0 = $7' : ''}`
 const passOrIndexCount = (ofUser: boolean, test: string) => `case
          when (select pass from scope)
          then (select count(*) from contacts c where ${passed(ofUser)} and ${test})
          else (select count(*) from (select from contacts c where ${searched(ofUser)} and ${test}
                                       order by c.id limit (select 9223372036854775807)) m)
        end`
+/** Whether the company's (the owner's) contacts are a sixth of the table or more: a pass then costs less than the index. */
+const scopeCte = (ofUser: boolean) => `scope as materialized (
+       select s.n, s.n * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass) as pass
+         from (select ${SEARCHED_COUNTER(ofUser)} as n) s
+     )`
 
 // A sample of the first SEARCH_SAMPLE contacts searched estimates how many match, and
 // decides whether the matches are collected first (`collect`); a wrong guess costs time,
@@ -147,10 +227,7 @@ const passOrIndexCount = (ofUser: boolean, test: string) => `case
 export const SEARCH_SAMPLE = 2_000
 
 /** The CTEs that give a search its `scope`, `collect` decision, `candidates` and `known` total (if they are all). */
-const candidateCtes = (ofUser: boolean, trigram: boolean, test: string) => `scope as materialized (
-       select s.n, s.n * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass) as pass
-         from (select ${SEARCHED_COUNTER(ofUser)} as n) s
-     ), sample as materialized (
+const candidateCtes = (ofUser: boolean, trigram: boolean, test: string) => `${scopeCte(ofUser)}, sample as materialized (
        select count(*) filter (where t.hit) as hits, count(*) as seen
          from (select ${test} as hit from contacts c
                 where ${trigram ? '' : '(select pass from scope) and '}${searched(ofUser)} order by c.id limit ${SEARCH_SAMPLE}) t
@@ -162,7 +239,7 @@ const candidateCtes = (ofUser: boolean, trigram: boolean, test: string) => `scop
      ), candidates as materialized (
        select m.id
          from (select c.id from contacts c
-                where ${trigram ? `${searched(ofUser)} and ${TERM_LIKE}` : `${passed(ofUser)} and ${test}`}
+                where ${trigram ? `${searched(ofUser)} and ${TERM_LIKE} and ${FILTERS}` : `${passed(ofUser)} and ${test}`}
                 limit ${SEARCH_CANDIDATES + 1}) m
         where (select collect from decision) -- above the LIMIT: nothing is read when not collecting
      ), known as (
@@ -172,16 +249,26 @@ const candidateCtes = (ofUser: boolean, trigram: boolean, test: string) => `scop
 
 const SEARCH_PAGE = pageParams(3, 4)
 
-// A page of a search with its exact total, in one statement ($1 company, $2 term, $3 limit,
-// $4 offset, $5 the owner): every part an InitPlan or a MATERIALIZED CTE, run at most once
-// whatever the planner believes, so no per-row loop (test/contacts/contacts-search.test.ts).
-// At most SEARCH_CANDIDATES matches are the match set; more are counted, and the page read in
-// id order, forwards or backwards from the total (docs/performance.md, "The contacts statements").
-const searchStatement = (name: string, ofUser: boolean, trigram: boolean, test: string) => {
+/** The page's records: `page.ids` by primary key, in id order, each row with the total (a row of nulls past the end). */
+const SEARCH_RECORDS = `select page.total, p.*
+       from page
+       left join lateral (
+         select ${CONTACT_RECORD}
+           from ${rowsByIds('contacts', 'c', COMPANY, 'page.ids')}
+          order by c.id
+       ) p on true`
+
+// A page of a search with its exact total, in one statement: every part an InitPlan or a
+// MATERIALIZED CTE, run at most once whatever the planner believes, so no per-row loop
+// (test/contacts/contacts-search.test.ts). At most SEARCH_CANDIDATES matches are the match
+// set; more are counted, and the page read in id order, forwards or backwards from the total
+// (docs/performance.md, "The contacts statements").
+const searchStatement = (name: string, ofUser: boolean, trigram: boolean, term: string) => {
   const where = searched(ofUser)
+  const test = `${term} and ${FILTERS}`
   const count = trigram
     ? `case when (select collect from decision)
-            then (select count(*) from contacts c where ${where} and ${TERM_LIKE})
+            then (select count(*) from contacts c where ${where} and ${TERM_LIKE} and ${FILTERS})
             else ${passOrIndexCount(ofUser, test)}
        end`
     : passOrIndexCount(ofUser, test)
@@ -197,18 +284,12 @@ const searchStatement = (name: string, ofUser: boolean, trigram: boolean, test: 
               })} as ids
          from total
      )
-     select page.total, p.*
-       from page
-       left join lateral (
-         select ${CONTACT_RECORD}
-           from ${rowsByIds('contacts', 'c', COMPANY, 'page.ids')}
-          order by c.id
-       ) p on true`,
+     ${SEARCH_RECORDS}`,
     { replica: true },
   )
 }
 
-// Each for the whole company and for one owner (`c.user_id = $5`, which the GIN index and
+// Each for the whole company and for one owner (`c.user_id = $7`, which the GIN index and
 // contacts_company_user_live_idx serve: an owner's search reads the owner's matches only).
 const SEARCHES = {
   trigram: {
@@ -226,25 +307,120 @@ const SEARCHES = {
 }
 
 /**
- * The statement for a term: one with three letters or digits in a row has a trigram (the
- * index can narrow it); one without (1–2 characters, `a.b`) is counted in one pass over the
- * contacts; one containing U+001F is checked field by field.
+ * A condition that is always true but parallel restricted (pg_backend_pid), on a walk of a few
+ * hundred rows: a generic plan, which cannot see that its LIMIT is small, otherwise spreads the
+ * walk over parallel workers, whose start (20 ms on a busy 2-core machine) costs more than the walk.
  */
-export function searchStatementFor(term: string, ofUser = false) {
+const SERIAL = 'pg_backend_pid() <> 0'
+
+/** Rows a walk in id order may read for a 1–2 character term's page before another way is cheaper (about 10 ms). */
+export const GRAM_WALK_ROWS = 20_000
+
+// A term of one or two characters in the whole company (no owner, no filter), `lowered` (the
+// gram): its exact total is the counter of the gram plus the changes of search texts not yet
+// folded into the counters (contact_search_changes), and no contact is read to count it
+// (before: a pass over the table, 180–250 ms at 1 M contacts; docs/performance.md, "The
+// workspace's contacts list at a million contacts"). The page then comes one of three ways
+// (`way`), decided as the statement runs from the total and the company's contacts:
+// - `walk`: in id order through contacts_company_live_idx, forwards or backwards from the
+//   total, when at the matches' density that reads at most GRAM_WALK_ROWS contacts (`an`, a
+//   third of the contacts: 75 for page 1);
+// - `index`: a rare pair of ASCII letters or digits (`lf`, 5 of 1 M): every match from the
+//   trigram index. A match of `lf` is at the start of search_text or after some character x,
+//   and `%xlf%` has a trigram (`xlf`, or ` lf` where x ends a word), so the matches are those
+//   of `lf%` and of `%xlf%` for each character x found before `l` in a live contact (the
+//   counters of the grams ending in `l`, the texts not folded yet, U+001F), each pattern
+//   probed on its own, its LIMIT (never reached) keeping the probe per pattern (as one
+//   `like any`, or a join, PostgreSQL 17 reads the whole table instead);
+// - `pass`: another rare term in a company of a sixth of the table or more, collected in one
+//   pass that stops at the total (`ø`).
+const GRAM = `'${SEARCH_GRAMS}' || right(t.lowered, 1)`
+const searchGram = defineQuery<PageRow<Contact>>(
+  'contacts.searchGram',
+  `with term as materialized (
+       select t.lowered, '%' || ${likeLiteral('t.lowered')} || '%' as pattern,
+              ${GRAM} as list, case when char_length(t.lowered) = 2 then ascii(t.lowered)::bigint else 0 end as key,
+              t.lowered ~ '^[a-z0-9]{2}$' as pair
+         from (select lower($2::text) as lowered) t
+     ), total as materialized (
+       select ${counterTotal('$1', '(select list from term)', '(select key from term)')}
+            + (select coalesce(sum(textlike(coalesce(s.added, ''), (select pattern from term))::int
+                                   - textlike(coalesce(s.removed, ''), (select pattern from term))::int), 0)
+                 from contact_search_changes s where s.company_id = $1) as n
+     ), ${scopeCte(false)}, way as materialized (
+       select case
+                when ${SEARCH_PAGE.offset} >= total.n then 'none'
+                when least(${SEARCH_PAGE.offset} + ${SEARCH_PAGE.limit}, total.n - ${SEARCH_PAGE.offset}) * scope.n
+                     <= total.n * ${GRAM_WALK_ROWS} then 'walk'
+                when total.n <= ${SEARCH_CANDIDATES} and (select pair from term) then 'index'
+                when total.n <= ${SEARCH_CANDIDATES} and scope.pass then 'pass'
+                else 'walk'
+              end as way
+         from total, scope
+     ), before as materialized (
+       select chr(n.key::int) as x
+         from ${COUNTER_ROWS} n
+        where n.company_id = $1 and n.list = (select '${SEARCH_GRAMS}' || left(lowered, 1) from term) and n.key > 0
+          and (select way from way) = 'index'
+        group by n.key
+       having sum(n.value) > 0
+       union
+       select x from contact_search_changes s, unnest(string_to_array(s.added, null)) x
+        where s.company_id = $1 and (select way from way) = 'index'
+       union
+       select E'\\x1f'
+     ), gram_patterns as materialized (
+       select '%' || ${likeLiteral('b.x || t.lowered')} || '%' as pattern from before b, term t
+       union all
+       select ${likeLiteral('lowered')} || '%' from term where (select way from way) = 'index'
+     ), candidates as materialized (
+       select distinct c.id
+         from gram_patterns
+        cross join lateral (select c.id from contacts c
+                             where ${searched(false)} and c.search_text like gram_patterns.pattern
+                               and textlike(c.search_text, (select pattern from term))
+                             limit ${SEARCH_CANDIDATES}) c
+        where (select way from way) = 'index'
+       union all
+       select m.id
+         from (select c.id from contacts c where ${passed(false)} and textlike(c.search_text, (select pattern from term))
+                limit (select n from total)) m
+        where (select way from way) = 'pass' -- above the LIMIT: nothing is read otherwise
+     ), page as materialized (
+       select total.n as total,
+              ${pageIds(SEARCH_PAGE, 'total.n', ['c.id', 'c.id desc'], (order, limit, offset) =>
+                `array(select c.id from contacts c where ${searched(false)} and textlike(c.search_text, (select pattern from term)) and ${SERIAL}
+                        order by ${order} limit ${limit} offset ${offset})`, {
+                first: `when (select way from way) in ('index', 'pass') then array(select id from candidates order by id ${limitOffset(SEARCH_PAGE)})`,
+              })} as ids
+         from total
+     )
+     ${SEARCH_RECORDS}`,
+  { replica: true },
+)
+
+/** A term the gram counters total: one or two characters, lower-cased too (as PostgreSQL may, with full case mapping), without U+001F. */
+const isGram = (term: string) => !term.includes('\u001f') && Array.from(term.toLowerCase()).length <= 2
+
+/**
+ * The statement for a term and its parameters: the gram counters' for one or two characters
+ * in the whole company; else one with three letters or digits in a row has a trigram (the
+ * index can narrow it); one without (`a.b`, or 1–2 characters of an owner or with a filter)
+ * is counted in one pass over the contacts; one containing U+001F is checked field by field.
+ */
+export function searchFor(companyId: CompanyId, term: string, filters: ContactFilters, page: PageSlice) {
+  const { userId, stage, tagId } = filters
+  const base = [companyId, term, page.limit, page.offset]
+  if (userId === undefined && stage === undefined && tagId === undefined && isGram(term)) return { query: searchGram, params: base }
   const shape = term.includes('\u001f') ? SEARCHES.fields : /[\p{L}\p{N}]{3}/u.test(term) ? SEARCHES.trigram : SEARCHES.short
-  return ofUser ? shape.ofUser : shape.all
+  const withFilters = [...base, stage ?? null, tagId ?? null]
+  return userId === undefined ? { query: shape.all, params: withFilters } : { query: shape.ofUser, params: [...withFilters, userId] }
 }
 
-/** A page of the live contacts (of one owner when userId is given) matching `term`, and their total. */
-export async function searchContacts(
-  db: Db,
-  companyId: CompanyId,
-  term: string,
-  userId: number | undefined,
-  page: PageSlice,
-): Promise<Page<Contact>> {
-  const params = [companyId, term, page.limit, page.offset]
-  return unwrapPage(await run(db, searchStatementFor(term, userId !== undefined), userId === undefined ? params : [...params, userId]))
+/** A page of the live contacts that pass `filters` and match `term`, and their total. */
+export async function searchContacts(db: Db, companyId: CompanyId, term: string, filters: ContactFilters, page: PageSlice): Promise<Page<Contact>> {
+  const { query, params } = searchFor(companyId, term, filters, page)
+  return unwrapPage(await run(db, query, params))
 }
 
 /** A row of a walk: a live contact, or a deleted one (whose other columns the caller drops). */
@@ -525,16 +701,17 @@ export async function insertCustomValues(
 }
 
 // The export (GET /contacts/export): the live contacts after id $3, $5 at a time in id order,
-// of one owner ($4) and matching a term ($2, the list's search) when given, all read in one
-// REPEATABLE READ transaction (db.ts, inSnapshot). From contacts_company_live_idx
-// (company_id, id) as one range per batch; the term is tested on each row, as a walk in id
-// order cannot take it from the trigram index.
+// of one owner ($4), of a stage ($6) and a tag ($7), and matching a term ($2, the list's
+// search) when given, all read in one REPEATABLE READ transaction (db.ts, inSnapshot). From
+// contacts_company_live_idx (company_id, id) as one range per batch; the term and the filters
+// are tested on each row, as a walk in id order cannot take them from another index.
 const exportBatchStatement = defineQuery<Contact>(
   'contacts.exportBatch',
   `select ${CONTACT_RECORD}
      from contacts c
     where c.company_id = ${COMPANY} and c.deleted_at is null and c.id > $3::bigint
       and ($4::bigint is null or c.user_id = $4::bigint)
+      and ${stageAndTag('$6', '$7')}
       and ($2::text is null or (${TERM_IN_FIELDS}))
     order by c.id
     limit $5`,
@@ -544,9 +721,62 @@ const exportBatchStatement = defineQuery<Contact>(
 export function contactsExportBatch(
   db: Db,
   companyId: CompanyId,
-  filters: { term: string | undefined; userId: number | undefined },
+  filters: ContactFilters & { term: string | undefined },
   afterId: number,
   limit: number,
 ): Promise<Contact[]> {
-  return run(db, exportBatchStatement, [companyId, filters.term ?? null, afterId, filters.userId ?? null, limit])
+  return run(db, exportBatchStatement, [
+    companyId, filters.term ?? null, afterId, filters.userId ?? null, limit, filters.stage ?? null, filters.tagId ?? null,
+  ])
+}
+
+// The search changes folded into the gram counters: up to $2 of a company's ($1) oldest
+// changes that no other worker holds, deleted and added to the counters of their texts'
+// grams (each text's grams once; an old text's subtracted) in the worker's slot, in (list,
+// key) order. One statement: a search sees either the changes or their counts, never both.
+const foldSearchChangesStatement = defineQuery<{ folded: number }>(
+  'contacts.foldSearchChanges',
+  `with folded as (
+     delete from contact_search_changes s
+      where s.company_id = $1
+        and s.id in (select id from contact_search_changes where company_id = $1 order by id limit $2 for update skip locked)
+     returning s.id, s.added, s.removed
+   ), grams as (
+     select distinct f.id, t.sign, g.tail, g.head
+       from folded f
+      cross join lateral (values (f.added, 1), (f.removed, -1)) t(text, sign)
+      cross join lateral contact_search_grams(t.text) g
+      where t.text is not null
+   ), counted as (
+     ${addToCounters(`select $1::bigint, '${SEARCH_GRAMS}' || tail, head, ${WRITER_SLOT}, sum(sign)
+       from grams
+      group by tail, head
+     having sum(sign) <> 0
+      order by 2, 3`, { slot: true })}
+   )
+   select count(*)::int as folded from folded`,
+)
+
+/** Folds up to `limit` of a company's search changes into the gram counters; answers how many. */
+export async function foldSearchChanges(db: Db, companyId: CompanyId, limit: number): Promise<number> {
+  return (await runSingle(db, foldSearchChangesStatement, [companyId, limit])).folded
+}
+
+// The companies with search changes to fold, in id order, from the primary key (company_id,
+// id): one probe per company, skipping over its changes.
+const searchChangesCompaniesStatement = defineQuery<{ company_id: CompanyId }>(
+  'contacts.searchChangesCompanies',
+  `with recursive pending as (
+     (select company_id from contact_search_changes order by company_id limit 1)
+     union all
+     select (select s.company_id from contact_search_changes s where s.company_id > p.company_id order by s.company_id limit 1)
+       from pending p
+      where p.company_id is not null
+   )
+   select company_id from pending where company_id is not null limit $1`,
+)
+
+/** Up to `limit` companies whose search changes wait to be folded. */
+export async function companiesWithSearchChanges(db: Db, limit: number): Promise<CompanyId[]> {
+  return (await run(db, searchChangesCompaniesStatement, [limit])).map((row) => row.company_id)
 }

@@ -22,7 +22,7 @@ import { batchValidatorCompiler, ContactBatchRequest, ContactBatchResponse } fro
 import texts from './contacts.operations.json' with { type: 'json' }
 
 const CONTACTS_LIST = walkingList({
-  resource: 'contacts', walkRefuses: ['user_id', 'search_term'], pageNeeds: ['page'],
+  resource: 'contacts', walkRefuses: ['user_id', 'search_term', 'stage', 'tag_id'], pageNeeds: ['page'],
   query: ContactsListQuery, pageSchema: ContactsPage,
   walk: contactsWalk, page: contactsPage,
 })

@@ -98,6 +98,8 @@ export const ContactsListQuery = Type.Object({
   ...SyncParams,
   user_id: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_ID, description: 'contacts owned by this user' })),
   search_term: Type.Optional(Str(255, 'a case-insensitive part of the full name, the business or the email')),
+  stage: Type.Optional(Type.Enum(STAGES, { description: 'contacts at this stage (an addition to the reference)' })),
+  tag_id: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_ID, description: 'contacts carrying this tag (an addition to the reference)' })),
 })
 export type ContactsListQuery = Static<typeof ContactsListQuery>
 

@@ -18,6 +18,7 @@ import {
   findContactJson,
   findContactReferences,
   insertContactRecord,
+  type ContactFilters,
   type ContactReferences,
   searchContacts,
 } from './contacts.repository.js'
@@ -221,23 +222,28 @@ export async function getContactJson(db: Db, caller: Caller, id: number): Promis
   return json
 }
 
+/** The filters of a list query (the owner, the stage, one tag) as the repository takes them. */
+const filtersOf = (query: Pick<ContactsListQuery, 'user_id' | 'stage' | 'tag_id'>): ContactFilters => ({
+  userId: query.user_id,
+  stage: query.stage,
+  tagId: query.tag_id,
+})
+
 /**
  * A page of contacts. Totals come from the counters (the rows query is skipped past the
- * end); a search gets its page and its total in one statement, in one of the few search
- * slots of the process (search-slots.ts).
+ * end), or are counted where two filters meet; a search gets its page and its total in one
+ * statement, in one of the few search slots of the process (search-slots.ts).
  */
 export async function contactsPage(db: Db, caller: Caller, query: ContactsListQuery & PageRequest): Promise<ListPage> {
   const { companyId } = caller
   const window = pageWindow(query)
-  const userId = query.user_id
+  const filters = filtersOf(query)
   const search = query.search_term === '' ? undefined : query.search_term
   if (search !== undefined) {
-    const { total, rows } = await searchSlots.run(() => searchContacts(db, companyId, search, userId, window))
+    const { total, rows } = await searchSlots.run(() => searchContacts(db, companyId, search, filters, window))
     return { window, total, data: rows }
   }
-  const counter =
-    userId === undefined ? { list: CONTACTS_COUNTER, key: 0 } : { list: CONTACTS_BY_USER_COUNTER, key: userId }
-  const { total, data } = await contactsPageJson(db, companyId, counter, userId, window)
+  const { total, data } = await contactsPageJson(db, companyId, filters, window)
   return { window, total, json: data }
 }
 
@@ -306,14 +312,18 @@ export function contactBusiness(db: Db, caller: Caller, id: number) {
 export const EXPORT_BATCH = 1000
 
 /**
- * Every live contact of a view of the list (its owner and search filters), in id order, a
- * batch at a time: run it in one snapshot (db.ts, inSnapshot) for a consistent export.
+ * Every live contact of a view of the list (its owner, stage, tag and search filters), in id
+ * order, a batch at a time: run it in one snapshot (db.ts, inSnapshot) for a consistent export.
  */
-export async function* contactsForExport(db: Db, companyId: CompanyId, filters: Pick<ContactsListQuery, 'user_id' | 'search_term'>): AsyncGenerator<Contact> {
+export async function* contactsForExport(
+  db: Db,
+  companyId: CompanyId,
+  filters: Pick<ContactsListQuery, 'user_id' | 'search_term' | 'stage' | 'tag_id'>,
+): AsyncGenerator<Contact> {
   const term = filters.search_term === '' ? undefined : filters.search_term
   let afterId = 0
   for (;;) {
-    const rows = await contactsExportBatch(db, companyId, { term, userId: filters.user_id }, afterId, EXPORT_BATCH)
+    const rows = await contactsExportBatch(db, companyId, { term, ...filtersOf(filters) }, afterId, EXPORT_BATCH)
     yield* rows
     const last = rows.at(-1)
     if (last === undefined || rows.length < EXPORT_BATCH) return

@@ -1,10 +1,11 @@
-// Contacts (/contacts): the company's contacts, 25 a page, with the search, the owner filter
-// and the page in the address; a checkbox per row and Add to flow.
+// Contacts (/contacts): the company's contacts, 25 a page, with the search, the owner, stage
+// and tag filters and the page in the address; a checkbox per row and Add to flow.
 import type { Contact } from '../../modules/contacts/contacts.service.js'
+import { STAGES } from '../../modules/contacts/contacts.schemas.js'
 import { html, type Html } from '../shared/html.js'
 import { field, postForm, type FormState } from '../frame/form.js'
 import { formatter, layout, time, type Chrome } from '../frame/frame.js'
-import type { ContactsView } from './contacts.schemas.js'
+import { VIEW_FIELDS, type ContactsView } from './contacts.schemas.js'
 
 export const CONTACTS = '/contacts'
 export const PER_PAGE = 25
@@ -15,6 +16,11 @@ export interface Person {
 }
 
 export interface FlowChoice {
+  id: number
+  name: string
+}
+
+export interface TagChoice {
   id: number
   name: string
 }
@@ -33,6 +39,7 @@ export interface ContactsListView {
   contacts: Contact[]
   total: number
   owners: Person[]
+  tags: TagChoice[]
   flows: FlowChoice[]
   timezone: string
   csrf: string
@@ -56,18 +63,24 @@ export const STAGE_LABELS: Record<string, string> = {
   lost: 'Lost',
 }
 
+/** The view's search and filters as typed into its form ('' where none). */
+const viewValues = (view: ContactsView): FormState['values'] =>
+  Object.fromEntries(VIEW_FIELDS.map((name) => [name, view[name] === undefined ? '' : String(view[name])]))
+
+/** Whether the view narrows the list (a search or a filter). */
+const narrowed = (view: ContactsView) => VIEW_FIELDS.some((name) => view[name] !== undefined && view[name] !== '')
+
 /** The list's address for a view: only the parameters that are set, so addresses stay short and stable. */
 export function viewHref(view: ContactsView, change: Partial<ContactsView> = {}): string {
   const merged = { ...view, ...change }
   const params = new URLSearchParams()
-  if (merged.search_term !== undefined && merged.search_term !== '') params.set('search_term', merged.search_term)
-  if (merged.user_id !== undefined) params.set('user_id', String(merged.user_id))
+  for (const [name, value] of Object.entries(viewValues(merged))) if (value !== '') params.set(name, String(value))
   if (merged.page !== undefined && merged.page > 1) params.set('page', String(merged.page))
   const query = params.toString()
   return query === '' ? CONTACTS : `${CONTACTS}?${query}`
 }
 
-/** Contacts → Export of a view: its search and owner, as CSV (/contacts/export). */
+/** Contacts → Export of a view: its search and filters, as CSV (/contacts/export). */
 function exportHref(view: ContactsView): string {
   const query = viewHref({ ...view, page: 1 }).slice(CONTACTS.length)
   return `${CONTACTS}/export${query}`
@@ -93,7 +106,7 @@ function pager(view: ContactsView, total: number): Html {
 export function contactsPage(chrome: Chrome, list: ContactsListView): Html {
   const format = formatter(list.timezone)
   const owners = new Map(list.owners.map((owner) => [owner.id, owner.name]))
-  const viewState = list.viewState ?? { values: { search_term: list.view.search_term ?? '', user_id: list.view.user_id === undefined ? '' : String(list.view.user_id) }, errors: {} }
+  const viewState = list.viewState ?? { values: viewValues(list.view), errors: {} }
   const addState = list.addState ?? { values: {}, errors: {} }
   return layout(
     chrome,
@@ -108,7 +121,10 @@ ${list.flash && addedNotice(list.flash)}
 <form method="get" action="${CONTACTS}" class="filters" role="search" aria-label="Contacts">
   ${field(viewState, { name: 'search_term', label: 'Search', type: 'search', maxlength: 255, hint: 'Part of a name, a business or an email', id: 'search' })}
   ${field(viewState, { name: 'user_id', label: 'Owner', type: 'select', options: [['', 'Anyone'], ...list.owners.map((owner) => [String(owner.id), owner.name] as const)] })}
+  ${field(viewState, { name: 'stage', label: 'Stage', type: 'select', options: [['', 'Any stage'], ...STAGES.map((stage) => [stage, STAGE_LABELS[stage] ?? stage] as const)] })}
+  ${field(viewState, { name: 'tag_id', label: 'Tag', type: 'select', options: [['', 'Any tag'], ...list.tags.map((tag) => [String(tag.id), tag.name] as const)] })}
   <button type="submit">Show</button>
+  ${(narrowed(list.view) || list.viewState) && html`<a href="${CONTACTS}" class="clear-view">Clear</a>`}
 </form>
 ${postForm({
   action: `${CONTACTS}/add-to-flow`,
@@ -120,7 +136,7 @@ ${postForm({
   shown: ['flow_id', 'contact_ids'],
   fields: html`<div class="table-wrap" id="contacts-results">
   ${list.contacts.length === 0
-    ? html`<p class="muted">${list.view.search_term ? 'No contact matches this search.' : 'No contacts here yet.'}</p>`
+    ? html`<p class="muted">${list.viewState ? 'Nothing to show: see the refusal above.' : narrowed(list.view) ? 'No contact matches this view.' : 'No contacts here yet.'}</p>`
     : html`<table class="records contacts">
     <caption class="visually-hidden">Contacts, last change in ${list.timezone}</caption>
     <thead><tr>

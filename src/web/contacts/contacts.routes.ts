@@ -3,6 +3,7 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { contactsPage as listContacts, getContactJson, type Contact } from '../../modules/contacts/contacts.service.js'
 import { addContacts } from '../../modules/flows/flows.service.js'
+import { tagsOfCompany } from '../../modules/tags/tags.service.js'
 import { listUsers } from '../../modules/users/users.service.js'
 import type { Caller } from '../../tenancy.js'
 import { readForm, refusalsOf, typedValues, type FormState } from '../frame/form.js'
@@ -10,7 +11,7 @@ import { sendPage } from '../frame/frame.js'
 import { formRoute, pageRoute, signedIn, webCaller, type PageGroupOptions, type SignedIn } from '../frame/guard.js'
 import { CONTACTS, contactsPage, fullName, PER_PAGE, type AddedFlash } from './contacts.pages.js'
 import contactPages from './contact.routes.js'
-import { AddToFlowForm, ContactsView } from './contacts.schemas.js'
+import { AddToFlowForm, ContactsView, VIEW_FIELDS } from './contacts.schemas.js'
 import { flowChoices } from './flow-choices.js'
 
 const contactsPages: FastifyPluginAsync<PageGroupOptions> = async (app, options) => {
@@ -18,11 +19,12 @@ const contactsPages: FastifyPluginAsync<PageGroupOptions> = async (app, options)
   /** The list at `query` (the address); after a refused Add to flow, with that form as typed and its refusals (422). */
   async function listPage(current: SignedIn, caller: Caller, query: unknown, extra: { flash?: AddedFlash | undefined; addState?: FormState } = {}) {
     const read = readForm(ContactsView, query)
-    const [users, flows] = await Promise.all([listUsers(app.db, current.account.companyId), flowChoices(app.db, caller)])
+    const [users, tagList, flows] = await Promise.all([listUsers(app.db, current.account.companyId), tagsOfCompany(app.db, caller), flowChoices(app.db, caller)])
     const owners = users.data.map((user) => ({ id: user.id, name: user.name }))
-    const common = { owners, flows, timezone: current.account.timezone, csrf: current.csrf, ...extra }
+    const tags = tagList.data.map((tag) => ({ id: tag.id, name: tag.name })).sort((a, b) => a.name.localeCompare(b.name))
+    const common = { owners, tags, flows, timezone: current.account.timezone, csrf: current.csrf, ...extra }
     if (!read.ok) {
-      const viewState: FormState = { values: typedValues(query, ['search_term', 'user_id']), errors: read.errors }
+      const viewState: FormState = { values: typedValues(query, VIEW_FIELDS), errors: read.errors }
       return { status: 422, page: contactsPage(current.chrome, { ...common, view: {}, contacts: [], total: 0, viewState }) }
     }
     const view = read.value

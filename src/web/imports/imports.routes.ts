@@ -146,7 +146,8 @@ const importsPages: FastifyPluginAsync<PageGroupOptions> = async (app, { config,
     if (!read.ok) {
       return sendPage(reply, 422, errorPage(current.chrome, 'Export refused', `This view cannot be exported: ${Object.values(read.errors).flat().join('; ')}.`, { href: '/contacts', text: 'Back to contacts' }))
     }
-    const lines = await exportContacts(app.db, webCaller(request, current.account, now()), { search_term: read.value.search_term, user_id: read.value.user_id })
+    const { search_term, user_id, stage, tag_id } = read.value
+    const lines = await exportContacts(app.db, webCaller(request, current.account, now()), { search_term, user_id, stage, tag_id })
     return reply.type(CSV).header('content-disposition', 'attachment; filename="contacts.csv"').send(Readable.from(lines, { objectMode: false }))
   })
 }

@@ -38,25 +38,37 @@ function swap(page, id) {
   if (now && next) now.replaceWith(next)
 }
 
-// Search as you type: the list of the filters form is fetched again as the text changes,
-// and the address follows, so the view can still be bookmarked.
+// Search as you type: the list of the filters form is fetched again as the text changes, and
+// the address follows (replaced, not added to the history: one entry per search, not per key),
+// so the view can still be bookmarked. A filter chosen shows its view at once, as a page of
+// its own, so that the back button returns to the view before it.
 for (const input of document.querySelectorAll('form.filters input[type="search"]')) {
   const form = input.form
   let timer
   let latest = 0
+  const refresh = async () => {
+    const url = form.action + '?' + new URLSearchParams(new FormData(form)).toString()
+    const asked = ++latest
+    const { response, page } = await pageAt(url)
+    if (asked !== latest || !response.ok) return
+    swap(page, 'contacts-results')
+    swap(page, 'contacts-pager')
+    history.replaceState(null, '', response.url)
+  }
   input.addEventListener('input', () => {
     clearTimeout(timer)
-    timer = setTimeout(async () => {
-      const url = form.action + '?' + new URLSearchParams(new FormData(form)).toString()
-      const asked = ++latest
-      const { response, page } = await pageAt(url)
-      if (asked !== latest || !response.ok) return
-      swap(page, 'contacts-results')
-      swap(page, 'contacts-pager')
-      history.replaceState(null, '', response.url)
-    }, 250)
+    timer = setTimeout(refresh, 250)
   })
+  for (const select of form.querySelectorAll('select')) select.addEventListener('change', () => form.requestSubmit())
 }
+// Back to a view, the browser shows its page with the fields as they were left (a filter just
+// chosen): they show the view of the address again.
+addEventListener('pageshow', () => {
+  const view = new URLSearchParams(location.search)
+  for (const field of document.querySelectorAll('form.filters select, form.filters input[type="search"]')) {
+    field.value = view.get(field.name) ?? ''
+  }
+})
 
 // Mark done without a reload: the form is posted, and the tasks of the page it answers
 // (after its 303) replace these; focus moves to the tasks heading.

@@ -6,7 +6,7 @@ select (select row_to_json(j) from (select c.id, c.user_id, c.first_name, c.last
  where c.company_id = (select $1::bigint) and c.id = $2 and c.deleted_at is null;
 
 -- contacts.page (replica: src/db/replica.ts)
-with total as (
+with total as materialized (
   select coalesce((select sum(value) from counters where company_id = $1 and list = $2 and key = $3), 0)::bigint as n
 )
 select total.n as total,
@@ -18,8 +18,67 @@ select total.n as total,
                   where $5::bigint < total.n), '[]') as data
   from total;
 
+-- contacts.pageOfStage (replica: src/db/replica.ts)
+with total as materialized (
+  select coalesce((select sum(value) from counters where company_id = $1 and list = $2 and key = $3), 0)::bigint as n
+)
+select total.n as total,
+       coalesce((select array_to_json(array_agg((select j from (select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, c.tags_json as tags, c.custom_fields_json as custom_fields, to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(c.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j) order by c.id))::text
+                   from unnest(case when $5::bigint < total.n - $5::bigint then array(select id from contacts where company_id = (select $1::bigint) and stage = $6::contact_stage and deleted_at is null order by id limit $4 offset $5::bigint)
+            else array(select id from contacts where company_id = (select $1::bigint) and stage = $6::contact_stage and deleted_at is null order by id desc limit greatest(least($4, total.n - $5::bigint), 0) offset greatest(total.n - $5::bigint - $4, 0))
+       end) as page_ids(page_id)
+     cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c
+                  where $5::bigint < total.n), '[]') as data
+  from total;
+
+-- contacts.pageOfTag (replica: src/db/replica.ts)
+with total as materialized (
+  select coalesce((select sum(value) from counters where company_id = $1 and list = $2 and key = $3), 0)::bigint as n
+)
+select total.n as total,
+       coalesce((select array_to_json(array_agg((select j from (select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, c.tags_json as tags, c.custom_fields_json as custom_fields, to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(c.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j) order by c.id))::text
+                   from unnest(case when $5::bigint < total.n - $5::bigint then array(select ct.contact_id from contact_tags ct
+         cross join lateral (select from contacts c
+                              where c.company_id = (select $1::bigint) and c.id = ct.contact_id and c.deleted_at is null
+                              limit 1) live
+   where ct.tag_id = $6::bigint and ct.company_id = (select $1::bigint) order by ct.contact_id limit $4 offset $5::bigint)
+            else array(select ct.contact_id from contact_tags ct
+         cross join lateral (select from contacts c
+                              where c.company_id = (select $1::bigint) and c.id = ct.contact_id and c.deleted_at is null
+                              limit 1) live
+   where ct.tag_id = $6::bigint and ct.company_id = (select $1::bigint) order by ct.contact_id desc limit greatest(least($4, total.n - $5::bigint), 0) offset greatest(total.n - $5::bigint - $4, 0))
+       end) as page_ids(page_id)
+     cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c
+                  where $5::bigint < total.n), '[]') as data
+  from total;
+
+-- contacts.pageOfTagFiltered (replica: src/db/replica.ts)
+with total as materialized (
+  select (select count(*) from contact_tags ct
+         cross join lateral (select from contacts c
+                              where c.company_id = (select $1::bigint) and c.id = ct.contact_id and c.deleted_at is null and ($5::bigint is null or c.user_id = $5) and ($6::contact_stage is null or c.stage = $6)
+                              limit 1) live
+   where ct.tag_id = $4::bigint and ct.company_id = (select $1::bigint)) as n
+)
+select total.n as total,
+       coalesce((select array_to_json(array_agg((select j from (select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, c.tags_json as tags, c.custom_fields_json as custom_fields, to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(c.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j) order by c.id))::text
+                   from unnest(case when $3::bigint < total.n - $3::bigint then array(select ct.contact_id from contact_tags ct
+         cross join lateral (select from contacts c
+                              where c.company_id = (select $1::bigint) and c.id = ct.contact_id and c.deleted_at is null and ($5::bigint is null or c.user_id = $5) and ($6::contact_stage is null or c.stage = $6)
+                              limit 1) live
+   where ct.tag_id = $4::bigint and ct.company_id = (select $1::bigint) order by ct.contact_id limit $2 offset $3::bigint)
+            else array(select ct.contact_id from contact_tags ct
+         cross join lateral (select from contacts c
+                              where c.company_id = (select $1::bigint) and c.id = ct.contact_id and c.deleted_at is null and ($5::bigint is null or c.user_id = $5) and ($6::contact_stage is null or c.stage = $6)
+                              limit 1) live
+   where ct.tag_id = $4::bigint and ct.company_id = (select $1::bigint) order by ct.contact_id desc limit greatest(least($2, total.n - $3::bigint), 0) offset greatest(total.n - $3::bigint - $2, 0))
+       end) as page_ids(page_id)
+     cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c
+                  where $3::bigint < total.n), '[]') as data
+  from total;
+
 -- contacts.pageOfUser (replica: src/db/replica.ts)
-with total as (
+with total as materialized (
   select coalesce((select sum(value) from counters where company_id = $1 and list = $2 and key = $3), 0)::bigint as n
 )
 select total.n as total,
@@ -31,13 +90,27 @@ select total.n as total,
                   where $5::bigint < total.n), '[]') as data
   from total;
 
+-- contacts.pageOfUserStage (replica: src/db/replica.ts)
+with total as materialized (
+  select coalesce((select sum(value) from counters where company_id = $1 and list = $2 and key = $3), 0)::bigint as n
+)
+select total.n as total,
+       coalesce((select array_to_json(array_agg((select j from (select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, c.tags_json as tags, c.custom_fields_json as custom_fields, to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(c.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j) order by c.id))::text
+                   from unnest(case when $5::bigint < total.n - $5::bigint then array(select id from contacts where company_id = (select $1::bigint) and user_id = $6 and stage = $7::contact_stage and deleted_at is null order by id limit $4 offset $5::bigint)
+            else array(select id from contacts where company_id = (select $1::bigint) and user_id = $6 and stage = $7::contact_stage and deleted_at is null order by id desc limit greatest(least($4, total.n - $5::bigint), 0) offset greatest(total.n - $5::bigint - $4, 0))
+       end) as page_ids(page_id)
+     cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c
+                  where $5::bigint < total.n), '[]') as data
+  from total;
+
 -- contacts.search (replica: src/db/replica.ts)
 with scope as materialized (
   select s.n, s.n * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass) as pass
     from (select coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts' and key = 0), 0)::bigint as n) s
 ), sample as materialized (
   select count(*) filter (where t.hit) as hits, count(*) as seen
-    from (select textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) as hit from contacts c
+    from (select textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) and ($5::contact_stage is null or c.stage = $5)
+         and ($6::bigint is null or exists (select from contact_tags ct where ct.company_id = $1 and ct.contact_id = c.id and ct.tag_id = $6)) as hit from contacts c
            where c.company_id = (select $1::bigint) and c.deleted_at is null order by c.id limit 2000) t
 ), decision as materialized (
   select not (sample.hits * 20 >= sample.seen and sample.hits * scope.n > 10000::bigint * sample.seen) as collect
@@ -45,7 +118,8 @@ with scope as materialized (
 ), candidates as materialized (
   select m.id
     from (select c.id from contacts c
-           where c.company_id = (select $1::bigint) and c.deleted_at is null and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+           where c.company_id = (select $1::bigint) and c.deleted_at is null and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') and ($5::contact_stage is null or c.stage = $5)
+         and ($6::bigint is null or exists (select from contact_tags ct where ct.company_id = $1 and ct.contact_id = c.id and ct.tag_id = $6))
            limit 10001) m
    where (select collect from decision) -- above the LIMIT: nothing is read when not collecting
 ), known as (
@@ -53,11 +127,14 @@ with scope as materialized (
     from candidates
 ), total as materialized (
   select coalesce((select n from known), case when (select collect from decision)
-       then (select count(*) from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+       then (select count(*) from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') and ($5::contact_stage is null or c.stage = $5)
+         and ($6::bigint is null or exists (select from contact_tags ct where ct.company_id = $1 and ct.contact_id = c.id and ct.tag_id = $6)))
        else case
     when (select pass from scope)
-    then (select count(*) from contacts c where c.company_id + 0 = $1::bigint and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')))
-    else (select count(*) from (select from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+    then (select count(*) from contacts c where c.company_id + 0 = $1::bigint and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) and ($5::contact_stage is null or c.stage = $5)
+         and ($6::bigint is null or exists (select from contact_tags ct where ct.company_id = $1 and ct.contact_id = c.id and ct.tag_id = $6)))
+    else (select count(*) from (select from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) and ($5::contact_stage is null or c.stage = $5)
+         and ($6::bigint is null or exists (select from contact_tags ct where ct.company_id = $1 and ct.contact_id = c.id and ct.tag_id = $6))
                                  order by c.id limit (select 9223372036854775807)) m)
   end
   end) as n
@@ -65,8 +142,10 @@ with scope as materialized (
   select total.n as total,
          case when (select n from known) is not null then array(select id from candidates order by id limit $3 offset $4::bigint)
             when $4::bigint >= total.n then '{}'::bigint[]
-            when $4::bigint < total.n - $4::bigint then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id limit $3 offset $4::bigint)
-            else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id desc limit greatest(least($3, total.n - $4::bigint), 0) offset greatest(total.n - $4::bigint - $3, 0))
+            when $4::bigint < total.n - $4::bigint then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) and ($5::contact_stage is null or c.stage = $5)
+         and ($6::bigint is null or exists (select from contact_tags ct where ct.company_id = $1 and ct.contact_id = c.id and ct.tag_id = $6)) order by c.id limit $3 offset $4::bigint)
+            else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) and ($5::contact_stage is null or c.stage = $5)
+         and ($6::bigint is null or exists (select from contact_tags ct where ct.company_id = $1 and ct.contact_id = c.id and ct.tag_id = $6)) order by c.id desc limit greatest(least($3, total.n - $4::bigint), 0) offset greatest(total.n - $4::bigint - $3, 0))
        end as ids
     from total
 )
@@ -87,7 +166,8 @@ with scope as materialized (
   select count(*) filter (where t.hit) as hits, count(*) as seen
     from (select textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
          and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
-              or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) as hit from contacts c
+              or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) and ($5::contact_stage is null or c.stage = $5)
+         and ($6::bigint is null or exists (select from contact_tags ct where ct.company_id = $1 and ct.contact_id = c.id and ct.tag_id = $6)) as hit from contacts c
            where (select pass from scope) and c.company_id = (select $1::bigint) and c.deleted_at is null order by c.id limit 2000) t
 ), decision as materialized (
   select scope.pass and sample.hits * scope.n <= 2500::bigint * sample.seen as collect
@@ -97,7 +177,8 @@ with scope as materialized (
     from (select c.id from contacts c
            where c.company_id + 0 = $1::bigint and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
          and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
-              or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+              or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) and ($5::contact_stage is null or c.stage = $5)
+         and ($6::bigint is null or exists (select from contact_tags ct where ct.company_id = $1 and ct.contact_id = c.id and ct.tag_id = $6))
            limit 10001) m
    where (select collect from decision) -- above the LIMIT: nothing is read when not collecting
 ), known as (
@@ -108,10 +189,12 @@ with scope as materialized (
     when (select pass from scope)
     then (select count(*) from contacts c where c.company_id + 0 = $1::bigint and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
          and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
-              or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')))
+              or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) and ($5::contact_stage is null or c.stage = $5)
+         and ($6::bigint is null or exists (select from contact_tags ct where ct.company_id = $1 and ct.contact_id = c.id and ct.tag_id = $6)))
     else (select count(*) from (select from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
          and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
-              or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+              or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) and ($5::contact_stage is null or c.stage = $5)
+         and ($6::bigint is null or exists (select from contact_tags ct where ct.company_id = $1 and ct.contact_id = c.id and ct.tag_id = $6))
                                  order by c.id limit (select 9223372036854775807)) m)
   end) as n
 ), page as materialized (
@@ -120,10 +203,12 @@ with scope as materialized (
             when $4::bigint >= total.n then '{}'::bigint[]
             when $4::bigint < total.n - $4::bigint then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
          and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
-              or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id limit $3 offset $4::bigint)
+              or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) and ($5::contact_stage is null or c.stage = $5)
+         and ($6::bigint is null or exists (select from contact_tags ct where ct.company_id = $1 and ct.contact_id = c.id and ct.tag_id = $6)) order by c.id limit $3 offset $4::bigint)
             else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
          and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
-              or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id desc limit greatest(least($3, total.n - $4::bigint), 0) offset greatest(total.n - $4::bigint - $3, 0))
+              or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) and ($5::contact_stage is null or c.stage = $5)
+         and ($6::bigint is null or exists (select from contact_tags ct where ct.company_id = $1 and ct.contact_id = c.id and ct.tag_id = $6)) order by c.id desc limit greatest(least($3, total.n - $4::bigint), 0) offset greatest(total.n - $4::bigint - $3, 0))
        end as ids
     from total
 )
@@ -139,22 +224,24 @@ select page.total, p.*
 -- contacts.searchFieldsOfUser (replica: src/db/replica.ts)
 with scope as materialized (
   select s.n, s.n * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass) as pass
-    from (select coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts_by_user' and key = $5), 0)::bigint as n) s
+    from (select coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts_by_user' and key = $7), 0)::bigint as n) s
 ), sample as materialized (
   select count(*) filter (where t.hit) as hits, count(*) as seen
     from (select textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
          and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
-              or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) as hit from contacts c
-           where (select pass from scope) and c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 order by c.id limit 2000) t
+              or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) and ($5::contact_stage is null or c.stage = $5)
+         and ($6::bigint is null or exists (select from contact_tags ct where ct.company_id = $1 and ct.contact_id = c.id and ct.tag_id = $6)) as hit from contacts c
+           where (select pass from scope) and c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $7 order by c.id limit 2000) t
 ), decision as materialized (
   select scope.pass and sample.hits * scope.n <= 2500::bigint * sample.seen as collect
     from scope, sample
 ), candidates as materialized (
   select m.id
     from (select c.id from contacts c
-           where c.company_id + 0 = $1::bigint and c.deleted_at is null and c.user_id + 0 = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+           where c.company_id + 0 = $1::bigint and c.deleted_at is null and c.user_id + 0 = $7 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
          and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
-              or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+              or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) and ($5::contact_stage is null or c.stage = $5)
+         and ($6::bigint is null or exists (select from contact_tags ct where ct.company_id = $1 and ct.contact_id = c.id and ct.tag_id = $6))
            limit 10001) m
    where (select collect from decision) -- above the LIMIT: nothing is read when not collecting
 ), known as (
@@ -163,24 +250,28 @@ with scope as materialized (
 ), total as materialized (
   select coalesce((select n from known), case
     when (select pass from scope)
-    then (select count(*) from contacts c where c.company_id + 0 = $1::bigint and c.deleted_at is null and c.user_id + 0 = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+    then (select count(*) from contacts c where c.company_id + 0 = $1::bigint and c.deleted_at is null and c.user_id + 0 = $7 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
          and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
-              or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')))
-    else (select count(*) from (select from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+              or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) and ($5::contact_stage is null or c.stage = $5)
+         and ($6::bigint is null or exists (select from contact_tags ct where ct.company_id = $1 and ct.contact_id = c.id and ct.tag_id = $6)))
+    else (select count(*) from (select from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $7 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
          and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
-              or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+              or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) and ($5::contact_stage is null or c.stage = $5)
+         and ($6::bigint is null or exists (select from contact_tags ct where ct.company_id = $1 and ct.contact_id = c.id and ct.tag_id = $6))
                                  order by c.id limit (select 9223372036854775807)) m)
   end) as n
 ), page as materialized (
   select total.n as total,
          case when (select n from known) is not null then array(select id from candidates order by id limit $3 offset $4::bigint)
             when $4::bigint >= total.n then '{}'::bigint[]
-            when $4::bigint < total.n - $4::bigint then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+            when $4::bigint < total.n - $4::bigint then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $7 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
          and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
-              or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id limit $3 offset $4::bigint)
-            else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+              or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) and ($5::contact_stage is null or c.stage = $5)
+         and ($6::bigint is null or exists (select from contact_tags ct where ct.company_id = $1 and ct.contact_id = c.id and ct.tag_id = $6)) order by c.id limit $3 offset $4::bigint)
+            else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $7 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
          and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
-              or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id desc limit greatest(least($3, total.n - $4::bigint), 0) offset greatest(total.n - $4::bigint - $3, 0))
+              or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) and ($5::contact_stage is null or c.stage = $5)
+         and ($6::bigint is null or exists (select from contact_tags ct where ct.company_id = $1 and ct.contact_id = c.id and ct.tag_id = $6)) order by c.id desc limit greatest(least($3, total.n - $4::bigint), 0) offset greatest(total.n - $4::bigint - $3, 0))
        end as ids
     from total
 )
@@ -196,18 +287,20 @@ select page.total, p.*
 -- contacts.searchOfUser (replica: src/db/replica.ts)
 with scope as materialized (
   select s.n, s.n * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass) as pass
-    from (select coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts_by_user' and key = $5), 0)::bigint as n) s
+    from (select coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts_by_user' and key = $7), 0)::bigint as n) s
 ), sample as materialized (
   select count(*) filter (where t.hit) as hits, count(*) as seen
-    from (select textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) as hit from contacts c
-           where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 order by c.id limit 2000) t
+    from (select textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) and ($5::contact_stage is null or c.stage = $5)
+         and ($6::bigint is null or exists (select from contact_tags ct where ct.company_id = $1 and ct.contact_id = c.id and ct.tag_id = $6)) as hit from contacts c
+           where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $7 order by c.id limit 2000) t
 ), decision as materialized (
   select not (sample.hits * 20 >= sample.seen and sample.hits * scope.n > 10000::bigint * sample.seen) as collect
     from scope, sample
 ), candidates as materialized (
   select m.id
     from (select c.id from contacts c
-           where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+           where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $7 and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') and ($5::contact_stage is null or c.stage = $5)
+         and ($6::bigint is null or exists (select from contact_tags ct where ct.company_id = $1 and ct.contact_id = c.id and ct.tag_id = $6))
            limit 10001) m
    where (select collect from decision) -- above the LIMIT: nothing is read when not collecting
 ), known as (
@@ -215,11 +308,14 @@ with scope as materialized (
     from candidates
 ), total as materialized (
   select coalesce((select n from known), case when (select collect from decision)
-       then (select count(*) from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+       then (select count(*) from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $7 and c.search_text like (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') and ($5::contact_stage is null or c.stage = $5)
+         and ($6::bigint is null or exists (select from contact_tags ct where ct.company_id = $1 and ct.contact_id = c.id and ct.tag_id = $6)))
        else case
     when (select pass from scope)
-    then (select count(*) from contacts c where c.company_id + 0 = $1::bigint and c.deleted_at is null and c.user_id + 0 = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')))
-    else (select count(*) from (select from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+    then (select count(*) from contacts c where c.company_id + 0 = $1::bigint and c.deleted_at is null and c.user_id + 0 = $7 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) and ($5::contact_stage is null or c.stage = $5)
+         and ($6::bigint is null or exists (select from contact_tags ct where ct.company_id = $1 and ct.contact_id = c.id and ct.tag_id = $6)))
+    else (select count(*) from (select from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $7 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) and ($5::contact_stage is null or c.stage = $5)
+         and ($6::bigint is null or exists (select from contact_tags ct where ct.company_id = $1 and ct.contact_id = c.id and ct.tag_id = $6))
                                  order by c.id limit (select 9223372036854775807)) m)
   end
   end) as n
@@ -227,8 +323,10 @@ with scope as materialized (
   select total.n as total,
          case when (select n from known) is not null then array(select id from candidates order by id limit $3 offset $4::bigint)
             when $4::bigint >= total.n then '{}'::bigint[]
-            when $4::bigint < total.n - $4::bigint then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id limit $3 offset $4::bigint)
-            else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id desc limit greatest(least($3, total.n - $4::bigint), 0) offset greatest(total.n - $4::bigint - $3, 0))
+            when $4::bigint < total.n - $4::bigint then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $7 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) and ($5::contact_stage is null or c.stage = $5)
+         and ($6::bigint is null or exists (select from contact_tags ct where ct.company_id = $1 and ct.contact_id = c.id and ct.tag_id = $6)) order by c.id limit $3 offset $4::bigint)
+            else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $7 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) and ($5::contact_stage is null or c.stage = $5)
+         and ($6::bigint is null or exists (select from contact_tags ct where ct.company_id = $1 and ct.contact_id = c.id and ct.tag_id = $6)) order by c.id desc limit greatest(least($3, total.n - $4::bigint), 0) offset greatest(total.n - $4::bigint - $3, 0))
        end as ids
     from total
 )
@@ -247,7 +345,8 @@ with scope as materialized (
     from (select coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts' and key = 0), 0)::bigint as n) s
 ), sample as materialized (
   select count(*) filter (where t.hit) as hits, count(*) as seen
-    from (select textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) as hit from contacts c
+    from (select textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) and ($5::contact_stage is null or c.stage = $5)
+         and ($6::bigint is null or exists (select from contact_tags ct where ct.company_id = $1 and ct.contact_id = c.id and ct.tag_id = $6)) as hit from contacts c
            where (select pass from scope) and c.company_id = (select $1::bigint) and c.deleted_at is null order by c.id limit 2000) t
 ), decision as materialized (
   select scope.pass and sample.hits * scope.n <= 2500::bigint * sample.seen as collect
@@ -255,7 +354,8 @@ with scope as materialized (
 ), candidates as materialized (
   select m.id
     from (select c.id from contacts c
-           where c.company_id + 0 = $1::bigint and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+           where c.company_id + 0 = $1::bigint and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) and ($5::contact_stage is null or c.stage = $5)
+         and ($6::bigint is null or exists (select from contact_tags ct where ct.company_id = $1 and ct.contact_id = c.id and ct.tag_id = $6))
            limit 10001) m
    where (select collect from decision) -- above the LIMIT: nothing is read when not collecting
 ), known as (
@@ -264,16 +364,20 @@ with scope as materialized (
 ), total as materialized (
   select coalesce((select n from known), case
     when (select pass from scope)
-    then (select count(*) from contacts c where c.company_id + 0 = $1::bigint and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')))
-    else (select count(*) from (select from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+    then (select count(*) from contacts c where c.company_id + 0 = $1::bigint and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) and ($5::contact_stage is null or c.stage = $5)
+         and ($6::bigint is null or exists (select from contact_tags ct where ct.company_id = $1 and ct.contact_id = c.id and ct.tag_id = $6)))
+    else (select count(*) from (select from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) and ($5::contact_stage is null or c.stage = $5)
+         and ($6::bigint is null or exists (select from contact_tags ct where ct.company_id = $1 and ct.contact_id = c.id and ct.tag_id = $6))
                                  order by c.id limit (select 9223372036854775807)) m)
   end) as n
 ), page as materialized (
   select total.n as total,
          case when (select n from known) is not null then array(select id from candidates order by id limit $3 offset $4::bigint)
             when $4::bigint >= total.n then '{}'::bigint[]
-            when $4::bigint < total.n - $4::bigint then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id limit $3 offset $4::bigint)
-            else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id desc limit greatest(least($3, total.n - $4::bigint), 0) offset greatest(total.n - $4::bigint - $3, 0))
+            when $4::bigint < total.n - $4::bigint then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) and ($5::contact_stage is null or c.stage = $5)
+         and ($6::bigint is null or exists (select from contact_tags ct where ct.company_id = $1 and ct.contact_id = c.id and ct.tag_id = $6)) order by c.id limit $3 offset $4::bigint)
+            else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) and ($5::contact_stage is null or c.stage = $5)
+         and ($6::bigint is null or exists (select from contact_tags ct where ct.company_id = $1 and ct.contact_id = c.id and ct.tag_id = $6)) order by c.id desc limit greatest(least($3, total.n - $4::bigint), 0) offset greatest(total.n - $4::bigint - $3, 0))
        end as ids
     from total
 )
@@ -289,18 +393,20 @@ select page.total, p.*
 -- contacts.searchShortOfUser (replica: src/db/replica.ts)
 with scope as materialized (
   select s.n, s.n * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass) as pass
-    from (select coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts_by_user' and key = $5), 0)::bigint as n) s
+    from (select coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts_by_user' and key = $7), 0)::bigint as n) s
 ), sample as materialized (
   select count(*) filter (where t.hit) as hits, count(*) as seen
-    from (select textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) as hit from contacts c
-           where (select pass from scope) and c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 order by c.id limit 2000) t
+    from (select textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) and ($5::contact_stage is null or c.stage = $5)
+         and ($6::bigint is null or exists (select from contact_tags ct where ct.company_id = $1 and ct.contact_id = c.id and ct.tag_id = $6)) as hit from contacts c
+           where (select pass from scope) and c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $7 order by c.id limit 2000) t
 ), decision as materialized (
   select scope.pass and sample.hits * scope.n <= 2500::bigint * sample.seen as collect
     from scope, sample
 ), candidates as materialized (
   select m.id
     from (select c.id from contacts c
-           where c.company_id + 0 = $1::bigint and c.deleted_at is null and c.user_id + 0 = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+           where c.company_id + 0 = $1::bigint and c.deleted_at is null and c.user_id + 0 = $7 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) and ($5::contact_stage is null or c.stage = $5)
+         and ($6::bigint is null or exists (select from contact_tags ct where ct.company_id = $1 and ct.contact_id = c.id and ct.tag_id = $6))
            limit 10001) m
    where (select collect from decision) -- above the LIMIT: nothing is read when not collecting
 ), known as (
@@ -309,16 +415,20 @@ with scope as materialized (
 ), total as materialized (
   select coalesce((select n from known), case
     when (select pass from scope)
-    then (select count(*) from contacts c where c.company_id + 0 = $1::bigint and c.deleted_at is null and c.user_id + 0 = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')))
-    else (select count(*) from (select from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
+    then (select count(*) from contacts c where c.company_id + 0 = $1::bigint and c.deleted_at is null and c.user_id + 0 = $7 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) and ($5::contact_stage is null or c.stage = $5)
+         and ($6::bigint is null or exists (select from contact_tags ct where ct.company_id = $1 and ct.contact_id = c.id and ct.tag_id = $6)))
+    else (select count(*) from (select from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $7 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) and ($5::contact_stage is null or c.stage = $5)
+         and ($6::bigint is null or exists (select from contact_tags ct where ct.company_id = $1 and ct.contact_id = c.id and ct.tag_id = $6))
                                  order by c.id limit (select 9223372036854775807)) m)
   end) as n
 ), page as materialized (
   select total.n as total,
          case when (select n from known) is not null then array(select id from candidates order by id limit $3 offset $4::bigint)
             when $4::bigint >= total.n then '{}'::bigint[]
-            when $4::bigint < total.n - $4::bigint then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id limit $3 offset $4::bigint)
-            else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) order by c.id desc limit greatest(least($3, total.n - $4::bigint), 0) offset greatest(total.n - $4::bigint - $3, 0))
+            when $4::bigint < total.n - $4::bigint then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $7 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) and ($5::contact_stage is null or c.stage = $5)
+         and ($6::bigint is null or exists (select from contact_tags ct where ct.company_id = $1 and ct.contact_id = c.id and ct.tag_id = $6)) order by c.id limit $3 offset $4::bigint)
+            else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $7 and textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')) and ($5::contact_stage is null or c.stage = $5)
+         and ($6::bigint is null or exists (select from contact_tags ct where ct.company_id = $1 and ct.contact_id = c.id and ct.tag_id = $6)) order by c.id desc limit greatest(least($3, total.n - $4::bigint), 0) offset greatest(total.n - $4::bigint - $3, 0))
        end as ids
     from total
 )
@@ -330,6 +440,79 @@ select page.total, p.*
      cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c
      order by c.id
   ) p on true;
+
+-- contacts.searchGram (replica: src/db/replica.ts)
+with term as materialized (
+    select t.lowered, '%' || replace(replace(replace(t.lowered, '\', '\\'), '%', '\%'), '_', '\_') || '%' as pattern,
+           'contacts.gram:' || right(t.lowered, 1) as list, case when char_length(t.lowered) = 2 then ascii(t.lowered)::bigint else 0 end as key,
+           t.lowered ~ '^[a-z0-9]{2}$' as pair
+      from (select lower($2::text) as lowered) t
+  ), total as materialized (
+    select coalesce((select sum(value) from counters where company_id = $1 and list = (select list from term) and key = (select key from term)), 0)::bigint
+         + (select coalesce(sum(textlike(coalesce(s.added, ''), (select pattern from term))::int
+                                - textlike(coalesce(s.removed, ''), (select pattern from term))::int), 0)
+              from contact_search_changes s where s.company_id = $1) as n
+  ), scope as materialized (
+    select s.n, s.n * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass) as pass
+      from (select coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts' and key = 0), 0)::bigint as n) s
+  ), way as materialized (
+    select case
+             when $4::bigint >= total.n then 'none'
+             when least($4::bigint + $3, total.n - $4::bigint) * scope.n
+                  <= total.n * 20000 then 'walk'
+             when total.n <= 10000 and (select pair from term) then 'index'
+             when total.n <= 10000 and scope.pass then 'pass'
+             else 'walk'
+           end as way
+      from total, scope
+  ), before as materialized (
+    select chr(n.key::int) as x
+      from (select company_id, list, key, slot, value from counters) n
+     where n.company_id = $1 and n.list = (select 'contacts.gram:' || left(lowered, 1) from term) and n.key > 0
+       and (select way from way) = 'index'
+     group by n.key
+    having sum(n.value) > 0
+    union
+    select x from contact_search_changes s, unnest(string_to_array(s.added, null)) x
+     where s.company_id = $1 and (select way from way) = 'index'
+    union
+    select E'\x1f'
+  ), gram_patterns as materialized (
+    select '%' || replace(replace(replace(b.x || t.lowered, '\', '\\'), '%', '\%'), '_', '\_') || '%' as pattern from before b, term t
+    union all
+    select replace(replace(replace(lowered, '\', '\\'), '%', '\%'), '_', '\_') || '%' from term where (select way from way) = 'index'
+  ), candidates as materialized (
+    select distinct c.id
+      from gram_patterns
+     cross join lateral (select c.id from contacts c
+                          where c.company_id = (select $1::bigint) and c.deleted_at is null and c.search_text like gram_patterns.pattern
+                            and textlike(c.search_text, (select pattern from term))
+                          limit 10000) c
+     where (select way from way) = 'index'
+    union all
+    select m.id
+      from (select c.id from contacts c where c.company_id + 0 = $1::bigint and c.deleted_at is null and textlike(c.search_text, (select pattern from term))
+             limit (select n from total)) m
+     where (select way from way) = 'pass' -- above the LIMIT: nothing is read otherwise
+  ), page as materialized (
+    select total.n as total,
+           case when (select way from way) in ('index', 'pass') then array(select id from candidates order by id limit $3 offset $4::bigint)
+              when $4::bigint >= total.n then '{}'::bigint[]
+              when $4::bigint < total.n - $4::bigint then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and textlike(c.search_text, (select pattern from term)) and pg_backend_pid() <> 0
+                     order by c.id limit $3 offset $4::bigint)
+              else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and textlike(c.search_text, (select pattern from term)) and pg_backend_pid() <> 0
+                     order by c.id desc limit greatest(least($3, total.n - $4::bigint), 0) offset greatest(total.n - $4::bigint - $3, 0))
+         end as ids
+      from total
+  )
+  select page.total, p.*
+    from page
+    left join lateral (
+      select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, c.tags_json as tags, c.custom_fields_json as custom_fields, c.created_at, c.updated_at
+        from unnest(page.ids) as page_ids(page_id)
+       cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c
+       order by c.id
+    ) p on true;
 
 -- contacts.walk (replica: src/db/replica.ts)
 select to_char((c.updated_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as sync_at, c.deleted_at, c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, c.tags_json as tags, c.custom_fields_json as custom_fields, c.created_at, c.updated_at
@@ -495,8 +678,43 @@ select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.positi
   from contacts c
  where c.company_id = (select $1::bigint) and c.deleted_at is null and c.id > $3::bigint
    and ($4::bigint is null or c.user_id = $4::bigint)
+   and ($6::contact_stage is null or c.stage = $6)
+           and ($7::bigint is null or exists (select from contact_tags ct where ct.company_id = $1 and ct.contact_id = c.id and ct.tag_id = $7))
    and ($2::text is null or (textlike(c.search_text, (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
            and ((c.first_name || ' ' || coalesce(c.last_name, '')) ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')
                 or coalesce(c.business, '') ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%') or c.email ilike (select '%' || replace(replace(replace(lower($2::text), '\', '\\'), '%', '\%'), '_', '\_') || '%'))))
  order by c.id
  limit $5;
+
+-- contacts.foldSearchChanges
+with folded as (
+  delete from contact_search_changes s
+   where s.company_id = $1
+     and s.id in (select id from contact_search_changes where company_id = $1 order by id limit $2 for update skip locked)
+  returning s.id, s.added, s.removed
+), grams as (
+  select distinct f.id, t.sign, g.tail, g.head
+    from folded f
+   cross join lateral (values (f.added, 1), (f.removed, -1)) t(text, sign)
+   cross join lateral contact_search_grams(t.text) g
+   where t.text is not null
+), counted as (
+  insert into counters (company_id, list, key, slot, value)
+  select $1::bigint, 'contacts.gram:' || tail, head, (pg_backend_pid() % 16)::smallint, sum(sign)
+    from grams
+   group by tail, head
+  having sum(sign) <> 0
+   order by 2, 3
+  on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value
+)
+select count(*)::int as folded from folded;
+
+-- contacts.searchChangesCompanies
+with recursive pending as (
+  (select company_id from contact_search_changes order by company_id limit 1)
+  union all
+  select (select s.company_id from contact_search_changes s where s.company_id > p.company_id order by s.company_id limit 1)
+    from pending p
+   where p.company_id is not null
+)
+select company_id from pending where company_id is not null limit $1;
