@@ -94,7 +94,9 @@ describe('the workspace in Chromium: Meetings', { skip: withoutChromium }, () =>
       await page.getByRole('button', { name: 'Link to task' }).press('Enter')
       await page.getByRole('status').filter({ hasText: `Linked to the task “Demo call ${mode}”.` }).waitFor()
       await checked('a transcription linked to a task')
-      if (javaScript) await screenshot(page, 'workspace-meeting', { fullPage: true })
+      // Whose open tasks to choose from: the recorder's, by default.
+      assert.equal(await page.getByLabel('Open tasks of').inputValue(), String(rep.id))
+      if (javaScript) await screenshot(page, 'workspace-meeting')
       const [stored] = await rawRows<{ status: string; transcript: string; task_id: number }>(t.db, sql`
         select status, transcript, task_id from meet_transcriptions where id = ${meeting.id}`)
       assert.deepEqual({ ...stored, transcript: stored?.transcript.replace(/\r\n/g, '\n') }, { status: 'transcribed', transcript, task_id: task.id })

@@ -62,11 +62,15 @@ for (const input of document.querySelectorAll('form.filters input[type="search"]
   for (const select of form.querySelectorAll('select')) select.addEventListener('change', () => form.requestSubmit())
 }
 // Back to a view, the browser shows its page with the fields as they were left (a filter just
-// chosen): they show the view of the address again.
+// chosen): they show the view of the address again, and a field the address does not name shows
+// what the server chose for it (the meeting's recorder as whose tasks to list, not a blank).
 addEventListener('pageshow', () => {
   const view = new URLSearchParams(location.search)
   for (const field of document.querySelectorAll('form.filters select, form.filters input[type="search"]')) {
-    field.value = view.get(field.name) ?? ''
+    const asked = view.get(field.name)
+    if (asked !== null) field.value = asked
+    else if (field instanceof HTMLSelectElement) for (const option of field.options) option.selected = option.defaultSelected
+    else field.value = field.defaultValue
   }
 })
 
