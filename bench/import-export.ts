@@ -21,7 +21,7 @@ import { finished } from 'node:stream/promises'
 import pg from 'pg'
 import { buildApp } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
-import { systemActing } from '../src/modules/audit/audit.context.js'
+import { systemActing } from '../src/acting.js'
 import { createToken } from '../src/modules/auth/tokens.service.js'
 import { createCompany, createUser } from '../src/modules/users/users.service.js'
 

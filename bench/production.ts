@@ -7,7 +7,7 @@ import type * as Client from '../src/db/client.js'
 import type * as Config from '../src/config.js'
 import type * as Tokens from '../src/modules/auth/tokens.service.js'
 import type * as Users from '../src/modules/users/users.service.js'
-import type * as AuditContext from '../src/modules/audit/audit.context.js'
+import type * as AuditContext from '../src/acting.js'
 import type * as OAuth from '../src/modules/oauth/oauth.service.js'
 import type * as OAuthProtocol from '../src/modules/oauth/oauth.protocol.js'
 
@@ -19,6 +19,6 @@ export const client = await load<typeof Client>('db/client.js')
 export const config = await load<typeof Config>('config.js')
 export const tokens = await load<typeof Tokens>('modules/auth/tokens.service.js')
 export const users = await load<typeof Users>('modules/users/users.service.js')
-export const auditContext = await load<typeof AuditContext>('modules/audit/audit.context.js')
+export const auditContext = await load<typeof AuditContext>('acting.js')
 export const oauth = await load<typeof OAuth>('modules/oauth/oauth.service.js')
 export const oauthProtocol = await load<typeof OAuthProtocol>('modules/oauth/oauth.protocol.js')

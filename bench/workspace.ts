@@ -12,7 +12,7 @@
 import { performance } from 'node:perf_hooks'
 import pg from 'pg'
 import type { Db } from '../src/db/db.js'
-import { systemActing } from '../src/modules/audit/audit.context.js'
+import { systemActing } from '../src/acting.js'
 import { setPassword } from '../src/modules/auth/accounts.service.js'
 import { startRecording, stopRecording } from './recorder.js'
 import { RARE_LAST_NAME, type CompanyInfo } from './scale-data.js'

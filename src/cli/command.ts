@@ -4,7 +4,7 @@
 // result it prints.
 import type { Static, TObject } from 'typebox'
 import type { Db } from '../db/db.js'
-import type { Acting } from '../modules/audit/audit.context.js'
+import type { Acting } from '../acting.js'
 
 /** What a command may read besides its options; it acts (`Acting`) as the `cli` actor at the time it started. */
 export interface CommandContext extends Acting {

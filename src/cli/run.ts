@@ -12,7 +12,7 @@ import { useStatements } from '../db/query.js'
 import { ApiError, invalid, type ErrorDetails } from '../errors.js'
 import { validate, type JsonSchema } from '../http/validation.js'
 import { VERSION } from '../version.js'
-import { cliActing } from '../modules/audit/audit.context.js'
+import { cliActing } from '../acting.js'
 import type { Command, CommandContext } from './command.js'
 import { commands as allCommands } from './commands.js'
 

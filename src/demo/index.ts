@@ -3,7 +3,7 @@
 // what earlier seeders made by reading the database).
 import { transaction, type Db } from '../db/db.js'
 import type { DemoContext, DemoSeeder } from './seeder.js'
-import { systemActing } from '../modules/audit/audit.context.js'
+import { systemActing } from '../acting.js'
 import { setPassword } from '../modules/auth/accounts.service.js'
 import { createToken } from '../modules/auth/tokens.service.js'
 import { seedContacts } from '../modules/contacts/contacts.demo.js'

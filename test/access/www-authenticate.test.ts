@@ -3,7 +3,7 @@
 // declares it on every 401 and 403 response.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { systemActing } from '../../src/modules/audit/audit.context.js'
+import { systemActing } from '../../src/acting.js'
 import { createToken, revokeToken } from '../../src/modules/auth/tokens.service.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addUser, tenant, type Tenant } from '../helpers/factories.js'

@@ -2,7 +2,7 @@
 // from the query string, 422 with the problems for bad ones, the export.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { systemActing } from '../../src/modules/audit/audit.context.js'
+import { systemActing } from '../../src/acting.js'
 import { setPassword } from '../../src/modules/auth/accounts.service.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addUser, tenant } from '../helpers/factories.js'

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { transaction } from '../../src/db/db.js'
-import { SYSTEM_CONTEXT, systemActing } from '../../src/modules/audit/audit.context.js'
+import { SYSTEM_CONTEXT, systemActing } from '../../src/acting.js'
 import { recordAudit } from '../../src/modules/audit/audit.service.js'
 import { createToken } from '../../src/modules/auth/tokens.service.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'

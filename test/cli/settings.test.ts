@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { buildApp, type App } from '../../src/app.js'
-import { systemActing } from '../../src/modules/audit/audit.context.js'
+import { systemActing } from '../../src/acting.js'
 import { createToken } from '../../src/modules/auth/tokens.service.js'
 import { asCompanyId } from '../../src/tenancy.js'
 import { recordsOf } from '../audit/helpers.js'

@@ -2,7 +2,7 @@
 // themselves): every refusal is an ApiError the command line prints as one line.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { systemActing } from '../../src/modules/audit/audit.context.js'
+import { systemActing } from '../../src/acting.js'
 import { ApiError } from '../../src/errors.js'
 import { validate } from '../../src/http/validation.js'
 import { FlowCreateInput } from '../../src/modules/flows/flows.schemas.js'

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { createToken } from '../../src/modules/auth/tokens.service.js'
-import { systemActing } from '../../src/modules/audit/audit.context.js'
+import { systemActing } from '../../src/acting.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addUser, tenant, type Tenant } from '../helpers/factories.js'
 import { addContact, addFlow, STEPS } from '../helpers/flows-factories.js'

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import fc from 'fast-check'
-import { systemActing } from '../../src/modules/audit/audit.context.js'
+import { systemActing } from '../../src/acting.js'
 import { challengeOf } from '../../src/modules/oauth/oauth.protocol.js'
 import { registerApp } from '../../src/modules/oauth/oauth.service.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'

@@ -2,7 +2,7 @@
 import { sql, rawRows } from './sql.js'
 import type { Db } from '../../src/db/db.js'
 import { createToken } from '../../src/modules/auth/tokens.service.js'
-import { systemActing } from '../../src/modules/audit/audit.context.js'
+import { systemActing } from '../../src/acting.js'
 import { createCompany, createUser } from '../../src/modules/users/users.service.js'
 import { asCompanyId, type CompanyId } from '../../src/tenancy.js'
 import { rememberSecret } from './secrets.js'

@@ -1,6 +1,6 @@
 // Factories for flows and tasks. Contacts are inserted directly (only the columns tasks
 // need); flows and tasks go through the services, so their counters are kept.
-import { systemActing } from '../../src/modules/audit/audit.context.js'
+import { systemActing } from '../../src/acting.js'
 import { transaction, type Db } from '../../src/db/db.js'
 import { createFlowCommand } from '../../src/modules/flows/flows.service.js'
 import type { FlowStepInput } from '../../src/modules/flows/flows.schemas.js'

@@ -4,7 +4,7 @@
 // and how a link made by hand meets the email rule afterwards.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { systemActing } from '../../src/modules/audit/audit.context.js'
+import { systemActing } from '../../src/acting.js'
 import { createToken } from '../../src/modules/auth/tokens.service.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { tenant, type Tenant } from '../helpers/factories.js'

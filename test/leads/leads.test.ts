@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { systemActing } from '../../src/modules/audit/audit.context.js'
+import { systemActing } from '../../src/acting.js'
 import { createToken } from '../../src/modules/auth/tokens.service.js'
 import { addUser, tenant, type Tenant } from '../helpers/factories.js'
 import { addContact } from '../helpers/leads-factories.js'

@@ -3,7 +3,7 @@
 // the audit records of each, never with a secret. And /oauth/token's limit per client.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { systemActing } from '../../src/modules/audit/audit.context.js'
+import { systemActing } from '../../src/acting.js'
 import { challengeOf, sha256 } from '../../src/modules/oauth/oauth.protocol.js'
 import { answerConsent, checkAuthorize, exchangeCode, registerApp } from '../../src/modules/oauth/oauth.service.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import type { App } from '../../src/app.js'
 import type { Db } from '../../src/db/db.js'
-import { systemActing } from '../../src/modules/audit/audit.context.js'
+import { systemActing } from '../../src/acting.js'
 import { setPassword } from '../../src/modules/auth/accounts.service.js'
 import { addUser } from '../helpers/factories.js'
 import { rememberSecret } from '../helpers/secrets.js'

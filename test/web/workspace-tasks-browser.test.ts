@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
-import { systemActing } from '../../src/modules/audit/audit.context.js'
+import { systemActing } from '../../src/acting.js'
 import { createCompany } from '../../src/modules/users/users.service.js'
 import { dayIn } from '../../src/modules/tasks/task-dates.js'
 import { asCompanyId, type CompanyId } from '../../src/tenancy.js'

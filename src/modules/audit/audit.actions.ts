@@ -49,9 +49,6 @@ export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 /** Target types: the first segments of the actions. */
 export const TARGET_TYPES = [...new Set(AUDIT_ACTIONS.map((action) => action.split('.')[0] ?? action))]
 
-export const ACTOR_TYPES = ['user', 'api_token', 'oauth_app', 'cli', 'system'] as const
-export type ActorType = (typeof ACTOR_TYPES)[number]
-
 /** Why an action failed: stable codes. */
 export const FAILURE_REASONS = ['wrong_password', 'rate_limited', 'deactivated', 'expired'] as const
 export type FailureReason = (typeof FAILURE_REASONS)[number]

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox'
+import { ACTOR_TYPES } from '../../acting.js'
 import { Id, Nullable, Ref, Timestamp } from '../../http/schemas.js'
-import { ACTOR_TYPES, AUDIT_ACTIONS } from './audit.actions.js'
+import { AUDIT_ACTIONS } from './audit.actions.js'
 
 const Instant = (description: string) => Type.Optional(Type.String({ format: 'date-time', description }))
 

@@ -7,7 +7,7 @@ import { DEFAULT_PER_PAGE } from '../../http/pagination.js'
 import { decodeCursor, encodeCursor } from '../../http/sync.js'
 import type { Caller, CompanyId } from '../../tenancy.js'
 import { AUDIT_ACTIONS, type AuditAction, type FailureReason } from './audit.actions.js'
-import type { AuditContext } from './audit.context.js'
+import type { AuditContext } from '../../acting.js'
 import { auditPage, exportBatch, insertAuditRow, pruneAuditRows, type AuditDriver, type AuditFilters, type AuditRecord } from './audit.repository.js'
 import type { AuditEventsQuery, AuditExportQuery } from './audit.schemas.js'
 

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto'
 import { transaction, type Db } from '../../db/db.js'
 import { ApiError } from '../../errors.js'
-import { NO_ORIGIN, type Acting, type AuditContext, type Origin } from '../audit/audit.context.js'
+import { NO_ORIGIN, type Acting, type AuditContext, type Origin } from '../../acting.js'
 import { recordAudit } from '../audit/audit.service.js'
 import type { FailureReason } from '../audit/audit.actions.js'
 import { asCompanyId, type CompanyId } from '../../tenancy.js'

@@ -8,7 +8,7 @@
 // first request from it since the previous flush), in the flush's transaction.
 import { transaction, type Db } from '../../db/db.js'
 import { asCompanyId } from '../../tenancy.js'
-import type { Origin } from '../audit/audit.context.js'
+import type { Origin } from '../../acting.js'
 import { recordAudit } from '../audit/audit.service.js'
 import { recordTokenUses } from './tokens.repository.js'
 

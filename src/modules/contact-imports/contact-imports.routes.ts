@@ -9,7 +9,7 @@ import { Type } from 'typebox'
 import { ApiError } from '../../errors.js'
 import { operation, tagRoutes } from '../../http/routes.js'
 import { IdParams, Ref } from '../../http/schemas.js'
-import { apiActing } from '../audit/audit.context.js'
+import { apiActing } from '../../acting.js'
 import { ContactImport, ExportQuery, ImportQuery } from './contact-imports.schemas.js'
 import { createImport, exportContacts, getImport, rejectedRowsCsv, tooLarge } from './contact-imports.service.js'
 import texts from './contact-imports.operations.json' with { type: 'json' }

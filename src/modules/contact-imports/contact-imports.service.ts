@@ -8,7 +8,7 @@
 import { inSnapshot, transaction, type Db } from '../../db/db.js'
 import { ApiError, invalid, notFound, type ErrorDetails } from '../../errors.js'
 import type { CompanyId, Writer } from '../../tenancy.js'
-import type { Acting, AuditContext } from '../audit/audit.context.js'
+import type { Acting, AuditContext } from '../../acting.js'
 import { recordAudit } from '../audit/audit.service.js'
 import { upsertContacts, type BatchResult } from '../contacts/contacts.batch.js'
 import { liveContactEmails } from '../contacts/contacts.batch.sql.js'

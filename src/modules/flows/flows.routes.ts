@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { apiActing } from '../audit/audit.context.js'
+import { apiActing } from '../../acting.js'
 import { sendPage } from '../../http/pagination.js'
 import { operation, sendCreated, tagRoutes } from '../../http/routes.js'
 import { IdParams, Ref } from '../../http/schemas.js'

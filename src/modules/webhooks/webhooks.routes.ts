@@ -4,7 +4,7 @@ import { Type } from 'typebox'
 import { sendPage } from '../../http/pagination.js'
 import { operation, sendCreated, tagRoutes, textsWith } from '../../http/routes.js'
 import { Deleted, IdParams, NoBody, PageParams, Ref } from '../../http/schemas.js'
-import { apiActing } from '../audit/audit.context.js'
+import { apiActing } from '../../acting.js'
 import {
   CreateWebhookBody,
   DeliveryParams,

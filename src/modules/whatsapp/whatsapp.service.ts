@@ -9,7 +9,7 @@ import { validate } from '../../http/validation.js'
 import type { Caller } from '../../tenancy.js'
 import { requireCompany } from '../users/users.service.js'
 import { recordEvents as recordApiEvents } from '../webhooks/outbox.js'
-import type { Acting } from '../audit/audit.context.js'
+import type { Acting } from '../../acting.js'
 import { recordAudit } from '../audit/audit.service.js'
 import {
   chatsPageWithTotal,

@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Static } from 'typebox'
 import { ApiError } from '../../errors.js'
 import { FormError, parsePairs } from '../../http/form.js'
-import { webActing, type Acting } from '../../modules/audit/audit.context.js'
+import { webActing, type Acting } from '../../acting.js'
 import type { Account } from '../../modules/auth/accounts.service.js'
 import {
   answerConsent,

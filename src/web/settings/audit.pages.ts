@@ -2,8 +2,9 @@
 // first, each record as a sentence ("Ana created the token “CRM sync”, from 203.0.113.7,
 // 2 minutes ago"), the list's filters as a GET form, an Older link with the cursor, and
 // the export of the filtered time range. No script needed; one column on a phone.
+import { ACTOR_TYPES } from '../../acting.js'
 import type { Account } from '../../modules/auth/accounts.service.js'
-import { ACTOR_TYPES, AUDIT_ACTIONS } from '../../modules/audit/audit.actions.js'
+import { AUDIT_ACTIONS } from '../../modules/audit/audit.actions.js'
 import type { AuditPage, AuditRecord } from '../../modules/audit/audit.service.js'
 import { html, type Html } from '../shared/html.js'
 import { layout, type Chrome } from '../frame/frame.js'

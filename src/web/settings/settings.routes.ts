@@ -10,7 +10,7 @@ import { ApiError } from '../../errors.js'
 import { validate } from '../../http/validation.js'
 import { AuditEventsQuery, AuditExportQuery } from '../../modules/audit/audit.schemas.js'
 import { auditEventsPage, exportFor } from '../../modules/audit/audit.service.js'
-import { type Acting } from '../../modules/audit/audit.context.js'
+import { type Acting } from '../../acting.js'
 import type { Account } from '../../modules/auth/accounts.service.js'
 import { isScope } from '../../modules/auth/scopes.js'
 import {

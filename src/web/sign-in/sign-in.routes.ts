@@ -4,7 +4,7 @@
 import { CONTROL, formOf, length, text, type Form } from '../frame/form.js'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import type { RateLimiter } from '../../rate-limit/limiter.js'
-import { originOf, webContext } from '../../modules/audit/audit.context.js'
+import { originOf, webContext } from '../../acting.js'
 import { acceptInvite, findAccount, findInvite, signIn, signInRateLimited, signOut, type RefusalRecords } from '../../modules/auth/accounts.service.js'
 import { PASSWORD_MAX_LENGTH } from '../../modules/auth/passwords.js'
 import { errorPage, sendPage } from '../frame/frame.js'

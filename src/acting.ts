@@ -1,9 +1,12 @@
-// Who acts and from where, as an audit record names them. Routes and commands build the
-// context once (the request's address, user agent and id; the command line's system user)
-// and hand it to the service that records; the recording itself is audit.service.ts.
+// Who acts, from where and when: the context every change is made in, below the modules so
+// that a module needs none of the others for it. Routes and commands build it once (the
+// request's address, user agent and id; the command line's system user) and hand it to the
+// service; the audit record it ends up in is written by modules/audit/audit.service.ts.
 import { userInfo } from 'node:os'
 import type { FastifyRequest } from 'fastify'
-import type { ActorType } from './audit.actions.js'
+
+export const ACTOR_TYPES = ['user', 'api_token', 'oauth_app', 'cli', 'system'] as const
+export type ActorType = (typeof ACTOR_TYPES)[number]
 
 export interface Actor {
   type: ActorType
