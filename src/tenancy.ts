@@ -1,7 +1,7 @@
 // Tenancy by construction: repository functions take a CompanyId, and a CompanyId only
 // comes from an authenticated caller (or the admin command line naming a company it
 // checked), so no query can be written without the caller's company.
-import type { Scope } from './modules/auth/scopes.js'
+import type { Scope } from './scopes.js'
 
 declare const companyBrand: unique symbol
 export type CompanyId = number & { readonly [companyBrand]: true }

@@ -1,5 +1,5 @@
-// Every admin command; each resource module keeps its own in <resource>.cli.ts.
-import { auditCommands } from '../modules/audit/audit.cli.js'
+// Every admin command; each resource module keeps its own in <resource>.cli.ts, but for
+// `audit export` (audit.cli.ts, here: it needs two modules that may not import each other).
 import { contactImportsCommands } from '../modules/contact-imports/contact-imports.cli.js'
 import { authCommands } from '../modules/auth/auth.cli.js'
 import { flowsCommands } from '../modules/flows/flows.cli.js'
@@ -7,6 +7,7 @@ import { tasksCommands } from '../modules/tasks/tasks.cli.js'
 import { usersCommands } from '../modules/users/users.cli.js'
 import { whatsappCommands } from '../modules/whatsapp/whatsapp.cli.js'
 import { backupCommands } from '../backup/backup.cli.js'
+import { auditCommands } from './audit.cli.js'
 import type { Command } from './command.js'
 
 export const commands: Command[] = [...usersCommands, ...authCommands, ...flowsCommands, ...tasksCommands, ...whatsappCommands, ...contactImportsCommands, ...auditCommands, ...backupCommands]

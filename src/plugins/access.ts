@@ -1,5 +1,5 @@
 // Who may call each /api operation (docs/access-control.md): the route's `config.scope`
-// (a scope of src/modules/auth/scopes.ts, or 'none' for what every token may call) and
+// (a scope of src/scopes.ts, or 'none' for what every token may call) and
 // `config.role` ('admin' where only admins may). A route without a known scope stops the
 // app at start. Per request, right after auth and before anything else of the request
 // (idempotency, validation, the handler): the token's scopes and the user's role are
@@ -7,7 +7,7 @@
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import { forbiddenRole, insufficientScope } from '../errors.js'
-import { acceptedScopes, isScope, NO_SCOPE, type RouteScope } from '../modules/auth/scopes.js'
+import { acceptedScopes, isScope, NO_SCOPE, type RouteScope } from '../scopes.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -41,7 +41,7 @@ export function accessRuleOf(route: RouteOptions): AccessRule {
   if (typeof scope !== 'string' || (scope !== NO_SCOPE && !isScope(scope))) {
     throw new Error(
       `${method} ${route.url}: every /api route declares its scope (config: { scope: 'contacts:read' }, or 'none'), ` +
-        `one of src/modules/auth/scopes.ts; got ${JSON.stringify(scope)}`,
+        `one of src/scopes.ts; got ${JSON.stringify(scope)}`,
     )
   }
   if (config.role !== undefined && config.role !== 'admin') throw new Error(`${method} ${route.url}: config.role must be 'admin' or absent`)

@@ -11,7 +11,7 @@ import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import { CODES, forbiddenRole, insufficientScope, type ErrorCode, type ErrorDetails, type ErrorStatus } from '../errors.js'
 import { EXAMPLE_REQUEST_ID, exampleError } from '../http/schemas.js'
-import { acceptedScopes, NO_SCOPE, type RouteScope } from '../modules/auth/scopes.js'
+import { acceptedScopes, NO_SCOPE, type RouteScope } from '../scopes.js'
 import { INVALID_KEY, KEY_IN_USE, REUSED_KEY } from './idempotency.js'
 
 export const PRODUCT = 'engage'

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { readFile } from 'node:fs/promises'
 import { after, before, describe, test } from 'node:test'
-import { SCOPES } from '../../src/modules/auth/scopes.js'
+import { SCOPES } from '../../src/scopes.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { scopesTable } from './docs-table.js'
 

@@ -1,14 +1,15 @@
 // Accounts of the web application: signing in (email and password), server-side sessions,
-// invite links, passwords and (de)activation. Session ids and invite tokens are random and
+// invite links, passwords, (de)activation and roles. Session ids and invite tokens are random and
 // stored only as SHA-256 hashes, like api tokens.
 import { randomBytes } from 'node:crypto'
 import { transaction, type Db } from '../../db/db.js'
 import { ApiError } from '../../errors.js'
 import { NO_ORIGIN, type Acting, type AuditContext, type Origin } from '../../acting.js'
-import { recordAudit } from '../audit/audit.service.js'
+import { changesOf, recordAudit } from '../audit/audit.service.js'
 import type { FailureReason } from '../audit/audit.actions.js'
 import { asCompanyId, type CompanyId } from '../../tenancy.js'
-import { findUserAnyCompany } from '../users/users.repository.js'
+import { findUserAnyCompany, lockUserAnyCompany, updateUserRole } from '../users/users.repository.js'
+import type { UserSetRoleInput } from '../users/users.schemas.js'
 import { findUsableInvite, markInviteUsed, replaceInvite, signInCandidates, updateActive, updatePasswordHash, type SignInCandidate } from './accounts.repository.js'
 import { dummyHash, generatePassword, hashPassword, passwordProblem, verifyPassword } from './passwords.js'
 import {
@@ -259,4 +260,24 @@ async function setActive(db: Db, acting: Acting, userId: number, active: boolean
   })
   if (!row) throw new ApiError(404, `user ${String(userId)} not found`)
   return row
+}
+
+/**
+ * `user set-role`: an admin or a member from now on. Every server forgets the user's cached
+ * tokens at once (the role travels with a cached token), as for a deactivation. The same role
+ * again changes and records nothing.
+ */
+export async function setUserRole(db: Db, acting: Acting, input: UserSetRoleInput) {
+  const { now, audit: context } = acting
+  return transaction(db, async (tx) => {
+    const locked = await lockUserAnyCompany(tx, input.user)
+    if (!locked) throw new ApiError(404, `user ${String(input.user)} not found`)
+    const { company_id: companyOfUser, ...was } = locked
+    if (was.role === input.role) return was
+    const companyId = asCompanyId(companyOfUser)
+    const row = await updateUserRole(tx, companyId, was.id, input.role, now)
+    await announceUserRevoked(tx, row.id)
+    await recordAudit(tx, companyId, context, { action: 'user.changed', target: { id: row.id, label: row.name }, changes: changesOf(was, row, ['role']) }, now)
+    return row
+  })
 }

@@ -1,14 +1,18 @@
-// Admin commands of the web application's accounts: passwords, invite links, deactivation,
-// and the list of a user's api tokens (never the tokens themselves).
+// Admin commands of a company's users and their access: creating and listing users, roles,
+// passwords, invite links, deactivation, and api tokens (made, revoked, listed without the
+// tokens themselves). They live here, not in ../users/users.cli.ts, because a new role or a
+// revoked token reaches every server's token cache (tokens.service.ts), which the users
+// module may not import (auth imports users); the user commands stay together.
 import { Type } from 'typebox'
 import { defineCommand, type CommandContext } from '../../cli/command.js'
 import { loadConfig, publicBaseUrl } from '../../config.js'
 import type { Db } from '../../db/db.js'
 import { ApiError } from '../../errors.js'
 import { TrueFlag } from '../../http/schemas.js'
-import { UserOption } from '../users/users.schemas.js'
-import { activateUser, deactivateUser, inviteUser, setPassword } from './accounts.service.js'
-import { listTokensOfUser } from './tokens.service.js'
+import { CompanyOption, TokenCreateInput, TokenRevokeInput, UserCreateInput, UserOption, UserSetRoleInput } from '../users/users.schemas.js'
+import { createUser, listUsers } from '../users/users.service.js'
+import { activateUser, deactivateUser, inviteUser, setPassword, setUserRole } from './accounts.service.js'
+import { createToken, listTokensOfUser, parseScopes, revokeToken } from './tokens.service.js'
 
 const UserInput = Type.Object({ user: UserOption })
 
@@ -27,6 +31,15 @@ function userCommand(name: string, summary: string, act: (db: Db, context: Comma
 }
 
 export const authCommands = [
+  defineCommand({ name: 'user create', summary: 'Create a user in a company', input: UserCreateInput, run: createUser }),
+  defineCommand({
+    name: 'user set-role', summary: "Change a user's role: admin or member (takes effect at once on every server)",
+    input: UserSetRoleInput, run: setUserRole,
+  }),
+  defineCommand({
+    name: 'user list', summary: 'List the users of a company, active or not',
+    input: Type.Object({ company: CompanyOption }), list: true, run: (db, _context, input) => listUsers(db, input.company),
+  }),
   defineCommand({
     name: 'user set-password', summary: 'Set the password a user signs in with (read from standard input, or --generate); ends their sessions',
     input: Type.Object({
@@ -53,6 +66,19 @@ export const authCommands = [
   ),
   userCommand('user deactivate', 'Deactivate a user at once: no sign-in, sessions ended, api tokens answer 401 on every server', deactivateUser),
   userCommand('user activate', 'Activate a deactivated user again (their tokens that were not revoked work again)', activateUser),
+  defineCommand({
+    name: 'token create', summary: 'Create an api_token for a user (it is shown only this once): full access, or only the scopes given',
+    input: TokenCreateInput,
+    run: (db, context, input) =>
+      createToken(db, context, input.user, {
+        scopes: input.scopes === undefined ? undefined : parseScopes(input.scopes),
+        expiresInDays: input['expires-in-days'],
+      }),
+  }),
+  defineCommand({
+    name: 'token revoke', summary: 'Revoke an api_token at once (running servers drop it from their cache)',
+    input: TokenRevokeInput, run: (db, context, input) => revokeToken(db, context, input.token),
+  }),
   defineCommand({
     name: 'token list', summary: "List a user's live api tokens: label, first characters, scopes (null: full access), expiry, created, last used",
     input: UserInput, list: true, run: (db, _context, input) => listTokensOfUser(db, input.user),

@@ -5,7 +5,7 @@ import type { Db } from '../../db/db.js'
 import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import { recordSql, type Row } from '../../db/records.js'
 import type { CompanyId } from '../../tenancy.js'
-import type { Scope } from './scopes.js'
+import type { Scope } from '../../scopes.js'
 import { CompanyToken, ListedToken, TokenRecord } from './tokens.schemas.js'
 
 /** What a request's token resolves to (before the expiry is checked). */

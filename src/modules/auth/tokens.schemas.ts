@@ -2,7 +2,7 @@
 // select lists come (src/db/records.ts). Never the token itself nor its hash.
 import { Type } from 'typebox'
 import { Nullable, Timestamp } from '../../http/schemas.js'
-import type { Scope } from './scopes.js'
+import type { Scope } from '../../scopes.js'
 
 const tokenFields = {
   id: Type.Integer(),

@@ -9,7 +9,7 @@ import { findUserAnyCompany } from '../users/users.repository.js'
 import type { Acting, AuditContext } from '../../acting.js'
 import { recordAudit } from '../audit/audit.service.js'
 import { asCompanyId, type Caller, type CompanyId, type TokenHolder } from '../../tenancy.js'
-import { grantsOf, isScope, normalizeScopes, type Scope } from './scopes.js'
+import { grantsOf, isScope, normalizeScopes, type Scope } from '../../scopes.js'
 import {
   findTokenCaller,
   insertToken,

@@ -3,7 +3,7 @@
 // client credentials from the Authorization header, and the secrets' shapes.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import { isStorableText } from '../../http/validation.js'
-import { isScope, type Scope } from '../auth/scopes.js'
+import { isScope, type Scope } from '../../scopes.js'
 
 /** An error of the protocol endpoints, answered as RFC 6749 §5.2 JSON (or to the redirect URI). */
 export class OAuthError extends Error {

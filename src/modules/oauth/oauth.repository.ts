@@ -5,7 +5,7 @@
 import type { Db } from '../../db/db.js'
 import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
-import type { Scope } from '../auth/scopes.js'
+import type { Scope } from '../../scopes.js'
 
 export interface AppRow {
   company_id: number

@@ -8,7 +8,7 @@ import { invalid, notFound } from '../../errors.js'
 import { asCompanyId, type Caller, type CompanyId } from '../../tenancy.js'
 import { forGrantOf, type Acting } from '../../acting.js'
 import { recordAudit } from '../audit/audit.service.js'
-import { isScope, normalizeScopes, SCOPES, type Scope } from '../auth/scopes.js'
+import { isScope, normalizeScopes, SCOPES, type Scope } from '../../scopes.js'
 import { announceGrantRevoked, announceRevoked } from '../auth/tokens.service.js'
 import {
   ACCESS_TOKEN_PREFIX,

@@ -5,8 +5,7 @@ import { rethrowTaken } from '../../http/taken.js'
 import { asCompanyId, type Caller, type CompanyId, type TokenAccess } from '../../tenancy.js'
 import type { Acting } from '../../acting.js'
 import { changesOf, recordAudit } from '../audit/audit.service.js'
-import { announceUserRevoked } from '../auth/tokens.service.js'
-import type { CompanyCreateInput, CompanySetTimezoneInput, UserCreateInput, UserSetRoleInput } from './users.schemas.js'
+import type { CompanyCreateInput, CompanySetTimezoneInput, UserCreateInput } from './users.schemas.js'
 import {
   allCompanies,
   allUsersOf,
@@ -17,9 +16,7 @@ import {
   insertCompany,
   insertUser,
   lockCompany,
-  lockUserAnyCompany,
   updateCompanyTimezone,
-  updateUserRole,
   usersPageJson,
 } from './users.repository.js'
 
@@ -119,26 +116,6 @@ export function withToken(json: string, access: TokenAccess): string {
 /** An audit record's target and changes for one setting of a user or a company: the record by its name, the setting's two values. */
 function settingChanged<Row extends { id: number; name: string }>(setting: keyof Row & string, was: Partial<Row>, row: Row) {
   return { target: { id: row.id, label: row.name }, changes: changesOf(was, row, [setting]) }
-}
-
-/**
- * `user set-role`: an admin or a member from now on. Every server forgets the user's cached
- * tokens at once (the role travels with a cached token), as for a deactivation. The same role
- * again changes and records nothing.
- */
-export async function setUserRole(db: Db, acting: Acting, input: UserSetRoleInput) {
-  const { now, audit: context } = acting
-  return transaction(db, async (tx) => {
-    const locked = await lockUserAnyCompany(tx, input.user)
-    if (!locked) throw new ApiError(404, `user ${String(input.user)} not found`)
-    const { company_id: companyOfUser, ...was } = locked
-    if (was.role === input.role) return was
-    const companyId = asCompanyId(companyOfUser)
-    const row = await updateUserRole(tx, companyId, was.id, input.role, now)
-    await announceUserRevoked(tx, row.id)
-    await recordAudit(tx, companyId, context, { action: 'user.changed', ...settingChanged('role', was, row) }, now)
-    return row
-  })
 }
 
 /**

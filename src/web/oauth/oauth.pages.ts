@@ -2,7 +2,7 @@
 // apps), the consent page of /oauth/authorize, and the Integrations section listing the apps
 // the user authorised. Plain forms: everything works without JavaScript.
 import type { Account } from '../../modules/auth/accounts.service.js'
-import { SCOPE_DESCRIPTIONS, SCOPES, type Scope } from '../../modules/auth/scopes.js'
+import { SCOPE_DESCRIPTIONS, SCOPES, type Scope } from '../../scopes.js'
 import type { AuthorisedApp } from '../../modules/oauth/oauth.repository.js'
 import type { ShownApp } from '../../modules/oauth/oauth.service.js'
 import { html, type Html } from '../shared/html.js'

@@ -1,7 +1,7 @@
 // Settings → Integrations (the user's api tokens, the company's webhooks) and Settings →
 // Company tokens: their pages, confirmations and one-time messages.
 import type { Account } from '../../modules/auth/accounts.service.js'
-import { SCOPE_DESCRIPTIONS, SCOPES, type Scope } from '../../modules/auth/scopes.js'
+import { SCOPE_DESCRIPTIONS, SCOPES, type Scope } from '../../scopes.js'
 import type { CompanyToken, ListedToken } from '../../modules/auth/tokens.repository.js'
 import { EVENT_TYPES } from '../../modules/webhooks/event-types.js'
 import type { SubscriptionRow, SubscriptionOverview } from '../../modules/webhooks/webhooks.repository.js'

@@ -12,7 +12,7 @@ import { AuditEventsQuery, AuditExportQuery } from '../../modules/audit/audit.sc
 import { auditEventsPage, exportFor } from '../../modules/audit/audit.service.js'
 import { type Acting } from '../../acting.js'
 import type { Account } from '../../modules/auth/accounts.service.js'
-import { isScope } from '../../modules/auth/scopes.js'
+import { isScope } from '../../scopes.js'
 import {
   createOwnToken,
   findCompanyToken,

@@ -1,10 +1,12 @@
 // `audit export`: a company's audit records of a time range on standard output, JSON Lines,
 // oldest first: the same lines as GET /api/v1/audit_events/export, read a batch at a time.
+// It lives here, above the modules, because it checks the company through the users module,
+// which records audits itself and so may not be imported by the audit module.
 import { Type } from 'typebox'
-import { defineCommand } from '../../cli/command.js'
-import { CompanyOption } from '../users/users.schemas.js'
-import { requireCompany } from '../users/users.service.js'
-import { checkRange, exportAuditEvents } from './audit.service.js'
+import { checkRange, exportAuditEvents } from '../modules/audit/audit.service.js'
+import { CompanyOption } from '../modules/users/users.schemas.js'
+import { requireCompany } from '../modules/users/users.service.js'
+import { defineCommand } from './command.js'
 
 const Instant = Type.String({ format: 'date-time' })
 
