@@ -489,14 +489,22 @@ async function writeCounters(client: pg.Client, companyId: number) {
     union all select $1::bigint, 'meet_transcriptions', user_id, count(*) from meet_transcriptions where company_id = $1 group by user_id
     union all select $1::bigint, 'meet_transcriptions_linked', user_id, count(*) from meet_transcriptions where company_id = $1 and task_id is not null group by user_id`,
   [companyId])
-  // contacts.repository.ts: the one- and two-character grams of live contacts' search texts, as
-  // the search fold worker would leave them (the triggers that queue changes are off here).
+  // contacts.repository.ts: the one- and two-character grams of live contacts' search texts,
+  // the company's, each owner's and each stage's, as the search fold worker would leave them
+  // (the triggers that queue changes are off here).
   await step(client, 'search gram counters', `
+    with grams as materialized (
+      select distinct c.id, c.user_id, array_position(enum_range(null::contact_stage), c.stage) - 1 as stage, g.tail, g.head
+        from contacts c, contact_search_grams(c.search_text) g
+       where c.company_id = $1 and c.deleted_at is null
+    )
     insert into counters (company_id, list, key, value)
-    select $1::bigint, 'contacts.gram:' || tail, head, count(*)
-      from (select distinct c.id, g.tail, g.head from contacts c, contact_search_grams(c.search_text) g
-             where c.company_id = $1 and c.deleted_at is null) grams
-     group by tail, head`, [companyId])
+    select $1::bigint, 'contacts.gram:' || tail, head, count(*) from grams group by tail, head
+    union all
+    select $1::bigint, 'contacts.user_gram:' || tail, user_id * 1114112 + head, count(*) from grams group by tail, user_id, head
+    union all
+    select $1::bigint, 'contacts.stage_gram:' || tail, stage * 1114112 + head, count(*) from grams where stage is not null group by tail, stage, head`,
+  [companyId])
 }
 
 /** Creates (or re-creates) the database and applies the migrations the way the app does. */

@@ -27,8 +27,11 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
 $$;--> statement-breakpoint
 
 -- The changes of live contacts' search texts not yet added to the counters of their grams
--- (`contacts.gram:<tail>`, key `head`): a new contact's text (`added`), a changed one's old and
--- new, a deleted one's old (`removed`). The workers fold them into the counters a few
+-- (`contacts.gram:<tail>`, key `head`; of one owner `contacts.user_gram:<tail>`, key the
+-- owner's id × 1,114,112 + `head`; at one stage `contacts.stage_gram:<tail>`, key the stage's
+-- position × 1,114,112 + `head`; 1,114,112 code points): a new contact's text (`added`, with
+-- its owner and stage), a changed one's old and new (also when only its owner or stage
+-- changed), a deleted one's old (`removed`). The workers fold them into the counters a few
 -- thousand at a time (contacts.foldSearchChanges); a search adds those still here to the
 -- counters' total, in the same snapshot, so the total is exact whatever the workers' delay.
 -- A contact write pays one row here instead of an upsert for each of its 60-odd grams.
@@ -36,7 +39,11 @@ CREATE TABLE "contact_search_changes" (
 	"company_id" bigint NOT NULL,
 	"id" bigint GENERATED ALWAYS AS IDENTITY (INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1) NOT NULL,
 	"added" text,
+	"added_user_id" bigint,
+	"added_stage" smallint,
 	"removed" text,
+	"removed_user_id" bigint,
+	"removed_stage" smallint,
 	CONSTRAINT "contact_search_changes_company_id_id_pk" PRIMARY KEY("company_id","id")
 );--> statement-breakpoint
 ALTER TABLE "contact_search_changes" ADD CONSTRAINT "contact_search_changes_company_id_companies_id_fk" FOREIGN KEY ("company_id") REFERENCES "public"."companies"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
@@ -57,8 +64,9 @@ BEGIN
     RETURN NULL;
   END IF;
   IF TG_OP = 'INSERT' THEN
-    INSERT INTO contact_search_changes (company_id, added)
-    SELECT company_id, search_text FROM new_rows WHERE deleted_at IS NULL ORDER BY id;
+    INSERT INTO contact_search_changes (company_id, added, added_user_id, added_stage)
+    SELECT company_id, search_text, user_id, array_position(enum_range(NULL::contact_stage), stage) - 1
+      FROM new_rows WHERE deleted_at IS NULL ORDER BY id;
     INSERT INTO counters (company_id, list, key, slot, value)
     SELECT d.company_id, d.list, d.key, (pg_backend_pid() % 16)::smallint, count(*)
       FROM new_rows n
@@ -82,8 +90,12 @@ BEGIN
      WHERE o.search_text IS DISTINCT FROM n.search_text OR o.stage IS DISTINCT FROM n.stage OR o.user_id <> n.user_id
         OR (o.deleted_at IS NULL) <> (n.deleted_at IS NULL)
   ), texts AS (
-    INSERT INTO contact_search_changes (company_id, added, removed)
-    SELECT company_id, added, removed FROM changed WHERE added IS DISTINCT FROM removed ORDER BY id
+    INSERT INTO contact_search_changes (company_id, added, added_user_id, added_stage, removed, removed_user_id, removed_stage)
+    SELECT company_id, added, user_now, stage_now, removed, user_was, stage_was
+      FROM changed
+     WHERE (added IS NOT NULL OR removed IS NOT NULL)
+       AND (added, user_now, stage_now) IS DISTINCT FROM (removed, user_was, stage_was)
+     ORDER BY id
   )
   INSERT INTO counters (company_id, list, key, slot, value)
   SELECT d.company_id, d.list, d.key, (pg_backend_pid() % 16)::smallint, sum(d.delta)
@@ -134,8 +146,8 @@ CREATE TRIGGER "contact_tags_listed_inserted" AFTER INSERT ON "contact_tags"
 CREATE TRIGGER "contact_tags_listed_deleted" AFTER DELETE ON "contact_tags"
   REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION contact_tags_listed();--> statement-breakpoint
 
--- The counters of the contacts there are (about 2 minutes at a million contacts, most of it
--- the grams). Upgrade with the writers stopped.
+-- The counters of the contacts there are (several minutes at a million contacts, most of it
+-- the grams: the company's, each owner's and each stage's). Upgrade with the writers stopped.
 INSERT INTO "counters" ("company_id", "list", "key", "value")
 SELECT "company_id", 'contacts_by_stage', array_position(enum_range(NULL::contact_stage), "stage") - 1, count(*)
   FROM "contacts" WHERE "deleted_at" IS NULL AND "stage" IS NOT NULL
@@ -155,4 +167,16 @@ SELECT "company_id", 'contacts.gram:' || "tail", "head", count(*)
   FROM (SELECT DISTINCT c."company_id", c."id", g."tail", g."head"
           FROM "contacts" c, contact_search_grams(c."search_text") g
          WHERE c."deleted_at" IS NULL) grams
+ GROUP BY 1, 2, 3
+UNION ALL
+SELECT "company_id", 'contacts.user_gram:' || "tail", "user_id" * 1114112 + "head", count(*)
+  FROM (SELECT DISTINCT c."company_id", c."id", c."user_id", g."tail", g."head"
+          FROM "contacts" c, contact_search_grams(c."search_text") g
+         WHERE c."deleted_at" IS NULL) grams
+ GROUP BY 1, 2, 3
+UNION ALL
+SELECT "company_id", 'contacts.stage_gram:' || "tail", "stage" * 1114112 + "head", count(*)
+  FROM (SELECT DISTINCT c."company_id", c."id", array_position(enum_range(NULL::contact_stage), c."stage") - 1 AS "stage", g."tail", g."head"
+          FROM "contacts" c, contact_search_grams(c."search_text") g
+         WHERE c."deleted_at" IS NULL AND c."stage" IS NOT NULL) grams
  GROUP BY 1, 2, 3;

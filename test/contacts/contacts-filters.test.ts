@@ -13,7 +13,7 @@ import { backends, startApp, testConfig, type TestApp } from '../helpers/app.js'
 import { addContact, addTag } from '../helpers/contacts-factories.js'
 import { addUser, tenant, type Tenant } from '../helpers/factories.js'
 import { explain, nodes } from '../helpers/plans.js'
-import { rawRows, sql } from '../helpers/sql.js'
+import { rawRows, sql, type Sql } from '../helpers/sql.js'
 
 /** Contacts of the big company: more than GRAM_WALK_ROWS, so that a rare term is not walked. */
 const BIG = 25_000
@@ -139,7 +139,7 @@ for (const backend of backends()) {
     async function counters() {
       const stored = await rawRows<{ list: string; key: number; value: number }>(t.db, sql`
         select list, key, sum(value)::int as value from counters
-         where company_id = ${acme.companyId} and (list in ('contacts_by_stage', 'contacts_by_user_stage', 'contacts_by_tag') or list like 'contacts.gram:%')
+         where company_id = ${acme.companyId} and (list in ('contacts_by_stage', 'contacts_by_user_stage', 'contacts_by_tag') or list like 'contacts.gram:%' or list like 'contacts.user_gram:%' or list like 'contacts.stage_gram:%')
          group by list, key having sum(value) <> 0 order by list, key`)
       const recounted = await rawRows<{ list: string; key: number; value: number }>(t.db, sql`
         select list, key, value from (
@@ -153,7 +153,14 @@ for (const backend of backends()) {
            where ct.company_id = ${acme.companyId} and c.deleted_at is null group by 2
           union all
           select 'contacts.gram:' || g.tail, g.head, count(distinct c.id)::int from contacts c, contact_search_grams(c.search_text) g
-           where c.company_id = ${acme.companyId} and c.deleted_at is null group by g.tail, g.head) r
+           where c.company_id = ${acme.companyId} and c.deleted_at is null group by g.tail, g.head
+          union all
+          select 'contacts.user_gram:' || g.tail, c.user_id * 1114112 + g.head, count(distinct c.id)::int from contacts c, contact_search_grams(c.search_text) g
+           where c.company_id = ${acme.companyId} and c.deleted_at is null group by g.tail, c.user_id, g.head
+          union all
+          select 'contacts.stage_gram:' || g.tail, (array_position(enum_range(null::contact_stage), c.stage) - 1) * 1114112 + g.head, count(distinct c.id)::int
+            from contacts c, contact_search_grams(c.search_text) g
+           where c.company_id = ${acme.companyId} and c.deleted_at is null and c.stage is not null group by g.tail, c.stage, g.head) r
          order by list, key`)
       return { stored, recounted }
     }
@@ -175,14 +182,22 @@ for (const backend of backends()) {
       })
       assert.equal(batch.statusCode, 200, batch.body)
       let now = await counters()
-      assert.deepEqual(now.stored.filter((row) => !row.list.startsWith('contacts.gram:')),
-        now.recounted.filter((row) => !row.list.startsWith('contacts.gram:')), 'stage, owner and tag counters')
+      const notGrams = (row: { list: string }) => !/^contacts\.(user_|stage_)?gram:/.test(row.list)
+      assert.deepEqual(now.stored.filter(notGrams), now.recounted.filter(notGrams), 'stage, owner and tag counters')
       // Grams: the counters lag behind until folded; a search adds what waits, so its totals are exact now.
+      // Of the company, of each owner and at each stage (their own counters): by ILIKE's rule.
+      const views = [
+        { query: '', rows: sql`true` },
+        ...[acme.userId, memberId].map((id) => ({ query: `&user_id=${String(id)}`, rows: sql`user_id = ${id}` })),
+        ...['client', 'lead', 'sql', 'lost'].map((stage) => ({ query: `&stage=${stage}`, rows: sql`stage = ${stage}::contact_stage` })),
+      ]
       for (const term of ['zo', 'ë', 'qx', 'an', 'a', 'lf', '@', 'no']) {
-        const want = (await rawRows<{ n: number }>(t.db, sql`
-          select count(*)::int as n from contacts where company_id = ${acme.companyId} and deleted_at is null
-             and search_text like ${`%${term}%`}`))[0]?.n
-        assert.equal((await listed(`page=1&search_term=${encodeURIComponent(term)}`)).total, want, term)
+        for (const view of views) {
+          const want = (await rawRows<{ n: number; ids: number[] }>(t.db, sql`
+            select count(*)::int as n, coalesce(array_agg(id::int order by id), '{}') as ids from contacts
+             where company_id = ${acme.companyId} and deleted_at is null and ${view.rows} and search_text like ${`%${term}%`}`))[0]
+          assert.deepEqual(await listed(`page=1&per_page=100&search_term=${encodeURIComponent(term)}${view.query}`), { ids: want?.ids, total: want?.n }, `${term}${view.query}`)
+        }
       }
       assert.equal((await t.app.inject({ method: 'DELETE', url: `/api/v1/tags/${String(hot)}`, headers: acme.auth })).statusCode, 204)
       while (await foldSearchChanges(t.db, asCompanyId(acme.companyId), 5) > 0) { /* a few at a time */ }
@@ -246,27 +261,39 @@ for (const backend of backends()) {
                case g when 3 then 'Wolf Labs' when 7777 then 'Søren & Co' when 19999 then 'Elf.Q. Ltd' when 24000 then 'Golf' end,
                case when g = 24000 then now() end
           from generate_series(1, ${BIG}) g`)
-      await rawRows(t.db, sql`insert into counters (company_id, list, key, value) values (${acme.companyId}, 'contacts', 0, ${BIG - 1})`)
+      await rawRows(t.db, sql`insert into counters (company_id, list, key, value)
+                                values (${acme.companyId}, 'contacts', 0, ${BIG - 1}), (${acme.companyId}, 'contacts_by_user', ${acme.userId}, ${BIG - 1})`)
+      // A third of them at another stage, so that a stage's search counts some of the company.
+      await rawRows(t.db, sql`update contacts set stage = 'client' where company_id = ${acme.companyId} and id % 3 = 0`)
     })
     after(async () => {
       await t.app.close()
       await drop()
     })
 
-    const ilike = async (term: string) => (await rawRows<{ id: number }>(t.db, sql`
-      select id from contacts where company_id = ${acme.companyId} and deleted_at is null
+    const ilike = async (term: string, rows: Sql) => (await rawRows<{ id: number }>(t.db, sql`
+      select id from contacts where company_id = ${acme.companyId} and deleted_at is null and ${rows}
          and ((first_name || ' ' || coalesce(last_name, '')) ilike ${`%${term}%`} or coalesce(business, '') ilike ${`%${term}%`} or email ilike ${`%${term}%`})
        order by id`)).map((row) => row.id)
 
     async function agree(when: string) {
+      // The company's, its owner's and each stage's counters and ways.
+      const views = [
+        { query: '', rows: sql`true` },
+        { query: `&user_id=${String(acme.userId)}`, rows: sql`user_id = ${acme.userId}` },
+        { query: '&stage=client', rows: sql`stage = 'client'` },
+        { query: '&stage=lead', rows: sql`stage = 'lead'` },
+      ]
       for (const term of ['an', 'AN', 'lf', 'LF', 'ø', 'Q.', 'f.', 'zq', 'x', '7']) {
-        const want = await ilike(term)
-        for (const [page, perPage] of [[1, 25], [2, 3], [Math.max(1, Math.ceil(want.length / 100)), 100]] as const) {
-          const res = await t.app.inject({ url: `/api/v1/contacts?page=${String(page)}&per_page=${String(perPage)}&search_term=${encodeURIComponent(term)}`, headers: acme.auth })
-          assert.equal(res.statusCode, 200, res.body)
-          const body = res.json<Listed>()
-          assert.equal(body.meta.total_count, want.length, `${when}: ${term} total`)
-          assert.deepEqual(body.data.map((c) => c.id), want.slice((page - 1) * perPage, page * perPage), `${when}: ${term} page ${String(page)} of ${String(perPage)}`)
+        for (const view of views) {
+          const want = await ilike(term, view.rows)
+          for (const [page, perPage] of [[1, 25], [2, 3], [Math.max(1, Math.ceil(want.length / 100)), 100]] as const) {
+            const res = await t.app.inject({ url: `/api/v1/contacts?page=${String(page)}&per_page=${String(perPage)}&search_term=${encodeURIComponent(term)}${view.query}`, headers: acme.auth })
+            assert.equal(res.statusCode, 200, res.body)
+            const body = res.json<Listed>()
+            assert.equal(body.meta.total_count, want.length, `${when}: ${term}${view.query} total`)
+            assert.deepEqual(body.data.map((c) => c.id), want.slice((page - 1) * perPage, page * perPage), `${when}: ${term}${view.query} page ${String(page)} of ${String(perPage)}`)
+          }
         }
       }
     }

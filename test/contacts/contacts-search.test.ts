@@ -88,8 +88,8 @@ for (const backend of backends()) {
         await admin.query('analyze contacts')
         fresh = await tenant(db, { name: 'Fresh' })
         const inserted = await admin.query<{ id: string }>(
-          `insert into contacts (company_id, user_id, first_name, last_name, email, business)
-           select $1, $2, 'Bruno' || g, 'Lima', 'bruno' || g || '@initech.example', 'Initech' from generate_series(1, ${String(FRESH)}) g
+          `insert into contacts (company_id, user_id, first_name, last_name, email, business, stage)
+           select $1, $2, 'Bruno' || g, 'Lima', 'bruno' || g || '@initech.example', 'Initech', 'lead' from generate_series(1, ${String(FRESH)}) g
            returning id`,
           [fresh.companyId, fresh.userId],
         )

@@ -157,6 +157,8 @@ export const ACCEPTED: Record<string, { finding: string; reason: string }[]> = {
   'contacts.searchFields': [SEARCH_PASS],
   'contacts.searchFieldsOfUser': [SEARCH_PASS],
   'contacts.searchGram': [SEARCH_PASS],
+  'contacts.searchGramOfUser': [SEARCH_PASS],
+  'contacts.searchGramAtStage': [SEARCH_PASS],
   'whatsapp.liveContacts': [{
     finding: 'contacts via contacts_company_user_live_idx',
     reason: 'the named contacts (`id = any(array)`) of the company\'s live contacts: a tie without statistics',

@@ -73,6 +73,12 @@ export const CONTACTS_BY_STAGE = 'contacts_by_stage'
 export const CONTACTS_BY_USER_STAGE = 'contacts_by_user_stage'
 export const CONTACTS_BY_TAG = 'contacts_by_tag'
 export const SEARCH_GRAMS = 'contacts.gram:'
+/** The same of one owner's live contacts (key: the owner's id × GRAM_KEYS + the gram's key). */
+export const SEARCH_GRAMS_OF_USER = 'contacts.user_gram:'
+/** The same of the live contacts at one stage (key: the stage's position × GRAM_KEYS + the gram's key). */
+export const SEARCH_GRAMS_AT_STAGE = 'contacts.stage_gram:'
+/** The code points there are: a gram's key (the code point before its last character, or 0) is below it. */
+export const GRAM_KEYS = 1_114_112
 
 type JsonPage = { total: number; data: string }
 type IdsOf = (order: string, limit: string, offset: string) => string
@@ -316,9 +322,10 @@ const SERIAL = 'pg_backend_pid() <> 0'
 /** Rows a walk in id order may read for a 1–2 character term's page before another way is cheaper (about 10 ms). */
 export const GRAM_WALK_ROWS = 20_000
 
-// A term of one or two characters in the whole company (no owner, no filter), `lowered` (the
-// gram): its exact total is the counter of the gram plus the changes of search texts not yet
-// folded into the counters (contact_search_changes), and no contact is read to count it
+// A term of one or two characters in the whole company, of one owner or at one stage (no tag),
+// `lowered` (the gram): its exact total is the counter of the gram (the company's, the owner's
+// or the stage's) plus the changes of search texts not yet folded into the counters
+// (contact_search_changes), and no contact is read to count it
 // (before: a pass over the table, 180–250 ms at 1 M contacts; docs/performance.md, "The
 // workspace's contacts list at a million contacts"). The page then comes one of three ways
 // (`way`), decided as the statement runs from the total and the company's contacts:
@@ -334,20 +341,59 @@ export const GRAM_WALK_ROWS = 20_000
 //   `like any`, or a join, PostgreSQL 17 reads the whole table instead);
 // - `pass`: another rare term in a company of a sixth of the table or more, collected in one
 //   pass that stops at the total (`ø`).
-const GRAM = `'${SEARCH_GRAMS}' || right(t.lowered, 1)`
-const searchGram = defineQuery<PageRow<Contact>>(
-  'contacts.searchGram',
+/** What a gram search is bounded to beyond the company: every live contact, one owner's ($5), or one stage's ($5, its position $6). */
+interface GramScope {
+  /** The gram counters' list prefix, and the key's part for the owner or stage (added to the gram's key). */
+  grams: string
+  keyBase: string
+  /** The contacts searched, by an index; as the trigram index's probes take them (the owner or stage tested on the rows found, never an index walked per pattern); for a pass, by no index. */
+  searched: string
+  probed: string
+  passed: string
+  /** Whether a queued change's added and removed texts were of these contacts. */
+  added: string
+  removed: string
+  /** The number of contacts searched (a counter). */
+  counted: string
+}
+const GRAM_SCOPES = {
+  company: {
+    grams: SEARCH_GRAMS, keyBase: '0', searched: searched(false), probed: searched(false), passed: passed(false), added: 'true', removed: 'true',
+    counted: counterTotal('$1::bigint', `'${CONTACTS}'`, '0'),
+  },
+  user: {
+    grams: SEARCH_GRAMS_OF_USER, keyBase: `$5::bigint * ${GRAM_KEYS}`,
+    searched: `${searched(false)} and c.user_id = $5::bigint`, probed: `${searched(false)} and c.user_id + 0 = $5::bigint`,
+    passed: `${passed(false)} and c.user_id + 0 = $5::bigint`,
+    added: 's.added_user_id = $5::bigint', removed: 's.removed_user_id = $5::bigint',
+    counted: counterTotal('$1::bigint', `'${CONTACTS_BY_USER}'`, '$5::bigint'),
+  },
+  stage: {
+    grams: SEARCH_GRAMS_AT_STAGE, keyBase: `$6::bigint * ${GRAM_KEYS}`,
+    searched: `${searched(false)} and c.stage = $5::contact_stage`, probed: `${searched(false)} and c.stage::text = $5::contact_stage::text`,
+    passed: `${passed(false)} and c.stage = $5::contact_stage`,
+    added: 's.added_stage = $6::smallint', removed: 's.removed_stage = $6::smallint',
+    counted: counterTotal('$1::bigint', `'${CONTACTS_BY_STAGE}'`, '$6::bigint'),
+  },
+} satisfies Record<string, GramScope>
+
+const gramSearchStatement = (name: string, scope: GramScope) => defineQuery<PageRow<Contact>>(
+  name,
   `with term as materialized (
        select t.lowered, '%' || ${likeLiteral('t.lowered')} || '%' as pattern,
-              ${GRAM} as list, case when char_length(t.lowered) = 2 then ascii(t.lowered)::bigint else 0 end as key,
+              '${scope.grams}' || right(t.lowered, 1) as list,
+              ${scope.keyBase} + case when char_length(t.lowered) = 2 then ascii(t.lowered)::bigint else 0 end as key,
               t.lowered ~ '^[a-z0-9]{2}$' as pair
          from (select lower($2::text) as lowered) t
      ), total as materialized (
        select ${counterTotal('$1', '(select list from term)', '(select key from term)')}
-            + (select coalesce(sum(textlike(coalesce(s.added, ''), (select pattern from term))::int
-                                   - textlike(coalesce(s.removed, ''), (select pattern from term))::int), 0)
+            + (select coalesce(sum(coalesce(${scope.added} and textlike(s.added, (select pattern from term)), false)::int
+                                   - coalesce(${scope.removed} and textlike(s.removed, (select pattern from term)), false)::int), 0)
                  from contact_search_changes s where s.company_id = $1) as n
-     ), ${scopeCte(false)}, way as materialized (
+     ), scope as materialized (
+       select s.n, s.n * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass) as pass
+         from (select ${scope.counted} as n) s
+     ), way as materialized (
        select case
                 when ${SEARCH_PAGE.offset} >= total.n then 'none'
                 when least(${SEARCH_PAGE.offset} + ${SEARCH_PAGE.limit}, total.n - ${SEARCH_PAGE.offset}) * scope.n
@@ -377,19 +423,19 @@ const searchGram = defineQuery<PageRow<Contact>>(
        select distinct c.id
          from gram_patterns
         cross join lateral (select c.id from contacts c
-                             where ${searched(false)} and c.search_text like gram_patterns.pattern
+                             where ${scope.probed} and c.search_text like gram_patterns.pattern
                                and textlike(c.search_text, (select pattern from term))
                              limit ${SEARCH_CANDIDATES}) c
         where (select way from way) = 'index'
        union all
        select m.id
-         from (select c.id from contacts c where ${passed(false)} and textlike(c.search_text, (select pattern from term))
+         from (select c.id from contacts c where ${scope.passed} and textlike(c.search_text, (select pattern from term))
                 limit (select n from total)) m
         where (select way from way) = 'pass' -- above the LIMIT: nothing is read otherwise
      ), page as materialized (
        select total.n as total,
               ${pageIds(SEARCH_PAGE, 'total.n', ['c.id', 'c.id desc'], (order, limit, offset) =>
-                `array(select c.id from contacts c where ${searched(false)} and textlike(c.search_text, (select pattern from term)) and ${SERIAL}
+                `array(select c.id from contacts c where ${scope.searched} and textlike(c.search_text, (select pattern from term)) and ${SERIAL}
                         order by ${order} limit ${limit} offset ${offset})`, {
                 first: `when (select way from way) in ('index', 'pass') then array(select id from candidates order by id ${limitOffset(SEARCH_PAGE)})`,
               })} as ids
@@ -399,19 +445,32 @@ const searchGram = defineQuery<PageRow<Contact>>(
   { replica: true },
 )
 
+// The whole company's (contacts.searchGram: $1 company, $2 term, $3 limit, $4 offset), one
+// owner's ($5 the owner) and one stage's ($5 the stage, $6 its position).
+const GRAM_SEARCHES = {
+  company: gramSearchStatement('contacts.searchGram', GRAM_SCOPES.company),
+  user: gramSearchStatement('contacts.searchGramOfUser', GRAM_SCOPES.user),
+  stage: gramSearchStatement('contacts.searchGramAtStage', GRAM_SCOPES.stage),
+}
+
 /** A term the gram counters total: one or two characters, lower-cased too (as PostgreSQL may, with full case mapping), without U+001F. */
 const isGram = (term: string) => !term.includes('\u001f') && Array.from(term.toLowerCase()).length <= 2
 
 /**
  * The statement for a term and its parameters: the gram counters' for one or two characters
- * in the whole company; else one with three letters or digits in a row has a trigram (the
- * index can narrow it); one without (`a.b`, or 1–2 characters of an owner or with a filter)
- * is counted in one pass over the contacts; one containing U+001F is checked field by field.
+ * in the whole company, of one owner or at one stage; else one with three letters or digits in
+ * a row has a trigram (the index can narrow it); one without (`a.b`, or 1–2 characters with a
+ * tag, or with an owner and a stage) is counted through an index or in one pass over the
+ * contacts; one containing U+001F is checked field by field.
  */
 export function searchFor(companyId: CompanyId, term: string, filters: ContactFilters, page: PageSlice) {
   const { userId, stage, tagId } = filters
   const base = [companyId, term, page.limit, page.offset]
-  if (userId === undefined && stage === undefined && tagId === undefined && isGram(term)) return { query: searchGram, params: base }
+  if (tagId === undefined && isGram(term)) {
+    if (userId === undefined && stage === undefined) return { query: GRAM_SEARCHES.company, params: base }
+    if (stage === undefined) return { query: GRAM_SEARCHES.user, params: [...base, userId] }
+    if (userId === undefined) return { query: GRAM_SEARCHES.stage, params: [...base, stage, STAGES.indexOf(stage)] }
+  }
   const shape = term.includes('\u001f') ? SEARCHES.fields : /[\p{L}\p{N}]{3}/u.test(term) ? SEARCHES.trigram : SEARCHES.short
   const withFilters = [...base, stage ?? null, tagId ?? null]
   return userId === undefined ? { query: shape.all, params: withFilters } : { query: shape.ofUser, params: [...withFilters, userId] }
@@ -732,27 +791,34 @@ export function contactsExportBatch(
 
 // The search changes folded into the gram counters: up to $2 of a company's ($1) oldest
 // changes that no other worker holds, deleted and added to the counters of their texts'
-// grams (each text's grams once; an old text's subtracted) in the worker's slot, in (list,
-// key) order. One statement: a search sees either the changes or their counts, never both.
+// grams (each text's grams once; an old text's subtracted), the company's, its owner's and its
+// stage's, in the worker's slot, in (list, key) order. One statement: a search sees either the
+// changes or their counts, never both.
 const foldSearchChangesStatement = defineQuery<{ folded: number }>(
   'contacts.foldSearchChanges',
   `with folded as (
      delete from contact_search_changes s
       where s.company_id = $1
         and s.id in (select id from contact_search_changes where company_id = $1 order by id limit $2 for update skip locked)
-     returning s.id, s.added, s.removed
+     returning s.id, s.added, s.added_user_id, s.added_stage, s.removed, s.removed_user_id, s.removed_stage
    ), grams as (
-     select distinct f.id, t.sign, g.tail, g.head
+     select distinct f.id, t.sign, t.user_id, t.stage, g.tail, g.head
        from folded f
-      cross join lateral (values (f.added, 1), (f.removed, -1)) t(text, sign)
+      cross join lateral (values (f.added, 1, f.added_user_id, f.added_stage),
+                                 (f.removed, -1, f.removed_user_id, f.removed_stage)) t(text, sign, user_id, stage)
       cross join lateral contact_search_grams(t.text) g
       where t.text is not null
+   ), deltas as (
+     select '${SEARCH_GRAMS}' || tail as list, head as key, sum(sign) as delta from grams group by tail, head
+     union all
+     select '${SEARCH_GRAMS_OF_USER}' || tail, user_id * ${GRAM_KEYS} + head, sum(sign) from grams group by tail, user_id, head
+     union all
+     select '${SEARCH_GRAMS_AT_STAGE}' || tail, stage * ${GRAM_KEYS} + head, sum(sign) from grams where stage is not null group by tail, stage, head
    ), counted as (
-     ${addToCounters(`select $1::bigint, '${SEARCH_GRAMS}' || tail, head, ${WRITER_SLOT}, sum(sign)
-       from grams
-      group by tail, head
-     having sum(sign) <> 0
-      order by 2, 3`, { slot: true })}
+     ${addToCounters(`select $1::bigint, list, key, ${WRITER_SLOT}, delta
+       from deltas
+      where delta <> 0
+      order by list, key`, { slot: true })}
    )
    select count(*)::int as folded from folded`,
 )

@@ -443,76 +443,225 @@ select page.total, p.*
 
 -- contacts.searchGram (replica: src/db/replica.ts)
 with term as materialized (
-    select t.lowered, '%' || replace(replace(replace(t.lowered, '\', '\\'), '%', '\%'), '_', '\_') || '%' as pattern,
-           'contacts.gram:' || right(t.lowered, 1) as list, case when char_length(t.lowered) = 2 then ascii(t.lowered)::bigint else 0 end as key,
-           t.lowered ~ '^[a-z0-9]{2}$' as pair
-      from (select lower($2::text) as lowered) t
-  ), total as materialized (
-    select coalesce((select sum(value) from counters where company_id = $1 and list = (select list from term) and key = (select key from term)), 0)::bigint
-         + (select coalesce(sum(textlike(coalesce(s.added, ''), (select pattern from term))::int
-                                - textlike(coalesce(s.removed, ''), (select pattern from term))::int), 0)
-              from contact_search_changes s where s.company_id = $1) as n
-  ), scope as materialized (
-    select s.n, s.n * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass) as pass
-      from (select coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts' and key = 0), 0)::bigint as n) s
-  ), way as materialized (
-    select case
-             when $4::bigint >= total.n then 'none'
-             when least($4::bigint + $3, total.n - $4::bigint) * scope.n
-                  <= total.n * 20000 then 'walk'
-             when total.n <= 10000 and (select pair from term) then 'index'
-             when total.n <= 10000 and scope.pass then 'pass'
-             else 'walk'
-           end as way
-      from total, scope
-  ), before as materialized (
-    select chr(n.key::int) as x
-      from (select company_id, list, key, slot, value from counters) n
-     where n.company_id = $1 and n.list = (select 'contacts.gram:' || left(lowered, 1) from term) and n.key > 0
-       and (select way from way) = 'index'
-     group by n.key
-    having sum(n.value) > 0
-    union
-    select x from contact_search_changes s, unnest(string_to_array(s.added, null)) x
-     where s.company_id = $1 and (select way from way) = 'index'
-    union
-    select E'\x1f'
-  ), gram_patterns as materialized (
-    select '%' || replace(replace(replace(b.x || t.lowered, '\', '\\'), '%', '\%'), '_', '\_') || '%' as pattern from before b, term t
-    union all
-    select replace(replace(replace(lowered, '\', '\\'), '%', '\%'), '_', '\_') || '%' from term where (select way from way) = 'index'
-  ), candidates as materialized (
-    select distinct c.id
-      from gram_patterns
-     cross join lateral (select c.id from contacts c
-                          where c.company_id = (select $1::bigint) and c.deleted_at is null and c.search_text like gram_patterns.pattern
-                            and textlike(c.search_text, (select pattern from term))
-                          limit 10000) c
-     where (select way from way) = 'index'
-    union all
-    select m.id
-      from (select c.id from contacts c where c.company_id + 0 = $1::bigint and c.deleted_at is null and textlike(c.search_text, (select pattern from term))
-             limit (select n from total)) m
-     where (select way from way) = 'pass' -- above the LIMIT: nothing is read otherwise
-  ), page as materialized (
-    select total.n as total,
-           case when (select way from way) in ('index', 'pass') then array(select id from candidates order by id limit $3 offset $4::bigint)
-              when $4::bigint >= total.n then '{}'::bigint[]
-              when $4::bigint < total.n - $4::bigint then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and textlike(c.search_text, (select pattern from term)) and pg_backend_pid() <> 0
-                     order by c.id limit $3 offset $4::bigint)
-              else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and textlike(c.search_text, (select pattern from term)) and pg_backend_pid() <> 0
-                     order by c.id desc limit greatest(least($3, total.n - $4::bigint), 0) offset greatest(total.n - $4::bigint - $3, 0))
-         end as ids
-      from total
-  )
-  select page.total, p.*
-    from page
-    left join lateral (
-      select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, c.tags_json as tags, c.custom_fields_json as custom_fields, c.created_at, c.updated_at
-        from unnest(page.ids) as page_ids(page_id)
-       cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c
-       order by c.id
-    ) p on true;
+  select t.lowered, '%' || replace(replace(replace(t.lowered, '\', '\\'), '%', '\%'), '_', '\_') || '%' as pattern,
+         'contacts.gram:' || right(t.lowered, 1) as list,
+         0 + case when char_length(t.lowered) = 2 then ascii(t.lowered)::bigint else 0 end as key,
+         t.lowered ~ '^[a-z0-9]{2}$' as pair
+    from (select lower($2::text) as lowered) t
+), total as materialized (
+  select coalesce((select sum(value) from counters where company_id = $1 and list = (select list from term) and key = (select key from term)), 0)::bigint
+       + (select coalesce(sum(coalesce(true and textlike(s.added, (select pattern from term)), false)::int
+                              - coalesce(true and textlike(s.removed, (select pattern from term)), false)::int), 0)
+            from contact_search_changes s where s.company_id = $1) as n
+), scope as materialized (
+  select s.n, s.n * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass) as pass
+    from (select coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts' and key = 0), 0)::bigint as n) s
+), way as materialized (
+  select case
+           when $4::bigint >= total.n then 'none'
+           when least($4::bigint + $3, total.n - $4::bigint) * scope.n
+                <= total.n * 20000 then 'walk'
+           when total.n <= 10000 and (select pair from term) then 'index'
+           when total.n <= 10000 and scope.pass then 'pass'
+           else 'walk'
+         end as way
+    from total, scope
+), before as materialized (
+  select chr(n.key::int) as x
+    from (select company_id, list, key, slot, value from counters) n
+   where n.company_id = $1 and n.list = (select 'contacts.gram:' || left(lowered, 1) from term) and n.key > 0
+     and (select way from way) = 'index'
+   group by n.key
+  having sum(n.value) > 0
+  union
+  select x from contact_search_changes s, unnest(string_to_array(s.added, null)) x
+   where s.company_id = $1 and (select way from way) = 'index'
+  union
+  select E'\x1f'
+), gram_patterns as materialized (
+  select '%' || replace(replace(replace(b.x || t.lowered, '\', '\\'), '%', '\%'), '_', '\_') || '%' as pattern from before b, term t
+  union all
+  select replace(replace(replace(lowered, '\', '\\'), '%', '\%'), '_', '\_') || '%' from term where (select way from way) = 'index'
+), candidates as materialized (
+  select distinct c.id
+    from gram_patterns
+   cross join lateral (select c.id from contacts c
+                        where c.company_id = (select $1::bigint) and c.deleted_at is null and c.search_text like gram_patterns.pattern
+                          and textlike(c.search_text, (select pattern from term))
+                        limit 10000) c
+   where (select way from way) = 'index'
+  union all
+  select m.id
+    from (select c.id from contacts c where c.company_id + 0 = $1::bigint and c.deleted_at is null and textlike(c.search_text, (select pattern from term))
+           limit (select n from total)) m
+   where (select way from way) = 'pass' -- above the LIMIT: nothing is read otherwise
+), page as materialized (
+  select total.n as total,
+         case when (select way from way) in ('index', 'pass') then array(select id from candidates order by id limit $3 offset $4::bigint)
+            when $4::bigint >= total.n then '{}'::bigint[]
+            when $4::bigint < total.n - $4::bigint then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and textlike(c.search_text, (select pattern from term)) and pg_backend_pid() <> 0
+                   order by c.id limit $3 offset $4::bigint)
+            else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and textlike(c.search_text, (select pattern from term)) and pg_backend_pid() <> 0
+                   order by c.id desc limit greatest(least($3, total.n - $4::bigint), 0) offset greatest(total.n - $4::bigint - $3, 0))
+       end as ids
+    from total
+)
+select page.total, p.*
+  from page
+  left join lateral (
+    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, c.tags_json as tags, c.custom_fields_json as custom_fields, c.created_at, c.updated_at
+      from unnest(page.ids) as page_ids(page_id)
+     cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c
+     order by c.id
+  ) p on true;
+
+-- contacts.searchGramAtStage (replica: src/db/replica.ts)
+with term as materialized (
+  select t.lowered, '%' || replace(replace(replace(t.lowered, '\', '\\'), '%', '\%'), '_', '\_') || '%' as pattern,
+         'contacts.stage_gram:' || right(t.lowered, 1) as list,
+         $6::bigint * 1114112 + case when char_length(t.lowered) = 2 then ascii(t.lowered)::bigint else 0 end as key,
+         t.lowered ~ '^[a-z0-9]{2}$' as pair
+    from (select lower($2::text) as lowered) t
+), total as materialized (
+  select coalesce((select sum(value) from counters where company_id = $1 and list = (select list from term) and key = (select key from term)), 0)::bigint
+       + (select coalesce(sum(coalesce(s.added_stage = $6::smallint and textlike(s.added, (select pattern from term)), false)::int
+                              - coalesce(s.removed_stage = $6::smallint and textlike(s.removed, (select pattern from term)), false)::int), 0)
+            from contact_search_changes s where s.company_id = $1) as n
+), scope as materialized (
+  select s.n, s.n * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass) as pass
+    from (select coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts_by_stage' and key = $6::bigint), 0)::bigint as n) s
+), way as materialized (
+  select case
+           when $4::bigint >= total.n then 'none'
+           when least($4::bigint + $3, total.n - $4::bigint) * scope.n
+                <= total.n * 20000 then 'walk'
+           when total.n <= 10000 and (select pair from term) then 'index'
+           when total.n <= 10000 and scope.pass then 'pass'
+           else 'walk'
+         end as way
+    from total, scope
+), before as materialized (
+  select chr(n.key::int) as x
+    from (select company_id, list, key, slot, value from counters) n
+   where n.company_id = $1 and n.list = (select 'contacts.gram:' || left(lowered, 1) from term) and n.key > 0
+     and (select way from way) = 'index'
+   group by n.key
+  having sum(n.value) > 0
+  union
+  select x from contact_search_changes s, unnest(string_to_array(s.added, null)) x
+   where s.company_id = $1 and (select way from way) = 'index'
+  union
+  select E'\x1f'
+), gram_patterns as materialized (
+  select '%' || replace(replace(replace(b.x || t.lowered, '\', '\\'), '%', '\%'), '_', '\_') || '%' as pattern from before b, term t
+  union all
+  select replace(replace(replace(lowered, '\', '\\'), '%', '\%'), '_', '\_') || '%' from term where (select way from way) = 'index'
+), candidates as materialized (
+  select distinct c.id
+    from gram_patterns
+   cross join lateral (select c.id from contacts c
+                        where c.company_id = (select $1::bigint) and c.deleted_at is null and c.stage::text = $5::contact_stage::text and c.search_text like gram_patterns.pattern
+                          and textlike(c.search_text, (select pattern from term))
+                        limit 10000) c
+   where (select way from way) = 'index'
+  union all
+  select m.id
+    from (select c.id from contacts c where c.company_id + 0 = $1::bigint and c.deleted_at is null and c.stage = $5::contact_stage and textlike(c.search_text, (select pattern from term))
+           limit (select n from total)) m
+   where (select way from way) = 'pass' -- above the LIMIT: nothing is read otherwise
+), page as materialized (
+  select total.n as total,
+         case when (select way from way) in ('index', 'pass') then array(select id from candidates order by id limit $3 offset $4::bigint)
+            when $4::bigint >= total.n then '{}'::bigint[]
+            when $4::bigint < total.n - $4::bigint then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.stage = $5::contact_stage and textlike(c.search_text, (select pattern from term)) and pg_backend_pid() <> 0
+                   order by c.id limit $3 offset $4::bigint)
+            else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.stage = $5::contact_stage and textlike(c.search_text, (select pattern from term)) and pg_backend_pid() <> 0
+                   order by c.id desc limit greatest(least($3, total.n - $4::bigint), 0) offset greatest(total.n - $4::bigint - $3, 0))
+       end as ids
+    from total
+)
+select page.total, p.*
+  from page
+  left join lateral (
+    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, c.tags_json as tags, c.custom_fields_json as custom_fields, c.created_at, c.updated_at
+      from unnest(page.ids) as page_ids(page_id)
+     cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c
+     order by c.id
+  ) p on true;
+
+-- contacts.searchGramOfUser (replica: src/db/replica.ts)
+with term as materialized (
+  select t.lowered, '%' || replace(replace(replace(t.lowered, '\', '\\'), '%', '\%'), '_', '\_') || '%' as pattern,
+         'contacts.user_gram:' || right(t.lowered, 1) as list,
+         $5::bigint * 1114112 + case when char_length(t.lowered) = 2 then ascii(t.lowered)::bigint else 0 end as key,
+         t.lowered ~ '^[a-z0-9]{2}$' as pair
+    from (select lower($2::text) as lowered) t
+), total as materialized (
+  select coalesce((select sum(value) from counters where company_id = $1 and list = (select list from term) and key = (select key from term)), 0)::bigint
+       + (select coalesce(sum(coalesce(s.added_user_id = $5::bigint and textlike(s.added, (select pattern from term)), false)::int
+                              - coalesce(s.removed_user_id = $5::bigint and textlike(s.removed, (select pattern from term)), false)::int), 0)
+            from contact_search_changes s where s.company_id = $1) as n
+), scope as materialized (
+  select s.n, s.n * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass) as pass
+    from (select coalesce((select sum(value) from counters where company_id = $1::bigint and list = 'contacts_by_user' and key = $5::bigint), 0)::bigint as n) s
+), way as materialized (
+  select case
+           when $4::bigint >= total.n then 'none'
+           when least($4::bigint + $3, total.n - $4::bigint) * scope.n
+                <= total.n * 20000 then 'walk'
+           when total.n <= 10000 and (select pair from term) then 'index'
+           when total.n <= 10000 and scope.pass then 'pass'
+           else 'walk'
+         end as way
+    from total, scope
+), before as materialized (
+  select chr(n.key::int) as x
+    from (select company_id, list, key, slot, value from counters) n
+   where n.company_id = $1 and n.list = (select 'contacts.gram:' || left(lowered, 1) from term) and n.key > 0
+     and (select way from way) = 'index'
+   group by n.key
+  having sum(n.value) > 0
+  union
+  select x from contact_search_changes s, unnest(string_to_array(s.added, null)) x
+   where s.company_id = $1 and (select way from way) = 'index'
+  union
+  select E'\x1f'
+), gram_patterns as materialized (
+  select '%' || replace(replace(replace(b.x || t.lowered, '\', '\\'), '%', '\%'), '_', '\_') || '%' as pattern from before b, term t
+  union all
+  select replace(replace(replace(lowered, '\', '\\'), '%', '\%'), '_', '\_') || '%' from term where (select way from way) = 'index'
+), candidates as materialized (
+  select distinct c.id
+    from gram_patterns
+   cross join lateral (select c.id from contacts c
+                        where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id + 0 = $5::bigint and c.search_text like gram_patterns.pattern
+                          and textlike(c.search_text, (select pattern from term))
+                        limit 10000) c
+   where (select way from way) = 'index'
+  union all
+  select m.id
+    from (select c.id from contacts c where c.company_id + 0 = $1::bigint and c.deleted_at is null and c.user_id + 0 = $5::bigint and textlike(c.search_text, (select pattern from term))
+           limit (select n from total)) m
+   where (select way from way) = 'pass' -- above the LIMIT: nothing is read otherwise
+), page as materialized (
+  select total.n as total,
+         case when (select way from way) in ('index', 'pass') then array(select id from candidates order by id limit $3 offset $4::bigint)
+            when $4::bigint >= total.n then '{}'::bigint[]
+            when $4::bigint < total.n - $4::bigint then array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5::bigint and textlike(c.search_text, (select pattern from term)) and pg_backend_pid() <> 0
+                   order by c.id limit $3 offset $4::bigint)
+            else array(select c.id from contacts c where c.company_id = (select $1::bigint) and c.deleted_at is null and c.user_id = $5::bigint and textlike(c.search_text, (select pattern from term)) and pg_backend_pid() <> 0
+                   order by c.id desc limit greatest(least($3, total.n - $4::bigint), 0) offset greatest(total.n - $4::bigint - $3, 0))
+       end as ids
+    from total
+)
+select page.total, p.*
+  from page
+  left join lateral (
+    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, c.tags_json as tags, c.custom_fields_json as custom_fields, c.created_at, c.updated_at
+      from unnest(page.ids) as page_ids(page_id)
+     cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c
+     order by c.id
+  ) p on true;
 
 -- contacts.walk (replica: src/db/replica.ts)
 select to_char((c.updated_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as sync_at, c.deleted_at, c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, c.tags_json as tags, c.custom_fields_json as custom_fields, c.created_at, c.updated_at
@@ -691,20 +840,26 @@ with folded as (
   delete from contact_search_changes s
    where s.company_id = $1
      and s.id in (select id from contact_search_changes where company_id = $1 order by id limit $2 for update skip locked)
-  returning s.id, s.added, s.removed
+  returning s.id, s.added, s.added_user_id, s.added_stage, s.removed, s.removed_user_id, s.removed_stage
 ), grams as (
-  select distinct f.id, t.sign, g.tail, g.head
+  select distinct f.id, t.sign, t.user_id, t.stage, g.tail, g.head
     from folded f
-   cross join lateral (values (f.added, 1), (f.removed, -1)) t(text, sign)
+   cross join lateral (values (f.added, 1, f.added_user_id, f.added_stage),
+                              (f.removed, -1, f.removed_user_id, f.removed_stage)) t(text, sign, user_id, stage)
    cross join lateral contact_search_grams(t.text) g
    where t.text is not null
+), deltas as (
+  select 'contacts.gram:' || tail as list, head as key, sum(sign) as delta from grams group by tail, head
+  union all
+  select 'contacts.user_gram:' || tail, user_id * 1114112 + head, sum(sign) from grams group by tail, user_id, head
+  union all
+  select 'contacts.stage_gram:' || tail, stage * 1114112 + head, sum(sign) from grams where stage is not null group by tail, stage, head
 ), counted as (
   insert into counters (company_id, list, key, slot, value)
-  select $1::bigint, 'contacts.gram:' || tail, head, (pg_backend_pid() % 16)::smallint, sum(sign)
-    from grams
-   group by tail, head
-  having sum(sign) <> 0
-   order by 2, 3
+  select $1::bigint, list, key, (pg_backend_pid() % 16)::smallint, delta
+    from deltas
+   where delta <> 0
+   order by list, key
   on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value
 )
 select count(*)::int as folded from folded;
