@@ -25,13 +25,14 @@ export interface ImportWorkerOptions extends RunSettings {
 export const defaultImportWorkerOptions = (): ImportWorkerOptions => ({ ...defaultRunSettings(), pollIntervalMs: 1000 })
 
 /**
- * The import thread's heap. A young generation of 24 MB (semi-spaces of 8 MB) and an old one
- * bounded at 256 MB, which also keeps V8 from letting promoted garbage pile up to several
- * times the live heap before a full collection: an import's live heap is a few MB (a batch of
- * 500 rows, the emails seen, 24 MB of typed arrays at a million rows, outside the heap).
- * Measured at 1 M rows in docs/performance.md, "Memory".
+ * The import thread's heap. A young generation of 12 MB (semi-spaces of 4 MB; 24 MB measured
+ * the same rows/s and more memory) and an old one bounded at 256 MB, which also keeps V8 from
+ * letting promoted garbage pile up to several times the live heap before a full collection:
+ * the thread's live heap is some 20 MB (the modules, a batch of 500 rows; the emails seen are
+ * 24 MB of typed arrays at a million rows, outside the heap), and the bound leaves room for a
+ * batch of rows as long as a record may be (MAX_RECORD_CHARS). docs/performance.md, "Memory".
  */
-export const IMPORT_THREAD_LIMITS = { maxYoungGenerationSizeMb: 24, maxOldGenerationSizeMb: 256 }
+export const IMPORT_THREAD_LIMITS = { maxYoungGenerationSizeMb: 12, maxOldGenerationSizeMb: 256 }
 
 // The thread's module beside this one: .ts when the service runs from its sources (tsx), .js from dist/.
 const THREAD = new URL(`./import-thread${extname(fileURLToPath(import.meta.url))}`, import.meta.url)
