@@ -10,7 +10,6 @@ import { hardenCheckouts } from '../../db/client.js'
 import { useStatements, type StatementMode } from '../../db/query.js'
 import type { ImportRow } from './contact-imports.repository.js'
 import { runClaimed, type RunSettings } from './contact-imports.service.js'
-import { STOP } from './worker.js'
 
 /** What the thread is given. */
 export interface ImportThreadData {
@@ -21,13 +20,17 @@ export interface ImportThreadData {
   settings: Pick<RunSettings, 'batchRows' | 'leaseMs' | 'maxAttempts'>
 }
 
+/** What the main thread tells it: stop after the batch in hand. */
+export type ImportThreadMessage = 'stop'
+
 /** What it answers once, as it ends: the import's error, if it failed. */
 export type ImportThreadResult = { ok: true } | { ok: false; error: { name: string; message: string; stack?: string | undefined } }
 
 async function main(port: NonNullable<typeof parentPort>, data: ImportThreadData) {
   let stopping = false
-  port.on('message', (message) => {
-    if (message === STOP) stopping = true
+  // The one message there is (ImportThreadMessage): stop after the batch in hand.
+  port.on('message', () => {
+    stopping = true
   })
   useStatements(data.statements)
   // Two connections: a batch's transaction, and the reads of the file's chunks beside it.

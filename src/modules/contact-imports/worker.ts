@@ -15,7 +15,7 @@ import { Pause } from '../../pause.js'
 import type { CompanyId } from '../../tenancy.js'
 import { claimImport, releaseImport, type ImportRow } from './contact-imports.repository.js'
 import { defaultRunSettings, type RunSettings } from './contact-imports.service.js'
-import type { ImportThreadData, ImportThreadResult } from './import-thread.js'
+import type { ImportThreadData, ImportThreadMessage, ImportThreadResult } from './import-thread.js'
 
 export interface ImportWorkerOptions extends RunSettings {
   /** How often an idle worker looks for a queued import. */
@@ -37,8 +37,7 @@ export const IMPORT_THREAD_LIMITS = { maxYoungGenerationSizeMb: 12, maxOldGenera
 // The thread's module beside this one: .ts when the service runs from its sources (tsx), .js from dist/.
 const THREAD = new URL(`./import-thread${extname(fileURLToPath(import.meta.url))}`, import.meta.url)
 
-/** Told to the import thread: stop after the batch in hand. */
-export const STOP = 'stop'
+const STOP: ImportThreadMessage = 'stop'
 
 export interface ImportWorkerDeps {
   db: Db
