@@ -6,7 +6,8 @@
 // 100 ms; the client's side runs in a child process, so the growth is the server's), and
 // with --expose-gc the growth of its live heap (after a full collection) from before the
 // upload to the end of each.
-// Resident memory also holds what V8 keeps between collections: its young generation alone
+// Resident memory also holds what V8 keeps between collections: the import runs in a worker
+// thread whose heap is bounded, the export on the main thread, whose young generation alone
 // grows to 128 MB on a machine of 24 GB (docs/performance.md, "Contact import and export").
 //
 //   BENCH_ADMIN_URL=postgres://postgres@127.0.0.1:5432/postgres ROWS=100000 node --expose-gc --import tsx bench/import-export.ts

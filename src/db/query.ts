@@ -85,6 +85,9 @@ export function useStatements(next: StatementMode): void {
   mode = next
 }
 
+/** How statements are sent now (a worker thread of the process sends them the same way). */
+export const statementMode = (): StatementMode => mode
+
 /** Each statement run() sends (its Query), for whoever counts a request's statements (tests). */
 export const statementChannel = channel('engage.db.statement')
 

@@ -60,12 +60,22 @@ export class EncodingSniffer {
   }
 }
 
-/** Decoded text, a chunk at a time; a BOM is dropped. */
+/**
+ * The most a piece of text handed to the parser holds: csv-parse parses all it is given at
+ * once and keeps the records until they are read, so a stored chunk of 1 MiB held some 8,000
+ * records (9 MB of heap) for the second or so its rows took to save, long enough for V8 to
+ * move them to its old generation, which then filled with them (docs/performance.md, "Memory").
+ */
+export const PIECE_CHARS = 16 * 1024
+
+/** Decoded text, a piece of at most PIECE_CHARS bytes at a time; a BOM is dropped. */
 export async function* decode(chunks: AsyncIterable<Uint8Array>, encoding: Encoding): AsyncGenerator<string> {
   const decoder = new TextDecoder(encoding)
   for await (const chunk of chunks) {
-    const text = decoder.decode(chunk, { stream: true })
-    if (text !== '') yield text
+    for (let offset = 0; offset < chunk.length; offset += PIECE_CHARS) {
+      const text = decoder.decode(chunk.subarray(offset, offset + PIECE_CHARS), { stream: true })
+      if (text !== '') yield text
+    }
   }
   const rest = decoder.decode()
   if (rest !== '') yield rest
@@ -148,18 +158,24 @@ export async function* records(text: AsyncIterable<string>, separator: Separator
         carriage = chunk.endsWith('\r')
         if (carriage) chunk = chunk.slice(0, -1)
         chunk = chunk.replace(/\r\n?/g, '\n')
-        if (parser.destroyed) return
-        if (!parser.write(chunk)) {
-          // Whichever comes first; the other listener goes too (one per chunk piled up on the parser).
-          await new Promise<void>((resolve) => {
-            const go = () => {
-              parser.off('drain', go)
-              parser.off('close', go)
-              resolve()
-            }
-            parser.once('drain', go)
-            parser.once('close', go)
-          })
+        // A piece at a time (PIECE_CHARS), never between the two halves of a surrogate pair.
+        for (let start = 0; start < chunk.length; ) {
+          let end = Math.min(start + PIECE_CHARS, chunk.length)
+          if (end < chunk.length && /[\ud800-\udbff]/.test(chunk.charAt(end - 1))) end++
+          if (parser.destroyed) return
+          if (!parser.write(chunk.slice(start, end))) {
+            // Whichever comes first; the other listener goes too (one per chunk piled up on the parser).
+            await new Promise<void>((resolve) => {
+              const go = () => {
+                parser.off('drain', go)
+                parser.off('close', go)
+                resolve()
+              }
+              parser.once('drain', go)
+              parser.once('close', go)
+            })
+          }
+          start = end
         }
       }
       if (!parser.destroyed) parser.end(carriage ? '\n' : undefined)
