@@ -14,19 +14,11 @@ import type { DatabaseHandle } from '../../src/db/client.js'
 import { backends, TEST_SECRET_KEY } from '../helpers/app.js'
 import { tenant } from '../helpers/factories.js'
 import { freePort } from '../rate-limit/helpers.js'
+import { until } from '../helpers/until.js'
 
 const root = new URL('../..', import.meta.url).pathname
 const ROWS = 20_000
 
-async function until<T>(what: string, check: () => Promise<T | undefined>, ms: number): Promise<T> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const found = await check()
-    if (found !== undefined) return found
-    if (Date.now() > deadline) throw new Error(`${what}: not in time`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
 
 for (const backend of backends()) {
   describe(`a contact import across a crash of its server (${backend.name})`, () => {

@@ -9,19 +9,11 @@ import { statementChannel, type Query } from '../../src/db/query.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
 import { rawRows, sql } from '../helpers/sql.js'
+import { until } from '../helpers/until.js'
 
 const file = (rows: number, prefix: string) =>
   `First Name,Email\n${Array.from({ length: rows }, (_, i) => `Row${String(i)},${prefix}${String(i)}@thread.example`).join('\n')}\n`
 
-async function until<T>(what: string, check: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const found = await check()
-    if (found !== undefined) return found
-    if (Date.now() > deadline) throw new Error(`${what}: not in time`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
 
 for (const backend of backends()) {
   describe(`the import worker's thread (${backend.name})`, () => {
