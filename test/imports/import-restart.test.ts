@@ -6,17 +6,17 @@
 // saved exactly once: one contact each, one contact_created event, one contact.created
 // webhook event, and the import's counts say so.
 import assert from 'node:assert/strict'
-import { spawn, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { after, before, describe, test } from 'node:test'
 import pg from 'pg'
 import type { DatabaseHandle } from '../../src/db/client.js'
-import { backends, TEST_SECRET_KEY } from '../helpers/app.js'
+import { backends } from '../helpers/app.js'
 import { tenant } from '../helpers/factories.js'
 import { freePort } from '../rate-limit/helpers.js'
+import { startServerProcess } from '../helpers/server-process.js'
 import { until } from '../helpers/until.js'
 
-const root = new URL('../..', import.meta.url).pathname
 const ROWS = 20_000
 
 
@@ -38,29 +38,7 @@ for (const backend of backends()) {
       await drop()
     })
 
-    async function service(port: number): Promise<{ child: ChildProcess; stderr: () => string }> {
-      const child = spawn(process.execPath, ['dist/server.js'], {
-        cwd: root,
-        env: {
-          PATH: process.env.PATH ?? '',
-          DATABASE_URL: url,
-          PORT: String(port),
-          HOST: '127.0.0.1',
-          SEED_DEMO: 'false',
-          LOG_LEVEL: 'warn',
-          WEBHOOK_SECRET_KEY: TEST_SECRET_KEY,
-        },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      })
-      children.push(child)
-      let stderr = ''
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-      await until('the service to answer', async () => {
-        if (child.exitCode !== null) throw new Error(`the service exited: ${stderr}`)
-        return (await fetch(`http://127.0.0.1:${String(port)}/readyz`).then((res) => res.ok, () => false)) || undefined
-      }, 30_000)
-      return { child, stderr: () => stderr }
-    }
+    const service = (port: number) => startServerProcess({ url, port, children })
 
     const importRow = async (companyId: number, id: number) =>
       (await sql.query<{ state: string; rows_done: number; attempts: number; created: number; rejected: number }>(

@@ -3,7 +3,7 @@
 // SIGKILL before it could deliver, and once started again (receiver up) delivers the event,
 // once, signed.
 import assert from 'node:assert/strict'
-import { spawn, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { after, before, describe, test } from 'node:test'
 import pg from 'pg'
@@ -12,10 +12,10 @@ import type { DatabaseHandle } from '../../src/db/client.js'
 import { secretKeys } from '../../src/secret-key.js'
 import { backends, TEST_SECRET_KEY } from '../helpers/app.js'
 import { tenant } from '../helpers/factories.js'
+import { startServerProcess } from '../helpers/server-process.js'
 import { freePort } from '../rate-limit/helpers.js'
 import { deliveries, startReceiver, subscribe, until, type Receiver } from './delivery-helpers.js'
 
-const root = new URL('../..', import.meta.url).pathname
 
 for (const backend of backends()) {
   describe(`webhook delivery across a crash (${backend.name})`, () => {
@@ -37,30 +37,8 @@ for (const backend of backends()) {
       await drop()
     })
 
-    async function service(port: number): Promise<ChildProcess> {
-      const child = spawn(process.execPath, ['dist/server.js'], {
-        cwd: root,
-        env: {
-          PATH: process.env.PATH ?? '',
-          DATABASE_URL: url,
-          PORT: String(port),
-          HOST: '127.0.0.1',
-          SEED_DEMO: 'false',
-          LOG_LEVEL: 'warn',
-          WEBHOOK_SECRET_KEY: TEST_SECRET_KEY,
-          WEBHOOK_ALLOW_PRIVATE: 'true',
-        },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      })
-      children.push(child)
-      let stderr = ''
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-      await until('the service to answer', async () => {
-        if (child.exitCode !== null) throw new Error(`the service exited: ${stderr}`)
-        return fetch(`http://127.0.0.1:${String(port)}/readyz`).then((res) => res.ok, () => false)
-      }, 30_000)
-      return child
-    }
+    const service = async (port: number) =>
+      (await startServerProcess({ url, port, children, env: { WEBHOOK_ALLOW_PRIVATE: 'true' } })).child
 
     test('a change committed just before SIGKILL is delivered after the restart', async () => {
       const acme = await tenant(database.db, { name: 'Acme' })
