@@ -74,3 +74,17 @@ export async function screenshot(page: Page, name: string, options: { fullPage?:
   if (process.env.UPDATE_SCREENSHOTS !== '1' || (page.viewportSize()?.width ?? 0) < 1000) return
   await page.screenshot({ path: `docs/images/${name}.png`, fullPage: options.fullPage ?? false })
 }
+
+/** checkPage, or checkPageWithoutScripts for a page whose context runs no JavaScript. */
+export function checkPageAsRun(browser: Browser, page: Page, what: string, javaScript: boolean): Promise<void> {
+  return javaScript ? checkPage(page, what) : checkPageWithoutScripts(browser, page, what)
+}
+
+/** Signs in on /login as `email` with `password`: Sign in clicked, or pressed with Enter (`keyboard`). */
+export async function signInInChromium(page: Page, origin: string, email: string, password: string, options: { keyboard?: boolean } = {}): Promise<void> {
+  await page.goto(`${origin}/login`)
+  await page.getByLabel('Email').fill(email)
+  await page.getByLabel('Password').fill(password)
+  const button = page.getByRole('button', { name: 'Sign in' })
+  await (options.keyboard ? button.press('Enter') : button.click())
+}

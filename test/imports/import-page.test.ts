@@ -10,7 +10,7 @@ import { systemActing } from '../../src/acting.js'
 import { createCompany } from '../../src/modules/users/users.service.js'
 import { asCompanyId, type CompanyId } from '../../src/tenancy.js'
 import { backends, type TestApp } from '../helpers/app.js'
-import { startInChromium, withoutChromium } from '../helpers/chromium.js'
+import { signInInChromium, startInChromium, withoutChromium } from '../helpers/chromium.js'
 import { addContact } from '../helpers/contacts-factories.js'
 import { rawRows, sql } from '../helpers/sql.js'
 import { member, PASSWORD } from '../web/helpers.js'
@@ -39,10 +39,7 @@ describe('Contacts → Import and Export in Chromium', { skip: withoutChromium }
     const page = await context.newPage()
     const problems: string[] = []
     page.on('pageerror', (error) => problems.push(error.message))
-    await page.goto(`${origin}/login`)
-    await page.getByLabel('Email').fill(user.email)
-    await page.getByLabel('Password').fill(PASSWORD)
-    await page.getByRole('button', { name: 'Sign in' }).click()
+    await signInInChromium(page, origin, user.email, PASSWORD)
     await page.waitForLoadState()
     return { page, userId: user.id, problems }
   }

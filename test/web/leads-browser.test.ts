@@ -14,7 +14,7 @@ import { systemActing } from '../../src/acting.js'
 import { createCompany } from '../../src/modules/users/users.service.js'
 import { asCompanyId, type CompanyId } from '../../src/tenancy.js'
 import { backends, type TestApp } from '../helpers/app.js'
-import { checkPage, checkPageWithoutScripts, screenshot, startInChromium, withoutChromium } from '../helpers/chromium.js'
+import { checkPageAsRun, screenshot, signInInChromium, startInChromium, withoutChromium } from '../helpers/chromium.js'
 import { addContact } from '../helpers/contacts-factories.js'
 import { rawRows, sql } from '../helpers/sql.js'
 import { member, PASSWORD } from './helpers.js'
@@ -41,8 +41,7 @@ describe('the workspace in Chromium: Leads', { skip: withoutChromium }, () => {
     await t.close()
   })
 
-  /** checkPage, through the document's twin where the page runs no JavaScript. */
-  const check = (page: Page, what: string, scripts: boolean) => (scripts ? checkPage(page, what) : checkPageWithoutScripts(browser, page, what))
+  const check = (page: Page, what: string, scripts: boolean) => checkPageAsRun(browser, page, what, scripts)
 
   for (const { width, javaScript } of MODES) {
     test(`a member creates a lead, opens it and links it to a contact (${String(width)} px, JavaScript ${javaScript ? 'on' : 'off'})`, async () => {
@@ -56,10 +55,7 @@ describe('the workspace in Chromium: Leads', { skip: withoutChromium }, () => {
       page.on('pageerror', (error) => problems.push(error.message))
       page.on('console', (message) => { if (message.type() === 'error' && !/status of 4\d\d/.test(message.text())) problems.push(message.text()) })
 
-      await page.goto(`${origin}/login`)
-      await page.getByLabel('Email').fill(rep.email)
-      await page.getByLabel('Password').fill(PASSWORD)
-      await page.getByRole('button', { name: 'Sign in' }).click()
+      await signInInChromium(page, origin, rep.email, PASSWORD)
       await page.waitForURL(`${origin}/tasks`)
 
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Leads' }).click()

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { Browser } from 'playwright-core'
 import { backends, type TestApp } from '../helpers/app.js'
-import { checkPage, checkPageWithoutScripts, screenshot, startInChromium, withoutChromium } from '../helpers/chromium.js'
+import { checkPageAsRun, screenshot, signInInChromium, startInChromium, withoutChromium } from '../helpers/chromium.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
 import { addContact, addTask } from '../helpers/flows-factories.js'
 import { rawRows, sql } from '../helpers/sql.js'
@@ -56,11 +56,8 @@ describe('the workspace in Chromium: Meetings', { skip: withoutChromium }, () =>
       page.on('pageerror', (error) => problems.push(error.message))
       page.on('console', (message) => { if (message.type() === 'error' && !/status of 4\d\d/.test(message.text())) problems.push(message.text()) })
 
-      const checked = (what: string) => (javaScript ? checkPage(page, what) : checkPageWithoutScripts(browser, page, what))
-      await page.goto(`${origin}/login`)
-      await page.getByLabel('Email').fill(rep.email)
-      await page.getByLabel('Password').fill(PASSWORD)
-      await page.getByRole('button', { name: 'Sign in' }).press('Enter')
+      const checked = (what: string) => checkPageAsRun(browser, page, what, javaScript)
+      await signInInChromium(page, origin, rep.email, PASSWORD, { keyboard: true })
       await page.waitForURL(`${origin}/tasks`)
 
       // The header's Meetings link, the list, a transcription's page.

@@ -12,7 +12,7 @@ import type { Browser, Page } from 'playwright-core'
 import { systemActing } from '../../src/acting.js'
 import { importFile } from '../../src/modules/whatsapp/whatsapp.service.js'
 import { backends, type TestApp } from '../helpers/app.js'
-import { screenshot, startInChromium, withoutChromium } from '../helpers/chromium.js'
+import { screenshot, signInInChromium, startInChromium, withoutChromium } from '../helpers/chromium.js'
 import { addContact, addTag } from '../helpers/contacts-factories.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
 import { addFlow, addTask } from '../helpers/flows-factories.js'
@@ -54,10 +54,7 @@ describe('the workspace in Chromium', { skip: withoutChromium }, () => {
   }
 
   async function signIn(page: Page, email: string) {
-    await page.goto(`${origin}/login`)
-    await page.getByLabel('Email').fill(email)
-    await page.getByLabel('Password').fill(PASSWORD)
-    await page.getByRole('button', { name: 'Sign in' }).press('Enter')
+    await signInInChromium(page, origin, email, PASSWORD, { keyboard: true })
     await page.waitForURL(`${origin}/tasks`)
   }
 

@@ -12,7 +12,7 @@ import { createCompany } from '../../src/modules/users/users.service.js'
 import { dayIn } from '../../src/modules/tasks/task-dates.js'
 import { asCompanyId, type CompanyId } from '../../src/tenancy.js'
 import { backends, type TestApp } from '../helpers/app.js'
-import { checkPage, screenshot, startInChromium, withoutChromium } from '../helpers/chromium.js'
+import { checkPage, screenshot, signInInChromium, startInChromium, withoutChromium } from '../helpers/chromium.js'
 import { addContact, addFlow, addTask } from '../helpers/flows-factories.js'
 import { rawRows, sql } from '../helpers/sql.js'
 import { member, PASSWORD } from './helpers.js'
@@ -47,12 +47,7 @@ describe('the workspace in Chromium: Tasks and Flows', { skip: withoutChromium }
     return { page, problems }
   }
 
-  async function signIn(page: Page, email: string) {
-    await page.goto(`${origin}/login`)
-    await page.getByLabel('Email').fill(email)
-    await page.getByLabel('Password').fill(PASSWORD)
-    await page.getByRole('button', { name: 'Sign in' }).click()
-  }
+  const signIn = (page: Page, email: string) => signInInChromium(page, origin, email, PASSWORD)
 
   for (const { width, javaScript } of WIDTHS) {
     test(`a member's day (${String(width)} px, JavaScript ${javaScript ? 'on' : 'off'})`, async () => {
