@@ -220,10 +220,10 @@ const passOrIndexCount = (ofUser: boolean, test: string) => `case
          else (select count(*) from (select from contacts c where ${searched(ofUser)} and ${test}
                                       order by c.id limit (select 9223372036854775807)) m)
        end`
-/** Whether the company's (the owner's) contacts are a sixth of the table or more: a pass then costs less than the index. */
-const scopeCte = (ofUser: boolean) => `scope as materialized (
+/** Whether the contacts searched (`counted`: the company's, an owner's, a stage's) are a sixth of the table or more: a pass then costs less than the index. */
+const scopeCte = (counted: string) => `scope as materialized (
        select s.n, s.n * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass) as pass
-         from (select ${SEARCHED_COUNTER(ofUser)} as n) s
+         from (select ${counted} as n) s
      )`
 
 // A sample of the first SEARCH_SAMPLE contacts searched estimates how many match, and
@@ -233,7 +233,7 @@ const scopeCte = (ofUser: boolean) => `scope as materialized (
 export const SEARCH_SAMPLE = 2_000
 
 /** The CTEs that give a search its `scope`, `collect` decision, `candidates` and `known` total (if they are all). */
-const candidateCtes = (ofUser: boolean, trigram: boolean, test: string) => `${scopeCte(ofUser)}, sample as materialized (
+const candidateCtes = (ofUser: boolean, trigram: boolean, test: string) => `${scopeCte(SEARCHED_COUNTER(ofUser))}, sample as materialized (
        select count(*) filter (where t.hit) as hits, count(*) as seen
          from (select ${test} as hit from contacts c
                 where ${trigram ? '' : '(select pass from scope) and '}${searched(ofUser)} order by c.id limit ${SEARCH_SAMPLE}) t
@@ -359,7 +359,7 @@ interface GramScope {
 const GRAM_SCOPES = {
   company: {
     grams: SEARCH_GRAMS, keyBase: '0', searched: searched(false), probed: searched(false), passed: passed(false), added: 'true', removed: 'true',
-    counted: counterTotal('$1::bigint', `'${CONTACTS}'`, '0'),
+    counted: SEARCHED_COUNTER(false),
   },
   user: {
     grams: SEARCH_GRAMS_OF_USER, keyBase: `$5::bigint * ${GRAM_KEYS}`,
@@ -390,10 +390,7 @@ const gramSearchStatement = (name: string, scope: GramScope) => defineQuery<Page
             + (select coalesce(sum(coalesce(${scope.added} and textlike(s.added, (select pattern from term)), false)::int
                                    - coalesce(${scope.removed} and textlike(s.removed, (select pattern from term)), false)::int), 0)
                  from contact_search_changes s where s.company_id = $1) as n
-     ), scope as materialized (
-       select s.n, s.n * 6 >= (select greatest(reltuples, 0) from pg_class where oid = 'contacts'::regclass) as pass
-         from (select ${scope.counted} as n) s
-     ), way as materialized (
+     ), ${scopeCte(scope.counted)}, way as materialized (
        select case
                 when ${SEARCH_PAGE.offset} >= total.n then 'none'
                 when least(${SEARCH_PAGE.offset} + ${SEARCH_PAGE.limit}, total.n - ${SEARCH_PAGE.offset}) * scope.n
