@@ -8,23 +8,12 @@ import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
 import { addContact, addFlow, STEPS } from '../helpers/flows-factories.js'
 import { rawRows, sql } from '../helpers/sql.js'
-import { Browser, csrfOf, member } from './helpers.js'
+import { Browser, csrfOf, flowForm, member } from './helpers.js'
 
 const [backend] = backends()
 if (!backend) throw new Error('no backend')
 
 const NOW = new Date('2026-03-10T15:00:00Z')
-
-/** A form body with step rows, as the browser sends them (blank rows included). */
-function flowForm(csrf: string, name: string, steps: [kind: string, day: string, title: string][], extra: Record<string, string> = {}) {
-  const params = new URLSearchParams({ _csrf: csrf, name, ...extra })
-  for (const [kind, day, title] of [...steps, ['', '', ''] as const]) {
-    params.append('steps[][kind]', kind)
-    params.append('steps[][day]', day)
-    params.append('steps[][title]', title)
-  }
-  return params.toString()
-}
 
 describe('Flows pages', () => {
   let t: TestApp

@@ -95,3 +95,14 @@ export class Browser {
     return this.submit('/login', '/login', { email, password })
   }
 }
+
+/** A New flow or edit form body with step rows, as the browser sends them (blank rows included). */
+export function flowForm(csrf: string, name: string, steps: [kind: string, day: string, title: string][], extra: Record<string, string> = {}) {
+  const params = new URLSearchParams({ _csrf: csrf, name, ...extra })
+  for (const [kind, day, title] of [...steps, ['', '', ''] as const]) {
+    params.append('steps[][kind]', kind)
+    params.append('steps[][day]', day)
+    params.append('steps[][title]', title)
+  }
+  return params.toString()
+}

@@ -11,22 +11,11 @@ import { addSubscription, tenant, type Tenant } from '../helpers/factories.js'
 import { addFlow, addTask } from '../helpers/flows-factories.js'
 import { assertSameEffect } from '../helpers/same-effect.js'
 import { rawRows, sql } from '../helpers/sql.js'
-import { Browser, csrfOf, member } from './helpers.js'
+import { Browser, csrfOf, flowForm, member } from './helpers.js'
 
 const [firstBackend] = backends()
 if (!firstBackend) throw new Error('no backend')
 const backend = firstBackend
-
-/** A form body with step rows, as the browser sends them (a blank row too). */
-function flowForm(csrf: string, fields: Record<string, string>, steps: [kind: string, day: string, title: string][]) {
-  const params = new URLSearchParams({ _csrf: csrf, ...fields })
-  for (const [kind, day, title] of [...steps, ['', '', ''] as const]) {
-    params.append('steps[][kind]', kind)
-    params.append('steps[][day]', day)
-    params.append('steps[][title]', title)
-  }
-  return params.toString()
-}
 
 const STEPS = [['email', '0', 'Thank you'], ['phonecall', '2', 'Intro call'], ['meeting', '7', 'Demo']] as [string, string, string][]
 const asApiSteps = (steps: typeof STEPS) => steps.map(([kind, day, title]) => ({ kind, day: Number(day), title }))
@@ -95,7 +84,7 @@ describe('workspace writes do what the API and the command line do: Tasks, Flows
       api: () => api(a.owner, 'POST', '/flows', { name: 'Inbound three', steps: asApiSteps(STEPS) }),
       web: async () => {
         const form = await b.browser.get('/flows/new')
-        const res = await b.browser.request('POST', '/flows', flowForm(csrfOf(form.body, '/flows'), { name: 'Inbound three' }, STEPS))
+        const res = await b.browser.request('POST', '/flows', flowForm(csrfOf(form.body, '/flows'), 'Inbound three', STEPS))
         assert.equal(res.status, 303, res.body)
       },
     })
@@ -106,7 +95,7 @@ describe('workspace writes do what the API and the command line do: Tasks, Flows
       api: () => api(a.owner, 'PUT', `/flows/${String(flowA.id)}`, { name: 'Edited', status: 'paused', steps: asApiSteps(edited) }),
       web: async () => {
         const edit = await b.browser.get(`/flows/${String(flowB.id)}/edit`)
-        const res = await b.browser.request('POST', `/flows/${String(flowB.id)}`, flowForm(csrfOf(edit.body, `/flows/${String(flowB.id)}`), { name: 'Edited', status: 'paused' }, edited))
+        const res = await b.browser.request('POST', `/flows/${String(flowB.id)}`, flowForm(csrfOf(edit.body, `/flows/${String(flowB.id)}`), 'Edited', edited, { status: 'paused' }))
         assert.equal(res.status, 303, res.body)
       },
     })
