@@ -16,7 +16,7 @@ const noDatabase: DatabaseHandle = {
   db: undefined as unknown as Db, // never queried: describing the routes reads no data
   kind: 'postgres',
   ping: () => Promise.resolve(),
-  listen: () => Promise.resolve(),
+  listen: () => Promise.resolve(() => Promise.resolve()),
   close: () => Promise.resolve(),
 }
 

@@ -29,9 +29,10 @@ export interface DatabaseHandle {
   learnWrites?(tokenId: number): Promise<void>
   /**
    * LISTEN on a channel, on a dedicated connection re-established after a failure;
-   * `onReconnect` then runs because notifications may have been missed meanwhile.
+   * `onReconnect` then runs because notifications may have been missed meanwhile. The
+   * answer stops it, so that an app closed before its database frees its connection.
    */
-  listen(channel: string, onMessage: (payload: string) => void, onReconnect?: () => void): Promise<void>
+  listen(channel: string, onMessage: (payload: string) => void, onReconnect?: () => void): Promise<() => Promise<void>>
   close(): Promise<void>
 }
 
@@ -309,13 +310,15 @@ function openPostgres(url: string, options: DatabaseOptions): OpenedHandle {
       await replica?.start()
     },
     async listen(channel, onMessage, onReconnect) {
+      let stopped = false
+      let current: pg.Client | undefined
       const connect = async (): Promise<void> => {
         // A session of its own: LISTEN cannot live behind a transaction pooler.
         const client = new pg.Client({ connectionString: options.directUrl ?? url, connectionTimeoutMillis: 3000, keepAlive: true })
         const retry = () => {
           const index = listeners.indexOf(client)
           if (index >= 0) listeners.splice(index, 1)
-          if (closed) return
+          if (closed || stopped) return
           setTimeout(() => {
             connect().then(onReconnect, retry)
           }, 1000).unref()
@@ -325,6 +328,7 @@ function openPostgres(url: string, options: DatabaseOptions): OpenedHandle {
           if (msg.channel === channel) onMessage(msg.payload ?? '')
         })
         listeners.push(client)
+        current = client
         try {
           await client.connect()
           await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`)
@@ -333,8 +337,14 @@ function openPostgres(url: string, options: DatabaseOptions): OpenedHandle {
           throw err
         }
         client.once('end', retry)
+        // Stopped while this connection was being made: it goes at once.
+        if (stopped) await client.end().catch(() => undefined)
       }
       await connect()
+      return async () => {
+        stopped = true
+        await current?.end().catch(() => undefined)
+      }
     },
     async close() {
       if (closed) return

@@ -52,7 +52,7 @@ export default fp<AuthOptions>(
     // Another process (the admin command line, the web application) revoked a token or
     // deactivated a user: forget it now. After a lost LISTEN connection, forget everything,
     // since announcements may have been missed.
-    await app.database.listen(
+    const stopListening = await app.database.listen(
       REVOKE_CHANNEL,
       (payload) => {
         const revoked = parseRevocation(payload)
@@ -64,6 +64,8 @@ export default fp<AuthOptions>(
         cache.clear()
       },
     )
+    // Apps built on a database they do not own (tests, the drills) close before it does.
+    app.addHook('onClose', stopListening)
 
     // Expired tokens whose first refusal this process has recorded (or found recorded): later
     // requests with them cost no query. Bounded: forgetting costs one no-op update.

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { systemActing } from '../../src/acting.js'
-import { createToken, revokeToken } from '../../src/modules/auth/tokens.service.js'
+import { buildApp } from '../../src/app.js'
+import { createToken, REVOKE_CHANNEL, revokeToken } from '../../src/modules/auth/tokens.service.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
-import { backends, startApp, type TestApp } from '../helpers/app.js'
+import { backends, startApp, testConfig, type TestApp } from '../helpers/app.js'
 import { execute, rawRows, sql } from '../helpers/sql.js'
+import { until } from '../helpers/until.js'
 
 for (const backend of backends()) {
   describe(`authentication (${backend.name})`, () => {
@@ -69,6 +71,20 @@ for (const backend of backends()) {
       }
       assert.equal(status, 401)
       assert.equal((await authorize({ headers: acme.auth })).statusCode, 200)
+    })
+
+    test('an app closed before its database stops listening for revocations: no connection left behind', async () => {
+      const listening = async () =>
+        (await rawRows<{ n: number }>(t.db, sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and query = ${`LISTEN "${REVOKE_CHANNEL}"`}`))[0]?.n
+      assert.equal(await listening(), 1, "the test app's own")
+      for (let i = 0; i < 3; i++) {
+        const other = await buildApp(testConfig(), { database: t.database })
+        await other.ready()
+        assert.equal(await listening(), 2)
+        await other.close()
+        // The server notices the closed connection a moment after the client has gone.
+        await until('the closed app\'s LISTEN connection gone', async () => ((await listening()) === 1 ? true : undefined), 5000)
+      }
     })
 
     test('tokens of an inactive user are refused', async () => {

@@ -36,7 +36,7 @@ const noDatabase: DatabaseHandle = {
   db: undefined as unknown as Db, // never queried: declaring and describing the routes reads nothing
   kind: 'postgres',
   ping: () => Promise.resolve(),
-  listen: () => Promise.resolve(),
+  listen: () => Promise.resolve(() => Promise.resolve()),
   close: () => Promise.resolve(),
 }
 
