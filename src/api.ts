@@ -38,9 +38,9 @@ import {
   WhatsappMessagesPage,
   WhatsappMessagesSyncPage,
 } from './modules/whatsapp/whatsapp.schemas.js'
-import access, { type AccessRule } from './plugins/access.js'
-import auth from './plugins/auth.js'
-import idempotency from './plugins/idempotency.js'
+import access, { type AccessRule } from './plugins/access.plugin.js'
+import auth from './plugins/auth.plugin.js'
+import idempotency from './plugins/idempotency.plugin.js'
 import type { RateLimiter } from './rate-limit/limiter.js'
 
 declare module 'fastify' {
@@ -121,7 +121,7 @@ const ERROR_REF = { $ref: 'Error#' }
 const api: FastifyPluginAsync<{ limiter: RateLimiter; accessTable: AccessRule[] }> = async (app, { limiter, accessTable }) => {
   // Every operation can answer with the contract's error body: declared once, here, so
   // Fastify serializes it fast. The OpenAPI document lists each status an operation can
-  // answer instead of these ranges (plugins/docs.ts).
+  // answer instead of these ranges (plugins/docs.plugin.ts).
   app.addHook('onRoute', (route) => {
     route.schema = {
       ...route.schema,

@@ -1,4 +1,4 @@
-// Typed errors thrown anywhere in the service; the error handler (plugins/errors.ts) is
+// Typed errors thrown anywhere in the service; the error handler (plugins/errors.plugin.ts) is
 // the one place that turns them into the contract's body.
 export type ErrorDetails = Record<string, string[]>
 

@@ -1,5 +1,5 @@
 // The one catalogue of scopes (docs/access-control.md). Every /api route names the scope it
-// needs in its config (`config: { scope: 'contacts:write' }`); src/plugins/access.ts
+// needs in its config (`config: { scope: 'contacts:write' }`); src/plugins/access.plugin.ts
 // refuses a route without one at start, enforces it per request and copies it into the
 // OpenAPI document. `RESOURCE:write` implies `RESOURCE:read`.
 

@@ -1,6 +1,6 @@
 // Optional OpenTelemetry traces (docs/operating.md, "Traces"). With OTEL_EXPORTER_OTLP_ENDPOINT
 // set, startTracing loads the official packages and spans go to that OTLP/HTTP endpoint: one
-// per request (src/plugins/tracing.ts), per database statement and per webhook delivery.
+// per request (src/plugins/tracing.plugin.ts), per database statement and per webhook delivery.
 // Unset, none of those packages is loaded and `traced` costs one check.
 import type { Context, Span, Tracer } from '@opentelemetry/api'
 

@@ -3,3 +3,6 @@ import { readFileSync } from 'node:fs'
 
 /** package.json sits one folder above both src/ and dist/. */
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version
+
+/** The product's name, as pages and the API reference show it. */
+export const PRODUCT = 'engage'

@@ -4,7 +4,7 @@
 import pg from 'pg'
 import type { Db } from './db.js'
 import { startEmbeddedCluster, type EmbeddedCluster } from './embedded.js'
-import { isDatabaseUnavailable } from './errors.js'
+import { isDatabaseUnavailable } from './pg-errors.js'
 import { applyMigrations } from './migrate.js'
 import { attachPipeline, Pipeline } from './pipeline.js'
 import { defineQuery, run } from './query.js'

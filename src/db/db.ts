@@ -3,7 +3,7 @@
 // service reads one private field of node-postgres, in pooler-statements.ts only: the names
 // a connection has parsed (docs/architecture.md, "The database").
 import pg from 'pg'
-import { isDatabaseUnavailable, retryingDeadlocks } from './errors.js'
+import { isDatabaseUnavailable, retryingDeadlocks } from './pg-errors.js'
 
 /** The database (the pool) or a transaction's client: repositories and run() take either. */
 export type Db = pg.Pool | pg.PoolClient
@@ -30,7 +30,7 @@ export const longerWaitOf = (db: Db): number | undefined => (db instanceof pg.Po
 /**
  * Runs `fn` in a transaction: BEGIN … COMMIT on a client of the pool, or a savepoint when
  * `db` is already a transaction's client. A deadlock or serialization failure runs it again
- * from the start (src/db/errors.ts, retryingDeadlocks), so `fn` must not do anything outside
+ * from the start (src/db/pg-errors.ts, retryingDeadlocks), so `fn` must not do anything outside
  * the database that cannot be repeated.
  */
 export function transaction<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T> {

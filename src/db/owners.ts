@@ -30,7 +30,7 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   api_events: 'modules/webhooks',
   api_event_outbox: 'modules/webhooks',
   webhook_deliveries: 'modules/webhooks',
-  idempotency_keys: 'plugins/idempotency.ts',
+  idempotency_keys: 'plugins/idempotency.plugin.ts',
   audit_events: 'modules/audit',
   oauth_apps: 'modules/oauth',
   oauth_grants: 'modules/oauth',

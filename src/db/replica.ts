@@ -1,6 +1,6 @@
 // Reads that may go to a streaming replica (DATABASE_REPLICA_URL): the statements marked
 // `replica` in their defineQuery (lists, counts, searches, the sync walks), run outside a
-// transaction, during an API request (src/plugins/replica.ts gives each one its context).
+// transaction, during an API request (src/plugins/replica.plugin.ts gives each one its context).
 // A read goes to the replica only when it is exact there:
 //
 // - the replica answers and lags at most DB_REPLICA_MAX_LAG_MS behind the primary; else
@@ -21,7 +21,7 @@
 // read runs on the primary: a replica going away costs no request.
 import { AsyncLocalStorage } from 'node:async_hooks'
 import pg from 'pg'
-import { isDatabaseUnavailable } from './errors.js'
+import { isDatabaseUnavailable } from './pg-errors.js'
 import { queryNamedOnPool } from './pooler-statements.js'
 import type { SharedWrites } from './shared-writes.js'
 

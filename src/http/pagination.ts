@@ -52,7 +52,7 @@ export async function readPage<T>(query: PageRequest, read: (window: PageWindow)
  * a page and a walk's page, whose serializer would validate each record to choose), else by
  * the route's.
  */
-export function sendPage(request: FastifyRequest, reply: FastifyReply, page: ListPage, schema?: TSchema): FastifyReply {
+export function sendListPage(request: FastifyRequest, reply: FastifyReply, page: ListPage, schema?: TSchema): FastifyReply {
   const { window, total } = page
   const totalPages = setPageLinks(request, reply, window, total)
   if ('json' in page) {

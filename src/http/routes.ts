@@ -46,7 +46,7 @@ export function textsWith<Id extends string>(texts: OperationTexts<Id>, values: 
 
 type Scope = NonNullable<FastifyContextConfig['scope']>
 
-/** An /api route's `config`: the scope it needs, always (src/plugins/access.ts), and what else applies. */
+/** An /api route's `config`: the scope it needs, always (src/plugins/access.plugin.ts), and what else applies. */
 export type OperationConfig = FastifyContextConfig & { scope: Scope }
 
 /** The OpenAPI texts of one operation, as its schema starts (a type: a route's schema is a JSON object). */

@@ -30,7 +30,7 @@ import type { SecretKeys } from '../secret-key.js'
 import type { Caller, CompanyId } from '../tenancy.js'
 import { instantOf } from './dates.js'
 import { JSON_TYPE } from './json-text.js'
-import { DEFAULT_PER_PAGE, linkParts, sendPage, type ListPage } from './pagination.js'
+import { DEFAULT_PER_PAGE, linkParts, sendListPage, type ListPage } from './pagination.js'
 import { Ref } from './schemas.js'
 import { requireGiven } from './validation.js'
 
@@ -352,5 +352,5 @@ export async function answerList<Q extends SyncQuery & { id?: number | undefined
   if (walk) return sendWalkPage(request, reply, await list.walk(app.db, caller, walk))
   if (list.one && query.id !== undefined) return list.one(app.db, caller, query.id)
   requireGiven(query, list.pageNeeds)
-  return sendPage(request, reply, await list.page(app.db, caller, query), list.pageSchema)
+  return sendListPage(request, reply, await list.page(app.db, caller, query), list.pageSchema)
 }

@@ -1,6 +1,6 @@
 // The counters that code deep in the service moves (a statement's error, a webhook delivery,
 // a backup): one process-wide registry, merged into each scrape by the
-// metrics plugin (src/plugins/metrics.ts). Counting costs a map update whether or not
+// metrics plugin (src/plugins/metrics.plugin.ts). Counting costs a map update whether or not
 // metrics are served, so nothing here depends on METRICS_PORT.
 import { Counter, Gauge, Registry } from 'prom-client'
 

@@ -11,23 +11,23 @@ import cookie from '@fastify/cookie'
 import helmet from '@fastify/helmet'
 import type { FastifyError, FastifyPluginAsync } from 'fastify'
 import type { Config } from '../config.js'
-import { isDatabaseUnavailable } from '../db/errors.js'
+import { isDatabaseUnavailable } from '../db/pg-errors.js'
 import { ApiError } from '../errors.js'
-import { hideFromOpenApi, scopeRateLimiter } from '../http/beside-api.js'
-import contactsPages from './contacts/contacts.routes.js'
-import importsPages from './imports/imports.routes.js'
-import { errorPage, sendPage, type Assets, type Chrome } from './frame/frame.js'
+import { hideFromOpenApi, scopeRateLimiter } from '../http/non-api-scope.js'
+import contactsPages from './contacts/contacts.page-routes.js'
+import importsPages from './imports/imports.page-routes.js'
+import { errorPage, sendHtml, type Assets, type PageFrame } from './frame/frame.js'
 import { addPageGuard, handlerGates, type PageGroupOptions } from './frame/guard.js'
-import { oauthPages } from './oauth/oauth.routes.js'
-import settingsPages from './settings/settings.routes.js'
-import usersPages from './settings/users.routes.js'
+import { oauthPages } from './oauth/oauth.page-routes.js'
+import settingsPages from './settings/settings.page-routes.js'
+import usersPages from './settings/users.page-routes.js'
 import { SCRIPT } from './shared/script.js'
 import { WebCookies } from './shared/security.js'
-import signInPages from './sign-in/sign-in.routes.js'
-import tasksPages from './tasks/tasks.routes.js'
-import flowsPages from './flows/flows.routes.js'
-import leadsPages from './leads/leads.routes.js'
-import meetingsPages from './meetings/meetings.routes.js'
+import signInPages from './sign-in/sign-in.page-routes.js'
+import tasksPages from './tasks/tasks.page-routes.js'
+import flowsPages from './flows/flows.page-routes.js'
+import leadsPages from './leads/leads.page-routes.js'
+import meetingsPages from './meetings/meetings.page-routes.js'
 
 // The stylesheet stays in src/web/assets, found from the package root both from src/web
 // (tsx) and from dist/web (the build), as the migrations are.
@@ -131,14 +131,14 @@ const web: FastifyPluginAsync<WebOptions> = async (app, { config }) => {
     }
     const page = ERROR_PAGES[status] ?? ERROR_PAGES[status >= 500 ? 500 : 400]
     const { title, message } = page ?? { title: 'Error', message: 'Something went wrong.' }
-    return sendPage(reply, status, errorPage(request.webSession?.chrome ?? { assets }, title, message, { href: '/', text: 'Go to the start page' }))
+    return sendHtml(reply, status, errorPage(request.webSession?.chrome ?? { assets }, title, message, { href: '/', text: 'Go to the start page' }))
   })
 
   for (const { path, body, type } of [css, js, icon]) {
     app.get(path, (_request, reply) => reply.header('cache-control', 'public, max-age=31536000, immutable').type(type).send(body))
   }
 
-  const chrome: Chrome = { assets }
+  const chrome: PageFrame = { assets }
   const now = () => app.clock()
   addPageGuard(app, cookies, chrome)
   // The page groups: each a plugin whose routes declare who may open them (config.page).
@@ -160,7 +160,7 @@ const web: FastifyPluginAsync<WebOptions> = async (app, { config }) => {
       async (scope) => {
         scope.setNotFoundHandler((_request, reply) => {
           const { title, message } = ERROR_PAGES[404] ?? { title: 'Page not found', message: '' }
-          return sendPage(reply, 404, errorPage(chrome, title, message, { href: '/', text: 'Go to the start page' }))
+          return sendHtml(reply, 404, errorPage(chrome, title, message, { href: '/', text: 'Go to the start page' }))
         })
       },
       { prefix },

@@ -1,6 +1,6 @@
 // The scopes table of docs/access-control.md, as the route table makes it: the docs test
 // holds the page to it, so a new operation (or a changed scope) shows in the docs.
-import type { AccessRule } from '../../src/plugins/access.js'
+import type { AccessRule } from '../../src/plugins/access.plugin.js'
 
 export function scopesTable(rules: readonly AccessRule[]): string {
   const rows = rules.map((rule) => {

@@ -6,7 +6,7 @@ import { test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { AUDIT_ACTIONS } from '../../src/modules/audit/audit.actions.js'
 import type { AuditRecord } from '../../src/modules/audit/audit.service.js'
-import { sentence } from '../../src/web/settings/audit.pages.js'
+import { auditSentence } from '../../src/web/settings/audit.pages.js'
 
 const now = new Date('2026-11-26T12:00:00.000Z')
 const record = (overrides: Partial<AuditRecord>): AuditRecord => ({
@@ -25,15 +25,15 @@ const record = (overrides: Partial<AuditRecord>): AuditRecord => ({
 })
 
 test('sentences of token use, user and company changes', () => {
-  assert.equal(sentence(record({ outcome: 'failure', reason: 'expired' }), now), 'The token “CRM sync (Ana)” was refused: it has expired, from 203.0.113.7, 2 minutes ago')
-  assert.equal(sentence(record({ action: 'api_token.used_from_new_address' }), now), 'The token “CRM sync (Ana)” was used from a new address, from 203.0.113.7, 2 minutes ago')
+  assert.equal(auditSentence(record({ outcome: 'failure', reason: 'expired' }), now), 'The token “CRM sync (Ana)” was refused: it has expired, from 203.0.113.7, 2 minutes ago')
+  assert.equal(auditSentence(record({ action: 'api_token.used_from_new_address' }), now), 'The token “CRM sync (Ana)” was used from a new address, from 203.0.113.7, 2 minutes ago')
   const cli = { type: 'cli', id: null, label: 'ops', on_behalf_of: null }
   assert.equal(
-    sentence(record({ action: 'user.changed', actor: cli, target: { type: 'user', id: 4, label: 'Milton' }, ip: null, changes: { role: ['member', 'admin'] } }), now),
+    auditSentence(record({ action: 'user.changed', actor: cli, target: { type: 'user', id: 4, label: 'Milton' }, ip: null, changes: { role: ['member', 'admin'] } }), now),
     'Ops (admin command line) changed role of Milton, 2 minutes ago',
   )
   assert.equal(
-    sentence(record({ action: 'company.settings_changed', actor: cli, target: { type: 'company', id: 1, label: 'Globex' }, ip: null, changes: { timezone: ['UTC', 'Europe/Lisbon'] } }), now),
+    auditSentence(record({ action: 'company.settings_changed', actor: cli, target: { type: 'company', id: 1, label: 'Globex' }, ip: null, changes: { timezone: ['UTC', 'Europe/Lisbon'] } }), now),
     'Ops (admin command line) changed timezone of the company Globex, 2 minutes ago',
   )
 })
@@ -46,7 +46,7 @@ test('docs/audit-log.md lists every action name', () => {
 test('an OAuth app names the user it acted for', () => {
   const app = { type: 'oauth_app', id: 2, label: 'CRM Sync', on_behalf_of: { id: 7, label: 'Ana Lima' } }
   assert.equal(
-    sentence(record({ action: 'webhook.deleted', actor: app, target: { type: 'webhook', id: 5, label: 'https://crm.example/hook' } }), now),
+    auditSentence(record({ action: 'webhook.deleted', actor: app, target: { type: 'webhook', id: 5, label: 'https://crm.example/hook' } }), now),
     'CRM Sync (for Ana Lima) deleted the webhook https://crm.example/hook, from 203.0.113.7, 2 minutes ago',
   )
 })

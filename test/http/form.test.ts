@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { FormError, parseForm } from '../../src/http/form.js'
+import { FormError, parseForm } from '../../src/http/nested-params.js'
 
 describe('Rails-style form parsing', () => {
   test('plain pairs, + as space, percent-decoding', () => {

@@ -91,7 +91,7 @@ describe('operation texts (<name>.operations.json)', () => {
       const text = byId.get(op.operationId)
       assert.ok(text, `${name}: ${op.operationId} has no entry in a <name>.operations.json`)
       assert.match(op.summary, new RegExp(`^${pattern(text.summary)}$`), name)
-      // The document adds who may call it after the route's own description (src/plugins/docs.ts).
+      // The document adds who may call it after the route's own description (src/plugins/docs.plugin.ts).
       if (text.description === undefined) assert.doesNotMatch(op.description, /\n\n/, name)
       else assert.match(op.description, new RegExp(`^${pattern(text.description)}\\n\\n[^\\n]+$`), name)
       assert.doesNotMatch(`${op.summary} ${op.description}`, /\{[A-Z_]+\}/, `${name}: a placeholder is left`)

@@ -130,7 +130,7 @@ describe('Dockerfile', () => {
     const check = runtime.find((i) => i.op === 'HEALTHCHECK')
     assert.ok(check)
     assert.match(check.args, /\/readyz/)
-    assert.match(read('src/plugins/health.ts'), /app\.get\('\/readyz'/)
+    assert.match(read('src/plugins/health.plugin.ts'), /app\.get\('\/readyz'/)
   })
 
   test('the command is what `npm start` runs', () => {

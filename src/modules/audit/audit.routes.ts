@@ -1,6 +1,6 @@
 // The audit log over the API: a newest-first page with filters and a signed cursor, and the
 // export of a time range as JSON Lines, streamed. Admins only: `config.role`, enforced by
-// src/plugins/access.ts like every route's scope.
+// src/plugins/access.plugin.ts like every route's scope.
 import { Readable } from 'node:stream'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'

@@ -14,7 +14,7 @@
 // the batch runs again item by item, each in its own savepoint, through the single
 // requests' own code.
 import { transaction, type Db } from '../../db/db.js'
-import { foreignKeyViolation, uniqueViolation } from '../../db/errors.js'
+import { foreignKeyViolation, uniqueViolation } from '../../db/pg-errors.js'
 import { ApiError, detailCodes } from '../../errors.js'
 import { validate } from '../../http/validation.js'
 import type { Static, TSchema } from 'typebox'

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { sendJsonText } from '../../http/json-text.js'
-import { sendPage } from '../../http/pagination.js'
+import { sendListPage } from '../../http/pagination.js'
 import { operation, sendCreated, tagRoutes } from '../../http/routes.js'
 import { Deleted, IdParams, Ref } from '../../http/schemas.js'
 import { answerList, walkingList } from '../../http/sync.js'
@@ -67,7 +67,7 @@ const contactsRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/v1/contacts/:id/events', operation(texts, 'listContactEvents', { scope: 'contacts:read', notFound: NO_CONTACT }, {
     params: IdParams, querystring: ContactEventsQuery, response: { 200: Ref(ContactEventsPage) },
-  }), async (request, reply) => sendPage(request, reply, await contactEventsPage(app.db, request.caller, request.params.id, request.query)))
+  }), async (request, reply) => sendListPage(request, reply, await contactEventsPage(app.db, request.caller, request.params.id, request.query)))
 
   app.get('/v1/contacts/:id/business', operation(texts, 'getContactBusiness', { scope: 'contacts:read', notFound: `${NO_CONTACT}, or the contact has no business` }, {
     params: IdParams, response: { 200: Ref(Business) },

@@ -1,6 +1,6 @@
 import { Type, type TSchema } from 'typebox'
 import { transaction, type Db } from '../../db/db.js'
-import { foreignKeyViolation, uniqueViolation } from '../../db/errors.js'
+import { foreignKeyViolation, uniqueViolation } from '../../db/pg-errors.js'
 import { ApiError, invalid, notFound, type ErrorDetails } from '../../errors.js'
 import { DateParam } from '../../http/schemas.js'
 import { pageWindow, readPage, type ListPage, type PageRequest } from '../../http/pagination.js'

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/db.js'
-import { retryingDeadlocks } from '../../db/errors.js'
+import { retryingDeadlocks } from '../../db/pg-errors.js'
 import { invalid, notFound } from '../../errors.js'
-import { rethrowTaken } from '../../http/taken.js'
+import { rethrowTaken } from '../../http/unique-violations.js'
 import type { Caller } from '../../tenancy.js'
 import {
   customFieldExists,

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { apiActing } from '../../acting.js'
-import { sendPage } from '../../http/pagination.js'
+import { sendListPage } from '../../http/pagination.js'
 import { operation, sendCreated, tagRoutes } from '../../http/routes.js'
 import { IdParams, Ref } from '../../http/schemas.js'
 import { AddContactBody, Enrollment, Flow, FlowCreateBody, FlowsListQuery, FlowsPage, FlowUpdateBody } from './flows.schemas.js'
@@ -14,7 +14,7 @@ const flowsRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/v1/flows', operation(texts, 'listFlows', { scope: 'flows:read' }, {
     querystring: FlowsListQuery, response: { 200: Ref(FlowsPage) },
-  }), async (request, reply) => sendPage(request, reply, await flowsPage(app.db, request.caller, request.query)))
+  }), async (request, reply) => sendListPage(request, reply, await flowsPage(app.db, request.caller, request.query)))
 
   app.get('/v1/flows/:id', operation(texts, 'getFlow', { scope: 'flows:read', notFound: NO_FLOW }, {
     params: IdParams, response: { 200: Ref(Flow) },

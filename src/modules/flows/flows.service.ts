@@ -1,5 +1,5 @@
 import { transaction, type Db } from '../../db/db.js'
-import { uniqueViolation } from '../../db/errors.js'
+import { uniqueViolation } from '../../db/pg-errors.js'
 import { ApiError, invalid, notFound, refused, type ErrorDetails } from '../../errors.js'
 import { readPage } from '../../http/pagination.js'
 import { validate } from '../../http/validation.js'

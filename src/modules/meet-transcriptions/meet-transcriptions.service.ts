@@ -1,5 +1,5 @@
 import type { Db } from '../../db/db.js'
-import { foreignKeyViolation } from '../../db/errors.js'
+import { foreignKeyViolation } from '../../db/pg-errors.js'
 import { invalid, notFound, refused } from '../../errors.js'
 import { instantOf, INSTANT_OUT_OF_RANGE } from '../../http/dates.js'
 import { linkFilter } from '../../http/link-filter.js'

@@ -8,10 +8,10 @@
 // (src/web/oauth.routes.ts).
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../../config.js'
-import { isDatabaseUnavailable } from '../../db/errors.js'
+import { isDatabaseUnavailable } from '../../db/pg-errors.js'
 import { ApiError } from '../../errors.js'
-import { hideFromOpenApi, scopeRateLimiter } from '../../http/beside-api.js'
-import { FormError, parsePairs } from '../../http/form.js'
+import { hideFromOpenApi, scopeRateLimiter } from '../../http/non-api-scope.js'
+import { FormError, parsePairs } from '../../http/nested-params.js'
 import { requestContext } from '../../acting.js'
 import { basicCredentials, OAuthError } from './oauth.protocol.js'
 import type { ClientRow } from './oauth.repository.js'

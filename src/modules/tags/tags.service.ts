@@ -1,6 +1,6 @@
 import { transaction, type Db } from '../../db/db.js'
 import { notFound } from '../../errors.js'
-import { rethrowTaken } from '../../http/taken.js'
+import { rethrowTaken } from '../../http/unique-violations.js'
 import type { Caller } from '../../tenancy.js'
 import { deleteTagWithEvents, insertTag, listTags, updateTag } from './tags.repository.js'
 import type { Tag, TagBody } from './tags.schemas.js'

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { sendJsonText } from '../../http/json-text.js'
-import { sendPage } from '../../http/pagination.js'
+import { sendListPage } from '../../http/pagination.js'
 import { authorization, usersPage } from './users.service.js'
 import { operation, tagRoutes } from '../../http/routes.js'
 import { Ref } from '../../http/schemas.js'
@@ -12,7 +12,7 @@ const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/v1/users', operation(texts, 'listUsers', { scope: 'users:read' }, {
     querystring: UsersListQuery, response: { 200: Ref(UsersPage) },
-  }), async (request, reply) => sendPage(request, reply, await usersPage(app.db, request.caller, request.query)))
+  }), async (request, reply) => sendListPage(request, reply, await usersPage(app.db, request.caller, request.query)))
 
   app.get('/v1/users/authorize_api', operation(texts, 'authorizeApi', { scope: 'none' }, {
     response: { 200: Ref(AuthorizeResponse) },

@@ -1,7 +1,7 @@
 import { transaction, type Db } from '../../db/db.js'
 import { ApiError, invalid, notFound } from '../../errors.js'
 import { pageWindow, type ListPage, type PageRequest } from '../../http/pagination.js'
-import { rethrowTaken } from '../../http/taken.js'
+import { rethrowTaken } from '../../http/unique-violations.js'
 import { asCompanyId, type Caller, type CompanyId, type TokenAccess } from '../../tenancy.js'
 import type { Acting } from '../../acting.js'
 import { changesOf, recordAudit } from '../audit/audit.service.js'

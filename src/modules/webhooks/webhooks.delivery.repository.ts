@@ -213,7 +213,7 @@ export async function pruneEvents(db: Db, before: Date, limit: number): Promise<
   return row?.deleted ?? 0
 }
 
-// The metrics' backlog (src/plugins/metrics.ts): events not yet fanned out (the whole outbox,
+// The metrics' backlog (src/plugins/metrics.plugin.ts): events not yet fanned out (the whole outbox,
 // by api_event_outbox_id_idx) and deliveries still pending (webhook_deliveries_due_idx, the
 // partial index of the pending ones), with the oldest pending delivery's creation.
 const backlogStatement = defineQuery<{ events: number; deliveries: number; oldest: Date | null }>(

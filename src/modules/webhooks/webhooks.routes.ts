@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply } from 'fastify'
 import { Type } from 'typebox'
-import { sendPage } from '../../http/pagination.js'
+import { sendListPage } from '../../http/pagination.js'
 import { operation, sendCreated, tagRoutes, textsWith } from '../../http/routes.js'
 import { Deleted, IdParams, NoBody, PageParams, Ref } from '../../http/schemas.js'
 import { apiActing } from '../../acting.js'
@@ -54,7 +54,7 @@ const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/v1/webhooks', operation(texts, 'listWebhooks', { scope: 'webhooks:read' }, {
     querystring: PageQuery, response: { 200: Ref(WebhookSubscriptionsPage) },
-  }), async (request, reply) => sendPage(request, reply, await subscriptionsOf(app.db, request.caller, request.query)))
+  }), async (request, reply) => sendListPage(request, reply, await subscriptionsOf(app.db, request.caller, request.query)))
 
   app.post('/v1/webhooks', operation(texts, 'createWebhook', { scope: 'webhooks:write', role: 'admin', rootKey: 'webhook', secret: true }, {
     body: CreateWebhookBody, response: { 201: Ref(WebhookSubscriptionWithSecret) },
@@ -85,7 +85,7 @@ const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/v1/webhooks/:id/deliveries', operation(texts, 'listWebhookDeliveries', { scope: 'webhooks:read', notFound: NO_WEBHOOK }, {
     params: IdParams, querystring: PageQuery, response: { 200: Ref(WebhookDeliveriesPage) },
-  }), async (request, reply) => sendPage(request, reply, await deliveriesOf(app.db, request.caller, request.params.id, request.query)))
+  }), async (request, reply) => sendListPage(request, reply, await deliveriesOf(app.db, request.caller, request.params.id, request.query)))
 
   app.get('/v1/webhooks/:id/deliveries/:delivery_id', operation(texts, 'getWebhookDelivery', { scope: 'webhooks:read', notFound: NO_DELIVERY }, {
     params: DeliveryParams, response: { 200: Ref(WebhookDelivery) },
@@ -100,7 +100,7 @@ const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/v1/events', operation(texts, 'listEvents', { scope: 'webhooks:read' }, {
     tags: ['events'], querystring: EventsQuery, response: { 200: Ref(EventsPage) },
-  }), async (request, reply) => sendPage(request, reply, await eventLog(app.db, request.caller, request.query)))
+  }), async (request, reply) => sendListPage(request, reply, await eventLog(app.db, request.caller, request.query)))
 
   app.get('/v1/events/:id', operation(texts, 'getEvent', { scope: 'webhooks:read', notFound: NO_EVENT }, {
     tags: ['events'], params: IdParams, response: { 200: Ref(Event) },

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { sendPage } from '../../http/pagination.js'
+import { sendListPage } from '../../http/pagination.js'
 import { operation, tagRoutes } from '../../http/routes.js'
 import { Ref } from '../../http/schemas.js'
 import { answerList, walkingList } from '../../http/sync.js'
@@ -30,7 +30,7 @@ const whatsappRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/v1/whatsapp_messages/chats', operation(texts, 'listWhatsappChats', { scope: 'whatsapp:read', notFound: NO_CONTACT }, {
     querystring: WhatsappQuery, response: { 200: Ref(WhatsappChatsPage) },
-  }), async (request, reply) => sendPage(request, reply, await chatsPage(app.db, request.caller, request.query)))
+  }), async (request, reply) => sendListPage(request, reply, await chatsPage(app.db, request.caller, request.query)))
 }
 
 export default whatsappRoutes

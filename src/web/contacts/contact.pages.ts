@@ -7,7 +7,7 @@ import type { Lead } from '../../modules/leads/leads.service.js'
 import type { Task } from '../../modules/tasks/tasks.schemas.js'
 import { html, type Html, type Interpolation } from '../shared/html.js'
 import { field, postForm, type FieldSpec, type FormState } from '../frame/form.js'
-import { confirmPage, csrfInput, formatter, layout, time, type Chrome } from '../frame/frame.js'
+import { confirmPage, csrfInput, formatter, layout, time, type PageFrame } from '../frame/frame.js'
 import { contactLeadsSection } from '../leads/leads.pages.js'
 import { CONTACTS, fullName, STAGE_LABELS, type AddedFlash, type FlowChoice, type Person } from './contacts.pages.js'
 import { contactMeetings, type MeetingItem } from '../meetings/meetings.pages.js'
@@ -119,7 +119,7 @@ function taskRow(task: Task, csrf: string, contactId: number, format: Intl.DateT
 </li>`
 }
 
-export function contactPage(chrome: Chrome, view: ContactView): Html {
+export function contactPage(chrome: PageFrame, view: ContactView): Html {
   const { contact, csrf } = view
   const format = formatter(view.timezone)
   const id = String(contact.id)
@@ -205,7 +205,7 @@ ${contactLeadsSection(view.leads)}
 }
 
 /** The edit form (PUT's rules), or the new-contact form. */
-export function contactFormPage(chrome: Chrome, csrf: string, state: FormState, target: { contact?: Contact }): Html {
+export function contactFormPage(chrome: PageFrame, csrf: string, state: FormState, target: { contact?: Contact }): Html {
   const editing = target.contact
   const title = editing ? `Edit ${fullName(editing)}` : 'New contact'
   return layout(
@@ -226,7 +226,7 @@ export function contactFormPage(chrome: Chrome, csrf: string, state: FormState, 
   )
 }
 
-export function deleteContactPage(chrome: Chrome, csrf: string, contact: Contact): Html {
+export function deleteContactPage(chrome: PageFrame, csrf: string, contact: Contact): Html {
   return confirmPage(chrome, csrf, {
     title: 'Delete contact',
     question: `Delete ${fullName(contact)}?`,

@@ -4,11 +4,11 @@ import type { Contact } from '../../modules/contacts/contacts.service.js'
 import { STAGES } from '../../modules/contacts/contacts.schemas.js'
 import { html, type Html } from '../shared/html.js'
 import { field, postForm, type FormState } from '../frame/form.js'
-import { formatter, layout, time, type Chrome } from '../frame/frame.js'
-import { VIEW_FIELDS, type ContactsView } from './contacts.schemas.js'
+import { formatter, layout, time, type PageFrame } from '../frame/frame.js'
+import { VIEW_FIELDS, type ContactsView } from './contacts.forms.js'
 
 export const CONTACTS = '/contacts'
-export const PER_PAGE = 25
+export const CONTACTS_PER_PAGE = 25
 
 export interface Person {
   id: number
@@ -71,7 +71,7 @@ const viewValues = (view: ContactsView): FormState['values'] =>
 const narrowed = (view: ContactsView) => VIEW_FIELDS.some((name) => view[name] !== undefined && view[name] !== '')
 
 /** The list's address for a view: only the parameters that are set, so addresses stay short and stable. */
-export function viewHref(view: ContactsView, change: Partial<ContactsView> = {}): string {
+export function contactsViewHref(view: ContactsView, change: Partial<ContactsView> = {}): string {
   const merged = { ...view, ...change }
   const params = new URLSearchParams()
   for (const [name, value] of Object.entries(viewValues(merged))) if (value !== '') params.set(name, String(value))
@@ -82,7 +82,7 @@ export function viewHref(view: ContactsView, change: Partial<ContactsView> = {})
 
 /** Contacts → Export of a view: its search and filters, as CSV (/contacts/export). */
 function exportHref(view: ContactsView): string {
-  const query = viewHref({ ...view, page: 1 }).slice(CONTACTS.length)
+  const query = contactsViewHref({ ...view, page: 1 }).slice(CONTACTS.length)
   return `${CONTACTS}/export${query}`
 }
 
@@ -95,15 +95,15 @@ function addedNotice(flash: AddedFlash): Html {
 
 function pager(view: ContactsView, total: number): Html {
   const page = view.page ?? 1
-  const pages = Math.max(1, Math.ceil(total / PER_PAGE))
+  const pages = Math.max(1, Math.ceil(total / CONTACTS_PER_PAGE))
   return html`<nav class="pager" id="contacts-pager" aria-label="Pages">
-  ${page > 1 ? html`<a href="${viewHref(view, { page: page - 1 })}" rel="prev">Previous</a>` : ''}
+  ${page > 1 ? html`<a href="${contactsViewHref(view, { page: page - 1 })}" rel="prev">Previous</a>` : ''}
   <span>Page ${String(page)} of ${String(pages)} · ${total.toLocaleString('en-GB')} contact${total === 1 ? '' : 's'}</span>
-  ${page < pages ? html`<a href="${viewHref(view, { page: page + 1 })}" rel="next">Next</a>` : ''}
+  ${page < pages ? html`<a href="${contactsViewHref(view, { page: page + 1 })}" rel="next">Next</a>` : ''}
 </nav>`
 }
 
-export function contactsPage(chrome: Chrome, list: ContactsListView): Html {
+export function contactsListPage(chrome: PageFrame, list: ContactsListView): Html {
   const format = formatter(list.timezone)
   const owners = new Map(list.owners.map((owner) => [owner.id, owner.name]))
   const viewState = list.viewState ?? { values: viewValues(list.view), errors: {} }

@@ -8,13 +8,13 @@ import { MAX_STEPS } from '../../modules/flows/flows.schemas.js'
 import { TASK_KINDS } from '../../modules/tasks/tasks.schemas.js'
 import type { ErrorDetails } from '../../errors.js'
 import { html, type Html } from '../shared/html.js'
-import { csrfInput, formatter, layout, time, type Chrome } from '../frame/frame.js'
+import { csrfInput, formatter, layout, time, type PageFrame } from '../frame/frame.js'
 import { field, formErrors, type FormState } from '../frame/form.js'
 import { KIND_LABELS } from '../tasks/tasks.pages.js'
-import type { FlowsView, FlowView } from './flows.schemas.js'
+import type { FlowsView, FlowView } from './flows.forms.js'
 
 export const FLOWS = '/flows'
-export const PER_PAGE = 25
+export const FLOWS_PER_PAGE = 25
 /** Blank step rows a flow form offers beyond the steps typed: fill them in, or leave them blank. */
 export const BLANK_STEPS = 3
 
@@ -34,7 +34,7 @@ const STATUS_LABELS: Record<Flow['status'], string> = { active: 'Active', paused
 export const dayText = (day: number) => (day === 0 ? 'The day added' : `Day ${String(day)}`)
 
 function pager(href: (page: number) => string, page: number, total: number, noun: string): Html {
-  const pages = Math.max(1, Math.ceil(total / PER_PAGE))
+  const pages = Math.max(1, Math.ceil(total / FLOWS_PER_PAGE))
   return html`<nav class="pager" aria-label="Pages">
   ${page > 1 ? html`<a href="${href(page - 1)}" rel="prev">Previous</a>` : ''}
   <span>Page ${String(page)} of ${String(pages)} · ${String(total)} ${noun}${total === 1 ? '' : 's'}</span>
@@ -63,7 +63,7 @@ function flashNotice(flash: FlowsFlash | undefined): Html | false {
 }
 
 export function flowsListPage(
-  chrome: Chrome,
+  chrome: PageFrame,
   list: { view: FlowsView; flows: Flow[]; total: number; owners: Map<number, string>; flash?: FlowsFlash | undefined; viewState?: FormState },
 ): Html {
   const state = list.viewState ?? { values: { search_term: list.view.search_term ?? '' }, errors: {} }
@@ -129,7 +129,7 @@ export interface FlowPageView {
   flash?: FlowsFlash | undefined
 }
 
-export function flowPage(chrome: Chrome, page: FlowPageView): Html {
+export function flowPage(chrome: PageFrame, page: FlowPageView): Html {
   const { flow } = page
   const format = formatter(page.timezone)
   const base = `${FLOWS}/${String(flow.id)}`
@@ -221,7 +221,7 @@ function stepRow(row: FlowFormView['rows'][number], index: number): Html {
 </fieldset>`
 }
 
-export function flowFormPage(chrome: Chrome, view: FlowFormView): Html {
+export function flowFormPage(chrome: PageFrame, view: FlowFormView): Html {
   const editing = view.flow !== undefined
   const title = editing ? `Edit ${view.flow?.name ?? ''}` : 'New flow'
   const action = editing ? `${FLOWS}/${String(view.flow?.id)}` : FLOWS

@@ -7,8 +7,8 @@ import type { FastifyReply } from 'fastify'
 import type { Account } from '../../modules/auth/accounts.service.js'
 import { html, type Html, type Interpolation } from '../shared/html.js'
 import { CSRF_FIELD } from '../shared/security.js'
+import { PRODUCT } from '../../version.js'
 
-export const PRODUCT = 'engage'
 
 export interface Assets {
   css: string
@@ -16,7 +16,7 @@ export interface Assets {
   icon: string
 }
 
-export interface Chrome {
+export interface PageFrame {
   assets: Assets
   /** The signed-in user and the CSRF token of the sign-out form. */
   signedIn?: { account: Account; csrf: string }
@@ -25,7 +25,7 @@ export interface Chrome {
 }
 
 /** Answers a page; every page is private to its viewer and may hold a secret: never stored by caches. */
-export function sendPage(reply: FastifyReply, status: number, page: Html) {
+export function sendHtml(reply: FastifyReply, status: number, page: Html) {
   return reply.code(status).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(page.text)
 }
 
@@ -61,7 +61,7 @@ const navLink = (path: string | undefined, label: string, href: string) =>
  * the sign-out form, or only the API reference link before signing in), on Settings pages the
  * Settings navigation, then `main`.
  */
-export function layout(chrome: Chrome, title: string, main: Interpolation): Html {
+export function layout(chrome: PageFrame, title: string, main: Interpolation): Html {
   const who = chrome.signedIn
   const path = chrome.path
   const settings = who !== undefined && within(path, '/settings')
@@ -156,7 +156,7 @@ export function recordTable<T>(
 }
 
 export function confirmPage(
-  chrome: Chrome,
+  chrome: PageFrame,
   csrf: string,
   ask: { title: string; question: Interpolation; facts?: Html; consequence: string; action: string; button: string; back: string },
 ): Html {
@@ -177,7 +177,7 @@ export function confirmPage(
 </section>`,
   )
 }
-export function errorPage(chrome: Chrome, title: string, message: string, next?: { href: string; text: string }): Html {
+export function errorPage(chrome: PageFrame, title: string, message: string, next?: { href: string; text: string }): Html {
   return layout(
     chrome,
     title,

@@ -12,7 +12,7 @@ import { webActing, type Acting } from '../../acting.js'
 import { findAccount, type Account } from '../../modules/auth/accounts.service.js'
 import type { Caller, TokenAccess } from '../../tenancy.js'
 import { CSRF_FIELD, sessionCsrf, sessionCsrfMatches, type WebCookies } from '../shared/security.js'
-import { errorPage, sendPage, type Chrome } from './frame.js'
+import { errorPage, sendHtml, type PageFrame } from './frame.js'
 
 export type PageAccess = 'public' | 'member' | 'admin'
 
@@ -32,7 +32,7 @@ export interface SignedIn {
   account: Account
   secret: string
   csrf: string
-  chrome: Chrome
+  chrome: PageFrame
 }
 
 /** The options every page group plugin is registered with. */
@@ -40,7 +40,7 @@ export interface PageGroupOptions {
   config: Config
   cookies: WebCookies
   /** The frame of pages before signing in (error pages, sign in). */
-  chrome: Chrome
+  chrome: PageFrame
   now: () => Date
 }
 
@@ -75,8 +75,8 @@ export function pathId(request: FastifyRequest, name = 'id'): number {
 }
 
 /** The 403 page of a form without its CSRF token (expired, or sent from another site). */
-export const forbiddenForm = (reply: FastifyReply, chrome: Chrome) =>
-  sendPage(
+export const forbiddenForm = (reply: FastifyReply, chrome: PageFrame) =>
+  sendHtml(
     reply,
     403,
     errorPage(chrome, 'Form expired', 'This form has expired or was sent from another site, so nothing was changed. Reload the page and try again.', {
@@ -87,7 +87,7 @@ export const forbiddenForm = (reply: FastifyReply, chrome: Chrome) =>
 
 /** The 403 page of a member on an admin's page or form. */
 export const adminsOnly = (reply: FastifyReply, signed: SignedIn) =>
-  sendPage(
+  sendHtml(
     reply,
     403,
     errorPage(signed.chrome, 'Admins only', `Only an admin of ${signed.account.companyName} can do this, so nothing was changed.`, {
@@ -97,7 +97,7 @@ export const adminsOnly = (reply: FastifyReply, signed: SignedIn) =>
   )
 
 /** Adds the guard to `app` (the web application's root plugin), before any page group is registered. */
-export function addPageGuard(app: FastifyInstance, cookies: WebCookies, chrome: Chrome) {
+export function addPageGuard(app: FastifyInstance, cookies: WebCookies, chrome: PageFrame) {
   app.decorateRequest('webSession', null)
 
   app.addHook('preHandler', async (request, reply) => {
@@ -128,7 +128,7 @@ type Current = { account: Account; secret: string }
  * `config.page` (/oauth/authorize sends a signed-out user to sign in and back): the same
  * session, CSRF and role checks as the guard, and the same pages.
  */
-export function handlerGates(app: FastifyInstance, cookies: WebCookies, chrome: Chrome, now: () => Date) {
+export function handlerGates(app: FastifyInstance, cookies: WebCookies, chrome: PageFrame, now: () => Date) {
   async function session(request: FastifyRequest): Promise<Current | undefined> {
     const secret = cookies.sessionSecret(request)
     if (!secret) return undefined
@@ -136,7 +136,7 @@ export function handlerGates(app: FastifyInstance, cookies: WebCookies, chrome: 
     return account && { account, secret }
   }
 
-  const signedInChrome = (account: Account, secret: string): Chrome => ({ ...chrome, signedIn: { account, csrf: sessionCsrf(secret) } })
+  const signedInChrome = (account: Account, secret: string): PageFrame => ({ ...chrome, signedIn: { account, csrf: sessionCsrf(secret) } })
   const asSignedIn = ({ account, secret }: Current): SignedIn => ({ account, secret, csrf: sessionCsrf(secret), chrome: signedInChrome(account, secret) })
 
   /** A signed-in page or form: the account, or a redirect to sign in; a form's CSRF token is checked. */

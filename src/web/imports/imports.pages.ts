@@ -4,7 +4,7 @@
 import type { ContactImport } from '../../modules/contact-imports/contact-imports.schemas.js'
 import type { PreviewRow } from '../../modules/contact-imports/contact-imports.service.js'
 import { html, type Html } from '../shared/html.js'
-import { csrfInput, formatter, layout, recordTable, time, type Chrome } from '../frame/frame.js'
+import { csrfInput, formatter, layout, recordTable, time, type PageFrame } from '../frame/frame.js'
 
 export const IMPORTS = '/contacts/import'
 
@@ -19,7 +19,7 @@ const STATES: Record<ContactImport['state'], string> = {
 const counts = (record: ContactImport) =>
   `${String(record.counts.created)} created, ${String(record.counts.updated)} updated, ${String(record.counts.skipped)} skipped, ${String(record.counts.rejected)} rejected`
 
-export function uploadPage(chrome: Chrome, csrf: string, recent: ContactImport[], timezone: string, problem?: string): Html {
+export function uploadPage(chrome: PageFrame, csrf: string, recent: ContactImport[], timezone: string, problem?: string): Html {
   const format = formatter(timezone)
   return layout(
     chrome,
@@ -73,7 +73,7 @@ export interface MappingView {
   problems?: string[]
 }
 
-export function mappingPage(chrome: Chrome, view: MappingView): Html {
+export function mappingPage(chrome: PageFrame, view: MappingView): Html {
   const { record, columns, rows } = view
   const shown = columns.filter((target) => target !== 'ignore')
   const choiceList = (index: number, header: string) => html`<select name="column_${String(index)}" id="column-${String(index)}">
@@ -113,7 +113,7 @@ ${view.problems && view.problems.length > 0 && html`<div class="alert" role="ale
   )
 }
 
-export function progressPage(chrome: Chrome, record: ContactImport): Html {
+export function progressPage(chrome: PageFrame, record: ContactImport): Html {
   const active = record.state === 'queued' || record.state === 'running'
   return layout(
     chrome,

@@ -6,11 +6,11 @@ import { labelName } from '../../modules/contacts/contact-labels.js'
 import type { Lead } from '../../modules/leads/leads.service.js'
 import { html, type Html } from '../shared/html.js'
 import { field, formErrors, postForm, sentence, type FieldSpec, type FormState } from '../frame/form.js'
-import { csrfInput, formatter, layout, time, viewHref, type Chrome } from '../frame/frame.js'
-import { LINK_FILTERS, type LeadsView, type LeadView, type LinkChoice } from './leads.schemas.js'
+import { csrfInput, formatter, layout, time, viewHref, type PageFrame } from '../frame/frame.js'
+import { LINK_FILTERS, type LeadsView, type LeadView, type LinkChoice } from './leads.forms.js'
 
 export const LEADS = '/leads'
-export const PER_PAGE = 25
+export const LEADS_PER_PAGE = 25
 
 export interface Person {
   id: number
@@ -89,12 +89,12 @@ export interface LeadsListView {
   problem?: string | undefined
 }
 
-export function leadsListPage(chrome: Chrome, list: LeadsListView): Html {
+export function leadsListPage(chrome: PageFrame, list: LeadsListView): Html {
   const format = formatter(list.timezone)
   const shown = list.view.contact ?? 'all'
   const total = list.counts[shown]
   const page = list.view.page ?? 1
-  const pages = Math.max(1, Math.ceil(total / PER_PAGE))
+  const pages = Math.max(1, Math.ceil(total / LEADS_PER_PAGE))
   const filters: FormState = { values: { user_id: String(list.userId) }, errors: {} }
   return layout(
     chrome,
@@ -140,7 +140,7 @@ ${(pages > 1 || page > 1) && html`<nav class="pager" aria-label="Pages">
   )
 }
 
-export function newLeadPage(chrome: Chrome, csrf: string, state: FormState): Html {
+export function newLeadPage(chrome: PageFrame, csrf: string, state: FormState): Html {
   return layout(
     chrome,
     'New lead',
@@ -194,7 +194,7 @@ function facts(lead: Lead, specs: readonly FieldSpec[]): Html[] {
   })
 }
 
-export function leadPage(chrome: Chrome, page: LeadPageView): Html {
+export function leadPage(chrome: PageFrame, page: LeadPageView): Html {
   const { lead, contact } = page
   const format = formatter(page.timezone)
   const base = `${LEADS}/${String(lead.id)}`

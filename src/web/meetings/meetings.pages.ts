@@ -4,12 +4,12 @@
 import { TRANSCRIPTION_STATUSES } from '../../modules/meet-transcriptions/meet-transcriptions.schemas.js'
 import { html, type Html, type Interpolation } from '../shared/html.js'
 import { field, postForm, type FormState } from '../frame/form.js'
-import { csrfInput, formatter, layout, time, viewHref, type Chrome } from '../frame/frame.js'
+import { csrfInput, formatter, layout, time, viewHref, type PageFrame } from '../frame/frame.js'
 import { dayLabel } from '../tasks/tasks.pages.js'
-import type { MeetingsView, TaskFilter } from './meetings.schemas.js'
+import type { MeetingsView, TaskFilter } from './meetings.forms.js'
 
 export const MEETINGS = '/meetings'
-export const PER_PAGE = 25
+export const MEETINGS_PER_PAGE = 25
 /** Characters of a transcript a page shows (a transcript may hold 10 MiB); the whole one is a download. */
 export const TRANSCRIPT_SHOWN = 20_000
 
@@ -76,7 +76,7 @@ export function meetingsHref(view: MeetingsView, change: Partial<MeetingsView> =
 
 function pager(view: MeetingsView, total: number): Html {
   const page = view.page ?? 1
-  const pages = Math.max(1, Math.ceil(total / PER_PAGE))
+  const pages = Math.max(1, Math.ceil(total / MEETINGS_PER_PAGE))
   return html`<nav class="pager" aria-label="Pages">
   ${page > 1 && html`<a href="${meetingsHref(view, { page: page - 1 })}" rel="prev">Previous</a>`}
   <span>Page ${String(page)} of ${String(pages)} · ${String(total)} transcription${total === 1 ? '' : 's'}</span>
@@ -98,7 +98,7 @@ export interface MeetingsListView {
   problem?: string | undefined
 }
 
-export function meetingsPage(chrome: Chrome, list: MeetingsListView): Html {
+export function meetingsPage(chrome: PageFrame, list: MeetingsListView): Html {
   const format = formatter(list.timezone)
   const whose = list.userId === list.signedInUserId ? 'Your meeting transcriptions' : `Meeting transcriptions of ${list.users.find((user) => user.id === list.userId)?.name ?? `user ${String(list.userId)}`}`
   const filters: FormState = { values: { user_id: String(list.userId), task: list.view.task ?? '' }, errors: {} }
@@ -190,7 +190,7 @@ function card(id: string, title: string, body: Interpolation): Html {
   return html`<section class="card" id="${id}" aria-labelledby="${id}-title"><h2 id="${id}-title">${title}</h2>${body}</section>`
 }
 
-export function meetingPage(chrome: Chrome, page: MeetingPageView): Html {
+export function meetingPage(chrome: PageFrame, page: MeetingPageView): Html {
   const { meeting, csrf } = page
   const format = formatter(page.timezone)
   const base = meetingHref(meeting.id)

@@ -6,7 +6,7 @@ import { SCOPE_DESCRIPTIONS, SCOPES, type Scope } from '../../scopes.js'
 import type { AuthorisedApp } from '../../modules/oauth/oauth.repository.js'
 import type { ShownApp } from '../../modules/oauth/oauth.service.js'
 import { html, type Html } from '../shared/html.js'
-import { alert, confirmPage, csrfInput, formatter, layout, recordTable, scopeList, time, type Chrome } from '../frame/frame.js'
+import { alert, confirmPage, csrfInput, formatter, layout, recordTable, scopeList, time, type PageFrame } from '../frame/frame.js'
 
 export const APPS = '/settings/apps'
 
@@ -65,7 +65,7 @@ function appFlash(flash: AppFlash | undefined): Html | false {
 </section>`
 }
 
-export function appsPage(chrome: Chrome, csrf: string, account: Account, apps: ShownApp[], view: { flash?: AppFlash | undefined; form?: AppForm }): Html {
+export function appsPage(chrome: PageFrame, csrf: string, account: Account, apps: ShownApp[], view: { flash?: AppFlash | undefined; form?: AppForm }): Html {
   const format = formatter(account.timezone)
   const form = view.form ?? EMPTY_FORM
   return layout(
@@ -102,7 +102,7 @@ ${appFlash(view.flash)}
   )
 }
 
-export function editAppPage(chrome: Chrome, csrf: string, app: ShownApp, form?: AppForm): Html {
+export function editAppPage(chrome: PageFrame, csrf: string, app: ShownApp, form?: AppForm): Html {
   const shown = form ?? { name: app.name, redirectUris: app.redirect_uris.join('\n'), scopes: app.scopes, public: app.client_type === 'public', errors: [] }
   const base = `${APPS}/${String(app.id)}`
   return layout(
@@ -134,7 +134,7 @@ html`<section class="card" aria-labelledby="rotate-title">
   )
 }
 
-export function deleteAppPage(chrome: Chrome, csrf: string, app: ShownApp): Html {
+export function deleteAppPage(chrome: PageFrame, csrf: string, app: ShownApp): Html {
   const base = `${APPS}/${String(app.id)}`
   return confirmPage(chrome, csrf, {
     title: 'Delete app',
@@ -150,7 +150,7 @@ export function deleteAppPage(chrome: Chrome, csrf: string, app: ShownApp): Html
 export type AuthorizeFields = Record<'client_id' | 'redirect_uri' | 'response_type' | 'scope' | 'state' | 'code_challenge' | 'code_challenge_method', string | undefined>
 
 export function consentPage(
-  chrome: Chrome,
+  chrome: PageFrame,
   csrf: string,
   account: Account,
   consent: { appName: string; appCompany: string; redirectUri: string; scopes: Scope[]; fields: AuthorizeFields },
@@ -199,7 +199,7 @@ export function authorisedAppsSection(csrf: string, account: Account, apps: Auth
  * After the consent form, on to an app whose redirect URI's host a Content-Security-Policy
  * cannot name ([::1]): a refresh, which form-action does not govern, and a link to follow by hand.
  */
-export function continuePage(chrome: Chrome, to: string): Html {
+export function continuePage(chrome: PageFrame, to: string): Html {
   return html`<!doctype html>
 <html lang="en">
 <head>

@@ -7,7 +7,7 @@ import type { Account } from '../../modules/auth/accounts.service.js'
 import { AUDIT_ACTIONS } from '../../modules/audit/audit.actions.js'
 import type { AuditPage, AuditRecord } from '../../modules/audit/audit.service.js'
 import { html, type Html } from '../shared/html.js'
-import { layout, type Chrome } from '../frame/frame.js'
+import { layout, type PageFrame } from '../frame/frame.js'
 
 export const AUDIT_PATH = '/settings/audit'
 
@@ -86,7 +86,7 @@ export function ago(at: Date, now: Date): string {
 }
 
 /** The record as one sentence: who, what, from where, when. */
-export function sentence(event: AuditRecord, now: Date): string {
+export function auditSentence(event: AuditRecord, now: Date): string {
   const who = actorName(event)
   const from = event.ip ? `, from ${event.ip}` : ''
   const at = new Date(event.occurred_at)
@@ -110,7 +110,7 @@ export interface AuditView {
   now: Date
 }
 
-export function auditPage(chrome: Chrome, account: Account, view: AuditView): Html {
+export function auditLogPage(chrome: PageFrame, account: Account, view: AuditView): Html {
   const { form } = view
   const format = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'medium', timeZone: account.timezone })
   const exportRange = { since: form.since || new Date(view.now.getTime() - 30 * 86_400_000).toISOString(), until: form.until || view.now.toISOString() }
@@ -145,7 +145,7 @@ ${view.page &&
   ? html`<p class="muted">No records${view.page.meta.has_more ? ' on this page: the filters match few records. Look further with Older.' : '.'}</p>`
   : html`<ol class="audit-log">${view.page.data.map(
       (event) => html`<li class="${event.outcome === 'failure' ? 'failure' : ''}">
-        <span class="sentence">${sentence(event, view.now)}</span>
+        <span class="sentence">${auditSentence(event, view.now)}</span>
         <span class="muted detail"><time datetime="${new Date(event.occurred_at).toISOString()}">${format.format(new Date(event.occurred_at))}</time> · <code>${event.action}</code>${event.user_agent && html` · ${event.user_agent}`}</span>
       </li>`,
     )}</ol>`)}

@@ -6,7 +6,8 @@ import type { CompanyToken, ListedToken } from '../../modules/auth/tokens.reposi
 import { EVENT_TYPES } from '../../modules/webhooks/event-types.js'
 import type { SubscriptionRow, SubscriptionOverview } from '../../modules/webhooks/webhooks.repository.js'
 import { html, type Html } from '../shared/html.js'
-import { PRODUCT, alert, confirmPage, csrfInput, formatter, layout, recordTable, scopeList, time, type Chrome, type Column } from '../frame/frame.js'
+import { alert, confirmPage, csrfInput, formatter, layout, recordTable, scopeList, time, type PageFrame, type Column } from '../frame/frame.js'
+import { PRODUCT } from '../../version.js'
 
 export type Flash =
   | { kind: 'created'; token: string; label: string | null }
@@ -116,7 +117,7 @@ function newToken(flash: Extract<Flash, { kind: 'created' }>, baseUrl: string): 
 </section>`
 }
 
-export function integrationsPage(chrome: Chrome, csrf: string, account: Account, view: IntegrationsView, now = new Date()): Html {
+export function integrationsPage(chrome: PageFrame, csrf: string, account: Account, view: IntegrationsView, now = new Date()): Html {
   const format = formatter(account.timezone)
   const tokenForm = view.tokenForm ?? { full: true, scopes: [], expiresInDays: undefined, errors: [] }
   const flash = view.flash
@@ -246,7 +247,7 @@ ${admin && html`<section class="card" aria-labelledby="create-webhook-title">
 
 /** A page that asks before something that cannot be undone: what it is, what follows, and the button that does it. */
 
-export function deleteWebhookPage(chrome: Chrome, csrf: string, account: Account, webhook: SubscriptionRow): Html {
+export function deleteWebhookPage(chrome: PageFrame, csrf: string, account: Account, webhook: SubscriptionRow): Html {
   const format = formatter(account.timezone)
   return confirmPage(chrome, csrf, {
     title: 'Delete webhook',
@@ -263,7 +264,7 @@ export function deleteWebhookPage(chrome: Chrome, csrf: string, account: Account
 }
 
 export function revokePage(
-  chrome: Chrome,
+  chrome: PageFrame,
   csrf: string,
   account: Account,
   token: ListedToken | CompanyToken,
@@ -286,7 +287,7 @@ export function revokePage(
 }
 
 /** Tokens of this company (admins): every user's live tokens, each revocable. */
-export function companyTokensPage(chrome: Chrome, account: Account, tokens: CompanyToken[], flash: Flash | undefined, now: Date): Html {
+export function companyTokensPage(chrome: PageFrame, account: Account, tokens: CompanyToken[], flash: Flash | undefined, now: Date): Html {
   const format = formatter(account.timezone)
   return layout(
     chrome,

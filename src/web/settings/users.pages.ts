@@ -3,7 +3,7 @@
 import type { Account } from '../../modules/auth/accounts.service.js'
 import { html, type Html } from '../shared/html.js'
 import { field, postForm, type FormState } from '../frame/form.js'
-import { csrfInput, layout, recordTable, type Chrome } from '../frame/frame.js'
+import { csrfInput, layout, recordTable, type PageFrame } from '../frame/frame.js'
 
 export const USERS = '/settings/users'
 
@@ -31,7 +31,7 @@ function inviteNotice(flash: Extract<UsersFlash, { kind: 'invited' }>): Html {
 </section>`
 }
 
-export function usersPage(chrome: Chrome, csrf: string, account: Account, users: UserRow[], flash: UsersFlash | undefined, invite: FormState): Html {
+export function usersListPage(chrome: PageFrame, csrf: string, account: Account, users: UserRow[], flash: UsersFlash | undefined, invite: FormState): Html {
   const admin = account.role === 'admin'
   const action = (user: UserRow, path: string, label: string, extra = '') =>
     html`<form method="post" action="${USERS}/${String(user.id)}/${path}" class="inline">${csrfInput(csrf)}${extra && html`<input type="hidden" name="role" value="${extra}">`}<button type="submit">${label}<span class="visually-hidden"> ${user.name}</span></button></form>`

@@ -1,8 +1,8 @@
 // The pages before signing in: the sign-in form and the invite link's password form.
 import { html, type Html } from '../shared/html.js'
-import { alert, csrfInput, layout, type Chrome } from '../frame/frame.js'
+import { alert, csrfInput, layout, type PageFrame } from '../frame/frame.js'
 
-export function loginPage(chrome: Chrome, form: { csrf: string; email?: string; error?: string; notice?: string; next?: string | undefined }): Html {
+export function loginPage(chrome: PageFrame, form: { csrf: string; email?: string; error?: string; notice?: string; next?: string | undefined }): Html {
   return layout(
     chrome,
     'Sign in',
@@ -25,7 +25,7 @@ export function loginPage(chrome: Chrome, form: { csrf: string; email?: string; 
 }
 
 export function invitePage(
-  chrome: Chrome,
+  chrome: PageFrame,
   form: { csrf: string; action: string; name: string; email: string; companyName: string; error?: string },
 ): Html {
   return layout(

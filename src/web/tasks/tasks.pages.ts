@@ -6,12 +6,12 @@ import { labelName } from '../../modules/contacts/contact-labels.js'
 import type { Task } from '../../modules/tasks/tasks.schemas.js'
 import { TASK_KINDS } from '../../modules/tasks/tasks.schemas.js'
 import { html, type Html } from '../shared/html.js'
-import { csrfInput, formatter, layout, time, type Chrome } from '../frame/frame.js'
+import { csrfInput, formatter, layout, time, type PageFrame } from '../frame/frame.js'
 import { field, postForm, type FormState } from '../frame/form.js'
-import { ANYONE, TASK_TABS, type TaskTab, type TasksView } from './tasks.schemas.js'
+import { ANYONE, TASK_TABS, type TaskTab, type TasksView } from './tasks.forms.js'
 
 export const TASKS = '/tasks'
-export const PER_PAGE = 25
+export const TASKS_PER_PAGE = 25
 
 export const TAB_LABELS: Record<TaskTab, string> = { today: 'Today', overdue: 'Overdue', upcoming: 'Upcoming', done: 'Done' }
 export const KIND_LABELS: Record<Task['kind'], string> = {
@@ -93,7 +93,7 @@ function contactCell(contactId: number, contacts: Map<number, ContactLabel>): Ht
 
 function pager(list: TasksListView): Html | false {
   const page = list.view.page ?? 1
-  const pages = Math.max(1, Math.ceil(list.total / PER_PAGE))
+  const pages = Math.max(1, Math.ceil(list.total / TASKS_PER_PAGE))
   if (pages <= 1 && page <= 1) return false
   return html`<nav class="pager" aria-label="Pages">
   ${page > 1 ? html`<a href="${tasksHref(list.view, { page: page - 1 })}" rel="prev">Previous</a>` : ''}
@@ -102,7 +102,7 @@ function pager(list: TasksListView): Html | false {
 </nav>`
 }
 
-export function tasksPage(chrome: Chrome, list: TasksListView): Html {
+export function tasksListPage(chrome: PageFrame, list: TasksListView): Html {
   const format = formatter(list.timezone)
   const flows = new Map(list.flows.map((flow) => [flow.id, flow.name]))
   const users = new Map(list.users.map((user) => [user.id, user.name]))
@@ -183,7 +183,7 @@ export interface NewTaskView {
 
 export const NEW_TASK_FIELDS = ['contact_id', 'kind', 'due_date', 'title', 'assigned_to_id'] as const
 
-export function newTaskPage(chrome: Chrome, view: NewTaskView): Html {
+export function newTaskPage(chrome: PageFrame, view: NewTaskView): Html {
   const { state } = view
   return layout(
     chrome,

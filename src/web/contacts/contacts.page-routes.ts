@@ -7,11 +7,11 @@ import { tagsOfCompany } from '../../modules/tags/tags.service.js'
 import { listUsers } from '../../modules/users/users.service.js'
 import type { Caller } from '../../tenancy.js'
 import { readForm, refusalsOf, typedValues, type FormState } from '../frame/form.js'
-import { sendPage } from '../frame/frame.js'
+import { sendHtml } from '../frame/frame.js'
 import { formRoute, pageRoute, signedIn, webCaller, type PageGroupOptions, type SignedIn } from '../frame/guard.js'
-import { CONTACTS, contactsPage, fullName, PER_PAGE, type AddedFlash } from './contacts.pages.js'
-import contactPages from './contact.routes.js'
-import { AddToFlowForm, ContactsView, VIEW_FIELDS } from './contacts.schemas.js'
+import { CONTACTS, contactsListPage, fullName, CONTACTS_PER_PAGE, type AddedFlash } from './contacts.pages.js'
+import contactPages from './contact.page-routes.js'
+import { AddToFlowForm, ContactsView, VIEW_FIELDS } from './contacts.forms.js'
 import { flowChoices } from './flow-choices.js'
 
 const contactsPages: FastifyPluginAsync<PageGroupOptions> = async (app, options) => {
@@ -25,19 +25,19 @@ const contactsPages: FastifyPluginAsync<PageGroupOptions> = async (app, options)
     const common = { owners, tags, flows, timezone: current.account.timezone, csrf: current.csrf, ...extra }
     if (!read.ok) {
       const viewState: FormState = { values: typedValues(query, VIEW_FIELDS), errors: read.errors }
-      return { status: 422, page: contactsPage(current.chrome, { ...common, view: {}, contacts: [], total: 0, viewState }) }
+      return { status: 422, page: contactsListPage(current.chrome, { ...common, view: {}, contacts: [], total: 0, viewState }) }
     }
     const view = read.value
-    const listed = await listContacts(app.db, caller, { ...view, page: view.page ?? 1, per_page: PER_PAGE })
+    const listed = await listContacts(app.db, caller, { ...view, page: view.page ?? 1, per_page: CONTACTS_PER_PAGE })
     const contacts = ('json' in listed ? JSON.parse(listed.json) : listed.data) as Contact[]
-    return { status: extra.addState ? 422 : 200, page: contactsPage(current.chrome, { ...common, view, contacts, total: listed.total }) }
+    return { status: extra.addState ? 422 : 200, page: contactsListPage(current.chrome, { ...common, view, contacts, total: listed.total }) }
   }
 
   app.get(CONTACTS, pageRoute('member'), async (request, reply) => {
     const current = signedIn(request)
     const flash = cookies.takeFlash<AddedFlash>(request, reply, current.secret, ['added-to-flow'])
     const shown = await listPage(current, webCaller(request, current.account, now()), request.query, { flash })
-    return sendPage(reply, shown.status, shown.page)
+    return sendHtml(reply, shown.status, shown.page)
   })
 
   // Add to flow: the ticked contacts, in one transaction; then back to the list it was sent from.
@@ -47,7 +47,7 @@ const contactsPages: FastifyPluginAsync<PageGroupOptions> = async (app, options)
     const read = readForm(AddToFlowForm, request.body)
     const again = async (errors: FormState['errors']) => {
       const shown = await listPage(current, caller, {}, { addState: { values: typedValues(request.body, ['flow_id', 'contact_ids']), errors } })
-      return sendPage(reply, 422, shown.page)
+      return sendHtml(reply, 422, shown.page)
     }
     if (!read.ok) return again(read.errors)
     let result

@@ -9,9 +9,9 @@ import { activateUser, deactivateUser, inviteUser, setUserRole } from '../../mod
 import { createUser, listUsers } from '../../modules/users/users.service.js'
 import { UserCreateInput } from '../../modules/users/users.schemas.js'
 import { freshForm, readForm, refusalsOf, typedValues, type FormState } from '../frame/form.js'
-import { sendPage } from '../frame/frame.js'
+import { sendHtml } from '../frame/frame.js'
 import { formRoute, pageRoute, pathId, signedIn, webCaller, type PageGroupOptions } from '../frame/guard.js'
-import { USERS, usersPage, USERS_FLASHES, type UsersFlash } from './users.pages.js'
+import { USERS, usersListPage, USERS_FLASHES, type UsersFlash } from './users.pages.js'
 
 const InviteForm = Type.Object({
   name: UserCreateInput.properties.name,
@@ -28,7 +28,7 @@ const usersPages: FastifyPluginAsync<PageGroupOptions> = async (app, { config, c
     const current = signedIn(request)
     const flash = invite ? undefined : cookies.takeFlash<UsersFlash>(request, reply, current.secret, USERS_FLASHES)
     const users = (await listUsers(app.db, current.account.companyId)).data
-    return sendPage(reply, invite ? 422 : 200, usersPage(current.chrome, current.csrf, current.account, users, flash, invite ?? freshForm({ role: 'member' })))
+    return sendHtml(reply, invite ? 422 : 200, usersListPage(current.chrome, current.csrf, current.account, users, flash, invite ?? freshForm({ role: 'member' })))
   }
 
   /** A user of the signed-in admin's company, by the path's id; another company's answers the 404 page. */

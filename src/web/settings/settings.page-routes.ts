@@ -34,10 +34,10 @@ import {
   type WebhookSettings,
 } from '../../modules/webhooks/webhooks.service.js'
 import { listAuthorisedApps } from '../../modules/oauth/oauth.service.js'
-import { sendPage } from '../frame/frame.js'
+import { sendHtml } from '../frame/frame.js'
 import { formRoute, pageRoute, pathId, signedIn, webCaller, type PageGroupOptions, type SignedIn } from '../frame/guard.js'
 import { authorisedAppsSection } from '../oauth/oauth.pages.js'
-import { AUDIT_FIELDS, AUDIT_PATH, auditPage, type AuditForm } from './audit.pages.js'
+import { AUDIT_FIELDS, AUDIT_PATH, auditLogPage, type AuditForm } from './audit.pages.js'
 import {
   companyTokensPage,
   deleteWebhookPage,
@@ -106,7 +106,7 @@ const settingsPages: FastifyPluginAsync<PageGroupOptions> = async (app, { config
   /** Integrations again after a form that failed (422): what was typed, and what is wrong with it. */
   async function integrationsAgain(request: FastifyRequest, reply: FastifyReply, current: SignedIn, typed: Partial<IntegrationsView>) {
     const view = { ...(await integrationsView(request, current, false)), ...typed }
-    return sendPage(reply, 422, integrationsPage(current.chrome, current.csrf, current.account, view, now()))
+    return sendHtml(reply, 422, integrationsPage(current.chrome, current.csrf, current.account, view, now()))
   }
 
   app.get(HOME, pageRoute('member'), async (request, reply) => {
@@ -115,7 +115,7 @@ const settingsPages: FastifyPluginAsync<PageGroupOptions> = async (app, { config
     const taken = cookies.takeFlash<Flash | { kind: 'app-revoked' }>(request, reply, secret, [...INTEGRATIONS_FLASHES, 'app-revoked'])
     const flash = taken?.kind === 'app-revoked' ? undefined : taken
     const view = { ...(await integrationsView(request, current, taken?.kind === 'app-revoked')), flash }
-    return sendPage(reply, 200, integrationsPage(current.chrome, current.csrf, account, view, now()))
+    return sendHtml(reply, 200, integrationsPage(current.chrome, current.csrf, account, view, now()))
   })
 
   app.post(`${HOME}/tokens`, formRoute('member'), async (request, reply) => {
@@ -145,7 +145,7 @@ const settingsPages: FastifyPluginAsync<PageGroupOptions> = async (app, { config
     const current = signedIn(request)
     const { account } = current
     const token = await findOwnToken(app.db, account.companyId, account.userId, pathId(request))
-    return sendPage(reply, 200, revokePage(current.chrome, current.csrf, account, token))
+    return sendHtml(reply, 200, revokePage(current.chrome, current.csrf, account, token))
   })
 
   app.post(`${HOME}/tokens/:id/revoke`, formRoute('member'), itemForm(HOME, async (acting, id) => {
@@ -205,7 +205,7 @@ const settingsPages: FastifyPluginAsync<PageGroupOptions> = async (app, { config
     const current = signedIn(request)
     const { account } = current
     const webhook = await subscriptionOf(app.db, account, pathId(request))
-    return sendPage(reply, 200, deleteWebhookPage(current.chrome, current.csrf, account, webhook))
+    return sendHtml(reply, 200, deleteWebhookPage(current.chrome, current.csrf, account, webhook))
   })
 
   app.post(`${WEBHOOKS}/:id/delete`, formRoute('admin'), itemForm(HOME, async (acting, id) => {
@@ -240,11 +240,11 @@ const settingsPages: FastifyPluginAsync<PageGroupOptions> = async (app, { config
     try {
       const query = validate(AuditEventsQuery, { ...form, ...(cursor ? { cursor } : {}) })
       const listed = await auditEventsPage(app.db, account, app.keys.derive('sync cursor'), query)
-      return await sendPage(reply, 200, auditPage(page, account, { form, page: listed, errors: [], now: now() }))
+      return await sendHtml(reply, 200, auditLogPage(page, account, { form, page: listed, errors: [], now: now() }))
     } catch (err) {
       if (!(err instanceof ApiError) || err.statusCode !== 422) throw err
       const errors = Object.entries(err.details ?? { filters: [err.message] }).flatMap(([name, problems]) => problems.map((p) => `${name.replace('_', ' ')} ${p}.`))
-      return sendPage(reply, 422, auditPage(page, account, { form, errors, now: now() }))
+      return sendHtml(reply, 422, auditLogPage(page, account, { form, errors, now: now() }))
     }
   })
 
@@ -269,14 +269,14 @@ const settingsPages: FastifyPluginAsync<PageGroupOptions> = async (app, { config
     const { account, secret } = current
     const flash = cookies.takeFlash<Flash>(request, reply, secret, ['created', 'revoked'])
     const tokens = await listCompanyTokens(app.db, account.companyId)
-    return sendPage(reply, 200, companyTokensPage(current.chrome, account, tokens, flash, now()))
+    return sendHtml(reply, 200, companyTokensPage(current.chrome, account, tokens, flash, now()))
   })
 
   app.get(`${COMPANY_TOKENS}/:id/revoke`, pageRoute('admin'), async (request, reply) => {
     const current = signedIn(request)
     const { account } = current
     const token = await findCompanyToken(app.db, account.companyId, pathId(request))
-    return sendPage(reply, 200, revokePage(current.chrome, current.csrf, account, token, { action: `${COMPANY_TOKENS}/${String(token.id)}/revoke`, back: COMPANY_TOKENS }))
+    return sendHtml(reply, 200, revokePage(current.chrome, current.csrf, account, token, { action: `${COMPANY_TOKENS}/${String(token.id)}/revoke`, back: COMPANY_TOKENS }))
   })
 
   app.post(`${COMPANY_TOKENS}/:id/revoke`, formRoute('admin'), itemForm(COMPANY_TOKENS, async (acting, id) => {

@@ -12,9 +12,9 @@ import fp from 'fastify-plugin'
 import { CODES, forbiddenRole, insufficientScope, type ErrorCode, type ErrorDetails, type ErrorStatus } from '../errors.js'
 import { EXAMPLE_REQUEST_ID, exampleError } from '../http/schemas.js'
 import { acceptedScopes, NO_SCOPE, type RouteScope } from '../scopes.js'
-import { INVALID_KEY, KEY_IN_USE, REUSED_KEY } from './idempotency.js'
+import { INVALID_KEY, KEY_IN_USE, REUSED_KEY } from './idempotency.plugin.js'
+import { PRODUCT } from '../version.js'
 
-export const PRODUCT = 'engage'
 
 // The reference's sections, in this order: the resources, then the logs of what happened and
 // the probes.
@@ -135,7 +135,7 @@ const BODY_422 = errorResponse(
   },
 )
 
-// Idempotency-Key (src/plugins/idempotency.ts) on every POST and PUT: the header, its 409, its 422.
+// Idempotency-Key (src/plugins/idempotency.plugin.ts) on every POST and PUT: the header, its 409, its 422.
 const IDEMPOTENCY_KEY = {
   type: 'string',
   minLength: 1,

@@ -19,7 +19,7 @@ import { messagesPage } from '../../modules/whatsapp/whatsapp.service.js'
 import { transcriptionsOfContact } from '../../modules/meet-transcriptions/meet-transcriptions.service.js'
 import type { Caller } from '../../tenancy.js'
 import { freshForm, readForm, refusalsOf, typedValues, type FormState } from '../frame/form.js'
-import { sendPage } from '../frame/frame.js'
+import { sendHtml } from '../frame/frame.js'
 import { formRoute, pageRoute, pathId, signedIn, webCaller, type PageGroupOptions, type SignedIn } from '../frame/guard.js'
 import { CONTACT_FIELD_NAMES, contactFormPage, contactPage, deleteContactPage, type ContactEventView, CONTACT_FLASHES, type ContactFlash, type WhatsappMessageView } from './contact.pages.js'
 import { CONTACTS, fullName } from './contacts.pages.js'
@@ -103,7 +103,7 @@ const contactPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies
       flash,
       state,
     })
-    return sendPage(reply, state ? 422 : 200, page)
+    return sendHtml(reply, state ? 422 : 200, page)
   }
 
   /** A form on the contact's page that changes it: `act` refused (422) draws the page again with the refusals. */
@@ -124,7 +124,7 @@ const contactPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies
 
   app.get(`${CONTACTS}/new`, pageRoute('member'), async (request, reply) => {
     const current = signedIn(request)
-    return sendPage(reply, 200, contactFormPage(current.chrome, current.csrf, freshForm(), {}))
+    return sendHtml(reply, 200, contactFormPage(current.chrome, current.csrf, freshForm(), {}))
   })
 
   app.post(CONTACTS, formRoute('member'), async (request, reply) => {
@@ -136,7 +136,7 @@ const contactPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies
       return await reply.redirect(`${CONTACTS}/${String(created.id)}`, 303)
     } catch (err) {
       const state = { values: typedValues(body, CONTACT_FIELD_NAMES), errors: refusalsOf(err) }
-      return sendPage(reply, 422, contactFormPage(current.chrome, current.csrf, state, {}))
+      return sendHtml(reply, 422, contactFormPage(current.chrome, current.csrf, state, {}))
     }
   })
 
@@ -146,7 +146,7 @@ const contactPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies
     const current = signedIn(request)
     const contact = await contactOf(callerOf(request, current), pathId(request))
     const values = Object.fromEntries(CONTACT_FIELD_NAMES.map((name) => [name, (contact[name as keyof Contact] as string | null) ?? '']))
-    return sendPage(reply, 200, contactFormPage(current.chrome, current.csrf, freshForm(values), { contact }))
+    return sendHtml(reply, 200, contactFormPage(current.chrome, current.csrf, freshForm(values), { contact }))
   })
 
   // Edit: PUT /contacts/:id's rules; refusals beside their fields, what was typed kept.
@@ -162,7 +162,7 @@ const contactPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies
       return await reply.redirect(`${CONTACTS}/${String(id)}`, 303)
     } catch (err) {
       const state = { values: typedValues(body, CONTACT_FIELD_NAMES), errors: refusalsOf(err) }
-      return sendPage(reply, 422, contactFormPage(current.chrome, current.csrf, state, { contact }))
+      return sendHtml(reply, 422, contactFormPage(current.chrome, current.csrf, state, { contact }))
     }
   })
 
@@ -217,7 +217,7 @@ const contactPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies
   app.get(`${CONTACTS}/:id/delete`, pageRoute('member'), async (request, reply) => {
     const current = signedIn(request)
     const contact = await contactOf(callerOf(request, current), pathId(request))
-    return sendPage(reply, 200, deleteContactPage(current.chrome, current.csrf, contact))
+    return sendHtml(reply, 200, deleteContactPage(current.chrome, current.csrf, contact))
   })
 
   app.post(`${CONTACTS}/:id/delete`, formRoute('member'), async (request, reply) => {

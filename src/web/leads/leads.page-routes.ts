@@ -9,7 +9,7 @@ import { contactsPage, type Contact } from '../../modules/contacts/contacts.serv
 import { createLead, getLead, leadsCount, leadsPage, linkLeadToContact, type Lead } from '../../modules/leads/leads.service.js'
 import { listUsers } from '../../modules/users/users.service.js'
 import { freshForm, readForm, refusalsOf, typedValues, type FormState } from '../frame/form.js'
-import { sendPage } from '../frame/frame.js'
+import { sendHtml } from '../frame/frame.js'
 import { formRoute, pageRoute, pathId, signedIn, webCaller, type PageGroupOptions, type SignedIn } from '../frame/guard.js'
 import {
   LEAD_FIELD_NAMES,
@@ -20,11 +20,11 @@ import {
   leadsListPage,
   newLeadPage,
   OPTIONAL_FIELD_NAMES,
-  PER_PAGE,
+  LEADS_PER_PAGE,
   type LeadsFlash,
   type Person,
 } from './leads.pages.js'
-import { LeadsView, LeadView, LinkContactForm, NewLeadForm } from './leads.schemas.js'
+import { LeadsView, LeadView, LinkContactForm, NewLeadForm } from './leads.forms.js'
 
 /** How many contacts Link to contact's search shows. */
 const FOUND = 10
@@ -49,7 +49,7 @@ const leadsPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies, 
     const userId = view.user_id ?? account.userId
     const flag = view.contact === 'with' ? { with_contact: true as const } : view.contact === 'without' ? { without_contact: true as const } : {}
     const [listed, all, linked, users] = await Promise.all([
-      leadsPage(app.db, caller, { page: view.page ?? 1, per_page: PER_PAGE, user_id: userId, ...flag }),
+      leadsPage(app.db, caller, { page: view.page ?? 1, per_page: LEADS_PER_PAGE, user_id: userId, ...flag }),
       leadsCount(app.db, caller, { user_id: userId }),
       leadsCount(app.db, caller, { user_id: userId, with_contact: true }),
       usersOf(current),
@@ -58,7 +58,7 @@ const leadsPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies, 
     const contacts = await contactLabels(app.db, account.companyId, leads.flatMap((lead) => (lead.contact_id === null ? [] : [lead.contact_id])))
     const whose = userId === account.userId ? 'Your leads' : `Leads of ${users.find((user) => user.id === userId)?.name ?? `user ${String(userId)}`}`
     const problem = read.ok ? undefined : `This address cannot be shown (${Object.keys(read.errors).join(', ')}): here are your leads.`
-    return sendPage(reply, read.ok ? 200 : 422, leadsListPage(current.chrome, {
+    return sendHtml(reply, read.ok ? 200 : 422, leadsListPage(current.chrome, {
       view, userId, whose, leads, contacts, users, flash, problem,
       counts: { all, with: linked, without: all - linked },
       timezone: account.timezone,
@@ -67,14 +67,14 @@ const leadsPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies, 
 
   app.get(`${LEADS}/new`, pageRoute('member'), async (request, reply) => {
     const current = signedIn(request)
-    return sendPage(reply, 200, newLeadPage(current.chrome, current.csrf, freshForm()))
+    return sendHtml(reply, 200, newLeadPage(current.chrome, current.csrf, freshForm()))
   })
 
   // New lead: POST /leads's rules; refusals beside their fields, what was typed kept.
   app.post(LEADS, formRoute('member'), async (request, reply) => {
     const current = signedIn(request)
     const values = typedValues(request.body, LEAD_FIELD_NAMES)
-    const again = (errors: FormState['errors']) => sendPage(reply, 422, newLeadPage(current.chrome, current.csrf, { values, errors }))
+    const again = (errors: FormState['errors']) => sendHtml(reply, 422, newLeadPage(current.chrome, current.csrf, { values, errors }))
     const read = readForm(NewLeadForm, withoutBlank(request.body, OPTIONAL_FIELD_NAMES))
     if (!read.ok) return again(read.errors)
     let lead: Lead
@@ -102,7 +102,7 @@ const leadsPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies, 
       search ? contactsPage(app.db, caller, { page: 1, per_page: FOUND, search_term: search }) : undefined,
     ])
     const contacts = found ? (('data' in found ? found.data : JSON.parse(found.json)) as Contact[]) : []
-    return sendPage(reply, linkState ? 422 : 200, leadPage(current.chrome, {
+    return sendHtml(reply, linkState ? 422 : 200, leadPage(current.chrome, {
       lead,
       creator: users.find((user) => user.id === lead.user_id)?.name ?? `User ${String(lead.user_id)}`,
       contact: lead.contact_id === null ? undefined : labels.get(lead.contact_id),

@@ -2,7 +2,7 @@
 // context that learns its caller after authentication, so the statements marked `replica`
 // know whose writes they must see; a write request by a token notes the primary's WAL
 // position before its answer leaves (a request with an Idempotency-Key: after its COMMIT,
-// which src/plugins/idempotency.ts makes in a later onSend hook, and notes there), so that
+// which src/plugins/idempotency.plugin.ts makes in a later onSend hook, and notes there), so that
 // token's next reads wait for the replica to have replayed it (or go to the primary). With
 // REDIS_URL too, the position is shared, and each request first learns its token's writes
 // through the other instances (one Redis GET; none without Redis). Without

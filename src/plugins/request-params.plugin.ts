@@ -8,7 +8,7 @@
 import type { FastifyBodyParser } from 'fastify'
 import fp from 'fastify-plugin'
 import { ApiError, MESSAGES } from '../errors.js'
-import { FormError, parseForm } from '../http/form.js'
+import { FormError, parseForm } from '../http/nested-params.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {

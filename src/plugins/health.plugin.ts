@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { schemaVersion } from '../db/migrate.js'
 import { VERSION } from '../version.js'
-import { sendError } from './errors.js'
+import { sendError } from './errors.plugin.js'
 
 const Status = Type.Object({
   status: Type.String(),
@@ -59,7 +59,7 @@ const health: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/readyz', { schema: { tags: ['health'], security: [], response: { 200: Readiness } } }, async (request, reply) => {
     if (app.draining) {
-      // Shutting down (SIGTERM, src/plugins/drain.ts): out of the balancer's rotation.
+      // Shutting down (SIGTERM, src/plugins/drain.plugin.ts): out of the balancer's rotation.
       reply.header('retry-after', String(RETRY_AFTER_SECONDS))
       return sendError(request, reply, 503)
     }

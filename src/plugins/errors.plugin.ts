@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { isDatabaseUnavailable, isRetryableConflict } from '../db/errors.js'
+import { isDatabaseUnavailable, isRetryableConflict } from '../db/pg-errors.js'
 import { redactUrl } from '../logging.js'
 import { ApiError, CODES, detailCodes, MESSAGES, type ErrorCode, type ErrorDetails, type ErrorStatus } from '../errors.js'
 

@@ -13,10 +13,10 @@ import { MAX_STEPS } from '../../modules/flows/flows.schemas.js'
 import { addContacts, changeFlow, createFlow, flowsPage, getFlow } from '../../modules/flows/flows.service.js'
 import { listUsers } from '../../modules/users/users.service.js'
 import { freshForm, readForm, refusalsOf, typedValues, type FormState } from '../frame/form.js'
-import { sendPage } from '../frame/frame.js'
+import { sendHtml } from '../frame/frame.js'
 import { formRoute, pageRoute, pathId, signedIn, webCaller, type PageGroupOptions, type SignedIn } from '../frame/guard.js'
-import { BLANK_STEPS, FLOWS, flowFormPage, flowPage, flowsListPage, PER_PAGE, type FlowFormView, FLOWS_FLASHES, type FlowsFlash } from './flows.pages.js'
-import { AddContactsForm, FlowCreateBody, FlowsView, FlowUpdateBody, FlowView, StepRow } from './flows.schemas.js'
+import { BLANK_STEPS, FLOWS, flowFormPage, flowPage, flowsListPage, FLOWS_PER_PAGE, type FlowFormView, FLOWS_FLASHES, type FlowsFlash } from './flows.pages.js'
+import { AddContactsForm, FlowCreateBody, FlowsView, FlowUpdateBody, FlowView, StepRow } from './flows.forms.js'
 
 type Row = FlowFormView['rows'][number]
 const STEP_FIELDS = ['kind', 'day', 'title'] as const
@@ -83,23 +83,23 @@ const flowsPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies, 
     const names = await owners(current)
     if (!read.ok) {
       const viewState: FormState = { values: typedValues(request.query, ['search_term']), errors: read.errors }
-      return sendPage(reply, 422, flowsListPage(current.chrome, { view: {}, flows: [], total: 0, owners: names, viewState }))
+      return sendHtml(reply, 422, flowsListPage(current.chrome, { view: {}, flows: [], total: 0, owners: names, viewState }))
     }
     const view = read.value
-    const listed = await flowsPage(app.db, webCaller(request, current.account, now()), { page: view.page ?? 1, per_page: PER_PAGE, search_term: view.search_term || undefined })
+    const listed = await flowsPage(app.db, webCaller(request, current.account, now()), { page: view.page ?? 1, per_page: FLOWS_PER_PAGE, search_term: view.search_term || undefined })
     const flows = ('data' in listed ? listed.data : JSON.parse(listed.json)) as Flow[]
-    return sendPage(reply, 200, flowsListPage(current.chrome, { view, flows, total: listed.total, owners: names, flash }))
+    return sendHtml(reply, 200, flowsListPage(current.chrome, { view, flows, total: listed.total, owners: names, flash }))
   })
 
   app.get(`${FLOWS}/new`, pageRoute('member'), async (request, reply) => {
     const current = signedIn(request)
-    return sendPage(reply, 200, flowFormPage(current.chrome, { state: freshForm(), rows: Array.from({ length: NEW_FLOW_ROWS }, () => ({ values: {}, errors: {} })), csrf: current.csrf }))
+    return sendHtml(reply, 200, flowFormPage(current.chrome, { state: freshForm(), rows: Array.from({ length: NEW_FLOW_ROWS }, () => ({ values: {}, errors: {} })), csrf: current.csrf }))
   })
 
   app.post(FLOWS, formRoute('member'), async (request, reply) => {
     const current = signedIn(request)
     const read = readFlowForm(FlowCreateBody, request.body)
-    const again = (state: FormState, rows: Row[]) => sendPage(reply, 422, flowFormPage(current.chrome, { state, rows: withBlanks(rows), csrf: current.csrf }))
+    const again = (state: FormState, rows: Row[]) => sendHtml(reply, 422, flowFormPage(current.chrome, { state, rows: withBlanks(rows), csrf: current.csrf }))
     if (!read.ok) return again(read.state, read.rows)
     let flow: Flow
     try {
@@ -120,13 +120,13 @@ const flowsPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies, 
     const page = view.page ?? 1
     const term = view.search_term?.trim()
     const [contacts, names, found] = await Promise.all([
-      flowContactsPage(app.db, current.account.companyId, flow.id, { limit: PER_PAGE, offset: (page - 1) * PER_PAGE }),
+      flowContactsPage(app.db, current.account.companyId, flow.id, { limit: FLOWS_PER_PAGE, offset: (page - 1) * FLOWS_PER_PAGE }),
       owners(current),
       term ? listContacts(app.db, caller, { page: 1, per_page: 10, search_term: term }) : undefined,
     ])
     const labels = await contactLabels(app.db, current.account.companyId, contacts.map((entry) => entry.contactId))
     const matches = found ? (('data' in found ? found.data : JSON.parse(found.json)) as Contact[]) : []
-    return sendPage(reply, status, flowPage(current.chrome, {
+    return sendHtml(reply, status, flowPage(current.chrome, {
       flow, owner: names.get(flow.user_id) ?? '', view, contacts, labels,
       found: matches.map((contact) => ({ id: contact.id, name: labelName({ firstName: contact.first_name, lastName: contact.last_name }), email: contact.email })),
       addState, timezone: current.account.timezone, csrf: current.csrf, flash,
@@ -165,7 +165,7 @@ const flowsPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies, 
     const current = signedIn(request)
     const flow = await getFlow(app.db, webCaller(request, current.account, now()), pathId(request))
     const state = freshForm({ name: flow.name, status: flow.status })
-    return sendPage(reply, 200, flowFormPage(current.chrome, { flow, state, rows: withBlanks(rowsOf(flow)), csrf: current.csrf }))
+    return sendHtml(reply, 200, flowFormPage(current.chrome, { flow, state, rows: withBlanks(rowsOf(flow)), csrf: current.csrf }))
   })
 
   app.post(`${FLOWS}/:id`, formRoute('member'), async (request, reply) => {
@@ -173,7 +173,7 @@ const flowsPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies, 
     const caller = webCaller(request, current.account, now())
     const flow = await getFlow(app.db, caller, pathId(request))
     const read = readFlowForm(FlowUpdateBody, request.body)
-    const again = (state: FormState, rows: Row[]) => sendPage(reply, 422, flowFormPage(current.chrome, { flow, state, rows: withBlanks(rows), csrf: current.csrf }))
+    const again = (state: FormState, rows: Row[]) => sendHtml(reply, 422, flowFormPage(current.chrome, { flow, state, rows: withBlanks(rows), csrf: current.csrf }))
     if (!read.ok) return again(read.state, read.rows)
     let changed: Flow
     try {

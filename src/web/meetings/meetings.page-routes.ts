@@ -19,21 +19,21 @@ import { getTask, tasksPage } from '../../modules/tasks/tasks.service.js'
 import { listUsers } from '../../modules/users/users.service.js'
 import type { Caller, CompanyId } from '../../tenancy.js'
 import { readForm, refusalsOf, type FormState } from '../frame/form.js'
-import { sendPage } from '../frame/frame.js'
+import { sendHtml } from '../frame/frame.js'
 import { formRoute, pageRoute, pathId, signedIn, webCaller, type PageGroupOptions, type SignedIn } from '../frame/guard.js'
 import {
   MEETINGS,
   MEETING_FLASHES,
   meetingPage,
   meetingsPage,
-  PER_PAGE,
+  MEETINGS_PER_PAGE,
   type Meeting,
   type MeetingFlash,
   type MeetingItem,
   type MeetingRefusals,
   type TaskChoice,
 } from './meetings.pages.js'
-import { LinkTaskForm, MeetingsView, MeetingView, TranscriptForm } from './meetings.schemas.js'
+import { LinkTaskForm, MeetingsView, MeetingView, TranscriptForm } from './meetings.forms.js'
 
 /** Open tasks Link to a task offers: one page of the API's list, by due day. */
 const TASK_CHOICES = 100
@@ -83,14 +83,14 @@ const meetingsPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookie
     const userId = view.user_id ?? account.userId
     const listed = await transcriptionsPage(app.db, caller, {
       page: view.page ?? 1,
-      per_page: PER_PAGE,
+      per_page: MEETINGS_PER_PAGE,
       user_id: userId,
       ...(view.task === 'with' ? { with_task: true } : view.task === 'without' ? { without_task: true } : {}),
     })
     const meetings = listOf<MeetingItem>(listed)
     const tasks = await tasksById(caller, meetings.flatMap((meeting) => (meeting.task_id === null ? [] : [meeting.task_id])))
     const problem = read.ok && known ? undefined : 'This address cannot be shown: here are your meeting transcriptions.'
-    return sendPage(reply, problem ? 422 : 200, meetingsPage(current.chrome, {
+    return sendHtml(reply, problem ? 422 : 200, meetingsPage(current.chrome, {
       view, userId, meetings, total: listed.total, users, tasks: new Map(tasks.map((task) => [task.id, task])),
       timezone: account.timezone, signedInUserId: account.userId, problem,
     }))
@@ -111,7 +111,7 @@ const meetingsPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookie
       tasksById(caller, meeting.task_id === null ? [] : [meeting.task_id]),
     ])
     const choices = await choicesOf(caller, listOf<Task>(open))
-    return sendPage(reply, refused ? 422 : 200, meetingPage(current.chrome, {
+    return sendHtml(reply, refused ? 422 : 200, meetingPage(current.chrome, {
       meeting,
       owner: users.find((user) => user.id === meeting.user_id)?.name ?? '',
       task: linked[0],

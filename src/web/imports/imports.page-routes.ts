@@ -18,10 +18,10 @@ import {
 } from '../../modules/contact-imports/contact-imports.service.js'
 import { customFieldsOfCompany } from '../../modules/custom-fields/custom-fields.service.js'
 import { readForm } from '../frame/form.js'
-import { errorPage, sendPage } from '../frame/frame.js'
+import { errorPage, sendHtml } from '../frame/frame.js'
 import { formRoute, pageRoute, pathId, signedIn, webCaller, type PageGroupOptions, type SignedIn } from '../frame/guard.js'
 import { CSRF_FIELD } from '../shared/security.js'
-import { ContactsView } from '../contacts/contacts.schemas.js'
+import { ContactsView } from '../contacts/contacts.forms.js'
 import { IMPORTS, mappingPage, progressPage, uploadPage } from './imports.pages.js'
 
 declare module 'fastify' {
@@ -74,7 +74,7 @@ const importsPages: FastifyPluginAsync<PageGroupOptions> = async (app, { config,
       status = 422
     }
     const onDuplicate = source.on_duplicate === 'skip' ? 'skip' : 'update'
-    return sendPage(reply, status, mappingPage(current.chrome, {
+    return sendHtml(reply, status, mappingPage(current.chrome, {
       ...preview, fields: await fieldsOf(current), targets: FIELD_TARGETS, onDuplicate, csrf: current.csrf, problems,
     }))
   }
@@ -82,7 +82,7 @@ const importsPages: FastifyPluginAsync<PageGroupOptions> = async (app, { config,
   app.get(IMPORTS, pageRoute('member'), async (request, reply) => {
     const current = signedIn(request)
     allowUpload(reply)
-    return sendPage(reply, 200, uploadPage(current.chrome, current.csrf, await recentImports(app.db, current.account), current.account.timezone))
+    return sendHtml(reply, 200, uploadPage(current.chrome, current.csrf, await recentImports(app.db, current.account), current.account.timezone))
   })
 
   app.post(IMPORTS, pageRoute('member'), async (request, reply) => {
@@ -90,7 +90,7 @@ const importsPages: FastifyPluginAsync<PageGroupOptions> = async (app, { config,
     const caller = webCaller(request, current.account, now())
     allowUpload(reply)
     const again = async (status: number, problem: string) =>
-      sendPage(reply, status, uploadPage(current.chrome, current.csrf, await recentImports(app.db, current.account), current.account.timezone, problem))
+      sendHtml(reply, status, uploadPage(current.chrome, current.csrf, await recentImports(app.db, current.account), current.account.timezone, problem))
     const body = request.csvUpload
     if (body === undefined) return again(415, 'Choose a CSV file to upload.')
     const name = typeof request.headers['x-file-name'] === 'string' ? decodeURIComponent(request.headers['x-file-name']).slice(0, 255) : undefined
@@ -112,7 +112,7 @@ const importsPages: FastifyPluginAsync<PageGroupOptions> = async (app, { config,
     const id = pathId(request)
     const record = await getImport(app.db, current.account, id)
     if (record.state === 'draft') return draftPage(request, reply, id, request.query as Record<string, unknown>)
-    return sendPage(reply, 200, progressPage(current.chrome, record))
+    return sendHtml(reply, 200, progressPage(current.chrome, record))
   })
 
   app.post(`${IMPORTS}/:id/run`, formRoute('member'), async (request, reply) => {
@@ -144,7 +144,7 @@ const importsPages: FastifyPluginAsync<PageGroupOptions> = async (app, { config,
     const current = signedIn(request)
     const read = readForm(ContactsView, request.query)
     if (!read.ok) {
-      return sendPage(reply, 422, errorPage(current.chrome, 'Export refused', `This view cannot be exported: ${Object.values(read.errors).flat().join('; ')}.`, { href: '/contacts', text: 'Back to contacts' }))
+      return sendHtml(reply, 422, errorPage(current.chrome, 'Export refused', `This view cannot be exported: ${Object.values(read.errors).flat().join('; ')}.`, { href: '/contacts', text: 'Back to contacts' }))
     }
     const { search_term, user_id, stage, tag_id } = read.value
     const lines = await exportContacts(app.db, webCaller(request, current.account, now()), { search_term, user_id, stage, tag_id })

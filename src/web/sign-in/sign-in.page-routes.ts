@@ -7,9 +7,9 @@ import type { RateLimiter } from '../../rate-limit/limiter.js'
 import { originOf, webContext } from '../../acting.js'
 import { acceptInvite, findAccount, findInvite, signIn, signInRateLimited, signOut, type RefusalRecords } from '../../modules/auth/accounts.service.js'
 import { PASSWORD_MAX_LENGTH } from '../../modules/auth/passwords.js'
-import { errorPage, sendPage } from '../frame/frame.js'
+import { errorPage, sendHtml } from '../frame/frame.js'
 import { forbiddenForm, formRoute, pageRoute, signedIn, type PageGroupOptions } from '../frame/guard.js'
-import { isAuthorizeReturn } from '../oauth/oauth.routes.js'
+import { isAuthorizeReturn } from '../oauth/oauth.page-routes.js'
 import { CSRF_FIELD } from '../shared/security.js'
 import { invitePage, loginPage } from './sign-in.pages.js'
 
@@ -44,7 +44,7 @@ const signInPages: FastifyPluginAsync<SignInOptions> = async (app, { cookies, ch
     const next = isAuthorizeReturn(asked) ? asked : undefined
     if (await signedInNow(request)) return reply.redirect(next ?? LANDING, 303)
     const csrf = cookies.formToken(request, reply)
-    return sendPage(reply, 200, loginPage(chrome, { csrf, next }))
+    return sendHtml(reply, 200, loginPage(chrome, { csrf, next }))
   })
 
   // Refused sign-ins' audit records being written after their answer; closing waits for them
@@ -79,7 +79,7 @@ const signInPages: FastifyPluginAsync<SignInOptions> = async (app, { cookies, ch
     const password = text(form, 'password') ?? ''
     const next = isAuthorizeReturn(form.next) ? form.next : undefined
     const again = (status: number, error: string) =>
-      sendPage(reply, status, loginPage(chrome, { csrf, email: email.slice(0, EMAIL_MAX_LENGTH), error, next }))
+      sendHtml(reply, status, loginPage(chrome, { csrf, email: email.slice(0, EMAIL_MAX_LENGTH), error, next }))
     if (email === '' || password === '') return again(422, 'Enter your email and your password.')
     if (length(email) > EMAIL_MAX_LENGTH || CONTROL.test(email) || !email.isWellFormed()) {
       return again(422, 'That is not an email address: check it and try again.')
@@ -114,7 +114,7 @@ const signInPages: FastifyPluginAsync<SignInOptions> = async (app, { cookies, ch
   })
 
   const inviteGone = (reply: FastifyReply) =>
-    sendPage(
+    sendHtml(
       reply,
       404,
       errorPage(chrome, 'Invite link not valid', 'This invite link was used already, has expired (links are valid 7 days) or was replaced by a newer one. Ask an admin of your company for a new one.', {
@@ -134,7 +134,7 @@ const signInPages: FastifyPluginAsync<SignInOptions> = async (app, { cookies, ch
     const invite = token && (await findInvite(app.db, token, now()))
     if (!token || !invite) return inviteGone(reply)
     const csrf = cookies.formToken(request, reply)
-    return sendPage(reply, 200, invitePage(chrome, { csrf, action: `/invite/${token}`, ...invite }))
+    return sendHtml(reply, 200, invitePage(chrome, { csrf, action: `/invite/${token}`, ...invite }))
   })
 
   app.post('/invite/:token', formRoute('public'), async (request, reply) => {
@@ -145,7 +145,7 @@ const signInPages: FastifyPluginAsync<SignInOptions> = async (app, { cookies, ch
     const invite = token && (await findInvite(app.db, token, now()))
     if (!token || !invite) return inviteGone(reply)
     const password = text(form, 'password') ?? ''
-    const again = (error: string) => sendPage(reply, 422, invitePage(chrome, { csrf, action: `/invite/${token}`, ...invite, error }))
+    const again = (error: string) => sendHtml(reply, 422, invitePage(chrome, { csrf, action: `/invite/${token}`, ...invite, error }))
     if (password !== (text(form, 'confirm') ?? '')) return again('The two passwords differ: type the same password twice.')
     const result = await acceptInvite(app.db, token, password, now(), originOf(request))
     if (!result.ok) return result.reason === 'gone' ? inviteGone(reply) : again(result.problem)

@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Static } from 'typebox'
 import { ApiError } from '../../errors.js'
-import { FormError, parsePairs } from '../../http/form.js'
+import { FormError, parsePairs } from '../../http/nested-params.js'
 import { webActing, type Acting } from '../../acting.js'
 import type { Account } from '../../modules/auth/accounts.service.js'
 import {
@@ -23,7 +23,7 @@ import {
 } from '../../modules/oauth/oauth.service.js'
 import { AuthorizeQuery, ConsentBody, repeatedParameter } from '../../modules/oauth/oauth.schemas.js'
 import { APPS, appsPage, consentPage, continuePage, deleteAppPage, editAppPage, APP_FLASHES, type AppFlash, type AppForm, type AuthorizeFields } from './oauth.pages.js'
-import { errorPage, sendPage, type Chrome } from '../frame/frame.js'
+import { errorPage, sendHtml, type PageFrame } from '../frame/frame.js'
 import { sessionCsrf, type WebCookies } from '../shared/security.js'
 
 type Form = Record<string, unknown>
@@ -33,7 +33,7 @@ type Gate = (request: FastifyRequest, reply: FastifyReply, form?: Form) => Promi
 
 export interface OAuthPagesOptions {
   cookies: WebCookies
-  chrome: Chrome
+  chrome: PageFrame
   now: () => Date
   session: (request: FastifyRequest) => Promise<Current | undefined>
   requireAccount: Gate
@@ -44,7 +44,7 @@ export interface OAuthPagesOptions {
     to: string,
     act: (acting: Account & Acting, id: number) => Promise<object>,
   ) => (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>
-  signedInChrome: (account: Account, secret: string) => Chrome
+  signedInChrome: (account: Account, secret: string) => PageFrame
   pathId: (request: FastifyRequest) => number
   formRoute: { bodyLimit: number }
 }
@@ -95,8 +95,8 @@ function sentences(err: ApiError): string[] {
 export async function oauthPages(app: FastifyInstance, options: OAuthPagesOptions) {
   const { cookies, chrome, now, session, requireAccount, requireAdmin, itemForm, signedInChrome, pathId, formRoute } = options
 
-  const badLink = (reply: FastifyReply, page: Chrome, message: string) =>
-    sendPage(reply, 400, errorPage(page, 'This authorization link cannot be used', `${message} Tell the app's maker; nothing was shared.`, { href: '/', text: 'Go to the start page' }))
+  const badLink = (reply: FastifyReply, page: PageFrame, message: string) =>
+    sendHtml(reply, 400, errorPage(page, 'This authorization link cannot be used', `${message} Tell the app's maker; nothing was shared.`, { href: '/', text: 'Go to the start page' }))
 
   const issuer = issuerOf(app.config)
 
@@ -105,8 +105,8 @@ export async function oauthPages(app: FastifyInstance, options: OAuthPagesOption
    * consent page's form-action; to a host that form-action cannot name, a page that goes on by
    * itself (a refresh is no form submission), with a link for browsers that do not follow it.
    */
-  const toApp = (reply: FastifyReply, page: Chrome, to: string) =>
-    outsideCsp(to) ? sendPage(reply, 200, continuePage(page, to)) : reply.header('cache-control', 'no-store').redirect(to, 303)
+  const toApp = (reply: FastifyReply, page: PageFrame, to: string) =>
+    outsideCsp(to) ? sendHtml(reply, 200, continuePage(page, to)) : reply.header('cache-control', 'no-store').redirect(to, 303)
 
   // The authorization request's own scope: flat parameters, a repeated name kept as a list
   // so that the schema refuses it (RFC 6749 §3.1), for the query string and the consent form.
@@ -150,7 +150,7 @@ export async function oauthPages(app: FastifyInstance, options: OAuthPagesOption
       if (typeof policy === 'string' && !outsideCsp(checked.redirectUri)) {
         reply.header('content-security-policy', policy.replace("form-action 'self'", `form-action 'self' ${new URL(checked.redirectUri).origin}`))
       }
-      return sendPage(
+      return sendHtml(
         reply,
         200,
         consentPage(page, sessionCsrf(current.secret), current.account, {
@@ -191,7 +191,7 @@ export async function oauthPages(app: FastifyInstance, options: OAuthPagesOption
   async function renderApps(reply: FastifyReply, current: Current, status: number, view: { flash?: AppFlash | undefined; form?: AppForm }) {
     const { account, secret } = current
     const apps = await listApps(app.db, account.companyId)
-    return sendPage(reply, status, appsPage(signedInChrome(account, secret), sessionCsrf(secret), account, apps, view))
+    return sendHtml(reply, status, appsPage(signedInChrome(account, secret), sessionCsrf(secret), account, apps, view))
   }
 
   app.get(APPS, async (request, reply) => {
@@ -221,7 +221,7 @@ export async function oauthPages(app: FastifyInstance, options: OAuthPagesOption
     const current = await requireAdmin(request, reply)
     if (!current) return reply
     const found = await findApp(app.db, current.account.companyId, pathId(request))
-    return sendPage(reply, 200, editAppPage(signedInChrome(current.account, current.secret), sessionCsrf(current.secret), found))
+    return sendHtml(reply, 200, editAppPage(signedInChrome(current.account, current.secret), sessionCsrf(current.secret), found))
   })
 
   app.post(`${APPS}/:id`, formRoute, async (request, reply) => {
@@ -238,7 +238,7 @@ export async function oauthPages(app: FastifyInstance, options: OAuthPagesOption
     } catch (err) {
       if (!(err instanceof ApiError) || err.statusCode !== 422) throw err
       const found = await findApp(app.db, account.companyId, id)
-      return sendPage(reply, 422, editAppPage(signedInChrome(account, secret), sessionCsrf(secret), found, { ...typed, errors: sentences(err) }))
+      return sendHtml(reply, 422, editAppPage(signedInChrome(account, secret), sessionCsrf(secret), found, { ...typed, errors: sentences(err) }))
     }
   })
 
@@ -251,7 +251,7 @@ export async function oauthPages(app: FastifyInstance, options: OAuthPagesOption
     const current = await requireAdmin(request, reply)
     if (!current) return reply
     const found = await findApp(app.db, current.account.companyId, pathId(request))
-    return sendPage(reply, 200, deleteAppPage(signedInChrome(current.account, current.secret), sessionCsrf(current.secret), found))
+    return sendHtml(reply, 200, deleteAppPage(signedInChrome(current.account, current.secret), sessionCsrf(current.secret), found))
   })
 
   app.post(`${APPS}/:id/delete`, formRoute, itemForm(requireAdmin, APPS, async (acting, id) => {

@@ -11,20 +11,20 @@ import { completeTask, createTask, tasksPage as listTasks } from '../../modules/
 import { listUsers } from '../../modules/users/users.service.js'
 import type { Account } from '../../modules/auth/accounts.service.js'
 import { freshForm, readForm, refusalsOf, typedValues, type FormState } from '../frame/form.js'
-import { sendPage } from '../frame/frame.js'
+import { sendHtml } from '../frame/frame.js'
 import { formRoute, pageRoute, pathId, signedIn, webCaller, type PageGroupOptions, type SignedIn } from '../frame/guard.js'
 import {
   NEW_TASK_FIELDS,
   newTaskPage,
-  PER_PAGE,
+  TASKS_PER_PAGE,
   TASKS,
   tasksHref,
-  tasksPage,
+  tasksListPage,
   type Choice,
   TASKS_FLASHES,
   type TasksFlash,
 } from './tasks.pages.js'
-import { ANYONE, MarkDoneForm, NewTaskForm, TasksView, type TaskTab } from './tasks.schemas.js'
+import { ANYONE, MarkDoneForm, NewTaskForm, TasksView, type TaskTab } from './tasks.forms.js'
 
 /** How many days Done looks back (today included): the list is in due order, so it stays short. */
 export const DONE_DAYS = 7
@@ -84,7 +84,7 @@ const tasksPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies, 
     const [listed, choices] = await Promise.all([
       listTasks(app.db, caller, {
         page: view.page ?? 1,
-        per_page: PER_PAGE,
+        per_page: TASKS_PER_PAGE,
         kind: view.kind,
         flow_id: view.flow_id,
         assigned_to_id: assignee,
@@ -100,7 +100,7 @@ const tasksPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies, 
         : assignee === undefined
           ? 'Everyone’s tasks'
           : `Tasks of ${choices.users.find((user) => user.id === assignee)?.name ?? `user ${String(assignee)}`}`
-    return sendPage(reply, extra.status ?? 200, tasksPage(current.chrome, {
+    return sendHtml(reply, extra.status ?? 200, tasksListPage(current.chrome, {
       view, tab, tasks, total: listed.total, contacts, flows: choices.flows, users: choices.users,
       admin: account.role === 'admin', whose, timezone: account.timezone, today,
       csrf: current.csrf, flash: extra.flash, problem: extra.problem,
@@ -143,7 +143,7 @@ const tasksPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies, 
     ])
     const found = contactId === undefined ? undefined : labels.get(contactId)
     const contact = found && !found.deleted ? found : undefined
-    return sendPage(reply, status, newTaskPage(current.chrome, {
+    return sendHtml(reply, status, newTaskPage(current.chrome, {
       state, csrf: current.csrf, contact, users: choices.users, today: dayIn(now(), current.account.timezone),
     }))
   }

@@ -347,7 +347,7 @@ export default fp(
       }
       // Test-only (docs/reliability.md): the instance dies between its commit and its answer.
       if (app.config.testFaultAfterCommit) process.kill(process.pid, 'SIGKILL')
-      // Read-your-writes (src/plugins/replica.ts): the position after this COMMIT.
+      // Read-your-writes (src/plugins/replica.plugin.ts): the position after this COMMIT.
       await app.database.noteWrite?.(claim.tokenId).catch((err: unknown) => {
         request.log.warn({ err }, 'could not note the write for read-your-writes')
       })
