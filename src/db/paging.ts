@@ -18,28 +18,28 @@ export interface PageSlice {
  * (page − 1) × per_page), always compared and read as bigint: the offset passes 2^31 long
  * before `page` reaches its bound (2^53 − 1), and an `integer` parameter would refuse it.
  */
-export interface PageParams {
+export interface PagePlaceholders {
   readonly limit: string
   readonly offset: string
 }
 
-export const pageParams = (limit: number, offset: number): PageParams => ({
+export const pageParams = (limit: number, offset: number): PagePlaceholders => ({
   limit: `$${String(limit)}`,
   offset: `$${String(offset)}::bigint`,
 })
 
 /** `limit … offset …` for a list read from its start in its order (lists of a handful to thousands). */
-export const limitOffset = (page: PageParams): string => `limit ${page.limit} offset ${page.offset}`
+export const limitOffset = (page: PagePlaceholders): string => `limit ${page.limit} offset ${page.offset}`
 
 /** `(offset) < (total)`: whether the page has any record. */
-export const withinTotal = (page: PageParams, total: string): string => `${page.offset} < ${total}`
+export const withinTotal = (page: PagePlaceholders, total: string): string => `${page.offset} < ${total}`
 
 /**
  * Forwards from the start for a page of the first half, else backwards from the total. The
  * backwards limit is never negative, whichever order PostgreSQL evaluates the guard in.
  */
 function forwardsOrBackwards<Order>(
-  page: PageParams,
+  page: PagePlaceholders,
   total: string,
   orders: readonly [forwards: Order, backwards: Order],
   ids: (order: Order, limit: string, offset: string) => string,
@@ -59,7 +59,7 @@ function forwardsOrBackwards<Order>(
  * subject is missing); `first` a `when … then …` branch tried before all of these.
  */
 export function pageIds<Order>(
-  page: PageParams,
+  page: PagePlaceholders,
   total: string,
   orders: readonly [forwards: Order, backwards: Order],
   ids: (order: Order, limit: string, offset: string) => string,
@@ -77,7 +77,7 @@ export function pageIds<Order>(
  */
 export function pageIdsWithin<Order>(
   column: string,
-  page: PageParams,
+  page: PagePlaceholders,
   total: string,
   orders: readonly [forwards: Order, backwards: Order],
   ids: (order: Order, limit: string, offset: string) => string,
@@ -89,7 +89,7 @@ export function pageIdsWithin<Order>(
 
 /** pageIdsWithin's array of the page's ids alone, for rowsByIds (with `withinTotal` as the one-time filter). */
 export function pageIdsArray<Order>(
-  page: PageParams,
+  page: PagePlaceholders,
   total: string,
   orders: readonly [forwards: Order, backwards: Order],
   ids: (order: Order, limit: string, offset: string) => string,

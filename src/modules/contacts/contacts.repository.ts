@@ -3,7 +3,7 @@ import type { Db } from '../../db/db.js'
 import { addToCounters, COUNTER_ROWS, counterTotal, WRITER_SLOT } from '../../db/counters.js'
 import { jsonArrayOf } from '../../db/json-sql.js'
 import { COMPANY } from '../../db/company.js'
-import { limitOffset, pageIds, pageIdsArray, pageParams, rowsByIds, unwrapPage, withinTotal, type Page, type PageParams, type PageRow, type PageSlice } from '../../db/paging.js'
+import { limitOffset, pageIds, pageIdsArray, pageParams, rowsByIds, unwrapPage, withinTotal, type Page, type PagePlaceholders, type PageRow, type PageSlice } from '../../db/paging.js'
 import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import { recordSql } from '../../db/records.js'
 import { walkRows } from '../../db/walk.js'
@@ -89,7 +89,7 @@ type IdsOf = (order: string, limit: string, offset: string) => string
  * probing its contact), then rows by primary key, read backwards from the total in the second
  * half (docs/performance.md, "The contacts statements").
  */
-const listStatement = (name: string, page: PageParams, total: string, orders: readonly [string, string], ids: IdsOf) =>
+const listStatement = (name: string, page: PagePlaceholders, total: string, orders: readonly [string, string], ids: IdsOf) =>
   defineQuery<JsonPage>(
     name,
     `with total as materialized (

@@ -7,9 +7,9 @@ import type { Lead } from '../../modules/leads/leads.service.js'
 import type { Task } from '../../modules/tasks/tasks.schemas.js'
 import { html, type Html, type Interpolation } from '../shared/html.js'
 import { field, postForm, type FieldSpec, type FormState } from '../frame/form.js'
-import { confirmPage, csrfInput, formatter, layout, time, type PageFrame } from '../frame/frame.js'
+import { confirmPage, csrfInput, formatter, layout, time, type PageFrame, type Named } from '../frame/frame.js'
 import { contactLeadsSection } from '../leads/leads.pages.js'
-import { CONTACTS, fullName, STAGE_LABELS, type AddedFlash, type FlowChoice, type Person } from './contacts.pages.js'
+import { CONTACTS, fullName, STAGE_LABELS, type AddedFlash, type FlowChoice } from './contacts.pages.js'
 import { contactMeetings, type MeetingItem } from '../meetings/meetings.pages.js'
 
 /** The fields of the edit and new-contact forms, in the API's names. */
@@ -43,7 +43,7 @@ export interface WhatsappMessageView {
   sent_at: Date | string
 }
 
-export interface Business {
+export interface ContactPageBusiness {
   name: string
   [key: string]: unknown
 }
@@ -55,10 +55,10 @@ export interface ContactView {
   contact: Contact
   csrf: string
   timezone: string
-  owners: Person[]
+  owners: Named[]
   tags: { id: number; name: string }[]
   flows: FlowChoice[]
-  business: Business | undefined
+  business: ContactPageBusiness | undefined
   tasks: Task[]
   events: { data: ContactEventView[]; page: number; pages: number }
   messages: WhatsappMessageView[]

@@ -4,16 +4,12 @@ import type { Contact } from '../../modules/contacts/contacts.service.js'
 import { STAGES } from '../../modules/contacts/contacts.schemas.js'
 import { html, type Html } from '../shared/html.js'
 import { field, postForm, type FormState } from '../frame/form.js'
-import { formatter, layout, time, type PageFrame } from '../frame/frame.js'
+import { formatter, layout, time, type PageFrame, type Named } from '../frame/frame.js'
 import { VIEW_FIELDS, type ContactsView } from './contacts.forms.js'
 
 export const CONTACTS = '/contacts'
 export const CONTACTS_PER_PAGE = 25
 
-export interface Person {
-  id: number
-  name: string
-}
 
 export interface FlowChoice {
   id: number
@@ -38,7 +34,7 @@ export interface ContactsListView {
   view: ContactsView
   contacts: Contact[]
   total: number
-  owners: Person[]
+  owners: Named[]
   tags: TagChoice[]
   flows: FlowChoice[]
   timezone: string

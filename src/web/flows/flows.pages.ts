@@ -18,10 +18,6 @@ export const FLOWS_PER_PAGE = 25
 /** Blank step rows a flow form offers beyond the steps typed: fill them in, or leave them blank. */
 export const BLANK_STEPS = 3
 
-export interface Choice {
-  id: number
-  name: string
-}
 
 export type FlowsFlash =
   | { kind: 'flow-created'; name: string }

@@ -12,11 +12,11 @@ import { csrfInput } from './frame.js'
 
 /** A field's value as typed: text, or the values of a repeated field (checkboxes, a multi-select). */
 /** A form body as the parser gives it: names to text or lists of text. */
-export type Form = Record<string, unknown>
-export const formOf = (request: FastifyRequest): Form => (request.body ?? {}) as Form
+export type FormBody = Record<string, unknown>
+export const formOf = (request: FastifyRequest): FormBody => (request.body ?? {}) as FormBody
 
 /** A text field as sent, or undefined when missing or not text (a bracketed name sends a list). */
-export function text(form: Form, name: string): string | undefined {
+export function text(form: FormBody, name: string): string | undefined {
   const value = form[name]
   return typeof value === 'string' ? value : undefined
 }

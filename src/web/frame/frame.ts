@@ -128,7 +128,13 @@ export const time = (at: Date | null, format: Intl.DateTimeFormat, never = 'Neve
 /** Scopes as a comma-separated list of code names. */
 export const scopeList = (scopes: readonly string[]) => html`${scopes.map((scope, i) => html`${i > 0 ? ', ' : ''}<code>${scope}</code>`)}`
 /** A column of a record table: its heading (also each cell's label on narrow screens) and its cell's content. */
-export type Column<T> = [heading: string, cell: (record: T) => Interpolation]
+/** A record a page shows or offers by its name: a user, a contact, a flow. */
+export interface Named {
+  id: number
+  name: string
+}
+
+export type TableColumn<T> = [heading: string, cell: (record: T) => Interpolation]
 
 /**
  * The table of a list of records (tokens, webhooks, apps), one row per record, or `empty` (a
@@ -137,7 +143,7 @@ export type Column<T> = [heading: string, cell: (record: T) => Interpolation]
  */
 export function recordTable<T>(
   records: readonly T[],
-  table: { empty: string; columns: Column<T>[]; actions?: ((record: T) => Interpolation) | false; timezone?: string; className?: string },
+  table: { empty: string; columns: TableColumn<T>[]; actions?: ((record: T) => Interpolation) | false; timezone?: string; className?: string },
 ): Html {
   if (records.length === 0) return html`<p class="muted">${table.empty}</p>`
   const { columns, actions } = table

@@ -9,7 +9,7 @@ import { contactsPage, type Contact } from '../../modules/contacts/contacts.serv
 import { createLead, getLead, leadsCount, leadsPage, linkLeadToContact, type Lead } from '../../modules/leads/leads.service.js'
 import { listUsers } from '../../modules/users/users.service.js'
 import { freshForm, readForm, refusalsOf, typedValues, type FormState } from '../frame/form.js'
-import { sendHtml } from '../frame/frame.js'
+import { sendHtml, type Named } from '../frame/frame.js'
 import { formRoute, pageRoute, pathId, signedIn, webCaller, type PageGroupOptions, type SignedIn } from '../frame/guard.js'
 import {
   LEAD_FIELD_NAMES,
@@ -22,7 +22,6 @@ import {
   OPTIONAL_FIELD_NAMES,
   LEADS_PER_PAGE,
   type LeadsFlash,
-  type Person,
 } from './leads.pages.js'
 import { LeadsView, LeadView, LinkContactForm, NewLeadForm } from './leads.forms.js'
 
@@ -36,7 +35,7 @@ function withoutBlank(body: unknown, names: readonly string[]): Record<string, u
 
 const leadsPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies, now }) => {
   /** The company's users, for the creator filter and names (deactivated ones too: their leads stay). */
-  const usersOf = async (current: SignedIn): Promise<Person[]> =>
+  const usersOf = async (current: SignedIn): Promise<Named[]> =>
     (await listUsers(app.db, current.account.companyId)).data.map((user) => ({ id: user.id, name: user.active ? user.name : `${user.name} (deactivated)` }))
 
   app.get(LEADS, pageRoute('member'), async (request, reply) => {

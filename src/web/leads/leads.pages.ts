@@ -6,16 +6,12 @@ import { labelName } from '../../modules/contacts/contact-labels.js'
 import type { Lead } from '../../modules/leads/leads.service.js'
 import { html, type Html } from '../shared/html.js'
 import { field, formErrors, postForm, sentence, type FieldSpec, type FormState } from '../frame/form.js'
-import { csrfInput, formatter, layout, time, viewHref, type PageFrame } from '../frame/frame.js'
+import { csrfInput, formatter, layout, time, viewHref, type PageFrame, type Named } from '../frame/frame.js'
 import { LINK_FILTERS, type LeadsView, type LeadView, type LinkChoice } from './leads.forms.js'
 
 export const LEADS = '/leads'
 export const LEADS_PER_PAGE = 25
 
-export interface Person {
-  id: number
-  name: string
-}
 
 /** What the last write did, shown once on the next page. */
 export type LeadsFlash = { kind: 'lead-created'; name: string } | { kind: 'lead-linked'; name: string; contact: string }
@@ -82,7 +78,7 @@ export interface LeadsListView {
   /** The API's count of the creator's leads: all of them, with a contact, without one. */
   counts: Record<LinkChoice | 'all', number>
   contacts: Map<number, ContactLabel>
-  users: Person[]
+  users: Named[]
   timezone: string
   flash?: LeadsFlash | undefined
   /** A refused address: the list is then empty. */

@@ -9,13 +9,13 @@ const PageNumber = Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_ID }))
 const UserId = Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_ID }))
 
 /** `task`: the API's `with_task` / `without_task`, as one choice. */
-export const TASK_FILTERS = ['with', 'without'] as const
-export type TaskFilter = (typeof TASK_FILTERS)[number]
+export const TASK_LINK_FILTERS = ['with', 'without'] as const
+export type TaskLinkFilter = (typeof TASK_LINK_FILTERS)[number]
 
 /** The address of the list: whose transcriptions (the signed-in user's by default), the task filter, the page. */
 export const MeetingsView = Type.Object({
   user_id: UserId,
-  task: Type.Optional(Type.Enum(TASK_FILTERS)),
+  task: Type.Optional(Type.Enum(TASK_LINK_FILTERS)),
   page: PageNumber,
 })
 export type MeetingsView = Static<typeof MeetingsView>

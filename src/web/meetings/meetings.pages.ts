@@ -4,9 +4,9 @@
 import { TRANSCRIPTION_STATUSES } from '../../modules/meet-transcriptions/meet-transcriptions.schemas.js'
 import { html, type Html, type Interpolation } from '../shared/html.js'
 import { field, postForm, type FormState } from '../frame/form.js'
-import { csrfInput, formatter, layout, time, viewHref, type PageFrame } from '../frame/frame.js'
+import { csrfInput, formatter, layout, time, viewHref, type PageFrame, type Named } from '../frame/frame.js'
 import { dayLabel } from '../tasks/tasks.pages.js'
-import type { MeetingsView, TaskFilter } from './meetings.forms.js'
+import type { MeetingsView, TaskLinkFilter } from './meetings.forms.js'
 
 export const MEETINGS = '/meetings'
 export const MEETINGS_PER_PAGE = 25
@@ -41,16 +41,12 @@ export interface TaskChoice {
   contactName: string | undefined
 }
 
-export interface Person {
-  id: number
-  name: string
-}
 
 /** What the last write did, shown once on the transcription's page. */
 export type MeetingFlash = { kind: 'meeting-stopped' } | { kind: 'meeting-transcribed' } | { kind: 'meeting-linked'; title: string }
 export const MEETING_FLASHES: readonly MeetingFlash['kind'][] = ['meeting-stopped', 'meeting-transcribed', 'meeting-linked']
 
-const TASK_FILTER_LABELS: Record<TaskFilter, string> = { with: 'Linked to a task', without: 'Not linked to a task' }
+const TASK_FILTER_LABELS: Record<TaskLinkFilter, string> = { with: 'Linked to a task', without: 'Not linked to a task' }
 
 const at = (value: Date | string | null, format: Intl.DateTimeFormat, never: string) => time(value === null ? null : new Date(value), format, never)
 const meetingHref = (id: number) => `${MEETINGS}/${String(id)}`
@@ -90,7 +86,7 @@ export interface MeetingsListView {
   userId: number
   meetings: MeetingItem[]
   total: number
-  users: Person[]
+  users: Named[]
   tasks: Map<number, TaskChoice>
   timezone: string
   signedInUserId: number
@@ -112,7 +108,7 @@ export function meetingsPage(chrome: PageFrame, list: MeetingsListView): Html {
 ${list.problem && html`<p class="alert" role="alert">${list.problem}</p>`}
 <form method="get" action="${MEETINGS}" class="filters" role="search" aria-label="Filter meeting transcriptions">
   ${field(filters, { name: 'user_id', label: 'Recorded by', type: 'select', options: list.users.map((user) => [String(user.id), user.id === list.signedInUserId ? `${user.name} (you)` : user.name] as const) })}
-  ${field(filters, { name: 'task', label: 'Task', type: 'select', options: [['', 'Linked or not'], ...(Object.entries(TASK_FILTER_LABELS) as [TaskFilter, string][])] })}
+  ${field(filters, { name: 'task', label: 'Task', type: 'select', options: [['', 'Linked or not'], ...(Object.entries(TASK_FILTER_LABELS) as [TaskLinkFilter, string][])] })}
   <button type="submit">Show</button>
 </form>
 <div class="table-wrap">
@@ -149,7 +145,7 @@ export interface MeetingPageView {
   task: TaskChoice | undefined
   /** Link to a task: whose open tasks are offered, and those tasks. */
   tasksOf: number
-  users: Person[]
+  users: Named[]
   choices: TaskChoice[]
   timezone: string
   csrf: string

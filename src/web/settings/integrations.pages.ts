@@ -6,7 +6,7 @@ import type { CompanyToken, ListedToken } from '../../modules/auth/tokens.reposi
 import { EVENT_TYPES } from '../../modules/webhooks/event-types.js'
 import type { SubscriptionRow, SubscriptionOverview } from '../../modules/webhooks/webhooks.repository.js'
 import { html, type Html } from '../shared/html.js'
-import { alert, confirmPage, csrfInput, formatter, layout, recordTable, scopeList, time, type PageFrame, type Column } from '../frame/frame.js'
+import { alert, confirmPage, csrfInput, formatter, layout, recordTable, scopeList, time, type PageFrame, type TableColumn } from '../frame/frame.js'
 import { PRODUCT } from '../../version.js'
 
 export type Flash =
@@ -89,7 +89,7 @@ function scopeChoices(form: TokenForm): Html {
 const tokenName = (token: { label: string | null; prefix: string }) => token.label ?? `${token.prefix}…`
 
 /** The columns of both token tables (the user's own, the company's). */
-function tokenColumns(format: Intl.DateTimeFormat, now: Date): Column<ListedToken | CompanyToken>[] {
+function tokenColumns(format: Intl.DateTimeFormat, now: Date): TableColumn<ListedToken | CompanyToken>[] {
   return [
     ['Label', (token) => token.label ?? html`<span class="muted">No label</span>`],
     ['Token', (token) => html`<code>${token.prefix}…</code>`],

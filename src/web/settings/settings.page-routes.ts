@@ -4,7 +4,7 @@
 // (Post/Redirect/Get), so a reload never repeats them. A failed check changes nothing and
 // answers a page with a clear sentence.
 import { Readable } from 'node:stream'
-import { CONTROL, formOf, length, text, type Form } from '../frame/form.js'
+import { CONTROL, formOf, length, text, type FormBody } from '../frame/form.js'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError } from '../../errors.js'
 import { validate } from '../../http/validation.js'
@@ -56,7 +56,7 @@ const COMPANY_TOKENS = '/settings/tokens'
 
 
 /** The access and expiry chosen on the token form; what is wrong with them, as sentences. */
-function tokenChoice(form: Form): { typed: TokenForm; choice: TokenChoice } {
+function tokenChoice(form: FormBody): { typed: TokenForm; choice: TokenChoice } {
   const raw = form.scopes === undefined ? [] : Array.isArray(form.scopes) ? (form.scopes as unknown[]) : [form.scopes]
   const names = raw.filter((name): name is string => typeof name === 'string')
   const scopes = names.filter(isScope)

@@ -1,7 +1,7 @@
 // Sign in, sign out and invite links: the pages before a session, through the auth module's
 // services. Their forms carry a double-submit token (no session yet to derive one from).
 // Signing in lands on Tasks, or back on the authorization request that asked to sign in.
-import { CONTROL, formOf, length, text, type Form } from '../frame/form.js'
+import { CONTROL, formOf, length, text, type FormBody } from '../frame/form.js'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import type { RateLimiter } from '../../rate-limit/limiter.js'
 import { originOf, webContext } from '../../acting.js'
@@ -40,7 +40,7 @@ const signInPages: FastifyPluginAsync<SignInOptions> = async (app, { cookies, ch
   app.get('/', pageRoute('public'), async (request, reply) => reply.redirect((await signedInNow(request)) ? LANDING : '/login', 303))
 
   app.get('/login', pageRoute('public'), async (request, reply) => {
-    const asked = (request.query as Form).next
+    const asked = (request.query as FormBody).next
     const next = isAuthorizeReturn(asked) ? asked : undefined
     if (await signedInNow(request)) return reply.redirect(next ?? LANDING, 303)
     const csrf = cookies.formToken(request, reply)

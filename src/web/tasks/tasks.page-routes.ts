@@ -11,7 +11,7 @@ import { completeTask, createTask, tasksPage as listTasks } from '../../modules/
 import { listUsers } from '../../modules/users/users.service.js'
 import type { Account } from '../../modules/auth/accounts.service.js'
 import { freshForm, readForm, refusalsOf, typedValues, type FormState } from '../frame/form.js'
-import { sendHtml } from '../frame/frame.js'
+import { sendHtml, type Named } from '../frame/frame.js'
 import { formRoute, pageRoute, pathId, signedIn, webCaller, type PageGroupOptions, type SignedIn } from '../frame/guard.js'
 import {
   NEW_TASK_FIELDS,
@@ -20,7 +20,6 @@ import {
   TASKS,
   tasksHref,
   tasksListPage,
-  type Choice,
   TASKS_FLASHES,
   type TasksFlash,
 } from './tasks.pages.js'
@@ -63,7 +62,7 @@ const tasksPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies, 
       flowsPage(app.db, caller, { page: 1, per_page: 100 }),
       listUsers(app.db, current.account.companyId),
     ])
-    const flowChoices = ('data' in flows ? (flows.data as Choice[]) : []).map((flow) => ({ id: flow.id, name: flow.name }))
+    const flowChoices = ('data' in flows ? (flows.data as Named[]) : []).map((flow) => ({ id: flow.id, name: flow.name }))
     const userChoices = users.data.filter((user) => user.active).map((user) => ({ id: user.id, name: user.name }))
     return { flows: flowChoices, users: userChoices }
   }

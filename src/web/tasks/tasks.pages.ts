@@ -6,7 +6,7 @@ import { labelName } from '../../modules/contacts/contact-labels.js'
 import type { Task } from '../../modules/tasks/tasks.schemas.js'
 import { TASK_KINDS } from '../../modules/tasks/tasks.schemas.js'
 import { html, type Html } from '../shared/html.js'
-import { csrfInput, formatter, layout, time, type PageFrame } from '../frame/frame.js'
+import { csrfInput, formatter, layout, time, type PageFrame, type Named } from '../frame/frame.js'
 import { field, postForm, type FormState } from '../frame/form.js'
 import { ANYONE, TASK_TABS, type TaskTab, type TasksView } from './tasks.forms.js'
 
@@ -22,10 +22,6 @@ export const KIND_LABELS: Record<Task['kind'], string> = {
   meeting: 'Meeting',
 }
 
-export interface Choice {
-  id: number
-  name: string
-}
 
 /** What the last write did, shown once on the next page. */
 export type TasksFlash = { kind: 'task-done'; title: string } | { kind: 'task-created'; title: string }
@@ -37,9 +33,9 @@ export interface TasksListView {
   tasks: Task[]
   total: number
   contacts: Map<number, ContactLabel>
-  flows: Choice[]
+  flows: Named[]
   /** The company's users: the assignee filter and column, for admins. */
-  users: Choice[]
+  users: Named[]
   admin: boolean
   /** Whose tasks these are ("Your tasks", "Ana's tasks", "Everyone's tasks"). */
   whose: string
@@ -177,7 +173,7 @@ export interface NewTaskView {
   csrf: string
   /** The contact named by the address (from its page), shown by name. */
   contact?: ContactLabel | undefined
-  users: Choice[]
+  users: Named[]
   today: string
 }
 
