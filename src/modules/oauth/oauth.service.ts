@@ -7,7 +7,7 @@ import { transaction, type Db } from '../../db/db.js'
 import { invalid, notFound } from '../../errors.js'
 import { asCompanyId, type Caller, type CompanyId } from '../../tenancy.js'
 import { forGrantOf, type Acting } from '../../acting.js'
-import { recordAudit } from '../audit/audit.service.js'
+import { recordAudit } from '../audit/index.js'
 import { isScope, normalizeScopes, SCOPES, type Scope } from '../../scopes.js'
 import { announceGrantRevoked, announceRevoked } from '../auth/tokens.service.js'
 import {
