@@ -18,8 +18,6 @@ const src = fileURLToPath(new URL('../../src/', import.meta.url))
 const EXCEPTIONS = [
   'modules/audit/audit.repository.ts → modules/webhooks/event-types.ts',
   'modules/audit/audit.repository.ts → modules/webhooks/outbox.ts',
-  'modules/auth/accounts.service.ts → modules/oauth/oauth.repository.ts',
-  'modules/oauth/oauth.service.ts → modules/auth/tokens.service.ts',
   'modules/webhooks/webhooks.service.ts → modules/audit/audit.service.ts',
   'modules/webhooks/worker.ts → modules/audit/audit.service.ts',
 ]

@@ -18,8 +18,9 @@ import {
   insertSession,
   touchSessionRow,
 } from './sessions.repository.js'
-import { revokeGrantsOfUser } from '../oauth/oauth.repository.js'
-import { announceUserRevoked, hashToken } from './tokens.service.js'
+import { revokeGrantsOfUser } from '../oauth/index.js'
+import { hashToken } from './tokens.service.js'
+import { announceUserRevoked } from '../../revocations.js'
 
 export const SESSION_IDLE_MS = 12 * 60 * 60_000
 export const SESSION_ABSOLUTE_MS = 30 * 24 * 60 * 60_000

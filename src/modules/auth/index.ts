@@ -28,9 +28,7 @@ export {
   hashToken,
   listCompanyTokens,
   listOwnTokens,
-  parseRevocation,
   recordExpiredRefusal,
-  REVOKE_CHANNEL,
   revokeCompanyTokenById,
   revokeOwnToken,
 } from './tokens.service.js'
