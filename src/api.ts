@@ -3,25 +3,28 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { Count, ErrorResponse, PageMeta } from './http/schemas.js'
 import { SyncMeta } from './http/sync.js'
-import { AuditEvent, AuditEventLine, AuditEventsPage, AuditMeta } from './modules/audit/audit.schemas.js'
-import { Business } from './modules/businesses/businesses.schemas.js'
-import { ContactImport } from './modules/contact-imports/contact-imports.schemas.js'
-import { ContactBatchItem, ContactBatchRequest, ContactBatchResponse, ContactBatchResult } from './modules/contacts/contacts.batch.schemas.js'
-import { Contact, ContactsPage, ContactsSyncPage, ContactTombstone } from './modules/contacts/contacts.schemas.js'
-import { CustomField, CustomFieldsList } from './modules/custom-fields/custom-fields.schemas.js'
-import { ContactEvent, ContactEventKinds, ContactEventsPage } from './modules/events/events.schemas.js'
-import { Enrollment, Flow, FlowsPage, FlowStep } from './modules/flows/flows.schemas.js'
-import { resourceRoutes } from './modules/index.js'
-import { Lead, LeadsPage, LeadsSyncPage } from './modules/leads/leads.schemas.js'
+import { AuditEvent, AuditEventLine, AuditEventsPage, AuditMeta } from './modules/audit/index.js'
+import { Business } from './modules/businesses/index.js'
+import { ContactImport } from './modules/contact-imports/index.js'
 import {
-  MeetTranscription,
-  MeetTranscriptionItem,
-  MeetTranscriptionsPage,
-  MeetTranscriptionsSyncPage,
-} from './modules/meet-transcriptions/meet-transcriptions.schemas.js'
-import { Tag, TagsList } from './modules/tags/tags.schemas.js'
-import { Task, TasksPage, TasksSyncPage } from './modules/tasks/tasks.schemas.js'
-import { AuthorizeResponse, Company, TokenInfo, User, UsersPage } from './modules/users/users.schemas.js'
+  ContactBatchItem,
+  ContactBatchRequest,
+  ContactBatchResponse,
+  ContactBatchResult,
+  ContactSchema,
+  ContactsPage,
+  ContactsSyncPage,
+  ContactTombstone,
+} from './modules/contacts/index.js'
+import { CustomField, CustomFieldsList } from './modules/custom-fields/index.js'
+import { ContactEvent, ContactEventKinds, ContactEventsPage } from './modules/events/index.js'
+import { Enrollment, Flow, FlowsPage, FlowStep } from './modules/flows/index.js'
+import { resourceRoutes } from './modules/index.js'
+import { LeadSchema, LeadsPage, LeadsSyncPage } from './modules/leads/index.js'
+import { MeetTranscription, MeetTranscriptionItem, MeetTranscriptionsPage, MeetTranscriptionsSyncPage } from './modules/meet-transcriptions/index.js'
+import { Tag, TagsList } from './modules/tags/index.js'
+import { Task, TasksPage, TasksSyncPage } from './modules/tasks/index.js'
+import { AuthorizeResponse, Company, TokenInfo, User, UsersPage } from './modules/users/index.js'
 import {
   Event,
   EventsPage,
@@ -30,14 +33,8 @@ import {
   WebhookSubscription,
   WebhookSubscriptionsPage,
   WebhookSubscriptionWithSecret,
-} from './modules/webhooks/webhooks.schemas.js'
-import {
-  WhatsappChat,
-  WhatsappChatsPage,
-  WhatsappMessage,
-  WhatsappMessagesPage,
-  WhatsappMessagesSyncPage,
-} from './modules/whatsapp/whatsapp.schemas.js'
+} from './modules/webhooks/index.js'
+import { WhatsappChat, WhatsappChatsPage, WhatsappMessage, WhatsappMessagesPage, WhatsappMessagesSyncPage } from './modules/whatsapp/index.js'
 import access, { type AccessRule } from './plugins/access.plugin.js'
 import auth from './plugins/auth.plugin.js'
 import idempotency from './plugins/idempotency.plugin.js'
@@ -67,7 +64,7 @@ export const componentSchemas = [
   TokenInfo,
   AuthorizeResponse,
   SyncMeta,
-  Contact,
+  ContactSchema,
   ContactsPage,
   ContactBatchItem,
   ContactBatchRequest,
@@ -91,7 +88,7 @@ export const componentSchemas = [
   TasksPage,
   TasksSyncPage,
   Enrollment,
-  Lead,
+  LeadSchema,
   LeadsPage,
   LeadsSyncPage,
   MeetTranscription,

@@ -3,9 +3,8 @@
 // It lives here, above the modules, because it checks the company through the users module,
 // which records audits itself and so may not be imported by the audit module.
 import { Type } from 'typebox'
-import { checkRange, exportAuditEvents } from '../modules/audit/audit.service.js'
-import { CompanyOption } from '../modules/users/users.schemas.js'
-import { requireCompany } from '../modules/users/users.service.js'
+import { checkRange, exportAuditEvents } from '../modules/audit/index.js'
+import { CompanyOption, requireCompany } from '../modules/users/index.js'
 import { defineCommand } from './command.js'
 
 const Instant = Type.String({ format: 'date-time' })

@@ -1,11 +1,11 @@
 // Every admin command; each resource module keeps its own in <resource>.cli.ts, but for
 // `audit export` (audit.cli.ts, here: it needs two modules that may not import each other).
-import { contactImportsCommands } from '../modules/contact-imports/contact-imports.cli.js'
-import { authCommands } from '../modules/auth/auth.cli.js'
-import { flowsCommands } from '../modules/flows/flows.cli.js'
-import { tasksCommands } from '../modules/tasks/tasks.cli.js'
-import { usersCommands } from '../modules/users/users.cli.js'
-import { whatsappCommands } from '../modules/whatsapp/whatsapp.cli.js'
+import { contactImportsCommands } from '../modules/contact-imports/index.js'
+import { authCommands } from '../modules/auth/index.js'
+import { flowsCommands } from '../modules/flows/index.js'
+import { tasksCommands } from '../modules/tasks/index.js'
+import { usersCommands } from '../modules/users/index.js'
+import { whatsappCommands } from '../modules/whatsapp/index.js'
 import { backupCommands } from '../backup/backup.cli.js'
 import { auditCommands } from './audit.cli.js'
 import type { Command } from './command.js'

@@ -5,7 +5,7 @@
 // when the app is ready, stopped on close; on in the server, off by default (tests prune
 // through `app.auditRetention` themselves).
 import fp from 'fastify-plugin'
-import { pruneAudit } from '../modules/audit/audit.service.js'
+import { pruneAudit } from '../modules/audit/index.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -7,10 +7,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { ApiError, expiredToken, invalidToken, missingToken } from '../errors.js'
-import { LastUsedTracker } from '../modules/auth/last-used.js'
-import { TokenCache } from '../modules/auth/token-cache.js'
+import { LastUsedTracker, TokenCache, findCaller, hashToken, recordExpiredRefusal } from '../modules/auth/index.js'
+import { parseRevocation, REVOKE_CHANNEL } from '../revocations.js'
 import { originOf, requestContext } from '../acting.js'
-import { findCaller, hashToken, parseRevocation, recordExpiredRefusal, REVOKE_CHANNEL } from '../modules/auth/tokens.service.js'
 import type { RateLimitDecision, RateLimiter } from '../rate-limit/limiter.js'
 import type { Caller, TokenHolder } from '../tenancy.js'
 

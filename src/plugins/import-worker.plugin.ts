@@ -2,7 +2,7 @@
 // starts once the app is ready and stops on close, before the database closes, after the
 // batch in hand. `app.importWorker` lets the import routes wake it.
 import fp from 'fastify-plugin'
-import { ImportWorker, type ImportWorkerOptions } from '../modules/contact-imports/worker.js'
+import { ImportWorker, type ImportWorkerOptions } from '../modules/contact-imports/index.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import pg from 'pg'
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
-import { webhookBacklog } from '../modules/webhooks/webhooks.delivery.repository.js'
+import { webhookBacklog } from '../modules/webhooks/index.js'
 import { sharedRegistry } from '../metrics/shared.js'
 
 export interface MetricsOptions {

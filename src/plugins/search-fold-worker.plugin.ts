@@ -2,7 +2,7 @@
 // once the app is ready and stops on close, before the database closes, after the batch in
 // hand. `app.searchFold` lets tests run a round at once.
 import fp from 'fastify-plugin'
-import { SearchFoldWorker, type SearchFoldOptions } from '../modules/contacts/search-fold.js'
+import { SearchFoldWorker, type SearchFoldOptions } from '../modules/contacts/index.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

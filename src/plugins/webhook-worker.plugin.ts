@@ -2,7 +2,7 @@
 // once the app is ready and stops on close, before the database closes, letting the posts
 // in flight finish (bounded). `app.webhookWorker` lets tests wake it or prune at once.
 import fp from 'fastify-plugin'
-import { DeliveryWorker, type WorkerOptions } from '../modules/webhooks/worker.js'
+import { DeliveryWorker, type WorkerOptions } from '../modules/webhooks/index.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -14,18 +14,15 @@ import { promisify } from 'node:util'
 import { describe, test } from 'node:test'
 
 /**
- * Both pinned by statements whose snapshot names their file (test/db/statements/): the audit
- * insert (audit.repository.ts) writes into the webhooks outbox (outbox.ts) that the webhooks
- * service, which records audits, belongs with; a user's deactivation (auth/accounts.service.ts)
- * ends their OAuth grants, and OAuth announces its revocations through `auth.announce`
- * (auth/tokens.service.ts). docs/architecture.md says how each may be broken.
+ * Pinned by a statement whose snapshot names its file (test/db/statements/): the audit insert
+ * (audit.repository.ts) writes into the webhooks outbox (outbox.ts) that the webhooks service,
+ * which records audits, belongs with. docs/architecture.md says how it may be broken.
  */
 const KNOWN = [
   [
     'audit → webhooks: audit/audit.repository.ts → webhooks/event-types.ts, audit/audit.repository.ts → webhooks/outbox.ts',
     'webhooks → audit: webhooks/webhooks.service.ts → audit/audit.service.ts, webhooks/worker.ts → audit/audit.service.ts',
   ],
-  ['auth → oauth: auth/accounts.service.ts → oauth/oauth.repository.ts', 'oauth → auth: oauth/oauth.service.ts → auth/tokens.service.ts'],
 ]
 
 const cli = createRequire(import.meta.url).resolve('madge/bin/cli.js')

@@ -2,7 +2,7 @@
 // (table user_invites). The users table's other columns and queries are the users module's.
 import type { Db } from '../../db/db.js'
 import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
-import { USER_RECORD, type UserRecord } from '../users/users.repository.js'
+import { USER_RECORD, type UserRecord } from '../users/index.js'
 import type { CompanyId } from '../../tenancy.js'
 
 export interface SignInCandidate {

@@ -5,11 +5,9 @@ import { randomBytes } from 'node:crypto'
 import { transaction, type Db } from '../../db/db.js'
 import { ApiError } from '../../errors.js'
 import { NO_ORIGIN, type Acting, type AuditContext, type Origin } from '../../acting.js'
-import { changesOf, recordAudit } from '../audit/audit.service.js'
-import type { FailureReason } from '../audit/audit.actions.js'
+import { changesOf, recordAudit, type FailureReason } from '../audit/index.js'
 import { asCompanyId, type CompanyId } from '../../tenancy.js'
-import { findUserAnyCompany, lockUserAnyCompany, updateUserRole } from '../users/users.repository.js'
-import type { UserSetRoleInput } from '../users/users.schemas.js'
+import { findUserAnyCompany, lockUserAnyCompany, updateUserRole, type UserSetRoleInput } from '../users/index.js'
 import { findUsableInvite, markInviteUsed, replaceInvite, signInCandidates, updateActive, updatePasswordHash, type SignInCandidate } from './accounts.repository.js'
 import { dummyHash, generatePassword, hashPassword, passwordProblem, verifyPassword } from './passwords.js'
 import {
@@ -20,8 +18,9 @@ import {
   insertSession,
   touchSessionRow,
 } from './sessions.repository.js'
-import { revokeGrantsOfUser } from '../oauth/oauth.repository.js'
-import { announceUserRevoked, hashToken } from './tokens.service.js'
+import { revokeGrantsOfUser } from '../oauth/index.js'
+import { hashToken } from './tokens.service.js'
+import { announceUserRevoked } from '../../revocations.js'
 
 export const SESSION_IDLE_MS = 12 * 60 * 60_000
 export const SESSION_ABSOLUTE_MS = 30 * 24 * 60 * 60_000

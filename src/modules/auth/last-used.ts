@@ -9,7 +9,7 @@
 import { transaction, type Db } from '../../db/db.js'
 import { asCompanyId } from '../../tenancy.js'
 import type { Origin } from '../../acting.js'
-import { recordAudit } from '../audit/audit.service.js'
+import { recordAudit } from '../audit/index.js'
 import { recordTokenUses } from './tokens.repository.js'
 
 export const LAST_USED_FLUSH_MS = 60_000

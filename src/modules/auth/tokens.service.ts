@@ -2,14 +2,14 @@
 // buys nothing for 192 random bits, and a fast one keeps the lookup cheap.
 import { createHash, randomBytes } from 'node:crypto'
 import { transaction, type Db } from '../../db/db.js'
-import { defineQuery, run } from '../../db/query.js'
 import { ApiError, invalid, notFound } from '../../errors.js'
 import { isStorableText } from '../../http/validation.js'
-import { findUserAnyCompany } from '../users/users.repository.js'
+import { findUserAnyCompany } from '../users/index.js'
 import type { Acting, AuditContext } from '../../acting.js'
-import { recordAudit } from '../audit/audit.service.js'
+import { recordAudit } from '../audit/index.js'
 import { asCompanyId, type Caller, type CompanyId, type TokenHolder } from '../../tenancy.js'
 import { grantsOf, isScope, normalizeScopes, type Scope } from '../../scopes.js'
+import { announceRevoked } from '../../revocations.js'
 import {
   findTokenCaller,
   insertToken,
@@ -26,46 +26,12 @@ import {
 } from './tokens.repository.js'
 
 export const TOKEN_PREFIX = 'eng_'
-/**
- * Channel on which revocations are announced, so every server drops its cached entries at
- * once: the payload is a token's hash, `user:<id>` for every token of a deactivated user, or
- * `grant:<id>` for every access token of a revoked OAuth grant.
- */
-export const REVOKE_CHANNEL = 'engage_token_revoked'
-const USER_PAYLOAD = /^user:(\d+)$/
-const GRANT_PAYLOAD = /^grant:(\d+)$/
-
 export const LABEL_MAX_LENGTH = 255
 
 export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex')
 
 export function generateToken(): string {
   return TOKEN_PREFIX + randomBytes(24).toString('base64url')
-}
-
-const announce = defineQuery<never>('auth.announce', 'select pg_notify($1, $2)')
-
-/** Tells every server (LISTEN on REVOKE_CHANNEL) to forget the token; sent when the transaction commits. */
-export async function announceRevoked(db: Db, tokenHash: string) {
-  await run(db, announce, [REVOKE_CHANNEL, tokenHash])
-}
-
-/** Tells every server to forget every cached token of the user (deactivated). */
-export async function announceUserRevoked(db: Db, userId: number) {
-  await run(db, announce, [REVOKE_CHANNEL, `user:${String(userId)}`])
-}
-
-/** Tells every server to forget every cached access token of an OAuth grant (revoked). */
-export async function announceGrantRevoked(db: Db, grantId: number) {
-  await run(db, announce, [REVOKE_CHANNEL, `grant:${String(grantId)}`])
-}
-
-/** What a REVOKE_CHANNEL payload asks to forget. */
-export function parseRevocation(payload: string): { userId: number } | { grantId: number } | { tokenHash: string } {
-  const user = USER_PAYLOAD.exec(payload)
-  if (user) return { userId: Number(user[1]) }
-  const grant = GRANT_PAYLOAD.exec(payload)
-  return grant ? { grantId: Number(grant[1]) } : { tokenHash: payload }
 }
 
 /** A label as its holder typed it: optional, at most 255 characters, no control characters. */

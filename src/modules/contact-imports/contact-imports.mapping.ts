@@ -4,7 +4,7 @@
 // column by its header and says where it goes: a contact field, `tags`, `custom_field:<name>`
 // (an existing custom field, or a new one created by the import), or `ignore`.
 import { invalid, type ErrorDetails } from '../../errors.js'
-import { STAGES } from '../contacts/contacts.schemas.js'
+import { STAGES } from '../contacts/index.js'
 
 /** The contact fields a column can fill, as the API names them; `full_name` is split into first and last name. */
 export const FIELD_TARGETS = [

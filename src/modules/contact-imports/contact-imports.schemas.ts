@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { Nullable, Str, Timestamp, Timestamps, TrueFlag } from '../../http/schemas.js'
-import { ContactsListQuery } from '../contacts/contacts.schemas.js'
+import { ContactsListQuery } from '../contacts/index.js'
 import { ENCODINGS, SEPARATORS } from './contact-imports.csv.js'
 
 /** Columns a file may have (far above any export's): its mapping is kept with the import. */

@@ -9,12 +9,10 @@ import { inSnapshot, transaction, type Db } from '../../db/db.js'
 import { ApiError, invalid, notFound, type ErrorDetails } from '../../errors.js'
 import type { CompanyId, Writer } from '../../tenancy.js'
 import type { Acting, AuditContext } from '../../acting.js'
-import { recordAudit } from '../audit/audit.service.js'
-import { upsertContacts, type BatchResult } from '../contacts/contacts.batch.js'
-import { liveContactEmails } from '../contacts/contacts.batch.sql.js'
-import { contactsForExport, type Contact } from '../contacts/contacts.service.js'
-import { createCustomField, customFieldsOfCompany } from '../custom-fields/custom-fields.service.js'
-import { createTag, tagsOfCompany } from '../tags/tags.service.js'
+import { recordAudit } from '../audit/index.js'
+import { upsertContacts, liveContactEmails, contactsForExport, type BatchResult, type Contact } from '../contacts/index.js'
+import { createCustomField, customFieldsOfCompany } from '../custom-fields/index.js'
+import { createTag, tagsOfCompany } from '../tags/index.js'
 import {
   BOM,
   csvLine,

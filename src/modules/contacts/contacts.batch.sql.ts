@@ -6,12 +6,11 @@ import type { Db } from '../../db/db.js'
 import { addToCounters, WRITER_SLOT } from '../../db/counters.js'
 import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
-import { leadJson } from '../leads/leads.repository.js'
-import { leadLinkKey, LINKED_LEADS } from '../leads/lead-links.js'
-import { outboxCtes } from '../webhooks/outbox.js'
+import { leadJson, leadLinkKey, LINKED_LEADS } from '../leads/index.js'
+import { outboxCtes } from '../webhooks/index.js'
 import { contactJson, FIELDS_JSON, REFERENCES_SHARED, TAGS_JSON, sharedReferencesCtes, type ContactReferences, type ContactRow } from './contacts.repository.js'
 import type { Contact } from './contacts.schemas.js'
-import { INSERT_CONTACT_EVENTS } from '../events/events.repository.js'
+import { INSERT_CONTACT_EVENTS } from '../events/index.js'
 
 // The lead-link lock of every email (lead-links.ts, leadLinkKey),
 // taken in key order so that batches sharing emails queue instead of deadlocking. Held to

@@ -9,7 +9,7 @@
 import { transaction, type Db } from '../../db/db.js'
 import { notFound } from '../../errors.js'
 import type { Writer } from '../../tenancy.js'
-import { lockLeadEmail } from '../leads/lead-links.js'
+import { lockLeadEmail } from '../leads/index.js'
 import { lockLiveContact, resolveLocked, writeBatch } from './contacts.batch.sql.js'
 import { planChange } from './contacts.plan.js'
 import type { ContactUpdateBody } from './contacts.schemas.js'

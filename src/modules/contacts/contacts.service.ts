@@ -7,8 +7,8 @@ import { pageWindow, readPage, type ListPage, type PageRequest } from '../../htt
 import { walkPage, type WalkRequest } from '../../http/sync.js'
 import { validate } from '../../http/validation.js'
 import type { Caller, CompanyId, Writer } from '../../tenancy.js'
-import { contactBusiness as businessOfContact } from '../businesses/businesses.service.js'
-import { contactEventsPage as eventsOfContact } from '../events/events.repository.js'
+import { contactBusiness as businessOfContact } from '../businesses/index.js'
+import { contactEventsPage as eventsOfContact } from '../events/index.js'
 import {
   contactsExportBatch,
   contactsPageJson,

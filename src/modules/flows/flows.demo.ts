@@ -2,11 +2,8 @@
 // contacts seeder) enrolled over the last three weeks, so that there are tasks done,
 // overdue, due today and in the future, plus a few tasks outside any flow.
 import type { DemoSeeder } from '../../demo/seeder.js'
-import { findCompany } from '../users/users.repository.js'
-import { addDays, dayIn } from '../tasks/task-dates.js'
-import { firstLiveContacts } from '../tasks/tasks.repository.js'
-import { completeOpenTask, createTasks, defaultTitle } from '../tasks/tasks.service.js'
-import type { TaskKind } from '../tasks/tasks.schemas.js'
+import { findCompany } from '../users/index.js'
+import { addDays, dayIn, firstLiveContacts, completeOpenTask, createTasks, defaultTitle, type TaskKind } from '../tasks/index.js'
 import { insertFlow } from './flows.repository.js'
 import { enroll } from './flows.service.js'
 

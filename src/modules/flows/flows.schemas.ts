@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox'
 import { Id, MAX_ID, NonBlank, PagedList, PageParams, Ref, Str, Timestamp, Timestamps } from '../../http/schemas.js'
-import { Task, TASK_EXAMPLE, TaskKind } from '../tasks/tasks.schemas.js'
-import { CompanyOption } from '../users/users.schemas.js'
+import { Task, TASK_EXAMPLE, TaskKind } from '../tasks/index.js'
+import { CompanyOption } from '../users/index.js'
 
 export const FLOW_STATUSES = ['active', 'paused'] as const
 

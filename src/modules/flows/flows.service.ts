@@ -4,15 +4,12 @@ import { ApiError, invalid, notFound, refused, type ErrorDetails } from '../../e
 import { readPage } from '../../http/pagination.js'
 import { validate } from '../../http/validation.js'
 import type { Caller, CompanyId } from '../../tenancy.js'
-import { recordEvent } from '../events/events.repository.js'
+import { recordEvent } from '../events/index.js'
 import type { Acting } from '../../acting.js'
-import { recordAudit } from '../audit/audit.service.js'
-import { findUser } from '../users/users.repository.js'
-import { requireCompany } from '../users/users.service.js'
-import { addDays, dayIn } from '../tasks/task-dates.js'
-import { lockLiveContact, type TaskContact, type TaskRow } from '../tasks/tasks.repository.js'
-import { createTasks, toTask } from '../tasks/tasks.service.js'
-import { recordEvents as recordApiEvents } from '../webhooks/outbox.js'
+import { recordAudit } from '../audit/index.js'
+import { findUser, requireCompany } from '../users/index.js'
+import { addDays, dayIn, lockLiveContact, createTasks, toTask, type TaskContact, type TaskRow } from '../tasks/index.js'
+import { recordEvents as recordApiEvents } from '../webhooks/index.js'
 import {
   activeContactsIn,
   countEnrollment,

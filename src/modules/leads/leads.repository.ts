@@ -10,7 +10,7 @@ import { walkRows } from '../../db/walk.js'
 import type { LinkFilter } from '../../http/link-filter.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { CompanyId } from '../../tenancy.js'
-import { outboxCtes } from '../webhooks/outbox.js'
+import { outboxCtes } from '../webhooks/index.js'
 import { LINKED_LEADS } from './lead-links.js'
 import { Lead as LeadSchema, type LeadCreateBody } from './leads.schemas.js'
 

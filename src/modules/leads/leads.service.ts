@@ -6,7 +6,7 @@ import { walkPage, withoutSyncAt, type WalkRequest } from '../../http/sync.js'
 import { rethrowTaken } from '../../http/unique-violations.js'
 import type { Caller } from '../../tenancy.js'
 import type { Acting } from '../../acting.js'
-import { recordAudit, type Changes } from '../audit/audit.service.js'
+import { recordAudit, type Changes } from '../audit/index.js'
 import { lockLeadEmail } from './lead-links.js'
 import type { LeadContactBody, LeadCreateBody, LeadsCountQuery, LeadsQuery } from './leads.schemas.js'
 import {

@@ -7,9 +7,9 @@ import { walkRows } from '../../db/walk.js'
 import type { LinkFilter } from '../../http/link-filter.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { CompanyId } from '../../tenancy.js'
-import { outboxCtes } from '../webhooks/outbox.js'
+import { outboxCtes } from '../webhooks/index.js'
 import { MeetTranscription, MeetTranscriptionItem } from './meet-transcriptions.schemas.js'
-import { INSERT_CONTACT_EVENTS } from '../events/events.repository.js'
+import { INSERT_CONTACT_EVENTS } from '../events/index.js'
 
 /** A transcription as the API shows it (rows come out of PostgreSQL in this shape). */
 export type Transcription = Row<typeof MeetTranscription>

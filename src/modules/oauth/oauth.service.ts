@@ -7,9 +7,9 @@ import { transaction, type Db } from '../../db/db.js'
 import { invalid, notFound } from '../../errors.js'
 import { asCompanyId, type Caller, type CompanyId } from '../../tenancy.js'
 import { forGrantOf, type Acting } from '../../acting.js'
-import { recordAudit } from '../audit/audit.service.js'
+import { recordAudit } from '../audit/index.js'
 import { isScope, normalizeScopes, SCOPES, type Scope } from '../../scopes.js'
-import { announceGrantRevoked, announceRevoked } from '../auth/tokens.service.js'
+import { announceGrantRevoked, announceRevoked } from '../../revocations.js'
 import {
   ACCESS_TOKEN_PREFIX,
   CHALLENGE,

@@ -15,7 +15,7 @@ import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { CompanyId } from '../../tenancy.js'
 import { completedDeltasSql, createdDeltas, mergedDeltas, type CounterTerm, type TaskFilter } from './task-counters.js'
 import { Task as TaskSchema, type Task, type TaskKind } from './tasks.schemas.js'
-import { INSERT_CONTACT_EVENTS } from '../events/events.repository.js'
+import { INSERT_CONTACT_EVENTS } from '../events/index.js'
 
 /** A task as the write statements return it (the services and the flows module read these names). */
 export interface TaskRow {

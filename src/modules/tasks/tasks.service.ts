@@ -4,10 +4,10 @@ import { pageWindow, readPage, type ListPage, type PageRequest } from '../../htt
 import { walkPage, withoutSyncAt, type WalkRequest } from '../../http/sync.js'
 import { exclusiveFlags } from '../../http/validation.js'
 import { asCompanyId, type Caller, type CompanyId } from '../../tenancy.js'
-import { findCompany, findUser } from '../users/users.repository.js'
-import { recordEvent as recordApiEvent } from '../webhooks/outbox.js'
+import { findCompany, findUser } from '../users/index.js'
+import { recordEvent as recordApiEvent } from '../webhooks/index.js'
 import type { Acting } from '../../acting.js'
-import { recordAudit } from '../audit/audit.service.js'
+import { recordAudit } from '../audit/index.js'
 import { counterPlan, type TaskFilter } from './task-counters.js'
 import { addDays, dayIn } from './task-dates.js'
 import {

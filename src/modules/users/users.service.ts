@@ -4,7 +4,7 @@ import { pageWindow, type ListPage, type PageRequest } from '../../http/paginati
 import { rethrowTaken } from '../../http/unique-violations.js'
 import { asCompanyId, type Caller, type CompanyId, type TokenAccess } from '../../tenancy.js'
 import type { Acting } from '../../acting.js'
-import { changesOf, recordAudit } from '../audit/audit.service.js'
+import { changesOf, recordAudit } from '../audit/index.js'
 import type { CompanyCreateInput, CompanySetTimezoneInput, UserCreateInput } from './users.schemas.js'
 import {
   allCompanies,

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox'
 import { Id, MAX_ID, PagedList, PageParams, Ref, Timestamp, Timestamps } from '../../http/schemas.js'
 import { SyncList, SyncParams } from '../../http/sync.js'
-import { CompanyOption } from '../users/users.schemas.js'
+import { CompanyOption } from '../users/index.js'
 
 export const DIRECTIONS = ['inbound', 'outbound'] as const
 export const STATUSES = ['sent', 'delivered', 'read', 'failed', 'received'] as const

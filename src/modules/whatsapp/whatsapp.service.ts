@@ -7,10 +7,10 @@ import { readPage, type PageWindow } from '../../http/pagination.js'
 import { walkPage, withoutSyncAt, type WalkRequest } from '../../http/sync.js'
 import { validate } from '../../http/validation.js'
 import type { Caller } from '../../tenancy.js'
-import { requireCompany } from '../users/users.service.js'
-import { recordEvents as recordApiEvents } from '../webhooks/outbox.js'
+import { requireCompany } from '../users/index.js'
+import { recordEvents as recordApiEvents } from '../webhooks/index.js'
 import type { Acting } from '../../acting.js'
-import { recordAudit } from '../audit/audit.service.js'
+import { recordAudit } from '../audit/index.js'
 import {
   chatsPageWithTotal,
   companyUserIds,

@@ -6,17 +6,24 @@ import { Type } from 'typebox'
 import { ApiError, type ErrorDetails } from '../../errors.js'
 import { MAX_ID } from '../../http/schemas.js'
 import { validate } from '../../http/validation.js'
-import { contactBusiness, contactEventsPage, createContact, deleteContact, getContactJson, type Contact } from '../../modules/contacts/contacts.service.js'
-import { changeContact } from '../../modules/contacts/contacts.change.js'
-import { ContactCreateBody, ContactUpdateBody } from '../../modules/contacts/contacts.schemas.js'
-import { addContacts } from '../../modules/flows/flows.service.js'
-import { contactLeads } from '../../modules/leads/leads.service.js'
-import { tagsOfCompany } from '../../modules/tags/tags.service.js'
-import type { Task } from '../../modules/tasks/tasks.schemas.js'
-import { completeTask, tasksPage } from '../../modules/tasks/tasks.service.js'
-import { listUsers } from '../../modules/users/users.service.js'
-import { messagesPage } from '../../modules/whatsapp/whatsapp.service.js'
-import { transcriptionsOfContact } from '../../modules/meet-transcriptions/meet-transcriptions.service.js'
+import {
+  contactBusiness,
+  contactEventsPage,
+  createContact,
+  deleteContact,
+  getContactJson,
+  changeContact,
+  ContactCreateBody,
+  ContactUpdateBody,
+  type Contact,
+} from '../../modules/contacts/index.js'
+import { addContacts } from '../../modules/flows/index.js'
+import { contactLeads } from '../../modules/leads/index.js'
+import { tagsOfCompany } from '../../modules/tags/index.js'
+import { completeTask, tasksPage, type Task } from '../../modules/tasks/index.js'
+import { listUsers } from '../../modules/users/index.js'
+import { messagesPage } from '../../modules/whatsapp/index.js'
+import { transcriptionsOfContact } from '../../modules/meet-transcriptions/index.js'
 import type { Caller } from '../../tenancy.js'
 import { freshForm, readForm, refusalsOf, typedValues, type FormState } from '../frame/form.js'
 import { sendHtml } from '../frame/frame.js'

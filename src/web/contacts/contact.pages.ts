@@ -1,10 +1,9 @@
 // A contact's page (/contacts/:id): its fields, custom field values, tags and stage with their
 // forms; beside them its events, business, tasks (Mark done), flows (Add to flow), linked
 // leads and its WhatsApp conversation as a chat. Also the edit, new-contact and delete pages.
-import type { Contact } from '../../modules/contacts/contacts.service.js'
-import { STAGES } from '../../modules/contacts/contacts.schemas.js'
-import type { Lead } from '../../modules/leads/leads.service.js'
-import type { Task } from '../../modules/tasks/tasks.schemas.js'
+import { STAGES, type Contact } from '../../modules/contacts/index.js'
+import type { Lead } from '../../modules/leads/index.js'
+import type { Task } from '../../modules/tasks/index.js'
 import { html, type Html, type Interpolation } from '../shared/html.js'
 import { field, postForm, type FieldSpec, type FormState } from '../frame/form.js'
 import { confirmPage, csrfInput, formatter, layout, time, type PageFrame, type Named } from '../frame/frame.js'

@@ -2,7 +2,7 @@
 // (src/http/validation.ts): the list's view (search, owner, stage, tag, page) is the API's list query.
 import { Type, type Static } from 'typebox'
 import { MAX_ID } from '../../http/schemas.js'
-import { ContactsListQuery } from '../../modules/contacts/contacts.schemas.js'
+import { ContactsListQuery } from '../../modules/contacts/index.js'
 
 /** The address of the contacts list: the API's search_term, user_id (owner), stage and tag_id, and the page. */
 export const ContactsView = Type.Object({

@@ -1,10 +1,10 @@
 // The Contacts page group: the list (/contacts) and a contact's page (/contacts/:id), through
 // the contacts, flows and tasks services the API uses.
 import type { FastifyPluginAsync } from 'fastify'
-import { contactsPage as listContacts, getContactJson, type Contact } from '../../modules/contacts/contacts.service.js'
-import { addContacts } from '../../modules/flows/flows.service.js'
-import { tagsOfCompany } from '../../modules/tags/tags.service.js'
-import { listUsers } from '../../modules/users/users.service.js'
+import { contactsPage as listContacts, getContactJson, type Contact } from '../../modules/contacts/index.js'
+import { addContacts } from '../../modules/flows/index.js'
+import { tagsOfCompany } from '../../modules/tags/index.js'
+import { listUsers } from '../../modules/users/index.js'
 import type { Caller } from '../../tenancy.js'
 import { readForm, refusalsOf, typedValues, type FormState } from '../frame/form.js'
 import { sendHtml } from '../frame/frame.js'

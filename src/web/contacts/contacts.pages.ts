@@ -1,7 +1,6 @@
 // Contacts (/contacts): the company's contacts, 25 a page, with the search, the owner, stage
 // and tag filters and the page in the address; a checkbox per row and Add to flow.
-import type { Contact } from '../../modules/contacts/contacts.service.js'
-import { STAGES } from '../../modules/contacts/contacts.schemas.js'
+import { STAGES, type Contact } from '../../modules/contacts/index.js'
 import { html, type Html } from '../shared/html.js'
 import { field, postForm, type FormState } from '../frame/form.js'
 import { formatter, layout, time, type PageFrame, type Named } from '../frame/frame.js'

@@ -1,7 +1,6 @@
 // The flows a contact can be added to, for the Add to flow forms of the contacts pages.
 import type { Db } from '../../db/db.js'
-import type { Flow } from '../../modules/flows/flows.schemas.js'
-import { flowsPage } from '../../modules/flows/flows.service.js'
+import { flowsPage, type Flow } from '../../modules/flows/index.js'
 import type { Caller } from '../../tenancy.js'
 
 /** The company's first 100 flows, by id: their ids and names. */

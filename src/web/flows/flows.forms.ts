@@ -2,7 +2,7 @@
 // the list's view is the API's list query; a flow's name and steps are the API's.
 import { Type, type Static } from 'typebox'
 import { MAX_ID } from '../../http/schemas.js'
-import { FlowCreateBody, FlowsListQuery, FlowStepInput, FlowUpdateBody } from '../../modules/flows/flows.schemas.js'
+import { FlowCreateBody, FlowsListQuery, FlowStepInput, FlowUpdateBody } from '../../modules/flows/index.js'
 
 /** The address of the flows list: search and page. */
 export const FlowsView = Type.Object({

@@ -1,11 +1,8 @@
 // Flows (/flows): the list with its search, a flow's page (its steps in order and the
 // contacts in it, Add contacts), New flow and a flow's edit page (name, status, steps).
-import type { ContactLabel } from '../../modules/contacts/contact-labels.js'
-import { labelName } from '../../modules/contacts/contact-labels.js'
-import type { FlowContact } from '../../modules/flows/flow-contacts.js'
-import type { Flow } from '../../modules/flows/flows.schemas.js'
-import { MAX_STEPS } from '../../modules/flows/flows.schemas.js'
-import { TASK_KINDS } from '../../modules/tasks/tasks.schemas.js'
+import { labelName, type ContactLabel } from '../../modules/contacts/index.js'
+import { MAX_STEPS, type FlowContact, type Flow } from '../../modules/flows/index.js'
+import { TASK_KINDS } from '../../modules/tasks/index.js'
 import type { ErrorDetails } from '../../errors.js'
 import { html, type Html } from '../shared/html.js'
 import { csrfInput, formatter, layout, time, type PageFrame } from '../frame/frame.js'

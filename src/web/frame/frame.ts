@@ -4,7 +4,7 @@
 // (shared/html.ts). No page has inline script or style: the Content-Security-Policy allows
 // only the stylesheet and the small script served under /assets.
 import type { FastifyReply } from 'fastify'
-import type { Account } from '../../modules/auth/accounts.service.js'
+import type { Account } from '../../modules/auth/index.js'
 import { html, type Html, type Interpolation } from '../shared/html.js'
 import { CSRF_FIELD } from '../shared/security.js'
 import { PRODUCT } from '../../version.js'

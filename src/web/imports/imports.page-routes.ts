@@ -6,8 +6,8 @@
 import { Readable } from 'node:stream'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError } from '../../errors.js'
-import { FIELD_TARGETS } from '../../modules/contact-imports/contact-imports.mapping.js'
 import {
+  FIELD_TARGETS,
   confirmImport,
   createImport,
   exportContacts,
@@ -15,8 +15,8 @@ import {
   previewImport,
   recentImports,
   rejectedRowsCsv,
-} from '../../modules/contact-imports/contact-imports.service.js'
-import { customFieldsOfCompany } from '../../modules/custom-fields/custom-fields.service.js'
+} from '../../modules/contact-imports/index.js'
+import { customFieldsOfCompany } from '../../modules/custom-fields/index.js'
 import { readForm } from '../frame/form.js'
 import { errorPage, sendHtml } from '../frame/frame.js'
 import { formRoute, pageRoute, pathId, signedIn, webCaller, type PageGroupOptions, type SignedIn } from '../frame/guard.js'

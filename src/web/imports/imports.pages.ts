@@ -1,8 +1,7 @@
 // Contacts → Import (/contacts/import): the upload, the mapping with a preview of the first
 // rows as they would be saved, and an import's progress and rejected rows; the same import
 // as POST /api/v1/contact_imports (docs/import-export.md).
-import type { ContactImport } from '../../modules/contact-imports/contact-imports.schemas.js'
-import type { PreviewRow } from '../../modules/contact-imports/contact-imports.service.js'
+import type { ContactImport, PreviewRow } from '../../modules/contact-imports/index.js'
 import { html, type Html } from '../shared/html.js'
 import { csrfInput, formatter, layout, recordTable, time, type PageFrame } from '../frame/frame.js'
 

@@ -4,7 +4,7 @@
 // PUT /leads/:id/contact.
 import { Type, type Static } from 'typebox'
 import { Id, MAX_ID } from '../../http/schemas.js'
-import { LeadContactBody, LeadCreateBody } from '../../modules/leads/leads.schemas.js'
+import { LeadContactBody, LeadCreateBody } from '../../modules/leads/index.js'
 
 /** The list's link filter: the API's `with_contact` / `without_contact`. */
 export const LINK_FILTERS = ['with', 'without'] as const

@@ -4,10 +4,9 @@
 // counters, webhook events and audit records as GET /api/v1/leads and /count, POST
 // /api/v1/leads and PUT /api/v1/leads/:id/contact.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import { contactLabels, labelName, type ContactLabel } from '../../modules/contacts/contact-labels.js'
-import { contactsPage, type Contact } from '../../modules/contacts/contacts.service.js'
-import { createLead, getLead, leadsCount, leadsPage, linkLeadToContact, type Lead } from '../../modules/leads/leads.service.js'
-import { listUsers } from '../../modules/users/users.service.js'
+import { contactLabels, labelName, contactsPage, type ContactLabel, type Contact } from '../../modules/contacts/index.js'
+import { createLead, getLead, leadsCount, leadsPage, linkLeadToContact, type Lead } from '../../modules/leads/index.js'
+import { listUsers } from '../../modules/users/index.js'
 import { freshForm, readForm, refusalsOf, typedValues, type FormState } from '../frame/form.js'
 import { sendHtml, type Named } from '../frame/frame.js'
 import { formRoute, pageRoute, pathId, signedIn, webCaller, type PageGroupOptions, type SignedIn } from '../frame/guard.js'

@@ -1,9 +1,8 @@
 // Leads (/leads): a user's leads (the API's list and count are by creator), by link to a
 // contact, 25 a page; New lead; a lead's page with its fields, its business, the contact it is
 // linked to and Link to contact; and the Leads section of a contact's page.
-import type { ContactLabel } from '../../modules/contacts/contact-labels.js'
-import { labelName } from '../../modules/contacts/contact-labels.js'
-import type { Lead } from '../../modules/leads/leads.service.js'
+import { labelName, type ContactLabel } from '../../modules/contacts/index.js'
+import type { Lead } from '../../modules/leads/index.js'
 import { html, type Html } from '../shared/html.js'
 import { field, formErrors, postForm, sentence, type FieldSpec, type FormState } from '../frame/form.js'
 import { csrfInput, formatter, layout, time, viewHref, type PageFrame, type Named } from '../frame/frame.js'

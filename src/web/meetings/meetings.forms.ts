@@ -3,7 +3,7 @@
 // page); attaching a transcript and linking to a task are the API's bodies.
 import { Type, type Static } from 'typebox'
 import { MAX_ID } from '../../http/schemas.js'
-import { ToTaskBody, TranscriptBody } from '../../modules/meet-transcriptions/meet-transcriptions.schemas.js'
+import { ToTaskBody, TranscriptBody } from '../../modules/meet-transcriptions/index.js'
 
 const PageNumber = Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_ID }))
 const UserId = Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_ID }))

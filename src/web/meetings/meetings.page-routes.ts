@@ -5,18 +5,17 @@
 // …/transcript and …/to_task), so the rows, contact event and webhook events are the API's.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError, type ErrorDetails } from '../../errors.js'
-import { contactLabels, labelName } from '../../modules/contacts/contact-labels.js'
-import { TRANSCRIPT_BODY_LIMIT } from '../../modules/meet-transcriptions/meet-transcriptions.schemas.js'
+import { contactLabels, labelName } from '../../modules/contacts/index.js'
 import {
+  TRANSCRIPT_BODY_LIMIT,
   getTranscription,
   linkToTask,
   setTranscript,
   stopTranscription,
   transcriptionsPage,
-} from '../../modules/meet-transcriptions/meet-transcriptions.service.js'
-import type { Task } from '../../modules/tasks/tasks.schemas.js'
-import { getTask, tasksPage } from '../../modules/tasks/tasks.service.js'
-import { listUsers } from '../../modules/users/users.service.js'
+} from '../../modules/meet-transcriptions/index.js'
+import { getTask, tasksPage, type Task } from '../../modules/tasks/index.js'
+import { listUsers } from '../../modules/users/index.js'
 import type { Caller, CompanyId } from '../../tenancy.js'
 import { readForm, refusalsOf, type FormState } from '../frame/form.js'
 import { sendHtml } from '../frame/frame.js'

@@ -1,7 +1,7 @@
 // Meetings (/meetings): a user's meeting transcriptions (status, meet id, transcript length,
 // task), a transcription's page (its transcript, Stop, attaching a transcript, linking to a
 // task), and the Meetings section of a contact's page. Times in the company's time zone.
-import { TRANSCRIPTION_STATUSES } from '../../modules/meet-transcriptions/meet-transcriptions.schemas.js'
+import { TRANSCRIPTION_STATUSES } from '../../modules/meet-transcriptions/index.js'
 import { html, type Html, type Interpolation } from '../shared/html.js'
 import { field, postForm, type FormState } from '../frame/form.js'
 import { csrfInput, formatter, layout, time, viewHref, type PageFrame, type Named } from '../frame/frame.js'

@@ -7,7 +7,7 @@ import type { Static } from 'typebox'
 import { ApiError } from '../../errors.js'
 import { FormError, parsePairs } from '../../http/nested-params.js'
 import { webActing, type Acting } from '../../acting.js'
-import type { Account } from '../../modules/auth/accounts.service.js'
+import type { Account } from '../../modules/auth/index.js'
 import {
   answerConsent,
   changeApp,
@@ -19,9 +19,11 @@ import {
   removeApp,
   revokeAuthorisedApp,
   rotateSecret,
+  AuthorizeQuery,
+  ConsentBody,
+  repeatedParameter,
   type AppInput,
-} from '../../modules/oauth/oauth.service.js'
-import { AuthorizeQuery, ConsentBody, repeatedParameter } from '../../modules/oauth/oauth.schemas.js'
+} from '../../modules/oauth/index.js'
 import { APPS, appsPage, consentPage, continuePage, deleteAppPage, editAppPage, APP_FLASHES, type AppFlash, type AppForm, type AuthorizeFields } from './oauth.pages.js'
 import { errorPage, sendHtml, type PageFrame } from '../frame/frame.js'
 import { sessionCsrf, type WebCookies } from '../shared/security.js'

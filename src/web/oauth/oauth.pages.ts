@@ -1,10 +1,9 @@
 // The OAuth pages: Settings → Apps (admins register, change, rotate and delete the company's
 // apps), the consent page of /oauth/authorize, and the Integrations section listing the apps
 // the user authorised. Plain forms: everything works without JavaScript.
-import type { Account } from '../../modules/auth/accounts.service.js'
+import type { Account } from '../../modules/auth/index.js'
 import { SCOPE_DESCRIPTIONS, SCOPES, type Scope } from '../../scopes.js'
-import type { AuthorisedApp } from '../../modules/oauth/oauth.repository.js'
-import type { ShownApp } from '../../modules/oauth/oauth.service.js'
+import type { AuthorisedApp, ShownApp } from '../../modules/oauth/index.js'
 import { html, type Html } from '../shared/html.js'
 import { alert, confirmPage, csrfInput, formatter, layout, recordTable, scopeList, time, type PageFrame } from '../frame/frame.js'
 

@@ -3,9 +3,8 @@
 // 2 minutes ago"), the list's filters as a GET form, an Older link with the cursor, and
 // the export of the filtered time range. No script needed; one column on a phone.
 import { ACTOR_TYPES } from '../../acting.js'
-import type { Account } from '../../modules/auth/accounts.service.js'
-import { AUDIT_ACTIONS } from '../../modules/audit/audit.actions.js'
-import type { AuditPage, AuditRecord } from '../../modules/audit/audit.service.js'
+import type { Account } from '../../modules/auth/index.js'
+import { AUDIT_ACTIONS, type AuditPage, type AuditRecord } from '../../modules/audit/index.js'
 import { html, type Html } from '../shared/html.js'
 import { layout, type PageFrame } from '../frame/frame.js'
 

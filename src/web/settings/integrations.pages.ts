@@ -1,10 +1,8 @@
 // Settings → Integrations (the user's api tokens, the company's webhooks) and Settings →
 // Company tokens: their pages, confirmations and one-time messages.
-import type { Account } from '../../modules/auth/accounts.service.js'
+import type { Account, CompanyToken, ListedToken } from '../../modules/auth/index.js'
 import { SCOPE_DESCRIPTIONS, SCOPES, type Scope } from '../../scopes.js'
-import type { CompanyToken, ListedToken } from '../../modules/auth/tokens.repository.js'
-import { EVENT_TYPES } from '../../modules/webhooks/event-types.js'
-import type { SubscriptionRow, SubscriptionOverview } from '../../modules/webhooks/webhooks.repository.js'
+import { EVENT_TYPES, type SubscriptionRow, type SubscriptionOverview } from '../../modules/webhooks/index.js'
 import { html, type Html } from '../shared/html.js'
 import { alert, confirmPage, csrfInput, formatter, layout, recordTable, scopeList, time, type PageFrame, type TableColumn } from '../frame/frame.js'
 import { PRODUCT } from '../../version.js'

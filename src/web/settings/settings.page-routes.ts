@@ -8,11 +8,8 @@ import { CONTROL, formOf, length, text, type FormBody } from '../frame/form.js'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError } from '../../errors.js'
 import { validate } from '../../http/validation.js'
-import { AuditEventsQuery, AuditExportQuery } from '../../modules/audit/audit.schemas.js'
-import { auditEventsPage, exportFor } from '../../modules/audit/audit.service.js'
+import { AuditEventsQuery, AuditExportQuery, auditEventsPage, exportFor } from '../../modules/audit/index.js'
 import { type Acting } from '../../acting.js'
-import type { Account } from '../../modules/auth/accounts.service.js'
-import { isScope } from '../../scopes.js'
 import {
   createOwnToken,
   findCompanyToken,
@@ -21,10 +18,12 @@ import {
   listOwnTokens,
   revokeCompanyTokenById,
   revokeOwnToken,
+  type Account,
   type TokenChoice,
-} from '../../modules/auth/tokens.service.js'
-import { MAX_URL_LENGTH } from '../../modules/webhooks/destination.js'
+} from '../../modules/auth/index.js'
+import { isScope } from '../../scopes.js'
 import {
+  MAX_URL_LENGTH,
   changeSubscription,
   createSubscription,
   removeSubscription,
@@ -32,8 +31,8 @@ import {
   subscriptionOf,
   subscriptionsOverviewOf,
   type WebhookSettings,
-} from '../../modules/webhooks/webhooks.service.js'
-import { listAuthorisedApps } from '../../modules/oauth/oauth.service.js'
+} from '../../modules/webhooks/index.js'
+import { listAuthorisedApps } from '../../modules/oauth/index.js'
 import { sendHtml } from '../frame/frame.js'
 import { formRoute, pageRoute, pathId, signedIn, webCaller, type PageGroupOptions, type SignedIn } from '../frame/guard.js'
 import { authorisedAppsSection } from '../oauth/oauth.pages.js'

@@ -1,6 +1,6 @@
 // Settings → Users: the company's users; for admins Invite (the one-time link shown once),
 // change role, deactivate and activate. Members see the list only.
-import type { Account } from '../../modules/auth/accounts.service.js'
+import type { Account } from '../../modules/auth/index.js'
 import { html, type Html } from '../shared/html.js'
 import { field, postForm, type FormState } from '../frame/form.js'
 import { csrfInput, layout, recordTable, type PageFrame } from '../frame/frame.js'

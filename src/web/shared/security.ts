@@ -10,7 +10,7 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { CookieSerializeOptions } from '@fastify/cookie'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { SESSION_ABSOLUTE_MS } from '../../modules/auth/accounts.service.js'
+import { SESSION_ABSOLUTE_MS } from '../../modules/auth/index.js'
 
 export const CSRF_FIELD = '_csrf'
 const FLASH_MAX_AGE_S = 120

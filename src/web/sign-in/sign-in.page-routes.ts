@@ -5,8 +5,16 @@ import { CONTROL, formOf, length, text, type FormBody } from '../frame/form.js'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import type { RateLimiter } from '../../rate-limit/limiter.js'
 import { originOf, webContext } from '../../acting.js'
-import { acceptInvite, findAccount, findInvite, signIn, signInRateLimited, signOut, type RefusalRecords } from '../../modules/auth/accounts.service.js'
-import { PASSWORD_MAX_LENGTH } from '../../modules/auth/passwords.js'
+import {
+  acceptInvite,
+  findAccount,
+  findInvite,
+  signIn,
+  signInRateLimited,
+  signOut,
+  PASSWORD_MAX_LENGTH,
+  type RefusalRecords,
+} from '../../modules/auth/index.js'
 import { errorPage, sendHtml } from '../frame/frame.js'
 import { forbiddenForm, formRoute, pageRoute, signedIn, type PageGroupOptions } from '../frame/guard.js'
 import { isAuthorizeReturn } from '../oauth/oauth.page-routes.js'

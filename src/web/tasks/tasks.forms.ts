@@ -2,7 +2,7 @@
 // the list's view (tab, kind, flow, assignee, page) and New task, which is the API's body.
 import { Type, type Static } from 'typebox'
 import { MAX_ID } from '../../http/schemas.js'
-import { TaskCreateBody, TasksListQuery } from '../../modules/tasks/tasks.schemas.js'
+import { TaskCreateBody, TasksListQuery } from '../../modules/tasks/index.js'
 
 export const TASK_TABS = ['today', 'overdue', 'upcoming', 'done'] as const
 export type TaskTab = (typeof TASK_TABS)[number]

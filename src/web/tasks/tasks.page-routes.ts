@@ -3,13 +3,11 @@
 // completeTask, createTask): the same rows, contact event, audit record and webhook event as
 // PUT /api/v1/tasks/:id/complete and POST /api/v1/tasks.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import { contactLabels, type ContactLabel } from '../../modules/contacts/contact-labels.js'
-import { flowsPage } from '../../modules/flows/flows.service.js'
-import { addDays, dayIn } from '../../modules/tasks/task-dates.js'
-import type { Task, TasksListQuery } from '../../modules/tasks/tasks.schemas.js'
-import { completeTask, createTask, tasksPage as listTasks } from '../../modules/tasks/tasks.service.js'
-import { listUsers } from '../../modules/users/users.service.js'
-import type { Account } from '../../modules/auth/accounts.service.js'
+import { contactLabels, type ContactLabel } from '../../modules/contacts/index.js'
+import { flowsPage } from '../../modules/flows/index.js'
+import { addDays, dayIn, completeTask, createTask, tasksPage as listTasks, type Task, type TasksListQuery } from '../../modules/tasks/index.js'
+import { listUsers } from '../../modules/users/index.js'
+import type { Account } from '../../modules/auth/index.js'
 import { freshForm, readForm, refusalsOf, typedValues, type FormState } from '../frame/form.js'
 import { sendHtml, type Named } from '../frame/frame.js'
 import { formRoute, pageRoute, pathId, signedIn, webCaller, type PageGroupOptions, type SignedIn } from '../frame/guard.js'

@@ -1,10 +1,8 @@
 // Tasks (/tasks): the signed-in user's tasks by tab (Today, Overdue, Upcoming, Done), filtered
 // by kind and flow (and, for admins, assignee), with Mark done on each open task; New task.
 // Due days are calendar days; "today" and finish times are the company's time zone.
-import type { ContactLabel } from '../../modules/contacts/contact-labels.js'
-import { labelName } from '../../modules/contacts/contact-labels.js'
-import type { Task } from '../../modules/tasks/tasks.schemas.js'
-import { TASK_KINDS } from '../../modules/tasks/tasks.schemas.js'
+import { labelName, type ContactLabel } from '../../modules/contacts/index.js'
+import { TASK_KINDS, type Task } from '../../modules/tasks/index.js'
 import { html, type Html } from '../shared/html.js'
 import { csrfInput, formatter, layout, time, type PageFrame, type Named } from '../frame/frame.js'
 import { field, postForm, type FormState } from '../frame/form.js'
