@@ -169,7 +169,7 @@ export async function setPassword(db: Db, acting: Acting, userId: number, given:
   const problem = passwordProblem(password)
   if (problem) throw new ApiError(422, problem)
   const passwordHash = await hashPassword(password)
-  const companyId = asCompanyId(user.companyId)
+  const companyId = asCompanyId(user.company_id)
   await transaction(db, async (tx) => {
     await updatePasswordHash(tx, companyId, user.id, passwordHash)
     await deleteSessionsOfUser(tx, companyId, user.id)
@@ -184,7 +184,7 @@ export async function inviteUser(db: Db, acting: Acting, userId: number, baseUrl
   const user = await requireUser(db, userId)
   if (!user.active) throw new ApiError(422, `user ${String(userId)} is deactivated; activate it first`)
   const token = newSecret()
-  const companyId = asCompanyId(user.companyId)
+  const companyId = asCompanyId(user.company_id)
   const row = await transaction(db, async (tx) => {
     const invite = await replaceInvite(tx, companyId, user.id, {
       tokenHash: hashToken(token),
@@ -244,7 +244,7 @@ export function activateUser(db: Db, acting: Acting, userId: number) {
 async function setActive(db: Db, acting: Acting, userId: number, active: boolean) {
   const { now, audit: context } = acting
   const user = await requireUser(db, userId)
-  const companyId = asCompanyId(user.companyId)
+  const companyId = asCompanyId(user.company_id)
   const row = await transaction(db, async (tx) => {
     const updated = await updateActive(tx, companyId, user.id, active, now)
     if (!active) {

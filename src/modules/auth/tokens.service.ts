@@ -112,7 +112,7 @@ async function issueToken(db: Db, companyId: CompanyId, userId: number, label: s
 export async function createToken(db: Db, acting: Acting, userId: number, choice: TokenChoice = {}) {
   const user = await findUserAnyCompany(db, userId)
   if (!user) throw new ApiError(404, `user ${String(userId)} not found`)
-  return issueToken(db, asCompanyId(user.companyId), user.id, null, choice, acting.audit, acting.now)
+  return issueToken(db, asCompanyId(user.company_id), user.id, null, choice, acting.audit, acting.now)
 }
 
 /** The web application: a token for the signed-in user, with an optional label, scopes and expiry. */
@@ -188,7 +188,7 @@ async function revokeRecorded<Row extends { id: number; token_hash: string; labe
 export async function listTokensOfUser(db: Db, userId: number) {
   const user = await findUserAnyCompany(db, userId)
   if (!user) throw new ApiError(404, `user ${String(userId)} not found`)
-  return { data: await liveTokensOf(db, asCompanyId(user.companyId), user.id) }
+  return { data: await liveTokensOf(db, asCompanyId(user.company_id), user.id) }
 }
 
 export async function revokeToken(db: Db, acting: Acting, token: string) {

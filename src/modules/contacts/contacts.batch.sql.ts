@@ -8,7 +8,7 @@ import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
 import { leadJson, leadLinkKey, LINKED_LEADS } from '../leads/index.js'
 import { outboxCtes } from '../webhooks/index.js'
-import { contactJson, FIELDS_JSON, REFERENCES_SHARED, TAGS_JSON, sharedReferencesCtes, type ContactReferences, type ContactRow } from './contacts.repository.js'
+import { contactJson, FIELDS_JSON, REFERENCES_SHARED, TAGS_JSON, sharedReferencesCtes, type ContactColumnsRow, type ContactReferences } from './contacts.repository.js'
 import type { Contact } from './contacts.schemas.js'
 import { INSERT_CONTACT_EVENTS } from '../events/index.js'
 
@@ -144,11 +144,15 @@ export async function lockLiveContact(db: Db, companyId: CompanyId, id: number):
   return (await runOne(db, lockLiveStatement, [companyId, id])) !== undefined
 }
 
-/** A contact row as to_json writes it. */
-type ContactJson = Record<string, string | number | boolean | null>
+/**
+ * A row of `matched` as to_json writes it: the Contact schema's own columns under its names,
+ * each of its type already but the instants (text), and company_id, search_text and
+ * business_id, which nothing reads.
+ */
+type ContactJson = Omit<ContactColumnsRow, 'created_at' | 'updated_at'> & { created_at: string; updated_at: string }
 
 export interface BatchContact {
-  row: ContactRow
+  row: ContactColumnsRow
   tags: { id: number; name: string; color: string }[]
   values: { id: number; field: string; value: string }[]
 }
@@ -159,41 +163,9 @@ export interface BatchReferences extends ContactReferences {
   new_ids: number[]
 }
 
-type JsonValue = ContactJson[string] | undefined
-const instant = (value: JsonValue) => new Date(String(value))
-const text = (value: JsonValue) => (value == null ? null : String(value))
-const integer = (value: JsonValue) => (value == null ? null : Number(value))
-
-function toRow(json: ContactJson): ContactRow {
-  return {
-    companyId: Number(json.company_id),
-    id: Number(json.id),
-    userId: Number(json.user_id),
-    firstName: String(json.first_name),
-    lastName: text(json.last_name),
-    email: String(json.email),
-    business: text(json.business),
-    businessId: integer(json.business_id),
-    position: text(json.position),
-    telephone: text(json.telephone),
-    cellphone: text(json.cellphone),
-    address: text(json.address),
-    city: text(json.city),
-    state: text(json.state),
-    country: text(json.country),
-    url: text(json.url),
-    linkedin: text(json.linkedin),
-    variable1: text(json.variable1),
-    variable2: text(json.variable2),
-    variable3: text(json.variable3),
-    carousel: json.carousel === true,
-    stage: text(json.stage) as ContactRow['stage'],
-    contactGroupId: integer(json.contact_group_id),
-    deletedAt: null,
-    searchText: text(json.search_text),
-    createdAt: instant(json.created_at),
-    updatedAt: instant(json.updated_at),
-  }
+/** The row as the batch holds it: its instants made Dates, in place (no copy, no renaming). */
+function toRow(json: ContactJson): ContactColumnsRow {
+  return Object.assign(json, { created_at: new Date(json.created_at), updated_at: new Date(json.updated_at) })
 }
 
 /**

@@ -104,12 +104,12 @@ export const seedContacts: DemoSeeder = async ({ db, companyId, userIds, now, ra
     const [city, state, country] = pick(PLACES)
     const domain = business ? `${ascii(business.name)}.example` : 'mail.example'
     return {
-      userId: userIds[i % userIds.length] ?? userIds[0] ?? 0,
-      firstName,
-      lastName,
+      user_id: userIds[i % userIds.length] ?? userIds[0] ?? 0,
+      first_name: firstName,
+      last_name: lastName,
       email: `${ascii(firstName)}.${ascii(lastName)}${i + 1}@${domain}`,
       business: business?.name ?? null,
-      businessId: business?.id ?? null,
+      business_id: business?.id ?? null,
       position: business ? pick(POSITIONS) : null,
       telephone: random() < 0.5 ? phone() : null,
       cellphone: phone(),
@@ -120,8 +120,8 @@ export const seedContacts: DemoSeeder = async ({ db, companyId, userIds, now, ra
       linkedin: `https://www.linkedin.com/in/${ascii(firstName)}-${ascii(lastName)}-${i + 1}`,
       carousel: random() < 0.15,
       stage: STAGES[i % STAGES.length] ?? null,
-      createdAt,
-      updatedAt: createdAt,
+      created_at: createdAt,
+      updated_at: createdAt,
     }
   })
   const contacts = await insertContacts(db, companyId, values)
@@ -130,16 +130,16 @@ export const seedContacts: DemoSeeder = async ({ db, companyId, userIds, now, ra
   const customValues: { contactId: number; customFieldId: number; value: string; createdAt: Date }[] = []
   const [size, source, birthday, personalEmail, officePhone, language, notes] = fields
   for (const contact of contacts) {
-    for (const tag of tags) if (random() < 0.2) tagPairs.push({ contactId: contact.id, tagId: tag.id, createdAt: contact.createdAt })
+    for (const tag of tags) if (random() < 0.2) tagPairs.push({ contactId: contact.id, tagId: tag.id, createdAt: contact.created_at })
     const value = (field: { id: number } | undefined, chance: number, make: () => string) => {
       if (field && random() < chance) {
-        customValues.push({ contactId: contact.id, customFieldId: field.id, value: make(), createdAt: contact.createdAt })
+        customValues.push({ contactId: contact.id, customFieldId: field.id, value: make(), createdAt: contact.created_at })
       }
     }
     value(size, 0.6, () => pick(SIZES))
     value(source, 0.8, () => pick(SOURCES))
     value(birthday, 0.4, () => `${1960 + Math.floor(random() * 40)}-${pad(1 + Math.floor(random() * 12), 2)}-${pad(1 + Math.floor(random() * 28), 2)}`)
-    value(personalEmail, 0.3, () => `${ascii(contact.firstName)}${Math.floor(random() * 1000)}@gmail.example`)
+    value(personalEmail, 0.3, () => `${ascii(contact.first_name)}${Math.floor(random() * 1000)}@gmail.example`)
     value(officePhone, 0.3, phone)
     value(language, 0.5, () => pick(LANGUAGES))
     value(notes, 0.2, () => pick(NOTES))
@@ -149,12 +149,12 @@ export const seedContacts: DemoSeeder = async ({ db, companyId, userIds, now, ra
   await recordEvents(
     db,
     companyId,
-    contacts.map((contact) => ({ contactId: contact.id, kind: 'contact_created' as const, userId: contact.userId, occurredAt: contact.createdAt })),
+    contacts.map((contact) => ({ contactId: contact.id, kind: 'contact_created' as const, userId: contact.user_id, occurredAt: contact.created_at })),
   )
 
   await adjustCounter(db, companyId, CONTACTS_COUNTER, 0, contacts.length)
   const perUser = new Map<number, number>()
-  for (const contact of contacts) perUser.set(contact.userId, (perUser.get(contact.userId) ?? 0) + 1)
+  for (const contact of contacts) perUser.set(contact.user_id, (perUser.get(contact.user_id) ?? 0) + 1)
   for (const [userId, n] of [...perUser].sort((a, b) => a[0] - b[0])) {
     await adjustCounter(db, companyId, CONTACTS_BY_USER_COUNTER, userId, n)
   }

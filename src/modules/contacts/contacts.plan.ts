@@ -5,7 +5,7 @@
 // tags, fields and users named), each gives the results and one BatchWrite.
 import { invalid, type ApiError, type ErrorDetails } from '../../errors.js'
 import type { Writer } from '../../tenancy.js'
-import type { ContactRow } from './contacts.repository.js'
+import type { ContactColumnsRow } from './contacts.repository.js'
 import type { ContactBatchUpdate } from './contacts.batch.schemas.js'
 import type { resolveLocked, BatchContact, BatchWrite, ContactColumns } from './contacts.batch.sql.js'
 import type { ContactCreateBody, ContactUpdateBody } from './contacts.schemas.js'
@@ -13,7 +13,6 @@ import {
   checkCustomValues,
   checkTags,
   contactColumns,
-  COLUMNS,
   CONTACTS_BY_USER_COUNTER,
   CONTACTS_COUNTER,
   hasText,
@@ -44,7 +43,7 @@ type Tag = BatchContact['tags'][number]
 
 /** A contact as the batch leaves it so far. */
 interface State {
-  row: ContactRow
+  row: ContactColumnsRow
   tags: Tag[]
   /** custom field id → its name and value, for the fields with a value */
   values: Map<number, { field: string; value: string }>
@@ -60,7 +59,7 @@ const valueList = (values: State['values']) =>
 
 const record = (state: State) => toContact(state.row, state.tags, valueList(state.values))
 
-function columns(row: ContactRow): ContactColumns {
+function columns(row: ContactColumnsRow): ContactColumns {
   return Object.assign(contactColumns(row), { business_name: hasText(row.business) ? row.business : null }) // see toContact
 }
 
@@ -147,15 +146,7 @@ function contactPlanner(caller: Writer, references: References, now: Date) {
     if (Object.keys(problems).length > 0) return { status: 422, error: invalid(problems) }
     const id = newIds.shift()
     if (id === undefined) throw new Error('no id left for a new contact')
-    const row: ContactRow = Object.assign(newContactColumns(caller.userId, input), {
-      companyId: caller.companyId,
-      id,
-      businessId: null,
-      deletedAt: null,
-      searchText: null,
-      createdAt: now,
-      updatedAt: now,
-    })
+    const row: ContactColumnsRow = Object.assign(newContactColumns(caller.userId, input), { id, created_at: now, updated_at: now })
     const state: State = {
       row,
       tags,
@@ -178,7 +169,7 @@ function contactPlanner(caller: Writer, references: References, now: Date) {
   function update(state: State, input: ContactBatchUpdate | ContactUpdateBody): BatchResult {
     const current = state.row
     const problems: ErrorDetails = {}
-    if (input.user_id !== undefined && input.user_id !== current.userId && !references.users.has(input.user_id)) {
+    if (input.user_id !== undefined && input.user_id !== current.user_id && !references.users.has(input.user_id)) {
       problems.user_id = ['does not exist']
     }
     const tags = input.tags === undefined ? undefined : tagsOf(input.tags ?? [], problems)
@@ -186,12 +177,12 @@ function contactPlanner(caller: Writer, references: References, now: Date) {
     if (Object.keys(problems).length > 0) return { status: 422, error: invalid(problems) }
 
     // Field changes: only what differs from the contact as it is now.
-    const set: Partial<ContactRow> = {}
+    const set: Partial<ContactColumnsRow> = {}
     const changes: Record<string, [unknown, unknown]> = {}
     for (const [column, value] of Object.entries(requestedColumns(input)) as [Column, unknown][]) {
       if (current[column] === value) continue
       Object.assign(set, { [column]: value })
-      changes[COLUMNS[column]] = [current[column], value]
+      changes[column] = [current[column], value]
     }
 
     // Custom fields: set or clear the named ones.
@@ -214,7 +205,7 @@ function contactPlanner(caller: Writer, references: References, now: Date) {
       write.apiEvents[created] = { type: 'contact.created', data: record(state) }
       createdEvents.delete(state)
     }
-    state.row = { ...current, ...set, updatedAt: now }
+    state.row = { ...current, ...set, updated_at: now }
     state.values = newValues
     if (tags !== undefined) state.tags = tags
     state.dirty = true
@@ -226,10 +217,10 @@ function contactPlanner(caller: Writer, references: References, now: Date) {
     if (set.stage !== undefined) event(current.id, 'stage_changed', { from: current.stage, to: set.stage })
     for (const tag of added) event(current.id, 'tag_added', { tag_id: tag.id, name: tag.name })
     for (const tag of removed) event(current.id, 'tag_removed', { tag_id: tag.id, name: tag.name })
-    if (set.userId !== undefined) {
+    if (set.user_id !== undefined) {
       write.counters.push(
-        { list: CONTACTS_BY_USER_COUNTER, key: current.userId, delta: -1 },
-        { list: CONTACTS_BY_USER_COUNTER, key: set.userId, delta: 1 },
+        { list: CONTACTS_BY_USER_COUNTER, key: current.user_id, delta: -1 },
+        { list: CONTACTS_BY_USER_COUNTER, key: set.user_id, delta: 1 },
       )
     }
     const contact = record(state)

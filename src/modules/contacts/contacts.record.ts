@@ -1,67 +1,29 @@
-// A contact row and its API shape: the row types the repository answers and the one mapper
-// from a row to the record the API shows. It imports neither the repository nor the service,
-// which both import it.
+// A contact as the batch and a PUT hold it in memory, and the record the API shows built from
+// it: both typed from the TypeBox `Contact`, under its names. It imports neither the
+// repository nor the service, which both import it.
 import type { Static } from 'typebox'
-import type { Contact as ContactSchema, Stage } from './contacts.schemas.js'
+import type { Row } from '../../db/records.js'
+import type { Contact as ContactSchema } from './contacts.schemas.js'
 
-/** A row of contacts, its columns under camelCase names (the repository's statements alias them). */
-export interface ContactRow {
-  companyId: number
-  id: number
-  userId: number
-  deletedAt: Date | null
-  searchText: string | null
-  firstName: string
-  lastName: string | null
-  email: string
-  business: string | null
-  businessId: number | null
-  position: string | null
-  telephone: string | null
-  cellphone: string | null
-  address: string | null
-  city: string | null
-  state: string | null
-  country: string | null
-  url: string | null
-  linkedin: string | null
-  variable1: string | null
-  variable2: string | null
-  variable3: string | null
-  carousel: boolean
-  stage: Stage | null
-  contactGroupId: number | null
-  createdAt: Date
-  updatedAt: Date
-}
+/** A contact's own columns and timestamps (the Contact schema's keys but its tags and custom fields), instants as Dates. */
+export type ContactColumnsRow = Omit<Row<typeof ContactSchema>, 'tags' | 'custom_fields'>
 
 /** A new contact (the demo loader's): the statement gives its company and id, the database the rest it omits. */
-export type ContactInsert = Pick<ContactRow, 'userId' | 'firstName' | 'email'> &
-  Partial<Omit<ContactRow, 'companyId' | 'id' | 'searchText' | 'userId' | 'firstName' | 'email'>>
+export type ContactInsert = Pick<ContactColumnsRow, 'user_id' | 'first_name' | 'email'> &
+  Partial<Omit<ContactColumnsRow, 'id' | 'user_id' | 'first_name' | 'email'>> & { business_id?: number | null }
 
-export interface ContactTagRow {
-  contactId: number
-  id: number
-  name: string
-  color: string
-}
+type ContactTag = Static<typeof ContactSchema>['tags'][number]
+type ContactValue = Static<typeof ContactSchema>['custom_fields'][number]
 
-export interface ContactValueRow {
-  contactId: number
-  customFieldId: number
-  field: string
-  value: string
-}
-
-type ContactTag = Pick<ContactTagRow, 'id' | 'name' | 'color'>
-type ContactValue = Pick<ContactValueRow, 'field' | 'value'>
-
-/** A contact's own columns, in the API's key order (tags, custom fields and timestamps follow). */
-export const contactColumns = (row: ContactRow) => ({
+/**
+ * A contact's own columns, in the API's key order (tags, custom fields and timestamps follow):
+ * a fresh object literal, the fastest to build and to stringify.
+ */
+export const contactColumns = (row: ContactColumnsRow): Omit<ContactColumnsRow, 'created_at' | 'updated_at'> => ({
   id: row.id,
-  user_id: row.userId,
-  first_name: row.firstName,
-  last_name: row.lastName,
+  user_id: row.user_id,
+  first_name: row.first_name,
+  last_name: row.last_name,
   email: row.email,
   business: row.business,
   position: row.position,
@@ -78,7 +40,7 @@ export const contactColumns = (row: ContactRow) => ({
   variable3: row.variable3,
   carousel: row.carousel,
   stage: row.stage,
-  contact_group_id: row.contactGroupId,
+  contact_group_id: row.contact_group_id,
 })
 
 /**
@@ -86,15 +48,15 @@ export const contactColumns = (row: ContactRow) => ({
  * plan builds it from the rows it holds, where reads have CONTACT_RECORD build it in SQL.
  * test/contacts/contact-record.test.ts holds its keys, order and values to the schema's.
  */
-export type Contact = Omit<Static<typeof ContactSchema>, 'created_at' | 'updated_at'> & { created_at: Date; updated_at: Date }
+export type Contact = Row<typeof ContactSchema>
 
 // Object.assign onto the fresh object, not a spread of it into a literal: the spread is much
 // slower to build and to stringify, which a batch pays for every contact's webhook payload
 // (docs/performance.md, "Figures from the statements").
-export const toContact = (row: ContactRow, tags: ContactTag[], values: ContactValue[]): Contact =>
+export const toContact = (row: ContactColumnsRow, tags: ContactTag[], values: ContactValue[]): Contact =>
   Object.assign(contactColumns(row), {
     tags: tags.map((tag) => ({ id: tag.id, name: tag.name, color: tag.color })),
     custom_fields: values.map((value) => ({ field: value.field, value: value.value })),
-    created_at: row.createdAt,
-    updated_at: row.updatedAt,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
   })

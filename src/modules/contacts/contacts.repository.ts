@@ -12,12 +12,12 @@ import type { CompanyId } from '../../tenancy.js'
 import { FLOW_CONTACTS } from '../flows/index.js'
 import { leadLinkKey, LINKED_LEADS, leadJson } from '../leads/index.js'
 import { outboxCtes } from '../webhooks/index.js'
-import type { Contact, ContactInsert, ContactRow } from './contacts.record.js'
+import type { Contact, ContactColumnsRow, ContactInsert } from './contacts.record.js'
 import { Contact as ContactSchema, STAGES, type Stage } from './contacts.schemas.js'
 import type { CustomFieldKind } from '../custom-fields/index.js'
 import { INSERT_CONTACT_EVENTS } from '../events/index.js'
 
-export type { ContactInsert, ContactRow, ContactTagRow, ContactValueRow } from './contacts.record.js'
+export type { ContactColumnsRow, ContactInsert } from './contacts.record.js'
 
 // Statements compare the company as COMPANY (src/db/company.ts says why).
 // A contact as the API shows it, from `contacts c`: its tags (tag id ascending) and custom
@@ -533,11 +533,8 @@ export async function findContactReferences(
     : runSingle(db, contactReferencesLockingEmail, [companyId, tagIds, lowered, lockEmail])
 }
 
-/** A new contact's columns, named in the order of the insert's parameters $2 to $21. */
-export type NewContact = Pick<ContactRow,
-  | 'userId' | 'firstName' | 'lastName' | 'email' | 'business' | 'position' | 'telephone' | 'cellphone' | 'address' | 'city'
-  | 'state' | 'country' | 'url' | 'linkedin' | 'variable1' | 'variable2' | 'variable3' | 'carousel' | 'stage' | 'contactGroupId'
->
+/** A new contact's columns (the insert's parameters $2 to $21): the Contact schema's own but its id. */
+export type NewContact = Omit<ContactColumnsRow, 'id' | 'created_at' | 'updated_at'>
 
 /**
  * CTEs that share-lock the tags and custom fields a write references (`tagIds`, `fieldIds`)
@@ -636,9 +633,9 @@ export async function insertContactRecord(
 ): Promise<Contact> {
   const c = contact
   return runSingle(db, insertContactStatement, [
-    companyId, c.userId, c.firstName, c.lastName, c.email, c.business, c.position, c.telephone, c.cellphone,
+    companyId, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone,
     c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel,
-    c.stage, c.contactGroupId, businessName, now, tagIds, ...columns(values, ['customFieldId', 'value']),
+    c.stage, c.contact_group_id, businessName, now, tagIds, ...columns(values, ['customFieldId', 'value']),
   ])
 }
 
@@ -699,20 +696,20 @@ const insertContactsStatement = defineQuery<DemoContact>(
   `insert into contacts (company_id, user_id, first_name, last_name, email, business, business_id, position,
                          telephone, cellphone, city, state, country, url, linkedin, carousel, stage,
                          created_at, updated_at)
-   select $1, v."userId", v."firstName", v."lastName", v.email, v.business, v."businessId", v.position,
+   select $1, v.user_id, v.first_name, v.last_name, v.email, v.business, v.business_id, v.position,
           v.telephone, v.cellphone, v.city, v.state, v.country, v.url, v.linkedin, v.carousel, v.stage,
-          v."createdAt", v."updatedAt"
+          v.created_at, v.updated_at
      from rows from (json_to_recordset($2::json)
-            as ("userId" bigint, "firstName" text, "lastName" text, email text, business text, "businessId" bigint,
+            as (user_id bigint, first_name text, last_name text, email text, business text, business_id bigint,
                 position text, telephone text, cellphone text, city text, state text, country text, url text,
-                linkedin text, carousel boolean, stage contact_stage, "createdAt" timestamptz, "updatedAt" timestamptz))
+                linkedin text, carousel boolean, stage contact_stage, created_at timestamptz, updated_at timestamptz))
           with ordinality as v
     order by v.ordinality
-   returning id, user_id as "userId", first_name as "firstName", created_at as "createdAt"`,
+   returning id, user_id, first_name, created_at`,
 )
 
 /** What the demo loader reads back of the contacts it made. */
-export type DemoContact = Pick<ContactRow, 'id' | 'userId' | 'firstName' | 'createdAt'>
+export type DemoContact = Pick<ContactColumnsRow, 'id' | 'user_id' | 'first_name' | 'created_at'>
 
 /** Many contacts in one statement (demo data), returned in the given order. */
 export async function insertContacts(db: Db, companyId: CompanyId, values: ContactInsert[]): Promise<DemoContact[]> {

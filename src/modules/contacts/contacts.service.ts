@@ -20,9 +20,10 @@ import {
   insertContactRecord,
   type ContactFilters,
   type ContactReferences,
+  type NewContact,
   searchContacts,
 } from './contacts.repository.js'
-import type { Contact, ContactRow } from './contacts.record.js'
+import type { Contact, ContactColumnsRow } from './contacts.record.js'
 import { lockLiveContact } from './contacts.batch.sql.js'
 import { searchSlots } from './search-slots.js'
 import { PHONE_PATTERN, type ContactCreateBody, type ContactsListQuery, type ContactUpdateBody } from './contacts.schemas.js'
@@ -33,48 +34,30 @@ export const CONTACTS_BY_USER_COUNTER = 'contacts_by_user'
 
 export { contactColumns, toContact, type Contact } from './contacts.record.js'
 
-// The request fields stored as they come: column → API name (also the keys of `changes`).
-export const COLUMNS = {
-  firstName: 'first_name',
-  lastName: 'last_name',
-  email: 'email',
-  business: 'business',
-  position: 'position',
-  telephone: 'telephone',
-  cellphone: 'cellphone',
-  address: 'address',
-  city: 'city',
-  state: 'state',
-  country: 'country',
-  url: 'url',
-  linkedin: 'linkedin',
-  variable1: 'variable1',
-  variable2: 'variable2',
-  variable3: 'variable3',
-  carousel: 'carousel',
-  stage: 'stage',
-  contactGroupId: 'contact_group_id',
-  userId: 'user_id',
-} as const satisfies Partial<Record<keyof ContactRow, string>>
-export type Column = keyof typeof COLUMNS
+// The request fields stored as they come, under the Contact schema's names (also the keys of `changes`).
+export const COLUMNS = [
+  'first_name', 'last_name', 'email', 'business', 'position', 'telephone', 'cellphone', 'address', 'city', 'state',
+  'country', 'url', 'linkedin', 'variable1', 'variable2', 'variable3', 'carousel', 'stage', 'contact_group_id', 'user_id',
+] as const satisfies readonly (keyof ContactColumnsRow)[]
+export type Column = (typeof COLUMNS)[number]
 
 /** The columns a request gives (omitted ones left out); a null carousel is its default, false. */
-export function requestedColumns(input: ContactCreateBody | ContactUpdateBody): Partial<Pick<ContactRow, Column>> {
+export function requestedColumns(input: ContactCreateBody | ContactUpdateBody): Partial<Pick<ContactColumnsRow, Column>> {
   const given: Record<string, unknown> = {}
   const fields = input as Record<string, unknown>
-  for (const [column, name] of Object.entries(COLUMNS)) {
-    if (fields[name] !== undefined) given[column] = fields[name]
+  for (const column of COLUMNS) {
+    if (fields[column] !== undefined) given[column] = fields[column]
   }
   if (given.carousel === null) given.carousel = false
   return given
 }
 
 /** A new contact's columns from a create's body, owned by `userId`: what the body omits is null (carousel: false). */
-export function newContactColumns(userId: number, input: ContactCreateBody) {
+export function newContactColumns(userId: number, input: ContactCreateBody): NewContact {
   return {
-    userId,
-    firstName: input.first_name,
-    lastName: input.last_name ?? null,
+    user_id: userId,
+    first_name: input.first_name,
+    last_name: input.last_name ?? null,
     email: input.email,
     business: input.business ?? null,
     position: input.position ?? null,
@@ -91,7 +74,7 @@ export function newContactColumns(userId: number, input: ContactCreateBody) {
     variable3: input.variable3 ?? null,
     carousel: input.carousel ?? false,
     stage: input.stage ?? null,
-    contactGroupId: input.contact_group_id ?? null,
+    contact_group_id: input.contact_group_id ?? null,
   }
 }
 

@@ -60,11 +60,11 @@ export const seedFlows: DemoSeeder = async ({ db, companyId, userIds, now, rando
     const { tasks } = await enroll(db, companyId, { flow, contact, enrolledOn: dayIn(at, timezone), at, userId: flow.user_id })
     for (const task of tasks) {
       // Most past tasks were done on their day or the next; some of today's are done already.
-      const finished = task.dueDate < today ? random() < 0.7 : task.dueDate === today && random() < 0.3
+      const finished = task.due_date < today ? random() < 0.7 : task.due_date === today && random() < 0.3
       if (!finished) continue
-      const doneDay = task.dueDate < today && random() < 0.3 ? addDays(task.dueDate, 1) : task.dueDate
+      const doneDay = task.due_date < today && random() < 0.3 ? addDays(task.due_date, 1) : task.due_date
       const doneAt = doneDay < today ? new Date(Date.parse(`${doneDay}T15:00:00Z`)) : new Date(now.getTime() - 60_000)
-      await completeOpenTask(db, companyId, task.id, doneAt, timezone, task.assignedToId)
+      await completeOpenTask(db, companyId, task.id, doneAt, timezone, task.assigned_to_id)
     }
   }
 
@@ -73,6 +73,6 @@ export const seedFlows: DemoSeeder = async ({ db, companyId, userIds, now, rando
   for (const [i, contact] of standalone.entries()) {
     const kind = kinds[i % kinds.length] ?? 'phonecall'
     const dueDate = addDays(today, i - 2)
-    await createTasks(db, companyId, contact, [{ kind, title: defaultTitle(kind, contact), dueDate }])
+    await createTasks(db, companyId, contact, [{ kind, title: defaultTitle(kind, contact), dueDate }], { today })
   }
 }

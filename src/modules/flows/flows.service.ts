@@ -8,7 +8,7 @@ import { recordEvent } from '../events/index.js'
 import type { Acting } from '../../acting.js'
 import { recordAudit } from '../audit/index.js'
 import { findUser, requireCompany } from '../users/index.js'
-import { addDays, dayIn, lockLiveContact, createTasks, toTask, type TaskContact, type TaskRow } from '../tasks/index.js'
+import { addDays, dayIn, lockLiveContact, createTasks, type TaskContact, type TaskRecord } from '../tasks/index.js'
 import { recordEvents as recordApiEvents } from '../webhooks/index.js'
 import {
   activeContactsIn,
@@ -42,15 +42,16 @@ export function flowsPage(db: Db, caller: Caller, query: FlowsListQuery) {
 
 /**
  * Enrolls a contact in a flow, in the caller's transaction: the enrollment, one task per
- * step (due `enrolledOn` + step day, assigned to the contact's owner), the `added_to_flow`
- * event, and last the flow's contacts_count (its counter row stays locked only until
- * COMMIT). Throws the unique violation of a second active enrollment.
+ * step (due `enrolledOn` + step day, assigned to the contact's owner, its status as of
+ * `enrolledOn`, the caller's today), the `added_to_flow` event, and last the flow's
+ * contacts_count (its counter row stays locked only until COMMIT). Throws the unique
+ * violation of a second active enrollment.
  */
 export async function enroll(
   tx: Db,
   companyId: CompanyId,
   e: { flow: Pick<FlowForEnrollment, 'id' | 'name' | 'steps'>; contact: TaskContact; enrolledOn: string; at: Date; userId: number | null; count?: boolean },
-): Promise<{ enrollment: EnrollmentRecord; tasks: TaskRow[] }> {
+): Promise<{ enrollment: EnrollmentRecord; tasks: TaskRecord[] }> {
   const enrollment = await insertEnrollment(tx, companyId, { flowId: e.flow.id, contactId: e.contact.id, addedAt: e.at })
   const tasks = await createTasks(
     tx,
@@ -63,7 +64,7 @@ export async function enroll(
       flowId: e.flow.id,
       enrollmentId: enrollment.id,
     })),
-    { at: e.at },
+    { today: e.enrolledOn, at: e.at },
   )
   await recordEvent(tx, companyId, {
     contactId: e.contact.id,
@@ -92,9 +93,8 @@ export async function addContact(db: Db, caller: Caller, flowId: number, contact
       if (flow.status === 'paused') problems.base = ['flow is paused']
       if (!contact) problems.contact_id = ['does not exist']
       if (!contact || flow.status === 'paused') throw contact ? refused(problems) : invalid(problems)
-      const { enrollment, tasks } = await enroll(tx, companyId, { flow, contact, enrolledOn: today, at: now, userId: caller.userId })
+      const { enrollment, tasks: apiTasks } = await enroll(tx, companyId, { flow, contact, enrolledOn: today, at: now, userId: caller.userId })
       const { created_at, updated_at, ...head } = enrollment
-      const apiTasks = tasks.map((t) => toTask(t, today))
       // The enrollment in the API's key order (Enrollment: tasks before the timestamps).
       const record: Enrollment = { ...head, tasks: apiTasks, created_at, updated_at }
       // Its webhook events, last (after the flow's counter): one statement for all of them.
@@ -145,9 +145,8 @@ export async function addContacts(db: Db, caller: Caller, flowId: number, contac
     const added: Enrollment[] = []
     const apiEvents: Parameters<typeof recordApiEvents>[2] = []
     for (const contact of contacts.filter((c) => !active.has(c.id))) {
-      const { enrollment, tasks } = await enroll(tx, companyId, { flow, contact, enrolledOn: today, at: now, userId: caller.userId, count: false })
+      const { enrollment, tasks: apiTasks } = await enroll(tx, companyId, { flow, contact, enrolledOn: today, at: now, userId: caller.userId, count: false })
       const { created_at, updated_at, ...head } = enrollment
-      const apiTasks = tasks.map((t) => toTask(t, today))
       const record: Enrollment = { ...head, tasks: apiTasks, created_at, updated_at }
       added.push(record)
       apiEvents.push({ type: 'contact.added_to_flow', data: record }, ...apiTasks.map((task) => ({ type: 'task.created' as const, data: task })))

@@ -9,31 +9,13 @@ import { COMPANY } from '../../db/company.js'
 import { pageIds, pageParams, rowsByIds, unwrapPage, type Page, type PageRow, type PageSlice } from '../../db/paging.js'
 import { addToCounters, COUNTER_ROWS } from '../../db/counters.js'
 import { defineQuery, run, runOne, type Query } from '../../db/query.js'
-import { recordSql } from '../../db/records.js'
+import { recordSql, type Row } from '../../db/records.js'
 import { walkRows } from '../../db/walk.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { CompanyId } from '../../tenancy.js'
 import { completedDeltasSql, createdDeltas, mergedDeltas, type CounterTerm, type TaskFilter } from './task-counters.js'
 import { Task as TaskSchema, type Task, type TaskKind } from './tasks.schemas.js'
 import { INSERT_CONTACT_EVENTS } from '../events/index.js'
-
-/** A task as the write statements return it (the services and the flows module read these names). */
-export interface TaskRow {
-  companyId: number
-  id: number
-  kind: TaskKind
-  title: string
-  dueDate: string
-  done: boolean
-  doneAt: Date | null
-  doneOn: string | null
-  assignedToId: number
-  flowId: number | null
-  enrollmentId: number | null
-  contactId: number
-  createdAt: Date
-  updatedAt: Date
-}
 
 export interface NewTask {
   kind: TaskKind
@@ -44,11 +26,6 @@ export interface NewTask {
   enrollmentId: number | null
   contactId: number
 }
-
-const TASK_ROW = `company_id as "companyId", id, kind, title, to_char(due_date, 'YYYY-MM-DD') as "dueDate", done,
-          done_at as "doneAt", to_char(done_on, 'YYYY-MM-DD') as "doneOn", assigned_to_id as "assignedToId",
-          flow_id as "flowId", enrollment_id as "enrollmentId", contact_id as "contactId", created_at as "createdAt",
-          updated_at as "updatedAt"`
 
 // ---- the list ------------------------------------------------------------------------------
 //
@@ -76,6 +53,9 @@ const TASK = recordSql(TaskSchema, 'tasks t', {
   status: (t) => statusOn(t, '$2::date'),
 })
 const TASK_RECORD = TASK.columns()
+
+/** A task as the statements return it: the API's Task, instants as Dates. */
+export type TaskRecord = Row<typeof TaskSchema>
 
 const DUE_RANGE = `due_date >= coalesce($6::date, '-infinity') and due_date <= coalesce($7::date, 'infinity')`
 const KIND = '($8::task_kind is null or kind = $8::task_kind)'
@@ -245,10 +225,11 @@ export function tasksWalkPage(db: Db, companyId: CompanyId, window: WalkWindow, 
 // ---- writes --------------------------------------------------------------------------------
 
 // New open tasks and their counters in one statement: $2..$8 the tasks' columns as arrays,
-// $9 created at (null: now), $10..$12 the counter deltas, merged and in (list, key) order.
+// $9 created at (null: now), $10..$12 the counter deltas, merged and in (list, key) order,
+// $13 the company's today (for `status`): the tasks come back as the API shows them.
 // The counters' insert is the part nothing reads, so PostgreSQL runs it last: the counter
 // rows stay locked only until the COMMIT that follows.
-const insertTasksStatement = defineQuery<TaskRow>(
+const insertTasksStatement = defineQuery<TaskRecord>(
   'tasks.insert',
   `with inserted as (
      insert into tasks (company_id, kind, title, due_date, assigned_to_id, flow_id, enrollment_id, contact_id,
@@ -258,7 +239,7 @@ const insertTasksStatement = defineQuery<TaskRow>(
        from unnest($2::task_kind[], $3::text[], $4::date[], $5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[])
               with ordinality as v(kind, title, due_date, assigned_to_id, flow_id, enrollment_id, contact_id, n)
       order by v.n
-     returning ${TASK_ROW}
+     returning ${TASK.columns('', { status: statusOn('', '$13::date') })}
    ), counted as (
      ${addToCounters(`     select $1, d.list, d.key, d.delta
        from unnest($10::text[], $11::bigint[], $12::bigint[]) with ordinality as d(list, key, delta, n)
@@ -267,8 +248,11 @@ const insertTasksStatement = defineQuery<TaskRow>(
    select * from inserted order by id`,
 )
 
-/** Inserts open tasks and counts them, in the caller's transaction; ids ascending in the given order. */
-export async function insertTasks(db: Db, companyId: CompanyId, values: NewTask[], createdAt?: Date): Promise<TaskRow[]> {
+/**
+ * Inserts open tasks and counts them, in the caller's transaction; ids ascending in the given
+ * order, `status` against `today` (the company's day).
+ */
+export async function insertTasks(db: Db, companyId: CompanyId, values: NewTask[], today: string, createdAt?: Date): Promise<TaskRecord[]> {
   if (values.length === 0) return []
   const deltas = mergedDeltas(createdDeltas(values.map((v) => ({ ...v, doneOn: null }))))
   return run(db, insertTasksStatement, [
@@ -276,6 +260,7 @@ export async function insertTasks(db: Db, companyId: CompanyId, values: NewTask[
     ...columns(values, ['kind', 'title', 'dueDate', 'assignedToId', 'flowId', 'enrollmentId', 'contactId']),
     createdAt ?? null,
     ...columns(deltas, ['list', 'key', 'delta']),
+    today,
   ])
 }
 
@@ -283,8 +268,9 @@ export async function insertTasks(db: Db, companyId: CompanyId, values: NewTask[
 // the company zone, $5 who, null for the admin command line): the task by primary key, its
 // task_completed event, and its counters (task-counters.ts completedDeltasSql), which
 // PostgreSQL updates last, in (list, key) order. The condition on `done` settles concurrent
-// completions: the second finds nothing to update and changes nothing.
-const completeTaskStatement = defineQuery<TaskRow>(
+// completions: the second finds nothing to update and changes nothing. The task comes back
+// as the API shows it, its status 'done' whatever the day.
+const completeTaskStatement = defineQuery<TaskRecord>(
   'tasks.complete',
   `with completed as (
      update tasks set done = true, done_at = $3, done_on = $4, updated_at = $3
@@ -301,7 +287,7 @@ const completeTaskStatement = defineQuery<TaskRow>(
       where d.key is not null
       order by d.list collate "C", d.key`)}
    )
-   select ${TASK_ROW} from completed`,
+   select ${TASK.columns('c', { status: "'done'" })} from completed c`,
 )
 
 /**
@@ -316,7 +302,7 @@ export function completeTask(
   at: Date,
   doneOn: string,
   userId: number | null,
-): Promise<TaskRow | undefined> {
+): Promise<TaskRecord | undefined> {
   return runOne(db, completeTaskStatement, [companyId, id, at, doneOn, userId])
 }
 
@@ -336,10 +322,10 @@ export function findTask(db: Db, companyId: CompanyId, id: number, today: string
 
 // Admin command line: the one lookup by id alone, before the company is known (no index
 // leads with id: the command line is rare).
-const taskAnyCompany = defineQuery<TaskRow>('tasks.byIdAnyCompany', `select ${TASK_ROW} from tasks where id = $1`)
+const taskAnyCompany = defineQuery<{ company_id: number; id: number }>('tasks.byIdAnyCompany', 'select company_id, id from tasks where id = $1')
 
-/** Admin command line only: a task by id whatever its company. */
-export function findTaskAnyCompany(db: Db, id: number): Promise<TaskRow | undefined> {
+/** Admin command line only: a task's company and id, whatever its company. */
+export function findTaskAnyCompany(db: Db, id: number): Promise<{ company_id: number; id: number } | undefined> {
   return runOne(db, taskAnyCompany, [id])
 }
 

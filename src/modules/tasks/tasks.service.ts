@@ -20,34 +20,9 @@ import {
   tasksPageWithTotal,
   tasksWalkPage,
   type TaskContact,
-  type TaskRow,
+  type TaskRecord,
 } from './tasks.repository.js'
 import type { OpenStatus, Task, TaskCompleteInput, TaskCreateBody, TaskCreateInput, TaskKind, TasksListQuery } from './tasks.schemas.js'
-
-export function taskStatus(task: { done: boolean; dueDate: string }, today: string): Task['status'] {
-  if (task.done) return 'done'
-  if (task.dueDate < today) return 'overdue'
-  return task.dueDate === today ? 'today' : 'future'
-}
-
-/**
- * A written task (as the write statements return it) in its API shape; `today` is the
- * company's day (for `status`). Reads come out of the database in this shape already.
- */
-export const toTask = (row: TaskRow, today: string): Task => ({
-  id: row.id,
-  kind: row.kind,
-  title: row.title,
-  due_date: row.dueDate,
-  done: row.done,
-  done_at: row.doneAt,
-  status: taskStatus(row, today),
-  assigned_to_id: row.assignedToId,
-  flow_id: row.flowId,
-  contact_id: row.contactId,
-  created_at: row.createdAt,
-  updated_at: row.updatedAt,
-})
 
 const STATUS_DAYS: Record<OpenStatus, (today: string) => { dueFrom?: string; dueTo?: string }> = {
   today: (today) => ({ dueFrom: today, dueTo: today }),
@@ -111,16 +86,17 @@ export interface PlannedTask {
 }
 
 /**
- * Open tasks about `contact`, in the caller's transaction; assigned to the contact's owner
- * unless `assignedToId` says otherwise, created `at` (default: the database's now).
+ * Open tasks about `contact`, in the caller's transaction, as the API shows them (`status`
+ * against `today`, the company's day); assigned to the contact's owner unless `assignedToId`
+ * says otherwise, created `at` (default: the database's now).
  */
 export function createTasks(
   tx: Db,
   companyId: CompanyId,
   contact: TaskContact,
   planned: PlannedTask[],
-  options: { assignedToId?: number | undefined; at?: Date } = {},
-): Promise<TaskRow[]> {
+  options: { today: string; assignedToId?: number | undefined; at?: Date },
+): Promise<TaskRecord[]> {
   return insertTasks(
     tx,
     companyId,
@@ -133,6 +109,7 @@ export function createTasks(
       enrollmentId: p.enrollmentId ?? null,
       contactId: contact.id,
     })),
+    options.today,
     options.at,
   )
 }
@@ -148,7 +125,7 @@ export function completeOpenTask(
   at: Date,
   timezone: string,
   userId: number | null,
-): Promise<TaskRow | undefined> {
+): Promise<TaskRecord | undefined> {
   return markDone(tx, companyId, taskId, at, dayIn(at, timezone), userId)
 }
 
@@ -199,12 +176,12 @@ export async function createTask(db: Db, acting: TaskActing, input: TaskCreateBo
     const contact = await lockLiveContact(tx, companyId, input.contact_id)
     if (!contact) throw invalid({ contact_id: ['does not exist'] })
     const title = input.title ?? defaultTitle(input.kind, contact)
-    const [created] = await createTasks(tx, companyId, contact, [{ kind: input.kind, title, dueDate: input.due_date }], {
+    const [task] = await createTasks(tx, companyId, contact, [{ kind: input.kind, title, dueDate: input.due_date }], {
+      today,
       assignedToId: assignee,
       at: now,
     })
-    if (!created) throw new Error('insert returned no row')
-    const task = toTask(created, today)
+    if (!task) throw new Error('insert returned no row')
     await recordApiEvent(tx, companyId, 'task.created', task, now)
     await recordAudit(tx, companyId, context, {
       action: 'task.created',
@@ -225,9 +202,8 @@ export async function completeTask(db: Db, acting: TaskActing, id: number): Prom
   const today = dayIn(now, acting.timezone)
   if (!(await findTask(db, companyId, id, today))) throw notFound()
   return transaction(db, async (tx) => {
-    const row = await completeOpenTask(tx, companyId, id, now, acting.timezone, acting.userId)
-    if (!row) throw refused({ base: ['task is already done'] })
-    const done = toTask(row, today)
+    const done = await completeOpenTask(tx, companyId, id, now, acting.timezone, acting.userId)
+    if (!done) throw refused({ base: ['task is already done'] })
     await recordApiEvent(tx, companyId, 'task.completed', done, now)
     await recordAudit(tx, companyId, context, { action: 'task.completed', target: { id: done.id, label: done.title }, changes: { done: [false, true] } }, now)
     return done
@@ -263,7 +239,7 @@ export async function createStandaloneTask(db: Db, acting: Acting, input: TaskCr
 export async function completeTaskCommand(db: Db, acting: Acting, input: TaskCompleteInput): Promise<Task> {
   const task = await findTaskAnyCompany(db, input.id)
   if (!task) throw new ApiError(404, `task ${input.id} not found`)
-  const companyId = asCompanyId(task.companyId)
+  const companyId = asCompanyId(task.company_id)
   const timezone = await companyZone(db, companyId)
   try {
     return await completeTask(db, { ...acting, companyId, timezone, userId: null }, task.id)

@@ -6,20 +6,6 @@ import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
 import { Company, CompanyDetails, ListedCompany, User } from './users.schemas.js'
 
-/** A row of users, its columns under camelCase names (USER_ROW), for the services' rules. */
-export interface UserRow {
-  companyId: number
-  id: number
-  name: string
-  email: string
-  role: UserRecord['role']
-  active: boolean
-  /** argon2id (PHC string) for signing in to the web application; null: no password yet. */
-  passwordHash: string | null
-  createdAt: Date
-  updatedAt: Date
-}
-
 export type UserRecord = Row<typeof User>
 export type CompanyRecord = Row<typeof CompanyDetails>
 
@@ -96,22 +82,21 @@ export async function hasAnyCompany(db: Db): Promise<boolean> {
   return (await runOne(db, anyCompany, []))?.any ?? false
 }
 
-// A user row with the schema's (camelCase) names, for the services' rules.
-const USER_ROW = `company_id as "companyId", id, name, email, role, active, password_hash as "passwordHash",
-                  created_at as "createdAt", updated_at as "updatedAt"`
-
 // By primary key (company_id, id).
-const userById = defineQuery<UserRow>('users.byId', `select ${USER_ROW} from users where company_id = $1 and id = $2`)
+const userById = defineQuery<UserRecord>('users.byId', `select ${USER_RECORD.columns('')} from users where company_id = $1 and id = $2`)
 
-export async function findUser(db: Db, companyId: CompanyId, id: number): Promise<UserRow | undefined> {
+export async function findUser(db: Db, companyId: CompanyId, id: number): Promise<UserRecord | undefined> {
   return runOne(db, userById, [companyId, id])
 }
 
 // Admin command line and token creation: the id alone (a scan of the few users of an instance).
-const userByIdAnyCompany = defineQuery<UserRow>('users.byIdAnyCompany', `select ${USER_ROW} from users where id = $1`)
+const userByIdAnyCompany = defineQuery<UserRecord & { company_id: number }>(
+  'users.byIdAnyCompany',
+  `select company_id, ${USER_RECORD.columns('')} from users where id = $1`,
+)
 
 /** Admin command line only: a user by id whatever its company. */
-export async function findUserAnyCompany(db: Db, id: number): Promise<UserRow | undefined> {
+export async function findUserAnyCompany(db: Db, id: number): Promise<(UserRecord & { company_id: number }) | undefined> {
   return runOne(db, userByIdAnyCompany, [id])
 }
 

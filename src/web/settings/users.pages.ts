@@ -1,19 +1,12 @@
 // Settings → Users: the company's users; for admins Invite (the one-time link shown once),
 // change role, deactivate and activate. Members see the list only.
 import type { Account } from '../../modules/auth/index.js'
+import type { User } from '../../modules/users/index.js'
 import { html, type Html } from '../shared/html.js'
 import { field, postForm, type FormState } from '../frame/form.js'
 import { csrfInput, layout, recordTable, type PageFrame } from '../frame/frame.js'
 
 export const USERS = '/settings/users'
-
-export interface UserRow {
-  id: number
-  name: string
-  email: string
-  role: 'admin' | 'member'
-  active: boolean
-}
 
 export type UsersFlash =
   | { kind: 'invited'; name: string; email: string; url: string }
@@ -31,9 +24,9 @@ function inviteNotice(flash: Extract<UsersFlash, { kind: 'invited' }>): Html {
 </section>`
 }
 
-export function usersListPage(chrome: PageFrame, csrf: string, account: Account, users: UserRow[], flash: UsersFlash | undefined, invite: FormState): Html {
+export function usersListPage(chrome: PageFrame, csrf: string, account: Account, users: User[], flash: UsersFlash | undefined, invite: FormState): Html {
   const admin = account.role === 'admin'
-  const action = (user: UserRow, path: string, label: string, extra = '') =>
+  const action = (user: User, path: string, label: string, extra = '') =>
     html`<form method="post" action="${USERS}/${String(user.id)}/${path}" class="inline">${csrfInput(csrf)}${extra && html`<input type="hidden" name="role" value="${extra}">`}<button type="submit">${label}<span class="visually-hidden"> ${user.name}</span></button></form>`
   return layout(
     chrome,

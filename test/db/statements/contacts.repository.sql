@@ -801,16 +801,16 @@ select (select count(*) from deleted)::int as deleted;
 insert into contacts (company_id, user_id, first_name, last_name, email, business, business_id, position,
                       telephone, cellphone, city, state, country, url, linkedin, carousel, stage,
                       created_at, updated_at)
-select $1, v."userId", v."firstName", v."lastName", v.email, v.business, v."businessId", v.position,
+select $1, v.user_id, v.first_name, v.last_name, v.email, v.business, v.business_id, v.position,
        v.telephone, v.cellphone, v.city, v.state, v.country, v.url, v.linkedin, v.carousel, v.stage,
-       v."createdAt", v."updatedAt"
+       v.created_at, v.updated_at
   from rows from (json_to_recordset($2::json)
-         as ("userId" bigint, "firstName" text, "lastName" text, email text, business text, "businessId" bigint,
+         as (user_id bigint, first_name text, last_name text, email text, business text, business_id bigint,
              position text, telephone text, cellphone text, city text, state text, country text, url text,
-             linkedin text, carousel boolean, stage contact_stage, "createdAt" timestamptz, "updatedAt" timestamptz))
+             linkedin text, carousel boolean, stage contact_stage, created_at timestamptz, updated_at timestamptz))
        with ordinality as v
  order by v.ordinality
-returning id, user_id as "userId", first_name as "firstName", created_at as "createdAt";
+returning id, user_id, first_name, created_at;
 
 -- contacts.insertTags
 insert into contact_tags (company_id, contact_id, tag_id, created_at)

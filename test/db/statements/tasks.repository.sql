@@ -199,10 +199,8 @@ with inserted as (
     from unnest($2::task_kind[], $3::text[], $4::date[], $5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[])
            with ordinality as v(kind, title, due_date, assigned_to_id, flow_id, enrollment_id, contact_id, n)
    order by v.n
-  returning company_id as "companyId", id, kind, title, to_char(due_date, 'YYYY-MM-DD') as "dueDate", done,
-       done_at as "doneAt", to_char(done_on, 'YYYY-MM-DD') as "doneOn", assigned_to_id as "assignedToId",
-       flow_id as "flowId", enrollment_id as "enrollmentId", contact_id as "contactId", created_at as "createdAt",
-       updated_at as "updatedAt"
+  returning id, kind, title, to_char(due_date, 'YYYY-MM-DD') as due_date, done, done_at, case when done then 'done' when due_date < $13::date then 'overdue' when due_date = $13::date then 'today'
+            else 'future' end as status, assigned_to_id, flow_id, contact_id, created_at, updated_at
 ), counted as (
   insert into counters (company_id, list, key, value)
   select $1, d.list, d.key, d.delta
@@ -240,20 +238,14 @@ with completed as (
    order by d.list collate "C", d.key
   on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value
 )
-select company_id as "companyId", id, kind, title, to_char(due_date, 'YYYY-MM-DD') as "dueDate", done,
-       done_at as "doneAt", to_char(done_on, 'YYYY-MM-DD') as "doneOn", assigned_to_id as "assignedToId",
-       flow_id as "flowId", enrollment_id as "enrollmentId", contact_id as "contactId", created_at as "createdAt",
-       updated_at as "updatedAt" from completed;
+select c.id, c.kind, c.title, to_char(c.due_date, 'YYYY-MM-DD') as due_date, c.done, c.done_at, 'done' as status, c.assigned_to_id, c.flow_id, c.contact_id, c.created_at, c.updated_at from completed c;
 
 -- tasks.byId (pipelined: src/db/pipeline.ts)
 select t.id, t.kind, t.title, to_char(t.due_date, 'YYYY-MM-DD') as due_date, t.done, t.done_at, case when t.done then 'done' when t.due_date < $2::date then 'overdue' when t.due_date = $2::date then 'today'
             else 'future' end as status, t.assigned_to_id, t.flow_id, t.contact_id, t.created_at, t.updated_at from tasks t where t.company_id = $1 and t.id = $3;
 
 -- tasks.byIdAnyCompany
-select company_id as "companyId", id, kind, title, to_char(due_date, 'YYYY-MM-DD') as "dueDate", done,
-done_at as "doneAt", to_char(done_on, 'YYYY-MM-DD') as "doneOn", assigned_to_id as "assignedToId",
-flow_id as "flowId", enrollment_id as "enrollmentId", contact_id as "contactId", created_at as "createdAt",
-updated_at as "updatedAt" from tasks where id = $1;
+select company_id, id from tasks where id = $1;
 
 -- tasks.lockLiveContact
 select id, company_id as "companyId", user_id as "userId", first_name as "firstName", last_name as "lastName" from contacts where company_id = $1 and id = $2 and deleted_at is null for share;

@@ -24,12 +24,10 @@ select c.id, c.name, c.timezone, (select count(*)::int from users u where u.comp
 select exists (select 1 from companies) as any;
 
 -- users.byId
-select company_id as "companyId", id, name, email, role, active, password_hash as "passwordHash",
-created_at as "createdAt", updated_at as "updatedAt" from users where company_id = $1 and id = $2;
+select id, name, email, role, active, created_at, updated_at from users where company_id = $1 and id = $2;
 
 -- users.byIdAnyCompany
-select company_id as "companyId", id, name, email, role, active, password_hash as "passwordHash",
-created_at as "createdAt", updated_at as "updatedAt" from users where id = $1;
+select company_id, id, name, email, role, active, created_at, updated_at from users where id = $1;
 
 -- users.insert
 insert into users (company_id, name, email, role)
