@@ -1,4 +1,4 @@
--- Statements of src/plugins/idempotency.ts, as run (test/db/statements.test.ts writes this file).
+-- Statements of src/plugins/idempotency.plugin.ts, as run (test/db/statements.test.ts writes this file).
 
 -- idempotency.claim
 with claimed as (
