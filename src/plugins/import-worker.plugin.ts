@@ -1,4 +1,4 @@
-// Runs the contact import worker (src/modules/contact-imports/worker.ts) with the app: it
+// Runs the contact import worker (src/modules/contact-imports/import-worker.ts) with the app: it
 // starts once the app is ready and stops on close, before the database closes, after the
 // batch in hand. `app.importWorker` lets the import routes wake it.
 import fp from 'fastify-plugin'

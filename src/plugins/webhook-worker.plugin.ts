@@ -1,4 +1,4 @@
-// Runs the webhook delivery worker (src/modules/webhooks/worker.ts) with the app: it starts
+// Runs the webhook delivery worker (src/modules/webhooks/delivery-worker.ts) with the app: it starts
 // once the app is ready and stops on close, before the database closes, letting the posts
 // in flight finish (bounded). `app.webhookWorker` lets tests wake it or prune at once.
 import fp from 'fastify-plugin'

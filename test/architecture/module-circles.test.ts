@@ -21,7 +21,7 @@ import { describe, test } from 'node:test'
 const KNOWN = [
   [
     'audit → webhooks: audit/audit.repository.ts → webhooks/event-types.ts, audit/audit.repository.ts → webhooks/outbox.ts',
-    'webhooks → audit: webhooks/webhooks.service.ts → audit/audit.service.ts, webhooks/worker.ts → audit/audit.service.ts',
+    'webhooks → audit: webhooks/delivery-worker.ts → audit/audit.service.ts, webhooks/webhooks.service.ts → audit/audit.service.ts',
   ],
 ]
 

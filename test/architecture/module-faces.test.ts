@@ -18,8 +18,8 @@ const src = fileURLToPath(new URL('../../src/', import.meta.url))
 const EXCEPTIONS = [
   'modules/audit/audit.repository.ts → modules/webhooks/event-types.ts',
   'modules/audit/audit.repository.ts → modules/webhooks/outbox.ts',
+  'modules/webhooks/delivery-worker.ts → modules/audit/audit.service.ts',
   'modules/webhooks/webhooks.service.ts → modules/audit/audit.service.ts',
-  'modules/webhooks/worker.ts → modules/audit/audit.service.ts',
 ]
 
 /** The relative specifiers a source imports or re-exports: `from '…'`, `import('…')`, `import '…'`. */

@@ -4,7 +4,7 @@ import { systemActing } from '../../src/acting.js'
 import { transaction, type Db } from '../../src/db/db.js'
 import { createFlowCommand } from '../../src/modules/flows/flows.service.js'
 import type { FlowStepInput } from '../../src/modules/flows/flows.schemas.js'
-import { lockLiveContact } from '../../src/modules/tasks/tasks.repository.js'
+import { shareLockLiveContact } from '../../src/modules/tasks/tasks.repository.js'
 import type { TaskKind } from '../../src/modules/tasks/tasks.schemas.js'
 import { completeOpenTask, createTasks } from '../../src/modules/tasks/tasks.service.js'
 import type { CompanyId } from '../../src/tenancy.js'
@@ -56,7 +56,7 @@ export async function addTask(
   options: { kind?: TaskKind; due: string; title?: string; assignedToId?: number; flowId?: number },
 ) {
   return transaction(db, async (tx) => {
-    const contact = await lockLiveContact(tx, companyId, contactId)
+    const contact = await shareLockLiveContact(tx, companyId, contactId)
     if (!contact) throw new Error(`no live contact ${contactId}`)
     const [row] = await createTasks(
       tx,

@@ -1,5 +1,5 @@
 // The import worker runs each import in a worker thread of its own with a bounded heap
-// (src/modules/contact-imports/worker.ts, import-thread.ts; docs/performance.md, "Memory"):
+// (src/modules/contact-imports/import-worker.ts, import-thread.ts; docs/performance.md, "Memory"):
 // the import's statements are not the main thread's, its rows are all saved, and a worker
 // stopped mid-import (the app closing) stops after the batch in hand and gives the import's
 // lease up, so that the next claim resumes it at once.

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { writeFileSync } from 'node:fs'
 import { after, before, describe, test } from 'node:test'
 import { type APIResponse, type Browser, type Page } from 'playwright-core'
-import { recordEvents } from '../../src/modules/webhooks/outbox.js'
+import { recordApiEvents } from '../../src/modules/webhooks/outbox.js'
 import { decryptSecret } from '../../src/modules/webhooks/secrets.js'
 import { systemActing } from '../../src/acting.js'
 import { createCompany } from '../../src/modules/users/users.service.js'
@@ -142,7 +142,7 @@ describe('webhooks on Settings → Integrations, in Chromium', { skip: withoutCh
     assert.equal(decryptSecret(key, row.previousSecret ?? ''), first)
 
     // Disabled as the worker leaves it after 3 days of failures, with a failed delivery.
-    await transaction(t.db, (tx) => recordEvents(tx, companyId, [{ type: 'tag.created', data: { id: 1 } }], new Date()))
+    await transaction(t.db, (tx) => recordApiEvents(tx, companyId, [{ type: 'tag.created', data: { id: 1 } }], new Date()))
     await publishEvents(t.db, 1000) // what the delivery worker does next
     await execute(t.db, sql`
       update webhook_subscriptions

@@ -14,9 +14,9 @@ import type { DatabaseHandle } from '../../src/db/client.js'
 import { defaultSchedule, SCHEDULE_MS, USER_AGENT } from '../../src/modules/webhooks/delivery.js'
 import { isForbiddenAddress } from '../../src/modules/webhooks/destination.js'
 import { EVENT_TYPES } from '../../src/modules/webhooks/event-types.js'
-import { recordEvents, type NewApiEvent } from '../../src/modules/webhooks/outbox.js'
+import { recordApiEvents, type NewApiEvent } from '../../src/modules/webhooks/outbox.js'
 import { newSigningSecret } from '../../src/modules/webhooks/secrets.js'
-import type { WorkerOptions } from '../../src/modules/webhooks/worker.js'
+import type { WorkerOptions } from '../../src/modules/webhooks/delivery-worker.js'
 import { asCompanyId } from '../../src/tenancy.js'
 import { backends, testConfig } from '../helpers/app.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
@@ -85,7 +85,7 @@ for (const backend of backends()) {
 
     /** Records events in a transaction of their own, at the test clock. */
     const emit = (on: Instance, who: Tenant, events: NewApiEvent[]) =>
-      transaction(on.app.db, (tx) => recordEvents(tx, asCompanyId(who.companyId), events, clock))
+      transaction(on.app.db, (tx) => recordApiEvents(tx, asCompanyId(who.companyId), events, clock))
 
     /** Moves the clock to `at` and has the worker look at once. */
     const moveTo = (at: Date, on = main) => {
@@ -448,7 +448,7 @@ for (const backend of backends()) {
       const { rows: before } = await main.sql.query<{ count: number }>('select count(*)::int as count from api_events')
       await assert.rejects(
         transaction(main.app.db, async (tx) => {
-          await recordEvents(tx, asCompanyId(acme.companyId), [{ type: 'tag.created', data: { id: 1 } }], clock)
+          await recordApiEvents(tx, asCompanyId(acme.companyId), [{ type: 'tag.created', data: { id: 1 } }], clock)
           throw new Error('changed my mind')
         }),
         /changed my mind/,

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { payload } from '../../src/modules/webhooks/delivery.js'
-import { recordEvents, type NewApiEvent } from '../../src/modules/webhooks/outbox.js'
+import { recordApiEvents, type NewApiEvent } from '../../src/modules/webhooks/outbox.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
 import { transaction } from '../../src/db/db.js'
@@ -32,7 +32,7 @@ describe('the event log', () => {
   let acme: Tenant
   let other: Tenant
 
-  const record = (who: Tenant, events: NewApiEvent[], now: Date) => transaction(t.db, (tx) => recordEvents(tx, who.companyId, events, now))
+  const record = (who: Tenant, events: NewApiEvent[], now: Date) => transaction(t.db, (tx) => recordApiEvents(tx, who.companyId, events, now))
   const get = (url: string, who: Tenant = acme) => t.app.inject({ url: `/api/v1${url}`, headers: who.auth })
   const page = async (url: string, who: Tenant = acme) => {
     const res = await get(url, who)

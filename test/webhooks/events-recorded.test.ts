@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { rawRows, sql } from '../helpers/sql.js'
 import { AUDIT_EVENT_TYPE, EVENT_TYPES, type EventType } from '../../src/modules/webhooks/event-types.js'
-import { recordEvent } from '../../src/modules/webhooks/outbox.js'
+import { recordApiEvent } from '../../src/modules/webhooks/outbox.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { runAdmin } from '../helpers/cli.js'
 import { addContact, addCustomField, addTag } from '../helpers/contacts-factories.js'
@@ -408,11 +408,11 @@ for (const backend of backends()) {
     test('recordEvent in a transaction that then throws: no event, no delivery, no gap after', async () => {
       const before = await lastSequence(acme.companyId)
       await assert.rejects(transaction(t.db, async (tx) => {
-        await recordEvent(tx, acme.companyId, 'tag.created', { id: 1 }, new Date())
+        await recordApiEvent(tx, acme.companyId, 'tag.created', { id: 1 }, new Date())
         throw new Error('boom')
       }), /boom/)
       assert.equal(await lastSequence(acme.companyId), before)
-      const rows = await recorded(() => recordEvent(t.db, acme.companyId, 'tag.updated', { id: 1 }, new Date()))
+      const rows = await recorded(() => recordApiEvent(t.db, acme.companyId, 'tag.updated', { id: 1 }, new Date()))
       assert.deepEqual(rows.map((r) => r.sequence), [before + 1])
     })
 

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { sql, rawRows } from '../helpers/sql.js'
-import { recordEvent, recordEvents } from '../../src/modules/webhooks/outbox.js'
+import { recordApiEvent, recordApiEvents } from '../../src/modules/webhooks/outbox.js'
 import { publishCompanyEvents, publishEvents } from '../../src/modules/webhooks/publish.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addSubscription, tenant, type Tenant } from '../helpers/factories.js'
@@ -44,7 +44,7 @@ for (const backend of backends()) {
       const gate = new Promise<void>((resolve) => (commit = resolve))
       const held = new Promise<void>((resolve) => (recorded = resolve))
       const slow = transaction(t.db, async (tx) => {
-        await recordEvent(tx, acme.companyId, 'tag.created', { id: -1, name: 'Slow' }, new Date())
+        await recordApiEvent(tx, acme.companyId, 'tag.created', { id: -1, name: 'Slow' }, new Date())
         recorded()
         await gate
       })
@@ -85,7 +85,7 @@ for (const backend of backends()) {
       const before = { acme: (await sequences(acme)).length, other: (await sequences(other)).length }
 
       const writes = Array.from({ length: 40 }, (_, i) =>
-        recordEvents(t.db, i % 2 === 0 ? acme.companyId : other.companyId, Array.from({ length: 5 }, (_, j) => ({ type: 'tag.updated' as const, data: { id: i * 5 + j } })), new Date()))
+        recordApiEvents(t.db, i % 2 === 0 ? acme.companyId : other.companyId, Array.from({ length: 5 }, (_, j) => ({ type: 'tag.updated' as const, data: { id: i * 5 + j } })), new Date()))
       const publishers = Array.from({ length: 12 }, (_, i) =>
         i % 3 === 0 ? publishEvents(t.db, 7) : publishCompanyEvents(t.db, i % 3 === 1 ? acme.companyId : other.companyId))
       await Promise.all([...writes, ...publishers])
@@ -106,7 +106,7 @@ for (const backend of backends()) {
 
     test('the event log publishes all of its company\'s committed events before reading, in moves of 1,000', async () => {
       const busy = await tenant(t.db, { name: 'Busy' })
-      await recordEvents(t.db, busy.companyId, Array.from({ length: 2500 }, (_, i) => ({ type: 'tag.updated' as const, data: { id: i } })), new Date())
+      await recordApiEvents(t.db, busy.companyId, Array.from({ length: 2500 }, (_, i) => ({ type: 'tag.updated' as const, data: { id: i } })), new Date())
       const res = await t.app.inject({ method: 'GET', url: '/api/v1/events?page=25&per_page=100', headers: busy.auth })
       assert.equal(res.statusCode, 200, res.body)
       const page = res.json<{ data: LoggedEvent[]; meta: { total_count: number } }>()
@@ -117,7 +117,7 @@ for (const backend of backends()) {
     test('a rolled back write publishes nothing', async () => {
       const start = (await poll(other, 0)).at(-1)?.id ?? 0
       await assert.rejects(transaction(t.db, async (tx) => {
-        await recordEvent(tx, other.companyId, 'tag.deleted', { id: 5 }, new Date())
+        await recordApiEvent(tx, other.companyId, 'tag.deleted', { id: 5 }, new Date())
         throw new Error('boom')
       }), /boom/)
       assert.deepEqual(await poll(other, start), [])

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { after, before, beforeEach, describe, test } from 'node:test'
-import { recordEvents } from '../../src/modules/webhooks/outbox.js'
+import { recordApiEvents } from '../../src/modules/webhooks/outbox.js'
 import { publishEvents } from '../../src/modules/webhooks/publish.js'
 import { decryptSecret, signatureHeader } from '../../src/modules/webhooks/secrets.js'
 import { MAX_SUBSCRIPTIONS } from '../../src/modules/webhooks/webhooks.schemas.js'
@@ -292,7 +292,7 @@ describe('webhook subscriptions API', () => {
 
   test('delete: 204, then 404; its deliveries go with it, the events stay', async () => {
     const s = await create({ url: PUBLIC_URL, events: ['*'] })
-    await transaction(t.db, (tx) => recordEvents(tx, acme.companyId, [{ type: 'tag.created', data: { id: 1 } }], NOW))
+    await transaction(t.db, (tx) => recordApiEvents(tx, acme.companyId, [{ type: 'tag.created', data: { id: 1 } }], NOW))
     await publishEvents(t.db, 1000) // what the delivery worker does next
     assert.ok((await count(sql`webhook_deliveries where subscription_id = ${s.id}`)) === 1)
     const events = await count(sql`api_events where company_id = ${acme.companyId}`)
@@ -404,9 +404,9 @@ describe('webhook subscriptions API', () => {
   test('deliveries: newest first with the event type; retry starts one over (a delivered one too); refused when disabled', async () => {
     const who = await tenant(t.db)
     const s = await create({ url: PUBLIC_URL, events: ['tag.created', 'tag.deleted'] }, who)
-    await transaction(t.db, (tx) => recordEvents(tx, who.companyId, [{ type: 'tag.created', data: { id: 1 } }, { type: 'contact.created', data: { id: 2 } }], NOW))
+    await transaction(t.db, (tx) => recordApiEvents(tx, who.companyId, [{ type: 'tag.created', data: { id: 1 } }, { type: 'contact.created', data: { id: 2 } }], NOW))
     await publishEvents(t.db, 1000) // what the delivery worker does next
-    await transaction(t.db, (tx) => recordEvents(tx, who.companyId, [{ type: 'tag.deleted', data: { id: 1 } }], NOW))
+    await transaction(t.db, (tx) => recordApiEvents(tx, who.companyId, [{ type: 'tag.deleted', data: { id: 1 } }], NOW))
     await publishEvents(t.db, 1000) // what the delivery worker does next
     const res = await call('GET', `/webhooks/${String(s.id)}/deliveries?page=1`, undefined, who)
     assert.equal(res.statusCode, 200)
@@ -487,7 +487,7 @@ describe('webhook subscriptions API', () => {
   test("another company's subscription, delivery and event: 404 on every route, and nothing changes", async () => {
     const theirs = await create({ url: PUBLIC_URL, events: ['*'], description: 'theirs' }, other)
     const ping = (await call('POST', `/webhooks/${String(theirs.id)}/test`, undefined, other)).json<Delivery>()
-    await transaction(t.db, (tx) => recordEvents(tx, other.companyId, [{ type: 'tag.created', data: { id: 9 } }], NOW))
+    await transaction(t.db, (tx) => recordApiEvents(tx, other.companyId, [{ type: 'tag.created', data: { id: 9 } }], NOW))
     await publishEvents(t.db, 1000) // what the delivery worker does next
     const [event] = await rawRows<{ id: number }>(t.db, sql`select id from api_events where company_id = ${other.companyId} and type = 'tag.created'`)
     assert.ok(event)

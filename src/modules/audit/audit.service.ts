@@ -196,7 +196,7 @@ export async function auditEventsPage(db: Db, caller: Pick<Caller, 'companyId' |
   return end(last ? { at: last.occurred_at, id: last.id } : before, false, data)
 }
 
-export const EXPORT_BATCH = 1000
+export const AUDIT_EXPORT_BATCH = 1000
 
 /**
  * The company's records from `since` (inclusive) to `until` (exclusive), oldest first, read a
@@ -207,10 +207,10 @@ export async function* exportAuditEvents(db: Db, companyId: CompanyId, range: Au
   let after = { at: new Date(range.since), id: 0 }
   const until = new Date(range.until)
   for (;;) {
-    const rows = await exportBatch(db, companyId, after, until, EXPORT_BATCH)
+    const rows = await exportBatch(db, companyId, after, until, AUDIT_EXPORT_BATCH)
     yield* rows
     const last = rows.at(-1)
-    if (!last || rows.length < EXPORT_BATCH) return
+    if (!last || rows.length < AUDIT_EXPORT_BATCH) return
     after = { at: last.occurred_at, id: last.id }
   }
 }

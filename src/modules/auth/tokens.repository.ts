@@ -76,24 +76,24 @@ export async function revokeTokenByHash(db: Db, tokenHash: string, at: Date): Pr
   return runOne(db, revokeByHash, [tokenHash, at])
 }
 
-export type ListedToken = Row<typeof ListedToken>
+export type ListedTokenRecord = Row<typeof ListedToken>
 const LISTED_COLUMNS = recordSql(ListedToken, 'api_tokens t', {}, 'ListedToken').columns('')
 
 // The web page and `token list`: a user's live tokens, from api_tokens_company_user_idx.
-const tokensOfUser = defineQuery<ListedToken>(
+const tokensOfUser = defineQuery<ListedTokenRecord>(
   'auth.tokensOfUser',
   `select ${LISTED_COLUMNS} from api_tokens
     where company_id = $1 and user_id = $2 and revoked_at is null and oauth_grant_id is null
     order by id`,
 )
 
-export async function liveTokensOf(db: Db, companyId: CompanyId, userId: number): Promise<ListedToken[]> {
+export async function liveTokensOf(db: Db, companyId: CompanyId, userId: number): Promise<ListedTokenRecord[]> {
   return run(db, tokensOfUser, [companyId, userId])
 }
 
 // One live token of the user (the revoke confirmation), by primary key: another user's or
 // a revoked one is not found.
-const tokenOfUser = defineQuery<ListedToken>(
+const tokenOfUser = defineQuery<ListedTokenRecord>(
   'auth.tokenOfUser',
   `select ${LISTED_COLUMNS} from api_tokens
     where company_id = $1 and id = $2 and user_id = $3 and revoked_at is null and oauth_grant_id is null`,
@@ -105,7 +105,7 @@ export async function liveTokenOf(db: Db, companyId: CompanyId, userId: number, 
 
 // Revoke by id, only the user's own live token (primary key); the hash is returned so the
 // revocation can be announced to every server's cache.
-const revokeOfUser = defineQuery<ListedToken & { token_hash: string }>(
+const revokeOfUser = defineQuery<ListedTokenRecord & { token_hash: string }>(
   'auth.revokeOfUser',
   `update api_tokens set revoked_at = $4, updated_at = $4
     where company_id = $1 and id = $2 and user_id = $3 and revoked_at is null and oauth_grant_id is null
@@ -116,7 +116,7 @@ export async function revokeTokenOf(db: Db, companyId: CompanyId, userId: number
   return runOne(db, revokeOfUser, [companyId, id, userId, at])
 }
 
-export type CompanyToken = Row<typeof CompanyToken>
+export type CompanyTokenRecord = Row<typeof CompanyToken>
 const COMPANY_TOKEN_COLUMNS = recordSql(
   CompanyToken,
   'api_tokens t join users u on u.company_id = t.company_id and u.id = t.user_id',
@@ -126,7 +126,7 @@ const COMPANY_TOKEN_COLUMNS = recordSql(
 
 // "Tokens of this company" (admins): every live token, from the primary key (company_id, id),
 // each with its user by primary key. A company has a handful of users and their tokens.
-const tokensOfCompany = defineQuery<CompanyToken>(
+const tokensOfCompany = defineQuery<CompanyTokenRecord>(
   'auth.tokensOfCompany',
   `select ${COMPANY_TOKEN_COLUMNS}
      from api_tokens t join users u on u.company_id = t.company_id and u.id = t.user_id
@@ -134,12 +134,12 @@ const tokensOfCompany = defineQuery<CompanyToken>(
     order by t.id`,
 )
 
-export async function liveTokensOfCompany(db: Db, companyId: CompanyId): Promise<CompanyToken[]> {
+export async function liveTokensOfCompany(db: Db, companyId: CompanyId): Promise<CompanyTokenRecord[]> {
   return run(db, tokensOfCompany, [companyId])
 }
 
 // One live token of the company (an admin's revoke confirmation), by primary key.
-const tokenOfCompany = defineQuery<CompanyToken>(
+const tokenOfCompany = defineQuery<CompanyTokenRecord>(
   'auth.tokenOfCompany',
   `select ${COMPANY_TOKEN_COLUMNS}
      from api_tokens t join users u on u.company_id = t.company_id and u.id = t.user_id
@@ -151,7 +151,7 @@ export async function liveTokenOfCompany(db: Db, companyId: CompanyId, id: numbe
 }
 
 // An admin revokes any live token of the company, by primary key.
-const revokeOfCompany = defineQuery<ListedToken & { token_hash: string }>(
+const revokeOfCompany = defineQuery<ListedTokenRecord & { token_hash: string }>(
   'auth.revokeOfCompany',
   `update api_tokens set revoked_at = $3, updated_at = $3
     where company_id = $1 and id = $2 and revoked_at is null and oauth_grant_id is null

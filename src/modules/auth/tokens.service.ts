@@ -21,7 +21,7 @@ import {
   revokeCompanyToken,
   revokeTokenByHash,
   revokeTokenOf,
-  type ListedToken,
+  type ListedTokenRecord,
   type TokenRow,
 } from './tokens.repository.js'
 
@@ -146,7 +146,7 @@ export async function findCaller(db: Db, tokenHash: string): Promise<TokenHolder
   }
 }
 
-export async function listOwnTokens(db: Db, companyId: CompanyId, userId: number): Promise<ListedToken[]> {
+export async function listOwnTokens(db: Db, companyId: CompanyId, userId: number): Promise<ListedTokenRecord[]> {
   return liveTokensOf(db, companyId, userId)
 }
 

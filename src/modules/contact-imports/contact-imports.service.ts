@@ -1,6 +1,6 @@
 // Contact imports (docs/import-export.md): a CSV file is stored as it arrives, in chunks, in
 // one transaction with its import's record and audit entry (413 past the size limit, and
-// nothing is left); the worker (worker.ts) then reads it back a chunk at a time, parses it,
+// nothing is left); the worker (import-worker.ts) then reads it back a chunk at a time, parses it,
 // and saves its rows in batches through the batch upsert (the API's rules, events and
 // webhooks), each batch in one transaction with its rejected rows and the import's
 // progress, so that an import resumes after its last committed batch. The export writes a
@@ -10,7 +10,7 @@ import { ApiError, invalid, notFound, type ErrorDetails } from '../../errors.js'
 import type { CompanyId, Writer } from '../../tenancy.js'
 import type { Acting, AuditContext } from '../../acting.js'
 import { recordAudit } from '../audit/index.js'
-import { upsertContacts, liveContactEmails, contactsForExport, type BatchResult, type Contact } from '../contacts/index.js'
+import { upsertContacts, liveContactEmails, contactsForExport, type BatchResult, type ContactRecord } from '../contacts/index.js'
 import { createCustomField, customFieldsOfCompany } from '../custom-fields/index.js'
 import { createTag, tagsOfCompany } from '../tags/index.js'
 import {
@@ -617,7 +617,7 @@ const text = (value: unknown) =>
   value === null || value === undefined ? '' : value instanceof Date ? value.toISOString() : typeof value === 'string' ? value : JSON.stringify(value)
 
 /** An exported contact's line: values defused (a leading = + - @ tab or CR gets a `'`). */
-function exportLine(contact: Contact, fields: string[]): string {
+function exportLine(contact: ContactRecord, fields: string[]): string {
   const record = contact as unknown as Record<string, unknown>
   const values = EXPORT_FIELDS.map((name) => text(record[name]))
   values.push(contact.tags.map((tag) => tag.name).join(', '))

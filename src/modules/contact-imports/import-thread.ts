@@ -1,4 +1,4 @@
-// The worker thread that runs one claimed import (worker.ts starts it, one per import, and it
+// The worker thread that runs one claimed import (import-worker.ts starts it, one per import, and it
 // ends with the import): the import's parsing, batch upserts and their statements, on a pool
 // of its own with the main pool's connection settings. The thread's V8 heap is bounded
 // (IMPORT_THREAD_LIMITS), so the memory an import takes between collections is bounded too and

@@ -87,7 +87,7 @@ export async function lockBatchContacts(db: Db, companyId: CompanyId, emails: st
 const TAG_JSON = `json_build_object('id', t.id, 'name', t.name, 'color', t.color)`
 
 // Everything a batch or a PUT checks and compares, in one statement, after it has locked
-// its contacts (lockBatchContacts, lockLiveContact): the named tags, custom field
+// its contacts (lockBatchContacts, lockContactForChange): the named tags, custom field
 // definitions and users of the company, those contacts (by id, ascending) with their tags
 // and custom values, and `new_ids`, $6 ids taken for the contacts a batch creates.
 const resolveStatement = defineQuery<BatchReferences>(
@@ -140,7 +140,7 @@ const lockLiveStatement = defineQuery<{ id: number }>(
 )
 
 /** Locks a live contact of the company for a change; false: there is no such contact. */
-export async function lockLiveContact(db: Db, companyId: CompanyId, id: number): Promise<boolean> {
+export async function lockContactForChange(db: Db, companyId: CompanyId, id: number): Promise<boolean> {
   return (await runOne(db, lockLiveStatement, [companyId, id])) !== undefined
 }
 

@@ -10,16 +10,16 @@ import { transaction, type Db } from '../../db/db.js'
 import { notFound } from '../../errors.js'
 import type { Writer } from '../../tenancy.js'
 import { lockLeadEmail } from '../leads/index.js'
-import { lockLiveContact, resolveLocked, writeBatch } from './contacts.batch.sql.js'
+import { lockContactForChange, resolveLocked, writeBatch } from './contacts.batch.sql.js'
 import { planChange } from './contacts.plan.js'
 import type { ContactUpdateBody } from './contacts.schemas.js'
-import { fieldNames, rethrow, type Contact } from './contacts.service.js'
+import { fieldNames, rethrow, type ContactRecord } from './contacts.service.js'
 
-export async function changeContact(db: Db, caller: Writer, id: number, input: ContactUpdateBody): Promise<Contact> {
+export async function changeContact(db: Db, caller: Writer, id: number, input: ContactUpdateBody): Promise<ContactRecord> {
   const { companyId, now } = caller
   try {
     return await transaction(db, async (tx) => {
-      if (!(await lockLiveContact(tx, companyId, id))) throw notFound()
+      if (!(await lockContactForChange(tx, companyId, id))) throw notFound()
       const references = await resolveLocked(tx, companyId, {
         contactIds: [id],
         newIds: 0,

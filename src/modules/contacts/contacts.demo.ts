@@ -5,7 +5,7 @@ import { adjustCounter } from '../../db/counters.js'
 import type { DemoSeeder } from '../../demo/seeder.js'
 import { insertBusinesses } from '../businesses/index.js'
 import { insertCustomFields } from '../custom-fields/index.js'
-import { recordEvents } from '../events/index.js'
+import { recordContactEvents } from '../events/index.js'
 import { insertTags } from '../tags/index.js'
 import { insertContacts, insertContactTags, insertCustomValues, type ContactInsert } from './contacts.repository.js'
 import { STAGES } from './contacts.schemas.js'
@@ -146,7 +146,7 @@ export const seedContacts: DemoSeeder = async ({ db, companyId, userIds, now, ra
   }
   await insertContactTags(db, companyId, tagPairs)
   await insertCustomValues(db, companyId, customValues)
-  await recordEvents(
+  await recordContactEvents(
     db,
     companyId,
     contacts.map((contact) => ({ contactId: contact.id, kind: 'contact_created' as const, userId: contact.user_id, occurredAt: contact.created_at })),

@@ -20,7 +20,7 @@ import {
   requestedColumns,
   toContact,
   type Column,
-  type Contact,
+  type ContactRecord,
 } from './contacts.service.js'
 
 export type BatchResult = { status: 201 | 200; id: number } | { status: 422; error: ApiError }
@@ -107,7 +107,7 @@ export function planChange(
   contact: BatchContact,
   input: ContactUpdateBody,
   now: Date,
-): { error: ApiError } | { contact: Contact; newEmail: string | undefined; write: BatchWrite | undefined } {
+): { error: ApiError } | { contact: ContactRecord; newEmail: string | undefined; write: BatchWrite | undefined } {
   const state = knownState(contact)
   const planner = contactPlanner(caller, references, now)
   const result = planner.update(state, input)

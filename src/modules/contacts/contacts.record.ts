@@ -48,12 +48,12 @@ export const contactColumns = (row: ContactColumnsRow): Omit<ContactColumnsRow, 
  * plan builds it from the rows it holds, where reads have CONTACT_RECORD build it in SQL.
  * test/contacts/contact-record.test.ts holds its keys, order and values to the schema's.
  */
-export type Contact = Row<typeof ContactSchema>
+export type ContactRecord = Row<typeof ContactSchema>
 
 // Object.assign onto the fresh object, not a spread of it into a literal: the spread is much
 // slower to build and to stringify, which a batch pays for every contact's webhook payload
 // (docs/performance.md, "Figures from the statements").
-export const toContact = (row: ContactColumnsRow, tags: ContactTag[], values: ContactValue[]): Contact =>
+export const toContact = (row: ContactColumnsRow, tags: ContactTag[], values: ContactValue[]): ContactRecord =>
   Object.assign(contactColumns(row), {
     tags: tags.map((tag) => ({ id: tag.id, name: tag.name, color: tag.color })),
     custom_fields: values.map((value) => ({ field: value.field, value: value.value })),

@@ -12,7 +12,7 @@ import type { CompanyId } from '../../tenancy.js'
 import { FLOW_CONTACTS } from '../flows/index.js'
 import { leadLinkKey, LINKED_LEADS, leadJson } from '../leads/index.js'
 import { outboxCtes } from '../webhooks/index.js'
-import type { Contact, ContactColumnsRow, ContactInsert } from './contacts.record.js'
+import type { ContactRecord, ContactColumnsRow, ContactInsert } from './contacts.record.js'
 import { Contact as ContactSchema, STAGES, type Stage } from './contacts.schemas.js'
 import type { CustomFieldKind } from '../custom-fields/index.js'
 import { INSERT_CONTACT_EVENTS } from '../events/index.js'
@@ -277,7 +277,7 @@ const searchStatement = (name: string, ofUser: boolean, trigram: boolean, term: 
             else ${passOrIndexCount(ofUser, test)}
        end`
     : passOrIndexCount(ofUser, test)
-  return defineQuery<PageRow<Contact>>(
+  return defineQuery<PageRow<ContactRecord>>(
     name,
     `with ${candidateCtes(ofUser, trigram, test)} total as materialized (
        select coalesce((select n from known), ${count}) as n
@@ -376,7 +376,7 @@ const GRAM_SCOPES = {
   },
 } satisfies Record<string, GramScope>
 
-const gramSearchStatement = (name: string, scope: GramScope) => defineQuery<PageRow<Contact>>(
+const gramSearchStatement = (name: string, scope: GramScope) => defineQuery<PageRow<ContactRecord>>(
   name,
   `with term as materialized (
        select t.lowered, '%' || ${likeLiteral('t.lowered')} || '%' as pattern,
@@ -473,13 +473,13 @@ export function searchFor(companyId: CompanyId, term: string, filters: ContactFi
 }
 
 /** A page of the live contacts that pass `filters` and match `term`, and their total. */
-export async function searchContacts(db: Db, companyId: CompanyId, term: string, filters: ContactFilters, page: PageSlice): Promise<Page<Contact>> {
+export async function searchContacts(db: Db, companyId: CompanyId, term: string, filters: ContactFilters, page: PageSlice): Promise<Page<ContactRecord>> {
   const { query, params } = searchFor(companyId, term, filters, page)
   return unwrapPage(await run(db, query, params))
 }
 
 /** A row of a walk: a live contact, or a deleted one (whose other columns the caller drops). */
-export type ContactWalkRow = Contact & { sync_at: string; deleted_at: Date | null }
+export type ContactWalkRow = ContactRecord & { sync_at: string; deleted_at: Date | null }
 
 // A page of an updated_since walk (src/http/sync.ts has the parameters): the contacts after
 // the position up to the high-water marks, deleted ones too, from contacts_company_updated_idx
@@ -555,7 +555,7 @@ export const REFERENCES_SHARED = '(select count(*) from shared_tags) + (select c
 // lead-link lock), the counters, locked last and in (list, key) order, and its webhook events
 // (contact.created, then lead.linked for each; docs/webhook-events.md).
 // Answers the contact in its API shape, tags and custom fields built from the same inputs.
-const insertContactStatement = defineQuery<Contact>(
+const insertContactStatement = defineQuery<ContactRecord>(
   'contacts.insert',
   `with ${sharedReferencesCtes('$24::bigint[]', '$25::bigint[]')}, business_found as (
      select id from businesses where company_id = $1 and lower(name) = lower($22::text)
@@ -630,7 +630,7 @@ export async function insertContactRecord(
   tagIds: number[],
   values: { customFieldId: number; value: string }[],
   now: Date,
-): Promise<Contact> {
+): Promise<ContactRecord> {
   const c = contact
   return runSingle(db, insertContactStatement, [
     companyId, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone,
@@ -691,7 +691,7 @@ export async function deleteLockedContact(db: Db, companyId: CompanyId, id: numb
 }
 
 // Demo data: many contacts in one statement, from a JSON array of the schema's names.
-const insertContactsStatement = defineQuery<DemoContact>(
+const insertContactsStatement = defineQuery<DemoContactRow>(
   'contacts.insertMany',
   `insert into contacts (company_id, user_id, first_name, last_name, email, business, business_id, position,
                          telephone, cellphone, city, state, country, url, linkedin, carousel, stage,
@@ -709,10 +709,10 @@ const insertContactsStatement = defineQuery<DemoContact>(
 )
 
 /** What the demo loader reads back of the contacts it made. */
-export type DemoContact = Pick<ContactColumnsRow, 'id' | 'user_id' | 'first_name' | 'created_at'>
+export type DemoContactRow = Pick<ContactColumnsRow, 'id' | 'user_id' | 'first_name' | 'created_at'>
 
 /** Many contacts in one statement (demo data), returned in the given order. */
-export async function insertContacts(db: Db, companyId: CompanyId, values: ContactInsert[]): Promise<DemoContact[]> {
+export async function insertContacts(db: Db, companyId: CompanyId, values: ContactInsert[]): Promise<DemoContactRow[]> {
   if (values.length === 0) return []
   const rows = await run(db, insertContactsStatement, [companyId, JSON.stringify(values)])
   return rows.sort((a, b) => a.id - b.id)
@@ -757,7 +757,7 @@ export async function insertCustomValues(
 // search) when given, all read in one REPEATABLE READ transaction (db.ts, inSnapshot). From
 // contacts_company_live_idx (company_id, id) as one range per batch; the term and the filters
 // are tested on each row, as a walk in id order cannot take them from another index.
-const exportBatchStatement = defineQuery<Contact>(
+const exportBatchStatement = defineQuery<ContactRecord>(
   'contacts.exportBatch',
   `select ${CONTACT_RECORD}
      from contacts c
@@ -776,7 +776,7 @@ export function contactsExportBatch(
   filters: ContactFilters & { term: string | undefined },
   afterId: number,
   limit: number,
-): Promise<Contact[]> {
+): Promise<ContactRecord[]> {
   return run(db, exportBatchStatement, [
     companyId, filters.term ?? null, afterId, filters.userId ?? null, limit, filters.stage ?? null, filters.tagId ?? null,
   ])

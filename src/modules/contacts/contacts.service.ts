@@ -7,8 +7,7 @@ import { pageWindow, readPage, type ListPage, type PageRequest } from '../../htt
 import { walkPage, type WalkRequest } from '../../http/sync.js'
 import { validate } from '../../http/validation.js'
 import type { Caller, CompanyId, Writer } from '../../tenancy.js'
-import { contactBusiness as businessOfContact } from '../businesses/index.js'
-import { contactEventsPage as eventsOfContact } from '../events/index.js'
+import { readContactEventsPage as eventsOfContact } from '../events/index.js'
 import {
   contactsExportBatch,
   contactsPageJson,
@@ -23,8 +22,8 @@ import {
   type NewContact,
   searchContacts,
 } from './contacts.repository.js'
-import type { Contact, ContactColumnsRow } from './contacts.record.js'
-import { lockLiveContact } from './contacts.batch.sql.js'
+import type { ContactRecord, ContactColumnsRow } from './contacts.record.js'
+import { lockContactForChange } from './contacts.batch.sql.js'
 import { searchSlots } from './search-slots.js'
 import { PHONE_PATTERN, type ContactCreateBody, type ContactsListQuery, type ContactUpdateBody } from './contacts.schemas.js'
 
@@ -32,7 +31,7 @@ import { PHONE_PATTERN, type ContactCreateBody, type ContactsListQuery, type Con
 export const CONTACTS_COUNTER = 'contacts'
 export const CONTACTS_BY_USER_COUNTER = 'contacts_by_user'
 
-export { contactColumns, toContact, type Contact } from './contacts.record.js'
+export { contactColumns, toContact, type ContactRecord } from './contacts.record.js'
 
 // The request fields stored as they come, under the Contact schema's names (also the keys of `changes`).
 export const COLUMNS = [
@@ -246,7 +245,7 @@ export function contactsWalk(db: Db, caller: Caller, walk: WalkRequest) {
  * Four round trips: BEGIN; the lead-link lock with the tags and custom fields to check;
  * one statement that writes everything and answers the contact (counters last); COMMIT.
  */
-export async function createContact(db: Db, caller: Writer, input: ContactCreateBody): Promise<Contact> {
+export async function createContact(db: Db, caller: Writer, input: ContactCreateBody): Promise<ContactRecord> {
   const { companyId, userId, now } = caller
   const tagIds = input.tags ?? []
   const entries = input.custom_fields ?? []
@@ -277,7 +276,7 @@ export async function deleteContact(db: Db, caller: Caller, id: number): Promise
   const { companyId, now } = caller
   // Four round trips: BEGIN; the contact locked; one statement that does the rest; COMMIT.
   await transaction(db, async (tx) => {
-    if (!(await lockLiveContact(tx, companyId, id))) throw notFound()
+    if (!(await lockContactForChange(tx, companyId, id))) throw notFound()
     await deleteLockedContact(tx, companyId, id, caller.userId, now)
   })
 }
@@ -287,12 +286,8 @@ export function contactEventsPage(db: Db, caller: Caller, id: number, query: Pag
   return readPage(query, (window) => eventsOfContact(db, caller.companyId, id, window))
 }
 
-export function contactBusiness(db: Db, caller: Caller, id: number) {
-  return businessOfContact(db, caller, id)
-}
-
 /** Rows read per statement of an export. */
-export const EXPORT_BATCH = 1000
+export const CONTACTS_EXPORT_BATCH = 1000
 
 /**
  * Every live contact of a view of the list (its owner, stage, tag and search filters), in id
@@ -302,14 +297,14 @@ export async function* contactsForExport(
   db: Db,
   companyId: CompanyId,
   filters: Pick<ContactsListQuery, 'user_id' | 'search_term' | 'stage' | 'tag_id'>,
-): AsyncGenerator<Contact> {
+): AsyncGenerator<ContactRecord> {
   const term = filters.search_term === '' ? undefined : filters.search_term
   let afterId = 0
   for (;;) {
-    const rows = await contactsExportBatch(db, companyId, { term, ...filtersOf(filters) }, afterId, EXPORT_BATCH)
+    const rows = await contactsExportBatch(db, companyId, { term, ...filtersOf(filters) }, afterId, CONTACTS_EXPORT_BATCH)
     yield* rows
     const last = rows.at(-1)
-    if (last === undefined || rows.length < EXPORT_BATCH) return
+    if (last === undefined || rows.length < CONTACTS_EXPORT_BATCH) return
     afterId = last.id
   }
 }

@@ -18,7 +18,7 @@ export {
   ContactUpdateBody,
   STAGES,
 } from './contacts.schemas.js'
-export { contactBusiness, contactEventsPage, contactsForExport, contactsPage, createContact, deleteContact, getContactJson } from './contacts.service.js'
-export type { Contact } from './contacts.service.js'
+export { contactEventsPage, contactsForExport, contactsPage, createContact, deleteContact, getContactJson } from './contacts.service.js'
+export type { ContactRecord } from './contacts.service.js'
 export { SearchFoldWorker } from './search-fold.js'
 export type { SearchFoldOptions } from './search-fold.js'

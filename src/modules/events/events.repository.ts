@@ -34,7 +34,7 @@ const insertEvents = defineQuery<never>(
     order by e.n`,
 )
 
-export async function recordEvents(db: Db, companyId: CompanyId, events: NewContactEvent[]): Promise<void> {
+export async function recordContactEvents(db: Db, companyId: CompanyId, events: NewContactEvent[]): Promise<void> {
   if (events.length === 0) return
   await run(db, insertEvents, [
     companyId,
@@ -44,8 +44,8 @@ export async function recordEvents(db: Db, companyId: CompanyId, events: NewCont
   ])
 }
 
-export const recordEvent = (db: Db, companyId: CompanyId, event: NewContactEvent) =>
-  recordEvents(db, companyId, [event])
+export const recordContactEvent = (db: Db, companyId: CompanyId, event: NewContactEvent) =>
+  recordContactEvents(db, companyId, [event])
 
 /** A contact event as the API shows it (both timestamps are the moment it happened: events never change). */
 export type ContactEventRecord = Row<typeof ContactEvent>
@@ -82,4 +82,4 @@ const contactEventsPageStatement = defineQuery<PageRow<ContactEventRecord, { liv
 )
 
 /** A page of a contact's events (newest first) and their total; undefined when it is not a live contact of the company. */
-export const contactEventsPage = childPageReader(contactEventsPageStatement, 'live')
+export const readContactEventsPage = childPageReader(contactEventsPageStatement, 'live')

@@ -4,12 +4,12 @@ import { ApiError, invalid, notFound, refused, type ErrorDetails } from '../../e
 import { readPage } from '../../http/pagination.js'
 import { validate } from '../../http/validation.js'
 import type { Caller, CompanyId } from '../../tenancy.js'
-import { recordEvent } from '../events/index.js'
+import { recordContactEvent } from '../events/index.js'
 import type { Acting } from '../../acting.js'
 import { recordAudit } from '../audit/index.js'
 import { findUser, requireCompany } from '../users/index.js'
-import { addDays, dayIn, lockLiveContact, createTasks, type TaskContact, type TaskRecord } from '../tasks/index.js'
-import { recordEvents as recordApiEvents } from '../webhooks/index.js'
+import { addDays, dayIn, shareLockLiveContact, createTasks, type TaskContact, type TaskRecord } from '../tasks/index.js'
+import { recordApiEvents } from '../webhooks/index.js'
 import {
   activeContactsIn,
   countEnrollment,
@@ -66,7 +66,7 @@ export async function enroll(
     })),
     { today: e.enrolledOn, at: e.at },
   )
-  await recordEvent(tx, companyId, {
+  await recordContactEvent(tx, companyId, {
     contactId: e.contact.id,
     kind: 'added_to_flow',
     userId: e.userId,
@@ -88,7 +88,7 @@ export async function addContact(db: Db, caller: Caller, flowId: number, contact
   const today = dayIn(now, caller.timezone)
   try {
     return await transaction(db, async (tx) => {
-      const contact = await lockLiveContact(tx, companyId, contactId)
+      const contact = await shareLockLiveContact(tx, companyId, contactId)
       const problems: ErrorDetails = {}
       if (flow.status === 'paused') problems.base = ['flow is paused']
       if (!contact) problems.contact_id = ['does not exist']
@@ -137,7 +137,7 @@ export async function addContacts(db: Db, caller: Caller, flowId: number, contac
     // Locked in id order, as every writer of several contacts does, so two never wait on each other.
     const contacts: TaskContact[] = []
     for (const id of ids) {
-      const contact = await lockLiveContact(tx, companyId, id)
+      const contact = await shareLockLiveContact(tx, companyId, id)
       if (!contact) throw invalid({ contact_ids: [`${String(id)} does not exist`] })
       contacts.push(contact)
     }

@@ -15,9 +15,9 @@ import { LINKED_LEADS } from './lead-links.js'
 import { Lead as LeadSchema, type LeadCreateBody } from './leads.schemas.js'
 
 /** A lead as the API shows it. */
-export type Lead = Row<typeof LeadSchema>
+export type LeadRecord = Row<typeof LeadSchema>
 /** A row of a walk: a lead and its place in the walk. */
-export type LeadWalkRow = Lead & { sync_at: string }
+export type LeadWalkRow = LeadRecord & { sync_at: string }
 
 
 // Counters (see src/db/counters.ts), key = the creator's user id: `leads` counts every lead
@@ -42,11 +42,11 @@ export const leadJson = (alias: string) => LEAD.json(alias)
 // By primary key (company_id, id); the company hidden from the planner as above (a custom
 // plan for a fresh company otherwise read it through leads_company_contact_idx: 1,062
 // buffers instead of 4).
-const leadById = defineQuery<Lead>('leads.byId', `select ${LEAD_COLUMNS} from leads where company_id = ${COMPANY} and id = $2`, {
+const leadById = defineQuery<LeadRecord>('leads.byId', `select ${LEAD_COLUMNS} from leads where company_id = ${COMPANY} and id = $2`, {
   pipelined: true,
 })
 
-export function findLead(db: Db, companyId: CompanyId, id: number): Promise<Lead | undefined> {
+export function findLead(db: Db, companyId: CompanyId, id: number): Promise<LeadRecord | undefined> {
   return runOne(db, leadById, [companyId, id])
 }
 
@@ -77,7 +77,7 @@ const PAGE = pageParams(3, 4)
 const pageStatement = (name: string, filter: LinkFilter, where: string) => {
   const ids = (order: string, limit: string, offset: string) =>
     `array(select id from leads where company_id = ${COMPANY} and user_id = $2${where} order by ${order} limit ${limit} offset ${offset})`
-  return defineQuery<PageRow<Lead>>(
+  return defineQuery<PageRow<LeadRecord>>(
     name,
     `with total as materialized (select ${totalOf(filter)} as n)
      select total.n as total, p.*
@@ -131,7 +131,7 @@ const INSERT_FIELDS = [
 // statement: the creator's counter rows are locked near the end, until the COMMIT that
 // follows; counters are taken in (list, key) order as everywhere. A second lead with the
 // same provider and email fails on leads_company_provider_email_key.
-const insertLeadStatement = defineQuery<Lead>(
+const insertLeadStatement = defineQuery<LeadRecord>(
   'leads.insert',
   `with contact as (
      select id from contacts
@@ -179,17 +179,17 @@ export async function insertLead(
   userId: number,
   lead: LeadCreateBody,
   businessName: string | null,
-): Promise<Lead> {
+): Promise<LeadRecord> {
   return runSingle(db, insertLeadStatement, [companyId, userId, ...INSERT_FIELDS.map((field) => lead[field] ?? null), businessName])
 }
 
 // PUT /leads/:id/contact, first: the lead by primary key, locked until the transaction ends,
 // so that a contact's write linking or unlinking it (they update its row) waits for the link
 // and then sees it.
-const lockLeadStatement = defineQuery<Lead>('leads.lock', `select ${LEAD_COLUMNS} from leads where company_id = ${COMPANY} and id = $2 for update`)
+const lockLeadStatement = defineQuery<LeadRecord>('leads.lock', `select ${LEAD_COLUMNS} from leads where company_id = ${COMPANY} and id = $2 for update`)
 
 /** A lead of the company, locked until the transaction ends; undefined when there is none. */
-export function lockLead(db: Db, companyId: CompanyId, id: number): Promise<Lead | undefined> {
+export function lockLead(db: Db, companyId: CompanyId, id: number): Promise<LeadRecord | undefined> {
   return runOne(db, lockLeadStatement, [companyId, id])
 }
 
@@ -198,7 +198,7 @@ export function lockLead(db: Db, companyId: CompanyId, id: number): Promise<Lead
 // as with a lead's create), the lead linked to it, the creator's count of linked leads when
 // the lead had no contact ($4), and the lead.linked webhook event. No row: the contact is not
 // a live contact of the company. The lead's email is left as it is, whatever the contact's.
-const linkLeadStatement = defineQuery<Lead>(
+const linkLeadStatement = defineQuery<LeadRecord>(
   'leads.link',
   `with contact as (
      select id from contacts where company_id = $1 and id = $3 and deleted_at is null for share
@@ -221,7 +221,7 @@ const linkLeadStatement = defineQuery<Lead>(
  * counter and webhook event; `hadContact`: whether it was linked before. Undefined when the
  * contact is not a live contact of the company.
  */
-export function linkLead(db: Db, companyId: CompanyId, id: number, contactId: number, hadContact: boolean): Promise<Lead | undefined> {
+export function linkLead(db: Db, companyId: CompanyId, id: number, contactId: number, hadContact: boolean): Promise<LeadRecord | undefined> {
   return runOne(db, linkLeadStatement, [companyId, id, contactId, !hadContact])
 }
 
@@ -231,7 +231,7 @@ export function linkLead(db: Db, companyId: CompanyId, id: number, contactId: nu
 // send the planner down the primary key in id order, filtering every lead of the company on
 // its contact. Never analysed, the planner ties it with leads_company_updated_idx, as it
 // does contacts.delete's unlinking (test/db/plans.params.ts).
-const contactLeadsStatement = defineQuery<Lead>(
+const contactLeadsStatement = defineQuery<LeadRecord>(
   'leads.ofContact',
   `with linked as materialized (select ${LEAD_COLUMNS} from leads where company_id = ${COMPANY} and contact_id = $2)
    select * from linked order by id limit $3`,
@@ -239,11 +239,11 @@ const contactLeadsStatement = defineQuery<Lead>(
 )
 
 /** The first `limit` leads linked to a contact, id ascending. */
-export function leadsOfContact(db: Db, companyId: CompanyId, contactId: number, limit: number): Promise<Lead[]> {
+export function leadsOfContact(db: Db, companyId: CompanyId, contactId: number, limit: number): Promise<LeadRecord[]> {
   return run(db, contactLeadsStatement, [companyId, contactId, limit])
 }
 
-export interface DemoContact {
+export interface DemoLeadContact {
   id: number
   email: string
   firstName: string
@@ -251,13 +251,13 @@ export interface DemoContact {
 }
 
 // Demo data: the first live contacts, from contacts_company_live_idx (company_id, id).
-const firstContactsStatement = defineQuery<DemoContact>(
+const firstContactsStatement = defineQuery<DemoLeadContact>(
   'leads.firstContacts',
   `select id, email, first_name as "firstName", last_name as "lastName"
      from contacts where company_id = $1 and deleted_at is null order by id limit $2`,
 )
 
 /** Demo data: the first live contacts, whom some demo leads describe again. */
-export function firstContacts(db: Db, companyId: CompanyId, limit: number): Promise<DemoContact[]> {
+export function firstContacts(db: Db, companyId: CompanyId, limit: number): Promise<DemoLeadContact[]> {
   return run(db, firstContactsStatement, [companyId, limit])
 }

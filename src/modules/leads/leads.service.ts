@@ -18,17 +18,17 @@ import {
   leadsWalkPage,
   linkLead,
   lockLead,
-  type Lead,
+  type LeadRecord,
 } from './leads.repository.js'
 
-export type { Lead } from './leads.repository.js'
+export type { LeadRecord } from './leads.repository.js'
 
 /** How many leads of a user match the query's link filter. */
 export function leadsCount(db: Db, caller: Caller, query: LeadsCountQuery): Promise<number> {
   return countLeads(db, caller.companyId, query.user_id, linkFilter(query, 'contact'))
 }
 
-export async function getLead(db: Db, caller: Caller, id: number): Promise<Lead> {
+export async function getLead(db: Db, caller: Caller, id: number): Promise<LeadRecord> {
   const lead = await findLead(db, caller.companyId, id)
   if (!lead) throw notFound()
   return lead
@@ -52,7 +52,7 @@ export function leadsPage(db: Db, caller: Caller, query: LeadsQuery & PageReques
  * Two statements in the transaction: the lead-link lock (so that the insert's snapshot sees
  * a contact with this email committed meanwhile), then the insert with everything else.
  */
-export async function createLead(db: Db, caller: Pick<Caller, 'companyId' | 'userId'>, input: LeadCreateBody): Promise<Lead> {
+export async function createLead(db: Db, caller: Pick<Caller, 'companyId' | 'userId'>, input: LeadCreateBody): Promise<LeadRecord> {
   const { companyId, userId } = caller
   try {
     return await transaction(db, async (tx) => {
@@ -66,7 +66,7 @@ export async function createLead(db: Db, caller: Pick<Caller, 'companyId' | 'use
 }
 
 /** How a lead is named where a sentence names it (the audit log): its name, else its email. */
-const leadLabel = (lead: Lead) => [lead.first_name, lead.last_name].filter(Boolean).join(' ') || lead.email
+const leadLabel = (lead: LeadRecord) => [lead.first_name, lead.last_name].filter(Boolean).join(' ') || lead.email
 
 /**
  * Links a lead of the company to a live contact of it, by hand: PUT /leads/:id/contact and the
@@ -81,7 +81,7 @@ export async function linkLeadToContact(
   acting: Pick<Caller, 'companyId'> & Acting,
   id: number,
   input: LeadContactBody,
-): Promise<Lead> {
+): Promise<LeadRecord> {
   const { companyId, now, audit } = acting
   return transaction(db, async (tx) => {
     const lead = await lockLead(tx, companyId, id)
@@ -96,6 +96,6 @@ export async function linkLeadToContact(
 }
 
 /** The leads linked to a contact of the company (its page in the workspace), the first `limit`, id ascending. */
-export function contactLeads(db: Db, caller: Pick<Caller, 'companyId'>, contactId: number, limit: number): Promise<Lead[]> {
+export function contactLeads(db: Db, caller: Pick<Caller, 'companyId'>, contactId: number, limit: number): Promise<LeadRecord[]> {
   return leadsOfContact(db, caller.companyId, contactId, limit)
 }

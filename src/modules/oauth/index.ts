@@ -14,6 +14,6 @@ export {
   registerApp,
   removeApp,
   revokeAuthorisedApp,
-  rotateSecret,
+  rotateClientSecret,
 } from './oauth.service.js'
 export type { AppInput, ShownApp } from './oauth.service.js'

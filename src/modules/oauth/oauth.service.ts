@@ -178,7 +178,7 @@ export async function changeApp(db: Db, acting: Pick<Caller, 'companyId'> & Acti
 }
 
 /** A new client secret, shown once; the old one works for SECRET_OVERLAP_MS more. A public client has none: 422. */
-export async function rotateSecret(db: Db, acting: Pick<Caller, 'companyId'> & Acting, id: number) {
+export async function rotateClientSecret(db: Db, acting: Pick<Caller, 'companyId'> & Acting, id: number) {
   const { companyId, now, audit: context } = acting
   const secret = secretWith(CLIENT_SECRET_PREFIX)
   const result = await transaction(db, async (tx) => {

@@ -295,7 +295,7 @@ const completeTaskStatement = defineQuery<TaskRecord>(
  * task_completed event and counts it, in the caller's transaction. Undefined when the task
  * is missing or already done.
  */
-export function completeTask(
+export function writeTaskDone(
   db: Db,
   companyId: CompanyId,
   id: number,
@@ -347,7 +347,7 @@ const lockContact = defineQuery<TaskContact>(
 )
 
 /** A live contact of the company, share-locked until the transaction ends. */
-export function lockLiveContact(db: Db, companyId: CompanyId, id: number): Promise<TaskContact | undefined> {
+export function shareLockLiveContact(db: Db, companyId: CompanyId, id: number): Promise<TaskContact | undefined> {
   return runOne(db, lockContact, [companyId, id])
 }
 

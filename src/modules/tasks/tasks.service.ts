@@ -5,18 +5,18 @@ import { walkPage, withoutSyncAt, type WalkRequest } from '../../http/sync.js'
 import { exclusiveFlags } from '../../http/validation.js'
 import { asCompanyId, type Caller, type CompanyId } from '../../tenancy.js'
 import { findCompany, findUser } from '../users/index.js'
-import { recordEvent as recordApiEvent } from '../webhooks/index.js'
+import { recordApiEvent } from '../webhooks/index.js'
 import type { Acting } from '../../acting.js'
 import { recordAudit } from '../audit/index.js'
 import { counterPlan, type TaskFilter } from './task-counters.js'
 import { addDays, dayIn } from './task-dates.js'
 import {
-  completeTask as markDone,
+  writeTaskDone,
   findLiveContactAnyCompany,
   findTask,
   findTaskAnyCompany,
   insertTasks,
-  lockLiveContact,
+  shareLockLiveContact,
   tasksPageWithTotal,
   tasksWalkPage,
   type TaskContact,
@@ -126,7 +126,7 @@ export function completeOpenTask(
   timezone: string,
   userId: number | null,
 ): Promise<TaskRecord | undefined> {
-  return markDone(tx, companyId, taskId, at, dayIn(at, timezone), userId)
+  return writeTaskDone(tx, companyId, taskId, at, dayIn(at, timezone), userId)
 }
 
 const DEFAULT_TITLE: Record<TaskKind, string> = {
@@ -173,7 +173,7 @@ export async function createTask(db: Db, acting: TaskActing, input: TaskCreateBo
   }
   const today = dayIn(now, acting.timezone)
   return transaction(db, async (tx) => {
-    const contact = await lockLiveContact(tx, companyId, input.contact_id)
+    const contact = await shareLockLiveContact(tx, companyId, input.contact_id)
     if (!contact) throw invalid({ contact_id: ['does not exist'] })
     const title = input.title ?? defaultTitle(input.kind, contact)
     const [task] = await createTasks(tx, companyId, contact, [{ kind: input.kind, title, dueDate: input.due_date }], {

@@ -1,7 +1,7 @@
 // The webhooks module's public face: subscriptions, the outbox, publishing and delivery.
 export { MAX_URL_LENGTH } from './destination.js'
 export { EVENT_TYPES } from './event-types.js'
-export { outboxCtes, recordEvent, recordEvents } from './outbox.js'
+export { outboxCtes, recordApiEvent, recordApiEvents } from './outbox.js'
 export { webhookBacklog } from './webhooks.delivery.repository.js'
 export type { SubscriptionOverview, SubscriptionRow } from './webhooks.repository.js'
 export { default as webhooksRoutes } from './webhooks.routes.js'
@@ -23,5 +23,5 @@ export {
   subscriptionsOverviewOf,
 } from './webhooks.service.js'
 export type { WebhookSettings } from './webhooks.service.js'
-export { DeliveryWorker } from './worker.js'
-export type { WorkerOptions } from './worker.js'
+export { DeliveryWorker } from './delivery-worker.js'
+export type { WorkerOptions } from './delivery-worker.js'

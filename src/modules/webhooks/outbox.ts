@@ -41,7 +41,7 @@ const recordEventsQuery = defineQuery<{ id: number }>(
 )
 
 /** Records events in the caller's transaction (published once it commits). */
-export async function recordEvents(db: Db, companyId: CompanyId, events: NewApiEvent[], now: Date): Promise<void> {
+export async function recordApiEvents(db: Db, companyId: CompanyId, events: NewApiEvent[], now: Date): Promise<void> {
   if (events.length === 0) return
   // json, not jsonb: the payload keeps the API's key order byte for byte.
   const types = events.map((event) => event.type)
@@ -49,5 +49,5 @@ export async function recordEvents(db: Db, companyId: CompanyId, events: NewApiE
   await run(db, recordEventsQuery, [companyId, types, data, now])
 }
 
-export const recordEvent = (db: Db, companyId: CompanyId, type: EventType, data: unknown, now: Date) =>
-  recordEvents(db, companyId, [{ type, data }], now)
+export const recordApiEvent = (db: Db, companyId: CompanyId, type: EventType, data: unknown, now: Date) =>
+  recordApiEvents(db, companyId, [{ type, data }], now)

@@ -197,7 +197,7 @@ const rotateStatement = defineQuery<SubscriptionRow & { previous_secret_expires_
     returning ${SUBSCRIPTION}, s.previous_secret_expires_at`,
 )
 
-export function rotateSecret(
+export function writeSubscriptionSecret(
   db: Db,
   companyId: CompanyId,
   id: number,

@@ -23,7 +23,7 @@ import {
   insertSubscription,
   lockCompanySubscriptions,
   retryDelivery,
-  rotateSecret,
+  writeSubscriptionSecret,
   subscriptionsOverview,
   subscriptionsPage,
   updateSubscription,
@@ -194,7 +194,7 @@ export async function rotateSubscriptionSecret(
   const { now, audit: context } = caller
   const secret = newSigningSecret()
   const row = await transaction(db, async (tx) => {
-    const rotated = await rotateSecret(tx, caller.companyId, id, {
+    const rotated = await writeSubscriptionSecret(tx, caller.companyId, id, {
       secret: encryptSecret(settings.secretKey, secret),
       previousExpiresAt: new Date(now.getTime() + PREVIOUS_SECRET_VALIDITY_MS),
       now,

@@ -6,8 +6,8 @@ import { Type } from 'typebox'
 import { ApiError, type ErrorDetails } from '../../errors.js'
 import { MAX_ID } from '../../http/schemas.js'
 import { validate } from '../../http/validation.js'
+import { contactBusiness } from '../../modules/businesses/index.js'
 import {
-  contactBusiness,
   contactEventsPage,
   createContact,
   deleteContact,
@@ -15,7 +15,7 @@ import {
   changeContact,
   ContactCreateBody,
   ContactUpdateBody,
-  type Contact,
+  type ContactRecord,
 } from '../../modules/contacts/index.js'
 import { addContacts } from '../../modules/flows/index.js'
 import { contactLeads } from '../../modules/leads/index.js'
@@ -46,7 +46,7 @@ const FlowForm = Type.Object({ flow_id: Type.Integer({ minimum: 1, maximum: MAX_
 const listOf = <T>(listed: { json: string } | { data: unknown[] }) => ('json' in listed ? JSON.parse(listed.json) : listed.data) as T[]
 
 /** The contact's values as PUT takes them: the required fields, and the change. */
-const putBody = (contact: Contact, change: Partial<ContactUpdateBody>): ContactUpdateBody => ({
+const putBody = (contact: ContactRecord, change: Partial<ContactUpdateBody>): ContactUpdateBody => ({
   first_name: contact.first_name,
   email: contact.email,
   business: contact.business,
@@ -69,7 +69,7 @@ function contactBody(form: Record<string, unknown>): Record<string, unknown> {
 
 const contactPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies, now }) => {
   const callerOf = (request: FastifyRequest, current: SignedIn) => webCaller(request, current.account, now())
-  const contactOf = async (caller: Caller, id: number) => JSON.parse(await getContactJson(app.db, caller, id)) as Contact
+  const contactOf = async (caller: Caller, id: number) => JSON.parse(await getContactJson(app.db, caller, id)) as ContactRecord
 
   /** The contact's page; after a refused form on it, that form's state (422). */
   async function showContact(request: FastifyRequest, reply: FastifyReply, id: number, state?: FormState) {
@@ -152,7 +152,7 @@ const contactPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies
   app.get(`${CONTACTS}/:id/edit`, pageRoute('member'), async (request, reply) => {
     const current = signedIn(request)
     const contact = await contactOf(callerOf(request, current), pathId(request))
-    const values = Object.fromEntries(CONTACT_FIELD_NAMES.map((name) => [name, (contact[name as keyof Contact] as string | null) ?? '']))
+    const values = Object.fromEntries(CONTACT_FIELD_NAMES.map((name) => [name, (contact[name as keyof ContactRecord] as string | null) ?? '']))
     return sendHtml(reply, 200, contactFormPage(current.chrome, current.csrf, freshForm(values), { contact }))
   })
 

@@ -1,8 +1,8 @@
 // A contact's page (/contacts/:id): its fields, custom field values, tags and stage with their
 // forms; beside them its events, business, tasks (Mark done), flows (Add to flow), linked
 // leads and its WhatsApp conversation as a chat. Also the edit, new-contact and delete pages.
-import { STAGES, type Contact } from '../../modules/contacts/index.js'
-import type { Lead } from '../../modules/leads/index.js'
+import { STAGES, type ContactRecord } from '../../modules/contacts/index.js'
+import type { LeadRecord } from '../../modules/leads/index.js'
 import type { Task } from '../../modules/tasks/index.js'
 import { html, type Html, type Interpolation } from '../shared/html.js'
 import { field, postForm, type FieldSpec, type FormState } from '../frame/form.js'
@@ -51,7 +51,7 @@ export type ContactFlash = AddedFlash | { kind: 'contact-saved'; what: string } 
 export const CONTACT_FLASHES: readonly ContactFlash['kind'][] = ['added-to-flow', 'contact-saved', 'task-done']
 
 export interface ContactView {
-  contact: Contact
+  contact: ContactRecord
   csrf: string
   timezone: string
   owners: Named[]
@@ -62,7 +62,7 @@ export interface ContactView {
   events: { data: ContactEventView[]; page: number; pages: number }
   messages: WhatsappMessageView[]
   /** The leads linked to the contact. */
-  leads: Lead[]
+  leads: LeadRecord[]
   /** Its meeting transcriptions: those linked to one of its tasks, newest first. */
   meetings: readonly MeetingItem[]
   flash?: ContactFlash | undefined
@@ -131,7 +131,7 @@ export function contactPage(chrome: PageFrame, view: ContactView): Html {
   const addable = view.tags.filter((tag) => !contact.tags.some((own) => own.id === tag.id))
   const facts = CONTACT_FIELDS.filter((spec) => spec.name !== 'first_name' && spec.name !== 'last_name')
     .flatMap((spec) => {
-      const value = contact[spec.name as keyof Contact]
+      const value = contact[spec.name as keyof ContactRecord]
       return typeof value === 'string' && value !== '' ? [[spec.label, value] as const] : []
     })
   return layout(
@@ -204,7 +204,7 @@ ${contactLeadsSection(view.leads)}
 }
 
 /** The edit form (PUT's rules), or the new-contact form. */
-export function contactFormPage(chrome: PageFrame, csrf: string, state: FormState, target: { contact?: Contact }): Html {
+export function contactFormPage(chrome: PageFrame, csrf: string, state: FormState, target: { contact?: ContactRecord }): Html {
   const editing = target.contact
   const title = editing ? `Edit ${fullName(editing)}` : 'New contact'
   return layout(
@@ -225,7 +225,7 @@ export function contactFormPage(chrome: PageFrame, csrf: string, state: FormStat
   )
 }
 
-export function deleteContactPage(chrome: PageFrame, csrf: string, contact: Contact): Html {
+export function deleteContactPage(chrome: PageFrame, csrf: string, contact: ContactRecord): Html {
   return confirmPage(chrome, csrf, {
     title: 'Delete contact',
     question: `Delete ${fullName(contact)}?`,

@@ -1,7 +1,7 @@
 // The Contacts page group: the list (/contacts) and a contact's page (/contacts/:id), through
 // the contacts, flows and tasks services the API uses.
 import type { FastifyPluginAsync } from 'fastify'
-import { contactsPage as listContacts, getContactJson, type Contact } from '../../modules/contacts/index.js'
+import { contactsPage as listContacts, getContactJson, type ContactRecord } from '../../modules/contacts/index.js'
 import { addContacts } from '../../modules/flows/index.js'
 import { tagsOfCompany } from '../../modules/tags/index.js'
 import { listUsers } from '../../modules/users/index.js'
@@ -29,7 +29,7 @@ const contactsPages: FastifyPluginAsync<PageGroupOptions> = async (app, options)
     }
     const view = read.value
     const listed = await listContacts(app.db, caller, { ...view, page: view.page ?? 1, per_page: CONTACTS_PER_PAGE })
-    const contacts = ('json' in listed ? JSON.parse(listed.json) : listed.data) as Contact[]
+    const contacts = ('json' in listed ? JSON.parse(listed.json) : listed.data) as ContactRecord[]
     return { status: extra.addState ? 422 : 200, page: contactsListPage(current.chrome, { ...common, view, contacts, total: listed.total }) }
   }
 
@@ -65,7 +65,7 @@ const contactsPages: FastifyPluginAsync<PageGroupOptions> = async (app, options)
   /** The names of a few contacts, for a message. */
   async function namesOf(caller: Caller, ids: number[]): Promise<string[]> {
     const names: string[] = []
-    for (const id of ids.slice(0, 10)) names.push(fullName(JSON.parse(await getContactJson(app.db, caller, id)) as Contact))
+    for (const id of ids.slice(0, 10)) names.push(fullName(JSON.parse(await getContactJson(app.db, caller, id)) as ContactRecord))
     return ids.length > 10 ? [...names, `${String(ids.length - 10)} more`] : names
   }
 

@@ -1,6 +1,6 @@
 // Contacts (/contacts): the company's contacts, 25 a page, with the search, the owner, stage
 // and tag filters and the page in the address; a checkbox per row and Add to flow.
-import { STAGES, type Contact } from '../../modules/contacts/index.js'
+import { STAGES, type ContactRecord } from '../../modules/contacts/index.js'
 import { html, type Html } from '../shared/html.js'
 import { field, postForm, type FormState } from '../frame/form.js'
 import { formatter, layout, time, type PageFrame, type Named } from '../frame/frame.js'
@@ -31,7 +31,7 @@ export interface AddedFlash {
 
 export interface ContactsListView {
   view: ContactsView
-  contacts: Contact[]
+  contacts: ContactRecord[]
   total: number
   owners: Named[]
   tags: TagChoice[]
@@ -45,7 +45,7 @@ export interface ContactsListView {
   addState?: FormState
 }
 
-export const fullName = (contact: Pick<Contact, 'first_name' | 'last_name'>) => [contact.first_name, contact.last_name].filter(Boolean).join(' ')
+export const fullName = (contact: Pick<ContactRecord, 'first_name' | 'last_name'>) => [contact.first_name, contact.last_name].filter(Boolean).join(' ')
 
 export const STAGE_LABELS: Record<string, string> = {
   smart_lead: 'Smart lead',

@@ -5,7 +5,7 @@
 // POST /api/v1/flows, PUT /api/v1/flows/:id and add_contact.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import type { ErrorDetails } from '../../errors.js'
-import { contactLabels, labelName, contactsPage as listContacts, type Contact } from '../../modules/contacts/index.js'
+import { contactLabels, labelName, contactsPage as listContacts, type ContactRecord } from '../../modules/contacts/index.js'
 import { flowContactsPage, MAX_STEPS, addContacts, changeFlow, createFlow, flowsPage, getFlow, type Flow } from '../../modules/flows/index.js'
 import { listUsers } from '../../modules/users/index.js'
 import { freshForm, readForm, refusalsOf, typedValues, type FormState } from '../frame/form.js'
@@ -121,7 +121,7 @@ const flowsPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies, 
       term ? listContacts(app.db, caller, { page: 1, per_page: 10, search_term: term }) : undefined,
     ])
     const labels = await contactLabels(app.db, current.account.companyId, contacts.map((entry) => entry.contactId))
-    const matches = found ? (('data' in found ? found.data : JSON.parse(found.json)) as Contact[]) : []
+    const matches = found ? (('data' in found ? found.data : JSON.parse(found.json)) as ContactRecord[]) : []
     return sendHtml(reply, status, flowPage(current.chrome, {
       flow, owner: names.get(flow.user_id) ?? '', view, contacts, labels,
       found: matches.map((contact) => ({ id: contact.id, name: labelName({ firstName: contact.first_name, lastName: contact.last_name }), email: contact.email })),

@@ -4,8 +4,8 @@
 // counters, webhook events and audit records as GET /api/v1/leads and /count, POST
 // /api/v1/leads and PUT /api/v1/leads/:id/contact.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import { contactLabels, labelName, contactsPage, type ContactLabel, type Contact } from '../../modules/contacts/index.js'
-import { createLead, getLead, leadsCount, leadsPage, linkLeadToContact, type Lead } from '../../modules/leads/index.js'
+import { contactLabels, labelName, contactsPage, type ContactLabel, type ContactRecord } from '../../modules/contacts/index.js'
+import { createLead, getLead, leadsCount, leadsPage, linkLeadToContact, type LeadRecord } from '../../modules/leads/index.js'
 import { listUsers } from '../../modules/users/index.js'
 import { freshForm, readForm, refusalsOf, typedValues, type FormState } from '../frame/form.js'
 import { sendHtml, type Named } from '../frame/frame.js'
@@ -52,7 +52,7 @@ const leadsPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies, 
       leadsCount(app.db, caller, { user_id: userId, with_contact: true }),
       usersOf(current),
     ])
-    const leads = ('data' in listed ? listed.data : JSON.parse(listed.json)) as Lead[]
+    const leads = ('data' in listed ? listed.data : JSON.parse(listed.json)) as LeadRecord[]
     const contacts = await contactLabels(app.db, account.companyId, leads.flatMap((lead) => (lead.contact_id === null ? [] : [lead.contact_id])))
     const whose = userId === account.userId ? 'Your leads' : `Leads of ${users.find((user) => user.id === userId)?.name ?? `user ${String(userId)}`}`
     const problem = read.ok ? undefined : `This address cannot be shown (${Object.keys(read.errors).join(', ')}): here are your leads.`
@@ -75,7 +75,7 @@ const leadsPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies, 
     const again = (errors: FormState['errors']) => sendHtml(reply, 422, newLeadPage(current.chrome, current.csrf, { values, errors }))
     const read = readForm(NewLeadForm, withoutBlank(request.body, OPTIONAL_FIELD_NAMES))
     if (!read.ok) return again(read.errors)
-    let lead: Lead
+    let lead: LeadRecord
     try {
       lead = await createLead(app.db, webCaller(request, current.account, now()), read.value)
     } catch (err) {
@@ -99,7 +99,7 @@ const leadsPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies, 
       usersOf(current),
       search ? contactsPage(app.db, caller, { page: 1, per_page: FOUND, search_term: search }) : undefined,
     ])
-    const contacts = found ? (('data' in found ? found.data : JSON.parse(found.json)) as Contact[]) : []
+    const contacts = found ? (('data' in found ? found.data : JSON.parse(found.json)) as ContactRecord[]) : []
     return sendHtml(reply, linkState ? 422 : 200, leadPage(current.chrome, {
       lead,
       creator: users.find((user) => user.id === lead.user_id)?.name ?? `User ${String(lead.user_id)}`,
@@ -127,7 +127,7 @@ const leadsPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies, 
       const chose = typeof values.contact_id === 'string' && values.contact_id !== ''
       return sendLead(request, reply, current, { values, errors: chose ? read.errors : { contact_id: ['Choose a contact'] } })
     }
-    let linked: Lead
+    let linked: LeadRecord
     try {
       linked = await linkLeadToContact(app.db, caller, id, read.value)
     } catch (err) {

@@ -2,7 +2,7 @@
 // contact, 25 a page; New lead; a lead's page with its fields, its business, the contact it is
 // linked to and Link to contact; and the Leads section of a contact's page.
 import { labelName, type ContactLabel } from '../../modules/contacts/index.js'
-import type { Lead } from '../../modules/leads/index.js'
+import type { LeadRecord } from '../../modules/leads/index.js'
 import { html, type Html } from '../shared/html.js'
 import { field, formErrors, postForm, sentence, type FieldSpec, type FormState } from '../frame/form.js'
 import { csrfInput, formatter, layout, time, viewHref, type PageFrame, type Named } from '../frame/frame.js'
@@ -46,7 +46,7 @@ export const LEAD_FIELD_NAMES = [...PERSON_FIELDS, ...BUSINESS_FIELDS].map((spec
 /** The fields New lead may leave blank: not given, as the API takes an omitted field. */
 export const OPTIONAL_FIELD_NAMES = [...PERSON_FIELDS, ...BUSINESS_FIELDS].filter((spec) => !spec.required).map((spec) => spec.name)
 
-export const leadName = (lead: Pick<Lead, 'first_name' | 'last_name'>) => [lead.first_name, lead.last_name].filter(Boolean).join(' ')
+export const leadName = (lead: Pick<LeadRecord, 'first_name' | 'last_name'>) => [lead.first_name, lead.last_name].filter(Boolean).join(' ')
 
 const LINK_LABELS: Record<LinkChoice | 'all', string> = { all: 'All', with: 'With a contact', without: 'Without a contact' }
 
@@ -73,7 +73,7 @@ export interface LeadsListView {
   /** Whose leads: the creator the list shows. */
   userId: number
   whose: string
-  leads: Lead[]
+  leads: LeadRecord[]
   /** The API's count of the creator's leads: all of them, with a contact, without one. */
   counts: Record<LinkChoice | 'all', number>
   contacts: Map<number, ContactLabel>
@@ -167,7 +167,7 @@ export interface FoundContact {
 }
 
 export interface LeadPageView {
-  lead: Lead
+  lead: LeadRecord
   creator: string
   /** The contact it is linked to, when it is. */
   contact?: ContactLabel | undefined
@@ -181,9 +181,9 @@ export interface LeadPageView {
   flash?: LeadsFlash | undefined
 }
 
-function facts(lead: Lead, specs: readonly FieldSpec[]): Html[] {
+function facts(lead: LeadRecord, specs: readonly FieldSpec[]): Html[] {
   return specs.flatMap((spec) => {
-    const value = lead[spec.name as keyof Lead]
+    const value = lead[spec.name as keyof LeadRecord]
     if (value === null || value === '') return []
     return [html`<dt>${spec.label}</dt><dd class="wrap">${String(value)}</dd>`]
   })
@@ -252,7 +252,7 @@ ${flashNotice(page.flash)}
 }
 
 /** The Leads section of a contact's page: the leads linked to it, each a link to its page. */
-export function contactLeadsSection(leads: readonly Lead[]): Html {
+export function contactLeadsSection(leads: readonly LeadRecord[]): Html {
   return html`<section class="card" aria-labelledby="leads-title">
   <h2 id="leads-title">Leads</h2>
   ${leads.length === 0

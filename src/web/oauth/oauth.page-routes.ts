@@ -18,7 +18,7 @@ import {
   registerApp,
   removeApp,
   revokeAuthorisedApp,
-  rotateSecret,
+  rotateClientSecret,
   AuthorizeQuery,
   ConsentBody,
   repeatedParameter,
@@ -245,7 +245,7 @@ export async function oauthPages(app: FastifyInstance, options: OAuthPagesOption
   })
 
   app.post(`${APPS}/:id/rotate`, formRoute, itemForm(requireAdmin, APPS, async (acting, id) => {
-    const rotated = await rotateSecret(app.db, acting, id)
+    const rotated = await rotateClientSecret(app.db, acting, id)
     return { kind: 'app-secret', name: rotated.app.name.slice(0, 100), clientId: rotated.app.client_id, secret: rotated.clientSecret, rotated: true } satisfies AppFlash
   }))
 

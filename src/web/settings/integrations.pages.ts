@@ -1,6 +1,6 @@
 // Settings → Integrations (the user's api tokens, the company's webhooks) and Settings →
 // Company tokens: their pages, confirmations and one-time messages.
-import type { Account, CompanyToken, ListedToken } from '../../modules/auth/index.js'
+import type { Account, CompanyTokenRecord, ListedTokenRecord } from '../../modules/auth/index.js'
 import { SCOPE_DESCRIPTIONS, SCOPES, type Scope } from '../../scopes.js'
 import { EVENT_TYPES, type SubscriptionRow, type SubscriptionOverview } from '../../modules/webhooks/index.js'
 import { html, type Html } from '../shared/html.js'
@@ -40,7 +40,7 @@ export interface TokenForm {
 }
 
 export interface IntegrationsView {
-  tokens: ListedToken[]
+  tokens: ListedTokenRecord[]
   flash?: Flash | undefined
   /** Where the API is reached, for the curl line. */
   baseUrl: string
@@ -87,7 +87,7 @@ function scopeChoices(form: TokenForm): Html {
 const tokenName = (token: { label: string | null; prefix: string }) => token.label ?? `${token.prefix}…`
 
 /** The columns of both token tables (the user's own, the company's). */
-function tokenColumns(format: Intl.DateTimeFormat, now: Date): TableColumn<ListedToken | CompanyToken>[] {
+function tokenColumns(format: Intl.DateTimeFormat, now: Date): TableColumn<ListedTokenRecord | CompanyTokenRecord>[] {
   return [
     ['Label', (token) => token.label ?? html`<span class="muted">No label</span>`],
     ['Token', (token) => html`<code>${token.prefix}…</code>`],
@@ -265,7 +265,7 @@ export function revokePage(
   chrome: PageFrame,
   csrf: string,
   account: Account,
-  token: ListedToken | CompanyToken,
+  token: ListedTokenRecord | CompanyTokenRecord,
   target: { action: string; back: string } = { action: `/settings/integrations/tokens/${String(token.id)}/revoke`, back: '/settings/integrations' },
 ): Html {
   const format = formatter(account.timezone)
@@ -285,7 +285,7 @@ export function revokePage(
 }
 
 /** Tokens of this company (admins): every user's live tokens, each revocable. */
-export function companyTokensPage(chrome: PageFrame, account: Account, tokens: CompanyToken[], flash: Flash | undefined, now: Date): Html {
+export function companyTokensPage(chrome: PageFrame, account: Account, tokens: CompanyTokenRecord[], flash: Flash | undefined, now: Date): Html {
   const format = formatter(account.timezone)
   return layout(
     chrome,
