@@ -43,8 +43,11 @@ function cpuNow(servicePid: number | undefined): Measured['cpu'] {
   return totals
 }
 
-export async function measure(url: string, token: string, servicePid?: number): Promise<Measured> {
-  const options = { url, connections, headers: { authorization: `Bearer ${token}` } }
+/** A request other than a GET of `url`: its method, connections and a body per request. */
+export type RequestShape = Omit<autocannon.Options, 'url' | 'headers'>
+
+export async function measure(url: string, token: string, servicePid?: number, shape: RequestShape = {}): Promise<Measured> {
+  const options = { url, connections, ...shape, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } }
   await autocannon({ ...options, duration: 2 })
   const before = cpuNow(servicePid)
   const result = await autocannon({ ...options, duration: seconds })

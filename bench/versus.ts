@@ -1,10 +1,13 @@
 // npm run bench -- --versus <git ref>: this build and an earlier one side by side in one run,
-// for a goal stated against "the figure before this work" (issue 27: contact by id within
-// 5 % of its figure before access control). The earlier tree is taken with `git archive`
-// into a temp folder, installed with `npm ci` and built; each build serves its own scratch
-// database with its own bench/server.ts ("Bench Co", the small size). The contact each one
-// reads is given the same 2 tags and 2 custom fields, both databases are analysed, and the
-// runs alternate (earlier, this, three times) so the machine's drift falls on both.
+// for goals stated against "the figure before this work" (issue 27: contact by id within 5 %
+// of its figure before access control; issue 40: the contacts figures within 5 % of aba1610's).
+// The earlier tree is taken with `git archive` into a temp folder, installed with `npm ci` and
+// built; each build serves its own scratch database with its own bench/server.ts ("Bench Co",
+// the small size). The contact each one reads is given the same 2 tags and 2 custom fields,
+// both databases are analysed, and each scenario's runs alternate (earlier, this, three times)
+// so the machine's drift falls on both. Scenarios: a contact by id, the contacts page, a PUT of
+// that contact, POST /contacts and a batch of 100 new contacts (BENCH_VERSUS_ONLY=text keeps
+// those whose name holds it).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -12,9 +15,44 @@ import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import pg from 'pg'
-import { connections, measure, seconds, type Measured } from './load.js'
+import { connections, measure, seconds, type Measured, type RequestShape } from './load.js'
 
 const ROUNDS = 3
+/** As `npm run bench`'s write scenario. */
+const WRITE_CONNECTIONS = 32
+
+interface Scenario {
+  name: string
+  path: (info: ServiceInfo) => string
+  shape?: () => RequestShape
+}
+
+/** Requests of `method` whose body `body(n)` is new for each request n of the run. */
+function writes(method: 'POST' | 'PUT', body: (n: number) => unknown): () => RequestShape {
+  return () => {
+    let n = 0
+    const run = Date.now()
+    return {
+      method,
+      connections: WRITE_CONNECTIONS,
+      requests: [{ method, setupRequest: (request) => ({ ...request, body: JSON.stringify(body(run + n++)) }) }],
+    }
+  }
+}
+
+const newContact = (n: number) => ({ first_name: 'Versus', last_name: `Number ${String(n)}`, email: `v${String(n)}@versus.example`, business: `Business ${String(n % 20)}`, stage: 'lead' })
+
+const SCENARIOS = ([
+  { name: 'GET /contacts/:id', path: (info) => `/api/v1/contacts/${String(info.contactId)}` },
+  { name: 'GET /contacts?page=2', path: () => '/api/v1/contacts?page=2' },
+  { name: 'PUT /contacts/:id', path: (info) => `/api/v1/contacts/${String(info.contactId)}`, shape: writes('PUT', (n) => ({ last_name: `Put ${String(n)}` })) },
+  { name: 'POST /contacts', path: () => '/api/v1/contacts', shape: writes('POST', newContact) },
+  {
+    name: 'POST /contacts/batch (100 new)',
+    path: () => '/api/v1/contacts/batch',
+    shape: writes('POST', (n) => ({ contacts: Array.from({ length: 100 }, (_, i) => newContact(n * 100 + i)) })),
+  },
+] satisfies Scenario[]).filter((scenario: Scenario) => scenario.name.includes(process.env.BENCH_VERSUS_ONLY ?? ''))
 
 interface ServiceInfo {
   port: number
@@ -88,32 +126,35 @@ export async function runVersus(ref: string, adminUrl: string): Promise<void> {
       build.info = await serve(build, adminUrl)
       await sameContact(databaseUrl(adminUrl, build.database), build.info)
     }
-    const runs = new Map<Build, Measured[]>(builds.map((build) => [build, []]))
-    for (let round = 0; round < ROUNDS; round++) {
+    const mean = (list: { rps: number }[]) => list.reduce((sum, r) => sum + r.rps, 0) / list.length
+    const rows = []
+    for (const scenario of SCENARIOS) {
+      const runs = new Map<Build, Measured[]>(builds.map((build) => [build, []]))
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const build of builds) {
+          const info = build.info
+          if (!info) throw new Error(`${build.label} did not start`)
+          runs.get(build)?.push(await measure(`http://127.0.0.1:${String(info.port)}${scenario.path(info)}`, info.token, build.child?.pid, scenario.shape?.()))
+        }
+      }
+      const earlier = mean(runs.get(builds[0] as Build) ?? [])
       for (const build of builds) {
-        const info = build.info
-        if (!info) throw new Error(`${build.label} did not start`)
-        runs.get(build)?.push(await measure(`http://127.0.0.1:${String(info.port)}/api/v1/contacts/${String(info.contactId)}`, info.token, build.child?.pid))
+        const list = runs.get(build) ?? []
+        const share = Math.round((mean(list) / earlier) * 100)
+        rows.push({
+          scenario: scenario.name,
+          build: build.label,
+          [`req/s (mean of ${String(ROUNDS)})`]: Math.round(mean(list)),
+          'runs req/s': list.map((r) => Math.round(r.rps)).join(' / '),
+          'vs earlier': `${String(share)} %`,
+          'goal ≥ 95 %': build === builds[0] ? '' : share >= 95 ? 'yes' : 'NO',
+          'p50 ms': list.map((r) => r.p50).join(' / '),
+          errors: list.reduce((sum, r) => sum + r.errors, 0),
+          'CPU µs/req service / PostgreSQL': list.map((r) => `${String(r.cpu.service)} / ${String(r.cpu.postgres)}`).join(', '),
+        })
       }
     }
-    const mean = (list: { rps: number }[]) => list.reduce((sum, r) => sum + r.rps, 0) / list.length
-    const earlier = mean(runs.get(builds[0] as Build) ?? [])
-    const rows = builds.map((build) => {
-      const list = runs.get(build) ?? []
-      const share = Math.round((mean(list) / earlier) * 100)
-      return {
-        build: build.label,
-        [`req/s (mean of ${String(ROUNDS)})`]: Math.round(mean(list)),
-        'runs req/s': list.map((r) => Math.round(r.rps)).join(' / '),
-        'vs earlier': `${String(share)} %`,
-        'goal ≥ 95 %': build === builds[0] ? '' : share >= 95 ? 'yes' : 'NO',
-        'p50 ms': list.map((r) => r.p50).join(' / '),
-        'p99 ms': list.map((r) => r.p99).join(' / '),
-        errors: list.reduce((sum, r) => sum + r.errors, 0),
-        'CPU µs/req service / PostgreSQL': list.map((r) => `${String(r.cpu.service)} / ${String(r.cpu.postgres)}`).join(', '),
-      }
-    })
-    console.log(`\nengage bench --versus ${ref}: GET /api/v1/contacts/:id (2 tags, 2 custom fields, analysed), ${String(connections)} connections, ${String(seconds)} s per run after a 2 s warm-up, ${String(cpus().length)} cores`)
+    console.log(`\nengage bench --versus ${ref}: the contact by id (2 tags, 2 custom fields) and the page, analysed, at ${String(connections)} connections; the writes at ${String(WRITE_CONNECTIONS)}; ${String(seconds)} s per run after a 2 s warm-up, ${String(cpus().length)} cores`)
     console.table(rows)
   } finally {
     for (const build of builds) {
