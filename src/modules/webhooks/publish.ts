@@ -24,6 +24,7 @@ import { addToCounters } from '../../db/counters.js'
 import { defineQuery, run } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
 import { AUDIT_EVENT_TYPE } from './event-types.js'
+import { outboxOldest, outboxTakeBatch, outboxTakeCompany } from './outbox.js'
 
 /** The advisory lock key of a company's publishing, from a SQL expression of its id. */
 const publishingLock = (company: string) => `hashtextextended('events:' || ${company}, 0)`
@@ -59,15 +60,12 @@ const MOVE = `numbered as (
 const publishStatement = defineQuery<{ events: number; deliveries: number }>(
   'webhooks.publish',
   `with batch as materialized (
-     select id, company_id from api_event_outbox order by id limit $1::int
+     ${outboxOldest('$1::int')}
    ), locked as (
      select count(pg_advisory_xact_lock(${publishingLock('c.company_id')}))::int as n
        from (select distinct company_id from batch order by company_id offset 0) c
    ), staged as (
-     delete from api_event_outbox o
-      using batch b
-      where o.company_id = b.company_id and o.id = b.id and (select n from locked) >= 0
-     returning o.*
+     ${outboxTakeBatch('batch', '(select n from locked) >= 0')}
    ), ${MOVE}`,
 )
 
@@ -77,11 +75,7 @@ const publishCompanyStatement = defineQuery<{ events: number; deliveries: number
   `with locked as (
      select count(pg_advisory_xact_lock(${publishingLock('$1::bigint')}))::int as n
    ), staged as (
-     delete from api_event_outbox o
-      where o.company_id = $1
-        and o.id in (select id from api_event_outbox where company_id = $1 order by id limit $2::int)
-        and (select n from locked) >= 0
-     returning o.*
+     ${outboxTakeCompany('$1', '$2::int', '(select n from locked) >= 0')}
    ), ${MOVE}`,
 )
 
