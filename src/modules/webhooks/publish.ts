@@ -1,4 +1,4 @@
-// Publishing: events recorded by committed writes (api_event_outbox, see outbox.ts) move
+// Publishing: events recorded by committed writes (api_event_outbox, see ../outbox/outbox.ts) move
 // into api_events, where the event log and the deliveries read them. A move gives each
 // event its id and its company's next sequence number (the counters row ('events', 0)), and
 // makes its pending deliveries, one per enabled subscription of the company whose `events`
@@ -23,8 +23,7 @@ import type { Db } from '../../db/db.js'
 import { addToCounters } from '../../db/counters.js'
 import { defineQuery, run } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
-import { AUDIT_EVENT_TYPE } from './event-types.js'
-import { outboxOldest, outboxTakeBatch, outboxTakeCompany } from './outbox.js'
+import { AUDIT_EVENT_TYPE, outboxOldest, outboxTakeBatch, outboxTakeCompany } from '../outbox/index.js'
 
 /** The advisory lock key of a company's publishing, from a SQL expression of its id. */
 const publishingLock = (company: string) => `hashtextextended('events:' || ${company}, 0)`

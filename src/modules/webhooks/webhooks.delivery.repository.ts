@@ -4,7 +4,7 @@
 import { columns } from '../../db/columns.js'
 import type { Db } from '../../db/db.js'
 import { defineQuery, run } from '../../db/query.js'
-import { OUTBOX_COUNT } from './outbox.js'
+import { OUTBOX_COUNT } from '../outbox/index.js'
 
 /** A leased delivery with everything its post needs. */
 export interface ClaimedDelivery {

@@ -4,7 +4,7 @@
 // inserts into api_event_outbox: no counter, no row any other writer touches, so writers of
 // one company never wait for each other here. Numbering the events (ids and the company's
 // sequence, in the order they become visible) and fanning them out to their deliveries is
-// publishing, after the commit (publish.ts), which takes the rows out through the
+// publishing, after the commit (../webhooks/publish.ts), which takes the rows out through the
 // fragments at the end of this file.
 import type { Db } from '../../db/db.js'
 import { defineQuery, run } from '../../db/query.js'
@@ -54,7 +54,7 @@ export const recordApiEvent = (db: Db, companyId: CompanyId, type: EventType, da
   recordApiEvents(db, companyId, [{ type, data }], now)
 
 // Publishing and the metrics' backlog read and empty the outbox through these fragments, so
-// that only this file names the table and the outbox can move below the modules.
+// that only this folder names the table (src/db/owners.ts).
 
 /** The oldest `limit` events of every company, as (id, company_id), by the outbox's id index. */
 export const outboxOldest = (limit: string) => `select id, company_id from api_event_outbox order by id limit ${limit}`
