@@ -28,7 +28,7 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   counters: 'db/counters.ts',
   webhook_subscriptions: 'modules/webhooks',
   api_events: 'modules/webhooks',
-  api_event_outbox: 'modules/webhooks',
+  api_event_outbox: 'modules/outbox',
   webhook_deliveries: 'modules/webhooks',
   idempotency_keys: 'plugins/idempotency.plugin.ts',
   audit_events: 'modules/audit',

@@ -10,18 +10,6 @@ import { describe, test } from 'node:test'
 
 const src = fileURLToPath(new URL('../../src/', import.meta.url))
 
-/**
- * Imports still made straight to a file, each an edge of a circle between module folders
- * that module-circles.test.ts lists in its KNOWN (through the faces it would be a circle of
- * files): it may only shrink, with that list.
- */
-const EXCEPTIONS = [
-  'modules/audit/audit.repository.ts → modules/webhooks/event-types.ts',
-  'modules/audit/audit.repository.ts → modules/webhooks/outbox.ts',
-  'modules/webhooks/delivery-worker.ts → modules/audit/audit.service.ts',
-  'modules/webhooks/webhooks.service.ts → modules/audit/audit.service.ts',
-]
-
 /** The relative specifiers a source imports or re-exports: `from '…'`, `import('…')`, `import '…'`. */
 function specifiers(text: string): string[] {
   const found = text.matchAll(/\bfrom\s*'([^']+)'|\bimport\s*\(\s*'([^']+)'\s*\)|^\s*import\s*'([^']+)'/gm)
@@ -63,14 +51,7 @@ describe('module faces', () => {
   test('code outside a module imports it only through its index.ts', () => {
     assert.ok(files.length > 200, `only ${String(files.length)} source files`)
     const found = bypasses(Object.fromEntries(files.map((file) => [file, readFileSync(join(src, file), 'utf8')])))
-    const unexpected = found.filter((edge) => !EXCEPTIONS.includes(edge))
-    if (unexpected.length > 0) assert.fail(`import these through the module's index.ts (export what is missing there):\n${unexpected.join('\n')}`)
-    assert.deepEqual(found, EXCEPTIONS, 'an exception is gone: drop it from EXCEPTIONS')
-  })
-
-  test('each exception is an edge of a circle module-circles.test.ts knows', () => {
-    const known = readFileSync(fileURLToPath(new URL('module-circles.test.ts', import.meta.url)), 'utf8')
-    for (const edge of EXCEPTIONS) assert.ok(known.includes(edge.replaceAll('modules/', '')), `${edge} is not in module-circles.test.ts's KNOWN`)
+    if (found.length > 0) assert.fail(`import these through the module's index.ts (export what is missing there):\n${found.join('\n')}`)
   })
 
   test('the detector finds a bypass, of every import form, and nothing else', () => {

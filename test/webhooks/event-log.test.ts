@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { payload } from '../../src/modules/webhooks/delivery.js'
-import { recordApiEvents, type NewApiEvent } from '../../src/modules/webhooks/outbox.js'
+import { recordApiEvents, type NewApiEvent } from '../../src/modules/outbox/outbox.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { tenant, type Tenant } from '../helpers/factories.js'
 import { transaction } from '../../src/db/db.js'

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { sql, rawRows } from '../helpers/sql.js'
-import { recordApiEvent, recordApiEvents } from '../../src/modules/webhooks/outbox.js'
+import { recordApiEvent, recordApiEvents } from '../../src/modules/outbox/outbox.js'
 import { publishCompanyEvents, publishEvents } from '../../src/modules/webhooks/publish.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addSubscription, tenant, type Tenant } from '../helpers/factories.js'

@@ -6,8 +6,7 @@ import type { Db } from '../../db/db.js'
 import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import { recordSql, type Row } from '../../db/records.js'
 import type { CompanyId } from '../../tenancy.js'
-import { AUDIT_EVENT_TYPE } from '../webhooks/event-types.js'
-import { outboxCtes } from '../webhooks/outbox.js'
+import { AUDIT_EVENT_TYPE, outboxCtes } from '../outbox/index.js'
 import { AuditEvent } from './audit.schemas.js'
 
 /** A record as the API shows it. */

@@ -1,4 +1,4 @@
-// Publishing: events recorded by committed writes (api_event_outbox, see outbox.ts) move
+// Publishing: events recorded by committed writes (api_event_outbox, see ../outbox/outbox.ts) move
 // into api_events, where the event log and the deliveries read them. A move gives each
 // event its id and its company's next sequence number (the counters row ('events', 0)), and
 // makes its pending deliveries, one per enabled subscription of the company whose `events`
@@ -23,7 +23,7 @@ import type { Db } from '../../db/db.js'
 import { addToCounters } from '../../db/counters.js'
 import { defineQuery, run } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
-import { AUDIT_EVENT_TYPE } from './event-types.js'
+import { AUDIT_EVENT_TYPE, outboxOldest, outboxTakeBatch, outboxTakeCompany } from '../outbox/index.js'
 
 /** The advisory lock key of a company's publishing, from a SQL expression of its id. */
 const publishingLock = (company: string) => `hashtextextended('events:' || ${company}, 0)`
@@ -59,15 +59,12 @@ const MOVE = `numbered as (
 const publishStatement = defineQuery<{ events: number; deliveries: number }>(
   'webhooks.publish',
   `with batch as materialized (
-     select id, company_id from api_event_outbox order by id limit $1::int
+     ${outboxOldest('$1::int')}
    ), locked as (
      select count(pg_advisory_xact_lock(${publishingLock('c.company_id')}))::int as n
        from (select distinct company_id from batch order by company_id offset 0) c
    ), staged as (
-     delete from api_event_outbox o
-      using batch b
-      where o.company_id = b.company_id and o.id = b.id and (select n from locked) >= 0
-     returning o.*
+     ${outboxTakeBatch('batch', '(select n from locked) >= 0')}
    ), ${MOVE}`,
 )
 
@@ -77,11 +74,7 @@ const publishCompanyStatement = defineQuery<{ events: number; deliveries: number
   `with locked as (
      select count(pg_advisory_xact_lock(${publishingLock('$1::bigint')}))::int as n
    ), staged as (
-     delete from api_event_outbox o
-      where o.company_id = $1
-        and o.id in (select id from api_event_outbox where company_id = $1 order by id limit $2::int)
-        and (select n from locked) >= 0
-     returning o.*
+     ${outboxTakeCompany('$1', '$2::int', '(select n from locked) >= 0')}
    ), ${MOVE}`,
 )
 

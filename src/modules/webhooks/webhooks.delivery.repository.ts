@@ -4,6 +4,7 @@
 import { columns } from '../../db/columns.js'
 import type { Db } from '../../db/db.js'
 import { defineQuery, run } from '../../db/query.js'
+import { OUTBOX_COUNT } from '../outbox/index.js'
 
 /** A leased delivery with everything its post needs. */
 export interface ClaimedDelivery {
@@ -218,7 +219,7 @@ export async function pruneEvents(db: Db, before: Date, limit: number): Promise<
 // partial index of the pending ones), with the oldest pending delivery's creation.
 const backlogStatement = defineQuery<{ events: number; deliveries: number; oldest: Date | null }>(
   'webhooks.backlog',
-  `select (select count(*)::int from api_event_outbox) as events,
+  `select ${OUTBOX_COUNT} as events,
           count(*)::int as deliveries,
           min(d.created_at) as oldest
      from webhook_deliveries d

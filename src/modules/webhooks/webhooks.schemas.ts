@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox'
 import { Id, Nullable, PagedList, PageParams, Str, Timestamp, Timestamps } from '../../http/schemas.js'
 import { MAX_URL_LENGTH } from './destination.js'
-import { EVENT_TYPES } from './event-types.js'
+import { EVENT_TYPES } from '../outbox/index.js'
 
 /** Subscriptions a company may have at once (docs/webhooks.md). */
 export const MAX_SUBSCRIPTIONS = 20

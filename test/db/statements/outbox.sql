@@ -1,4 +1,4 @@
--- Statements of src/modules/webhooks/outbox.ts, as run (test/db/statements.test.ts writes this file).
+-- Statements of src/modules/outbox/outbox.ts, as run (test/db/statements.test.ts writes this file).
 
 -- outbox.record
 with input as (

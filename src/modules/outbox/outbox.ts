@@ -4,7 +4,8 @@
 // inserts into api_event_outbox: no counter, no row any other writer touches, so writers of
 // one company never wait for each other here. Numbering the events (ids and the company's
 // sequence, in the order they become visible) and fanning them out to their deliveries is
-// publishing, after the commit (publish.ts).
+// publishing, after the commit (../webhooks/publish.ts), which takes the rows out through the
+// fragments at the end of this file.
 import type { Db } from '../../db/db.js'
 import { defineQuery, run } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
@@ -51,3 +52,25 @@ export async function recordApiEvents(db: Db, companyId: CompanyId, events: NewA
 
 export const recordApiEvent = (db: Db, companyId: CompanyId, type: EventType, data: unknown, now: Date) =>
   recordApiEvents(db, companyId, [{ type, data }], now)
+
+// Publishing and the metrics' backlog read and empty the outbox through these fragments, so
+// that only this folder names the table (src/db/owners.ts).
+
+/** The oldest `limit` events of every company, as (id, company_id), by the outbox's id index. */
+export const outboxOldest = (limit: string) => `select id, company_id from api_event_outbox order by id limit ${limit}`
+
+/** Deletes the events the CTE `batch` (id, company_id) lists, once `condition` holds, returning them whole. */
+export const outboxTakeBatch = (batch: string, condition: string) => `delete from api_event_outbox o
+      using ${batch} b
+      where o.company_id = b.company_id and o.id = b.id and ${condition}
+     returning o.*`
+
+/** Deletes a company's oldest `limit` events, once `condition` holds, returning them whole: by the primary key (company_id, id). */
+export const outboxTakeCompany = (company: string, limit: string, condition: string) => `delete from api_event_outbox o
+      where o.company_id = ${company}
+        and o.id in (select id from api_event_outbox where company_id = ${company} order by id limit ${limit})
+        and ${condition}
+     returning o.*`
+
+/** How many events wait in the outbox, every company's, as a scalar subquery. */
+export const OUTBOX_COUNT = '(select count(*)::int from api_event_outbox)'
