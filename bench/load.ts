@@ -2,7 +2,9 @@
 // (BENCH_SECONDS, BENCH_CONNECTIONS): the side-by-side runs of --cluster and --versus. With
 // the service's pid it also tells where the machine's CPU went per request: the service, all
 // PostgreSQL processes, PgBouncer (/proc, Linux).
+import type { ChildProcess } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
+import { createInterface } from 'node:readline'
 import autocannon from 'autocannon'
 
 export const seconds = Number(process.env.BENCH_SECONDS ?? 10)
@@ -61,4 +63,36 @@ export async function measure(url: string, token: string, servicePid?: number, s
     errors: result.errors + result.non2xx,
     cpu: { service: per('service'), postgres: per('postgres'), pgbouncer: per('pgbouncer') },
   }
+}
+
+/**
+ * A bench process's info: the first JSON line of its output that is not a log record (pino's,
+ * with a numeric level); other lines (a warning that PUBLIC_URL is unset, say) go to stderr.
+ */
+export function infoOf<T>(child: ChildProcess, script: string): Promise<T> {
+  if (!child.stdout) throw new Error(`${script}: its output is not piped`)
+  const lines = createInterface({ input: child.stdout })
+  return new Promise<T>((resolve, reject) => {
+    let told = false
+    const infoIn = (line: string): T | undefined => {
+      try {
+        const parsed = JSON.parse(line) as { level?: unknown }
+        return typeof parsed.level === 'number' ? undefined : (parsed as T)
+      } catch {
+        return undefined
+      }
+    }
+    lines.on('line', (line) => {
+      const found = told ? undefined : infoIn(line)
+      if (found === undefined) {
+        process.stderr.write(`${line}\n`)
+        return
+      }
+      told = true
+      resolve(found)
+    })
+    lines.on('close', () => {
+      reject(new Error(`${script} ended before it said how to reach it`))
+    })
+  })
 }

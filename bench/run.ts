@@ -14,7 +14,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { readFileSync } from 'node:fs'
 import { cpus } from 'node:os'
-import { createInterface } from 'node:readline'
+import { infoOf } from './load.js'
 import autocannon from 'autocannon'
 import pg from 'pg'
 
@@ -35,33 +35,7 @@ async function start<T>(script: string, env: Record<string, string>): Promise<St
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   })
-  // The first JSON line that is not a log record (pino's, with a numeric level) is the
-  // process's info; other lines (a warning that PUBLIC_URL is unset, say) go on to stderr.
-  const lines = createInterface({ input: child.stdout })
-  const info = await new Promise<T>((resolve, reject) => {
-    let told = false
-    const infoIn = (line: string): T | undefined => {
-      try {
-        const parsed = JSON.parse(line) as { level?: unknown }
-        return typeof parsed.level === 'number' ? undefined : (parsed as T)
-      } catch {
-        return undefined
-      }
-    }
-    lines.on('line', (line) => {
-      const found = told ? undefined : infoIn(line)
-      if (found === undefined) {
-        process.stderr.write(`${line}\n`)
-        return
-      }
-      told = true
-      resolve(found)
-    })
-    lines.on('close', () => {
-      reject(new Error(`${script} ended before it said how to reach it`))
-    })
-  })
-  return { child, info }
+  return { child, info: await infoOf<T>(child, script) }
 }
 
 async function stop(child: ChildProcess) {

@@ -13,9 +13,8 @@ import { once } from 'node:events'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createInterface } from 'node:readline'
 import pg from 'pg'
-import { connections, measure, seconds, type Measured, type RequestShape } from './load.js'
+import { connections, infoOf, measure, seconds, type Measured, type RequestShape } from './load.js'
 
 const ROUNDS = 3
 /** As `npm run bench`'s write scenario. */
@@ -82,8 +81,7 @@ async function serve(build: Build, adminUrl: string): Promise<ServiceInfo> {
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   build.child = child
-  const [line] = (await once(createInterface({ input: child.stdout }), 'line')) as [string]
-  return JSON.parse(line) as ServiceInfo
+  return infoOf<ServiceInfo>(child, `${build.label}'s bench/server.ts`)
 }
 
 /** The contact read gets exactly 2 tags and 2 custom fields, whatever the build's generator gave it; then statistics. */
