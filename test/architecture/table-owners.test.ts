@@ -27,7 +27,6 @@ const KNOWN: Record<string, string[]> = {
   'modules/oauth/oauth.repository.ts': ['api_tokens', 'companies', 'users'],
   'modules/tags/tags.repository.ts': ['contact_tags', 'contacts'],
   'modules/tasks/tasks.repository.ts': ['contacts'],
-  'modules/whatsapp/whatsapp.repository.ts': ['contacts', 'users'],
 }
 
 /** The source without its comments (prose says "from contacts" too). */

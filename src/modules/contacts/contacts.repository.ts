@@ -839,3 +839,17 @@ const searchChangesCompaniesStatement = defineQuery<{ company_id: CompanyId }>(
 export async function companiesWithSearchChanges(db: Db, limit: number): Promise<CompanyId[]> {
   return (await run(db, searchChangesCompaniesStatement, [limit])).map((row) => row.company_id)
 }
+
+// ---- lent to other modules' statements (src/db/owners.ts) ----------------------------------
+
+/** The ids of the company's live contacts among an array, for parameters $company and $ids (bigint[]). */
+export const liveContactsAmong = (company: number, ids: number) =>
+  `select id from contacts where company_id = $${String(company)} and id = any($${String(ids)}::bigint[]) and deleted_at is null`
+
+/** Whether the company's contact is live, for parameters $company and $contact. */
+export const liveContactExists = (company: number, contact: number) =>
+  `exists(select 1 from contacts where company_id = $${String(company)} and id = $${String(contact)} and deleted_at is null)`
+
+/** Whether the contact of a row `alias` (its company_id and contact_id) is live, by primary key. */
+export const rowContactLive = (alias: string) =>
+  `exists (select 1 from contacts c where c.company_id = ${alias}.company_id and c.id = ${alias}.contact_id and c.deleted_at is null)`

@@ -1,6 +1,7 @@
 // The users module's public face: users and companies.
 export { usersCommands } from './users.cli.js'
 export {
+  companyUsersAmong,
   findCompany,
   findUser,
   findUserAnyCompany,

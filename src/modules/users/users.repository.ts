@@ -171,3 +171,9 @@ const setTimezoneStatement = defineQuery<CompanyRecord>(
 export async function updateCompanyTimezone(db: Db, companyId: CompanyId, timezone: string, at: Date): Promise<CompanyRecord> {
   return runSingle(db, setTimezoneStatement, [companyId, timezone, at])
 }
+
+// ---- lent to other modules' statements (src/db/owners.ts) ----------------------------------
+
+/** The ids of the company's users among an array, for parameters $company and $ids (bigint[]). */
+export const companyUsersAmong = (company: number, ids: number) =>
+  `select id from users where company_id = $${String(company)} and id = any($${String(ids)}::bigint[])`
