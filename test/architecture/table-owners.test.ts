@@ -23,7 +23,7 @@ const KNOWN: Record<string, string[]> = {
   'modules/contacts/contacts.batch.sql.ts': ['businesses', 'custom_fields', 'leads', 'tags', 'users'],
   'modules/contacts/contacts.repository.ts': ['businesses', 'custom_fields', 'flow_enrollments', 'leads', 'tags'],
   'modules/events/events.repository.ts': ['contacts'],
-  'modules/leads/leads.repository.ts': ['businesses', 'contacts'],
+  'modules/leads/leads.repository.ts': ['contacts'],
   'modules/oauth/oauth.repository.ts': ['api_tokens', 'companies', 'users'],
   'modules/tags/tags.repository.ts': ['contact_tags', 'contacts'],
   'modules/tasks/tasks.repository.ts': ['contacts'],

@@ -15,6 +15,9 @@ const BUSINESS_RECORD = recordSql(Business, 'businesses b', {
             where x.company_id = ${b}company_id and x.business_id = ${b}id and x.deleted_at is null)::int`,
 })
 
+/** The insert of a business with its details, a select or values of them following (lent to leads' statements). */
+export const INSERT_BUSINESSES = 'insert into businesses (company_id, name, linkedin_url, sector, colaborators_count, telephone)'
+
 export interface BusinessDetails {
   linkedinUrl?: string | null
   sector?: string | null
@@ -27,7 +30,7 @@ export interface BusinessDetails {
 // (non-null) details overwrite the stored ones and touch updated_at.
 const upsertStatement = defineQuery<{ id: number }>(
   'businesses.upsert',
-  `insert into businesses (company_id, name, linkedin_url, sector, colaborators_count, telephone)
+  `${INSERT_BUSINESSES}
    values ($1, $2, $3, $4, $5, $6)
    on conflict (company_id, lower(name)) do update set
      linkedin_url = coalesce(excluded.linkedin_url, businesses.linkedin_url),
