@@ -177,3 +177,16 @@ export async function updateCompanyTimezone(db: Db, companyId: CompanyId, timezo
 /** The ids of the company's users among an array, for parameters $company and $ids (bigint[]). */
 export const companyUsersAmong = (company: number, ids: number) =>
   `select id from users where company_id = $${String(company)} and id = any($${String(ids)}::bigint[])`
+
+/** After a join: the user of row `alias` (its company_id and user_id) as `users u`, by primary key. */
+export const userOfRow = (alias: string) => `users u on u.company_id = ${alias}.company_id and u.id = ${alias}.user_id`
+
+/** After a join: the company of row `alias` (its company_id) as `companies c`, by primary key. */
+export const companyOfRow = (alias: string) => `companies c on c.id = ${alias}.company_id`
+
+/** Users' `columns`, a where clause following. */
+export const selectUsers = (columns: string) => `select ${columns} from users`
+
+/** The update of one user by primary key, for parameters $company and $user; a returning clause may follow. */
+export const updateUserSet = (sets: string, company: number, user: number) =>
+  `update users set ${sets} where company_id = $${String(company)} and id = $${String(user)}`
