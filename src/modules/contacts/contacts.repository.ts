@@ -9,6 +9,7 @@ import { recordSql } from '../../db/records.js'
 import { walkRows } from '../../db/walk.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { CompanyId } from '../../tenancy.js'
+import { businessNamed, INSERT_BUSINESS_NAMES, KEEP_BUSINESS } from '../businesses/index.js'
 import { FLOW_CONTACTS } from '../flows/index.js'
 import { leadLinkKey, LINKED_LEADS, leadJson } from '../leads/index.js'
 import { outboxCtes } from '../webhooks/index.js'
@@ -558,11 +559,11 @@ export const REFERENCES_SHARED = '(select count(*) from shared_tags) + (select c
 const insertContactStatement = defineQuery<ContactRecord>(
   'contacts.insert',
   `with ${sharedReferencesCtes('$24::bigint[]', '$25::bigint[]')}, business_found as (
-     select id from businesses where company_id = $1 and lower(name) = lower($22::text)
+     ${businessNamed('$1', '$22::text')}
    ), business_made as (
-     insert into businesses (company_id, name)
+     ${INSERT_BUSINESS_NAMES}
      select $1, $22::text where $22::text is not null and not exists (select from business_found)
-     on conflict (company_id, lower(name)) do update set updated_at = businesses.updated_at
+     ${KEEP_BUSINESS}
      returning id
    ), business as (
      select id from business_found union all select id from business_made

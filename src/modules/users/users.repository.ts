@@ -174,9 +174,11 @@ export async function updateCompanyTimezone(db: Db, companyId: CompanyId, timezo
 
 // ---- lent to other modules' statements (src/db/owners.ts) ----------------------------------
 
-/** The ids of the company's users among an array, for parameters $company and $ids (bigint[]). */
-export const companyUsersAmong = (company: number, ids: number) =>
-  `select id from users where company_id = $${String(company)} and id = any($${String(ids)}::bigint[])`
+/** The ids of the company's users among an array, for parameters $company and $ids (bigint[]), the table aliased or not. */
+export const companyUsersAmong = (company: number, ids: number, alias = '') => {
+  const a = alias === '' ? '' : `${alias}.`
+  return `select ${a}id from users${alias === '' ? '' : ` ${alias}`} where ${a}company_id = $${String(company)} and ${a}id = any($${String(ids)}::bigint[])`
+}
 
 /** After a join: the user of row `alias` (its company_id and user_id) as `users u`, by primary key. */
 export const userOfRow = (alias: string) => `users u on u.company_id = ${alias}.company_id and u.id = ${alias}.user_id`
