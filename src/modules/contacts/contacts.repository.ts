@@ -10,7 +10,7 @@ import { walkRows } from '../../db/walk.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { CompanyId } from '../../tenancy.js'
 import { businessNamed, INSERT_BUSINESS_NAMES, KEEP_BUSINESS } from '../businesses/index.js'
-import { FLOW_CONTACTS } from '../flows/index.js'
+import { endEnrollments, FLOW_CONTACTS } from '../flows/index.js'
 import { leadLinkKey, LINKED_LEADS, leadJson } from '../leads/index.js'
 import { outboxCtes } from '../webhooks/index.js'
 import type { ContactRecord, ContactColumnsRow, ContactInsert } from './contacts.record.js'
@@ -663,7 +663,7 @@ const deleteStatement = defineQuery<{ deleted: number }>(
       where company_id = $1 and contact_id = $2 and exists (select from deleted)
      returning user_id
    ), ended as (
-     update flow_enrollments set status = 'removed', updated_at = $3
+     ${endEnrollments('$3')}
       where company_id = $1 and contact_id = $2 and status = 'active' and exists (select from deleted)
      returning flow_id
    ), evented as (
