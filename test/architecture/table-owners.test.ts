@@ -16,19 +16,14 @@ const src = fileURLToPath(new URL('../../src/', import.meta.url))
 /** `file → tables` still named outside their owner (to move behind the owner's exports). */
 const KNOWN: Record<string, string[]> = {
   'modules/audit/audit.repository.ts': ['api_tokens', 'companies', 'users', 'webhook_subscriptions'],
-  'modules/auth/accounts.repository.ts': ['companies', 'users'],
-  'modules/auth/sessions.repository.ts': ['companies', 'users'],
-  'modules/auth/tokens.repository.ts': ['companies', 'oauth_apps', 'oauth_grants', 'users'],
   'modules/businesses/businesses.repository.ts': ['contacts'],
-  'modules/contacts/contacts.batch.sql.ts': ['businesses', 'custom_fields', 'leads', 'tags', 'users'],
-  'modules/contacts/contacts.repository.ts': ['businesses', 'custom_fields', 'flow_enrollments', 'leads', 'tags'],
+  'modules/contacts/contacts.batch.sql.ts': ['custom_fields', 'leads', 'tags'],
+  'modules/contacts/contacts.repository.ts': ['custom_fields', 'leads', 'tags'],
   'modules/events/events.repository.ts': ['contacts'],
-  'modules/leads/leads.repository.ts': ['businesses', 'contacts'],
-  'modules/meet-transcriptions/meet-transcriptions.repository.ts': ['tasks'],
-  'modules/oauth/oauth.repository.ts': ['api_tokens', 'companies', 'users'],
+  'modules/leads/leads.repository.ts': ['contacts'],
+  'modules/oauth/oauth.repository.ts': ['api_tokens'],
   'modules/tags/tags.repository.ts': ['contact_tags', 'contacts'],
   'modules/tasks/tasks.repository.ts': ['contacts'],
-  'modules/whatsapp/whatsapp.repository.ts': ['contacts', 'users'],
 }
 
 /** The source without its comments (prose says "from contacts" too). */

@@ -2,7 +2,7 @@
 // (table user_invites). The users table's other columns and queries are the users module's.
 import type { Db } from '../../db/db.js'
 import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
-import { USER_RECORD, type UserRecord } from '../users/index.js'
+import { companyOfRow, selectUsers, updateUserSet, USER_RECORD, userOfRow, type UserRecord } from '../users/index.js'
 import type { CompanyId } from '../../tenancy.js'
 
 export interface SignInCandidate {
@@ -21,7 +21,7 @@ export const MAX_CANDIDATES = 5
 // sign-in can say so in the audit log (they never sign in).
 const candidates = defineQuery<SignInCandidate>(
   'auth.signInCandidates',
-  `select company_id, id, name, active, password_hash from users
+  `${selectUsers('company_id, id, name, active, password_hash')}
     where lower(email) = lower($1) and password_hash is not null
     order by company_id, id
     limit ${String(MAX_CANDIDATES)}`,
@@ -34,7 +34,7 @@ export async function signInCandidates(db: Db, email: string): Promise<SignInCan
 // The password is no field of the API's user: updated_at stays as it is. Primary key.
 const setPasswordHash = defineQuery<{ id: number }>(
   'auth.setPassword',
-  'update users set password_hash = $3 where company_id = $1 and id = $2 returning id',
+  `${updateUserSet('password_hash = $3', 1, 2)} returning id`,
 )
 
 export async function updatePasswordHash(db: Db, companyId: CompanyId, userId: number, passwordHash: string) {
@@ -43,7 +43,7 @@ export async function updatePasswordHash(db: Db, companyId: CompanyId, userId: n
 
 const setActive = defineQuery<UserRecord>(
   'auth.setActive',
-  `update users set active = $3, updated_at = $4 where company_id = $1 and id = $2
+  `${updateUserSet('active = $3, updated_at = $4', 1, 2)}
    returning ${USER_RECORD.columns('')}`,
 )
 
@@ -88,8 +88,8 @@ const inviteByHash = defineQuery<InviteRow>(
   'auth.inviteByHash',
   `select i.company_id, i.id, i.user_id, u.name, u.email, c.name as company_name
      from user_invites i
-     join users u on u.company_id = i.company_id and u.id = i.user_id
-     join companies c on c.id = i.company_id
+     join ${userOfRow('i')}
+     join ${companyOfRow('i')}
     where i.token_hash = $1 and i.used_at is null and i.expires_at > $2 and u.active`,
 )
 

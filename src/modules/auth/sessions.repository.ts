@@ -4,6 +4,7 @@
 import type { Db } from '../../db/db.js'
 import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
+import { companyOfRow, userOfRow } from '../users/index.js'
 
 /** A live session with its user and company: what every signed-in page needs, in one round trip. */
 export interface SessionRow {
@@ -26,8 +27,8 @@ const sessionByHash = defineQuery<SessionRow>(
   `select s.company_id, s.id, s.user_id, s.last_seen_at, u.name, u.email, u.role,
           c.name as company_name, c.timezone
      from web_sessions s
-     join users u on u.company_id = s.company_id and u.id = s.user_id
-     join companies c on c.id = s.company_id
+     join ${userOfRow('s')}
+     join ${companyOfRow('s')}
     where s.token_hash = $1 and u.active and s.last_seen_at > $2 and s.created_at > $3`,
 )
 

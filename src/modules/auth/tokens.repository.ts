@@ -6,6 +6,8 @@ import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import { recordSql, type Row } from '../../db/records.js'
 import type { CompanyId } from '../../tenancy.js'
 import type { Scope } from '../../scopes.js'
+import { APP_OF_GRANT, grantOfToken } from '../oauth/index.js'
+import { companyOfRow, userOfRow } from '../users/index.js'
 import { CompanyToken, ListedToken, TokenRecord } from './tokens.schemas.js'
 
 /** What a request's token resolves to (before the expiry is checked). */
@@ -33,10 +35,10 @@ const callerByHash = defineQuery<TokenCallerRow>(
   `select t.id as token_id, t.user_id, t.company_id, c.timezone, u.role, t.scopes, t.expires_at,
           t.oauth_grant_id as grant_id, a.id as app_id, a.name as app_name
      from api_tokens t
-     join users u on u.company_id = t.company_id and u.id = t.user_id
-     join companies c on c.id = t.company_id
-     left join oauth_grants g on g.company_id = t.company_id and g.id = t.oauth_grant_id
-     left join oauth_apps a on a.company_id = g.app_company_id and a.id = g.app_id
+     join ${userOfRow('t')}
+     join ${companyOfRow('t')}
+     left join ${grantOfToken('t')}
+     left join ${APP_OF_GRANT}
     where t.token_hash = $1 and t.revoked_at is null and u.active
       and (t.oauth_grant_id is null or (g.revoked_at is null and a.id is not null))`,
 )
@@ -119,7 +121,7 @@ export async function revokeTokenOf(db: Db, companyId: CompanyId, userId: number
 export type CompanyTokenRecord = Row<typeof CompanyToken>
 const COMPANY_TOKEN_COLUMNS = recordSql(
   CompanyToken,
-  'api_tokens t join users u on u.company_id = t.company_id and u.id = t.user_id',
+  `api_tokens t join ${userOfRow('t')}`,
   { user_name: () => 'u.name', user_email: () => 'u.email' },
   'CompanyToken',
 ).columns()
@@ -129,7 +131,7 @@ const COMPANY_TOKEN_COLUMNS = recordSql(
 const tokensOfCompany = defineQuery<CompanyTokenRecord>(
   'auth.tokensOfCompany',
   `select ${COMPANY_TOKEN_COLUMNS}
-     from api_tokens t join users u on u.company_id = t.company_id and u.id = t.user_id
+     from api_tokens t join ${userOfRow('t')}
     where t.company_id = $1 and t.revoked_at is null and t.oauth_grant_id is null
     order by t.id`,
 )
@@ -142,7 +144,7 @@ export async function liveTokensOfCompany(db: Db, companyId: CompanyId): Promise
 const tokenOfCompany = defineQuery<CompanyTokenRecord>(
   'auth.tokenOfCompany',
   `select ${COMPANY_TOKEN_COLUMNS}
-     from api_tokens t join users u on u.company_id = t.company_id and u.id = t.user_id
+     from api_tokens t join ${userOfRow('t')}
     where t.company_id = $1 and t.id = $2 and t.revoked_at is null and t.oauth_grant_id is null`,
 )
 

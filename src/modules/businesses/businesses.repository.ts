@@ -15,6 +15,21 @@ const BUSINESS_RECORD = recordSql(Business, 'businesses b', {
             where x.company_id = ${b}company_id and x.business_id = ${b}id and x.deleted_at is null)::int`,
 })
 
+/** The insert of a business with its details, a select or values of them following (lent to leads' statements). */
+export const INSERT_BUSINESSES = 'insert into businesses (company_id, name, linkedin_url, sector, colaborators_count, telephone)'
+
+/** The insert of businesses by name alone, a select of (company, name) following. */
+export const INSERT_BUSINESS_NAMES = 'insert into businesses (company_id, name)'
+
+/** On a name already there: a no-op update, so that RETURNING yields the row (businesses_company_name_key). */
+export const KEEP_BUSINESS = 'on conflict (company_id, lower(name)) do update set updated_at = businesses.updated_at'
+
+/** The id of the company's business named `name` (an SQL expression), from businesses_company_name_key, the table aliased or not. */
+export const businessNamed = (company: string, name: string, alias = '') => {
+  const a = alias === '' ? '' : `${alias}.`
+  return `select ${a}id from businesses${alias === '' ? '' : ` ${alias}`} where ${a}company_id = ${company} and lower(${a}name) = lower(${name})`
+}
+
 export interface BusinessDetails {
   linkedinUrl?: string | null
   sector?: string | null
@@ -27,7 +42,7 @@ export interface BusinessDetails {
 // (non-null) details overwrite the stored ones and touch updated_at.
 const upsertStatement = defineQuery<{ id: number }>(
   'businesses.upsert',
-  `insert into businesses (company_id, name, linkedin_url, sector, colaborators_count, telephone)
+  `${INSERT_BUSINESSES}
    values ($1, $2, $3, $4, $5, $6)
    on conflict (company_id, lower(name)) do update set
      linkedin_url = coalesce(excluded.linkedin_url, businesses.linkedin_url),

@@ -6,7 +6,9 @@ import type { Db } from '../../db/db.js'
 import { addToCounters, WRITER_SLOT } from '../../db/counters.js'
 import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
+import { businessNamed, INSERT_BUSINESS_NAMES, KEEP_BUSINESS } from '../businesses/index.js'
 import { leadJson, leadLinkKey, LINKED_LEADS } from '../leads/index.js'
+import { companyUsersAmong } from '../users/index.js'
 import { outboxCtes } from '../webhooks/index.js'
 import { contactJson, FIELDS_JSON, REFERENCES_SHARED, TAGS_JSON, sharedReferencesCtes, type ContactColumnsRow, type ContactReferences } from './contacts.repository.js'
 import type { Contact } from './contacts.schemas.js'
@@ -112,7 +114,7 @@ const resolveStatement = defineQuery<BatchReferences>(
         from tags t where t.company_id = $1 and t.id = any($3::bigint[])) as tags,
      (select coalesce(json_agg(json_build_object('id', f.id, 'field', f.field, 'kind', f.kind, 'options', f.options) order by f.id), '[]')
         from custom_fields f where f.company_id = $1 and lower(f.field) = any($4::text[])) as custom_fields,
-     array(select u.id from users u where u.company_id = $1 and u.id = any($5::bigint[])) as users,
+     array(${companyUsersAmong(1, 5, 'u')}) as users,
      (select coalesce(json_agg(json_build_object(
          'row', to_json(m),
          'tags', (select coalesce(json_agg(${TAG_JSON} order by t.id), '[]')
@@ -267,13 +269,13 @@ const writeStatement = defineQuery<{ events: number }>(
      -- One probe of businesses_company_name_key per name: OFFSET 0 keeps the probe a subquery of
      -- its own (the names in one "= any" over the company walked all of its businesses).
      select f.id, lower(n.name) as key from business_named n
-      cross join lateral (select b.id from businesses b where b.company_id = $1 and lower(b.name) = lower(n.name) offset 0) f
+      cross join lateral (${businessNamed('$1', 'n.name', 'b')} offset 0) f
    ), business_made as (
-     insert into businesses (company_id, name)
+     ${INSERT_BUSINESS_NAMES}
      select $1, n.name from business_named n
       where not exists (select from business_found f where f.key = lower(n.name))
       order by lower(n.name)
-     on conflict (company_id, lower(name)) do update set updated_at = businesses.updated_at
+     ${KEEP_BUSINESS}
      returning id, lower(name) as key
    ), business as (
      select id, key from business_found union all select id, key from business_made

@@ -9,7 +9,8 @@ import { recordSql } from '../../db/records.js'
 import { walkRows } from '../../db/walk.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { CompanyId } from '../../tenancy.js'
-import { FLOW_CONTACTS } from '../flows/index.js'
+import { businessNamed, INSERT_BUSINESS_NAMES, KEEP_BUSINESS } from '../businesses/index.js'
+import { endEnrollments, FLOW_CONTACTS } from '../flows/index.js'
 import { leadLinkKey, LINKED_LEADS, leadJson } from '../leads/index.js'
 import { outboxCtes } from '../webhooks/index.js'
 import type { ContactRecord, ContactColumnsRow, ContactInsert } from './contacts.record.js'
@@ -558,11 +559,11 @@ export const REFERENCES_SHARED = '(select count(*) from shared_tags) + (select c
 const insertContactStatement = defineQuery<ContactRecord>(
   'contacts.insert',
   `with ${sharedReferencesCtes('$24::bigint[]', '$25::bigint[]')}, business_found as (
-     select id from businesses where company_id = $1 and lower(name) = lower($22::text)
+     ${businessNamed('$1', '$22::text')}
    ), business_made as (
-     insert into businesses (company_id, name)
+     ${INSERT_BUSINESS_NAMES}
      select $1, $22::text where $22::text is not null and not exists (select from business_found)
-     on conflict (company_id, lower(name)) do update set updated_at = businesses.updated_at
+     ${KEEP_BUSINESS}
      returning id
    ), business as (
      select id from business_found union all select id from business_made
@@ -662,7 +663,7 @@ const deleteStatement = defineQuery<{ deleted: number }>(
       where company_id = $1 and contact_id = $2 and exists (select from deleted)
      returning user_id
    ), ended as (
-     update flow_enrollments set status = 'removed', updated_at = $3
+     ${endEnrollments('$3')}
       where company_id = $1 and contact_id = $2 and status = 'active' and exists (select from deleted)
      returning flow_id
    ), evented as (
@@ -839,3 +840,17 @@ const searchChangesCompaniesStatement = defineQuery<{ company_id: CompanyId }>(
 export async function companiesWithSearchChanges(db: Db, limit: number): Promise<CompanyId[]> {
   return (await run(db, searchChangesCompaniesStatement, [limit])).map((row) => row.company_id)
 }
+
+// ---- lent to other modules' statements (src/db/owners.ts) ----------------------------------
+
+/** The ids of the company's live contacts among an array, for parameters $company and $ids (bigint[]). */
+export const liveContactsAmong = (company: number, ids: number) =>
+  `select id from contacts where company_id = $${String(company)} and id = any($${String(ids)}::bigint[]) and deleted_at is null`
+
+/** Whether the company's contact is live, for parameters $company and $contact. */
+export const liveContactExists = (company: number, contact: number) =>
+  `exists(select 1 from contacts where company_id = $${String(company)} and id = $${String(contact)} and deleted_at is null)`
+
+/** Whether the contact of a row `alias` (its company_id and contact_id) is live, by primary key. */
+export const rowContactLive = (alias: string) =>
+  `exists (select 1 from contacts c where c.company_id = ${alias}.company_id and c.id = ${alias}.contact_id and c.deleted_at is null)`

@@ -10,6 +10,9 @@ import { Flow as FlowSchema, type Enrollment, type Flow } from './flows.schemas.
 /** Counter list of each flow's active contacts (key: flow id). */
 export const FLOW_CONTACTS = 'flows.contacts'
 
+/** Ends enrollments as removed at `at` (an SQL expression), a where clause following: lent to contacts' delete. */
+export const endEnrollments = (at: string) => `update flow_enrollments set status = 'removed', updated_at = ${at}`
+
 export interface FlowFilter {
   userId?: number | undefined
   search?: string | undefined

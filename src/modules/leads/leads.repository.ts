@@ -11,6 +11,7 @@ import type { LinkFilter } from '../../http/link-filter.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { CompanyId } from '../../tenancy.js'
 import { outboxCtes } from '../webhooks/index.js'
+import { INSERT_BUSINESSES } from '../businesses/index.js'
 import { LINKED_LEADS } from './lead-links.js'
 import { Lead as LeadSchema, type LeadCreateBody } from './leads.schemas.js'
 
@@ -138,7 +139,7 @@ const insertLeadStatement = defineQuery<LeadRecord>(
       where company_id = $1 and lower(email) = lower($5) and deleted_at is null
         for share
    ), business as (
-     insert into businesses (company_id, name, linkedin_url, sector, colaborators_count, telephone)
+     ${INSERT_BUSINESSES}
      select $1, $19::text, $15, $16, $17, $18 where $19::text is not null
      on conflict (company_id, lower(name)) do update set
        linkedin_url = coalesce(excluded.linkedin_url, businesses.linkedin_url),

@@ -10,6 +10,7 @@ import type { CompanyId } from '../../tenancy.js'
 import { outboxCtes } from '../webhooks/index.js'
 import { MeetTranscription, MeetTranscriptionItem } from './meet-transcriptions.schemas.js'
 import { INSERT_CONTACT_EVENTS } from '../events/index.js'
+import { companyTaskIds, contactTaskIds, taskWithContact } from '../tasks/index.js'
 
 /** A transcription as the API shows it (rows come out of PostgreSQL in this shape). */
 export type Transcription = Row<typeof MeetTranscription>
@@ -154,7 +155,7 @@ export async function countTranscriptions(db: Db, companyId: CompanyId, userId: 
 const ofContactStatement = defineQuery<TranscriptionItem>(
   'meetTranscriptions.ofContact',
   `select t.*
-     from (select id from tasks where company_id = $1 and contact_id = $2) k
+     from (${contactTaskIds(1, 2)}) k
     cross join lateral (
       select ${ITEM}
         from meet_transcriptions
@@ -264,7 +265,7 @@ const linkStatement = defineQuery<{ found: boolean; task_found: boolean } & ({ i
      select id, task_id from meet_transcriptions where company_id = $1 and id = $2 for update
    ),
    task as (
-     select id, contact_id from tasks where company_id = $1 and id = $3
+     ${taskWithContact(1, 3)}
    ),
    linked as (
      update meet_transcriptions t set task_id = task.id, updated_at = now()
@@ -301,7 +302,7 @@ export async function linkTask(
 
 const firstTasks = defineQuery<{ id: number }>(
   'meetTranscriptions.firstTasks',
-  'select id from tasks where company_id = $1 order by id limit $2',
+  `${companyTaskIds(1)} order by id limit $2`,
 )
 
 /** Demo data: the first tasks of the company, to link transcriptions to. */

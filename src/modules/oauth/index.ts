@@ -1,5 +1,5 @@
 // The oauth module's public face: the OAuth 2.0 authorization server (apps, grants, codes, refresh tokens).
-export { revokeGrantsOfUser } from './oauth.repository.js'
+export { APP_OF_GRANT, grantOfToken, revokeGrantsOfUser } from './oauth.repository.js'
 export type { AuthorisedApp } from './oauth.repository.js'
 export { default as oauthRoutes } from './oauth.routes.js'
 export { AuthorizeQuery, ConsentBody, repeatedParameter } from './oauth.schemas.js'

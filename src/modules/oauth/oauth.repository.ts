@@ -6,6 +6,13 @@ import type { Db } from '../../db/db.js'
 import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
 import type { Scope } from '../../scopes.js'
+import { companyOfRow, userOfRow } from '../users/index.js'
+
+/** After a join: the grant of api_tokens row `alias` (its oauth_grant_id) as `oauth_grants g`, by primary key. */
+export const grantOfToken = (alias: string) => `oauth_grants g on g.company_id = ${alias}.company_id and g.id = ${alias}.oauth_grant_id`
+
+/** After a join: the app of grant `g` as `oauth_apps a`, by primary key. */
+export const APP_OF_GRANT = 'oauth_apps a on a.company_id = g.app_company_id and a.id = g.app_id'
 
 export interface AppRow {
   company_id: number
@@ -100,7 +107,7 @@ const appByClientId = defineQuery<ClientRow>(
   'oauth.appByClientId',
   `select a.company_id, a.id, a.client_id, a.name, a.redirect_uris, a.scopes, a.secret_hash is not null as confidential,
           a.previous_secret_expires_at, a.created_at, a.updated_at, a.secret_hash, a.previous_secret_hash, c.name as company_name
-     from oauth_apps a join companies c on c.id = a.company_id
+     from oauth_apps a join ${companyOfRow('a')}
     where a.client_id = $1`,
 )
 
@@ -217,8 +224,8 @@ const grantsOfUser = defineQuery<AuthorisedApp>(
   'oauth.grantsOfUser',
   `select g.id as grant_id, a.id as app_id, a.name as app_name, c.name as company_name, g.scopes, g.created_at
      from oauth_grants g
-     join oauth_apps a on a.company_id = g.app_company_id and a.id = g.app_id
-     join companies c on c.id = a.company_id
+     join ${APP_OF_GRANT}
+     join ${companyOfRow('a')}
     where g.company_id = $1 and g.user_id = $2 and g.revoked_at is null
     order by g.id`,
 )
@@ -276,7 +283,7 @@ const codeByHash = defineQuery<CodeRow>(
           o.expires_at, o.used_at, o.grant_id, g.revoked_at as grant_revoked_at, u.active as user_active
      from oauth_codes o
      join oauth_grants g on g.company_id = o.company_id and g.id = o.grant_id
-     join users u on u.company_id = o.company_id and u.id = o.user_id
+     join ${userOfRow('o')}
     where o.code_hash = $1
       for update of o`,
 )
@@ -312,7 +319,7 @@ const REFRESH_SELECT = `select r.company_id, r.id, r.grant_id, r.expires_at, r.u
           u.active as user_active, u.email as user_email
      from oauth_refresh_tokens r
      join oauth_grants g on g.company_id = r.company_id and g.id = r.grant_id
-     join users u on u.company_id = g.company_id and u.id = g.user_id
+     join ${userOfRow('g')}
     where r.token_hash = $1`
 
 // The token endpoint's refresh token, locked (oauth_refresh_tokens_token_hash_key).
@@ -380,8 +387,8 @@ const accessByHash = defineQuery<AccessRow>(
   `select t.company_id, t.id, t.user_id, t.scopes, t.expires_at, t.created_at, t.revoked_at, t.oauth_grant_id as grant_id,
           g.app_company_id, g.app_id, g.revoked_at as grant_revoked_at, u.active as user_active, u.email as user_email
      from api_tokens t
-     join oauth_grants g on g.company_id = t.company_id and g.id = t.oauth_grant_id
-     join users u on u.company_id = t.company_id and u.id = t.user_id
+     join ${grantOfToken('t')}
+     join ${userOfRow('t')}
     where t.token_hash = $1`,
 )
 

@@ -371,3 +371,16 @@ const firstContacts = defineQuery<TaskContact>(
 export function firstLiveContacts(db: Db, companyId: CompanyId, limit: number): Promise<TaskContact[]> {
   return run(db, firstContacts, [companyId, limit])
 }
+
+// ---- lent to other modules' statements (src/db/owners.ts) ----------------------------------
+
+/** The ids of a contact's tasks (tasks_contact_idx), for parameters $company and $contact. */
+export const contactTaskIds = (company: number, contact: number) =>
+  `select id from tasks where company_id = $${String(company)} and contact_id = $${String(contact)}`
+
+/** A task of the company with its contact, for parameters $company and $task. */
+export const taskWithContact = (company: number, task: number) =>
+  `select id, contact_id from tasks where company_id = $${String(company)} and id = $${String(task)}`
+
+/** The ids of the company's tasks, for parameter $company. */
+export const companyTaskIds = (company: number) => `select id from tasks where company_id = $${String(company)}`

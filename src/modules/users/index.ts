@@ -1,6 +1,8 @@
 // The users module's public face: users and companies.
 export { usersCommands } from './users.cli.js'
 export {
+  companyOfRow,
+  companyUsersAmong,
   findCompany,
   findUser,
   findUserAnyCompany,
@@ -8,8 +10,11 @@ export {
   insertCompany,
   insertUser,
   lockUserAnyCompany,
+  selectUsers,
   updateUserRole,
+  updateUserSet,
   USER_RECORD,
+  userOfRow,
 } from './users.repository.js'
 export type { UserRecord } from './users.repository.js'
 export { default as usersRoutes } from './users.routes.js'

@@ -171,3 +171,24 @@ const setTimezoneStatement = defineQuery<CompanyRecord>(
 export async function updateCompanyTimezone(db: Db, companyId: CompanyId, timezone: string, at: Date): Promise<CompanyRecord> {
   return runSingle(db, setTimezoneStatement, [companyId, timezone, at])
 }
+
+// ---- lent to other modules' statements (src/db/owners.ts) ----------------------------------
+
+/** The ids of the company's users among an array, for parameters $company and $ids (bigint[]), the table aliased or not. */
+export const companyUsersAmong = (company: number, ids: number, alias = '') => {
+  const a = alias === '' ? '' : `${alias}.`
+  return `select ${a}id from users${alias === '' ? '' : ` ${alias}`} where ${a}company_id = $${String(company)} and ${a}id = any($${String(ids)}::bigint[])`
+}
+
+/** After a join: the user of row `alias` (its company_id and user_id) as `users u`, by primary key. */
+export const userOfRow = (alias: string) => `users u on u.company_id = ${alias}.company_id and u.id = ${alias}.user_id`
+
+/** After a join: the company of row `alias` (its company_id) as `companies c`, by primary key. */
+export const companyOfRow = (alias: string) => `companies c on c.id = ${alias}.company_id`
+
+/** Users' `columns`, a where clause following. */
+export const selectUsers = (columns: string) => `select ${columns} from users`
+
+/** The update of one user by primary key, for parameters $company and $user; a returning clause may follow. */
+export const updateUserSet = (sets: string, company: number, user: number) =>
+  `update users set ${sets} where company_id = $${String(company)} and id = $${String(user)}`

@@ -7,6 +7,8 @@ import { defineQuery, run, type Query } from '../../db/query.js'
 import { walkRows } from '../../db/walk.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { CompanyId } from '../../tenancy.js'
+import { liveContactExists, liveContactsAmong, rowContactLive } from '../contacts/index.js'
+import { companyUsersAmong } from '../users/index.js'
 import { WhatsappChat, WhatsappMessage } from './whatsapp.schemas.js'
 
 export type MessageRecord = Row<typeof WhatsappMessage>
@@ -34,11 +36,11 @@ const BATCH = 1000
 // Primary keys, the whole list of ids in one statement.
 const liveContacts = defineQuery<{ id: number }>(
   'whatsapp.liveContacts',
-  'select id from contacts where company_id = $1 and id = any($2::bigint[]) and deleted_at is null',
+  liveContactsAmong(1, 2),
 )
 const companyUsers = defineQuery<{ id: number }>(
   'whatsapp.companyUsers',
-  'select id from users where company_id = $1 and id = any($2::bigint[])',
+  companyUsersAmong(1, 2),
 )
 
 /** Of `ids`, those of live contacts of the company. */
@@ -130,7 +132,7 @@ export async function importMessages(db: Db, companyId: CompanyId, messages: New
 
 // The subject of both lists: a live contact of the company, by primary key.
 const CONTACT = `contact as materialized (
-       select exists(select 1 from contacts where company_id = $1 and id = $2 and deleted_at is null) as found
+       select ${liveContactExists(1, 2)} as found
      )`
 
 // $3 limit, $4 offset (src/db/paging.ts).
@@ -201,7 +203,7 @@ const walkStatement = defineQuery<MessageRecord & { sync_at: string }>(
   'whatsapp.walk',
   `select ${syncAt('m.updated_at')} as sync_at, ${MESSAGE_RECORD.columns('m')}
      from whatsapp_messages m
-    ${walkRows('m', 'exists (select 1 from contacts c where c.company_id = m.company_id and c.id = m.contact_id and c.deleted_at is null)')}`,
+    ${walkRows('m', rowContactLive('m'))}`,
   { replica: true },
 )
 
