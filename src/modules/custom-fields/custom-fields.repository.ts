@@ -3,7 +3,7 @@ import { recordSql, type Row } from '../../db/records.js'
 import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
 import { isoInstant } from '../../db/json-sql.js'
-import { outboxCtes } from '../webhooks/index.js'
+import { outboxCtes } from '../outbox/index.js'
 import { CustomField, type CustomFieldKind } from './custom-fields.schemas.js'
 
 export type CustomFieldRow = Row<typeof CustomField>

@@ -9,7 +9,7 @@ import type { Acting } from '../../acting.js'
 import { recordAudit } from '../audit/index.js'
 import { findUser, requireCompany } from '../users/index.js'
 import { addDays, dayIn, shareLockLiveContact, createTasks, type TaskContact, type TaskRecord } from '../tasks/index.js'
-import { recordApiEvents } from '../webhooks/index.js'
+import { recordApiEvents } from '../outbox/index.js'
 import {
   activeContactsIn,
   countEnrollment,

@@ -4,7 +4,7 @@ import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
 import { isoInstant } from '../../db/json-sql.js'
 import { recordSql, type Row } from '../../db/records.js'
-import { outboxCtes } from '../webhooks/index.js'
+import { outboxCtes } from '../outbox/index.js'
 import { Tag } from './tags.schemas.js'
 import { INSERT_CONTACT_EVENTS } from '../events/index.js'
 

@@ -1,7 +1,5 @@
 // The webhooks module's public face: subscriptions, publishing and delivery.
 export { MAX_URL_LENGTH } from './destination.js'
-// Lent on from the outbox module, below this one, so that the modules recording events need not change.
-export { EVENT_TYPES, outboxCtes, recordApiEvent, recordApiEvents } from '../outbox/index.js'
 export { webhookBacklog } from './webhooks.delivery.repository.js'
 export type { SubscriptionOverview, SubscriptionRow } from './webhooks.repository.js'
 export { default as webhooksRoutes } from './webhooks.routes.js'

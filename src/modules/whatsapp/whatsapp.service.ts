@@ -8,7 +8,7 @@ import { walkPage, withoutSyncAt, type WalkRequest } from '../../http/sync.js'
 import { validate } from '../../http/validation.js'
 import type { Caller } from '../../tenancy.js'
 import { requireCompany } from '../users/index.js'
-import { recordApiEvents } from '../webhooks/index.js'
+import { recordApiEvents } from '../outbox/index.js'
 import type { Acting } from '../../acting.js'
 import { recordAudit } from '../audit/index.js'
 import {

@@ -2,7 +2,8 @@
 // Company tokens: their pages, confirmations and one-time messages.
 import type { Account, CompanyTokenRecord, ListedTokenRecord } from '../../modules/auth/index.js'
 import { SCOPE_DESCRIPTIONS, SCOPES, type Scope } from '../../scopes.js'
-import { EVENT_TYPES, type SubscriptionRow, type SubscriptionOverview } from '../../modules/webhooks/index.js'
+import { EVENT_TYPES } from '../../modules/outbox/index.js'
+import type { SubscriptionRow, SubscriptionOverview } from '../../modules/webhooks/index.js'
 import { html, type Html } from '../shared/html.js'
 import { alert, confirmPage, csrfInput, formatter, layout, recordTable, scopeList, time, type PageFrame, type TableColumn } from '../frame/frame.js'
 import { PRODUCT } from '../../version.js'
