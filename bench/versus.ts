@@ -44,7 +44,7 @@ const newContact = (n: number) => ({ first_name: 'Versus', last_name: `Number ${
 const SCENARIOS = ([
   { name: 'GET /contacts/:id', path: (info) => `/api/v1/contacts/${String(info.contactId)}` },
   { name: 'GET /contacts?page=2', path: () => '/api/v1/contacts?page=2' },
-  { name: 'PUT /contacts/:id', path: (info) => `/api/v1/contacts/${String(info.contactId)}`, shape: writes('PUT', (n) => ({ last_name: `Put ${String(n)}` })) },
+  { name: 'PUT /contacts/:id', path: (info) => `/api/v1/contacts/${String(info.contactId)}`, shape: writes('PUT', (n) => ({ first_name: 'Versus', last_name: `Put ${String(n)}`, email: `put${String(n)}@versus.example`, business: 'Versus Co' })) },
   { name: 'POST /contacts', path: () => '/api/v1/contacts', shape: writes('POST', newContact) },
   {
     name: 'POST /contacts/batch (100 new)',
