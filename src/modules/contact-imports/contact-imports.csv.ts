@@ -61,10 +61,9 @@ export class EncodingSniffer {
 }
 
 /**
- * The most a piece of text handed to the parser holds: csv-parse parses all it is given at
- * once and keeps the records until they are read, so a stored chunk of 1 MiB held some 8,000
- * records (9 MB of heap) for the second or so its rows took to save, long enough for V8 to
- * move them to its old generation, which then filled with them (docs/performance.md, "Memory").
+ * The most text handed to the parser at once: csv-parse keeps every record of what it is given
+ * until they are read, and a whole stored chunk's records lived long enough to fill V8's old
+ * generation (docs/performance.md, "Memory").
  */
 export const PIECE_CHARS = 16 * 1024
 

@@ -284,7 +284,7 @@ const batchTimeoutStatement = defineQuery<{ set: string }>(
  * attempt). A connection keeps its cached plans, the foreign-key checks' included, until the
  * tables' statistics change; without autovacuum a check planned while the company's contacts
  * were few (a sequential scan) stayed for the whole import, every contact event's check reading
- * every contact (775 rows/s at 20,000 rows, docs/performance.md).
+ * every contact (docs/performance.md, "What bounded the import, and what changed").
  */
 export async function allowLongBatch(tx: Db): Promise<void> {
   await tx.query('discard plans')

@@ -134,9 +134,9 @@ export async function createImport(
     let bytes = 0
     let seq = 0
     let first: Buffer | undefined
-    // One chunk's buffer, filled as the body arrives and filled again once its chunk is stored
-    // (the statement has been sent by then); the first chunk is kept, for its header line. A
-    // copy per piece and a new buffer per chunk had a 120 MB upload take some 25 MB more.
+    // One chunk's buffer, reused once its chunk is stored (the statement has been sent by then),
+    // because a new buffer per chunk made a large upload hold more memory; the first chunk is
+    // kept for its header line.
     const chunk = Buffer.allocUnsafeSlow(CHUNK_BYTES)
     let filled = 0
     const flush = async () => {

@@ -25,12 +25,9 @@ export interface ImportWorkerOptions extends RunSettings {
 export const defaultImportWorkerOptions = (): ImportWorkerOptions => ({ ...defaultRunSettings(), pollIntervalMs: 1000 })
 
 /**
- * The import thread's heap. A young generation of 12 MB (semi-spaces of 4 MB; 24 MB measured
- * the same rows/s and more memory) and an old one bounded at 256 MB, which also keeps V8 from
- * letting promoted garbage pile up to several times the live heap before a full collection:
- * the thread's live heap is some 20 MB (the modules, a batch of 500 rows; the emails seen are
- * 24 MB of typed arrays at a million rows, outside the heap), and the bound leaves room for a
- * batch of rows as long as a record may be (MAX_RECORD_CHARS). docs/performance.md, "Memory".
+ * The import thread's heap is bounded so that V8 collects promoted garbage long before it
+ * piles up, with room left for a batch of the longest records (MAX_RECORD_CHARS); the sizes
+ * were measured in docs/performance.md, "Memory".
  */
 export const IMPORT_THREAD_LIMITS = { maxYoungGenerationSizeMb: 12, maxOldGenerationSizeMb: 256 }
 

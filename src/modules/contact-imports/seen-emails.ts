@@ -1,8 +1,7 @@
-// The emails of a file seen so far, to report a row whose email an earlier row has: a
-// million emails as strings would cost some 100 MB of heap, so each is kept as a 64-bit hash
-// (two 32-bit FNV-1a) with its line, in typed arrays of 12 bytes a slot that double when half
-// full (24 MB for a million rows). Two emails of a million-row file share a hash with odds
-// of about 1 in 10^7.
+// The emails of a file seen so far, to report a row whose email an earlier row has. Each is
+// kept as a 64-bit hash (two 32-bit FNV-1a) with its line in typed arrays, because a million
+// emails as strings would take several times the memory (docs/performance.md, "Memory"); two
+// emails of a million-row file share a hash with odds of about 1 in 10^7.
 
 const fnv = (text: string, seed: number) => {
   let hash = seed

@@ -66,10 +66,9 @@ const lockFound = (id: string) =>
 // resolve after it reads their tags and custom values with a snapshot taken under these locks
 // (a statement that waits for a row lock sees the row as its writer left it, but not the
 // rest). Every contact of the emails is there to lock: a create of one holds its email's
-// lock. Each email is one probe of contacts_email_company_idx (contactsOfEmails), each
-// contact found one probe of the primary key, whatever the statistics: 8 s for 500 emails at
-// 1 M contacts never analysed as one `lower(email) = any($2)` over the company, 23 ms this
-// way (test/contacts/batch-plans.test.ts).
+// lock. Each email is one probe of contacts_email_company_idx (contactsOfEmails) and each
+// contact found one probe of the primary key, so that the plan holds without statistics
+// (test/contacts/batch-plans.test.ts; docs/performance.md, "The leads of a batch's emails").
 const lockContacts = defineQuery<{ id: number }>(
   'contacts.batchLockContacts',
   `select l.id

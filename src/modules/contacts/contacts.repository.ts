@@ -325,8 +325,7 @@ export const GRAM_WALK_ROWS = 20_000
 // A term of one or two characters in the whole company, of one owner or at one stage (no tag),
 // `lowered` (the gram): its exact total is the counter of the gram (the company's, the owner's
 // or the stage's) plus the changes of search texts not yet folded into the counters
-// (contact_search_changes), and no contact is read to count it
-// (before: a pass over the table, 180–250 ms at 1 M contacts; docs/performance.md, "The
+// (contact_search_changes), so no contact is read to count it (docs/performance.md, "The
 // workspace's contacts list at a million contacts"). The page then comes one of three ways
 // (`way`), decided as the statement runs from the total and the company's contacts:
 // - `walk`: in id order through contacts_company_live_idx, forwards or backwards from the
