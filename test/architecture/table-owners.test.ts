@@ -17,8 +17,6 @@ const src = fileURLToPath(new URL('../../src/', import.meta.url))
 const KNOWN: Record<string, string[]> = {
   'modules/audit/audit.repository.ts': ['api_tokens', 'companies', 'users', 'webhook_subscriptions'],
   'modules/businesses/businesses.repository.ts': ['contacts'],
-  'modules/contacts/contacts.batch.sql.ts': ['custom_fields', 'leads', 'tags'],
-  'modules/contacts/contacts.repository.ts': ['custom_fields', 'leads', 'tags'],
   'modules/events/events.repository.ts': ['contacts'],
   'modules/leads/leads.repository.ts': ['contacts'],
   'modules/oauth/oauth.repository.ts': ['api_tokens'],

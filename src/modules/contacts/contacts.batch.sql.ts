@@ -7,9 +7,11 @@ import { addToCounters, WRITER_SLOT } from '../../db/counters.js'
 import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
 import { businessNamed, INSERT_BUSINESS_NAMES, KEEP_BUSINESS } from '../businesses/index.js'
-import { leadJson, leadLinkKey, LINKED_LEADS } from '../leads/index.js'
+import { fieldJoin, fieldsNamedAmong } from '../custom-fields/index.js'
+import { leadJson, leadLinkKey, leadsOfContactProbe, leadsOfEmailProbe, LINKED_LEADS, setLeadsContact } from '../leads/index.js'
 import { companyUsersAmong } from '../users/index.js'
 import { outboxCtes } from '../outbox/index.js'
+import { tagJoin, tagsAmong } from '../tags/index.js'
 import { contactJson, FIELDS_JSON, REFERENCES_SHARED, TAGS_JSON, sharedReferencesCtes, type ContactColumnsRow, type ContactReferences } from './contacts.repository.js'
 import type { Contact } from './contacts.schemas.js'
 import { INSERT_CONTACT_EVENTS } from '../events/index.js'
@@ -110,17 +112,17 @@ const resolveStatement = defineQuery<BatchReferences>(
    )
    select
      (select coalesce(json_agg(${TAG_JSON} order by t.id), '[]')
-        from tags t where t.company_id = $1 and t.id = any($3::bigint[])) as tags,
+        from ${tagsAmong('$1', '$3::bigint[]')}) as tags,
      (select coalesce(json_agg(json_build_object('id', f.id, 'field', f.field, 'kind', f.kind, 'options', f.options) order by f.id), '[]')
-        from custom_fields f where f.company_id = $1 and lower(f.field) = any($4::text[])) as custom_fields,
+        from ${fieldsNamedAmong('$1', '$4::text[]')}) as custom_fields,
      array(${companyUsersAmong(1, 5, 'u')}) as users,
      (select coalesce(json_agg(json_build_object(
          'row', to_json(m),
          'tags', (select coalesce(json_agg(${TAG_JSON} order by t.id), '[]')
-                    from contact_tags ct join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
+                    from contact_tags ct join ${tagJoin('ct.company_id', 'ct.tag_id')}
                    where ct.company_id = m.company_id and ct.contact_id = m.id),
          'values', (select coalesce(json_agg(json_build_object('id', f.id, 'field', f.field, 'value', v.value) order by f.id), '[]')
-                      from contact_custom_values v join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
+                      from contact_custom_values v join ${fieldJoin('v.company_id', 'v.custom_field_id')}
                      where v.company_id = m.company_id and v.contact_id = m.id)) order by m.id), '[]')
         from matched m) as contacts,
      array(select nextval('contacts_id_seq'::regclass) from generate_series(1, $6::int)) as new_ids`,
@@ -297,11 +299,11 @@ const writeStatement = defineQuery<{ events: number }>(
        'c',
        `coalesce((select ${TAGS_JSON}
                     from unnest($7::bigint[], $8::bigint[]) as x(contact_id, tag_id)
-                    join tags t on t.company_id = $1 and t.id = x.tag_id
+                    join ${tagJoin('$1', 'x.tag_id')}
                    where x.contact_id = c.id), '[]')`,
        `coalesce((select ${FIELDS_JSON}
                     from unnest($11::bigint[], $12::bigint[], $13::text[]) as v(contact_id, field_id, value)
-                    join custom_fields f on f.company_id = $1 and f.id = v.field_id
+                    join ${fieldJoin('$1', 'v.field_id')}
                    where v.contact_id = c.id), '[]')`,
      )} as data
        from created c
@@ -342,11 +344,9 @@ const writeStatement = defineQuery<{ events: number }>(
      -- The leads of the changed contacts (a probe of leads_company_contact_idx per contact, each
      -- lead updated by its primary key, as lead_found below): as one "= any" over the company,
      -- every batch's generic plan walked all of the company's leads, with no contact to unlink.
-     update leads l set contact_id = null, updated_at = now()
+     ${setLeadsContact('null')}
        from unnest($24::bigint[]) as r(contact_id)
-      cross join lateral (select k.company_id, k.id from leads k
-                           where k.company_id = (select $1::bigint) and k.contact_id = r.contact_id
-                          offset 0) f
+      cross join lateral (${leadsOfContactProbe('(select $1::bigint)', 'r.contact_id')}) f
       where l.company_id = f.company_id and l.id = f.id and (l.contact_id = r.contact_id) is true
      returning l.user_id
    ), lead_found as (
@@ -361,12 +361,10 @@ const writeStatement = defineQuery<{ events: number }>(
      -- test/contacts/batch-lead-plans.test.ts).
      select f.company_id, f.id, n.contact_id, n.event_ord
        from unnest($21::bigint[], $22::text[], $23::bigint[]) as n(contact_id, email, event_ord)
-      cross join lateral (select k.company_id, k.id, k.contact_id from leads k
-                           where k.company_id = (select $1::bigint) and lower(k.email) = lower(n.email)
-                          offset 0) f
+      cross join lateral (${leadsOfEmailProbe('(select $1::bigint)', 'n.email')}) f
       where f.contact_id is null
    ), linked as (
-     update leads l set contact_id = n.contact_id, updated_at = now()
+     ${setLeadsContact('n.contact_id')}
        from lead_found n
       where l.company_id = n.company_id and l.id = n.id and (l.contact_id is null) is true
      returning l.*, n.event_ord

@@ -11,11 +11,12 @@ import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { CompanyId } from '../../tenancy.js'
 import { businessNamed, INSERT_BUSINESS_NAMES, KEEP_BUSINESS } from '../businesses/index.js'
 import { endEnrollments, FLOW_CONTACTS } from '../flows/index.js'
-import { leadLinkKey, LINKED_LEADS, leadJson } from '../leads/index.js'
+import { leadJson, leadLinkKey, LINKED_LEADS, setLeadsContact } from '../leads/index.js'
 import { outboxCtes } from '../outbox/index.js'
 import type { ContactRecord, ContactColumnsRow, ContactInsert } from './contacts.record.js'
 import { Contact as ContactSchema, STAGES, type Stage } from './contacts.schemas.js'
-import type { CustomFieldKind } from '../custom-fields/index.js'
+import { fieldJoin, fieldsNamedAmong, keyShareFieldsAmong, type CustomFieldKind } from '../custom-fields/index.js'
+import { keyShareTagsAmong, tagsAmong } from '../tags/index.js'
 import { INSERT_CONTACT_EVENTS } from '../events/index.js'
 
 export type { ContactColumnsRow, ContactInsert } from './contacts.record.js'
@@ -499,9 +500,9 @@ export function contactsWalkPage(db: Db, companyId: CompanyId, window: WalkWindo
 // What a write must check before it changes anything, in one statement: the named tags
 // (by id) and custom field definitions (by lower-cased name) of the company.
 const REFERENCES = `(select coalesce(json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) order by t.id), '[]')
-             from tags t where t.company_id = $1 and t.id = any($2::bigint[])) as tags,
+             from ${tagsAmong('$1', '$2::bigint[]')}) as tags,
           (select coalesce(json_agg(json_build_object('id', f.id, 'field', f.field, 'kind', f.kind, 'options', f.options) order by f.id), '[]')
-             from custom_fields f where f.company_id = $1 and lower(f.field) = any($3::text[])) as custom_fields`
+             from ${fieldsNamedAmong('$1', '$3::text[]')}) as custom_fields`
 
 export interface ContactReferences {
   tags: { id: number; name: string; color: string }[]
@@ -543,9 +544,9 @@ export type NewContact = Omit<ContactColumnsRow, 'id' | 'created_at' | 'updated_
  */
 export const sharedReferencesCtes = (tagIds: string, fieldIds: string) =>
   `shared_tags as (
-     select id from tags where company_id = $1 and id = any(${tagIds}) order by id for key share
+     ${keyShareTagsAmong('$1', tagIds)}
    ), shared_fields as (
-     select id from custom_fields where company_id = $1 and id = any(${fieldIds}) order by id for key share
+     ${keyShareFieldsAmong('$1', fieldIds)}
    )`
 export const REFERENCES_SHARED = '(select count(*) from shared_tags) + (select count(*) from shared_fields) >= 0'
 
@@ -583,7 +584,7 @@ const insertContactStatement = defineQuery<ContactRecord>(
      ${INSERT_CONTACT_EVENTS}
      select $1, c.id, 'contact_created', $2, '{}', $23 from c
    ), linked as (
-     update leads l set contact_id = c.id, updated_at = now()
+     ${setLeadsContact('c.id')}
        from c
       where l.company_id = $1 and lower(l.email) = lower($5) and l.contact_id is null
      returning l.*
@@ -598,10 +599,10 @@ const insertContactStatement = defineQuery<ContactRecord>(
    ), record as (
      select c.*,
             coalesce((select ${TAGS_JSON}
-                        from tags t where t.company_id = $1 and t.id = any($24::bigint[])), '[]') as tags,
+                        from ${tagsAmong('$1', '$24::bigint[]')}), '[]') as tags,
             coalesce((select ${FIELDS_JSON}
                         from unnest($25::bigint[], $26::text[]) as v(field_id, value)
-                        join custom_fields f on f.company_id = $1 and f.id = v.field_id), '[]') as custom_fields
+                        join ${fieldJoin('$1', 'v.field_id')}), '[]') as custom_fields
        from c
    ), api_event as (
      select 1::bigint as ord, 'contact.created' as type,
@@ -658,7 +659,7 @@ const deleteStatement = defineQuery<{ deleted: number }>(
       where company_id = $1 and id = $2 and deleted_at is null
      returning id, user_id
    ), unlinked as (
-     update leads set contact_id = null, updated_at = now()
+     ${setLeadsContact('null', '')}
       where company_id = $1 and contact_id = $2 and exists (select from deleted)
      returning user_id
    ), ended as (

@@ -131,3 +131,15 @@ const deleteStatement = defineQuery<{ id: number }>(
 export async function deleteCustomField(db: Db, companyId: CompanyId, id: number, now: Date): Promise<boolean> {
   return (await runOne(db, deleteStatement, [companyId, id, now])) !== undefined
 }
+
+// ---- lent to other modules' statements (src/db/owners.ts) ----------------------------------
+
+/** The company's custom fields named among an array of lower-cased names, as `custom_fields f` for a from clause. */
+export const fieldsNamedAmong = (company: string, names: string) => `custom_fields f where f.company_id = ${company} and lower(f.field) = any(${names})`
+
+/** The custom field `id` of `company`, as `custom_fields f` for a join (`company`, `id`: SQL expressions). */
+export const fieldJoin = (company: string, id: string) => `custom_fields f on f.company_id = ${company} and f.id = ${id}`
+
+/** The company's custom fields among an array share-locked in id order, so that none is deleted before the writer commits. */
+export const keyShareFieldsAmong = (company: string, ids: string) =>
+  `select id from custom_fields where company_id = ${company} and id = any(${ids}) order by id for key share`

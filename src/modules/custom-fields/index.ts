@@ -1,5 +1,5 @@
 // The custom-fields module's public face: the company's catalogue of custom fields.
-export { insertCustomFields } from './custom-fields.repository.js'
+export { fieldJoin, fieldsNamedAmong, insertCustomFields, keyShareFieldsAmong } from './custom-fields.repository.js'
 export { default as customFieldsRoutes } from './custom-fields.routes.js'
 export { CustomField, CustomFieldsList } from './custom-fields.schemas.js'
 export type { CustomFieldKind } from './custom-fields.schemas.js'

@@ -1,5 +1,5 @@
 // The leads module's public face: leads and their links to contacts.
-export { leadLinkKey, LINKED_LEADS, lockLeadEmail } from './lead-links.js'
+export { leadLinkKey, leadsOfContactProbe, leadsOfEmailProbe, LINKED_LEADS, lockLeadEmail, setLeadsContact } from './lead-links.js'
 export { seedLeads } from './leads.demo.js'
 export { leadJson } from './leads.repository.js'
 export { default as leadsRoutes } from './leads.routes.js'

@@ -32,3 +32,24 @@ const lockEmail = defineQuery<{ locked: unknown }>(
 export async function lockLeadEmail(db: Db, companyId: CompanyId, email: string): Promise<void> {
   await run(db, lockEmail, [companyId, email])
 }
+
+// ---- lent to the contacts module's statements (src/db/owners.ts) ---------------------------
+
+/** The update that links the leads it selects to `contact` (null: unlinks them), the table as `alias` unless ''. */
+export const setLeadsContact = (contact: string, alias = 'l') => `update leads${alias === '' ? '' : ` ${alias}`} set contact_id = ${contact}, updated_at = now()`
+
+/**
+ * A probe of leads_company_contact_idx: the leads of `company` linked to `contact`, as
+ * (company_id, id) for an update by primary key (OFFSET 0 keeps the probe whole).
+ */
+export const leadsOfContactProbe = (company: string, contact: string) => `select k.company_id, k.id from leads k
+                           where k.company_id = ${company} and k.contact_id = ${contact}
+                          offset 0`
+
+/**
+ * A probe of leads_company_email_idx: the leads of `company` with `email` (any case), as
+ * (company_id, id, contact_id) for an update by primary key (OFFSET 0 keeps the probe whole).
+ */
+export const leadsOfEmailProbe = (company: string, email: string) => `select k.company_id, k.id, k.contact_id from leads k
+                           where k.company_id = ${company} and lower(k.email) = lower(${email})
+                          offset 0`

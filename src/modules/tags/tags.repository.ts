@@ -125,3 +125,14 @@ export async function deleteTagWithEvents(
   await run(tx, deleteStatement, [companyId, id, userId, now])
   return true
 }
+
+// ---- lent to other modules' statements (src/db/owners.ts) ----------------------------------
+
+/** The company's tags among an array, as `tags t` for a from clause (`company`, `ids`: SQL expressions). */
+export const tagsAmong = (company: string, ids: string) => `tags t where t.company_id = ${company} and t.id = any(${ids})`
+
+/** The tag `id` of `company`, as `tags t` for a join (`company`, `id`: SQL expressions). */
+export const tagJoin = (company: string, id: string) => `tags t on t.company_id = ${company} and t.id = ${id}`
+
+/** The company's tags among an array share-locked in id order, so that none is deleted before the writer commits. */
+export const keyShareTagsAmong = (company: string, ids: string) => `select id from tags where company_id = ${company} and id = any(${ids}) order by id for key share`
