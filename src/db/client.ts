@@ -320,7 +320,7 @@ function openPostgres(url: string, options: DatabaseOptions): OpenedHandle {
           if (index >= 0) listeners.splice(index, 1)
           if (closed || stopped) return
           setTimeout(() => {
-            connect().then(onReconnect, retry)
+            if (!closed && !stopped) connect().then(onReconnect, retry)
           }, 1000).unref()
         }
         client.on('error', onError)
