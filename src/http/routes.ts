@@ -7,6 +7,7 @@ import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifySchema
 import type { Static, TSchema } from 'typebox'
 import type { Db } from '../db/db.js'
 import type { Caller } from '../tenancy.js'
+import { sendJsonText } from './json-text.js'
 import { Deleted, IdParams, Ref } from './schemas.js'
 
 /**
@@ -23,6 +24,11 @@ export function tagRoutes(app: FastifyInstance, tag: string): void {
 /** Answers a created record: 201, its path (`collection`/id) in `Location`, and the record. */
 export function sendCreated(reply: FastifyReply, collection: string, record: { id: number }): FastifyReply {
   return reply.code(201).header('location', `${collection}/${String(record.id)}`).send(record)
+}
+
+/** Answers a created record the statement wrote as JSON text, as sendCreated does. */
+export function sendCreatedJson(reply: FastifyReply, collection: string, created: { id: number; json: string }): FastifyReply {
+  return sendJsonText(reply.code(201).header('location', `${collection}/${String(created.id)}`), created.json)
 }
 
 /**

@@ -99,7 +99,7 @@ for (const backend of backends()) {
             company.companyId, new Date(), company.userIds[0], none, '[]', '[]', none, none, none, none, none, none, none, none, none,
             '[]', none, none, none, '[]',
             contacts.map((contact) => contact.id), emails, emails.map((_, i) => i + 1),
-            none,
+            none, null,
           ]
         } finally {
           await client.end()

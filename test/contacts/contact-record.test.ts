@@ -1,41 +1,158 @@
-// The batch builds a contact's record in TypeScript (toContact) from the rows it holds, where
-// every read builds it in SQL (checked by test/db/records.test.ts): the same schema holds both.
+// A contact reaches the wire one way: SQL writes it (contactJson) for GET, for the answers of
+// POST and PUT and for every contact webhook payload, a PUT's and a batch's included. Each is
+// held here to the bytes GET answers for the contact as it is (or was) at that moment.
 import assert from 'node:assert/strict'
-import { test } from 'node:test'
+import { after, before, describe, test } from 'node:test'
 import { Value } from 'typebox/value'
-import { toContact, type ContactColumnsRow } from '../../src/modules/contacts/contacts.record.js'
 import { Contact } from '../../src/modules/contacts/contacts.schemas.js'
+import { backends, startApp, type TestApp } from '../helpers/app.js'
+import { addCustomField, addTag } from '../helpers/contacts-factories.js'
+import { tenant, type Tenant } from '../helpers/factories.js'
+import { rawRows, sql } from '../helpers/sql.js'
 
-const at = new Date('2026-11-22T10:00:00.123Z')
-const row: ContactColumnsRow = {
-  id: 7, user_id: 3, first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com', business: 'Engines',
-  position: 'CTO', telephone: '1', cellphone: '2', address: 'A street', city: 'London', state: 'LDN', country: 'UK',
-  url: 'https://ada.example', linkedin: 'ada', variable1: 'v1', variable2: null, variable3: null, carousel: true,
-  stage: 'lead', contact_group_id: null, created_at: at, updated_at: at,
+// Text that JSON escapes: quotes, a backslash, controls, a line separator, and characters
+// beyond the basic plane.
+const AWKWARD = 'Zoë "Q" \\ \t\u0001\u2028 𝄞 😀'
+
+for (const backend of backends()) {
+  describe(`a contact's JSON, one writer (${backend.name})`, () => {
+    let t: TestApp
+    let acme: Tenant
+    let now = new Date('2026-05-01T09:30:00.123Z')
+    const tick = () => (now = new Date(now.getTime() + 1_001))
+    let vip: { id: number }
+    let hot: { id: number }
+
+    before(async () => {
+      t = await startApp(backend, { deps: { clock: () => now } })
+      acme = await tenant(t.db, { name: 'Acme' })
+      vip = await addTag(t.db, acme, { name: `VIP ${AWKWARD}`, color: '#ffd700' })
+      hot = await addTag(t.db, acme, { name: 'Hot', color: '#f00' })
+      await addCustomField(t.db, acme, { field: 'Size', kind: 'dropdown', options: [{ name: 'S' }, { name: AWKWARD }] })
+      await addCustomField(t.db, acme, { field: `Notes ${AWKWARD}`, kind: 'textarea' })
+    })
+    after(() => t.close())
+
+    const request = (method: 'GET' | 'POST' | 'PUT', url: string, payload?: object) =>
+      t.app.inject({ method, url: `/api/v1${url}`, headers: acme.auth, ...(payload === undefined ? {} : { payload }) })
+    const getText = async (id: number) => {
+      const res = await request('GET', `/contacts/${id}`)
+      assert.equal(res.statusCode, 200)
+      return res.body
+    }
+    /** The contact webhook payloads of one contact, in the order they were recorded, as stored (json keeps the text). */
+    const payloadsOf = (id: number) =>
+      rawRows<{ type: string; data: string }>(t.db, sql`
+        select type, data::text as data
+          from (select e.id, e.type, e.data, 1 as published from api_events e where e.company_id = ${acme.companyId}
+                union all
+                select o.id, o.type, o.data, 0 from api_event_outbox o where o.company_id = ${acme.companyId}) x
+         where x.type like 'contact.%' and (x.data->>'id')::bigint = ${id}
+         order by x.published desc, x.id`)
+
+    const full = {
+      first_name: AWKWARD, last_name: 'Lovelace', email: 'ada@example.com', business: `Engines ${AWKWARD}`, position: 'CTO',
+      telephone: '+1 555 0100', cellphone: '+1 555 0101', address: `1 ${AWKWARD} street`, city: 'London', state: 'LDN',
+      country: 'UK', url: 'https://ada.example', linkedin: 'ada', variable1: 'v1', variable2: '', variable3: null,
+      carousel: true, stage: 'lead', contact_group_id: 12,
+    }
+
+    test('POST answers the bytes GET answers, and its contact.created payload is the same', async () => {
+      tick()
+      const res = await request('POST', '/contacts', {
+        ...full,
+        tags: [hot.id, vip.id],
+        custom_fields: [{ field: `notes ${AWKWARD}`, value: AWKWARD }, { field: 'Size', value: AWKWARD }],
+      })
+      assert.equal(res.statusCode, 201, res.body)
+      const id = (res.json<{ id: number }>()).id
+      assert.equal(res.headers.location, `/api/v1/contacts/${id}`)
+      assert.equal(res.headers['content-type'], 'application/json; charset=utf-8')
+      const got = await getText(id)
+      assert.equal(res.body, got)
+      const written = JSON.parse(got) as Record<string, unknown>
+      assert.deepEqual(Object.keys(written), Object.keys(Contact.properties))
+      assert.ok(Value.Check(Contact, written), JSON.stringify([...Value.Errors(Contact, written)]))
+      assert.equal(written.first_name, AWKWARD)
+      assert.equal(written.created_at, now.toISOString())
+      assert.deepEqual((written.tags as { id: number }[]).map((tag) => tag.id), [vip.id, hot.id].sort((a, b) => a - b))
+      assert.deepEqual((await payloadsOf(id)).map((p) => [p.type, p.data]), [['contact.created', got]])
+    })
+
+    test('PUT answers the bytes GET then answers; its contact.updated, .tagged and .untagged payloads are those bytes', async () => {
+      tick()
+      const created = await request('POST', '/contacts', { ...full, email: 'put@example.com', tags: [vip.id] })
+      const id = created.json<{ id: number }>().id
+      tick()
+      const res = await request('PUT', `/contacts/${id}`, {
+        first_name: 'Changed', email: 'put@example.com', business: null, tags: [hot.id],
+        custom_fields: [{ field: 'Size', value: 'S' }],
+      })
+      assert.equal(res.statusCode, 200, res.body)
+      assert.equal(res.headers['content-type'], 'application/json; charset=utf-8')
+      const got = await getText(id)
+      assert.equal(res.body, got)
+      assert.equal(res.json<{ updated_at: string }>().updated_at, now.toISOString())
+      const payloads = await payloadsOf(id)
+      assert.deepEqual(payloads.map((p) => p.type), ['contact.created', 'contact.updated', 'contact.tagged', 'contact.untagged'])
+      for (const p of payloads.slice(1)) assert.equal(p.data, got)
+      assert.equal(payloads[0]?.data, created.body)
+    })
+
+    test('a PUT that changes nothing answers the bytes GET answers and records no payload', async () => {
+      tick()
+      const created = await request('POST', '/contacts', { first_name: 'Still', email: 'still@example.com', tags: [hot.id] })
+      const id = created.json<{ id: number }>().id
+      tick()
+      const res = await request('PUT', `/contacts/${id}`, { first_name: 'Still', email: 'still@example.com', business: null, tags: [hot.id] })
+      assert.equal(res.statusCode, 200, res.body)
+      assert.equal(res.body, await getText(id))
+      assert.equal(res.body, created.body)
+      assert.equal((await payloadsOf(id)).length, 1)
+    })
+
+    test('a batch writes each payload as the contact was at its item: created, then changed by a later item', async () => {
+      tick()
+      const res = await request('POST', '/contacts/batch', {
+        contacts: [
+          { ...full, email: 'twice@example.com', tags: [vip.id], custom_fields: [{ field: 'Size', value: 'S' }] },
+          { first_name: 'Once', email: 'once@example.com' },
+          { first_name: `Second ${AWKWARD}`, email: 'TWICE@example.com', tags: [hot.id], custom_fields: [{ field: 'Size', value: null }] },
+        ],
+      })
+      assert.equal(res.statusCode, 200, res.body)
+      const [twice, once, again] = res.json<{ results: { status: number; id: number }[] }>().results
+      assert.deepEqual([twice?.status, once?.status, again?.status], [201, 201, 200])
+      const id = twice?.id ?? 0
+      const got = await getText(id)
+      const payloads = await payloadsOf(id)
+      assert.deepEqual(payloads.map((p) => p.type), ['contact.created', 'contact.updated', 'contact.tagged', 'contact.untagged'])
+      for (const p of payloads.slice(1)) assert.equal(p.data, got)
+      const asCreated = JSON.parse(payloads[0]?.data ?? '{}') as Record<string, unknown>
+      assert.deepEqual(Object.keys(asCreated), Object.keys(Contact.properties))
+      assert.ok(Value.Check(Contact, asCreated))
+      assert.equal(asCreated.first_name, AWKWARD)
+      assert.deepEqual(asCreated.tags, [{ id: vip.id, name: `VIP ${AWKWARD}`, color: '#ffd700' }])
+      assert.deepEqual(asCreated.custom_fields, [{ field: 'Size', value: 'S' }])
+      // Apart from what the second item changed, the payload as created is GET's contact.
+      const now = JSON.parse(got) as Record<string, unknown>
+      assert.deepEqual({ ...asCreated, first_name: now.first_name, email: now.email, tags: now.tags, custom_fields: now.custom_fields }, now)
+      assert.deepEqual((await payloadsOf(once?.id ?? 0)).map((p) => [p.type, p.data]), [['contact.created', await getText(once?.id ?? 0)]])
+    })
+
+    test('a batch\'s update of a known contact writes GET\'s bytes in its payloads', async () => {
+      tick()
+      const created = await request('POST', '/contacts', { first_name: 'Known', email: 'known@example.com', tags: [hot.id] })
+      const id = created.json<{ id: number }>().id
+      tick()
+      const res = await request('POST', '/contacts/batch', {
+        contacts: [{ first_name: 'Known', email: 'known@example.com', city: AWKWARD, tags: [] }],
+      })
+      assert.equal(res.statusCode, 200, res.body)
+      const got = await getText(id)
+      const payloads = await payloadsOf(id)
+      assert.deepEqual(payloads.map((p) => p.type), ['contact.created', 'contact.updated', 'contact.untagged'])
+      for (const p of payloads.slice(1)) assert.equal(p.data, got)
+    })
+  })
 }
-
-test('toContact writes the Contact schema: its keys in its order, each value of its type', () => {
-  const tags = [{ id: 4, name: 'vip', color: '#ff0000' }]
-  const values = [{ field: 'size', value: '10' }]
-  const written = JSON.parse(JSON.stringify(toContact(row, tags, values))) as Record<string, unknown>
-  assert.deepEqual(Object.keys(written), Object.keys(Contact.properties))
-  assert.deepEqual(Object.keys((written.tags as object[])[0] ?? {}), Object.keys(Contact.properties.tags.items.properties))
-  assert.deepEqual(Object.keys((written.custom_fields as object[])[0] ?? {}), Object.keys(Contact.properties.custom_fields.items.properties))
-  assert.ok(Value.Check(Contact, written), JSON.stringify([...Value.Errors(Contact, written)]))
-  assert.equal(written.created_at, '2026-11-22T10:00:00.123Z')
-  assert.equal(written.business, 'Engines')
-})
-
-test('toContact keeps nulls and empty lists as the schema allows them', () => {
-  const bare: ContactColumnsRow = { ...row, last_name: null, business: null, stage: null, carousel: false }
-  const written = JSON.parse(JSON.stringify(toContact(bare, [], []))) as Record<string, unknown>
-  assert.deepEqual(Object.keys(written), Object.keys(Contact.properties))
-  assert.ok(Value.Check(Contact, written))
-  assert.deepEqual([written.last_name, written.stage, written.tags, written.custom_fields], [null, null, [], []])
-})
-
-test('toContact leaves out the columns a resolved row carries beside the schema\'s (company_id, search_text, business_id)', () => {
-  const resolved = Object.assign({ company_id: 1, search_text: 'ada', business_id: 2 }, row)
-  const written = JSON.parse(JSON.stringify(toContact(resolved, [], []))) as Record<string, unknown>
-  assert.deepEqual(Object.keys(written), Object.keys(Contact.properties))
-})

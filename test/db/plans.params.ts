@@ -135,8 +135,6 @@ export const ACCEPTED: Record<string, { finding: string; reason: string }[]> = {
     reason: 'the named contacts (`id = any(array)`, at most a page of them) within the company: a tie without statistics; after ANALYZE the primary key',
   }],
   'contacts.references': [TAGS_BY_ID],
-  'contacts.referencesLockingEmail': [TAGS_BY_ID],
-  'contacts.insert': [TAGS_BY_ID, FIELDS_BY_ID],
   'contacts.delete': [LEADS_OF_CONTACT],
   'leads.ofContact': [{
     finding: 'leads via leads_company_updated_idx',

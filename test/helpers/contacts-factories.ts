@@ -1,7 +1,8 @@
 // Factories for contacts, tags and custom fields, through the service code.
 import type { Db } from '../../src/db/db.js'
-import { createContact } from '../../src/modules/contacts/contacts.service.js'
-import type { ContactCreateBody } from '../../src/modules/contacts/contacts.schemas.js'
+import type { Static } from 'typebox'
+import { createContact } from '../../src/modules/contacts/contacts.create.js'
+import type { Contact, ContactCreateBody } from '../../src/modules/contacts/contacts.schemas.js'
 import { createCustomField } from '../../src/modules/custom-fields/custom-fields.service.js'
 import type { CustomFieldBody } from '../../src/modules/custom-fields/custom-fields.schemas.js'
 import { createTag } from '../../src/modules/tags/tags.service.js'
@@ -38,11 +39,12 @@ export async function addContact(
   who: { companyId: CompanyId; userId: number },
   options: Partial<ContactCreateBody> = {},
   now = new Date(),
-) {
+): Promise<Static<typeof Contact>> {
   const n = next()
-  return createContact(
+  const created = await createContact(
     db,
     callerOf(who, now),
     { first_name: options.first_name ?? `Person${n}`, email: options.email ?? `person${n}@example.com`, ...options },
   )
+  return JSON.parse(created.json) as Static<typeof Contact>
 }

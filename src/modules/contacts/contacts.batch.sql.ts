@@ -197,6 +197,31 @@ export async function resolveLocked(
   }
 }
 
+/**
+ * A contact as a plan left it, sent to the write statement as JSON, which writes its API shape
+ * (contactSnapshotJson): the row as the plan holds it (its instants Dates, extra columns
+ * ignored), its tags' ids and its custom values.
+ */
+export interface ContactSnapshot {
+  row: ContactColumnsRow
+  tag_ids: number[]
+  values: { field_id: number; value: string }[]
+}
+
+// A contact's API shape from a ContactSnapshot (a json expression): the row read as a contacts
+// row, its tags' names and colors and its fields' names joined as every other read does.
+const contactSnapshotJson = (snapshot: string) =>
+  `(select ${contactJson(
+    'x',
+    `coalesce((select ${TAGS_JSON}
+                 from json_array_elements_text(${snapshot}->'tag_ids') as k(id)
+                 join ${tagJoin('$1', 'k.id::bigint')}), '[]')`,
+    `coalesce((select ${FIELDS_JSON}
+                 from json_to_recordset(${snapshot}->'values') as v(field_id bigint, value text)
+                 join ${fieldJoin('$1', 'v.field_id')}), '[]')`,
+  )}
+      from json_populate_record(null::contacts, ${snapshot}->'row') as x)`
+
 /** A contact's columns as the write takes them: the Contact schema's own (snake_case, the API's names). */
 export type ContactColumns = Omit<Static<typeof Contact>, 'tags' | 'custom_fields' | 'created_at' | 'updated_at'> & {
   /** The business to link (found or created by name), null for none. */
@@ -218,11 +243,11 @@ export interface BatchWrite {
   counters: { list: string; key: number; delta: number }[]
   /**
    * Webhook events in order; a created contact's lead.linked events follow its contact.created
-   * (`links`). A contact.created without `data` names its `contact_id`: the statement writes
-   * the payload from the row it inserted, as POST /contacts does (the batch did not change
-   * that contact after creating it).
+   * (`links`). Each payload is the contact, written by the statement (contactSnapshotJson): as
+   * a snapshot the plan took, or, for a contact.created that names its `contact_id`, from the
+   * row it inserted (the batch did not change that contact after creating it).
    */
-  apiEvents: ({ type: string; data: unknown } | { type: 'contact.created'; contact_id: number })[]
+  apiEvents: ({ type: string; contact: ContactSnapshot } | { type: 'contact.created'; contact_id: number })[]
   /**
    * For each created contact, and each changed one that took a new email: its id, the email
    * whose unlinked leads it gets, and the position (1-based) of the webhook event its
@@ -249,19 +274,19 @@ const deletePairs = (table: string, alias: string, column: string, pairs: { cont
       where ${alias}.company_id = $1 and ${alias}.contact_id = x.contact_id and ${alias}.${column} = x.${pairs.name}
      returning 1`
 
-// Every write of a batch in one statement. The businesses named are found, and those not
-// found created, once each (in lower(name) order; existing ones are not rewritten, see
-// contacts.insert); new contacts are inserted with the ids the resolve took,
-// changed ones rewritten whole (they are locked); then tags, custom values, contact events,
-// the leads of a changed contact's old email unlinked (leads_company_contact_idx; only a
-// PUT changes an email) and those of the new emails linked (leads_company_email_idx: the
-// two sets cannot meet, a linked lead has its contact's email), and the counters, which wait for
-// all of that and for the tags and custom fields written to be share-locked
-// (sharedReferencesCtes; the InitPlans in their WHERE) so that the hot rows are locked last, in
-// (list, key) order, in the connection's slot (src/db/counters.ts); then the webhook events
-// (outbox.ts). Foreign keys
-// are checked at the end of the statement, when every row is there.
-const writeStatement = defineQuery<{ events: number }>(
+// Every write of a contact in one statement: a batch's, a POST's (a batch of one) and a PUT's.
+// The businesses named are found, and those not found created, once each (in lower(name)
+// order; existing ones are not rewritten, KEEP_BUSINESS); new contacts are inserted with the
+// ids the resolve took, changed ones rewritten whole (they are locked); then tags, custom
+// values, contact events, the leads of a changed contact's old email unlinked
+// (leads_company_contact_idx; only a PUT changes an email) and those of the new emails linked
+// (leads_company_email_idx: the two sets cannot meet, a linked lead has its contact's email),
+// and the counters, which wait for all of that and for the tags and custom fields written to
+// be share-locked (sharedReferencesCtes; the InitPlans in their WHERE) so that the hot rows are
+// locked last, in (list, key) order, in the connection's slot (src/db/counters.ts); then the
+// webhook events (outbox.ts), and the answer's contact ($25) as JSON text. Foreign keys are
+// checked at the end of the statement, when every row is there.
+const writeStatement = defineQuery<{ events: number; json: string | null }>(
   'contacts.batchWrite',
   `with ${sharedReferencesCtes('$8::bigint[]', '$12::bigint[]')}, business_named as (
      select distinct on (lower(b.name)) b.name from unnest($4::text[]) with ordinality as b(name, ord)
@@ -382,20 +407,24 @@ const writeStatement = defineQuery<{ events: number }>(
       order by d.list, d.key`, { slot: true })}
      returning value
    ), api_events_in as (
-     select e.ord, 0::bigint as sub, e.type, coalesce(e.data, r.data) as data
-       from rows from (json_to_recordset($20::json) as (type text, data json, contact_id bigint)) with ordinality as e(type, data, contact_id, ord)
+     select e.ord, 0::bigint as sub, e.type, coalesce(r.data, ${contactSnapshotJson('e.contact')}) as data
+       from rows from (json_to_recordset($20::json) as (type text, contact json, contact_id bigint)) with ordinality as e(type, contact, contact_id, ord)
        left join created_record r on r.id = e.contact_id
      union all
      select l.event_ord, l.id, 'lead.linked', ${leadJson('l')} from linked l
    ), api_events as (
      select row_number() over (order by e.ord, e.sub) as ord, e.type, e.data from api_events_in e
    ), ${outboxCtes('api_events', '$1::bigint', '$2::timestamptz')}
-   select (select count(*) from recorded_events)::int as events`,
+   select (select count(*) from recorded_events)::int as events,
+          ${contactSnapshotJson('$25::json')}::text as json`,
 )
 
-/** Writes a batch (see writeStatement); call inside the transaction that resolved it. */
-export async function writeBatch(db: Db, companyId: CompanyId, userId: number, now: Date, w: BatchWrite) {
-  await run(db, writeStatement, [
+/**
+ * Writes a batch (see writeStatement); call inside the transaction that resolved it. With
+ * `answer`, a contact as the plan leaves it, gives its API shape as JSON text (POST, PUT).
+ */
+export async function writeBatch(db: Db, companyId: CompanyId, userId: number, now: Date, w: BatchWrite, answer?: ContactSnapshot) {
+  const written = await runSingle(db, writeStatement, [
     companyId, now, userId,
     w.businessNames,
     JSON.stringify(w.created),
@@ -411,7 +440,9 @@ export async function writeBatch(db: Db, companyId: CompanyId, userId: number, n
     JSON.stringify(w.apiEvents),
     ...columns(w.links, ['contactId', 'email', 'eventOrd']),
     w.relinked,
+    answer === undefined ? null : JSON.stringify(answer),
   ])
+  return written.json
 }
 
 // One live contact by email, locked: the item-by-item path, as batchLockContacts finds them.

@@ -23,8 +23,9 @@ import { ContactBatchEmail, ContactBatchUpdate } from './contacts.batch.schemas.
 import { findLiveContactByEmail, lockBatchContacts, lockBatchEmails, resolveLocked, writeBatch } from './contacts.batch.sql.js'
 import { changeContact } from './contacts.change.js'
 import { planBatch, type BatchItem, type BatchResult, type Checked } from './contacts.plan.js'
+import { createContact } from './contacts.create.js'
 import { ContactCreateBody } from './contacts.schemas.js'
-import { createContact, fieldNames } from './contacts.service.js'
+import { fieldNames } from './contacts.service.js'
 
 export type { BatchResult } from './contacts.plan.js'
 

@@ -4,18 +4,21 @@
 // the tags, fields and user the request names (contacts.resolveLocked); the change
 // planned in memory (planChange); when the email changes, the new email's lead-link lock
 // (after the contact, before the email is written and before any counter: docs/reliability.md);
-// one statement that writes it all, counters and webhook events last (contacts.batchWrite);
-// COMMIT. The answer is the contact as planned: nothing is read back.
+// one statement that writes it all, counters and webhook events last, and answers the contact
+// as planned as JSON text (contacts.batchWrite); COMMIT. A PUT that changes nothing reads the
+// contact instead (contacts.jsonById).
+
 import { transaction, type Db } from '../../db/db.js'
 import { notFound } from '../../errors.js'
 import type { Writer } from '../../tenancy.js'
 import { lockLeadEmail } from '../leads/index.js'
 import { lockContactForChange, resolveLocked, writeBatch } from './contacts.batch.sql.js'
+import { findContactJson } from './contacts.repository.js'
 import { planChange } from './contacts.plan.js'
 import type { ContactUpdateBody } from './contacts.schemas.js'
-import { fieldNames, rethrow, type ContactRecord } from './contacts.service.js'
+import { fieldNames, rethrow, type ContactAnswer } from './contacts.service.js'
 
-export async function changeContact(db: Db, caller: Writer, id: number, input: ContactUpdateBody): Promise<ContactRecord> {
+export async function changeContact(db: Db, caller: Writer, id: number, input: ContactUpdateBody): Promise<ContactAnswer> {
   const { companyId, now } = caller
   try {
     return await transaction(db, async (tx) => {
@@ -31,11 +34,12 @@ export async function changeContact(db: Db, caller: Writer, id: number, input: C
       if (!contact) throw notFound()
       const plan = planChange(caller, references, contact, input, now)
       if ('error' in plan) throw plan.error
-      if (plan.write) {
-        if (plan.newEmail !== undefined) await lockLeadEmail(tx, companyId, plan.newEmail)
-        await writeBatch(tx, companyId, caller.userId, now, plan.write)
-      }
-      return plan.contact
+      if (plan.newEmail !== undefined) await lockLeadEmail(tx, companyId, plan.newEmail)
+      const json = plan.write
+        ? await writeBatch(tx, companyId, caller.userId, now, plan.write, plan.answer)
+        : await findContactJson(tx, companyId, id)
+      if (json == null) throw notFound() // the contact is locked: not reached
+      return { id, json }
     })
   } catch (err) {
     return rethrow(err, db, companyId, input)

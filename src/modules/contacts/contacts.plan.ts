@@ -7,20 +7,17 @@ import { invalid, type ApiError, type ErrorDetails } from '../../errors.js'
 import type { Writer } from '../../tenancy.js'
 import type { ContactColumnsRow } from './contacts.repository.js'
 import type { ContactBatchUpdate } from './contacts.batch.schemas.js'
-import type { resolveLocked, BatchContact, BatchWrite, ContactColumns } from './contacts.batch.sql.js'
+import type { resolveLocked, BatchContact, BatchWrite, ContactColumns, ContactSnapshot } from './contacts.batch.sql.js'
 import type { ContactCreateBody, ContactUpdateBody } from './contacts.schemas.js'
 import {
   checkCustomValues,
   checkTags,
-  contactColumns,
   CONTACTS_BY_USER_COUNTER,
   CONTACTS_COUNTER,
   hasText,
   newContactColumns,
   requestedColumns,
-  toContact,
   type Column,
-  type ContactRecord,
 } from './contacts.service.js'
 
 export type BatchResult = { status: 201 | 200; id: number } | { status: 422; error: ApiError }
@@ -57,11 +54,15 @@ interface State {
 const valueList = (values: State['values']) =>
   [...values.entries()].sort((a, b) => a[0] - b[0]).map(([, v]) => ({ field: v.field, value: v.value }))
 
-const record = (state: State) => toContact(state.row, state.tags, valueList(state.values))
+/** The contact as the state holds it, for the write statement to write its API shape. */
+const snapshot = (state: State): ContactSnapshot => ({
+  row: state.row,
+  tag_ids: state.tags.map((tag) => tag.id),
+  values: [...state.values.entries()].sort((a, b) => a[0] - b[0]).map(([id, v]) => ({ field_id: id, value: v.value })),
+})
 
-function columns(row: ContactColumnsRow): ContactColumns {
-  return Object.assign(contactColumns(row), { business_name: hasText(row.business) ? row.business : null }) // see toContact
-}
+/** The row as the write takes it, with the business to find or create (the other keys of the row are ignored). */
+const columns = (row: ContactColumnsRow): ContactColumns => Object.assign({ business_name: hasText(row.business) ? row.business : null }, row)
 
 const knownState = (contact: BatchContact): State => ({
   row: contact.row,
@@ -107,13 +108,31 @@ export function planChange(
   contact: BatchContact,
   input: ContactUpdateBody,
   now: Date,
-): { error: ApiError } | { contact: ContactRecord; newEmail: string | undefined; write: BatchWrite | undefined } {
+): { error: ApiError } | { answer: ContactSnapshot; newEmail: string | undefined; write: BatchWrite | undefined } {
   const state = knownState(contact)
   const planner = contactPlanner(caller, references, now)
   const result = planner.update(state, input)
   if (result.status === 422) return { error: result.error }
   const newEmail = state.row.email.toLowerCase() === contact.row.email.toLowerCase() ? undefined : state.row.email
-  return { contact: record(state), newEmail, write: planner.finish([state]) }
+  return { answer: snapshot(state), newEmail, write: planner.finish([state]) }
+}
+
+/**
+ * POST /contacts as a batch of one (resolved by resolveLocked with one new id): the new
+ * contact's id and the contact as created (the answer), with what to write, or the 422.
+ */
+export function planCreate(
+  caller: Writer,
+  references: References,
+  input: ContactCreateBody,
+  now: Date,
+): { error: ApiError } | { id: number; answer: ContactSnapshot; write: BatchWrite } {
+  const planner = contactPlanner(caller, references, now)
+  const created = planner.create(input)
+  if (!('state' in created)) return { error: created.error }
+  const write = planner.finish([created.state])
+  if (write === undefined) throw new Error('a created contact has nothing to write')
+  return { id: created.state.row.id, answer: snapshot(created.state), write }
 }
 
 /** Creates and updates in memory, and the write they add up to (finish). */
@@ -202,7 +221,7 @@ function contactPlanner(caller: Writer, references: References, now: Date) {
 
     const created = createdEvents.get(state)
     if (created !== undefined) {
-      write.apiEvents[created] = { type: 'contact.created', data: record(state) }
+      write.apiEvents[created] = { type: 'contact.created', contact: snapshot(state) }
       createdEvents.delete(state)
     }
     state.row = { ...current, ...set, updated_at: now }
@@ -223,10 +242,10 @@ function contactPlanner(caller: Writer, references: References, now: Date) {
         { list: CONTACTS_BY_USER_COUNTER, key: set.user_id, delta: 1 },
       )
     }
-    const contact = record(state)
-    write.apiEvents.push({ type: 'contact.updated', data: contact })
-    if (added.length > 0) write.apiEvents.push({ type: 'contact.tagged', data: contact })
-    if (removed.length > 0) write.apiEvents.push({ type: 'contact.untagged', data: contact })
+    const contact = snapshot(state)
+    write.apiEvents.push({ type: 'contact.updated', contact })
+    if (added.length > 0) write.apiEvents.push({ type: 'contact.tagged', contact })
+    if (removed.length > 0) write.apiEvents.push({ type: 'contact.untagged', contact })
     // A new email (only a PUT gives one: a batch finds its contacts by email): the old
     // one's leads let go, the new one's linked, their lead.linked after these events.
     if (set.email !== undefined && set.email.toLowerCase() !== current.email.toLowerCase()) {

@@ -9,13 +9,12 @@ import { recordSql } from '../../db/records.js'
 import { walkRows } from '../../db/walk.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { CompanyId } from '../../tenancy.js'
-import { businessNamed, INSERT_BUSINESS_NAMES, KEEP_BUSINESS } from '../businesses/index.js'
 import { endEnrollments, FLOW_CONTACTS } from '../flows/index.js'
-import { leadJson, leadLinkKey, LINKED_LEADS, setLeadsContact } from '../leads/index.js'
+import { LINKED_LEADS, setLeadsContact } from '../leads/index.js'
 import { outboxCtes } from '../outbox/index.js'
 import type { ContactRecord, ContactColumnsRow, ContactInsert } from './contacts.record.js'
 import { Contact as ContactSchema, STAGES, type Stage } from './contacts.schemas.js'
-import { fieldJoin, fieldsNamedAmong, keyShareFieldsAmong, type CustomFieldKind } from '../custom-fields/index.js'
+import { fieldsNamedAmong, keyShareFieldsAmong, type CustomFieldKind } from '../custom-fields/index.js'
 import { keyShareTagsAmong, tagsAmong } from '../tags/index.js'
 import { INSERT_CONTACT_EVENTS } from '../events/index.js'
 
@@ -511,30 +510,12 @@ export interface ContactReferences {
 
 const contactReferences = defineQuery<ContactReferences>('contacts.references', `select ${REFERENCES}`)
 
-// The same, first taking the transaction's advisory lock on the email's lead links
-// (lead-links.ts, leadLinkKey), so that a lead with this email created concurrently is
-// either seen by the insert that follows or sees this contact.
-const contactReferencesLockingEmail = defineQuery<ContactReferences>(
-  'contacts.referencesLockingEmail',
-  `select ${REFERENCES}
-     from (select pg_advisory_xact_lock(${leadLinkKey('$1::bigint', '$4::text')})) as lock`,
-)
-
-/** Tags by id and custom field definitions by name; with `lockEmail`, inside a transaction, after the lead-link lock. */
-export async function findContactReferences(
-  db: Db,
-  companyId: CompanyId,
-  tagIds: number[],
-  fieldNames: string[],
-  lockEmail?: string,
-): Promise<ContactReferences> {
-  const lowered = fieldNames.map((name) => name.toLowerCase())
-  return lockEmail === undefined
-    ? runSingle(db, contactReferences, [companyId, tagIds, lowered])
-    : runSingle(db, contactReferencesLockingEmail, [companyId, tagIds, lowered, lockEmail])
+/** Tags by id and custom field definitions by name. */
+export async function findContactReferences(db: Db, companyId: CompanyId, tagIds: number[], fieldNames: string[]): Promise<ContactReferences> {
+  return runSingle(db, contactReferences, [companyId, tagIds, fieldNames.map((name) => name.toLowerCase())])
 }
 
-/** A new contact's columns (the insert's parameters $2 to $21): the Contact schema's own but its id. */
+/** A new contact's own columns as a create gives them: the Contact schema's but its id and instants. */
 export type NewContact = Omit<ContactColumnsRow, 'id' | 'created_at' | 'updated_at'>
 
 /**
@@ -549,96 +530,6 @@ export const sharedReferencesCtes = (tagIds: string, fieldIds: string) =>
      ${keyShareFieldsAmong('$1', fieldIds)}
    )`
 export const REFERENCES_SHARED = '(select count(*) from shared_tags) + (select count(*) from shared_fields) >= 0'
-
-// A contact created whole in one statement: its business (found by name, else created by an
-// upsert that neither locks nor rewrites an existing one), the contact, its tags and custom
-// values, its contact_created event, its leads linked by email (the caller holds the
-// lead-link lock), the counters, locked last and in (list, key) order, and its webhook events
-// (contact.created, then lead.linked for each; docs/webhook-events.md).
-// Answers the contact in its API shape, tags and custom fields built from the same inputs.
-const insertContactStatement = defineQuery<ContactRecord>(
-  'contacts.insert',
-  `with ${sharedReferencesCtes('$24::bigint[]', '$25::bigint[]')}, business_found as (
-     ${businessNamed('$1', '$22::text')}
-   ), business_made as (
-     ${INSERT_BUSINESS_NAMES}
-     select $1, $22::text where $22::text is not null and not exists (select from business_found)
-     ${KEEP_BUSINESS}
-     returning id
-   ), business as (
-     select id from business_found union all select id from business_made
-   ), c as (
-     insert into contacts (company_id, user_id, first_name, last_name, email, business, position, telephone,
-                           cellphone, address, city, state, country, url, linkedin, variable1, variable2,
-                           variable3, carousel, stage, contact_group_id, business_id, created_at, updated_at)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21,
-             (select id from business), $23, $23)
-     returning *
-   ), tagged as (
-     insert into contact_tags (company_id, contact_id, tag_id, created_at)
-     select $1, c.id, tag_id, $23 from c, unnest($24::bigint[]) as tag_id
-   ), valued as (
-     insert into contact_custom_values (company_id, contact_id, custom_field_id, value, created_at, updated_at)
-     select $1, c.id, v.field_id, v.value, $23, $23 from c, unnest($25::bigint[], $26::text[]) as v(field_id, value)
-   ), event as (
-     ${INSERT_CONTACT_EVENTS}
-     select $1, c.id, 'contact_created', $2, '{}', $23 from c
-   ), linked as (
-     ${setLeadsContact('c.id')}
-       from c
-      where l.company_id = $1 and lower(l.email) = lower($5) and l.contact_id is null
-     returning l.*
-   ), counted as (
-     ${addToCounters(`     select $1, d.list, d.key, ${WRITER_SLOT}, d.delta
-       from (select 'contacts' as list, 0::bigint as key, 1::bigint as delta
-             union all select 'contacts_by_user', $2, 1
-             union all select 'leads_linked', user_id, count(*) from linked group by user_id) d
-      where ${REFERENCES_SHARED}
-      order by d.list, d.key`, { slot: true })}
-     returning value
-   ), record as (
-     select c.*,
-            coalesce((select ${TAGS_JSON}
-                        from ${tagsAmong('$1', '$24::bigint[]')}), '[]') as tags,
-            coalesce((select ${FIELDS_JSON}
-                        from unnest($25::bigint[], $26::text[]) as v(field_id, value)
-                        join ${fieldJoin('$1', 'v.field_id')}), '[]') as custom_fields
-       from c
-   ), api_event as (
-     select 1::bigint as ord, 'contact.created' as type,
-            ${contactJson('r', 'r.tags', 'r.custom_fields')} as data
-       from record r
-     union all
-     select 1 + row_number() over (order by l.id), 'lead.linked', ${leadJson('l')} from linked l
-   ), ${outboxCtes('api_event', '$1::bigint', '$23::timestamptz')}
-   select r.id, r.user_id, r.first_name, r.last_name, r.email, r.business, r.position, r.telephone,
-          r.cellphone, r.address, r.city, r.state, r.country, r.url, r.linkedin, r.variable1,
-          r.variable2, r.variable3, r.carousel, r.stage, r.contact_group_id, r.tags, r.custom_fields,
-          r.created_at, r.updated_at
-     from record r`,
-)
-
-/**
- * Creates a contact with everything that comes with it (see insertContactStatement); call
- * inside a transaction holding the lead-link lock of its email. `businessName` is the
- * business to find or create, null for none; tags and values are known to exist.
- */
-export async function insertContactRecord(
-  db: Db,
-  companyId: CompanyId,
-  contact: NewContact,
-  businessName: string | null,
-  tagIds: number[],
-  values: { customFieldId: number; value: string }[],
-  now: Date,
-): Promise<ContactRecord> {
-  const c = contact
-  return runSingle(db, insertContactStatement, [
-    companyId, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone,
-    c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel,
-    c.stage, c.contact_group_id, businessName, now, tagIds, ...columns(values, ['customFieldId', 'value']),
-  ])
-}
 
 /** A live contact as the JSON text of its API shape, or undefined. */
 export async function findContactJson(db: Db, companyId: CompanyId, id: number): Promise<string | undefined> {

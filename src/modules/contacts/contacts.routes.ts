@@ -1,21 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { sendJsonText } from '../../http/json-text.js'
 import { sendListPage } from '../../http/pagination.js'
-import { operation, sendCreated, tagRoutes } from '../../http/routes.js'
+import { operation, sendCreatedJson, tagRoutes } from '../../http/routes.js'
 import { Deleted, IdParams, Ref } from '../../http/schemas.js'
 import { answerList, walkingList } from '../../http/sync.js'
 import { Business, contactBusiness } from '../businesses/index.js'
 import { ContactEventsPage, ContactEventsQuery } from '../events/index.js'
 import { Contact, ContactCreateBody, ContactsListQuery, ContactsListResponse, ContactsPage, ContactUpdateBody } from './contacts.schemas.js'
 import { changeContact } from './contacts.change.js'
-import {
-  contactEventsPage,
-  contactsPage,
-  contactsWalk,
-  createContact,
-  deleteContact,
-  getContactJson,
-} from './contacts.service.js'
+import { createContact } from './contacts.create.js'
+import { contactEventsPage, contactsPage, contactsWalk, deleteContact, getContactJson } from './contacts.service.js'
 import { upsertContacts, toBatchResponse } from './contacts.batch.js'
 import { batchValidatorCompiler, ContactBatchRequest, ContactBatchResponse } from './contacts.batch.schemas.js'
 import texts from './contacts.operations.json' with { type: 'json' }
@@ -41,7 +35,7 @@ const contactsRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/v1/contacts', operation(texts, 'createContact', { scope: 'contacts:write', rootKey: 'contact' }, {
     body: ContactCreateBody, response: { 201: Ref(Contact) },
-  }), async (request, reply) => sendCreated(reply, '/api/v1/contacts', await createContact(request.db, request.caller, request.body)))
+  }), async (request, reply) => sendCreatedJson(reply, '/api/v1/contacts', await createContact(request.db, request.caller, request.body)))
 
   app.post('/v1/contacts/batch', {
     ...operation(texts, 'upsertContactsBatch', { scope: 'contacts:write' }, {
@@ -55,7 +49,7 @@ const contactsRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.put('/v1/contacts/:id', operation(texts, 'updateContact', { scope: 'contacts:write', rootKey: 'contact', notFound: NO_CONTACT }, {
     params: IdParams, body: ContactUpdateBody, response: { 200: Ref(Contact) },
-  }), async (request) => changeContact(request.db, request.caller, request.params.id, request.body))
+  }), async (request, reply) => sendJsonText(reply, (await changeContact(request.db, request.caller, request.params.id, request.body)).json))
 
   app.delete('/v1/contacts/:id', operation(texts, 'deleteContact', { scope: 'contacts:write', notFound: `${NO_CONTACT} (deleting twice answers 404)` }, {
     params: IdParams, response: { 204: Deleted },

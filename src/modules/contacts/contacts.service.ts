@@ -6,7 +6,7 @@ import { DateParam } from '../../http/schemas.js'
 import { pageWindow, readPage, type ListPage, type PageRequest } from '../../http/pagination.js'
 import { walkPage, type WalkRequest } from '../../http/sync.js'
 import { validate } from '../../http/validation.js'
-import type { Caller, CompanyId, Writer } from '../../tenancy.js'
+import type { Caller, CompanyId } from '../../tenancy.js'
 import { readContactEventsPage as eventsOfContact } from '../events/index.js'
 import {
   contactsExportBatch,
@@ -16,7 +16,6 @@ import {
   type ContactWalkRow,
   findContactJson,
   findContactReferences,
-  insertContactRecord,
   type ContactFilters,
   type ContactReferences,
   type NewContact,
@@ -31,7 +30,13 @@ import { PHONE_PATTERN, type ContactCreateBody, type ContactsListQuery, type Con
 export const CONTACTS_COUNTER = 'contacts'
 export const CONTACTS_BY_USER_COUNTER = 'contacts_by_user'
 
-export { contactColumns, toContact, type ContactRecord } from './contacts.record.js'
+export type { ContactRecord } from './contacts.record.js'
+
+/** A written contact: its id, and its API shape as JSON text written by the statement (sent as it is, see sendJsonText). */
+export interface ContactAnswer {
+  id: number
+  json: string
+}
 
 // The request fields stored as they come, under the Contact schema's names (also the keys of `changes`).
 export const COLUMNS = [
@@ -169,10 +174,6 @@ export function checkCustomValues(
 
 export const fieldNames = (entries: CustomValueEntry[]) => entries.flatMap((entry) => (hasText(entry.field) ? [entry.field] : []))
 
-function throwIfAny(problems: ErrorDetails) {
-  if (Object.keys(problems).length > 0) throw invalid(problems)
-}
-
 type ContactInput = Pick<ContactCreateBody, 'tags' | 'custom_fields'>
 
 /**
@@ -239,36 +240,6 @@ const toWalkItem = (row: ContactWalkRow) => {
 export function contactsWalk(db: Db, caller: Caller, walk: WalkRequest) {
   return walkPage(db, { ...walk, resource: 'contacts', companyId: caller.companyId }, (window) =>
     contactsWalkPage(db, caller.companyId, window), toWalkItem)
-}
-
-/**
- * Four round trips: BEGIN; the lead-link lock with the tags and custom fields to check;
- * one statement that writes everything and answers the contact (counters last); COMMIT.
- */
-export async function createContact(db: Db, caller: Writer, input: ContactCreateBody): Promise<ContactRecord> {
-  const { companyId, userId, now } = caller
-  const tagIds = input.tags ?? []
-  const entries = input.custom_fields ?? []
-  try {
-    return await transaction(db, async (tx) => {
-      const references = await findContactReferences(tx, companyId, tagIds, fieldNames(entries), input.email)
-      const problems: ErrorDetails = {}
-      const tags = checkTags(tagIds, references.tags, problems)
-      const values = checkCustomValues(entries, references.custom_fields, problems)
-      throwIfAny(problems)
-      return insertContactRecord(
-        tx,
-        companyId,
-        newContactColumns(userId, input),
-        hasText(input.business) ? input.business : null,
-        tags.map((tag) => tag.id),
-        values.flatMap((v) => (v.value === null ? [] : [{ customFieldId: v.definition.id, value: v.value }])),
-        now,
-      )
-    })
-  } catch (err) {
-    return rethrow(err, db, companyId, input)
-  }
 }
 
 /** Hides the contact (history kept, email free again) and unlinks its leads. */

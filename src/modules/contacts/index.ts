@@ -6,6 +6,7 @@ export type { BatchResult } from './contacts.batch.js'
 export { ContactBatchItem, ContactBatchRequest, ContactBatchResponse, ContactBatchResult } from './contacts.batch.schemas.js'
 export { liveContactEmails } from './contacts.batch.sql.js'
 export { changeContact } from './contacts.change.js'
+export { createContact } from './contacts.create.js'
 export { seedContacts } from './contacts.demo.js'
 export { default as contactsRoutes } from './contacts.routes.js'
 export {
@@ -19,7 +20,7 @@ export {
   STAGES,
 } from './contacts.schemas.js'
 export { liveContactExists, liveContactsAmong, rowContactLive } from './contacts.repository.js'
-export { contactEventsPage, contactsForExport, contactsPage, createContact, deleteContact, getContactJson } from './contacts.service.js'
-export type { ContactRecord } from './contacts.service.js'
+export { contactEventsPage, contactsForExport, contactsPage, deleteContact, getContactJson } from './contacts.service.js'
+export type { ContactAnswer, ContactRecord } from './contacts.service.js'
 export { SearchFoldWorker } from './search-fold.js'
 export type { SearchFoldOptions } from './search-fold.js'

@@ -20,7 +20,7 @@ export const LINKED_LEADS = 'leads_linked'
 
 /**
  * The advisory lock key of (company, lower(email)), from SQL expressions: every statement
- * that takes the lead-link lock (here, contacts.referencesLockingEmail, contacts.batchLockEmails).
+ * that takes the lead-link lock (here, contacts.batchLockEmails).
  */
 export const leadLinkKey = (company: string, email: string) => `hashtextextended('lead-link:' || ${company} || ':' || lower(${email}), 0)`
 

@@ -196,8 +196,13 @@ with shared_tags as (
   on conflict (company_id, list, key, slot) do update set value = counters.value + excluded.value
   returning value
 ), api_events_in as (
-  select e.ord, 0::bigint as sub, e.type, coalesce(e.data, r.data) as data
-    from rows from (json_to_recordset($20::json) as (type text, data json, contact_id bigint)) with ordinality as e(type, data, contact_id, ord)
+  select e.ord, 0::bigint as sub, e.type, coalesce(r.data, (select (select row_to_json(j) from (select x.id, x.user_id, x.first_name, x.last_name, x.email, x.business, x.position, x.telephone, x.cellphone, x.address, x.city, x.state, x.country, x.url, x.linkedin, x.variable1, x.variable2, x.variable3, x.carousel, x.stage, x.contact_group_id, coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
+              from json_array_elements_text(e.contact->'tag_ids') as k(id)
+              join tags t on t.company_id = $1 and t.id = k.id::bigint), '[]') as tags, coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
+              from json_to_recordset(e.contact->'values') as v(field_id bigint, value text)
+              join custom_fields f on f.company_id = $1 and f.id = v.field_id), '[]') as custom_fields, to_char(x.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(x.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j)
+   from json_populate_record(null::contacts, e.contact->'row') as x)) as data
+    from rows from (json_to_recordset($20::json) as (type text, contact json, contact_id bigint)) with ordinality as e(type, contact, contact_id, ord)
     left join created_record r on r.id = e.contact_id
   union all
   select l.event_ord, l.id, 'lead.linked', (select row_to_json(j) from (select l.id, l.user_id, l.contact_id, l.first_name, l.last_name, l.email, l.provider, l.position, l.linkedin_url, l.telephone, l.city, l.state_province, l.country, l.degree_of_connection, l.business_name, l.business_linkedin_url, l.business_sector, l.business_colaborators_count, l.business_telephone, to_char(l.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(l.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j) from linked l
@@ -210,7 +215,13 @@ with shared_tags as (
    order by e.ord
   returning company_id, id, type
 )
-select (select count(*) from recorded_events)::int as events;
+select (select count(*) from recorded_events)::int as events,
+       (select (select row_to_json(j) from (select x.id, x.user_id, x.first_name, x.last_name, x.email, x.business, x.position, x.telephone, x.cellphone, x.address, x.city, x.state, x.country, x.url, x.linkedin, x.variable1, x.variable2, x.variable3, x.carousel, x.stage, x.contact_group_id, coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
+              from json_array_elements_text($25::json->'tag_ids') as k(id)
+              join tags t on t.company_id = $1 and t.id = k.id::bigint), '[]') as tags, coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
+              from json_to_recordset($25::json->'values') as v(field_id bigint, value text)
+              join custom_fields f on f.company_id = $1 and f.id = v.field_id), '[]') as custom_fields, to_char(x.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(x.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j)
+   from json_populate_record(null::contacts, $25::json->'row') as x)::text as json;
 
 -- contacts.batchFindByEmail
 select l.id, l.business
