@@ -374,13 +374,11 @@ export function firstLiveContacts(db: Db, companyId: CompanyId, limit: number): 
 
 // ---- lent to other modules' statements (src/db/owners.ts) ----------------------------------
 
-/** The ids of a contact's tasks (tasks_contact_idx), for parameters $company and $contact. */
-export const contactTaskIds = (company: number, contact: number) =>
-  `select id from tasks where company_id = $${String(company)} and contact_id = $${String(contact)}`
+/** The ids of a contact's tasks (tasks_contact_idx; `company`, `contact`: SQL expressions). */
+export const contactTaskIds = (company: string, contact: string) => `select id from tasks where company_id = ${company} and contact_id = ${contact}`
 
-/** A task of the company with its contact, for parameters $company and $task. */
-export const taskWithContact = (company: number, task: number) =>
-  `select id, contact_id from tasks where company_id = $${String(company)} and id = $${String(task)}`
+/** A task of the company with its contact (`company`, `task`: SQL expressions). */
+export const taskWithContact = (company: string, task: string) => `select id, contact_id from tasks where company_id = ${company} and id = ${task}`
 
-/** The ids of the company's tasks, for parameter $company. */
-export const companyTaskIds = (company: number) => `select id from tasks where company_id = $${String(company)}`
+/** The ids of the company's tasks (`company`: an SQL expression). */
+export const companyTaskIds = (company: string) => `select id from tasks where company_id = ${company}`
