@@ -64,9 +64,9 @@ describe('--steps file', () => {
   })
 
   test('default titles: from the kind and the contact name, at most 255 characters', () => {
-    assert.equal(defaultTitle('phonecall', { firstName: 'Ana', lastName: 'Souza' }), 'Call Ana Souza')
-    assert.equal(defaultTitle('meeting', { firstName: 'Ana', lastName: null }), 'Meeting with Ana')
-    const long = defaultTitle('email', { firstName: '😀'.repeat(200), lastName: 'b'.repeat(200) })
+    assert.equal(defaultTitle('phonecall', { first_name: 'Ana', last_name: 'Souza' }), 'Call Ana Souza')
+    assert.equal(defaultTitle('meeting', { first_name: 'Ana', last_name: null }), 'Meeting with Ana')
+    const long = defaultTitle('email', { first_name: '😀'.repeat(200), last_name: 'b'.repeat(200) })
     assert.equal(Array.from(long).length, 255)
   })
 })

@@ -34,7 +34,7 @@ export async function signInCandidates(db: Db, email: string): Promise<SignInCan
 // The password is no field of the API's user: updated_at stays as it is. Primary key.
 const setPasswordHash = defineQuery<{ id: number }>(
   'auth.setPassword',
-  `${updateUserSet('password_hash = $3', 1, 2)} returning id`,
+  `${updateUserSet('password_hash = $3', '$1', '$2')} returning id`,
 )
 
 export async function updatePasswordHash(db: Db, companyId: CompanyId, userId: number, passwordHash: string) {
@@ -43,7 +43,7 @@ export async function updatePasswordHash(db: Db, companyId: CompanyId, userId: n
 
 const setActive = defineQuery<UserRecord>(
   'auth.setActive',
-  `${updateUserSet('active = $3, updated_at = $4', 1, 2)}
+  `${updateUserSet('active = $3, updated_at = $4', '$1', '$2')}
    returning ${USER_RECORD.columns('')}`,
 )
 

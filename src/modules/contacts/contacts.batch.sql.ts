@@ -115,7 +115,7 @@ const resolveStatement = defineQuery<BatchReferences>(
         from ${tagsAmong('$1', '$3::bigint[]')}) as tags,
      (select coalesce(json_agg(json_build_object('id', f.id, 'field', f.field, 'kind', f.kind, 'options', f.options) order by f.id), '[]')
         from ${fieldsNamedAmong('$1', '$4::text[]')}) as custom_fields,
-     array(${companyUsersAmong(1, 5, 'u')}) as users,
+     array(${companyUsersAmong('$1', '$5::bigint[]', 'u')}) as users,
      (select coalesce(json_agg(json_build_object(
          'row', to_json(m),
          'tags', (select coalesce(json_agg(${TAG_JSON} order by t.id), '[]')

@@ -734,13 +734,13 @@ export async function companiesWithSearchChanges(db: Db, limit: number): Promise
 
 // ---- lent to other modules' statements (src/db/owners.ts) ----------------------------------
 
-/** The ids of the company's live contacts among an array, for parameters $company and $ids (bigint[]). */
-export const liveContactsAmong = (company: number, ids: number) =>
-  `select id from contacts where company_id = $${String(company)} and id = any($${String(ids)}::bigint[]) and deleted_at is null`
+/** The ids of the company's live contacts among an array (`company`, `ids`: SQL expressions, `ids` a bigint[]). */
+export const liveContactsAmong = (company: string, ids: string) =>
+  `select id from contacts where company_id = ${company} and id = any(${ids}) and deleted_at is null`
 
-/** Whether the company's contact is live, for parameters $company and $contact. */
-export const liveContactExists = (company: number, contact: number) =>
-  `exists(select 1 from contacts where company_id = $${String(company)} and id = $${String(contact)} and deleted_at is null)`
+/** Whether the company's contact is live (`company`, `contact`: SQL expressions). */
+export const liveContactExists = (company: string, contact: string) =>
+  `exists(select 1 from contacts where company_id = ${company} and id = ${contact} and deleted_at is null)`
 
 /** Whether the contact of a row `alias` (its company_id and contact_id) is live, by primary key. */
 export const rowContactLive = (alias: string) =>

@@ -8,7 +8,7 @@ import { recordContactEvent } from '../events/index.js'
 import type { Acting } from '../../acting.js'
 import { recordAudit } from '../audit/index.js'
 import { findUser, requireCompany } from '../users/index.js'
-import { addDays, dayIn, shareLockLiveContact, createTasks, type TaskContact, type TaskRecord } from '../tasks/index.js'
+import { addDays, dayIn, shareLockLiveContact, createTasks, type TaskContactRecord, type TaskRecord } from '../tasks/index.js'
 import { recordApiEvents } from '../outbox/index.js'
 import {
   activeContactsIn,
@@ -50,7 +50,7 @@ export function flowsPage(db: Db, caller: Caller, query: FlowsListQuery) {
 export async function enroll(
   tx: Db,
   companyId: CompanyId,
-  e: { flow: Pick<FlowForEnrollment, 'id' | 'name' | 'steps'>; contact: TaskContact; enrolledOn: string; at: Date; userId: number | null; count?: boolean },
+  e: { flow: Pick<FlowForEnrollment, 'id' | 'name' | 'steps'>; contact: TaskContactRecord; enrolledOn: string; at: Date; userId: number | null; count?: boolean },
 ): Promise<{ enrollment: EnrollmentRecord; tasks: TaskRecord[] }> {
   const enrollment = await insertEnrollment(tx, companyId, { flowId: e.flow.id, contactId: e.contact.id, addedAt: e.at })
   const tasks = await createTasks(
@@ -135,7 +135,7 @@ export async function addContacts(db: Db, caller: Caller, flowId: number, contac
   const today = dayIn(now, caller.timezone)
   return transaction(db, async (tx) => {
     // Locked in id order, as every writer of several contacts does, so two never wait on each other.
-    const contacts: TaskContact[] = []
+    const contacts: TaskContactRecord[] = []
     for (const id of ids) {
       const contact = await shareLockLiveContact(tx, companyId, id)
       if (!contact) throw invalid({ contact_ids: [`${String(id)} does not exist`] })

@@ -155,7 +155,7 @@ export async function countTranscriptions(db: Db, companyId: CompanyId, userId: 
 const ofContactStatement = defineQuery<TranscriptionItem>(
   'meetTranscriptions.ofContact',
   `select t.*
-     from (${contactTaskIds(1, 2)}) k
+     from (${contactTaskIds('$1', '$2')}) k
     cross join lateral (
       select ${ITEM}
         from meet_transcriptions
@@ -265,7 +265,7 @@ const linkStatement = defineQuery<{ found: boolean; task_found: boolean } & ({ i
      select id, task_id from meet_transcriptions where company_id = $1 and id = $2 for update
    ),
    task as (
-     ${taskWithContact(1, 3)}
+     ${taskWithContact('$1', '$3')}
    ),
    linked as (
      update meet_transcriptions t set task_id = task.id, updated_at = now()
@@ -302,7 +302,7 @@ export async function linkTask(
 
 const firstTasks = defineQuery<{ id: number }>(
   'meetTranscriptions.firstTasks',
-  `${companyTaskIds(1)} order by id limit $2`,
+  `${companyTaskIds('$1')} order by id limit $2`,
 )
 
 /** Demo data: the first tasks of the company, to link transcriptions to. */

@@ -14,7 +14,7 @@ import { walkRows } from '../../db/walk.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { CompanyId } from '../../tenancy.js'
 import { completedDeltasSql, createdDeltas, mergedDeltas, type CounterTerm, type TaskFilter } from './task-counters.js'
-import { Task as TaskSchema, type Task, type TaskKind } from './tasks.schemas.js'
+import { Task as TaskSchema, TaskContact, type Task, type TaskKind } from './tasks.schemas.js'
 import { INSERT_CONTACT_EVENTS } from '../events/index.js'
 
 export interface NewTask {
@@ -329,58 +329,51 @@ export function findTaskAnyCompany(db: Db, id: number): Promise<{ company_id: nu
   return runOne(db, taskAnyCompany, [id])
 }
 
-export interface TaskContact {
-  id: number
-  companyId: number
-  userId: number
-  firstName: string
-  lastName: string | null
-}
+/** A task's contact as the statements return it: the TaskContact schema's row. */
+export type TaskContactRecord = Row<typeof TaskContact>
 
-const CONTACT = `id, company_id as "companyId", user_id as "userId", first_name as "firstName", last_name as "lastName"`
+const CONTACT = recordSql(TaskContact, 'contacts c').columns('')
 
 // By primary key (company_id, id), share-locked until the transaction ends so that the
 // contact cannot be deleted or change owner while tasks are made for it.
-const lockContact = defineQuery<TaskContact>(
+const lockContact = defineQuery<TaskContactRecord>(
   'tasks.lockLiveContact',
   `select ${CONTACT} from contacts where company_id = $1 and id = $2 and deleted_at is null for share`,
 )
 
 /** A live contact of the company, share-locked until the transaction ends. */
-export function shareLockLiveContact(db: Db, companyId: CompanyId, id: number): Promise<TaskContact | undefined> {
+export function shareLockLiveContact(db: Db, companyId: CompanyId, id: number): Promise<TaskContactRecord | undefined> {
   return runOne(db, lockContact, [companyId, id])
 }
 
-const liveContactAnyCompany = defineQuery<TaskContact>(
+const liveContactAnyCompany = defineQuery<TaskContactRecord>(
   'tasks.liveContactAnyCompany',
   `select ${CONTACT} from contacts where id = $1 and deleted_at is null`,
 )
 
 /** Admin command line only: a live contact by id whatever its company. */
-export function findLiveContactAnyCompany(db: Db, id: number): Promise<TaskContact | undefined> {
+export function findLiveContactAnyCompany(db: Db, id: number): Promise<TaskContactRecord | undefined> {
   return runOne(db, liveContactAnyCompany, [id])
 }
 
 // Demo data: from contacts_company_live_idx (company_id, id).
-const firstContacts = defineQuery<TaskContact>(
+const firstContacts = defineQuery<TaskContactRecord>(
   'tasks.firstLiveContacts',
   `select ${CONTACT} from contacts where company_id = $1 and deleted_at is null order by id limit $2`,
 )
 
 /** Demo data: the first live contacts of the company. */
-export function firstLiveContacts(db: Db, companyId: CompanyId, limit: number): Promise<TaskContact[]> {
+export function firstLiveContacts(db: Db, companyId: CompanyId, limit: number): Promise<TaskContactRecord[]> {
   return run(db, firstContacts, [companyId, limit])
 }
 
 // ---- lent to other modules' statements (src/db/owners.ts) ----------------------------------
 
-/** The ids of a contact's tasks (tasks_contact_idx), for parameters $company and $contact. */
-export const contactTaskIds = (company: number, contact: number) =>
-  `select id from tasks where company_id = $${String(company)} and contact_id = $${String(contact)}`
+/** The ids of a contact's tasks (tasks_contact_idx; `company`, `contact`: SQL expressions). */
+export const contactTaskIds = (company: string, contact: string) => `select id from tasks where company_id = ${company} and contact_id = ${contact}`
 
-/** A task of the company with its contact, for parameters $company and $task. */
-export const taskWithContact = (company: number, task: number) =>
-  `select id, contact_id from tasks where company_id = $${String(company)} and id = $${String(task)}`
+/** A task of the company with its contact (`company`, `task`: SQL expressions). */
+export const taskWithContact = (company: string, task: string) => `select id, contact_id from tasks where company_id = ${company} and id = ${task}`
 
-/** The ids of the company's tasks, for parameter $company. */
-export const companyTaskIds = (company: number) => `select id from tasks where company_id = $${String(company)}`
+/** The ids of the company's tasks (`company`: an SQL expression). */
+export const companyTaskIds = (company: string) => `select id from tasks where company_id = ${company}`

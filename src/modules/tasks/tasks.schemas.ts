@@ -46,6 +46,18 @@ export const Task = Type.Object({
 })
 export type Task = Static<typeof Task>
 
+/** The contact a task is made for, as the task writes read it: its owner is the default assignee, its name the default title. */
+export const TaskContact = Type.Object(
+  {
+    id: Type.Integer(),
+    company_id: Type.Integer(),
+    user_id: Type.Integer({ description: 'the owner' }),
+    first_name: Type.String(),
+    last_name: Nullable(Type.String()),
+  },
+  { $id: 'TaskContact' },
+)
+
 // The blocks of http/schemas.ts, with a description for the reference.
 const Day = (description: string) => Type.Optional(Type.String({ format: 'date', description }))
 const RefId = (description: string) => Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_ID, description }))

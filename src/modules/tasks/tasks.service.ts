@@ -19,7 +19,7 @@ import {
   shareLockLiveContact,
   tasksPageWithTotal,
   tasksWalkPage,
-  type TaskContact,
+  type TaskContactRecord,
   type TaskRecord,
 } from './tasks.repository.js'
 import type { OpenStatus, Task, TaskCompleteInput, TaskCreateBody, TaskCreateInput, TaskKind, TasksListQuery } from './tasks.schemas.js'
@@ -93,7 +93,7 @@ export interface PlannedTask {
 export function createTasks(
   tx: Db,
   companyId: CompanyId,
-  contact: TaskContact,
+  contact: TaskContactRecord,
   planned: PlannedTask[],
   options: { today: string; assignedToId?: number | undefined; at?: Date },
 ): Promise<TaskRecord[]> {
@@ -104,7 +104,7 @@ export function createTasks(
       kind: p.kind,
       title: p.title,
       dueDate: p.dueDate,
-      assignedToId: options.assignedToId ?? contact.userId,
+      assignedToId: options.assignedToId ?? contact.user_id,
       flowId: p.flowId ?? null,
       enrollmentId: p.enrollmentId ?? null,
       contactId: contact.id,
@@ -138,8 +138,8 @@ const DEFAULT_TITLE: Record<TaskKind, string> = {
 }
 
 /** "Call Ana Souza": the title of a task created without one, at most 255 characters. */
-export function defaultTitle(kind: TaskKind, contact: Pick<TaskContact, 'firstName' | 'lastName'>): string {
-  const name = [contact.firstName, contact.lastName].filter((part) => part).join(' ')
+export function defaultTitle(kind: TaskKind, contact: Pick<TaskContactRecord, 'first_name' | 'last_name'>): string {
+  const name = [contact.first_name, contact.last_name].filter((part) => part).join(' ')
   // Code points, as the contract counts string lengths.
   return Array.from(`${DEFAULT_TITLE[kind]} ${name}`).slice(0, 255).join('')
 }
@@ -223,7 +223,7 @@ function withOptionNames(err: unknown): unknown {
 export async function createStandaloneTask(db: Db, acting: Acting, input: TaskCreateInput): Promise<Task> {
   const found = await findLiveContactAnyCompany(db, input.contact)
   if (!found) throw invalid({ contact: ['does not exist'] })
-  const companyId = asCompanyId(found.companyId)
+  const companyId = asCompanyId(found.company_id)
   const timezone = await companyZone(db, companyId)
   const body: TaskCreateBody = { contact_id: found.id, kind: input.kind, due_date: input.due }
   if (input.title !== undefined) body.title = input.title

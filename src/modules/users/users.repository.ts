@@ -174,10 +174,10 @@ export async function updateCompanyTimezone(db: Db, companyId: CompanyId, timezo
 
 // ---- lent to other modules' statements (src/db/owners.ts) ----------------------------------
 
-/** The ids of the company's users among an array, for parameters $company and $ids (bigint[]), the table aliased or not. */
-export const companyUsersAmong = (company: number, ids: number, alias = '') => {
+/** The ids of the company's users among an array (`company`, `ids`: SQL expressions, `ids` a bigint[]), the table aliased or not. */
+export const companyUsersAmong = (company: string, ids: string, alias = '') => {
   const a = alias === '' ? '' : `${alias}.`
-  return `select ${a}id from users${alias === '' ? '' : ` ${alias}`} where ${a}company_id = $${String(company)} and ${a}id = any($${String(ids)}::bigint[])`
+  return `select ${a}id from users${alias === '' ? '' : ` ${alias}`} where ${a}company_id = ${company} and ${a}id = any(${ids})`
 }
 
 /** After a join: the user of row `alias` (its company_id and user_id) as `users u`, by primary key. */
@@ -189,6 +189,5 @@ export const companyOfRow = (alias: string) => `companies c on c.id = ${alias}.c
 /** Users' `columns`, a where clause following. */
 export const selectUsers = (columns: string) => `select ${columns} from users`
 
-/** The update of one user by primary key, for parameters $company and $user; a returning clause may follow. */
-export const updateUserSet = (sets: string, company: number, user: number) =>
-  `update users set ${sets} where company_id = $${String(company)} and id = $${String(user)}`
+/** The update of one user by primary key (`company`, `user`: SQL expressions); a returning clause may follow. */
+export const updateUserSet = (sets: string, company: string, user: string) => `update users set ${sets} where company_id = ${company} and id = ${user}`

@@ -18,9 +18,9 @@ export const seedWhatsapp: DemoSeeder = async ({ db, companyId, userIds, now, ra
   const contacts = await firstLiveContacts(db, companyId, CONTACTS)
   const messages: NewMessage[] = []
   for (const contact of contacts) {
-    const others = userIds.filter((id) => id !== contact.userId)
+    const others = userIds.filter((id) => id !== contact.user_id)
     const second = others[Math.floor(random() * others.length)]
-    const people = random() < 0.3 && second !== undefined ? [contact.userId, second] : [contact.userId]
+    const people = random() < 0.3 && second !== undefined ? [contact.user_id, second] : [contact.user_id]
     for (const userId of people) {
       let at = now.getTime() - Math.floor(random() * 14 * 24 * 60) * MINUTE_MS
       const length = 3 + Math.floor(random() * 6)

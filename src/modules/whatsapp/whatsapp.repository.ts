@@ -36,11 +36,11 @@ const BATCH = 1000
 // Primary keys, the whole list of ids in one statement.
 const liveContacts = defineQuery<{ id: number }>(
   'whatsapp.liveContacts',
-  liveContactsAmong(1, 2),
+  liveContactsAmong('$1', '$2::bigint[]'),
 )
 const companyUsers = defineQuery<{ id: number }>(
   'whatsapp.companyUsers',
-  companyUsersAmong(1, 2),
+  companyUsersAmong('$1', '$2::bigint[]'),
 )
 
 /** Of `ids`, those of live contacts of the company. */
@@ -132,7 +132,7 @@ export async function importMessages(db: Db, companyId: CompanyId, messages: New
 
 // The subject of both lists: a live contact of the company, by primary key.
 const CONTACT = `contact as materialized (
-       select ${liveContactExists(1, 2)} as found
+       select ${liveContactExists('$1', '$2')} as found
      )`
 
 // $3 limit, $4 offset (src/db/paging.ts).
