@@ -105,8 +105,8 @@ export async function writeBackup(db: Db, file: string, options: BackupOptions):
           await write(lines)
         }
         // pg arms its client-side query_timeout for every query and disarms it in the query's
-        // callback, which a COPY TO stream never calls: left armed, each table's timer kept
-        // `engage-admin backup` alive for two minutes after it was done, then errored the stream.
+        // callback, which a COPY TO stream never calls, so it is called here: a timer left armed
+        // would keep `engage-admin backup` alive after it is done and then error the stream.
         ;(copy as { callback?: () => void }).callback?.()
         if (pending + decoder.end() !== '') throw new Error(`COPY of ${table.name} ended inside a row`)
         await write(`${END_OF_TABLE}\n`)

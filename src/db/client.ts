@@ -140,9 +140,9 @@ async function ensureDatabase(cluster: EmbeddedCluster): Promise<void> {
  * (pool.query, used outside transactions, already destroys such clients.)
  */
 export function hardenCheckouts(pool: pg.Pool): void {
-  // The query is wrapped once per client, when the pool opens it: wrapping it at every
-  // checkout stacked one more wrapper (and promise) per transaction on a pooled client, and a
-  // long-running service slowed down with uptime (bench: 520 -> 170 writes/s in a minute).
+  // The query is wrapped once per client, when the pool opens it, because a wrapper added at
+  // every checkout stacked up on a pooled client and slowed the service down with uptime
+  // (docs/performance.md, "Measured at the statements").
   pool.on('connect', (client) => {
     const query = client.query.bind(client) as (...args: unknown[]) => unknown
     client.query = ((...args: unknown[]) => {
@@ -179,13 +179,12 @@ function releaseOnce(client: pg.PoolClient): pg.PoolClient {
 
 /**
  * The settings of every pool connection (bench/scale.ts explains plans with them too).
- * Timestamps are parsed as UTC offsets whatever the server's or cluster's default zone.
- * JIT off: on short OLTP statements whose estimated cost passes jit_above_cost (a broad
- * search's last page, a tasks page whose unused count branch is costed) compiling saved
- * nothing (docs/performance.md, "Figures from the statements").
- * random_page_cost 1.1, the usual value for SSDs and data in memory (PostgreSQL's 4 prices
- * a spinning disk's seek): the foreign-key checks of a write then probe a small referenced
- * table's primary key instead of reading the table (docs/performance.md, "Writes").
+ * Timestamps are parsed as UTC offsets whatever the server's or cluster's default zone. JIT
+ * is off because compiling the short statements whose estimated cost passes jit_above_cost
+ * saved nothing (docs/performance.md, "Figures from the statements"). random_page_cost is
+ * 1.1, the usual value for SSDs and data in memory, so that a write's foreign-key checks probe
+ * a small referenced table's primary key instead of reading the table (docs/performance.md,
+ * "Writes: where a contact's database time goes").
  */
 export const SESSION_SETTINGS = { timezone: 'UTC', jit: 'off', random_page_cost: '1.1' } as const
 export const SESSION_OPTIONS = Object.entries(SESSION_SETTINGS)
@@ -227,9 +226,9 @@ async function setRoleDefaults(direct: pg.ClientConfig, statementTimeoutMs: numb
 
 /**
  * Applies the migrations on a connection of its own, straight to PostgreSQL (its session
- * advisory lock cannot live behind a transaction pooler), without the pool's time limits: a
- * migration may rewrite a big table or build its indexes (0012: about 20 s at 1 M contacts),
- * and the pool's client-side query_timeout would cut its connection mid-statement.
+ * advisory lock cannot live behind a transaction pooler), without the pool's time limits,
+ * because a migration that rewrites a big table or builds its indexes runs longer than the
+ * pool's client-side query_timeout, which would cut its connection mid-statement.
  */
 async function migrateOn(direct: pg.ClientConfig, onError: (err: Error) => void): Promise<void> {
   const client = new pg.Client({ ...direct, query_timeout: undefined })

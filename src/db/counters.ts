@@ -2,11 +2,12 @@
 //
 // A total is the sum of its rows over `slot`. A counter row is locked from the write that
 // adjusts it until COMMIT, so one row per total would line up every writer of a company
-// behind one another (docs/performance.md §4). The writes every contact change makes (the
-// company's and the owner's contacts, linked leads, flow contacts) add to the slot of
-// their database connection instead, WRITER_SLOT: a pool's connections have consecutive
-// process ids, so up to COUNTER_SLOTS of them write side by side. Every other writer adds
-// to slot 0; every reader sums (counterTotal).
+// behind one another (docs/performance.md, "4. Writes in one company: the counter row and the
+// event sequence"). The writes every contact change makes (the company's and the owner's
+// contacts, linked leads, flow contacts) add to the slot of their database connection
+// instead, WRITER_SLOT: a pool's connections have consecutive process ids, so up to
+// COUNTER_SLOTS of them write side by side. Every other writer adds to slot 0; every reader
+// sums (counterTotal).
 import type { Db } from './db.js'
 import { defineQuery, run } from './query.js'
 import type { CompanyId } from '../tenancy.js'

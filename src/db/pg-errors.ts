@@ -76,8 +76,8 @@ export function isRetryableConflict(err: unknown): boolean {
 
 /**
  * Runs `transaction` (a whole transaction, from BEGIN) again after a deadlock, up to 5 times
- * in all, after a short random wait (jitter: a deletion racing 30 creates lost three
- * immediate retries in a row under load).
+ * in all, after a short random wait, because immediate retries under load kept meeting the
+ * same conflict (docs/performance.md, "Measured at the statements").
  */
 export async function retryingDeadlocks<T>(transaction: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {

@@ -4,8 +4,8 @@
 // names it has parsed. A server connection without the name answers the Bind with 26000; one
 // that has it answers a Parse with 42P05. Both fail before anything runs, so the statement is
 // sent again with the driver's memory corrected; soon every server connection has every
-// statement it is asked for, and then none fails. Measurements: docs/performance.md,
-// "Through PgBouncer and a read replica".
+// statement it is asked for, and then none fails (docs/performance.md, "Through PgBouncer and
+// a read replica").
 import type pg from 'pg'
 
 /** invalid_sql_statement_name: this server connection has not prepared the name. */

@@ -20,7 +20,7 @@ export interface LingerBounds {
   bytes: number
 }
 
-/** nginx lingers 30 s at most; 10 s is ample for a body on its way (256 MiB: 2 s at 1 Gbit/s). */
+/** Ten seconds is ample for a body already on its way (256 MiB takes 2 s at 1 Gbit/s); nginx lingers 30 s at most. */
 export const LINGER: LingerBounds = { ms: 10_000, bytes: 256 * 1024 * 1024 }
 
 // Connections in a lingering close: a request that still follows on one (pipelined after

@@ -3,7 +3,7 @@
 // serializers: fast-json-stringify validates and indexes every external schema it is given,
 // once per serializer, so each serializer gets only the named schemas its schema reaches
 // ($ref, transitively); and one schema object (the shared 4xx/5xx error body) is compiled
-// once per app, not once per route. Measured in docs/performance.md ("Test suite time").
+// once per app, not once per route (docs/performance.md, "Test suite time").
 import build from 'fast-json-stringify'
 
 type Schema = Record<string, unknown>

@@ -168,9 +168,10 @@ export function syncPosition<Q extends SyncQuery>(
 }
 
 // The start of the oldest transaction open on this database (other than this statement's),
-// or now, minus the margin ($1 ms). One row whatever is running: an aggregate.
-// With it, the primary's WAL position once that was read: a page read on the read replica waits
-// until the replica has replayed that far (src/db/replica.ts), so it sees all the mark covers.
+// or now, minus the margin ($1 ms); it is an aggregate so that it answers one row whatever
+// is running. With it, the primary's WAL position once that was read: a page read on the
+// read replica waits until the replica has replayed that far (src/db/replica.ts), so it sees
+// all the mark covers.
 const markStatement = defineQuery<{ at: string; lsn: string }>(
   'sync.highWaterMark',
   `select ${syncAt(`least(now(), min(xact_start)) - $1::int * interval '1 millisecond'`)} as at,

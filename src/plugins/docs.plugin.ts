@@ -308,9 +308,9 @@ export default fp(
       },
       transform: ({ schema, url, route }) => ({ schema: documented(schema as DocSchema, route, url), url }),
     })
-    // The document (~600 kB of JSON) is made and serialized once and the same bytes are sent
-    // every time: serializing it per request left ~2 MB of freed string and buffer memory per
-    // fetch that the process kept (docs/performance.md, "The API reference's memory").
+    // The document is made and serialized once and the same bytes are sent every time, because
+    // the memory freed by serializing it per request was kept by the process (docs/performance.md,
+    // "The API reference's memory").
     let document: Buffer | undefined
     const sendDocument = (_request: FastifyRequest, reply: FastifyReply) => {
       document ??= Buffer.from(JSON.stringify(app.swagger()))

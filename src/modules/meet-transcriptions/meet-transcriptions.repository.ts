@@ -14,7 +14,7 @@ import { companyTaskIds, contactTaskIds, taskWithContact } from '../tasks/index.
 
 /** A transcription as the API shows it (rows come out of PostgreSQL in this shape). */
 export type Transcription = Row<typeof MeetTranscription>
-/** A list item: the transcript's length instead of its text (lists never read, detoast, texts of up to 10 MiB). */
+/** A list item: the transcript's length instead of its text, so that lists never read or detoast texts of up to 10 MiB. */
 export type TranscriptionItem = Row<typeof MeetTranscriptionItem>
 export type TranscriptionStatus = Transcription['status']
 

@@ -12,7 +12,7 @@ export type CompanyRecord = Row<typeof CompanyDetails>
 export const USER_RECORD = recordSql(User, 'users u')
 const COMPANY_RECORD = recordSql(Company, 'companies c')
 const COMPANY_DETAILS = recordSql(CompanyDetails, 'companies c')
-// Each company counting its users on the primary key of users (company_id, id).
+// Each company counts its users on the primary key of users (company_id, id).
 const LISTED_COMPANY = recordSql(ListedCompany, 'companies c', {
   users_count: (c) => `(select count(*)::int from users u where u.company_id = ${c}id)`,
 })

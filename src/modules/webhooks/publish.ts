@@ -7,14 +7,15 @@
 //
 // Why after the commit: numbering in the writing transaction meant holding the company's
 // sequence row from the write to its COMMIT, and every writer of the company queued behind
-// it (docs/performance.md §4). Publishing keeps the promise the numbering made
-// (docs/webhooks.md): within a company, ids and sequence numbers increase in the order events
-// become visible, so a poll by after_id never finds an event behind one it has read. A move
-// holds the company's publishing lock (an advisory lock, to COMMIT) and takes only what
-// its snapshot shows committed; an event committed meanwhile waits for the next move, and
-// gets a higher number. The statement's snapshot is older than its lock: rows a move that
-// held the lock first has already taken are gone when this one reaches them, and a deleted
-// row is passed over (READ COMMITTED), so no event moves twice.
+// it (docs/performance.md, "4. Writes in one company: the counter row and the event
+// sequence"). Publishing keeps the promise the numbering made (docs/webhooks.md): within a
+// company, ids and sequence numbers increase in the order events become visible, so a poll
+// by after_id never finds an event behind one it has read. A move holds the company's
+// publishing lock (an advisory lock, to COMMIT) and takes only what its snapshot shows
+// committed; an event committed meanwhile waits for the next move, and gets a higher number.
+// The statement's snapshot is older than its lock: rows a move that held the lock first has
+// already taken are gone when this one reaches them, and a deleted row is passed over (READ
+// COMMITTED), so no event moves twice.
 //
 // Who publishes: the delivery worker of every instance, each turn (every company, oldest
 // first, locks taken in company order); and the event log before it reads a company's

@@ -36,8 +36,8 @@ export interface ClaimedDelivery {
 // at most their remaining slots ($5, $6 in flight of $7), out of a window four times the batch,
 // so one endpoint's backlog cannot fill a batch. A disabled subscription's deliveries are
 // marked failed, not attempted. The due rows come from webhook_deliveries_due_idx under the
-// lock and the limit, the update and the event by primary key
-// (docs/performance.md, "Figures from the statements").
+// lock and the limit, and the update and the event go by primary key (docs/performance.md,
+// "Figures from the statements").
 const claimStatement = defineQuery<ClaimedDelivery>(
   'webhooks.deliveryClaim',
   `with candidates as (

@@ -328,10 +328,10 @@ export async function retryDelivery(
 const EVENTS_PAGE = pageParams(4, 5)
 // The company's events (pings left out), id ascending, with the total. $2 since (null: any
 // time), $3 after this id (0: from the start), $4 limit, $5 offset; the typed variant adds
-// $6 the types. Plans: the primary key (company_id, id) from $3 on; the total counts the same
-// rows (for the whole log, every event of the 30 days). No index has the company and
-// created_at, so since without after_id is the slow case: polling clients use after_id,
-// docs/webhooks.md (docs/performance.md, "Figures from the statements").
+// $6 the types. The page reads the primary key (company_id, id) from $3 on, and the total
+// counts the same rows (for the whole log, every event of the 30 days). No index has the
+// company and created_at, so `since` without after_id is the slow case, which is why polling
+// clients use after_id (docs/webhooks.md; docs/performance.md, "Figures from the statements").
 const eventsStatement = (name: string, typed: boolean) => {
   const where = `company_id = ${COMPANY} and id > $3::bigint and type <> '${PING}'
           and ($2::timestamptz is null or created_at >= $2::timestamptz)${typed ? ' and type = any ($6::text[])' : ''}`

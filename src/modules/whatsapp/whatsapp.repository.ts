@@ -128,7 +128,7 @@ export async function importMessages(db: Db, companyId: CompanyId, messages: New
 
 // Where a statement reads rows by their ids (a page's, a chat's last message), the company
 // is compared as COMPANY (src/db/company.ts), so a fresh company keeps its plan
-// (docs/performance.md#measured-at-the-statements).
+// (docs/performance.md, "Measured at the statements").
 
 // The subject of both lists: a live contact of the company, by primary key.
 const CONTACT = `contact as materialized (

@@ -156,7 +156,7 @@ const contactPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies
     return sendHtml(reply, 200, contactFormPage(current.chrome, current.csrf, freshForm(values), { contact }))
   })
 
-  // Edit: PUT /contacts/:id's rules; refusals beside their fields, what was typed kept.
+  // Edit follows PUT /contacts/:id's rules; a refusal is shown beside its field, with what was typed kept.
   app.post(`${CONTACTS}/:id`, formRoute('member'), async (request, reply) => {
     const current = signedIn(request)
     const caller = callerOf(request, current)

@@ -68,7 +68,7 @@ const leadsPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies, 
     return sendHtml(reply, 200, newLeadPage(current.chrome, current.csrf, freshForm()))
   })
 
-  // New lead: POST /leads's rules; refusals beside their fields, what was typed kept.
+  // New lead follows POST /leads's rules; a refusal is shown beside its field, with what was typed kept.
   app.post(LEADS, formRoute('member'), async (request, reply) => {
     const current = signedIn(request)
     const values = typedValues(request.body, LEAD_FIELD_NAMES)

@@ -148,7 +148,7 @@ const meetingsPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookie
     return reply.redirect(`${MEETINGS}/${String(id)}`, 303)
   }
 
-  // Stop: PUT …/stop at this instant (recording → stopped); a refusal (not recording) is the page again, 422.
+  // Stop is PUT …/stop at this instant (recording → stopped); a transcription not recording gets the page again, 422.
   app.post(`${MEETINGS}/:id/stop`, formRoute('member'), async (request, reply) => {
     const current = signedIn(request)
     const caller = callerOf(request, current)

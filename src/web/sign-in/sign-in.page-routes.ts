@@ -55,8 +55,8 @@ const signInPages: FastifyPluginAsync<SignInOptions> = async (app, { cookies, ch
     return sendHtml(reply, 200, loginPage(chrome, { csrf, next }))
   })
 
-  // Refused sign-ins' audit records being written after their answer; closing waits for them
-  // (this plugin's onClose runs before the database's).
+  // Refused sign-ins' audit records still being written after their answer, which closing waits
+  // for because this plugin's onClose runs before the database's.
   const recording = new Set<Promise<void>>()
   app.addHook('onClose', async () => {
     await Promise.all(recording)
