@@ -144,10 +144,6 @@ export const ACCEPTED: Record<string, { finding: string; reason: string }[]> = {
     finding: 'users via users_company_id_id_pk',
     reason: 'the named owners within the company\'s users on the primary key: tens of rows',
   }],
-  'contacts.resolveLockingEmail': [TAGS_BY_ID, {
-    finding: 'users via users_company_id_id_pk',
-    reason: 'the named owners within the company\'s users on the primary key: tens of rows',
-  }],
   'contacts.batchWrite': [TAGS_BY_ID, FIELDS_BY_ID, BATCH_LINKS, LEADS_OF_CONTACT, {
     finding: 'contact_custom_values via contact_custom_values_field_idx',
     reason: 'as its tags: the named fields\' values, bounded by the batch',

@@ -92,9 +92,9 @@ const TAG_JSON = `json_build_object('id', t.id, 'name', t.name, 'color', t.color
 // Everything a batch or a PUT checks and compares, in one statement, after it has locked
 // its contacts (lockBatchContacts, lockContactForChange): the named tags, custom field
 // definitions and users of the company, those contacts (by id, ascending) with their tags
-// and custom values, and `new_ids`, $6 ids taken for the contacts a batch creates. `from`
-// may add a lock to take first.
-const resolveSql = (from: string) =>
+// and custom values, and `new_ids`, $6 ids taken for the contacts a batch creates.
+const resolveStatement = defineQuery<BatchReferences>(
+  'contacts.resolveLocked',
   `with matched as (
      -- The columns toRow reads: not the tags and fields the row keeps as JSON (read below from
      -- their own tables, which the batch's writes are planned against).
@@ -125,18 +125,7 @@ const resolveSql = (from: string) =>
                       from contact_custom_values v join ${fieldJoin('v.company_id', 'v.custom_field_id')}
                      where v.company_id = m.company_id and v.contact_id = m.id)) order by m.id), '[]')
         from matched m) as contacts,
-     array(select nextval('contacts_id_seq'::regclass) from generate_series(1, $6::int)) as new_ids${from}`
-
-const resolveStatement = defineQuery<BatchReferences>('contacts.resolveLocked', resolveSql(''))
-
-// A POST's resolve, which first takes its email's lead-link lock (as batchLockEmails does, with
-// the switch to generic plans), so that a POST takes as many round trips as before it was a
-// batch of one: the write that follows, a statement of its own, sees every lead of the email.
-const resolveLockingEmailStatement = defineQuery<BatchReferences>(
-  'contacts.resolveLockingEmail',
-  resolveSql(`
-     from (select pg_advisory_xact_lock(${leadLinkKey('$1::bigint', '$7::text')}),
-                  set_config('plan_cache_mode', 'force_generic_plan', true)) as lock`),
+     array(select nextval('contacts_id_seq'::regclass) from generate_series(1, $6::int)) as new_ids`,
 )
 
 // PUT /contacts/:id's first statement: the contact locked before the resolve reads it. A
@@ -184,18 +173,21 @@ function toRow(json: ContactJson): ContactColumnsRow {
 
 /**
  * The references of a batch or a PUT, its contacts (locked by the caller) and `newIds`
- * new contact ids; call inside the transaction that holds the locks. With `lockEmail`, that
- * email's lead-link lock is taken first.
+ * new contact ids; call inside the transaction that holds the locks.
  */
 export async function resolveLocked(
   db: Db,
   companyId: CompanyId,
-  input: { contactIds: number[]; newIds: number; tagIds: number[]; fieldNames: string[]; userIds: number[]; lockEmail?: string },
+  input: { contactIds: number[]; newIds: number; tagIds: number[]; fieldNames: string[]; userIds: number[] },
 ) {
-  const params = [companyId, input.contactIds, input.tagIds, input.fieldNames.map((name) => name.toLowerCase()), input.userIds, input.newIds]
-  const row = input.lockEmail === undefined
-    ? await runSingle(db, resolveStatement, params)
-    : await runSingle(db, resolveLockingEmailStatement, [...params, input.lockEmail])
+  const row = await runSingle(db, resolveStatement, [
+    companyId,
+    input.contactIds,
+    input.tagIds,
+    input.fieldNames.map((name) => name.toLowerCase()),
+    input.userIds,
+    input.newIds,
+  ])
   return {
     tags: row.tags,
     customFields: row.custom_fields,

@@ -53,41 +53,6 @@ select
      from matched m) as contacts,
   array(select nextval('contacts_id_seq'::regclass) from generate_series(1, $6::int)) as new_ids;
 
--- contacts.resolveLockingEmail
-with matched as (
--- The columns toRow reads: not the tags and fields the row keeps as JSON (read below from
--- their own tables, which the batch's writes are planned against).
--- Each by its primary key, in a subquery that holds the key only (as lockFound): as one
--- id = any($2) over the company, a table never analysed was walked whole for every batch,
--- filtering the ids (an import slowed down as its table grew).
-select c.company_id, c.id, c.user_id, c.search_text, c.first_name, c.last_name, c.email, c.business,
-c.business_id, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url,
-c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id,
-c.created_at, c.updated_at
-from unnest($2::bigint[]) as k(id)
-cross join lateral (select c.* from contacts c where c.company_id = (select $1::bigint) and c.id = k.id offset 0) c
-where c.deleted_at is null
-order by c.id
-)
-select
-(select coalesce(json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) order by t.id), '[]')
-from tags t where t.company_id = $1 and t.id = any($3::bigint[])) as tags,
-(select coalesce(json_agg(json_build_object('id', f.id, 'field', f.field, 'kind', f.kind, 'options', f.options) order by f.id), '[]')
-from custom_fields f where f.company_id = $1 and lower(f.field) = any($4::text[])) as custom_fields,
-array(select u.id from users u where u.company_id = $1 and u.id = any($5::bigint[])) as users,
-(select coalesce(json_agg(json_build_object(
-'row', to_json(m),
-'tags', (select coalesce(json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) order by t.id), '[]')
-      from contact_tags ct join tags t on t.company_id = ct.company_id and t.id = ct.tag_id
-     where ct.company_id = m.company_id and ct.contact_id = m.id),
-'values', (select coalesce(json_agg(json_build_object('id', f.id, 'field', f.field, 'value', v.value) order by f.id), '[]')
-        from contact_custom_values v join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
-       where v.company_id = m.company_id and v.contact_id = m.id)) order by m.id), '[]')
-from matched m) as contacts,
-array(select nextval('contacts_id_seq'::regclass) from generate_series(1, $6::int)) as new_ids
-from (select pg_advisory_xact_lock(hashtextextended('lead-link:' || $1::bigint || ':' || lower($7::text), 0)),
-    set_config('plan_cache_mode', 'force_generic_plan', true)) as lock;
-
 -- contacts.changeLock
 select id, set_config('plan_cache_mode', 'force_generic_plan', true) as plan_cache_mode
   from contacts where company_id = $1 and id = $2 and deleted_at is null
