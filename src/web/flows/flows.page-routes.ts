@@ -124,7 +124,7 @@ const flowsPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies, 
     const matches = found ? (('data' in found ? found.data : JSON.parse(found.json)) as ContactRecord[]) : []
     return sendHtml(reply, status, flowPage(current.chrome, {
       flow, owner: names.get(flow.user_id) ?? '', view, contacts, labels,
-      found: matches.map((contact) => ({ id: contact.id, name: labelName({ firstName: contact.first_name, lastName: contact.last_name }), email: contact.email })),
+      found: matches.map((contact) => ({ id: contact.id, name: labelName(contact), email: contact.email })),
       addState, timezone: current.account.timezone, csrf: current.csrf, flash,
     }))
   }

@@ -1,6 +1,6 @@
 // Flows (/flows): the list with its search, a flow's page (its steps in order and the
 // contacts in it, Add contacts), New flow and a flow's edit page (name, status, steps).
-import { labelName, type ContactLabel } from '../../modules/contacts/index.js'
+import { labelName, type ContactLabelRecord } from '../../modules/contacts/index.js'
 import { MAX_STEPS, type FlowContact, type Flow } from '../../modules/flows/index.js'
 import { TASK_KINDS } from '../../modules/tasks/index.js'
 import type { ErrorDetails } from '../../errors.js'
@@ -113,7 +113,7 @@ export interface FlowPageView {
   owner: string
   view: FlowView
   contacts: FlowContact[]
-  labels: Map<number, ContactLabel>
+  labels: Map<number, ContactLabelRecord>
   /** Add contacts: the contacts found by the search, and what was ticked or refused. */
   found: { id: number; name: string; email: string | null }[]
   addState: FormState
