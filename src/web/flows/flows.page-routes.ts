@@ -120,7 +120,7 @@ const flowsPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies, 
       owners(current),
       term ? listContacts(app.db, caller, { page: 1, per_page: 10, search_term: term }) : undefined,
     ])
-    const labels = await contactLabels(app.db, current.account.companyId, contacts.map((entry) => entry.contactId))
+    const labels = await contactLabels(app.db, current.account.companyId, contacts.map((entry) => entry.contact_id))
     const matches = found ? (('data' in found ? found.data : JSON.parse(found.json)) as ContactRecord[]) : []
     return sendHtml(reply, status, flowPage(current.chrome, {
       flow, owner: names.get(flow.user_id) ?? '', view, contacts, labels,
