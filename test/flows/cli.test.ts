@@ -22,7 +22,7 @@ for (const backend of backends()) {
     let acme: Tenant
     let other: Tenant
     let memberId: number
-    let contact: { id: number; userId: number }
+    let contact: { id: number; user_id: number }
 
     /** Looks at the database the commands work on. */
     const look = <T>(fn: (db: Db) => Promise<T>) => fn(admin.db)

@@ -113,7 +113,7 @@ for (const backend of backends()) {
 
       // In São Paulo it is still 2026-03-09 at this instant.
       const task = await createStandaloneTask(t.db, systemActing(NOW), { ...input, due: '2026-03-09' })
-      assert.deepEqual([task.status, task.assigned_to_id, task.title], ['today', acme.userId, `Email ${contact.firstName} Test`])
+      assert.deepEqual([task.status, task.assigned_to_id, task.title], ['today', acme.userId, `Email ${contact.first_name} Test`])
     })
 
     test('task complete: done now, once; concurrent completions: exactly one wins', async () => {

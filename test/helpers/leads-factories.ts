@@ -1,23 +1,35 @@
 // Rows the leads, transcriptions and WhatsApp tests need from other modules (contacts,
 // tasks), inserted directly, plus WhatsApp messages through the import code.
+import { Type } from 'typebox'
 import { transaction, type Db } from '../../src/db/db.js'
+import { recordSql, type Row } from '../../src/db/records.js'
+import { Nullable, Timestamp } from '../../src/http/schemas.js'
 import { importMessages } from '../../src/modules/whatsapp/whatsapp.repository.js'
 import type { CompanyId } from '../../src/tenancy.js'
 import { rawRows, sql } from './sql.js'
 
-/** The columns of a contact row the tests read, by their TypeScript names. */
-export interface AddedContact {
-  id: number
-  companyId: number
-  userId: number
-  firstName: string
-  lastName: string | null
-  email: string
-  deletedAt: Date | null
-}
-export const ADDED_CONTACT = sql.raw(
-  'id, company_id as "companyId", user_id as "userId", first_name as "firstName", last_name as "lastName", email, deleted_at as "deletedAt"',
-)
+/** The columns of a contact row the tests read: the AddedContact schema's row. */
+const AddedContact = Type.Object({
+  id: Type.Integer(),
+  company_id: Type.Integer(),
+  user_id: Type.Integer(),
+  first_name: Type.String(),
+  last_name: Nullable(Type.String()),
+  email: Type.String(),
+  deleted_at: Nullable(Timestamp),
+}, { $id: 'AddedContact' })
+export type AddedContact = Row<typeof AddedContact>
+export const ADDED_CONTACT = sql.raw(recordSql(AddedContact, 'contacts c').columns(''))
+
+/** The columns of a task row the tests read: the AddedTask schema's row. */
+const AddedTask = Type.Object({
+  id: Type.Integer(),
+  contact_id: Type.Integer(),
+  assigned_to_id: Type.Integer(),
+  title: Type.String(),
+}, { $id: 'AddedTask' })
+type AddedTask = Row<typeof AddedTask>
+const ADDED_TASK = sql.raw(recordSql(AddedTask, 'tasks t').columns(''))
 
 let sequence = 0
 const next = () => ++sequence
@@ -43,10 +55,10 @@ export async function addTask(
   companyId: CompanyId,
   options: { contactId: number; assignedToId: number; title?: string },
 ) {
-  const [row] = await rawRows<{ id: number; contactId: number; assignedToId: number; title: string }>(db, sql`
+  const [row] = await rawRows<AddedTask>(db, sql`
     insert into tasks (company_id, kind, title, due_date, assigned_to_id, contact_id)
     values (${companyId}, 'meeting', ${options.title ?? `Task ${next()}`}, '2026-11-22', ${options.assignedToId}, ${options.contactId})
-    returning id, contact_id as "contactId", assigned_to_id as "assignedToId", title`)
+    returning ${ADDED_TASK}`)
   if (!row) throw new Error('no task')
   return row
 }

@@ -24,7 +24,7 @@ for (const backend of backends()) {
       userIds = [acme.userId, (await addUser(t.db, acme.companyId)).id, (await addUser(t.db, acme.companyId)).id]
       for (let i = 0; i < 40; i++) {
         const contact = await addContact(t.db, acme.companyId, userIds[i % 3] ?? acme.userId)
-        if (i < 8) await addTask(t.db, acme.companyId, { contactId: contact.id, assignedToId: contact.userId })
+        if (i < 8) await addTask(t.db, acme.companyId, { contactId: contact.id, assignedToId: contact.user_id })
       }
       let seed = 1
       await transaction(t.db, async (db) => {

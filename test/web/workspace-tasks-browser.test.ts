@@ -108,7 +108,7 @@ describe('the workspace in Chromium: Tasks and Flows', { skip: withoutChromium }
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Tasks' }).click()
       await page.waitForURL(`${origin}/tasks`)
       for (const contact of [bo, cy]) {
-        assert.equal(await page.getByRole('row', { name: new RegExp(`First touch.*${contact.firstName} Flowtest${tag}`) }).count(), 1, contact.firstName)
+        assert.equal(await page.getByRole('row', { name: new RegExp(`First touch.*${contact.first_name} Flowtest${tag}`) }).count(), 1, contact.first_name)
       }
       await page.context().close()
       assert.deepEqual(problems, [])

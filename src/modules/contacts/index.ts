@@ -1,6 +1,6 @@
 // The contacts module's public face: contacts, their writes (one, a batch) and their events' list.
 export { contactLabels, labelName } from './contact-labels.js'
-export type { ContactLabel } from './contact-labels.js'
+export type { ContactLabelRecord } from './contact-labels.js'
 export { upsertContacts } from './contacts.batch.js'
 export type { BatchResult } from './contacts.batch.js'
 export { ContactBatchItem, ContactBatchRequest, ContactBatchResponse, ContactBatchResult } from './contacts.batch.schemas.js'

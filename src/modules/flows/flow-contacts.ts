@@ -2,19 +2,20 @@
 // count is the flow's contacts_count (its counter).
 import type { Db } from '../../db/db.js'
 import { defineQuery, run } from '../../db/query.js'
+import { recordSql, type Row } from '../../db/records.js'
 import type { CompanyId } from '../../tenancy.js'
+import { FlowContact } from './flows.schemas.js'
 
-export interface FlowContact {
-  enrollmentId: number
-  contactId: number
-  addedAt: Date
-}
+/** A contact active in a flow as the statement returns it: the FlowContact schema's row. */
+export type FlowContactRecord = Row<typeof FlowContact>
+
+const FLOW_CONTACT = recordSql(FlowContact, 'flow_enrollments e').columns('')
 
 // flow_enrollments_active_key (company_id, flow_id, contact_id) where active: the page in
 // contact order, read from the index, then its rows by that index's entries.
-const activeContacts = defineQuery<FlowContact>(
+const activeContacts = defineQuery<FlowContactRecord>(
   'flows.activeContactsPage',
-  `select id as "enrollmentId", contact_id as "contactId", added_at as "addedAt"
+  `select ${FLOW_CONTACT}
      from flow_enrollments
     where company_id = $1 and flow_id = $2 and status = 'active'
     order by contact_id
@@ -22,6 +23,6 @@ const activeContacts = defineQuery<FlowContact>(
 )
 
 /** A page of the contacts active in the flow, by contact id. */
-export function flowContactsPage(db: Db, companyId: CompanyId, flowId: number, page: { limit: number; offset: number }): Promise<FlowContact[]> {
+export function flowContactsPage(db: Db, companyId: CompanyId, flowId: number, page: { limit: number; offset: number }): Promise<FlowContactRecord[]> {
   return run(db, activeContacts, [companyId, flowId, page.limit, page.offset])
 }

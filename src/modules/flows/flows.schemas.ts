@@ -75,6 +75,16 @@ export const Enrollment = Type.Object({
 })
 export type Enrollment = Static<typeof Enrollment>
 
+/** A contact active in a flow, as the flow's page in the workspace lists it: its enrollment, the contact and when it was added. */
+export const FlowContact = Type.Object(
+  {
+    id: Type.Integer({ description: 'the enrollment' }),
+    contact_id: Type.Integer(),
+    added_at: Timestamp,
+  },
+  { $id: 'FlowContact' },
+)
+
 export const MAX_STEP_DAY = 3650
 export const MAX_STEPS = 50
 

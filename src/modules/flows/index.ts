@@ -1,6 +1,6 @@
 // The flows module's public face: flows (cadences of steps) and the contacts enrolled in them.
 export { flowContactsPage } from './flow-contacts.js'
-export type { FlowContact } from './flow-contacts.js'
+export type { FlowContactRecord } from './flow-contacts.js'
 export { flowsCommands } from './flows.cli.js'
 export { seedFlows } from './flows.demo.js'
 export { endEnrollments, FLOW_CONTACTS } from './flows.repository.js'

@@ -27,16 +27,16 @@ export const seedLeads: DemoSeeder = async ({ db, companyId, userIds, random }) 
     ...Array.from({ length: UNLINKED }, (_, i) => {
       const firstName = FIRST[i % FIRST.length] ?? 'Lead'
       const lastName = LAST[(i * 3) % LAST.length] ?? null
-      return { firstName, lastName, email: ascii(`${firstName}.${lastName ?? ''}${i}@prospects.example`.toLowerCase()) }
+      return { first_name: firstName, last_name: lastName, email: ascii(`${firstName}.${lastName ?? ''}${i}@prospects.example`.toLowerCase()) }
     }),
   ]
-  for (const [i, { firstName, lastName, email }] of people.entries()) {
+  for (const [i, { first_name, last_name, email }] of people.entries()) {
     const business = random() < 0.7 ? pick(BUSINESSES) : undefined
     const userId = userIds[i % userIds.length]
     if (userId === undefined) throw new Error('demo company has no user')
     await createLead(db, { companyId, userId }, {
-      first_name: firstName,
-      last_name: lastName,
+      first_name,
+      last_name,
       email,
       provider: PROVIDERS[i % PROVIDERS.length] ?? 'website',
       position: pick(POSITIONS),

@@ -13,7 +13,7 @@ import type { CompanyId } from '../../tenancy.js'
 import { outboxCtes } from '../outbox/index.js'
 import { INSERT_BUSINESSES } from '../businesses/index.js'
 import { LINKED_LEADS } from './lead-links.js'
-import { Lead as LeadSchema, type LeadCreateBody } from './leads.schemas.js'
+import { DemoLeadContact, Lead as LeadSchema, type LeadCreateBody } from './leads.schemas.js'
 
 /** A lead as the API shows it. */
 export type LeadRecord = Row<typeof LeadSchema>
@@ -244,21 +244,19 @@ export function leadsOfContact(db: Db, companyId: CompanyId, contactId: number, 
   return run(db, contactLeadsStatement, [companyId, contactId, limit])
 }
 
-export interface DemoLeadContact {
-  id: number
-  email: string
-  firstName: string
-  lastName: string | null
-}
+/** Demo data: a contact as the demo leads read it, the DemoLeadContact schema's row. */
+export type DemoLeadContactRecord = Row<typeof DemoLeadContact>
+
+const DEMO_CONTACT = recordSql(DemoLeadContact, 'contacts c').columns('')
 
 // Demo data: the first live contacts, from contacts_company_live_idx (company_id, id).
-const firstContactsStatement = defineQuery<DemoLeadContact>(
+const firstContactsStatement = defineQuery<DemoLeadContactRecord>(
   'leads.firstContacts',
-  `select id, email, first_name as "firstName", last_name as "lastName"
+  `select ${DEMO_CONTACT}
      from contacts where company_id = $1 and deleted_at is null order by id limit $2`,
 )
 
 /** Demo data: the first live contacts, whom some demo leads describe again. */
-export function firstContacts(db: Db, companyId: CompanyId, limit: number): Promise<DemoLeadContact[]> {
+export function firstContacts(db: Db, companyId: CompanyId, limit: number): Promise<DemoLeadContactRecord[]> {
   return run(db, firstContactsStatement, [companyId, limit])
 }

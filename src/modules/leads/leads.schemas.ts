@@ -93,6 +93,17 @@ export const Lead = Type.Object({
   }],
 })
 
+/** Demo data: a demo contact, whom a demo lead describes again (so the two link). */
+export const DemoLeadContact = Type.Object(
+  {
+    id: Type.Integer(),
+    email: Type.String(),
+    first_name: Type.String(),
+    last_name: Text,
+  },
+  { $id: 'DemoLeadContact' },
+)
+
 export const LeadsPage = PagedList(Lead, 'LeadPage', 'A page of leads')
 export const LeadsSyncPage = SyncList(Ref(Lead), 'LeadSyncPage', 'A page of an `updated_since` walk of the leads')
 

@@ -120,11 +120,11 @@ const flowsPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies, 
       owners(current),
       term ? listContacts(app.db, caller, { page: 1, per_page: 10, search_term: term }) : undefined,
     ])
-    const labels = await contactLabels(app.db, current.account.companyId, contacts.map((entry) => entry.contactId))
+    const labels = await contactLabels(app.db, current.account.companyId, contacts.map((entry) => entry.contact_id))
     const matches = found ? (('data' in found ? found.data : JSON.parse(found.json)) as ContactRecord[]) : []
     return sendHtml(reply, status, flowPage(current.chrome, {
       flow, owner: names.get(flow.user_id) ?? '', view, contacts, labels,
-      found: matches.map((contact) => ({ id: contact.id, name: labelName({ firstName: contact.first_name, lastName: contact.last_name }), email: contact.email })),
+      found: matches.map((contact) => ({ id: contact.id, name: labelName(contact), email: contact.email })),
       addState, timezone: current.account.timezone, csrf: current.csrf, flash,
     }))
   }

@@ -1,7 +1,7 @@
 // Flows (/flows): the list with its search, a flow's page (its steps in order and the
 // contacts in it, Add contacts), New flow and a flow's edit page (name, status, steps).
-import { labelName, type ContactLabel } from '../../modules/contacts/index.js'
-import { MAX_STEPS, type FlowContact, type Flow } from '../../modules/flows/index.js'
+import { labelName, type ContactLabelRecord } from '../../modules/contacts/index.js'
+import { MAX_STEPS, type FlowContactRecord, type Flow } from '../../modules/flows/index.js'
 import { TASK_KINDS } from '../../modules/tasks/index.js'
 import type { ErrorDetails } from '../../errors.js'
 import { html, type Html } from '../shared/html.js'
@@ -112,8 +112,8 @@ export interface FlowPageView {
   flow: Flow
   owner: string
   view: FlowView
-  contacts: FlowContact[]
-  labels: Map<number, ContactLabel>
+  contacts: FlowContactRecord[]
+  labels: Map<number, ContactLabelRecord>
   /** Add contacts: the contacts found by the search, and what was ticked or refused. */
   found: { id: number; name: string; email: string | null }[]
   addState: FormState
@@ -156,12 +156,12 @@ ${flashNotice(page.flash)}
     <thead><tr><th scope="col">Name</th><th scope="col">Email</th><th scope="col">Added</th></tr></thead>
     <tbody>
     ${page.contacts.map((entry) => {
-      const label = page.labels.get(entry.contactId)
-      const name = label ? labelName(label) : `Contact ${String(entry.contactId)}`
+      const label = page.labels.get(entry.contact_id)
+      const name = label ? labelName(label) : `Contact ${String(entry.contact_id)}`
       return html`<tr>
-      <td data-label="Name">${label?.deleted ? html`${name} <span class="muted">(deleted)</span>` : html`<a href="/contacts/${String(entry.contactId)}">${name}</a>`}</td>
+      <td data-label="Name">${label?.deleted ? html`${name} <span class="muted">(deleted)</span>` : html`<a href="/contacts/${String(entry.contact_id)}">${name}</a>`}</td>
       <td data-label="Email" class="wrap">${label?.email ?? ''}</td>
-      <td data-label="Added">${time(entry.addedAt, format)}</td>
+      <td data-label="Added">${time(entry.added_at, format)}</td>
     </tr>`
     })}
     </tbody>

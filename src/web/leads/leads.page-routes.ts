@@ -4,7 +4,7 @@
 // counters, webhook events and audit records as GET /api/v1/leads and /count, POST
 // /api/v1/leads and PUT /api/v1/leads/:id/contact.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import { contactLabels, labelName, contactsPage, type ContactLabel, type ContactRecord } from '../../modules/contacts/index.js'
+import { contactLabels, labelName, contactsPage, type ContactLabelRecord, type ContactRecord } from '../../modules/contacts/index.js'
 import { createLead, getLead, leadsCount, leadsPage, linkLeadToContact, type LeadRecord } from '../../modules/leads/index.js'
 import { listUsers } from '../../modules/users/index.js'
 import { freshForm, readForm, refusalsOf, typedValues, type FormState } from '../frame/form.js'
@@ -95,7 +95,7 @@ const leadsPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies, 
     const view = read.ok ? read.value : {}
     const search = view.contact_search?.trim()
     const [labels, users, found] = await Promise.all([
-      lead.contact_id === null ? new Map<number, ContactLabel>() : contactLabels(app.db, account.companyId, [lead.contact_id]),
+      lead.contact_id === null ? new Map<number, ContactLabelRecord>() : contactLabels(app.db, account.companyId, [lead.contact_id]),
       usersOf(current),
       search ? contactsPage(app.db, caller, { page: 1, per_page: FOUND, search_term: search }) : undefined,
     ])
@@ -105,7 +105,7 @@ const leadsPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies, 
       creator: users.find((user) => user.id === lead.user_id)?.name ?? `User ${String(lead.user_id)}`,
       contact: lead.contact_id === null ? undefined : labels.get(lead.contact_id),
       view,
-      found: contacts.map((contact) => ({ id: contact.id, name: labelName({ firstName: contact.first_name, lastName: contact.last_name }), email: contact.email })),
+      found: contacts.map((contact) => ({ id: contact.id, name: labelName(contact), email: contact.email })),
       linkState: linkState ?? freshForm(),
       timezone: account.timezone,
       csrf: current.csrf,

@@ -1,7 +1,7 @@
 // Leads (/leads): a user's leads (the API's list and count are by creator), by link to a
 // contact, 25 a page; New lead; a lead's page with its fields, its business, the contact it is
 // linked to and Link to contact; and the Leads section of a contact's page.
-import { labelName, type ContactLabel } from '../../modules/contacts/index.js'
+import { labelName, type ContactLabelRecord } from '../../modules/contacts/index.js'
 import type { LeadRecord } from '../../modules/leads/index.js'
 import { html, type Html } from '../shared/html.js'
 import { field, formErrors, postForm, sentence, type FieldSpec, type FormState } from '../frame/form.js'
@@ -62,7 +62,7 @@ function flashNotice(flash: LeadsFlash | undefined): Html | false {
   return html`<p class="notice" role="status">${text}</p>`
 }
 
-function contactLink(contactId: number | null, contacts: Map<number, ContactLabel>): Html {
+function contactLink(contactId: number | null, contacts: Map<number, ContactLabelRecord>): Html {
   if (contactId === null) return html`<span class="muted">None</span>`
   const contact = contacts.get(contactId)
   return html`<a href="/contacts/${String(contactId)}">${contact ? labelName(contact) : `Contact ${String(contactId)}`}</a>`
@@ -76,7 +76,7 @@ export interface LeadsListView {
   leads: LeadRecord[]
   /** The API's count of the creator's leads: all of them, with a contact, without one. */
   counts: Record<LinkChoice | 'all', number>
-  contacts: Map<number, ContactLabel>
+  contacts: Map<number, ContactLabelRecord>
   users: Named[]
   timezone: string
   flash?: LeadsFlash | undefined
@@ -170,7 +170,7 @@ export interface LeadPageView {
   lead: LeadRecord
   creator: string
   /** The contact it is linked to, when it is. */
-  contact?: ContactLabel | undefined
+  contact?: ContactLabelRecord | undefined
   view: LeadView
   /** The contacts the search found (none without a search). */
   found: FoundContact[]

@@ -3,7 +3,7 @@
 // completeTask, createTask): the same rows, contact event, audit record and webhook event as
 // PUT /api/v1/tasks/:id/complete and POST /api/v1/tasks.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import { contactLabels, type ContactLabel } from '../../modules/contacts/index.js'
+import { contactLabels, type ContactLabelRecord } from '../../modules/contacts/index.js'
 import { flowsPage } from '../../modules/flows/index.js'
 import { addDays, dayIn, completeTask, createTask, tasksPage as listTasks, type Task, type TasksListQuery } from '../../modules/tasks/index.js'
 import { listUsers } from '../../modules/users/index.js'
@@ -135,7 +135,7 @@ const tasksPages: FastifyPluginAsync<PageGroupOptions> = async (app, { cookies, 
     const raw = state.values.contact_id
     const contactId = typeof raw === 'string' && /^[1-9]\d{0,15}$/.test(raw) ? Number(raw) : undefined
     const [labels, choices] = await Promise.all([
-      contactId === undefined ? new Map<number, ContactLabel>() : contactLabels(app.db, current.account.companyId, [contactId]),
+      contactId === undefined ? new Map<number, ContactLabelRecord>() : contactLabels(app.db, current.account.companyId, [contactId]),
       companyChoices(request, current),
     ])
     const found = contactId === undefined ? undefined : labels.get(contactId)

@@ -1,7 +1,7 @@
 // Tasks (/tasks): the signed-in user's tasks by tab (Today, Overdue, Upcoming, Done), filtered
 // by kind and flow (and, for admins, assignee), with Mark done on each open task; New task.
 // Due days are calendar days; "today" and finish times are the company's time zone.
-import { labelName, type ContactLabel } from '../../modules/contacts/index.js'
+import { labelName, type ContactLabelRecord } from '../../modules/contacts/index.js'
 import { TASK_KINDS, type Task } from '../../modules/tasks/index.js'
 import { html, type Html } from '../shared/html.js'
 import { csrfInput, formatter, layout, time, type PageFrame, type Named } from '../frame/frame.js'
@@ -30,7 +30,7 @@ export interface TasksListView {
   tab: TaskTab
   tasks: Task[]
   total: number
-  contacts: Map<number, ContactLabel>
+  contacts: Map<number, ContactLabelRecord>
   flows: Named[]
   /** The company's users: the assignee filter and column, for admins. */
   users: Named[]
@@ -78,7 +78,7 @@ export function markDoneForm(task: Pick<Task, 'id' | 'title'>, csrf: string, bac
 </form>`
 }
 
-function contactCell(contactId: number, contacts: Map<number, ContactLabel>): Html {
+function contactCell(contactId: number, contacts: Map<number, ContactLabelRecord>): Html {
   const contact = contacts.get(contactId)
   if (!contact) return html`<span class="muted">Contact ${String(contactId)}</span>`
   if (contact.deleted) return html`${labelName(contact)} <span class="muted">(deleted)</span>`
@@ -170,7 +170,7 @@ export interface NewTaskView {
   state: FormState
   csrf: string
   /** The contact named by the address (from its page), shown by name. */
-  contact?: ContactLabel | undefined
+  contact?: ContactLabelRecord | undefined
   users: Named[]
   today: string
 }

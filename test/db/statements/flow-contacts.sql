@@ -1,7 +1,7 @@
 -- Statements of src/modules/flows/flow-contacts.ts, as run (test/db/statements.test.ts writes this file).
 
 -- flows.activeContactsPage
-select id as "enrollmentId", contact_id as "contactId", added_at as "addedAt"
+select id, contact_id, added_at
   from flow_enrollments
  where company_id = $1 and flow_id = $2 and status = 'active'
  order by contact_id

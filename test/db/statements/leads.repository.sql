@@ -151,5 +151,5 @@ with linked as materialized (select id, user_id, contact_id, first_name, last_na
 select * from linked order by id limit $3;
 
 -- leads.firstContacts
-select id, email, first_name as "firstName", last_name as "lastName"
+select id, email, first_name, last_name
   from contacts where company_id = $1 and deleted_at is null order by id limit $2;
