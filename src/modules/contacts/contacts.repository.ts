@@ -9,7 +9,7 @@ import { recordSql } from '../../db/records.js'
 import { walkRows } from '../../db/walk.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { CompanyId } from '../../tenancy.js'
-import { businessNamed, INSERT_BUSINESS_NAMES, KEEP_BUSINESS } from '../businesses/index.js'
+import { businessNamed, businessOfRow, businessRecord, INSERT_BUSINESS_NAMES, KEEP_BUSINESS, type BusinessRow } from '../businesses/index.js'
 import { endEnrollments, FLOW_CONTACTS } from '../flows/index.js'
 import { leadJson, leadLinkKey, LINKED_LEADS, setLeadsContact } from '../leads/index.js'
 import { outboxCtes } from '../outbox/index.js'
@@ -839,6 +839,28 @@ const searchChangesCompaniesStatement = defineQuery<{ company_id: CompanyId }>(
 /** Up to `limit` companies whose search changes wait to be folded. */
 export async function companiesWithSearchChanges(db: Db, limit: number): Promise<CompanyId[]> {
   return (await run(db, searchChangesCompaniesStatement, [limit])).map((row) => row.company_id)
+}
+
+// A business's live contacts, counted from contacts_company_business_idx (company_id, business_id).
+const BUSINESS_RECORD = businessRecord((b) => `(select count(*) from contacts x
+            where x.company_id = ${b}company_id and x.business_id = ${b}id and x.deleted_at is null)::int`)
+
+// The live contact's business by primary keys, with its live contacts counted. It is here, not
+// in businesses/, because it reads contacts and businesses/ cannot import this module (contacts
+// imports it). The contact is read alone (its LIMIT keeps the join's `business_id = b.id` out
+// of it), so that without statistics it is not found by walking contacts_company_business_idx
+// filtering on the id (docs/performance.md, "Plans without statistics").
+const businessOfContactStatement = defineQuery<BusinessRow>(
+  'businesses.ofContact',
+  `select ${BUSINESS_RECORD.columns()}
+     from (select company_id, business_id from contacts
+            where company_id = ${COMPANY} and id = $2 and deleted_at is null limit 1) c
+     join ${businessOfRow('c')}`,
+)
+
+/** The business of a live contact in its API shape; undefined when there is no such contact or it has none. */
+export function findContactBusiness(db: Db, companyId: CompanyId, contactId: number): Promise<BusinessRow | undefined> {
+  return runOne(db, businessOfContactStatement, [companyId, contactId])
 }
 
 // ---- lent to other modules' statements (src/db/owners.ts) ----------------------------------

@@ -4,11 +4,12 @@ import { sendListPage } from '../../http/pagination.js'
 import { operation, sendCreated, tagRoutes } from '../../http/routes.js'
 import { Deleted, IdParams, Ref } from '../../http/schemas.js'
 import { answerList, walkingList } from '../../http/sync.js'
-import { Business, contactBusiness } from '../businesses/index.js'
+import { Business } from '../businesses/index.js'
 import { ContactEventsPage, ContactEventsQuery } from '../events/index.js'
 import { Contact, ContactCreateBody, ContactsListQuery, ContactsListResponse, ContactsPage, ContactUpdateBody } from './contacts.schemas.js'
 import { changeContact } from './contacts.change.js'
 import {
+  contactBusiness,
   contactEventsPage,
   contactsPage,
   contactsWalk,

@@ -14,6 +14,7 @@ import {
   contactsWalkPage,
   deleteLockedContact,
   type ContactWalkRow,
+  findContactBusiness,
   findContactJson,
   findContactReferences,
   insertContactRecord,
@@ -279,6 +280,13 @@ export async function deleteContact(db: Db, caller: Caller, id: number): Promise
     if (!(await lockContactForChange(tx, companyId, id))) throw notFound()
     await deleteLockedContact(tx, companyId, id, caller.userId, now)
   })
+}
+
+/** GET /contacts/:id/business: the live contact's business, else 404 (no contact, or none named). */
+export async function contactBusiness(db: Db, caller: Caller, contactId: number) {
+  const business = await findContactBusiness(db, caller.companyId, contactId)
+  if (!business) throw notFound()
+  return business
 }
 
 /** A live contact's events, newest first, and their total: one statement (events.contactPage). */

@@ -19,7 +19,7 @@ export {
   STAGES,
 } from './contacts.schemas.js'
 export { liveContactExists, liveContactsAmong, rowContactLive } from './contacts.repository.js'
-export { contactEventsPage, contactsForExport, contactsPage, createContact, deleteContact, getContactJson } from './contacts.service.js'
+export { contactBusiness, contactEventsPage, contactsForExport, contactsPage, createContact, deleteContact, getContactJson } from './contacts.service.js'
 export type { ContactRecord } from './contacts.service.js'
 export { SearchFoldWorker } from './search-fold.js'
 export type { SearchFoldOptions } from './search-fold.js'

@@ -6,8 +6,8 @@ import { Type } from 'typebox'
 import { ApiError, type ErrorDetails } from '../../errors.js'
 import { MAX_ID } from '../../http/schemas.js'
 import { validate } from '../../http/validation.js'
-import { contactBusiness } from '../../modules/businesses/index.js'
 import {
+  contactBusiness,
   contactEventsPage,
   createContact,
   deleteContact,
