@@ -3,7 +3,7 @@ import type { Db } from '../../db/db.js'
 import { addToCounters, COUNTER_ROWS, counterTotal, WRITER_SLOT } from '../../db/counters.js'
 import { jsonArrayOf } from '../../db/json-sql.js'
 import { COMPANY } from '../../db/company.js'
-import { limitOffset, pageIds, pageIdsArray, pageParams, rowsByIds, unwrapPage, withinTotal, type Page, type PagePlaceholders, type PageRow, type PageSlice } from '../../db/paging.js'
+import { childPageReader, limitOffset, pageIds, pageIdsArray, pageParams, rowsByIds, unwrapPage, withinTotal, type Page, type PagePlaceholders, type PageRow, type PageSlice } from '../../db/paging.js'
 import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import { recordSql } from '../../db/records.js'
 import { walkRows } from '../../db/walk.js'
@@ -17,7 +17,7 @@ import type { ContactRecord, ContactColumnsRow, ContactInsert } from './contacts
 import { Contact as ContactSchema, STAGES, type Stage } from './contacts.schemas.js'
 import { fieldJoin, fieldsNamedAmong, keyShareFieldsAmong, type CustomFieldKind } from '../custom-fields/index.js'
 import { keyShareTagsAmong, tagsAmong } from '../tags/index.js'
-import { INSERT_CONTACT_EVENTS } from '../events/index.js'
+import { contactEventsPageSql, INSERT_CONTACT_EVENTS, type ContactEventRecord } from '../events/index.js'
 
 export type { ContactColumnsRow, ContactInsert } from './contacts.record.js'
 
@@ -862,6 +862,15 @@ const businessOfContactStatement = defineQuery<BusinessRow>(
 export function findContactBusiness(db: Db, companyId: CompanyId, contactId: number): Promise<BusinessRow | undefined> {
   return runOne(db, businessOfContactStatement, [companyId, contactId])
 }
+
+// A page of a live contact's events and their total, in one statement the events module
+// writes (contactEventsPageSql), defined here because its test of the contact names contacts.
+const CONTACT_2_IS_LIVE = `exists (select from contacts c
+                     where c.company_id = ${COMPANY} and c.id = $2 and c.deleted_at is null)`
+const contactEventsPageStatement = defineQuery<PageRow<ContactEventRecord, { live: boolean }>>('events.contactPage', contactEventsPageSql(CONTACT_2_IS_LIVE))
+
+/** A page of a contact's events (newest first) and their total; undefined when it is not a live contact of the company. */
+export const readContactEventsPage = childPageReader(contactEventsPageStatement, 'live')
 
 // ---- lent to other modules' statements (src/db/owners.ts) ----------------------------------
 

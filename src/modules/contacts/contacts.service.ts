@@ -7,7 +7,6 @@ import { pageWindow, readPage, type ListPage, type PageRequest } from '../../htt
 import { walkPage, type WalkRequest } from '../../http/sync.js'
 import { validate } from '../../http/validation.js'
 import type { Caller, CompanyId, Writer } from '../../tenancy.js'
-import { readContactEventsPage as eventsOfContact } from '../events/index.js'
 import {
   contactsExportBatch,
   contactsPageJson,
@@ -17,6 +16,7 @@ import {
   findContactBusiness,
   findContactJson,
   findContactReferences,
+  readContactEventsPage,
   insertContactRecord,
   type ContactFilters,
   type ContactReferences,
@@ -291,7 +291,7 @@ export async function contactBusiness(db: Db, caller: Caller, contactId: number)
 
 /** A live contact's events, newest first, and their total: one statement (events.contactPage). */
 export function contactEventsPage(db: Db, caller: Caller, id: number, query: PageRequest) {
-  return readPage(query, (window) => eventsOfContact(db, caller.companyId, id, window))
+  return readPage(query, (window) => readContactEventsPage(db, caller.companyId, id, window))
 }
 
 /** Rows read per statement of an export. */
