@@ -1,7 +1,7 @@
 // Every resource module's routes, served under /api.
 import { contactsRoutes } from './contacts/index.js'
 import { customFieldsRoutes } from './custom-fields/index.js'
-import { tagsRoutes } from './tags/index.js'
+import { tagsRoutes } from './tag-catalogue/index.js'
 import { flowsRoutes } from './flows/index.js'
 import { tasksRoutes } from './tasks/index.js'
 import { leadsRoutes } from './leads/index.js'

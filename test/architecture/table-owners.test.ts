@@ -18,7 +18,6 @@ const KNOWN: Record<string, string[]> = {
   'modules/audit/audit.repository.ts': ['api_tokens', 'companies', 'users', 'webhook_subscriptions'],
   'modules/leads/leads.repository.ts': ['contacts'],
   'modules/oauth/oauth.repository.ts': ['api_tokens'],
-  'modules/tags/tags.repository.ts': ['contact_tags', 'contacts'],
   'modules/tasks/tasks.repository.ts': ['contacts'],
 }
 

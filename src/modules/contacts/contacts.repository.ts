@@ -1,7 +1,7 @@
 import { columns } from '../../db/columns.js'
 import type { Db } from '../../db/db.js'
 import { addToCounters, COUNTER_ROWS, counterTotal, WRITER_SLOT } from '../../db/counters.js'
-import { jsonArrayOf } from '../../db/json-sql.js'
+import { isoInstant, jsonArrayOf } from '../../db/json-sql.js'
 import { COMPANY } from '../../db/company.js'
 import { childPageReader, limitOffset, pageIds, pageIdsArray, pageParams, rowsByIds, unwrapPage, withinTotal, type Page, type PagePlaceholders, type PageRow, type PageSlice } from '../../db/paging.js'
 import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
@@ -16,7 +16,7 @@ import { outboxCtes } from '../outbox/index.js'
 import type { ContactRecord, ContactColumnsRow, ContactInsert } from './contacts.record.js'
 import { Contact as ContactSchema, STAGES, type Stage } from './contacts.schemas.js'
 import { fieldJoin, fieldsNamedAmong, keyShareFieldsAmong, type CustomFieldKind } from '../custom-fields/index.js'
-import { keyShareTagsAmong, tagsAmong } from '../tags/index.js'
+import { deleteTagReturning, keyShareTagsAmong, lockTag, tagsAmong } from '../tags/index.js'
 import { contactEventsPageSql, INSERT_CONTACT_EVENTS, type ContactEventRecord } from '../events/index.js'
 
 export type { ContactColumnsRow, ContactInsert } from './contacts.record.js'
@@ -871,6 +871,46 @@ const contactEventsPageStatement = defineQuery<PageRow<ContactEventRecord, { liv
 
 /** A page of a contact's events (newest first) and their total; undefined when it is not a live contact of the company. */
 export const readContactEventsPage = childPageReader(contactEventsPageStatement, 'live')
+
+// One `tag_removed` event per live contact carrying the tag (contact_tags_tag_idx, then
+// contacts by primary key) and the tag deleted, in one statement: every part sees
+// contact_tags as it was before the foreign key cascade takes the tag off the contacts.
+// One tag.deleted webhook event, and no contact.untagged per contact (docs/webhook-events.md).
+// Defined here, not in tags/ (which this module imports), because it reads contact_tags and contacts.
+const deleteTagStatement = defineQuery<never>(
+  'tags.delete',
+  `with gone as (
+     ${deleteTagReturning('$1', '$2')}
+   ), event as (
+     select 1 as ord, 'tag.deleted' as type, json_build_object('id', gone.id, 'deleted_at', ${isoInstant('$4::timestamptz')}) as data
+       from gone
+   ), ${outboxCtes('event', '$1::bigint', '$4::timestamptz')}
+   ${INSERT_CONTACT_EVENTS}
+   select ct.company_id, ct.contact_id, 'tag_removed', $3,
+          jsonb_build_object('tag_id', gone.id, 'name', gone.name, 'reason', 'tag_deleted'), $4
+     from gone
+     join contact_tags ct on ct.company_id = $1 and ct.tag_id = gone.id
+     join contacts c on c.company_id = ct.company_id and c.id = ct.contact_id
+    where c.deleted_at is null
+    order by ct.contact_id`,
+)
+
+/**
+ * Deletes the tag, the foreign key cascade taking it off every contact, with a
+ * `tag_removed` event on each live one; in the caller's transaction. False when there is
+ * no such tag.
+ */
+export async function deleteTagWithEvents(
+  tx: Db,
+  companyId: CompanyId,
+  id: number,
+  userId: number | null,
+  now: Date,
+): Promise<boolean> {
+  if (!(await lockTag(tx, companyId, id))) return false
+  await run(tx, deleteTagStatement, [companyId, id, userId, now])
+  return true
+}
 
 // ---- lent to other modules' statements (src/db/owners.ts) ----------------------------------
 

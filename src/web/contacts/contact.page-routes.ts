@@ -19,7 +19,7 @@ import {
 } from '../../modules/contacts/index.js'
 import { addContacts } from '../../modules/flows/index.js'
 import { contactLeads } from '../../modules/leads/index.js'
-import { tagsOfCompany } from '../../modules/tags/index.js'
+import { tagsOfCompany } from '../../modules/tag-catalogue/index.js'
 import { completeTask, tasksPage, type Task } from '../../modules/tasks/index.js'
 import { listUsers } from '../../modules/users/index.js'
 import { messagesPage } from '../../modules/whatsapp/index.js'
