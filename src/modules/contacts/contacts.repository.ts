@@ -11,7 +11,7 @@ import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { CompanyId } from '../../tenancy.js'
 import { businessNamed, businessOfRow, businessRecord, INSERT_BUSINESS_NAMES, KEEP_BUSINESS, type BusinessRow } from '../businesses/index.js'
 import { endEnrollments, FLOW_CONTACTS } from '../flows/index.js'
-import { leadJson, leadLinkKey, LINKED_LEADS, setLeadsContact } from '../leads/index.js'
+import { insertLeadParams, insertLeadSql, leadJson, leadLinkKey, linkLeadSql, LINKED_LEADS, setLeadsContact, type LeadCreateBody, type LeadRecord } from '../leads/index.js'
 import { outboxCtes } from '../outbox/index.js'
 import type { ContactRecord, ContactColumnsRow, ContactInsert } from './contacts.record.js'
 import { Contact as ContactSchema, STAGES, type Stage } from './contacts.schemas.js'
@@ -910,6 +910,57 @@ export async function deleteTagWithEvents(
   if (!(await lockTag(tx, companyId, id))) return false
   await run(tx, deleteTagStatement, [companyId, id, userId, now])
   return true
+}
+
+// A lead's create and link to a contact, whose text the leads module writes (insertLeadSql,
+// linkLeadSql, which say what they do): defined here because their contact CTE reads contacts.
+const LIVE_CONTACT_WITH_EMAIL_5 = `select id from contacts
+      where company_id = $1 and lower(email) = lower($5) and deleted_at is null
+        for share`
+const insertLeadStatement = defineQuery<LeadRecord>('leads.insert', insertLeadSql(LIVE_CONTACT_WITH_EMAIL_5))
+const LIVE_CONTACT_3 = 'select id from contacts where company_id = $1 and id = $3 and deleted_at is null for share'
+const linkLeadStatement = defineQuery<LeadRecord>('leads.link', linkLeadSql(LIVE_CONTACT_3))
+
+/**
+ * Creates a lead for `userId` with everything that comes with it (see insertLeadSql of the
+ * leads module); call inside a transaction holding the lead-link lock of its email.
+ */
+export async function insertLead(
+  db: Db,
+  companyId: CompanyId,
+  userId: number,
+  lead: LeadCreateBody,
+  businessName: string | null,
+): Promise<LeadRecord> {
+  return runSingle(db, insertLeadStatement, insertLeadParams(companyId, userId, lead, businessName))
+}
+
+/**
+ * Links a lead the caller has locked (lockLead of the leads module) to a live contact of the
+ * company, with its counter and webhook event; `hadContact`: whether it was linked before.
+ * Undefined when the contact is not a live contact of the company.
+ */
+export function linkLead(db: Db, companyId: CompanyId, id: number, contactId: number, hadContact: boolean): Promise<LeadRecord | undefined> {
+  return runOne(db, linkLeadStatement, [companyId, id, contactId, !hadContact])
+}
+
+export interface DemoLeadContact {
+  id: number
+  email: string
+  firstName: string
+  lastName: string | null
+}
+
+// Demo data: the first live contacts, from contacts_company_live_idx (company_id, id).
+const firstContactsStatement = defineQuery<DemoLeadContact>(
+  'leads.firstContacts',
+  `select id, email, first_name as "firstName", last_name as "lastName"
+     from contacts where company_id = $1 and deleted_at is null order by id limit $2`,
+)
+
+/** Demo data: the first live contacts, whom some demo leads describe again. */
+export function firstContacts(db: Db, companyId: CompanyId, limit: number): Promise<DemoLeadContact[]> {
+  return run(db, firstContactsStatement, [companyId, limit])
 }
 
 // ---- lent to other modules' statements (src/db/owners.ts) ----------------------------------

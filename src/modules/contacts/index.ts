@@ -18,7 +18,7 @@ export {
   ContactUpdateBody,
   STAGES,
 } from './contacts.schemas.js'
-export { deleteTagWithEvents, liveContactExists, liveContactsAmong, rowContactLive } from './contacts.repository.js'
+export { deleteTagWithEvents, firstContacts, insertLead, linkLead, liveContactExists, liveContactsAmong, rowContactLive } from './contacts.repository.js'
 export { contactBusiness, contactEventsPage, contactsForExport, contactsPage, createContact, deleteContact, getContactJson } from './contacts.service.js'
 export type { ContactRecord } from './contacts.service.js'
 export { SearchFoldWorker } from './search-fold.js'

@@ -18,7 +18,7 @@ import {
   type ContactRecord,
 } from '../../modules/contacts/index.js'
 import { addContacts } from '../../modules/flows/index.js'
-import { contactLeads } from '../../modules/leads/index.js'
+import { contactLeads } from '../../modules/leads-api/index.js'
 import { tagsOfCompany } from '../../modules/tag-catalogue/index.js'
 import { completeTask, tasksPage, type Task } from '../../modules/tasks/index.js'
 import { listUsers } from '../../modules/users/index.js'
