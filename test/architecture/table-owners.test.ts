@@ -17,7 +17,6 @@ const src = fileURLToPath(new URL('../../src/', import.meta.url))
 const KNOWN: Record<string, string[]> = {
   'modules/audit/audit.repository.ts': ['api_tokens', 'companies', 'users', 'webhook_subscriptions'],
   'modules/oauth/oauth.repository.ts': ['api_tokens'],
-  'modules/tasks/tasks.repository.ts': ['contacts'],
 }
 
 /** The source without its comments (prose says "from contacts" too). */

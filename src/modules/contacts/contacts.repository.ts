@@ -18,6 +18,7 @@ import { Contact as ContactSchema, STAGES, type Stage } from './contacts.schemas
 import { fieldJoin, fieldsNamedAmong, keyShareFieldsAmong, type CustomFieldKind } from '../custom-fields/index.js'
 import { deleteTagReturning, keyShareTagsAmong, lockTag, tagsAmong } from '../tags/index.js'
 import { contactEventsPageSql, INSERT_CONTACT_EVENTS, type ContactEventRecord } from '../events/index.js'
+import type { TaskContact } from '../tasks/index.js'
 
 export type { ContactColumnsRow, ContactInsert } from './contacts.record.js'
 
@@ -961,6 +962,43 @@ const firstContactsStatement = defineQuery<DemoLeadContact>(
 /** Demo data: the first live contacts, whom some demo leads describe again. */
 export function firstContacts(db: Db, companyId: CompanyId, limit: number): Promise<DemoLeadContact[]> {
   return run(db, firstContactsStatement, [companyId, limit])
+}
+
+// A contact as the tasks' and flows' operations take it (TaskContact of the tasks module):
+// read here, since only this module names contacts and those operations sit above it.
+const TASK_CONTACT = `id, company_id as "companyId", user_id as "userId", first_name as "firstName", last_name as "lastName"`
+
+// By primary key (company_id, id), share-locked until the transaction ends so that the
+// contact cannot be deleted or change owner while tasks are made for it.
+const shareLockLiveContactStatement = defineQuery<TaskContact>(
+  'tasks.lockLiveContact',
+  `select ${TASK_CONTACT} from contacts where company_id = $1 and id = $2 and deleted_at is null for share`,
+)
+
+/** A live contact of the company, share-locked until the transaction ends. */
+export function shareLockLiveContact(db: Db, companyId: CompanyId, id: number): Promise<TaskContact | undefined> {
+  return runOne(db, shareLockLiveContactStatement, [companyId, id])
+}
+
+const liveContactAnyCompanyStatement = defineQuery<TaskContact>(
+  'tasks.liveContactAnyCompany',
+  `select ${TASK_CONTACT} from contacts where id = $1 and deleted_at is null`,
+)
+
+/** Admin command line only: a live contact by id whatever its company. */
+export function findLiveContactAnyCompany(db: Db, id: number): Promise<TaskContact | undefined> {
+  return runOne(db, liveContactAnyCompanyStatement, [id])
+}
+
+// Demo data: from contacts_company_live_idx (company_id, id).
+const firstLiveContactsStatement = defineQuery<TaskContact>(
+  'tasks.firstLiveContacts',
+  `select ${TASK_CONTACT} from contacts where company_id = $1 and deleted_at is null order by id limit $2`,
+)
+
+/** Demo data: the first live contacts of the company. */
+export function firstLiveContacts(db: Db, companyId: CompanyId, limit: number): Promise<TaskContact[]> {
+  return run(db, firstLiveContactsStatement, [companyId, limit])
 }
 
 // ---- lent to other modules' statements (src/db/owners.ts) ----------------------------------

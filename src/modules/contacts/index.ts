@@ -18,7 +18,18 @@ export {
   ContactUpdateBody,
   STAGES,
 } from './contacts.schemas.js'
-export { deleteTagWithEvents, firstContacts, insertLead, linkLead, liveContactExists, liveContactsAmong, rowContactLive } from './contacts.repository.js'
+export {
+  deleteTagWithEvents,
+  findLiveContactAnyCompany,
+  firstContacts,
+  firstLiveContacts,
+  insertLead,
+  linkLead,
+  liveContactExists,
+  liveContactsAmong,
+  rowContactLive,
+  shareLockLiveContact,
+} from './contacts.repository.js'
 export { contactBusiness, contactEventsPage, contactsForExport, contactsPage, createContact, deleteContact, getContactJson } from './contacts.service.js'
 export type { ContactRecord } from './contacts.service.js'
 export { SearchFoldWorker } from './search-fold.js'

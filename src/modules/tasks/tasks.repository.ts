@@ -337,41 +337,6 @@ export interface TaskContact {
   lastName: string | null
 }
 
-const CONTACT = `id, company_id as "companyId", user_id as "userId", first_name as "firstName", last_name as "lastName"`
-
-// By primary key (company_id, id), share-locked until the transaction ends so that the
-// contact cannot be deleted or change owner while tasks are made for it.
-const lockContact = defineQuery<TaskContact>(
-  'tasks.lockLiveContact',
-  `select ${CONTACT} from contacts where company_id = $1 and id = $2 and deleted_at is null for share`,
-)
-
-/** A live contact of the company, share-locked until the transaction ends. */
-export function shareLockLiveContact(db: Db, companyId: CompanyId, id: number): Promise<TaskContact | undefined> {
-  return runOne(db, lockContact, [companyId, id])
-}
-
-const liveContactAnyCompany = defineQuery<TaskContact>(
-  'tasks.liveContactAnyCompany',
-  `select ${CONTACT} from contacts where id = $1 and deleted_at is null`,
-)
-
-/** Admin command line only: a live contact by id whatever its company. */
-export function findLiveContactAnyCompany(db: Db, id: number): Promise<TaskContact | undefined> {
-  return runOne(db, liveContactAnyCompany, [id])
-}
-
-// Demo data: from contacts_company_live_idx (company_id, id).
-const firstContacts = defineQuery<TaskContact>(
-  'tasks.firstLiveContacts',
-  `select ${CONTACT} from contacts where company_id = $1 and deleted_at is null order by id limit $2`,
-)
-
-/** Demo data: the first live contacts of the company. */
-export function firstLiveContacts(db: Db, companyId: CompanyId, limit: number): Promise<TaskContact[]> {
-  return run(db, firstContacts, [companyId, limit])
-}
-
 // ---- lent to other modules' statements (src/db/owners.ts) ----------------------------------
 
 /** The ids of a contact's tasks (tasks_contact_idx), for parameters $company and $contact. */

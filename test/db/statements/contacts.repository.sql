@@ -999,3 +999,12 @@ select * from lead;
 -- leads.firstContacts
 select id, email, first_name as "firstName", last_name as "lastName"
   from contacts where company_id = $1 and deleted_at is null order by id limit $2;
+
+-- tasks.lockLiveContact
+select id, company_id as "companyId", user_id as "userId", first_name as "firstName", last_name as "lastName" from contacts where company_id = $1 and id = $2 and deleted_at is null for share;
+
+-- tasks.liveContactAnyCompany
+select id, company_id as "companyId", user_id as "userId", first_name as "firstName", last_name as "lastName" from contacts where id = $1 and deleted_at is null;
+
+-- tasks.firstLiveContacts
+select id, company_id as "companyId", user_id as "userId", first_name as "firstName", last_name as "lastName" from contacts where company_id = $1 and deleted_at is null order by id limit $2;
