@@ -16,7 +16,6 @@ const src = fileURLToPath(new URL('../../src/', import.meta.url))
 /** `file → tables` still named outside their owner (to move behind the owner's exports). */
 const KNOWN: Record<string, string[]> = {
   'modules/audit/audit.repository.ts': ['api_tokens', 'companies', 'users', 'webhook_subscriptions'],
-  'modules/oauth/oauth.repository.ts': ['api_tokens'],
 }
 
 /** The source without its comments (prose says "from contacts" too). */
