@@ -8,7 +8,7 @@ import type * as Config from '../src/config.js'
 import type * as Tokens from '../src/modules/auth/tokens.service.js'
 import type * as Users from '../src/modules/users/users.service.js'
 import type * as AuditContext from '../src/acting.js'
-import type * as OAuth from '../src/modules/oauth/oauth.service.js'
+import type * as OAuth from '../src/modules/oauth-server/oauth-server.service.js'
 import type * as OAuthProtocol from '../src/modules/oauth/oauth.protocol.js'
 
 const root = new URL(process.env.BENCH_SOURCE === 'src' ? '../src/' : '../dist/', import.meta.url)

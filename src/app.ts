@@ -35,7 +35,7 @@ import { createRateLimiter } from './rate-limit/limiter.js'
 import type { WorkerOptions } from './modules/webhooks/index.js'
 import { loadSecretKeys, type SecretKeys } from './secret-key.js'
 import web, { isWebPath, webErrorPage } from './web/index.js'
-import { oauthRoutes as oauth } from './modules/oauth/index.js'
+import { oauthRoutes as oauth } from './modules/oauth-server/index.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

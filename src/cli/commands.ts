@@ -2,8 +2,8 @@
 // `audit export` (audit.cli.ts, here: it needs two modules that may not import each other).
 import { contactImportsCommands } from '../modules/contact-imports/index.js'
 import { authCommands } from '../modules/auth/index.js'
-import { flowsCommands } from '../modules/flows/index.js'
-import { tasksCommands } from '../modules/tasks/index.js'
+import { flowsCommands } from '../modules/flows-api/index.js'
+import { tasksCommands } from '../modules/tasks-api/index.js'
 import { usersCommands } from '../modules/users/index.js'
 import { whatsappCommands } from '../modules/whatsapp/index.js'
 import { backupCommands } from '../backup/backup.cli.js'

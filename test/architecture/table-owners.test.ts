@@ -16,12 +16,6 @@ const src = fileURLToPath(new URL('../../src/', import.meta.url))
 /** `file → tables` still named outside their owner (to move behind the owner's exports). */
 const KNOWN: Record<string, string[]> = {
   'modules/audit/audit.repository.ts': ['api_tokens', 'companies', 'users', 'webhook_subscriptions'],
-  'modules/businesses/businesses.repository.ts': ['contacts'],
-  'modules/events/events.repository.ts': ['contacts'],
-  'modules/leads/leads.repository.ts': ['contacts'],
-  'modules/oauth/oauth.repository.ts': ['api_tokens'],
-  'modules/tags/tags.repository.ts': ['contact_tags', 'contacts'],
-  'modules/tasks/tasks.repository.ts': ['contacts'],
 }
 
 /** The source without its comments (prose says "from contacts" too). */

@@ -15,7 +15,7 @@ import { addCompany, SMALL, type CompanyInfo } from '../../bench/scale-data.js'
 import { backends } from '../helpers/app.js'
 import { explain, nodes, statementText, type PlanNode } from '../helpers/plans.js'
 // The repositories define their statements on import.
-import '../../src/modules/businesses/businesses.repository.js'
+import '../../src/modules/contacts/contacts.repository.js'
 import '../../src/modules/whatsapp/whatsapp.repository.js'
 
 /** Rows read and thrown away by filters, over every loop of every node. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { seedFlows } from '../../src/modules/flows/flows.demo.js'
+import { seedFlows } from '../../src/modules/flows-api/flows-api.demo.js'
 import { addUser, tenant, type Tenant } from '../helpers/factories.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addContact } from '../helpers/flows-factories.js'

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { systemActing } from '../../src/acting.js'
-import { completeTaskCommand, createStandaloneTask } from '../../src/modules/tasks/tasks.service.js'
+import { completeTaskCommand, createStandaloneTask } from '../../src/modules/tasks-api/tasks-api.service.js'
 import { addUser, tenant, type Tenant } from '../helpers/factories.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addContact, addFlow, addTask, completeTask } from '../helpers/flows-factories.js'

@@ -5,7 +5,7 @@
 // admins alike (docs/access-control.md); and each write leaving what its API call leaves.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { createLead } from '../../src/modules/leads/leads.service.js'
+import { createLead } from '../../src/modules/leads-api/leads-api.service.js'
 import type { CompanyId } from '../../src/tenancy.js'
 import { backends, startApp, type TestApp } from '../helpers/app.js'
 import { addContact } from '../helpers/contacts-factories.js'

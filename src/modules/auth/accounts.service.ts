@@ -19,6 +19,7 @@ import {
   touchSessionRow,
 } from './sessions.repository.js'
 import { revokeGrantsOfUser } from '../oauth/index.js'
+import { revokeOAuthTokensOfUser } from './tokens.repository.js'
 import { hashToken } from './tokens.service.js'
 import { announceUserRevoked } from '../../revocations.js'
 
@@ -251,6 +252,7 @@ async function setActive(db: Db, acting: Acting, userId: number, active: boolean
       await deleteSessionsOfUser(tx, companyId, user.id)
       // Their OAuth grants end for good (refresh tokens stop; reactivating does not revive them).
       await revokeGrantsOfUser(tx, companyId, user.id, now)
+      await revokeOAuthTokensOfUser(tx, companyId, user.id, now)
       await announceUserRevoked(tx, user.id)
     }
     const action = active ? 'user.reactivated' : 'user.deactivated'

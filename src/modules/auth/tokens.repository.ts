@@ -230,3 +230,86 @@ const markExpiryRefusal = defineQuery<{ id: number; label: string }>(
 export async function markTokenExpiryRefusal(db: Db, companyId: CompanyId, id: number, at: Date) {
   return runOne(db, markExpiryRefusal, [companyId, id, at])
 }
+
+// ---- OAuth access tokens (an api_tokens row carrying its grant): the statements the oauth-server
+// module runs, here because this module owns api_tokens and the oauth module cannot import it.
+
+// A grant ends: every live access token of it (api_tokens_oauth_grant_idx), after the grant
+// (revokeGrant of the oauth module).
+const revokeGrantTokensStatement = defineQuery<never>(
+  'oauth.revokeGrantTokens',
+  `update api_tokens set revoked_at = $3, updated_at = $3
+    where company_id = $1 and oauth_grant_id = $2 and revoked_at is null`,
+)
+
+/** Revokes every live access token of a grant. */
+export async function revokeGrantTokens(db: Db, companyId: CompanyId, grantId: number, at: Date): Promise<void> {
+  await run(db, revokeGrantTokensStatement, [companyId, grantId, at])
+}
+
+// Deactivating a user: every OAuth access token of theirs, after their grants (revokeGrantsOfUser of the oauth module).
+const revokeOAuthTokensOfUserStatement = defineQuery<never>(
+  'oauth.revokeOAuthTokensOfUser',
+  `update api_tokens set revoked_at = $3, updated_at = $3
+    where company_id = $1 and user_id = $2 and oauth_grant_id is not null and revoked_at is null`,
+)
+
+/** Revokes every live OAuth access token of the user. */
+export async function revokeOAuthTokensOfUser(db: Db, companyId: CompanyId, userId: number, at: Date): Promise<void> {
+  await run(db, revokeOAuthTokensOfUserStatement, [companyId, userId, at])
+}
+
+/** A new access token's fields, in the order of its insert's parameters ($2 to $8; $9 its creation). */
+export type NewAccessToken = { userId: number; tokenHash: string; prefix: string; label: string; scopes: Scope[]; expiresAt: Date; grantId: number }
+
+// An access token is an api_tokens row of the grant: the request's token lookup finds it.
+const insertAccessRow = defineQuery<{ id: number }>(
+  'oauth.insertAccessToken',
+  `insert into api_tokens (company_id, user_id, token_hash, prefix, label, scopes, expires_at, oauth_grant_id, created_at, updated_at)
+   values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
+   returning id`,
+)
+
+export async function insertAccessToken(db: Db, companyId: CompanyId, values: NewAccessToken, at: Date) {
+  await run(db, insertAccessRow, [companyId, values.userId, values.tokenHash, values.prefix, values.label, values.scopes, values.expiresAt, values.grantId, at])
+}
+
+export interface AccessRow {
+  company_id: number
+  id: number
+  user_id: number
+  scopes: Scope[]
+  expires_at: Date
+  created_at: Date
+  revoked_at: Date | null
+  grant_id: number
+  app_company_id: number
+  app_id: number
+  grant_revoked_at: Date | null
+  user_active: boolean
+  user_email: string
+}
+
+// Revoke and introspect: an OAuth access token by its hash (api_tokens_token_hash_key).
+const accessByHash = defineQuery<AccessRow>(
+  'oauth.accessTokenByHash',
+  `select t.company_id, t.id, t.user_id, t.scopes, t.expires_at, t.created_at, t.revoked_at, t.oauth_grant_id as grant_id,
+          g.app_company_id, g.app_id, g.revoked_at as grant_revoked_at, u.active as user_active, u.email as user_email
+     from api_tokens t
+     join ${grantOfToken('t')}
+     join ${userOfRow('t')}
+    where t.token_hash = $1`,
+)
+
+export async function findAccessToken(db: Db, tokenHash: string) {
+  return runOne(db, accessByHash, [tokenHash])
+}
+
+const revokeAccessRow = defineQuery<{ id: number }>(
+  'oauth.revokeAccessToken',
+  `update api_tokens set revoked_at = $3, updated_at = $3 where company_id = $1 and id = $2 and revoked_at is null returning id`,
+)
+
+export async function revokeAccessToken(db: Db, companyId: CompanyId, id: number, at: Date) {
+  return runOne(db, revokeAccessRow, [companyId, id, at])
+}

@@ -1,19 +1,21 @@
 // A business (a contact's employer) is one record per company per case-insensitive name,
 // created when a contact or lead first names it. Lead business fields fill in its details.
 import type { Db } from '../../db/db.js'
-import { COMPANY } from '../../db/company.js'
 import { recordSql, type Row } from '../../db/records.js'
-import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
+import { defineQuery, run, runSingle } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
 import { Business } from './businesses.schemas.js'
 
 export type BusinessRow = Row<typeof Business>
 
-// Its live contacts counted from contacts_company_business_idx (company_id, business_id).
-const BUSINESS_RECORD = recordSql(Business, 'businesses b', {
-  contacts_count: (b) => `(select count(*) from contacts x
-            where x.company_id = ${b}company_id and x.business_id = ${b}id and x.deleted_at is null)::int`,
-})
+/**
+ * The business record over `businesses b`, its live contacts counted by `contactsCount` (an
+ * SQL expression given the row's prefix), written by the contacts module, which owns them.
+ */
+export const businessRecord = (contactsCount: (prefix: string) => string) => recordSql(Business, 'businesses b', { contacts_count: contactsCount })
+
+/** After a join: the business of row `alias` (its company_id and business_id) as `businesses b`, by primary key. */
+export const businessOfRow = (alias: string) => `businesses b on b.company_id = ${alias}.company_id and b.id = ${alias}.business_id`
 
 /** The insert of a business with its details, a select or values of them following (lent to leads' statements). */
 export const INSERT_BUSINESSES = 'insert into businesses (company_id, name, linkedin_url, sector, colaborators_count, telephone)'
@@ -73,24 +75,6 @@ export async function upsertBusiness(
     details.colaboratorsCount ?? null,
     details.telephone ?? null,
   ])
-}
-
-// The live contact's business by primary keys, with its live contacts counted from
-// contacts_company_business_idx (company_id, business_id). The contact is read alone (its
-// LIMIT keeps the join's `business_id = b.id` out of it), so that without statistics it is
-// not found by walking contacts_company_business_idx filtering on the id (docs/performance.md,
-// "Plans without statistics").
-const ofContactStatement = defineQuery<BusinessRow>(
-  'businesses.ofContact',
-  `select ${BUSINESS_RECORD.columns()}
-     from (select company_id, business_id from contacts
-            where company_id = ${COMPANY} and id = $2 and deleted_at is null limit 1) c
-     join businesses b on b.company_id = c.company_id and b.id = c.business_id`,
-)
-
-/** The business of a live contact in its API shape; undefined when there is no such contact or it has none. */
-export function findContactBusiness(db: Db, companyId: CompanyId, contactId: number): Promise<BusinessRow | undefined> {
-  return runOne(db, ofContactStatement, [companyId, contactId])
 }
 
 // Demo data: many new businesses in one statement, from a JSON array, in the given order.

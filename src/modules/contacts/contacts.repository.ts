@@ -1,22 +1,24 @@
 import { columns } from '../../db/columns.js'
 import type { Db } from '../../db/db.js'
 import { addToCounters, COUNTER_ROWS, counterTotal, WRITER_SLOT } from '../../db/counters.js'
-import { jsonArrayOf } from '../../db/json-sql.js'
+import { isoInstant, jsonArrayOf } from '../../db/json-sql.js'
 import { COMPANY } from '../../db/company.js'
-import { limitOffset, pageIds, pageIdsArray, pageParams, rowsByIds, unwrapPage, withinTotal, type Page, type PagePlaceholders, type PageRow, type PageSlice } from '../../db/paging.js'
+import { childPageReader, limitOffset, pageIds, pageIdsArray, pageParams, rowsByIds, unwrapPage, withinTotal, type Page, type PagePlaceholders, type PageRow, type PageSlice } from '../../db/paging.js'
 import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import { recordSql } from '../../db/records.js'
 import { walkRows } from '../../db/walk.js'
 import { syncAt, walkParams, type WalkWindow } from '../../http/sync.js'
 import type { CompanyId } from '../../tenancy.js'
+import { businessOfRow, businessRecord, type BusinessRow } from '../businesses/index.js'
 import { endEnrollments, FLOW_CONTACTS } from '../flows/index.js'
-import { LINKED_LEADS, setLeadsContact } from '../leads/index.js'
+import { DemoLeadContact, insertLeadParams, insertLeadSql, linkLeadSql, LINKED_LEADS, setLeadsContact, type DemoLeadContactRecord, type LeadCreateBody, type LeadRecord } from '../leads/index.js'
 import { outboxCtes } from '../outbox/index.js'
 import type { ContactRecord, ContactColumnsRow, ContactInsert } from './contacts.record.js'
 import { Contact as ContactSchema, STAGES, type Stage } from './contacts.schemas.js'
 import { fieldsNamedAmong, keyShareFieldsAmong, type CustomFieldKind } from '../custom-fields/index.js'
-import { keyShareTagsAmong, tagsAmong } from '../tags/index.js'
-import { INSERT_CONTACT_EVENTS } from '../events/index.js'
+import { deleteTagReturning, keyShareTagsAmong, lockTag, tagsAmong } from '../tags/index.js'
+import { contactEventsPageSql, INSERT_CONTACT_EVENTS, type ContactEventRecord } from '../events/index.js'
+import { TaskContact, type TaskContactRecord } from '../tasks/index.js'
 
 export type { ContactColumnsRow, ContactInsert } from './contacts.record.js'
 
@@ -730,6 +732,160 @@ const searchChangesCompaniesStatement = defineQuery<{ company_id: CompanyId }>(
 /** Up to `limit` companies whose search changes wait to be folded. */
 export async function companiesWithSearchChanges(db: Db, limit: number): Promise<CompanyId[]> {
   return (await run(db, searchChangesCompaniesStatement, [limit])).map((row) => row.company_id)
+}
+
+// A business's live contacts, counted from contacts_company_business_idx (company_id, business_id).
+const BUSINESS_RECORD = businessRecord((b) => `(select count(*) from contacts x
+            where x.company_id = ${b}company_id and x.business_id = ${b}id and x.deleted_at is null)::int`)
+
+// The live contact's business by primary keys, with its live contacts counted. It is here, not
+// in businesses/, because it reads contacts and businesses/ cannot import this module (contacts
+// imports it). The contact is read alone (its LIMIT keeps the join's `business_id = b.id` out
+// of it), so that without statistics it is not found by walking contacts_company_business_idx
+// filtering on the id (docs/performance.md, "Plans without statistics").
+const businessOfContactStatement = defineQuery<BusinessRow>(
+  'businesses.ofContact',
+  `select ${BUSINESS_RECORD.columns()}
+     from (select company_id, business_id from contacts
+            where company_id = ${COMPANY} and id = $2 and deleted_at is null limit 1) c
+     join ${businessOfRow('c')}`,
+)
+
+/** The business of a live contact in its API shape; undefined when there is no such contact or it has none. */
+export function findContactBusiness(db: Db, companyId: CompanyId, contactId: number): Promise<BusinessRow | undefined> {
+  return runOne(db, businessOfContactStatement, [companyId, contactId])
+}
+
+// A page of a live contact's events and their total, in one statement the events module
+// writes (contactEventsPageSql), defined here because its test of the contact names contacts.
+const CONTACT_2_IS_LIVE = `exists (select from contacts c
+                     where c.company_id = ${COMPANY} and c.id = $2 and c.deleted_at is null)`
+const contactEventsPageStatement = defineQuery<PageRow<ContactEventRecord, { live: boolean }>>('events.contactPage', contactEventsPageSql(CONTACT_2_IS_LIVE))
+
+/** A page of a contact's events (newest first) and their total; undefined when it is not a live contact of the company. */
+export const readContactEventsPage = childPageReader(contactEventsPageStatement, 'live')
+
+// One `tag_removed` event per live contact carrying the tag (contact_tags_tag_idx, then
+// contacts by primary key) and the tag deleted, in one statement: every part sees
+// contact_tags as it was before the foreign key cascade takes the tag off the contacts.
+// One tag.deleted webhook event, and no contact.untagged per contact (docs/webhook-events.md).
+// Defined here, not in tags/ (which this module imports), because it reads contact_tags and contacts.
+const deleteTagStatement = defineQuery<never>(
+  'tags.delete',
+  `with gone as (
+     ${deleteTagReturning('$1', '$2')}
+   ), event as (
+     select 1 as ord, 'tag.deleted' as type, json_build_object('id', gone.id, 'deleted_at', ${isoInstant('$4::timestamptz')}) as data
+       from gone
+   ), ${outboxCtes('event', '$1::bigint', '$4::timestamptz')}
+   ${INSERT_CONTACT_EVENTS}
+   select ct.company_id, ct.contact_id, 'tag_removed', $3,
+          jsonb_build_object('tag_id', gone.id, 'name', gone.name, 'reason', 'tag_deleted'), $4
+     from gone
+     join contact_tags ct on ct.company_id = $1 and ct.tag_id = gone.id
+     join contacts c on c.company_id = ct.company_id and c.id = ct.contact_id
+    where c.deleted_at is null
+    order by ct.contact_id`,
+)
+
+/**
+ * Deletes the tag, the foreign key cascade taking it off every contact, with a
+ * `tag_removed` event on each live one; in the caller's transaction. False when there is
+ * no such tag.
+ */
+export async function deleteTagWithEvents(
+  tx: Db,
+  companyId: CompanyId,
+  id: number,
+  userId: number | null,
+  now: Date,
+): Promise<boolean> {
+  if (!(await lockTag(tx, companyId, id))) return false
+  await run(tx, deleteTagStatement, [companyId, id, userId, now])
+  return true
+}
+
+// A lead's create and link to a contact, whose text the leads module writes (insertLeadSql,
+// linkLeadSql, which say what they do): defined here because their contact CTE reads contacts.
+const LIVE_CONTACT_WITH_EMAIL_5 = `select id from contacts
+      where company_id = $1 and lower(email) = lower($5) and deleted_at is null
+        for share`
+const insertLeadStatement = defineQuery<LeadRecord>('leads.insert', insertLeadSql(LIVE_CONTACT_WITH_EMAIL_5))
+const LIVE_CONTACT_3 = 'select id from contacts where company_id = $1 and id = $3 and deleted_at is null for share'
+const linkLeadStatement = defineQuery<LeadRecord>('leads.link', linkLeadSql(LIVE_CONTACT_3))
+
+/**
+ * Creates a lead for `userId` with everything that comes with it (see insertLeadSql of the
+ * leads module); call inside a transaction holding the lead-link lock of its email.
+ */
+export async function insertLead(
+  db: Db,
+  companyId: CompanyId,
+  userId: number,
+  lead: LeadCreateBody,
+  businessName: string | null,
+): Promise<LeadRecord> {
+  return runSingle(db, insertLeadStatement, insertLeadParams(companyId, userId, lead, businessName))
+}
+
+/**
+ * Links a lead the caller has locked (lockLead of the leads module) to a live contact of the
+ * company, with its counter and webhook event; `hadContact`: whether it was linked before.
+ * Undefined when the contact is not a live contact of the company.
+ */
+export function linkLead(db: Db, companyId: CompanyId, id: number, contactId: number, hadContact: boolean): Promise<LeadRecord | undefined> {
+  return runOne(db, linkLeadStatement, [companyId, id, contactId, !hadContact])
+}
+
+const DEMO_LEAD_CONTACT = recordSql(DemoLeadContact, 'contacts c').columns('')
+
+// Demo data: the first live contacts, from contacts_company_live_idx (company_id, id).
+const firstContactsStatement = defineQuery<DemoLeadContactRecord>(
+  'leads.firstContacts',
+  `select ${DEMO_LEAD_CONTACT}
+     from contacts where company_id = $1 and deleted_at is null order by id limit $2`,
+)
+
+/** Demo data: the first live contacts, whom some demo leads describe again. */
+export function firstContacts(db: Db, companyId: CompanyId, limit: number): Promise<DemoLeadContactRecord[]> {
+  return run(db, firstContactsStatement, [companyId, limit])
+}
+
+// A contact as the tasks' and flows' operations take it (the tasks module's TaskContact schema):
+// read here, since only this module names contacts and those operations sit above it.
+const TASK_CONTACT = recordSql(TaskContact, 'contacts c').columns('')
+
+// By primary key (company_id, id), share-locked until the transaction ends so that the
+// contact cannot be deleted or change owner while tasks are made for it.
+const shareLockLiveContactStatement = defineQuery<TaskContactRecord>(
+  'tasks.lockLiveContact',
+  `select ${TASK_CONTACT} from contacts where company_id = $1 and id = $2 and deleted_at is null for share`,
+)
+
+/** A live contact of the company, share-locked until the transaction ends. */
+export function shareLockLiveContact(db: Db, companyId: CompanyId, id: number): Promise<TaskContactRecord | undefined> {
+  return runOne(db, shareLockLiveContactStatement, [companyId, id])
+}
+
+const liveContactAnyCompanyStatement = defineQuery<TaskContactRecord>(
+  'tasks.liveContactAnyCompany',
+  `select ${TASK_CONTACT} from contacts where id = $1 and deleted_at is null`,
+)
+
+/** Admin command line only: a live contact by id whatever its company. */
+export function findLiveContactAnyCompany(db: Db, id: number): Promise<TaskContactRecord | undefined> {
+  return runOne(db, liveContactAnyCompanyStatement, [id])
+}
+
+// Demo data: from contacts_company_live_idx (company_id, id).
+const firstLiveContactsStatement = defineQuery<TaskContactRecord>(
+  'tasks.firstLiveContacts',
+  `select ${TASK_CONTACT} from contacts where company_id = $1 and deleted_at is null order by id limit $2`,
+)
+
+/** Demo data: the first live contacts of the company. */
+export function firstLiveContacts(db: Db, companyId: CompanyId, limit: number): Promise<TaskContactRecord[]> {
+  return run(db, firstLiveContactsStatement, [companyId, limit])
 }
 
 // ---- lent to other modules' statements (src/db/owners.ts) ----------------------------------

@@ -7,15 +7,16 @@ import { pageWindow, readPage, type ListPage, type PageRequest } from '../../htt
 import { walkPage, type WalkRequest } from '../../http/sync.js'
 import { validate } from '../../http/validation.js'
 import type { Caller, CompanyId } from '../../tenancy.js'
-import { readContactEventsPage as eventsOfContact } from '../events/index.js'
 import {
   contactsExportBatch,
   contactsPageJson,
   contactsWalkPage,
   deleteLockedContact,
   type ContactWalkRow,
+  findContactBusiness,
   findContactJson,
   findContactReferences,
+  readContactEventsPage,
   type ContactFilters,
   type ContactReferences,
   type NewContact,
@@ -252,9 +253,16 @@ export async function deleteContact(db: Db, caller: Caller, id: number): Promise
   })
 }
 
+/** GET /contacts/:id/business: the live contact's business, else 404 (no contact, or none named). */
+export async function contactBusiness(db: Db, caller: Caller, contactId: number) {
+  const business = await findContactBusiness(db, caller.companyId, contactId)
+  if (!business) throw notFound()
+  return business
+}
+
 /** A live contact's events, newest first, and their total: one statement (events.contactPage). */
 export function contactEventsPage(db: Db, caller: Caller, id: number, query: PageRequest) {
-  return readPage(query, (window) => eventsOfContact(db, caller.companyId, id, window))
+  return readPage(query, (window) => readContactEventsPage(db, caller.companyId, id, window))
 }
 
 /** Rows read per statement of an export. */

@@ -19,8 +19,19 @@ export {
   ContactUpdateBody,
   STAGES,
 } from './contacts.schemas.js'
-export { liveContactExists, liveContactsAmong, rowContactLive } from './contacts.repository.js'
-export { contactEventsPage, contactsForExport, contactsPage, deleteContact, getContactJson } from './contacts.service.js'
+export {
+  deleteTagWithEvents,
+  findLiveContactAnyCompany,
+  firstContacts,
+  firstLiveContacts,
+  insertLead,
+  linkLead,
+  liveContactExists,
+  liveContactsAmong,
+  rowContactLive,
+  shareLockLiveContact,
+} from './contacts.repository.js'
+export { contactBusiness, contactEventsPage, contactsForExport, contactsPage, deleteContact, getContactJson } from './contacts.service.js'
 export type { ContactAnswer, ContactRecord } from './contacts.service.js'
 export { SearchFoldWorker } from './search-fold.js'
 export type { SearchFoldOptions } from './search-fold.js'

@@ -2,7 +2,7 @@
 import { columns } from '../../db/columns.js'
 import type { Db } from '../../db/db.js'
 import { COMPANY } from '../../db/company.js'
-import { childPageReader, pageIdsArray, pageParams, rowsByIds, withinTotal, type PageRow } from '../../db/paging.js'
+import { pageIdsArray, pageParams, rowsByIds, withinTotal } from '../../db/paging.js'
 import { defineQuery, run } from '../../db/query.js'
 import type { Row } from '../../db/records.js'
 import type { CompanyId } from '../../tenancy.js'
@@ -51,7 +51,7 @@ export const recordContactEvent = (db: Db, companyId: CompanyId, event: NewConta
 export type ContactEventRecord = Row<typeof ContactEvent>
 
 // A page of a live contact's events, newest first, with their total, in one statement. The
-// contact is checked here too (one row with live = false when it is not a live contact of the
+// contact is checked in it too (one row with live = false when it is not a live contact of the
 // company), so the request is one round trip. The company is compared as COMPANY
 // (src/db/company.ts says why). The total counts contact_events_contact_idx (company_id,
 // contact_id, id) index-only; the page's ids come from the same index, read backwards (newest
@@ -59,11 +59,15 @@ export type ContactEventRecord = Row<typeof ContactEvent>
 // the first does; then the rows by primary key. A page past the end reads no event.
 // $3 limit, $4 offset (src/db/paging.ts).
 const PAGE = pageParams(3, 4)
-const contactEventsPageStatement = defineQuery<PageRow<ContactEventRecord, { live: boolean }>>(
-  'events.contactPage',
+
+/**
+ * The statement of a page of contact $2's events (events.contactPage), `live` the SQL test that
+ * it is a live contact of company $1: the contacts module, which owns contacts, writes that test
+ * and defines the statement, since this module cannot import it (contacts imports this one).
+ */
+export const contactEventsPageSql = (live: string) =>
   `with total as materialized (
-     select exists (select from contacts c
-                     where c.company_id = ${COMPANY} and c.id = $2 and c.deleted_at is null) as live,
+     select ${live} as live,
             (select count(*) from contact_events
               where company_id = ${COMPANY} and contact_id = $2) as n
    )
@@ -78,8 +82,4 @@ const contactEventsPageStatement = defineQuery<PageRow<ContactEventRecord, { liv
         where ${withinTotal(PAGE, 'total.n')}
           and total.live
         order by e.id desc
-     ) p on true`,
-)
-
-/** A page of a contact's events (newest first) and their total; undefined when it is not a live contact of the company. */
-export const readContactEventsPage = childPageReader(contactEventsPageStatement, 'live')
+     ) p on true`

@@ -1,9 +1,31 @@
-// The flows module's public face: flows (cadences of steps) and the contacts enrolled in them.
+// The flows module's public face: flows (cadences of steps), the contacts enrolled in them, their statements.
 export { flowContactsPage } from './flow-contacts.js'
 export type { FlowContactRecord } from './flow-contacts.js'
-export { flowsCommands } from './flows.cli.js'
-export { seedFlows } from './flows.demo.js'
-export { endEnrollments, FLOW_CONTACTS } from './flows.repository.js'
-export { default as flowsRoutes } from './flows.routes.js'
-export { Enrollment, Flow, FlowCreateBody, FlowsListQuery, FlowsPage, FlowStep, FlowStepInput, FlowUpdateBody, MAX_STEPS } from './flows.schemas.js'
-export { addContacts, changeFlow, createFlow, flowsPage, getFlow } from './flows.service.js'
+export {
+  activeContactsIn,
+  countEnrollment,
+  endEnrollments,
+  findFlow,
+  findFlowForEnrollment,
+  FLOW_CONTACTS,
+  flowsPageWithTotal,
+  insertEnrollment,
+  insertFlow,
+  lockFlow,
+  replaceSteps,
+  updateFlow,
+} from './flows.repository.js'
+export type { EnrollmentRecord, FlowForEnrollment } from './flows.repository.js'
+export {
+  AddContactBody,
+  Enrollment,
+  Flow,
+  FlowCreateBody,
+  FlowCreateInput,
+  FlowsListQuery,
+  FlowsPage,
+  FlowStep,
+  FlowStepInput,
+  FlowUpdateBody,
+  MAX_STEPS,
+} from './flows.schemas.js'

@@ -1,8 +1,26 @@
-// The leads module's public face: leads and their links to contacts.
+// The leads module's public face: leads, their statements and their links to contacts.
 export { leadLinkKey, leadsOfContactProbe, leadsOfEmailProbe, LINKED_LEADS, lockLeadEmail, setLeadsContact } from './lead-links.js'
-export { seedLeads } from './leads.demo.js'
-export { leadJson } from './leads.repository.js'
-export { default as leadsRoutes } from './leads.routes.js'
-export { Lead as LeadSchema, LeadContactBody, LeadCreateBody, LeadsPage, LeadsSyncPage } from './leads.schemas.js'
-export { contactLeads, createLead, getLead, leadsCount, leadsPage, linkLeadToContact } from './leads.service.js'
-export type { LeadRecord } from './leads.service.js'
+export {
+  countLeads,
+  findLead,
+  insertLeadParams,
+  insertLeadSql,
+  leadJson,
+  leadsOfContact,
+  leadsPageWithTotal,
+  leadsWalkPage,
+  linkLeadSql,
+  lockLead,
+} from './leads.repository.js'
+export type { DemoLeadContactRecord, LeadRecord } from './leads.repository.js'
+export {
+  DemoLeadContact,
+  Lead as LeadSchema,
+  LeadContactBody,
+  LeadCreateBody,
+  LeadsCountQuery,
+  LeadsPage,
+  LeadsQuery,
+  LeadsResponse,
+  LeadsSyncPage,
+} from './leads.schemas.js'

@@ -4,7 +4,7 @@ import type { Db } from '../../db/db.js'
 import { COMPANY } from '../../db/company.js'
 import { pageIds, pageParams, rowsByIds, userPageReader, type PageRow } from '../../db/paging.js'
 import { addToCounters, COUNTER_ROWS } from '../../db/counters.js'
-import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
+import { defineQuery, run, runOne } from '../../db/query.js'
 import { recordSql, type Row } from '../../db/records.js'
 import { walkRows } from '../../db/walk.js'
 import type { LinkFilter } from '../../http/link-filter.js'
@@ -131,13 +131,13 @@ const INSERT_FIELDS = [
 // its contact). Nothing reads the counters' insert, so PostgreSQL runs it at the end of the
 // statement: the creator's counter rows are locked near the end, until the COMMIT that
 // follows; counters are taken in (list, key) order as everywhere. A second lead with the
-// same provider and email fails on leads_company_provider_email_key.
-const insertLeadStatement = defineQuery<LeadRecord>(
-  'leads.insert',
+// same provider and email fails on leads_company_provider_email_key. The contacts module
+// writes the contact's CTE and defines the statement, since it owns contacts and this module
+// cannot import it (contacts imports this one).
+/** The text of leads.insert, `contact` the CTE body that finds the live contact with email $5 of company $1, share-locked. */
+export const insertLeadSql = (contact: string) =>
   `with contact as (
-     select id from contacts
-      where company_id = $1 and lower(email) = lower($5) and deleted_at is null
-        for share
+     ${contact}
    ), business as (
      ${INSERT_BUSINESSES}
      select $1, $19::text, $15, $16, $17, $18 where $19::text is not null
@@ -167,22 +167,11 @@ const insertLeadStatement = defineQuery<LeadRecord>(
        from lead, (values (1, 'lead.created'), (2, 'lead.linked')) as e(ord, type)
       where e.ord = 1 or lead.contact_id is not null
    ), ${outboxCtes('event', '$1::bigint', 'now()')}
-   select * from lead`,
-)
+   select * from lead`
 
-/**
- * Creates a lead for `userId` with everything that comes with it (see insertLeadStatement);
- * call inside a transaction holding the lead-link lock of its email.
- */
-export async function insertLead(
-  db: Db,
-  companyId: CompanyId,
-  userId: number,
-  lead: LeadCreateBody,
-  businessName: string | null,
-): Promise<LeadRecord> {
-  return runSingle(db, insertLeadStatement, [companyId, userId, ...INSERT_FIELDS.map((field) => lead[field] ?? null), businessName])
-}
+/** The parameters of leads.insert: `userId`'s lead with its fields and the business to find or create by name. */
+export const insertLeadParams = (companyId: CompanyId, userId: number, lead: LeadCreateBody, businessName: string | null) =>
+  [companyId, userId, ...INSERT_FIELDS.map((field) => lead[field] ?? null), businessName]
 
 // PUT /leads/:id/contact, first: the lead by primary key, locked until the transaction ends,
 // so that a contact's write linking or unlinking it (they update its row) waits for the link
@@ -199,10 +188,11 @@ export function lockLead(db: Db, companyId: CompanyId, id: number): Promise<Lead
 // as with a lead's create), the lead linked to it, the creator's count of linked leads when
 // the lead had no contact ($4), and the lead.linked webhook event. No row: the contact is not
 // a live contact of the company. The lead's email is left as it is, whatever the contact's.
-const linkLeadStatement = defineQuery<LeadRecord>(
-  'leads.link',
+// The contacts module writes the contact's CTE and defines the statement, as for leads.insert.
+/** The text of leads.link, `contact` the CTE body that finds live contact $3 of company $1, share-locked. */
+export const linkLeadSql = (contact: string) =>
   `with contact as (
-     select id from contacts where company_id = $1 and id = $3 and deleted_at is null for share
+     ${contact}
    ), lead as (
      update leads l set contact_id = contact.id, updated_at = now()
        from contact
@@ -214,17 +204,7 @@ const linkLeadStatement = defineQuery<LeadRecord>(
    ), event as (
      select 1 as ord, 'lead.linked' as type, ${leadJson('lead')} as data from lead
    ), ${outboxCtes('event', '$1::bigint', 'now()')}
-   select * from lead`,
-)
-
-/**
- * Links a lead the caller has locked (lockLead) to a live contact of the company, with its
- * counter and webhook event; `hadContact`: whether it was linked before. Undefined when the
- * contact is not a live contact of the company.
- */
-export function linkLead(db: Db, companyId: CompanyId, id: number, contactId: number, hadContact: boolean): Promise<LeadRecord | undefined> {
-  return runOne(db, linkLeadStatement, [companyId, id, contactId, !hadContact])
-}
+   select * from lead`
 
 // The leads linked to a contact (its page in the workspace), from leads_company_contact_idx
 // (company_id, contact_id), then sorted by id: a contact has a few leads (one per provider of
@@ -246,17 +226,3 @@ export function leadsOfContact(db: Db, companyId: CompanyId, contactId: number, 
 
 /** Demo data: a contact as the demo leads read it, the DemoLeadContact schema's row. */
 export type DemoLeadContactRecord = Row<typeof DemoLeadContact>
-
-const DEMO_CONTACT = recordSql(DemoLeadContact, 'contacts c').columns('')
-
-// Demo data: the first live contacts, from contacts_company_live_idx (company_id, id).
-const firstContactsStatement = defineQuery<DemoLeadContactRecord>(
-  'leads.firstContacts',
-  `select ${DEMO_CONTACT}
-     from contacts where company_id = $1 and deleted_at is null order by id limit $2`,
-)
-
-/** Demo data: the first live contacts, whom some demo leads describe again. */
-export function firstContacts(db: Db, companyId: CompanyId, limit: number): Promise<DemoLeadContactRecord[]> {
-  return run(db, firstContactsStatement, [companyId, limit])
-}

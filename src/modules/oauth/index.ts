@@ -1,19 +1,47 @@
-// The oauth module's public face: the OAuth 2.0 authorization server (apps, grants, codes, refresh tokens).
-export { APP_OF_GRANT, grantOfToken, revokeGrantsOfUser } from './oauth.repository.js'
-export type { AuthorisedApp } from './oauth.repository.js'
-export { default as oauthRoutes } from './oauth.routes.js'
-export { AuthorizeQuery, ConsentBody, repeatedParameter } from './oauth.schemas.js'
+// The oauth module's public face: the OAuth 2.0 authorization server's records (apps, grants, codes, refresh tokens) and protocol.
 export {
-  answerConsent,
-  changeApp,
-  checkAuthorize,
-  findApp,
-  issuerOf,
-  listApps,
-  listAuthorisedApps,
-  registerApp,
-  removeApp,
-  revokeAuthorisedApp,
-  rotateClientSecret,
-} from './oauth.service.js'
-export type { AppInput, ShownApp } from './oauth.service.js'
+  ACCESS_TOKEN_PREFIX,
+  basicCredentials,
+  CHALLENGE,
+  CLIENT_SECRET_PREFIX,
+  CODE_PREFIX,
+  newClientId,
+  OAuthError,
+  parseScope,
+  pkceMatches,
+  redirectTo,
+  redirectUriProblem,
+  REFRESH_TOKEN_PREFIX,
+  registeredUri,
+  sameSecret,
+  secretWith,
+  sha256,
+  VERIFIER,
+} from './oauth.protocol.js'
+export {
+  anyAppRegistered,
+  APP_OF_GRANT,
+  authorisedApps,
+  clientById,
+  companyApp,
+  companyApps,
+  deleteApp,
+  findRefreshToken,
+  grantOfToken,
+  insertApp,
+  insertCode,
+  insertGrant,
+  insertRefreshToken,
+  liveGrantsOfApp,
+  lockCode,
+  lockRefreshToken,
+  revokeGrant,
+  revokeGrantOfUser,
+  revokeGrantsOfUser,
+  rotateAppSecret,
+  updateApp,
+  useCode,
+  useRefreshToken,
+} from './oauth.repository.js'
+export type { AppRow, AuthorisedApp, ClientRow } from './oauth.repository.js'
+export { AuthorizeQuery, ConsentBody, repeatedParameter, TokenBody, TokenOfClientBody } from './oauth.schemas.js'

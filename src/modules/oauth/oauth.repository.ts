@@ -149,22 +149,17 @@ export async function insertGrant(db: Db, companyId: CompanyId, values: NewGrant
   return runSingle(db, insertGrantRow, [companyId, values.appCompanyId, values.appId, values.userId, values.scopes, at])
 }
 
-// A grant ends: it, then every live access token of it (api_tokens_oauth_grant_idx). The
-// caller announces `grant:<id>` so every server's token cache drops them at once.
+// A grant ends: it, then every live access token of it (revokeGrantTokens of the auth module,
+// which owns api_tokens). The caller announces `grant:<id>` so every server's token cache
+// drops them at once.
 const revokeGrantRow = defineQuery<GrantRow>(
   'oauth.revokeGrant',
   `update oauth_grants set revoked_at = $3 where company_id = $1 and id = $2 and revoked_at is null returning ${GRANT_COLUMNS}`,
 )
-const revokeGrantTokens = defineQuery<never>(
-  'oauth.revokeGrantTokens',
-  `update api_tokens set revoked_at = $3, updated_at = $3
-    where company_id = $1 and oauth_grant_id = $2 and revoked_at is null`,
-)
 
-export async function revokeGrantRows(db: Db, companyId: CompanyId, grantId: number, at: Date): Promise<GrantRow | undefined> {
-  const grant = await runOne(db, revokeGrantRow, [companyId, grantId, at])
-  await run(db, revokeGrantTokens, [companyId, grantId, at])
-  return grant
+/** Ends a live grant of the company (not its access tokens); undefined when there is none. */
+export function revokeGrant(db: Db, companyId: CompanyId, grantId: number, at: Date): Promise<GrantRow | undefined> {
+  return runOne(db, revokeGrantRow, [companyId, grantId, at])
 }
 
 // One of the user's own live grants (Integrations' revoke), by primary key.
@@ -175,26 +170,21 @@ const revokeGrantOfUserRow = defineQuery<GrantRow>(
     returning ${GRANT_COLUMNS}`,
 )
 
-export async function revokeGrantOfUser(db: Db, companyId: CompanyId, userId: number, grantId: number, at: Date): Promise<GrantRow | undefined> {
-  const grant = await runOne(db, revokeGrantOfUserRow, [companyId, grantId, userId, at])
-  if (grant) await run(db, revokeGrantTokens, [companyId, grantId, at])
-  return grant
+/** Ends one of the user's own live grants (not its access tokens); undefined when there is none. */
+export function revokeGrantOfUser(db: Db, companyId: CompanyId, userId: number, grantId: number, at: Date): Promise<GrantRow | undefined> {
+  return runOne(db, revokeGrantOfUserRow, [companyId, grantId, userId, at])
 }
 
-// Deactivating a user ends every grant of theirs (oauth_grants_company_user_idx).
+// Deactivating a user ends every grant of theirs (oauth_grants_company_user_idx), then the
+// auth module, which owns api_tokens, their OAuth access tokens (revokeOAuthTokensOfUser).
 const revokeGrantsOfUserRows = defineQuery<{ id: number }>(
   'oauth.revokeGrantsOfUser',
   `update oauth_grants set revoked_at = $3 where company_id = $1 and user_id = $2 and revoked_at is null returning id`,
 )
-const revokeOAuthTokensOfUser = defineQuery<never>(
-  'oauth.revokeOAuthTokensOfUser',
-  `update api_tokens set revoked_at = $3, updated_at = $3
-    where company_id = $1 and user_id = $2 and oauth_grant_id is not null and revoked_at is null`,
-)
 
+/** Ends every live grant of the user (not their access tokens), returning the grants' ids. */
 export async function revokeGrantsOfUser(db: Db, companyId: CompanyId, userId: number, at: Date): Promise<number[]> {
   const rows = await run(db, revokeGrantsOfUserRows, [companyId, userId, at])
-  await run(db, revokeOAuthTokensOfUser, [companyId, userId, at])
   return rows.map((row) => row.id)
 }
 
@@ -350,57 +340,3 @@ export async function useRefreshToken(db: Db, companyId: CompanyId, id: number, 
   await run(db, markRefreshUsed, [companyId, id, at])
 }
 
-/** A new access token's fields, in the order of its insert's parameters ($2 to $8; $9 its creation). */
-export type NewAccessToken = { userId: number; tokenHash: string; prefix: string; label: string; scopes: Scope[]; expiresAt: Date; grantId: number }
-
-// An access token is an api_tokens row of the grant: the request's token lookup finds it.
-const insertAccessRow = defineQuery<{ id: number }>(
-  'oauth.insertAccessToken',
-  `insert into api_tokens (company_id, user_id, token_hash, prefix, label, scopes, expires_at, oauth_grant_id, created_at, updated_at)
-   values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
-   returning id`,
-)
-
-export async function insertAccessToken(db: Db, companyId: CompanyId, values: NewAccessToken, at: Date) {
-  await run(db, insertAccessRow, [companyId, values.userId, values.tokenHash, values.prefix, values.label, values.scopes, values.expiresAt, values.grantId, at])
-}
-
-export interface AccessRow {
-  company_id: number
-  id: number
-  user_id: number
-  scopes: Scope[]
-  expires_at: Date
-  created_at: Date
-  revoked_at: Date | null
-  grant_id: number
-  app_company_id: number
-  app_id: number
-  grant_revoked_at: Date | null
-  user_active: boolean
-  user_email: string
-}
-
-// Revoke and introspect: an OAuth access token by its hash (api_tokens_token_hash_key).
-const accessByHash = defineQuery<AccessRow>(
-  'oauth.accessTokenByHash',
-  `select t.company_id, t.id, t.user_id, t.scopes, t.expires_at, t.created_at, t.revoked_at, t.oauth_grant_id as grant_id,
-          g.app_company_id, g.app_id, g.revoked_at as grant_revoked_at, u.active as user_active, u.email as user_email
-     from api_tokens t
-     join ${grantOfToken('t')}
-     join ${userOfRow('t')}
-    where t.token_hash = $1`,
-)
-
-export async function findAccessToken(db: Db, tokenHash: string) {
-  return runOne(db, accessByHash, [tokenHash])
-}
-
-const revokeAccessRow = defineQuery<{ id: number }>(
-  'oauth.revokeAccessToken',
-  `update api_tokens set revoked_at = $3, updated_at = $3 where company_id = $1 and id = $2 and revoked_at is null returning id`,
-)
-
-export async function revokeAccessToken(db: Db, companyId: CompanyId, id: number, at: Date) {
-  return runOne(db, revokeAccessRow, [companyId, id, at])
-}

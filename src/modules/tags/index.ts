@@ -1,5 +1,3 @@
-// The tags module's public face: the company's catalogue of tags.
-export { insertTags, keyShareTagsAmong, tagJoin, tagsAmong } from './tags.repository.js'
-export { default as tagsRoutes } from './tags.routes.js'
-export { Tag, TagsList } from './tags.schemas.js'
-export { createTag, tagsOfCompany } from './tags.service.js'
+// The tags module's public face: the company's tags, their statements and the fragments contacts compose.
+export { deleteTagReturning, insertTag, insertTags, keyShareTagsAmong, listTags, lockTag, tagJoin, tagsAmong, updateTag } from './tags.repository.js'
+export { Tag, TagBody, TagsList } from './tags.schemas.js'

@@ -2,11 +2,9 @@ import { columns } from '../../db/columns.js'
 import type { Db } from '../../db/db.js'
 import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
-import { isoInstant } from '../../db/json-sql.js'
 import { recordSql, type Row } from '../../db/records.js'
 import { outboxCtes } from '../outbox/index.js'
 import { Tag } from './tags.schemas.js'
-import { INSERT_CONTACT_EVENTS } from '../events/index.js'
 
 
 const TAG_RECORD = recordSql(Tag, 'tags t')
@@ -87,43 +85,9 @@ const lockStatement = defineQuery<{ id: number }>(
   'select id from tags where company_id = $1 and id = $2 for update',
 )
 
-// One `tag_removed` event per live contact carrying the tag (contact_tags_tag_idx, then
-// contacts by primary key) and the tag deleted, in one statement: every part sees
-// contact_tags as it was before the foreign key cascade takes the tag off the contacts.
-// One tag.deleted webhook event, and no contact.untagged per contact (docs/webhook-events.md).
-const deleteStatement = defineQuery<never>(
-  'tags.delete',
-  `with gone as (
-     delete from tags where company_id = $1 and id = $2 returning id, name
-   ), event as (
-     select 1 as ord, 'tag.deleted' as type, json_build_object('id', gone.id, 'deleted_at', ${isoInstant('$4::timestamptz')}) as data
-       from gone
-   ), ${outboxCtes('event', '$1::bigint', '$4::timestamptz')}
-   ${INSERT_CONTACT_EVENTS}
-   select ct.company_id, ct.contact_id, 'tag_removed', $3,
-          jsonb_build_object('tag_id', gone.id, 'name', gone.name, 'reason', 'tag_deleted'), $4
-     from gone
-     join contact_tags ct on ct.company_id = $1 and ct.tag_id = gone.id
-     join contacts c on c.company_id = ct.company_id and c.id = ct.contact_id
-    where c.deleted_at is null
-    order by ct.contact_id`,
-)
-
-/**
- * Deletes the tag, the foreign key cascade taking it off every contact, with a
- * `tag_removed` event on each live one; in the caller's transaction. False when there is
- * no such tag.
- */
-export async function deleteTagWithEvents(
-  tx: Db,
-  companyId: CompanyId,
-  id: number,
-  userId: number | null,
-  now: Date,
-): Promise<boolean> {
-  if (!(await runOne(tx, lockStatement, [companyId, id]))) return false
-  await run(tx, deleteStatement, [companyId, id, userId, now])
-  return true
+/** Locks the company's tag until the transaction ends, before it is deleted (deleteTagWithEvents of the contacts module); false when there is no such tag. */
+export async function lockTag(tx: Db, companyId: CompanyId, id: number): Promise<boolean> {
+  return (await runOne(tx, lockStatement, [companyId, id])) !== undefined
 }
 
 // ---- lent to other modules' statements (src/db/owners.ts) ----------------------------------
@@ -136,3 +100,6 @@ export const tagJoin = (company: string, id: string) => `tags t on t.company_id 
 
 /** The company's tags among an array share-locked in id order, so that none is deleted before the writer commits. */
 export const keyShareTagsAmong = (company: string, ids: string) => `select id from tags where company_id = ${company} and id = any(${ids}) order by id for key share`
+
+/** Deletes the company's tag, returning its id and name (`company`, `id`: SQL expressions). */
+export const deleteTagReturning = (company: string, id: string) => `delete from tags where company_id = ${company} and id = ${id} returning id, name`

@@ -1,8 +1,32 @@
-// The tasks module's public face: tasks, done by hand or made by flows.
+// The tasks module's public face: tasks, their statements, dates and counters.
+export { counterPlan } from './task-counters.js'
+export type { TaskFilter } from './task-counters.js'
 export { addDays, dayIn } from './task-dates.js'
-export { tasksCommands } from './tasks.cli.js'
-export { companyTaskIds, contactTaskIds, firstLiveContacts, shareLockLiveContact, taskWithContact } from './tasks.repository.js'
+export {
+  companyTaskIds,
+  contactTaskIds,
+  findTask,
+  findTaskAnyCompany,
+  insertTasks,
+  tasksPageWithTotal,
+  tasksWalkPage,
+  taskWithContact,
+  writeTaskDone,
+} from './tasks.repository.js'
 export type { TaskContactRecord, TaskRecord } from './tasks.repository.js'
-export { default as tasksRoutes } from './tasks.routes.js'
-export { Task, TASK_EXAMPLE, TASK_KINDS, TaskCreateBody, TaskKind, TasksListQuery, TasksPage, TasksSyncPage } from './tasks.schemas.js'
-export { completeOpenTask, completeTask, createTask, createTasks, defaultTitle, getTask, tasksPage } from './tasks.service.js'
+export {
+  Task,
+  TASK_EXAMPLE,
+  TASK_FILTERS,
+  TASK_KINDS,
+  TaskCompleteInput,
+  TaskContact,
+  TaskCreateBody,
+  TaskCreateInput,
+  TaskKind,
+  TasksListQuery,
+  TasksListResponse,
+  TasksPage,
+  TasksSyncPage,
+} from './tasks.schemas.js'
+export type { OpenStatus } from './tasks.schemas.js'

@@ -332,41 +332,6 @@ export function findTaskAnyCompany(db: Db, id: number): Promise<{ company_id: nu
 /** A task's contact as the statements return it: the TaskContact schema's row. */
 export type TaskContactRecord = Row<typeof TaskContact>
 
-const CONTACT = recordSql(TaskContact, 'contacts c').columns('')
-
-// By primary key (company_id, id), share-locked until the transaction ends so that the
-// contact cannot be deleted or change owner while tasks are made for it.
-const lockContact = defineQuery<TaskContactRecord>(
-  'tasks.lockLiveContact',
-  `select ${CONTACT} from contacts where company_id = $1 and id = $2 and deleted_at is null for share`,
-)
-
-/** A live contact of the company, share-locked until the transaction ends. */
-export function shareLockLiveContact(db: Db, companyId: CompanyId, id: number): Promise<TaskContactRecord | undefined> {
-  return runOne(db, lockContact, [companyId, id])
-}
-
-const liveContactAnyCompany = defineQuery<TaskContactRecord>(
-  'tasks.liveContactAnyCompany',
-  `select ${CONTACT} from contacts where id = $1 and deleted_at is null`,
-)
-
-/** Admin command line only: a live contact by id whatever its company. */
-export function findLiveContactAnyCompany(db: Db, id: number): Promise<TaskContactRecord | undefined> {
-  return runOne(db, liveContactAnyCompany, [id])
-}
-
-// Demo data: from contacts_company_live_idx (company_id, id).
-const firstContacts = defineQuery<TaskContactRecord>(
-  'tasks.firstLiveContacts',
-  `select ${CONTACT} from contacts where company_id = $1 and deleted_at is null order by id limit $2`,
-)
-
-/** Demo data: the first live contacts of the company. */
-export function firstLiveContacts(db: Db, companyId: CompanyId, limit: number): Promise<TaskContactRecord[]> {
-  return run(db, firstContacts, [companyId, limit])
-}
-
 // ---- lent to other modules' statements (src/db/owners.ts) ----------------------------------
 
 /** The ids of a contact's tasks (tasks_contact_idx; `company`, `contact`: SQL expressions). */

@@ -1,7 +1,7 @@
 // Demo WhatsApp conversations: a few dozen demo contacts (made by the contacts seeder),
 // each talking with its owner and sometimes with another user, over the last two weeks.
 import type { DemoSeeder } from '../../demo/seeder.js'
-import { firstLiveContacts } from '../tasks/index.js'
+import { firstLiveContacts } from '../contacts/index.js'
 import { importMessages, type NewMessage } from './whatsapp.repository.js'
 
 const CONTACTS = 36

@@ -6,8 +6,8 @@ import { Type } from 'typebox'
 import { ApiError, type ErrorDetails } from '../../errors.js'
 import { MAX_ID } from '../../http/schemas.js'
 import { validate } from '../../http/validation.js'
-import { contactBusiness } from '../../modules/businesses/index.js'
 import {
+  contactBusiness,
   contactEventsPage,
   createContact,
   deleteContact,
@@ -17,10 +17,11 @@ import {
   ContactUpdateBody,
   type ContactRecord,
 } from '../../modules/contacts/index.js'
-import { addContacts } from '../../modules/flows/index.js'
-import { contactLeads } from '../../modules/leads/index.js'
-import { tagsOfCompany } from '../../modules/tags/index.js'
-import { completeTask, tasksPage, type Task } from '../../modules/tasks/index.js'
+import { addContacts } from '../../modules/flows-api/index.js'
+import { contactLeads } from '../../modules/leads-api/index.js'
+import { tagsOfCompany } from '../../modules/tag-catalogue/index.js'
+import type { Task } from '../../modules/tasks/index.js'
+import { completeTask, tasksPage } from '../../modules/tasks-api/index.js'
 import { listUsers } from '../../modules/users/index.js'
 import { messagesPage } from '../../modules/whatsapp/index.js'
 import { transcriptionsOfContact } from '../../modules/meet-transcriptions/index.js'

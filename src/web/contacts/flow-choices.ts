@@ -1,6 +1,7 @@
 // The flows a contact can be added to, for the Add to flow forms of the contacts pages.
 import type { Db } from '../../db/db.js'
-import { flowsPage, type Flow } from '../../modules/flows/index.js'
+import type { Flow } from '../../modules/flows/index.js'
+import { flowsPage } from '../../modules/flows-api/index.js'
 import type { Caller } from '../../tenancy.js'
 
 /** The company's first 100 flows, by id: their ids and names. */

@@ -5,7 +5,8 @@
 // /api/v1/leads and PUT /api/v1/leads/:id/contact.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { contactLabels, labelName, contactsPage, type ContactLabelRecord, type ContactRecord } from '../../modules/contacts/index.js'
-import { createLead, getLead, leadsCount, leadsPage, linkLeadToContact, type LeadRecord } from '../../modules/leads/index.js'
+import { createLead, getLead, leadsCount, leadsPage, linkLeadToContact } from '../../modules/leads-api/index.js'
+import type { LeadRecord } from '../../modules/leads/index.js'
 import { listUsers } from '../../modules/users/index.js'
 import { freshForm, readForm, refusalsOf, typedValues, type FormState } from '../frame/form.js'
 import { sendHtml, type Named } from '../frame/frame.js'

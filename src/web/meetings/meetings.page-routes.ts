@@ -14,7 +14,8 @@ import {
   stopTranscription,
   transcriptionsPage,
 } from '../../modules/meet-transcriptions/index.js'
-import { getTask, tasksPage, type Task } from '../../modules/tasks/index.js'
+import type { Task } from '../../modules/tasks/index.js'
+import { getTask, tasksPage } from '../../modules/tasks-api/index.js'
 import { listUsers } from '../../modules/users/index.js'
 import type { Caller, CompanyId } from '../../tenancy.js'
 import { readForm, refusalsOf, type FormState } from '../frame/form.js'

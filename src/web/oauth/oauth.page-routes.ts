@@ -1,7 +1,7 @@
 // The OAuth pages of the web application: GET /oauth/authorize (checks the request, then the
 // consent page for the signed-in user), POST /oauth/authorize (Allow or Deny, CSRF-checked like
 // every form), Settings → Apps for admins, and revoking an authorised app on Integrations.
-// The protocol's rules are the oauth module's (src/modules/oauth/oauth.service.ts).
+// The protocol's rules are the oauth-server module's (src/modules/oauth-server/oauth-server.service.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Static } from 'typebox'
 import { ApiError } from '../../errors.js'
@@ -19,11 +19,9 @@ import {
   removeApp,
   revokeAuthorisedApp,
   rotateClientSecret,
-  AuthorizeQuery,
-  ConsentBody,
-  repeatedParameter,
   type AppInput,
-} from '../../modules/oauth/index.js'
+} from '../../modules/oauth-server/index.js'
+import { AuthorizeQuery, ConsentBody, repeatedParameter } from '../../modules/oauth/index.js'
 import { APPS, appsPage, consentPage, continuePage, deleteAppPage, editAppPage, APP_FLASHES, type AppFlash, type AppForm, type AuthorizeFields } from './oauth.pages.js'
 import { errorPage, sendHtml, type PageFrame } from '../frame/frame.js'
 import { sessionCsrf, type WebCookies } from '../shared/security.js'

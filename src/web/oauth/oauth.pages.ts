@@ -3,7 +3,8 @@
 // the user authorised. Plain forms: everything works without JavaScript.
 import type { Account } from '../../modules/auth/index.js'
 import { SCOPE_DESCRIPTIONS, SCOPES, type Scope } from '../../scopes.js'
-import type { AuthorisedApp, ShownApp } from '../../modules/oauth/index.js'
+import type { AuthorisedApp } from '../../modules/oauth/index.js'
+import type { ShownApp } from '../../modules/oauth-server/index.js'
 import { html, type Html } from '../shared/html.js'
 import { alert, confirmPage, csrfInput, formatter, layout, recordTable, scopeList, time, type PageFrame } from '../frame/frame.js'
 

@@ -32,7 +32,7 @@ import {
   subscriptionsOverviewOf,
   type WebhookSettings,
 } from '../../modules/webhooks/index.js'
-import { listAuthorisedApps } from '../../modules/oauth/index.js'
+import { listAuthorisedApps } from '../../modules/oauth-server/index.js'
 import { sendHtml } from '../frame/frame.js'
 import { formRoute, pageRoute, pathId, signedIn, webCaller, type PageGroupOptions, type SignedIn } from '../frame/guard.js'
 import { authorisedAppsSection } from '../oauth/oauth.pages.js'

@@ -4,8 +4,9 @@
 // PUT /api/v1/tasks/:id/complete and POST /api/v1/tasks.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { contactLabels, type ContactLabelRecord } from '../../modules/contacts/index.js'
-import { flowsPage } from '../../modules/flows/index.js'
-import { addDays, dayIn, completeTask, createTask, tasksPage as listTasks, type Task, type TasksListQuery } from '../../modules/tasks/index.js'
+import { flowsPage } from '../../modules/flows-api/index.js'
+import { addDays, dayIn, type Task, type TasksListQuery } from '../../modules/tasks/index.js'
+import { completeTask, createTask, tasksPage as listTasks } from '../../modules/tasks-api/index.js'
 import { listUsers } from '../../modules/users/index.js'
 import type { Account } from '../../modules/auth/index.js'
 import { freshForm, readForm, refusalsOf, typedValues, type FormState } from '../frame/form.js'

@@ -13,13 +13,6 @@ on conflict (company_id, lower(name)) do update set
     then now() else businesses.updated_at end
 returning id;
 
--- businesses.ofContact
-select b.id, b.name, b.linkedin_url, b.sector, b.colaborators_count, b.telephone, (select count(*) from contacts x
-         where x.company_id = b.company_id and x.business_id = b.id and x.deleted_at is null)::int as contacts_count, b.created_at, b.updated_at
-  from (select company_id, business_id from contacts
-         where company_id = (select $1::bigint) and id = $2 and deleted_at is null limit 1) c
-  join businesses b on b.company_id = c.company_id and b.id = c.business_id;
-
 -- businesses.insertMany
 insert into businesses (company_id, name, linkedin_url, sector, colaborators_count, telephone, created_at, updated_at)
 select $1, v.name, v."linkedinUrl", v.sector, v."colaboratorsCount", v.telephone, v."createdAt", v."createdAt"

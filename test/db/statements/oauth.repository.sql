@@ -48,10 +48,6 @@ returning company_id, id, app_company_id, app_id, user_id, scopes, created_at, r
 -- oauth.revokeGrant
 update oauth_grants set revoked_at = $3 where company_id = $1 and id = $2 and revoked_at is null returning company_id, id, app_company_id, app_id, user_id, scopes, created_at, revoked_at;
 
--- oauth.revokeGrantTokens
-update api_tokens set revoked_at = $3, updated_at = $3
- where company_id = $1 and oauth_grant_id = $2 and revoked_at is null;
-
 -- oauth.revokeGrantOfUser
 update oauth_grants set revoked_at = $4
  where company_id = $1 and id = $2 and user_id = $3 and revoked_at is null
@@ -59,10 +55,6 @@ update oauth_grants set revoked_at = $4
 
 -- oauth.revokeGrantsOfUser
 update oauth_grants set revoked_at = $3 where company_id = $1 and user_id = $2 and revoked_at is null returning id;
-
--- oauth.revokeOAuthTokensOfUser
-update api_tokens set revoked_at = $3, updated_at = $3
- where company_id = $1 and user_id = $2 and oauth_grant_id is not null and revoked_at is null;
 
 -- oauth.liveGrantsOfApp
 select company_id, id from oauth_grants where app_company_id = $1 and app_id = $2 and revoked_at is null;
@@ -116,19 +108,3 @@ insert into oauth_refresh_tokens (company_id, grant_id, token_hash, expires_at, 
 
 -- oauth.markRefreshUsed
 update oauth_refresh_tokens set used_at = $3 where company_id = $1 and id = $2;
-
--- oauth.insertAccessToken
-insert into api_tokens (company_id, user_id, token_hash, prefix, label, scopes, expires_at, oauth_grant_id, created_at, updated_at)
-values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
-returning id;
-
--- oauth.accessTokenByHash
-select t.company_id, t.id, t.user_id, t.scopes, t.expires_at, t.created_at, t.revoked_at, t.oauth_grant_id as grant_id,
-       g.app_company_id, g.app_id, g.revoked_at as grant_revoked_at, u.active as user_active, u.email as user_email
-  from api_tokens t
-  join oauth_grants g on g.company_id = t.company_id and g.id = t.oauth_grant_id
-  join users u on u.company_id = t.company_id and u.id = t.user_id
- where t.token_hash = $1;
-
--- oauth.revokeAccessToken
-update api_tokens set revoked_at = $3, updated_at = $3 where company_id = $1 and id = $2 and revoked_at is null returning id;

@@ -40,25 +40,3 @@ select id, name, color, created_at, updated_at from t;
 
 -- tags.lock
 select id from tags where company_id = $1 and id = $2 for update;
-
--- tags.delete
-with gone as (
-  delete from tags where company_id = $1 and id = $2 returning id, name
-), event as (
-  select 1 as ord, 'tag.deleted' as type, json_build_object('id', gone.id, 'deleted_at', to_char($4::timestamptz at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as data
-    from gone
-), recorded_events as (
-  insert into api_event_outbox (company_id, type, data, created_at)
-  select $1::bigint, e.type, e.data, $4::timestamptz
-    from event e
-   order by e.ord
-  returning company_id, id, type
-)
-insert into contact_events (company_id, contact_id, kind, user_id, data, occurred_at)
-select ct.company_id, ct.contact_id, 'tag_removed', $3,
-       jsonb_build_object('tag_id', gone.id, 'name', gone.name, 'reason', 'tag_deleted'), $4
-  from gone
-  join contact_tags ct on ct.company_id = $1 and ct.tag_id = gone.id
-  join contacts c on c.company_id = ct.company_id and c.id = ct.contact_id
- where c.deleted_at is null
- order by ct.contact_id;

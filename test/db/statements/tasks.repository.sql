@@ -246,12 +246,3 @@ select t.id, t.kind, t.title, to_char(t.due_date, 'YYYY-MM-DD') as due_date, t.d
 
 -- tasks.byIdAnyCompany
 select company_id, id from tasks where id = $1;
-
--- tasks.lockLiveContact
-select id, company_id, user_id, first_name, last_name from contacts where company_id = $1 and id = $2 and deleted_at is null for share;
-
--- tasks.liveContactAnyCompany
-select id, company_id, user_id, first_name, last_name from contacts where id = $1 and deleted_at is null;
-
--- tasks.firstLiveContacts
-select id, company_id, user_id, first_name, last_name from contacts where company_id = $1 and deleted_at is null order by id limit $2;

@@ -78,3 +78,27 @@ select s.company_id, s.token_id, s.ip, coalesce(t.label, t.prefix || '…') as l
 update api_tokens set expiry_refusal_recorded_at = $3
  where company_id = $1 and id = $2 and expiry_refusal_recorded_at is null
  returning id, coalesce(label, prefix || '…') as label;
+
+-- oauth.revokeGrantTokens
+update api_tokens set revoked_at = $3, updated_at = $3
+ where company_id = $1 and oauth_grant_id = $2 and revoked_at is null;
+
+-- oauth.revokeOAuthTokensOfUser
+update api_tokens set revoked_at = $3, updated_at = $3
+ where company_id = $1 and user_id = $2 and oauth_grant_id is not null and revoked_at is null;
+
+-- oauth.insertAccessToken
+insert into api_tokens (company_id, user_id, token_hash, prefix, label, scopes, expires_at, oauth_grant_id, created_at, updated_at)
+values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
+returning id;
+
+-- oauth.accessTokenByHash
+select t.company_id, t.id, t.user_id, t.scopes, t.expires_at, t.created_at, t.revoked_at, t.oauth_grant_id as grant_id,
+       g.app_company_id, g.app_id, g.revoked_at as grant_revoked_at, u.active as user_active, u.email as user_email
+  from api_tokens t
+  join oauth_grants g on g.company_id = t.company_id and g.id = t.oauth_grant_id
+  join users u on u.company_id = t.company_id and u.id = t.user_id
+ where t.token_hash = $1;
+
+-- oauth.revokeAccessToken
+update api_tokens set revoked_at = $3, updated_at = $3 where company_id = $1 and id = $2 and revoked_at is null returning id;

@@ -3,9 +3,9 @@ import { apiActing } from '../../acting.js'
 import { operation, sendCreated, tagRoutes } from '../../http/routes.js'
 import { IdParams, NoBody, Ref } from '../../http/schemas.js'
 import { answerList, walkingList } from '../../http/sync.js'
-import { Task, TASK_FILTERS, TaskCreateBody, TasksListQuery, TasksListResponse, TasksPage } from './tasks.schemas.js'
-import { completeTask, createTask, getTask, tasksPage, tasksWalk } from './tasks.service.js'
-import texts from './tasks.operations.json' with { type: 'json' }
+import { Task, TASK_FILTERS, TaskCreateBody, TasksListQuery, TasksListResponse, TasksPage } from '../tasks/index.js'
+import { completeTask, createTask, getTask, tasksPage, tasksWalk } from './tasks-api.service.js'
+import texts from './tasks-api.operations.json' with { type: 'json' }
 
 const TASKS_LIST = walkingList({
   resource: 'tasks', walkRefuses: TASK_FILTERS, pageNeeds: ['page'],

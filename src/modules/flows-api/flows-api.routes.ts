@@ -3,9 +3,9 @@ import { apiActing } from '../../acting.js'
 import { sendListPage } from '../../http/pagination.js'
 import { operation, sendCreated, tagRoutes } from '../../http/routes.js'
 import { IdParams, Ref } from '../../http/schemas.js'
-import { AddContactBody, Enrollment, Flow, FlowCreateBody, FlowsListQuery, FlowsPage, FlowUpdateBody } from './flows.schemas.js'
-import { addContact, changeFlow, createFlow, flowsPage, getFlow } from './flows.service.js'
-import texts from './flows.operations.json' with { type: 'json' }
+import { AddContactBody, Enrollment, Flow, FlowCreateBody, FlowsListQuery, FlowsPage, FlowUpdateBody } from '../flows/index.js'
+import { addContact, changeFlow, createFlow, flowsPage, getFlow } from './flows-api.service.js'
+import texts from './flows-api.operations.json' with { type: 'json' }
 
 const NO_FLOW = 'No flow with this id in your company'
 

@@ -8,7 +8,9 @@ import { recordContactEvent } from '../events/index.js'
 import type { Acting } from '../../acting.js'
 import { recordAudit } from '../audit/index.js'
 import { findUser, requireCompany } from '../users/index.js'
-import { addDays, dayIn, shareLockLiveContact, createTasks, type TaskContactRecord, type TaskRecord } from '../tasks/index.js'
+import { shareLockLiveContact } from '../contacts/index.js'
+import { addDays, dayIn, type TaskContactRecord, type TaskRecord } from '../tasks/index.js'
+import { createTasks } from '../tasks-api/index.js'
 import { recordApiEvents } from '../outbox/index.js'
 import {
   activeContactsIn,
@@ -23,8 +25,6 @@ import {
   updateFlow,
   type EnrollmentRecord,
   type FlowForEnrollment,
-} from './flows.repository.js'
-import {
   FlowStepInput,
   MAX_STEPS,
   type Enrollment,
@@ -33,7 +33,7 @@ import {
   type FlowCreateInput,
   type FlowUpdateBody,
   type FlowsListQuery,
-} from './flows.schemas.js'
+} from '../flows/index.js'
 
 /** A page of flows with their steps and contact counts: one statement whatever the page size. */
 export function flowsPage(db: Db, caller: Caller, query: FlowsListQuery) {

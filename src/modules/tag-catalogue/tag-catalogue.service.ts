@@ -2,8 +2,8 @@ import { transaction, type Db } from '../../db/db.js'
 import { notFound } from '../../errors.js'
 import { rethrowTaken } from '../../http/unique-violations.js'
 import type { Caller } from '../../tenancy.js'
-import { deleteTagWithEvents, insertTag, listTags, updateTag } from './tags.repository.js'
-import type { Tag, TagBody } from './tags.schemas.js'
+import { deleteTagWithEvents } from '../contacts/index.js'
+import { insertTag, listTags, updateTag, type Tag, type TagBody } from '../tags/index.js'
 
 export async function tagsOfCompany(db: Db, caller: Pick<Caller, 'companyId'>) {
   const rows = await listTags(db, caller.companyId)

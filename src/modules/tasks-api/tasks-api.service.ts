@@ -8,21 +8,28 @@ import { findCompany, findUser } from '../users/index.js'
 import { recordApiEvent } from '../outbox/index.js'
 import type { Acting } from '../../acting.js'
 import { recordAudit } from '../audit/index.js'
-import { counterPlan, type TaskFilter } from './task-counters.js'
-import { addDays, dayIn } from './task-dates.js'
+import { findLiveContactAnyCompany, shareLockLiveContact } from '../contacts/index.js'
 import {
-  writeTaskDone,
-  findLiveContactAnyCompany,
+  addDays,
+  counterPlan,
+  dayIn,
   findTask,
   findTaskAnyCompany,
   insertTasks,
-  shareLockLiveContact,
   tasksPageWithTotal,
   tasksWalkPage,
+  writeTaskDone,
+  type OpenStatus,
+  type Task,
+  type TaskCompleteInput,
   type TaskContactRecord,
+  type TaskCreateBody,
+  type TaskCreateInput,
+  type TaskFilter,
+  type TaskKind,
   type TaskRecord,
-} from './tasks.repository.js'
-import type { OpenStatus, Task, TaskCompleteInput, TaskCreateBody, TaskCreateInput, TaskKind, TasksListQuery } from './tasks.schemas.js'
+  type TasksListQuery,
+} from '../tasks/index.js'
 
 const STATUS_DAYS: Record<OpenStatus, (today: string) => { dueFrom?: string; dueTo?: string }> = {
   today: (today) => ({ dueFrom: today, dueTo: today }),

@@ -7,21 +7,21 @@ import { rethrowTaken } from '../../http/unique-violations.js'
 import type { Caller } from '../../tenancy.js'
 import type { Acting } from '../../acting.js'
 import { recordAudit, type Changes } from '../audit/index.js'
-import { lockLeadEmail } from './lead-links.js'
-import type { LeadContactBody, LeadCreateBody, LeadsCountQuery, LeadsQuery } from './leads.schemas.js'
+import { insertLead, linkLead } from '../contacts/index.js'
 import {
   countLeads,
   findLead,
-  insertLead,
   leadsOfContact,
   leadsPageWithTotal,
   leadsWalkPage,
-  linkLead,
   lockLead,
+  lockLeadEmail,
+  type LeadContactBody,
+  type LeadCreateBody,
   type LeadRecord,
-} from './leads.repository.js'
-
-export type { LeadRecord } from './leads.repository.js'
+  type LeadsCountQuery,
+  type LeadsQuery,
+} from '../leads/index.js'
 
 /** How many leads of a user match the query's link filter. */
 export function leadsCount(db: Db, caller: Caller, query: LeadsCountQuery): Promise<number> {

@@ -1,8 +1,8 @@
 // Demo leads: a few dozen from several providers, spread over the demo users; the first
 // ones share their email with demo contacts (made by the contacts seeder), so they link.
 import type { DemoSeeder } from '../../demo/seeder.js'
-import { firstContacts } from './leads.repository.js'
-import { createLead } from './leads.service.js'
+import { firstContacts } from '../contacts/index.js'
+import { createLead } from './leads-api.service.js'
 
 const PROVIDERS = ['linkedin', 'apollo', 'hubspot', 'website']
 const FIRST = ['Marta', 'Diego', 'Helena', 'Rafael', 'Lucia', 'Tomás', 'Beatriz', 'André', 'Sofia', 'Paulo', 'Clara', 'Vitor']

@@ -13,10 +13,8 @@ import { ApiError } from '../../errors.js'
 import { hideFromOpenApi, scopeRateLimiter } from '../../http/non-api-scope.js'
 import { FormError, parsePairs } from '../../http/nested-params.js'
 import { requestContext } from '../../acting.js'
-import { basicCredentials, OAuthError } from './oauth.protocol.js'
-import type { ClientRow } from './oauth.repository.js'
-import { repeatedParameter, TokenBody, TokenOfClientBody } from './oauth.schemas.js'
-import { anyAppExists, authenticateClient, exchangeCode, introspect, issuerOf, metadata, refreshTokens, revokeOAuthToken, type Form } from './oauth.service.js'
+import { basicCredentials, OAuthError, repeatedParameter, TokenBody, TokenOfClientBody, type ClientRow } from '../oauth/index.js'
+import { anyAppExists, authenticateClient, exchangeCode, introspect, issuerOf, metadata, refreshTokens, revokeOAuthToken, type Form } from './oauth-server.service.js'
 
 export interface OAuthRoutesOptions {
   config: Config

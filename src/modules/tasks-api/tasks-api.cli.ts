@@ -1,6 +1,6 @@
 import { defineCommand } from '../../cli/command.js'
-import { TaskCompleteInput, TaskCreateInput } from './tasks.schemas.js'
-import { completeTaskCommand, createStandaloneTask } from './tasks.service.js'
+import { TaskCompleteInput, TaskCreateInput } from '../tasks/index.js'
+import { completeTaskCommand, createStandaloneTask } from './tasks-api.service.js'
 
 export const tasksCommands = [
   defineCommand({

@@ -3,9 +3,11 @@
 // overdue, due today and in the future, plus a few tasks outside any flow.
 import type { DemoSeeder } from '../../demo/seeder.js'
 import { findCompany } from '../users/index.js'
-import { addDays, dayIn, firstLiveContacts, completeOpenTask, createTasks, defaultTitle, type TaskKind } from '../tasks/index.js'
-import { insertFlow } from './flows.repository.js'
-import { enroll } from './flows.service.js'
+import { firstLiveContacts } from '../contacts/index.js'
+import { addDays, dayIn, type TaskKind } from '../tasks/index.js'
+import { completeOpenTask, createTasks, defaultTitle } from '../tasks-api/index.js'
+import { insertFlow } from '../flows/index.js'
+import { enroll } from './flows-api.service.js'
 
 const DAY_MS = 86_400_000
 

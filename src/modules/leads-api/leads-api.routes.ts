@@ -3,9 +3,9 @@ import { apiActing } from '../../acting.js'
 import { operation, sendCreated, tagRoutes } from '../../http/routes.js'
 import { CountResponse, IdParams, Ref } from '../../http/schemas.js'
 import { answerList, walkingList } from '../../http/sync.js'
-import { Lead, LeadContactBody, LeadCreateBody, LeadsCountQuery, LeadsPage, LeadsQuery, LeadsResponse } from './leads.schemas.js'
-import { createLead, getLead, leadsCount, leadsPage, leadsWalk, linkLeadToContact } from './leads.service.js'
-import texts from './leads.operations.json' with { type: 'json' }
+import { LeadSchema as Lead, LeadContactBody, LeadCreateBody, LeadsCountQuery, LeadsPage, LeadsQuery, LeadsResponse } from '../leads/index.js'
+import { createLead, getLead, leadsCount, leadsPage, leadsWalk, linkLeadToContact } from './leads-api.service.js'
+import texts from './leads-api.operations.json' with { type: 'json' }
 
 const LEADS_LIST = walkingList({
   resource: 'leads', walkRefuses: ['id', 'user_id', 'with_contact', 'without_contact'], pageNeeds: ['page', 'user_id'],

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises'
 import { defineCommand } from '../../cli/command.js'
 import { invalid } from '../../errors.js'
-import { FlowCreateInput } from './flows.schemas.js'
-import { createFlowCommand, parseSteps } from './flows.service.js'
+import { FlowCreateInput } from '../flows/index.js'
+import { createFlowCommand, parseSteps } from './flows-api.service.js'
 
 /** --steps: the JSON array itself, or the path of a file that holds it. */
 async function readSteps(value: string) {

@@ -8,6 +8,7 @@ import { invalid, notFound } from '../../errors.js'
 import { asCompanyId, type Caller, type CompanyId } from '../../tenancy.js'
 import { forGrantOf, type Acting } from '../../acting.js'
 import { recordAudit } from '../audit/index.js'
+import { findAccessToken, insertAccessToken, revokeAccessToken, revokeGrantTokens } from '../auth/index.js'
 import { isScope, normalizeScopes, SCOPES, type Scope } from '../../scopes.js'
 import { announceGrantRevoked, announceRevoked } from '../../revocations.js'
 import {
@@ -27,7 +28,7 @@ import {
   secretWith,
   sha256,
   VERIFIER,
-} from './oauth.protocol.js'
+} from '../oauth/index.js'
 import {
   anyAppRegistered,
   authorisedApps,
@@ -35,9 +36,7 @@ import {
   companyApp,
   companyApps,
   deleteApp,
-  findAccessToken,
   findRefreshToken,
-  insertAccessToken,
   insertApp,
   insertCode,
   insertGrant,
@@ -45,16 +44,15 @@ import {
   liveGrantsOfApp,
   lockCode,
   lockRefreshToken,
-  revokeAccessToken,
   revokeGrantOfUser,
-  revokeGrantRows,
+  revokeGrant,
   rotateAppSecret,
   updateApp,
   useCode,
   useRefreshToken,
   type AppRow,
   type ClientRow,
-} from './oauth.repository.js'
+} from '../oauth/index.js'
 
 export const ACCESS_TOKEN_TTL_S = 60 * 60
 export const REFRESH_TOKEN_TTL_MS = 60 * 24 * 60 * 60_000
@@ -372,7 +370,8 @@ async function issueTokens(tx: Db, companyId: CompanyId, grant: { id: number; us
 
 /** Ends a grant in its transaction: the grant, its access tokens, and every server's cached copy of them. */
 async function endGrant(tx: Db, companyId: CompanyId, grantId: number, now: Date) {
-  const grant = await revokeGrantRows(tx, companyId, grantId, now)
+  const grant = await revokeGrant(tx, companyId, grantId, now)
+  await revokeGrantTokens(tx, companyId, grantId, now)
   await announceGrantRevoked(tx, grantId)
   return grant
 }
@@ -551,6 +550,7 @@ export async function revokeAuthorisedApp(db: Db, acting: Pick<Caller, 'companyI
   const grant = await transaction(db, async (tx) => {
     const row = await revokeGrantOfUser(tx, companyId, userId, grantId, now)
     if (!row) return undefined
+    await revokeGrantTokens(tx, companyId, grantId, now)
     await announceGrantRevoked(tx, row.id)
     const app = await findAppName(tx, row.app_company_id, row.app_id)
     await recordAudit(tx, companyId, context, { action: 'oauth_consent.revoked', target: { id: row.id, label: app } }, now)

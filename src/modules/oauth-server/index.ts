@@ -1,0 +1,16 @@
+// The oauth-server module's public face: the OAuth 2.0 authorization server's rules and JSON endpoints, above auth.
+export { default as oauthRoutes } from './oauth-server.routes.js'
+export {
+  answerConsent,
+  changeApp,
+  checkAuthorize,
+  findApp,
+  issuerOf,
+  listApps,
+  listAuthorisedApps,
+  registerApp,
+  removeApp,
+  revokeAuthorisedApp,
+  rotateClientSecret,
+} from './oauth-server.service.js'
+export type { AppInput, ShownApp } from './oauth-server.service.js'
