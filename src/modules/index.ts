@@ -1,7 +1,7 @@
 // Every resource module's routes, served under /api.
 import { contactsRoutes } from './contacts/index.js'
 import { customFieldsRoutes } from './custom-fields/index.js'
-import { tagsRoutes } from './tag-catalogue/index.js'
+import { tagsRoutes } from './tags-api/index.js'
 import { flowsRoutes } from './flows-api/index.js'
 import { tasksRoutes } from './tasks-api/index.js'
 import { leadsRoutes } from './leads-api/index.js'

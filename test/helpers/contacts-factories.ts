@@ -5,7 +5,7 @@ import { createContact } from '../../src/modules/contacts/contacts.create.js'
 import type { Contact, ContactCreateBody } from '../../src/modules/contacts/contacts.schemas.js'
 import { createCustomField } from '../../src/modules/custom-fields/custom-fields.service.js'
 import type { CustomFieldBody } from '../../src/modules/custom-fields/custom-fields.schemas.js'
-import { createTag } from '../../src/modules/tag-catalogue/tag-catalogue.service.js'
+import { createTag } from '../../src/modules/tags-api/tags-api.service.js'
 import type { Caller, CompanyId } from '../../src/tenancy.js'
 
 let sequence = 0

@@ -13,7 +13,7 @@ import { loadConfig } from '../../src/config.js'
 import type { DatabaseHandle } from '../../src/db/client.js'
 import type { Db } from '../../src/db/db.js'
 import { operation, textsWith } from '../../src/http/routes.js'
-import tagTexts from '../../src/modules/tag-catalogue/tag-catalogue.operations.json' with { type: 'json' }
+import tagTexts from '../../src/modules/tags-api/tags-api.operations.json' with { type: 'json' }
 
 const modules = fileURLToPath(new URL('../../src/modules/', import.meta.url))
 
@@ -22,7 +22,7 @@ interface Text {
   description?: string
 }
 
-/** Each module's texts: its file (`tag-catalogue/tag-catalogue.operations.json`) and its entries in file order. */
+/** Each module's texts: its file (`tags-api/tags-api.operations.json`) and its entries in file order. */
 const files = readdirSync(modules, { recursive: true, encoding: 'utf8' })
   .map((file) => file.split('\\').join('/'))
   .filter((file) => file.endsWith('.operations.json'))

@@ -12,7 +12,7 @@ import type { Acting, AuditContext } from '../../acting.js'
 import { recordAudit } from '../audit/index.js'
 import { upsertContacts, liveContactEmails, contactsForExport, type BatchResult, type ContactRecord } from '../contacts/index.js'
 import { createCustomField, customFieldsOfCompany } from '../custom-fields/index.js'
-import { createTag, tagsOfCompany } from '../tag-catalogue/index.js'
+import { createTag, tagsOfCompany } from '../tags-api/index.js'
 import {
   BOM,
   csvLine,

@@ -19,7 +19,7 @@ import {
 } from '../../modules/contacts/index.js'
 import { addContacts } from '../../modules/flows-api/index.js'
 import { contactLeads } from '../../modules/leads-api/index.js'
-import { tagsOfCompany } from '../../modules/tag-catalogue/index.js'
+import { tagsOfCompany } from '../../modules/tags-api/index.js'
 import type { Task } from '../../modules/tasks/index.js'
 import { completeTask, tasksPage } from '../../modules/tasks-api/index.js'
 import { listUsers } from '../../modules/users/index.js'

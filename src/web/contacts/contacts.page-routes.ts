@@ -3,7 +3,7 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { contactsPage as listContacts, getContactJson, type ContactRecord } from '../../modules/contacts/index.js'
 import { addContacts } from '../../modules/flows-api/index.js'
-import { tagsOfCompany } from '../../modules/tag-catalogue/index.js'
+import { tagsOfCompany } from '../../modules/tags-api/index.js'
 import { listUsers } from '../../modules/users/index.js'
 import type { Caller } from '../../tenancy.js'
 import { readForm, refusalsOf, typedValues, type FormState } from '../frame/form.js'

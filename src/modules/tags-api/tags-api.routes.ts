@@ -1,7 +1,7 @@
 import { catalogueRoutes } from '../../http/routes.js'
 import { Tag, TagBody, TagsList } from '../tags/index.js'
-import { changeTag, createTag, removeTag, tagsOfCompany } from './tag-catalogue.service.js'
-import texts from './tag-catalogue.operations.json' with { type: 'json' }
+import { changeTag, createTag, removeTag, tagsOfCompany } from './tags-api.service.js'
+import texts from './tags-api.operations.json' with { type: 'json' }
 
 export default catalogueRoutes({
   tag: 'tags', path: '/v1/tags', rootKey: 'tag', notFound: 'No tag with this id in your company',
