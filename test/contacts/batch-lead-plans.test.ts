@@ -1,4 +1,4 @@
-// The batch write links the unlinked leads of each new contact's email (contacts.batchWrite,
+// The batch write links the unlinked leads of each new contact's email (contacts.batchWrite and contacts.createWrite,
 // its lead_found and linked CTEs), and must do so with one probe of leads_company_email_idx
 // per email and one of the primary key per lead linked, whatever the statistics say, in the
 // custom plan and in the generic one it runs with (contacts.batchLockEmails switches the
@@ -35,12 +35,12 @@ const leadReads = (plan: PlanNode) =>
     .map((node) => `${node['Node Type']} ${node['Index Name'] ?? ''}`.trim())
 
 /** EXPLAIN ANALYZE of the write in a transaction rolled back, so that each plan links the same leads. */
-async function explainWrite(url: string, params: unknown[], mode: 'custom' | 'generic'): Promise<{ plan: PlanNode; ms: number }> {
+async function explainWrite(url: string, name: string, params: unknown[], mode: 'custom' | 'generic'): Promise<{ plan: PlanNode; ms: number }> {
   const client = new pg.Client({ connectionString: url, options: SESSION_OPTIONS })
   await client.connect()
   try {
     await client.query('begin')
-    let statement = statementText('contacts.batchWrite')
+    let statement = statementText(name)
     if (mode === 'generic') {
       await client.query('set local plan_cache_mode = force_generic_plan')
       await client.query(`prepare explained as ${statement}`)
@@ -57,6 +57,9 @@ async function explainWrite(url: string, params: unknown[], mode: 'custom' | 'ge
     await client.end()
   }
 }
+
+// The batch's write, and the same built for a write that only creates (a POST, a batch of new contacts).
+const WRITES = [['contacts.batchWrite', 'custom'], ['contacts.batchWrite', 'generic'], ['contacts.createWrite', 'custom'], ['contacts.createWrite', 'generic']] as const
 
 for (const backend of backends()) {
   for (const analysed of [false, true]) {
@@ -109,9 +112,9 @@ for (const backend of backends()) {
         await opened.drop()
       })
 
-      for (const mode of ['custom', 'generic'] as const) {
-        test(`${mode} plans: one probe of leads_company_email_idx per email, one of the primary key per lead linked`, async (t) => {
-          const { plan, ms } = await explainWrite(opened.url, params, mode)
+      for (const [name, mode] of WRITES) {
+        test(`${name}, ${mode} plans: one probe of leads_company_email_idx per email, one of the primary key per lead linked`, async (t) => {
+          const { plan, ms } = await explainWrite(opened.url, name, params, mode)
           const reads = leadReads(plan)
           const read = leadRowsRead(plan)
           t.diagnostic(`${String(read)} rows of leads read, ${ms.toFixed(1)} ms: ${reads.join(', ')}`)

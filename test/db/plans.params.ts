@@ -148,6 +148,7 @@ export const ACCEPTED: Record<string, { finding: string; reason: string }[]> = {
     finding: 'contact_custom_values via contact_custom_values_field_idx',
     reason: 'as its tags: the named fields\' values, bounded by the batch',
   }],
+  'contacts.createWrite': [TAGS_BY_ID, FIELDS_BY_ID, BATCH_LINKS],
   'contacts.search': [SEARCH_PASS],
   'contacts.searchOfUser': [SEARCH_PASS],
   'contacts.searchShort': [SEARCH_PASS],

@@ -53,7 +53,7 @@ for (const backend of backends()) {
         statementChannel.unsubscribe(note)
       }
       assert.ok(seen.has('contactImports.claim'), [...seen].join(', '))
-      for (const name of ['contactImports.chunk', 'contactImports.progress', 'contacts.batchLockEmails', 'contacts.batchWrite']) {
+      for (const name of ['contactImports.chunk', 'contactImports.progress', 'contacts.batchLockEmails', 'contacts.batchWrite', 'contacts.createWrite']) {
         assert.ok(!seen.has(name), `${name} ran on the main thread`)
       }
       const [count] = await rawRows<{ n: number }>(t.db, sql`select count(*)::int as n from contacts where email like '%@thread.example' and deleted_at is null`)

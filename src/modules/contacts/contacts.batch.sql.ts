@@ -286,8 +286,7 @@ const deletePairs = (table: string, alias: string, column: string, pairs: { cont
 // locked last, in (list, key) order, in the connection's slot (src/db/counters.ts); then the
 // webhook events (outbox.ts), and the answer's contact ($25) as JSON text. Foreign keys are
 // checked at the end of the statement, when every row is there.
-const writeStatement = defineQuery<{ events: number; json: string | null }>(
-  'contacts.batchWrite',
+const writeSql = (changing: (write: string, nothing: string) => string) =>
   `with ${sharedReferencesCtes('$8::bigint[]', '$12::bigint[]')}, business_named as (
      select distinct on (lower(b.name)) b.name from unnest($4::text[]) with ordinality as b(name, ord)
       order by lower(b.name), b.ord
@@ -333,7 +332,7 @@ const writeStatement = defineQuery<{ events: number; json: string | null }>(
      )} as data
        from created c
    ), changed as (
-     update contacts c
+     ${changing(`update contacts c
         set user_id = x.user_id, first_name = x.first_name, last_name = x.last_name, email = x.email,
             business = x.business, position = x.position, telephone = x.telephone, cellphone = x.cellphone,
             address = x.address, city = x.city, state = x.state, country = x.country, url = x.url,
@@ -344,15 +343,15 @@ const writeStatement = defineQuery<{ events: number; json: string | null }>(
        from json_to_recordset($6::json) as x(${RECORDSET_COLUMNS}, business_changed boolean)
        left join business b on b.key = lower(x.business_name)
       where c.company_id = $1 and c.id = x.id
-     returning c.id
+     returning c.id`, `select x.id from json_to_recordset($6::json) as x(id bigint) where false`)}
    ), untagged as (
-     ${deletePairs('contact_tags', 'ct', 'tag_id', { contacts: '$9', keys: '$10', name: 'tag_id' })}
+     ${changing(`${deletePairs('contact_tags', 'ct', 'tag_id', { contacts: '$9', keys: '$10', name: 'tag_id' })}`, `select 1 from unnest($9::bigint[], $10::bigint[]) where false`)}
    ), tagged as (
      insert into contact_tags (company_id, contact_id, tag_id, created_at)
      select $1, x.contact_id, x.tag_id, $2 from unnest($7::bigint[], $8::bigint[]) as x(contact_id, tag_id)
      returning 1
    ), cleared as (
-     ${deletePairs('contact_custom_values', 'v', 'custom_field_id', { contacts: '$14', keys: '$15', name: 'field_id' })}
+     ${changing(`${deletePairs('contact_custom_values', 'v', 'custom_field_id', { contacts: '$14', keys: '$15', name: 'field_id' })}`, `select 1 from unnest($14::bigint[], $15::bigint[]) where false`)}
    ), valued as (
      insert into contact_custom_values (company_id, contact_id, custom_field_id, value, created_at, updated_at)
      select $1, x.contact_id, x.field_id, x.value, $2, $2
@@ -366,14 +365,14 @@ const writeStatement = defineQuery<{ events: number; json: string | null }>(
       order by e.ord
      returning 1
    ), unlinked as (
-     -- The leads of the changed contacts (a probe of leads_company_contact_idx per contact, each
+     ${changing(`-- The leads of the changed contacts (a probe of leads_company_contact_idx per contact, each
      -- lead updated by its primary key, as lead_found below): as one "= any" over the company,
      -- every batch's generic plan walked all of the company's leads, with no contact to unlink.
      ${setLeadsContact('null')}
        from unnest($24::bigint[]) as r(contact_id)
       cross join lateral (${leadsOfContactProbe('(select $1::bigint)', 'r.contact_id')}) f
       where l.company_id = f.company_id and l.id = f.id and (l.contact_id = r.contact_id) is true
-     returning l.user_id
+     returning l.user_id`, `select null::bigint as user_id from unnest($24::bigint[]) where false`)}
    ), lead_found as (
      -- The unlinked leads of each new email: one probe of leads_company_email_idx per email, in
      -- a subquery that holds the company (as a value the plan does not see) and the email only
@@ -416,7 +415,16 @@ const writeStatement = defineQuery<{ events: number; json: string | null }>(
      select row_number() over (order by e.ord, e.sub) as ord, e.type, e.data from api_events_in e
    ), ${outboxCtes('api_events', '$1::bigint', '$2::timestamptz')}
    select (select count(*) from recorded_events)::int as events,
-          ${contactSnapshotJson('$25::json')}::text as json`,
+          ${contactSnapshotJson('$25::json')}::text as json`
+
+const writeStatement = defineQuery<{ events: number; json: string | null }>('contacts.batchWrite', writeSql((write) => write))
+
+// The same for a write that only creates (a POST): the parts that change, remove or unlink are
+// selects of nothing, so that the statement neither opens those tables for writing nor fires
+// their triggers. Each keeps its parameters, typed, so that both statements take the same ones.
+const createStatement = defineQuery<{ events: number; json: string | null }>(
+  'contacts.createWrite',
+  writeSql((_write, nothing) => nothing),
 )
 
 /**
@@ -424,7 +432,8 @@ const writeStatement = defineQuery<{ events: number; json: string | null }>(
  * `answer`, a contact as the plan leaves it, gives its API shape as JSON text (POST, PUT).
  */
 export async function writeBatch(db: Db, companyId: CompanyId, userId: number, now: Date, w: BatchWrite, answer?: ContactSnapshot) {
-  const written = await runSingle(db, writeStatement, [
+  const creatingOnly = w.changed.length === 0 && w.tagsRemoved.length === 0 && w.valuesCleared.length === 0 && w.relinked.length === 0
+  const written = await runSingle(db, creatingOnly ? createStatement : writeStatement, [
     companyId, now, userId,
     w.businessNames,
     JSON.stringify(w.created),
