@@ -7,7 +7,6 @@
 // one statement that writes it all, counters and webhook events last, and answers the contact
 // as planned as JSON text (contacts.batchWrite); COMMIT. A PUT that changes nothing reads the
 // contact instead (contacts.jsonById).
-
 import { transaction, type Db } from '../../db/db.js'
 import { notFound } from '../../errors.js'
 import type { Writer } from '../../tenancy.js'

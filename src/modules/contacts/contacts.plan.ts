@@ -1,6 +1,7 @@
 // Contact writes planned in memory by the rules of POST /contacts and PUT /contacts/:id, for
 // the batch upsert's write statement (contacts.batch.sql.ts): planBatch applies a batch's
-// items in order (contacts.batch.ts), planChange one PUT (contacts.change.ts). From what the
+// items in order (contacts.batch.ts), planCreate one POST (contacts.create.ts) and planChange
+// one PUT (contacts.change.ts). From what the
 // resolve statement read (the contacts locked, with their tags and custom values, and the
 // tags, fields and users named), each gives the results and one BatchWrite.
 import { invalid, type ApiError, type ErrorDetails } from '../../errors.js'

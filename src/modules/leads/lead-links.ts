@@ -2,7 +2,7 @@
 // (case-insensitive): when the lead is created, and when such a contact is created later
 // (or takes that email); unlinked when that contact is deleted or changes its email. The
 // email rule links only leads without a contact: one linked by hand to a contact of another
-// email (linkLeadToContact, leads.service.ts) stays so.
+// email (linkLeadToContact, leads-api.service.ts) stays so.
 // A contact's create, change and delete link and unlink in their write statements
 // (contacts.repository.ts, contacts.batch.sql.ts), a create and an email change under
 // lockLeadEmail's key.

@@ -5,7 +5,7 @@
 // limited per client once the client is authenticated, and a failed client authentication is
 // charged to the caller's address, so naming an app (its client_id is public) spends nothing
 // of the app's budget. The authorization and consent pages are the web application's
-// (src/web/oauth.routes.ts).
+// (src/web/oauth/oauth.page-routes.ts).
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../../config.js'
 import { isDatabaseUnavailable } from '../../db/pg-errors.js'
