@@ -8,7 +8,7 @@ import { leadsRoutes } from './leads-api/index.js'
 import { meetTranscriptionsRoutes } from './meet-transcriptions/index.js'
 import { usersRoutes } from './users/index.js'
 import { whatsappRoutes } from './whatsapp/index.js'
-import { webhooksRoutes } from './webhooks/index.js'
+import { webhooksRoutes } from './webhooks-api/index.js'
 import { auditRoutes } from './audit/index.js'
 import { contactImportsRoutes } from './contact-imports/index.js'
 

@@ -7,6 +7,7 @@ import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import { recordSql, type Row } from '../../db/records.js'
 import type { CompanyId } from '../../tenancy.js'
 import { AUDIT_EVENT_TYPE, outboxCtes } from '../outbox/index.js'
+import { subscriptionsToProbe } from '../webhooks/index.js'
 import { AuditEvent } from './audit.schemas.js'
 
 /** A record as the API shows it. */
@@ -71,8 +72,7 @@ const insertStatement = defineQuery<{ id: number }>(
      select 1 as ord, '${AUDIT_EVENT_TYPE}'::text as type,
             ${AUDIT_RECORD.json('r')} as data
        from recorded r
-      where exists (select from webhook_subscriptions s
-                     where s.company_id = $1 and s.enabled and '${AUDIT_EVENT_TYPE}' = any (s.events))
+      where exists (${subscriptionsToProbe('$1', `'${AUDIT_EVENT_TYPE}'`, '\n                     ')})
    ), ${outboxCtes('streamed', '$1::bigint', '$2::timestamptz')}
    select id from recorded`,
 )
