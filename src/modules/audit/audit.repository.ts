@@ -7,6 +7,7 @@ import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import { recordSql, type Row } from '../../db/records.js'
 import type { CompanyId } from '../../tenancy.js'
 import { AUDIT_EVENT_TYPE, outboxCtes } from '../outbox/index.js'
+import { ALL_COMPANIES, userNameOf } from '../users/index.js'
 import { subscriptionsToProbe } from '../webhooks/index.js'
 import { AuditEvent } from './audit.schemas.js'
 
@@ -65,7 +66,7 @@ const insertStatement = defineQuery<{ id: number }>(
                  from api_tokens t join users u on u.company_id = t.company_id and u.id = t.user_id
                 where t.company_id = $1 and t.id = $5::bigint) end),
              $16::bigint,
-             (select u.name from users u where u.company_id = $1 and u.id = $16::bigint),
+             (${userNameOf('$1', '$16::bigint')}),
              $7, $8, $9, $10, $11, $12, $13, $14, $15::json)
      returning ${COLUMNS}
    ), streamed as (
@@ -232,7 +233,7 @@ const pruneStatement = defineQuery<{ deleted: number }>(
   'audit.prune',
   `with old as (
      select e.company_id, e.id
-       from companies c
+       from ${ALL_COMPANIES}
        cross join lateral (
          select company_id, id from audit_events a
           where a.company_id = c.id and a.occurred_at < $1::timestamptz
