@@ -6,6 +6,7 @@ import type { Db } from '../../db/db.js'
 import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import { recordSql, type Row } from '../../db/records.js'
 import type { CompanyId } from '../../tenancy.js'
+import { tokenLabelOf } from '../api-tokens/index.js'
 import { AUDIT_EVENT_TYPE, outboxCtes } from '../outbox/index.js'
 import { ALL_COMPANIES, userNameOf } from '../users/index.js'
 import { subscriptionsToProbe } from '../webhooks/index.js'
@@ -62,9 +63,7 @@ const insertStatement = defineQuery<{ id: number }>(
                                request_id, changes)
      values ($1, $2, $3, $4::text, $5::bigint,
              coalesce($6::text, case when $4::text = 'api_token' then (
-               select coalesce(t.label, t.prefix || '…') || ' (' || u.name || ')'
-                 from api_tokens t join users u on u.company_id = t.company_id and u.id = t.user_id
-                where t.company_id = $1 and t.id = $5::bigint) end),
+               ${tokenLabelOf('$1', '$5::bigint', '\n                ')}) end),
              $16::bigint,
              (${userNameOf('$1', '$16::bigint')}),
              $7, $8, $9, $10, $11, $12, $13, $14, $15::json)
