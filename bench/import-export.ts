@@ -24,7 +24,7 @@ import { buildApp } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
 import { systemActing } from '../src/acting.js'
 import { createToken } from '../src/modules/auth/tokens.service.js'
-import { createCompany, createUser } from '../src/modules/users/users.service.js'
+import { createCompany, createUser } from '../src/modules/users-api/users-api.service.js'
 
 const ROWS = Number(process.env.ROWS ?? 1_000_000)
 const adminUrl = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'

@@ -12,7 +12,7 @@ import { ConfigError, loadConfig, publicBaseUrl, type Config } from './config.js
 import { EmbeddedClusterError } from './db/embedded.js'
 import { seedDemoIfEmpty } from './demo/index.js'
 import { terminalLogger } from './logging.js'
-import { isFreshDatabase } from './modules/users/index.js'
+import { isFreshDatabase } from './modules/users-api/index.js'
 
 let config: Config
 try {

@@ -4,7 +4,8 @@
 // which records audits itself and so may not be imported by the audit module.
 import { Type } from 'typebox'
 import { checkRange, exportAuditEvents } from '../modules/audit/index.js'
-import { CompanyOption, requireCompany } from '../modules/users/index.js'
+import { CompanyOption } from '../modules/users/index.js'
+import { requireCompany } from '../modules/users-api/index.js'
 import { defineCommand } from './command.js'
 
 const Instant = Type.String({ format: 'date-time' })

@@ -5,8 +5,8 @@
 export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   companies: 'modules/users',
   users: 'modules/users',
-  api_tokens: 'modules/auth',
-  api_token_addresses: 'modules/auth',
+  api_tokens: 'modules/api-tokens',
+  api_token_addresses: 'modules/api-tokens',
   web_sessions: 'modules/auth',
   user_invites: 'modules/auth',
   businesses: 'modules/businesses',

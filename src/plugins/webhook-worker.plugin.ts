@@ -1,8 +1,8 @@
-// Runs the webhook delivery worker (src/modules/webhooks/delivery-worker.ts) with the app: it starts
+// Runs the webhook delivery worker (src/modules/webhooks-api/delivery-worker.ts) with the app: it starts
 // once the app is ready and stops on close, before the database closes, letting the posts
 // in flight finish (bounded). `app.webhookWorker` lets tests wake it or prune at once.
 import fp from 'fastify-plugin'
-import { DeliveryWorker, type WorkerOptions } from '../modules/webhooks/index.js'
+import { DeliveryWorker, type WorkerOptions } from '../modules/webhooks-api/index.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -1,7 +1,6 @@
 // One owner per table (src/db/owners.ts): the SQL written in a source file of src/ names only
 // tables its owner owns. A fragment composed from the owner's export (`${CONTACT_EXISTS}`)
 // is written in the owner's file, so composing it is fine; naming the table is not.
-// KNOWN lists what is still written outside its owner: it may only shrink.
 import assert from 'node:assert/strict'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -12,11 +11,6 @@ import { backends } from '../helpers/app.js'
 import { rawRows, sql } from '../helpers/sql.js'
 
 const src = fileURLToPath(new URL('../../src/', import.meta.url))
-
-/** `file → tables` still named outside their owner (to move behind the owner's exports). */
-const KNOWN: Record<string, string[]> = {
-  'modules/audit/audit.repository.ts': ['api_tokens', 'companies', 'users', 'webhook_subscriptions'],
-}
 
 /** The source without its comments (prose says "from contacts" too). */
 const code = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '').replace(/\s\/\/ .*$/gm, '')
@@ -48,7 +42,7 @@ test('every table is named in SQL only by its owner (src/db/owners.ts)', () => {
     if (foreign.length > 0) found[file] = foreign
   }
   if (process.env.PRINT_OWNERS === '1') console.log(JSON.stringify(found, null, 2))
-  assert.deepEqual(found, KNOWN, 'a module names a table of another: compose the owner\'s exported fragment or call its function (or, once moved, drop it from KNOWN)')
+  assert.deepEqual(found, {}, 'a module names a table of another: compose the owner\'s exported fragment or call its function')
 })
 
 test('every table of the migrated schema has an owner that exists', async () => {

@@ -3,7 +3,7 @@ import { sql, rawRows } from './sql.js'
 import type { Db } from '../../src/db/db.js'
 import { createToken } from '../../src/modules/auth/tokens.service.js'
 import { systemActing } from '../../src/acting.js'
-import { createCompany, createUser } from '../../src/modules/users/users.service.js'
+import { createCompany, createUser } from '../../src/modules/users-api/users-api.service.js'
 import { asCompanyId, type CompanyId } from '../../src/tenancy.js'
 import { rememberSecret } from './secrets.js'
 

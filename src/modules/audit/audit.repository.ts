@@ -6,7 +6,10 @@ import type { Db } from '../../db/db.js'
 import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import { recordSql, type Row } from '../../db/records.js'
 import type { CompanyId } from '../../tenancy.js'
+import { tokenLabelOf } from '../api-tokens/index.js'
 import { AUDIT_EVENT_TYPE, outboxCtes } from '../outbox/index.js'
+import { ALL_COMPANIES, userNameOf } from '../users/index.js'
+import { subscriptionsToProbe } from '../webhooks/index.js'
 import { AuditEvent } from './audit.schemas.js'
 
 /** A record as the API shows it. */
@@ -60,19 +63,16 @@ const insertStatement = defineQuery<{ id: number }>(
                                request_id, changes)
      values ($1, $2, $3, $4::text, $5::bigint,
              coalesce($6::text, case when $4::text = 'api_token' then (
-               select coalesce(t.label, t.prefix || '…') || ' (' || u.name || ')'
-                 from api_tokens t join users u on u.company_id = t.company_id and u.id = t.user_id
-                where t.company_id = $1 and t.id = $5::bigint) end),
+               ${tokenLabelOf('$1', '$5::bigint', '\n                ')}) end),
              $16::bigint,
-             (select u.name from users u where u.company_id = $1 and u.id = $16::bigint),
+             (${userNameOf('$1', '$16::bigint')}),
              $7, $8, $9, $10, $11, $12, $13, $14, $15::json)
      returning ${COLUMNS}
    ), streamed as (
      select 1 as ord, '${AUDIT_EVENT_TYPE}'::text as type,
             ${AUDIT_RECORD.json('r')} as data
        from recorded r
-      where exists (select from webhook_subscriptions s
-                     where s.company_id = $1 and s.enabled and '${AUDIT_EVENT_TYPE}' = any (s.events))
+      where exists (${subscriptionsToProbe('$1', `'${AUDIT_EVENT_TYPE}'`, '\n                     ')})
    ), ${outboxCtes('streamed', '$1::bigint', '$2::timestamptz')}
    select id from recorded`,
 )
@@ -232,7 +232,7 @@ const pruneStatement = defineQuery<{ deleted: number }>(
   'audit.prune',
   `with old as (
      select e.company_id, e.id
-       from companies c
+       from ${ALL_COMPANIES}
        cross join lateral (
          select company_id, id from audit_events a
           where a.company_id = c.id and a.occurred_at < $1::timestamptz

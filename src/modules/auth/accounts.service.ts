@@ -19,7 +19,7 @@ import {
   touchSessionRow,
 } from './sessions.repository.js'
 import { revokeGrantsOfUser } from '../oauth/index.js'
-import { revokeOAuthTokensOfUser } from './tokens.repository.js'
+import { revokeOAuthTokensOfUser } from '../api-tokens/index.js'
 import { hashToken } from './tokens.service.js'
 import { announceUserRevoked } from '../../revocations.js'
 

@@ -1,6 +1,6 @@
 // Admin commands of a company's users and their access: creating and listing users, roles,
 // passwords, invite links, deactivation, and api tokens (made, revoked, listed without the
-// tokens themselves). They live here, not in ../users/users.cli.ts, because a new role or a
+// tokens themselves). They live here, not in ../users-api/users-api.cli.ts, because a new role or a
 // revoked token reaches every server's token cache (tokens.service.ts), which the users
 // module may not import (auth imports users); the user commands stay together.
 import { Type } from 'typebox'
@@ -9,7 +9,8 @@ import { loadConfig, publicBaseUrl } from '../../config.js'
 import type { Db } from '../../db/db.js'
 import { ApiError } from '../../errors.js'
 import { TrueFlag } from '../../http/schemas.js'
-import { CompanyOption, TokenCreateInput, TokenRevokeInput, UserCreateInput, UserOption, UserSetRoleInput, createUser, listUsers } from '../users/index.js'
+import { CompanyOption, TokenCreateInput, TokenRevokeInput, UserCreateInput, UserOption, UserSetRoleInput } from '../users/index.js'
+import { createUser, listUsers } from '../users-api/index.js'
 import { activateUser, deactivateUser, inviteUser, setPassword, setUserRole } from './accounts.service.js'
 import { createToken, listTokensOfUser, parseScopes, revokeToken } from './tokens.service.js'
 

@@ -18,8 +18,6 @@ export { authCommands } from './auth.cli.js'
 export { LastUsedTracker } from './last-used.js'
 export { PASSWORD_MAX_LENGTH } from './passwords.js'
 export { TokenCache } from './token-cache.js'
-export { findAccessToken, insertAccessToken, revokeAccessToken, revokeGrantTokens } from './tokens.repository.js'
-export type { CompanyTokenRecord, ListedTokenRecord } from './tokens.repository.js'
 export {
   createOwnToken,
   createToken,

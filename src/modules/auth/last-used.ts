@@ -10,7 +10,7 @@ import { transaction, type Db } from '../../db/db.js'
 import { asCompanyId } from '../../tenancy.js'
 import type { Origin } from '../../acting.js'
 import { recordAudit } from '../audit/index.js'
-import { recordTokenUses } from './tokens.repository.js'
+import { recordTokenUses } from '../api-tokens/index.js'
 
 export const LAST_USED_FLUSH_MS = 60_000
 /** Addresses noted per token between two flushes at most (the first ones are kept). */

@@ -23,7 +23,7 @@ import {
   revokeTokenOf,
   type ListedTokenRecord,
   type TokenRow,
-} from './tokens.repository.js'
+} from '../api-tokens/index.js'
 
 export const TOKEN_PREFIX = 'eng_'
 export const LABEL_MAX_LENGTH = 255

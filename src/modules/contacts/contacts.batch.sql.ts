@@ -285,7 +285,8 @@ const deletePairs = (table: string, alias: string, column: string, pairs: { cont
 // be share-locked (sharedReferencesCtes; the InitPlans in their WHERE) so that the hot rows are
 // locked last, in (list, key) order, in the connection's slot (src/db/counters.ts); then the
 // webhook events (outbox.ts), and the answer's contact ($25) as JSON text. Foreign keys are
-// checked at the end of the statement, when every row is there.
+// checked at the end of the statement, when every row is there. `changing` keeps the parts
+// that change, remove or unlink, or puts a select of nothing in their place (createStatement).
 const writeSql = (changing: (write: string, nothing: string) => string) =>
   `with ${sharedReferencesCtes('$8::bigint[]', '$12::bigint[]')}, business_named as (
      select distinct on (lower(b.name)) b.name from unnest($4::text[]) with ordinality as b(name, ord)
@@ -345,13 +346,13 @@ const writeSql = (changing: (write: string, nothing: string) => string) =>
       where c.company_id = $1 and c.id = x.id
      returning c.id`, `select x.id from json_to_recordset($6::json) as x(id bigint) where false`)}
    ), untagged as (
-     ${changing(`${deletePairs('contact_tags', 'ct', 'tag_id', { contacts: '$9', keys: '$10', name: 'tag_id' })}`, `select 1 from unnest($9::bigint[], $10::bigint[]) where false`)}
+     ${changing(deletePairs('contact_tags', 'ct', 'tag_id', { contacts: '$9', keys: '$10', name: 'tag_id' }), `select 1 from unnest($9::bigint[], $10::bigint[]) where false`)}
    ), tagged as (
      insert into contact_tags (company_id, contact_id, tag_id, created_at)
      select $1, x.contact_id, x.tag_id, $2 from unnest($7::bigint[], $8::bigint[]) as x(contact_id, tag_id)
      returning 1
    ), cleared as (
-     ${changing(`${deletePairs('contact_custom_values', 'v', 'custom_field_id', { contacts: '$14', keys: '$15', name: 'field_id' })}`, `select 1 from unnest($14::bigint[], $15::bigint[]) where false`)}
+     ${changing(deletePairs('contact_custom_values', 'v', 'custom_field_id', { contacts: '$14', keys: '$15', name: 'field_id' }), `select 1 from unnest($14::bigint[], $15::bigint[]) where false`)}
    ), valued as (
      insert into contact_custom_values (company_id, contact_id, custom_field_id, value, created_at, updated_at)
      select $1, x.contact_id, x.field_id, x.value, $2, $2

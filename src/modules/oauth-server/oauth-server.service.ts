@@ -8,7 +8,7 @@ import { invalid, notFound } from '../../errors.js'
 import { asCompanyId, type Caller, type CompanyId } from '../../tenancy.js'
 import { forGrantOf, type Acting } from '../../acting.js'
 import { recordAudit } from '../audit/index.js'
-import { findAccessToken, insertAccessToken, revokeAccessToken, revokeGrantTokens } from '../auth/index.js'
+import { findAccessToken, insertAccessToken, revokeAccessToken, revokeGrantTokens } from '../api-tokens/index.js'
 import { isScope, normalizeScopes, SCOPES, type Scope } from '../../scopes.js'
 import { announceGrantRevoked, announceRevoked } from '../../revocations.js'
 import {

@@ -191,3 +191,9 @@ export const selectUsers = (columns: string) => `select ${columns} from users`
 
 /** The update of one user by primary key (`company`, `user`: SQL expressions); a returning clause may follow. */
 export const updateUserSet = (sets: string, company: string, user: string) => `update users set ${sets} where company_id = ${company} and id = ${user}`
+
+/** Every company as `companies c`, after `from`: a walk company by company (the audit retention's). */
+export const ALL_COMPANIES = 'companies c'
+
+/** A subquery's body: the name of user `user` of company `company` (SQL expressions), by primary key. */
+export const userNameOf = (company: string, user: string) => `select u.name from users u where u.company_id = ${company} and u.id = ${user}`

@@ -1,4 +1,4 @@
-// The delivery worker's statements (src/modules/webhooks/delivery-worker.ts). The worker serves every
+// The delivery worker's statements (src/modules/webhooks-api/delivery-worker.ts). The worker serves every
 // company at once, so these are the only statements here that do not take the caller's
 // company: they pick due deliveries wherever they are, by the partial index on pending ones.
 import { columns } from '../../db/columns.js'

@@ -376,3 +376,12 @@ const eventByIdStatement = defineQuery<EventRow>(
 export function findEvent(db: Db, companyId: CompanyId, id: number): Promise<EventRow | undefined> {
   return runOne(db, eventByIdStatement, [companyId, id])
 }
+
+/**
+ * An `exists` probe's body: the enabled subscriptions of company `company` to event type
+ * `type` (SQL expressions), read by the primary key's company_id (a company has a handful).
+ * `br` separates the two clauses (a line break and indentation in the borrower's layout).
+ * The audit insert composes it: an `audit_event.created` event is written only while one exists.
+ */
+export const subscriptionsToProbe = (company: string, type: string, br = ' ') =>
+  `select from webhook_subscriptions s${br}where s.company_id = ${company} and s.enabled and ${type} = any (s.events)`

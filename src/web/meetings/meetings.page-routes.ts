@@ -16,7 +16,7 @@ import {
 } from '../../modules/meet-transcriptions/index.js'
 import type { Task } from '../../modules/tasks/index.js'
 import { getTask, tasksPage } from '../../modules/tasks-api/index.js'
-import { listUsers } from '../../modules/users/index.js'
+import { listUsers } from '../../modules/users-api/index.js'
 import type { Caller, CompanyId } from '../../tenancy.js'
 import { readForm, refusalsOf, type FormState } from '../frame/form.js'
 import { sendHtml } from '../frame/frame.js'

@@ -1,6 +1,7 @@
 // Settings → Integrations (the user's api tokens, the company's webhooks) and Settings →
 // Company tokens: their pages, confirmations and one-time messages.
-import type { Account, CompanyTokenRecord, ListedTokenRecord } from '../../modules/auth/index.js'
+import type { Account } from '../../modules/auth/index.js'
+import type { CompanyTokenRecord, ListedTokenRecord } from '../../modules/api-tokens/index.js'
 import { SCOPE_DESCRIPTIONS, SCOPES, type Scope } from '../../scopes.js'
 import { EVENT_TYPES } from '../../modules/outbox/index.js'
 import type { SubscriptionRow, SubscriptionOverview } from '../../modules/webhooks/index.js'

@@ -22,8 +22,8 @@ import {
   type TokenChoice,
 } from '../../modules/auth/index.js'
 import { isScope } from '../../scopes.js'
+import { MAX_URL_LENGTH } from '../../modules/webhooks/index.js'
 import {
-  MAX_URL_LENGTH,
   changeSubscription,
   createSubscription,
   removeSubscription,
@@ -31,7 +31,7 @@ import {
   subscriptionOf,
   subscriptionsOverviewOf,
   type WebhookSettings,
-} from '../../modules/webhooks/index.js'
+} from '../../modules/webhooks-api/index.js'
 import { listAuthorisedApps } from '../../modules/oauth-server/index.js'
 import { sendHtml } from '../frame/frame.js'
 import { formRoute, pageRoute, pathId, signedIn, webCaller, type PageGroupOptions, type SignedIn } from '../frame/guard.js'

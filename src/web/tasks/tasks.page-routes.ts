@@ -7,7 +7,7 @@ import { contactLabels, type ContactLabelRecord } from '../../modules/contacts/i
 import { flowsPage } from '../../modules/flows-api/index.js'
 import { addDays, dayIn, type Task, type TasksListQuery } from '../../modules/tasks/index.js'
 import { completeTask, createTask, tasksPage as listTasks } from '../../modules/tasks-api/index.js'
-import { listUsers } from '../../modules/users/index.js'
+import { listUsers } from '../../modules/users-api/index.js'
 import type { Account } from '../../modules/auth/index.js'
 import { freshForm, readForm, refusalsOf, typedValues, type FormState } from '../frame/form.js'
 import { sendHtml, type Named } from '../frame/frame.js'

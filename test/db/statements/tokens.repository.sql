@@ -1,4 +1,4 @@
--- Statements of src/modules/auth/tokens.repository.ts, as run (test/db/statements.test.ts writes this file).
+-- Statements of src/modules/api-tokens/tokens.repository.ts, as run (test/db/statements.test.ts writes this file).
 
 -- auth.callerByTokenHash
 select t.id as token_id, t.user_id, t.company_id, c.timezone, u.role, t.scopes, t.expires_at,

@@ -12,13 +12,26 @@ import { transaction, type Db } from '../../db/db.js'
 import { asCompanyId } from '../../tenancy.js'
 import { SYSTEM_CONTEXT } from '../../acting.js'
 import { recordAudit } from '../audit/index.js'
-import { DELIVERY_TIMEOUT_MS, defaultSchedule, deliveryHeaders, nextAttempt, payload, post, webhookId, type Schedule } from './delivery.js'
-import { decryptSecret } from './secrets.js'
-import { publishEvents } from './publish.js'
+import {
+  claimDeliveries,
+  type ClaimedDelivery,
+  decryptSecret,
+  defaultSchedule,
+  DELIVERY_TIMEOUT_MS,
+  deliveryHeaders,
+  nextAttempt,
+  type Outcome,
+  payload,
+  post,
+  pruneEvents,
+  publishEvents,
+  recordOutcomes,
+  type Schedule,
+  webhookId,
+} from '../webhooks/index.js'
 import { webhookDeliveries } from '../../metrics/shared.js'
 import { Pause } from '../../pause.js'
 import { traced } from '../../tracing.js'
-import { claimDeliveries, pruneEvents, recordOutcomes, type ClaimedDelivery, type Outcome } from './webhooks.delivery.repository.js'
 
 /** Events published (numbered and fanned out into deliveries) per loop turn (one statement). */
 const PUBLISH_BATCH = 500

@@ -5,9 +5,10 @@ import { rethrowTaken } from '../../http/unique-violations.js'
 import { asCompanyId, type Caller, type CompanyId, type TokenAccess } from '../../tenancy.js'
 import type { Acting } from '../../acting.js'
 import { changesOf, recordAudit } from '../audit/index.js'
-import type { CompanyCreateInput, CompanySetTimezoneInput, UserCreateInput } from './users.schemas.js'
 import {
   allCompanies,
+  type CompanyCreateInput,
+  type CompanySetTimezoneInput,
   allUsersOf,
   findAuthorizationJson,
   findCompany,
@@ -17,8 +18,9 @@ import {
   insertUser,
   lockCompany,
   updateCompanyTimezone,
+  type UserCreateInput,
   usersPageJson,
-} from './users.repository.js'
+} from '../users/index.js'
 
 /** A company's zone must be one the runtime knows (IANA, Area/City): a 422 otherwise. */
 function checkTimeZone(zone: string): void {

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { sendJsonText } from '../../http/json-text.js'
 import { sendListPage } from '../../http/pagination.js'
-import { authorization, usersPage } from './users.service.js'
+import { authorization, usersPage } from './users-api.service.js'
 import { operation, tagRoutes } from '../../http/routes.js'
 import { Ref } from '../../http/schemas.js'
-import { AuthorizeResponse, UsersListQuery, UsersPage } from './users.schemas.js'
-import texts from './users.operations.json' with { type: 'json' }
+import { AuthorizeResponse, UsersListQuery, UsersPage } from '../users/index.js'
+import texts from './users-api.operations.json' with { type: 'json' }
 
 const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
   tagRoutes(app, 'users')

@@ -313,3 +313,12 @@ const revokeAccessRow = defineQuery<{ id: number }>(
 export async function revokeAccessToken(db: Db, companyId: CompanyId, id: number, at: Date) {
   return runOne(db, revokeAccessRow, [companyId, id, at])
 }
+
+/**
+ * A subquery's body: the label of api token `token` of company `company` (SQL expressions),
+ * its label (else its first characters) and its user's name, by primary keys. `br` starts
+ * each of its next two lines (a line break and the borrower's indentation; `from` one space
+ * further in). The audit insert composes it: a request's token lookup carries neither.
+ */
+export const tokenLabelOf = (company: string, token: string, br: string) =>
+  `select coalesce(t.label, t.prefix || '…') || ' (' || u.name || ')'${br} from api_tokens t join ${userOfRow('t')}${br}where t.company_id = ${company} and t.id = ${token}`

@@ -1,8 +1,8 @@
 // Admin commands of companies; a company's users and their tokens are auth's (../auth/auth.cli.ts).
 import { Type } from 'typebox'
 import { defineCommand } from '../../cli/command.js'
-import { CompanyCreateInput, CompanySetTimezoneInput } from './users.schemas.js'
-import { createCompany, listCompanies, setCompanyTimezone } from './users.service.js'
+import { CompanyCreateInput, CompanySetTimezoneInput } from '../users/index.js'
+import { createCompany, listCompanies, setCompanyTimezone } from './users-api.service.js'
 
 export const usersCommands = [
   defineCommand({ name: 'company create', summary: 'Create a company (a tenant)', input: CompanyCreateInput, run: createCompany }),

@@ -8,29 +8,35 @@ import { readPage, type PageRequest } from '../../http/pagination.js'
 import type { Caller } from '../../tenancy.js'
 import type { Acting } from '../../acting.js'
 import { changesOf, checkAuditReader, readsAudit, recordAudit, type AuditReader } from '../audit/index.js'
-import { ForbiddenDestinationError, resolveDestination, urlProblem } from './destination.js'
-import { AUDIT_EVENT_TYPE, EVENT_TYPES } from '../outbox/index.js'
-import { publishCompanyEvents } from './publish.js'
-import { encryptSecret, newSigningSecret } from './secrets.js'
 import {
+  type CreateWebhookBody,
   deleteSubscription,
   deliveriesPage,
+  type DeliveryRow,
+  encryptSecret,
   eventsPage,
+  type EventsQuery,
   findDelivery,
   findEvent,
   findSubscription,
+  ForbiddenDestinationError,
   insertPing,
   insertSubscription,
   lockCompanySubscriptions,
+  MAX_SUBSCRIPTIONS,
+  newSigningSecret,
+  publishCompanyEvents,
+  resolveDestination,
   retryDelivery,
-  writeSubscriptionSecret,
+  type SubscriptionRow,
   subscriptionsOverview,
   subscriptionsPage,
   updateSubscription,
-  type DeliveryRow,
-  type SubscriptionRow,
-} from './webhooks.repository.js'
-import { MAX_SUBSCRIPTIONS, type CreateWebhookBody, type EventsQuery, type UpdateWebhookBody } from './webhooks.schemas.js'
+  type UpdateWebhookBody,
+  urlProblem,
+  writeSubscriptionSecret,
+} from '../webhooks/index.js'
+import { AUDIT_EVENT_TYPE, EVENT_TYPES } from '../outbox/index.js'
 
 /** What the rules need from the app: the key secrets are encrypted with, and whether private destinations are allowed. */
 export interface WebhookSettings {

@@ -18,7 +18,7 @@ import {
   WebhookSubscription,
   WebhookSubscriptionsPage,
   WebhookSubscriptionWithSecret,
-} from './webhooks.schemas.js'
+} from '../webhooks/index.js'
 import {
   changeSubscription,
   createSubscription,
@@ -33,8 +33,8 @@ import {
   subscriptionOf,
   subscriptionsOf,
   type WebhookSettings,
-} from './webhooks.service.js'
-import operationTexts from './webhooks.operations.json' with { type: 'json' }
+} from './webhooks-api.service.js'
+import operationTexts from './webhooks-api.operations.json' with { type: 'json' }
 
 const texts = textsWith(operationTexts, { MAX_SUBSCRIPTIONS })
 const NO_WEBHOOK = 'No webhook subscription with this id in your company'
