@@ -137,7 +137,7 @@ const FILTERS: Record<string, string> = {
  * combination of filters (no match among a million) cannot make it read them all. Rows
  * come back in order with `hit` (they pass every filter) and `n` (their place in the scan);
  * the $12-th row comes back even when it is no hit, to say where the scan stopped (the next
- * page starts after it). EXPLAIN at 1 M rows of one company: docs/performance.md, "Audit log".
+ * page starts after it). EXPLAIN at 1 M rows of one company: docs/performance.md, "Audit log at a million records".
  */
 function pageStatement(name: AuditDriver, index: string, driving: string[], extra = '') {
   const checks = Object.entries(FILTERS)
