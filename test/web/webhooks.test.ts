@@ -90,7 +90,8 @@ describe('webhooks on Settings → Integrations, in Chromium', { skip: withoutCh
     assert.match(secret, /^whsec_[A-Za-z0-9+/]{43}=$/)
     const copy = page.locator('button[data-copy="new-webhook-secret"]')
     await copy.click()
-    await page.waitForFunction(`document.querySelector('button[data-copy="new-webhook-secret"]').textContent === 'Copied'`)
+    // A locator waits in Playwright's own world: a string predicate polled in the page is eval, which the CSP refuses.
+    await page.locator('button[data-copy="new-webhook-secret"]', { hasText: /^Copied$/ }).waitFor()
     assert.equal(await page.evaluate('navigator.clipboard.readText()'), secret)
 
     const [row] = await rows()
