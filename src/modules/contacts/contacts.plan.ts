@@ -52,14 +52,16 @@ interface State {
   stored: { tagIds: Set<number>; values: Map<number, string> }
 }
 
-const valueList = (values: State['values']) =>
-  [...values.entries()].sort((a, b) => a[0] - b[0]).map(([, v]) => ({ field: v.field, value: v.value }))
+/** The values by field id, ascending (the order a contact shows them in). */
+const byFieldId = (values: State['values']) => [...values.entries()].sort((a, b) => a[0] - b[0])
+
+const valueList = (values: State['values']) => byFieldId(values).map(([, v]) => ({ field: v.field, value: v.value }))
 
 /** The contact as the state holds it, for the write statement to write its API shape. */
 const snapshot = (state: State): ContactSnapshot => ({
   row: state.row,
   tag_ids: state.tags.map((tag) => tag.id),
-  values: [...state.values.entries()].sort((a, b) => a[0] - b[0]).map(([id, v]) => ({ field_id: id, value: v.value })),
+  values: byFieldId(state.values).map(([id, v]) => ({ field_id: id, value: v.value })),
 })
 
 /** The row as the write takes it, with the business to find or create (the other keys of the row are ignored). */
