@@ -29,7 +29,7 @@ import { invalid } from '../errors.js'
 import type { SecretKeys } from '../secret-key.js'
 import type { Caller, CompanyId } from '../tenancy.js'
 import { instantOf } from './dates.js'
-import { JSON_TYPE } from './json-text.js'
+import { JSON_TYPE, sendJsonText } from './json-text.js'
 import { DEFAULT_PER_PAGE, linkParts, sendListPage, type ListPage } from './pagination.js'
 import { Ref } from './schemas.js'
 import { requireGiven } from './validation.js'
@@ -251,16 +251,18 @@ function walkRequest<Q extends SyncQuery>(
   return after && { key, now: caller.now, after, perPage: query.per_page }
 }
 
+/** What a page of a walk answers: its records, or their JSON array as text (walkJsonPage), and where the walk stands. */
+export type WalkPage = { data: unknown[]; meta: SyncMetaBody } | { json: string; meta: SyncMetaBody }
+
 /**
- * One page of a walk: `read` runs the list's walk statement on the window (rows carry
- * `sync_at`, their updated_at to the microsecond), `toItem` makes a row its API shape.
+ * The rows of one page of a walk and where the walk stands after them: `read` runs the list's
+ * walk statement on the window (rows carry `sync_at`, their updated_at to the microsecond).
  */
-export async function walkPage<Row extends { sync_at: string; id: number }, Item>(
+async function walkRows<Row extends { sync_at: string; id: number }>(
   db: Db,
   walk: WalkRequest & { resource: SyncResource; companyId: CompanyId },
   read: (window: WalkWindow) => Promise<Row[]>,
-  toItem: (row: Row) => Item,
-): Promise<{ data: Item[]; meta: SyncMetaBody }> {
+): Promise<{ page: Row[]; meta: SyncMetaBody }> {
   const perPage = walk.perPage ?? DEFAULT_PER_PAGE
   const mark = await highWaterMark(db)
   const clockMark = new Date(walk.now.getTime() - options.marginMs)
@@ -269,13 +271,34 @@ export async function walkPage<Row extends { sync_at: string; id: number }, Item
   const last = page.at(-1)
   const position = last ? { at: last.sync_at, id: last.id } : walk.after
   return {
-    data: page.map(toItem),
+    page,
     meta: {
       per_page: perPage,
       has_more: rows.length > perPage,
       next_cursor: encodeCursor(walk.key, walk.resource, walk.companyId, position),
     },
   }
+}
+
+/** One page of a walk (walkRows), each row made its API shape by `toItem`. */
+export async function walkPage<Row extends { sync_at: string; id: number }, Item>(
+  db: Db,
+  walk: WalkRequest & { resource: SyncResource; companyId: CompanyId },
+  read: (window: WalkWindow) => Promise<Row[]>,
+  toItem: (row: Row) => Item,
+): Promise<{ data: Item[]; meta: SyncMetaBody }> {
+  const { page, meta } = await walkRows(db, walk, read)
+  return { data: page.map(toItem), meta }
+}
+
+/** One page of a walk (walkRows) whose statement writes each record as JSON text (`json`): sent as it is. */
+export async function walkJsonPage(
+  db: Db,
+  walk: WalkRequest & { resource: SyncResource; companyId: CompanyId },
+  read: (window: WalkWindow) => Promise<{ sync_at: string; id: number; json: string }[]>,
+): Promise<{ json: string; meta: SyncMetaBody }> {
+  const { page, meta } = await walkRows(db, walk, read)
+  return { json: `[${page.map((row) => row.json).join(',')}]`, meta }
 }
 
 /** Drops the walk's own column from a row. */
@@ -287,15 +310,16 @@ export function withoutSyncAt<Row extends { sync_at: string }>(row: Row): Omit<R
 /**
  * Sends a page of a walk, with a `Link` header (rel `next`) when more is ready now: the
  * request's parameters but `page`, `updated_since` and `api_token`, with the new cursor.
- * The rows are already in their API shapes, so plain JSON.stringify writes them (the
- * route's response schema, a union of the list's two shapes, would validate every record
- * to pick one).
+ * The records are already JSON text or in their API shapes, which plain JSON.stringify
+ * writes (the route's response schema, a union of the list's two shapes, would validate
+ * every record to pick one).
  */
-export function sendWalkPage(request: FastifyRequest, reply: FastifyReply, body: { data: unknown[]; meta: SyncMetaBody }) {
+export function sendWalkPage(request: FastifyRequest, reply: FastifyReply, body: WalkPage) {
   if (body.meta.has_more) {
     const { path, kept } = linkParts(request.url, DROPPED)
     reply.header('link', `<${path}?${[`cursor=${encodeURIComponent(body.meta.next_cursor)}`, ...kept].join('&')}>; rel="next"`)
   }
+  if ('json' in body) return sendJsonText(reply, `{"data":${body.json},"meta":${JSON.stringify(body.meta)}}`)
   return reply.type(JSON_TYPE).serializer(JSON.stringify).send(body)
 }
 
@@ -319,7 +343,7 @@ export interface WalkingList<Q, K extends keyof Q & string, One> {
    * serializer would validate every record to pick one.
    */
   pageSchema: TSchema
-  walk: (db: Db, caller: Caller, walk: WalkRequest) => Promise<{ data: unknown[]; meta: SyncMetaBody }>
+  walk: (db: Db, caller: Caller, walk: WalkRequest) => Promise<WalkPage>
   /** With `id` in the query: that one record (before the page's needs are checked). */
   one?: (db: Db, caller: Caller, id: number) => Promise<One>
   page: (db: Db, caller: Caller, query: Q & { [P in K]-?: NonNullable<Q[P]> }) => Promise<ListPage>

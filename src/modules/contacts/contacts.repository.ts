@@ -1,7 +1,7 @@
 import { columns } from '../../db/columns.js'
 import type { Db } from '../../db/db.js'
 import { addToCounters, COUNTER_ROWS, counterTotal, WRITER_SLOT } from '../../db/counters.js'
-import { isoInstant, jsonArrayOf } from '../../db/json-sql.js'
+import { isoInstant, jsonArrayOf, jsonObjectOf } from '../../db/json-sql.js'
 import { COMPANY } from '../../db/company.js'
 import { childPageReader, limitOffset, pageIds, pageIdsArray, pageParams, rowsByIds, unwrapPage, withinTotal, type Page, type PagePlaceholders, type PageRow, type PageSlice } from '../../db/paging.js'
 import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
@@ -257,14 +257,11 @@ const candidateCtes = (ofUser: boolean, trigram: boolean, test: string) => `${sc
 
 const SEARCH_PAGE = pageParams(3, 4)
 
-/** The page's records: `page.ids` by primary key, in id order, each row with the total (a row of nulls past the end). */
-const SEARCH_RECORDS = `select page.total, p.*
-       from page
-       left join lateral (
-         select ${CONTACT_RECORD}
-           from ${rowsByIds('contacts', 'c', COMPANY, 'page.ids')}
-          order by c.id
-       ) p on true`
+/** The page's total, and its records (`page.ids` by primary key) as the JSON text of their API shape in id order, as a list page writes them. */
+const SEARCH_RECORDS = `select page.total,
+            coalesce((select ${jsonArrayOf(CONTACT.jsonColumns('c'), 'c.id')}::text
+                        from ${rowsByIds('contacts', 'c', COMPANY, 'page.ids')}), '[]') as data
+       from page`
 
 // A page of a search with its exact total, in one statement: every part an InitPlan or a
 // MATERIALIZED CTE, run at most once whatever the planner believes, so no per-row loop
@@ -280,7 +277,7 @@ const searchStatement = (name: string, ofUser: boolean, trigram: boolean, term: 
             else ${passOrIndexCount(ofUser, test)}
        end`
     : passOrIndexCount(ofUser, test)
-  return defineQuery<PageRow<ContactRecord>>(
+  return defineQuery<JsonPage>(
     name,
     `with ${candidateCtes(ofUser, trigram, test)} total as materialized (
        select coalesce((select n from known), ${count}) as n
@@ -378,7 +375,7 @@ const GRAM_SCOPES = {
   },
 } satisfies Record<string, GramScope>
 
-const gramSearchStatement = (name: string, scope: GramScope) => defineQuery<PageRow<ContactRecord>>(
+const gramSearchStatement = (name: string, scope: GramScope) => defineQuery<JsonPage>(
   name,
   `with term as materialized (
        select t.lowered, '%' || ${likeLiteral('t.lowered')} || '%' as pattern,
@@ -474,21 +471,28 @@ export function searchFor(companyId: CompanyId, term: string, filters: ContactFi
   return userId === undefined ? { query: shape.all, params: withFilters } : { query: shape.ofUser, params: [...withFilters, userId] }
 }
 
-/** A page of the live contacts that pass `filters` and match `term`, and their total. */
-export async function searchContacts(db: Db, companyId: CompanyId, term: string, filters: ContactFilters, page: PageSlice): Promise<Page<ContactRecord>> {
+/** A page of the live contacts that pass `filters` and match `term`, as a JSON array (text), and their total. */
+export async function searchContacts(db: Db, companyId: CompanyId, term: string, filters: ContactFilters, page: PageSlice): Promise<JsonPage> {
   const { query, params } = searchFor(companyId, term, filters, page)
-  return unwrapPage(await run(db, query, params))
+  return runSingle(db, query, params)
 }
 
-/** A row of a walk: a live contact, or a deleted one (whose other columns the caller drops). */
-export type ContactWalkRow = ContactRecord & { sync_at: string; deleted_at: Date | null }
+/** A row of a walk: the JSON text of a live contact's API shape, or of a deleted one's tombstone. */
+export interface ContactWalkRow {
+  sync_at: string
+  id: number
+  json: string
+}
 
 // A page of an updated_since walk (src/http/sync.ts has the parameters): the contacts after
 // the position up to the high-water marks, deleted ones too, from contacts_company_updated_idx
 // (company_id, updated_at, id) alone: an index range read in order that stops after $6 rows.
 const contactsWalk = defineQuery<ContactWalkRow>(
   'contacts.walk',
-  `select ${syncAt('c.updated_at')} as sync_at, c.deleted_at, ${CONTACT_RECORD}
+  `select ${syncAt('c.updated_at')} as sync_at, c.id,
+          case when c.deleted_at is null then ${contactJson('c')}
+               else ${jsonObjectOf(`c.id, true as deleted, ${isoInstant('c.deleted_at')} as deleted_at`)}
+          end::text as json
      from contacts c
     ${walkRows('c')}`,
   { replica: true },

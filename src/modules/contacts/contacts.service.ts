@@ -4,7 +4,7 @@ import { foreignKeyViolation, uniqueViolation } from '../../db/pg-errors.js'
 import { ApiError, invalid, notFound, type ErrorDetails } from '../../errors.js'
 import { DateParam } from '../../http/schemas.js'
 import { pageWindow, readPage, type ListPage, type PageRequest } from '../../http/pagination.js'
-import { walkPage, type WalkRequest } from '../../http/sync.js'
+import { walkJsonPage, type WalkRequest } from '../../http/sync.js'
 import { validate } from '../../http/validation.js'
 import type { Caller, CompanyId } from '../../tenancy.js'
 import {
@@ -12,7 +12,6 @@ import {
   contactsPageJson,
   contactsWalkPage,
   deleteLockedContact,
-  type ContactWalkRow,
   findContactBusiness,
   findContactJson,
   findContactReferences,
@@ -223,24 +222,16 @@ export async function contactsPage(db: Db, caller: Caller, query: ContactsListQu
   const window = pageWindow(query)
   const filters = filtersOf(query)
   const search = query.search_term === '' ? undefined : query.search_term
-  if (search !== undefined) {
-    const { total, rows } = await searchSlots.run(() => searchContacts(db, companyId, search, filters, window))
-    return { window, total, data: rows }
-  }
-  const { total, data } = await contactsPageJson(db, companyId, filters, window)
+  const { total, data } = search === undefined
+    ? await contactsPageJson(db, companyId, filters, window)
+    : await searchSlots.run(() => searchContacts(db, companyId, search, filters, window))
   return { window, total, json: data }
-}
-
-const toWalkItem = (row: ContactWalkRow) => {
-  if (row.deleted_at !== null) return { id: row.id, deleted: true as const, deleted_at: row.deleted_at }
-  const { sync_at: _, deleted_at: __, ...contact } = row
-  return contact
 }
 
 /** A page of an updated_since walk of the contacts (src/http/sync.ts): deleted ones as tombstones. */
 export function contactsWalk(db: Db, caller: Caller, walk: WalkRequest) {
-  return walkPage(db, { ...walk, resource: 'contacts', companyId: caller.companyId }, (window) =>
-    contactsWalkPage(db, caller.companyId, window), toWalkItem)
+  return walkJsonPage(db, { ...walk, resource: 'contacts', companyId: caller.companyId }, (window) =>
+    contactsWalkPage(db, caller.companyId, window))
 }
 
 /** Hides the contact (history kept, email free again) and unlinks its leads. */

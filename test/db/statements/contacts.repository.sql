@@ -149,14 +149,11 @@ with scope as materialized (
        end as ids
     from total
 )
-select page.total, p.*
-  from page
-  left join lateral (
-    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, c.tags_json as tags, c.custom_fields_json as custom_fields, c.created_at, c.updated_at
-      from unnest(page.ids) as page_ids(page_id)
-     cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c
-     order by c.id
-  ) p on true;
+select page.total,
+       coalesce((select array_to_json(array_agg((select j from (select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, c.tags_json as tags, c.custom_fields_json as custom_fields, to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(c.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j) order by c.id))::text
+                   from unnest(page.ids) as page_ids(page_id)
+     cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c), '[]') as data
+  from page;
 
 -- contacts.searchFields (replica: src/db/replica.ts)
 with scope as materialized (
@@ -212,14 +209,11 @@ with scope as materialized (
        end as ids
     from total
 )
-select page.total, p.*
-  from page
-  left join lateral (
-    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, c.tags_json as tags, c.custom_fields_json as custom_fields, c.created_at, c.updated_at
-      from unnest(page.ids) as page_ids(page_id)
-     cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c
-     order by c.id
-  ) p on true;
+select page.total,
+       coalesce((select array_to_json(array_agg((select j from (select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, c.tags_json as tags, c.custom_fields_json as custom_fields, to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(c.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j) order by c.id))::text
+                   from unnest(page.ids) as page_ids(page_id)
+     cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c), '[]') as data
+  from page;
 
 -- contacts.searchFieldsOfUser (replica: src/db/replica.ts)
 with scope as materialized (
@@ -275,14 +269,11 @@ with scope as materialized (
        end as ids
     from total
 )
-select page.total, p.*
-  from page
-  left join lateral (
-    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, c.tags_json as tags, c.custom_fields_json as custom_fields, c.created_at, c.updated_at
-      from unnest(page.ids) as page_ids(page_id)
-     cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c
-     order by c.id
-  ) p on true;
+select page.total,
+       coalesce((select array_to_json(array_agg((select j from (select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, c.tags_json as tags, c.custom_fields_json as custom_fields, to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(c.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j) order by c.id))::text
+                   from unnest(page.ids) as page_ids(page_id)
+     cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c), '[]') as data
+  from page;
 
 -- contacts.searchOfUser (replica: src/db/replica.ts)
 with scope as materialized (
@@ -330,14 +321,11 @@ with scope as materialized (
        end as ids
     from total
 )
-select page.total, p.*
-  from page
-  left join lateral (
-    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, c.tags_json as tags, c.custom_fields_json as custom_fields, c.created_at, c.updated_at
-      from unnest(page.ids) as page_ids(page_id)
-     cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c
-     order by c.id
-  ) p on true;
+select page.total,
+       coalesce((select array_to_json(array_agg((select j from (select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, c.tags_json as tags, c.custom_fields_json as custom_fields, to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(c.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j) order by c.id))::text
+                   from unnest(page.ids) as page_ids(page_id)
+     cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c), '[]') as data
+  from page;
 
 -- contacts.searchShort (replica: src/db/replica.ts)
 with scope as materialized (
@@ -381,14 +369,11 @@ with scope as materialized (
        end as ids
     from total
 )
-select page.total, p.*
-  from page
-  left join lateral (
-    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, c.tags_json as tags, c.custom_fields_json as custom_fields, c.created_at, c.updated_at
-      from unnest(page.ids) as page_ids(page_id)
-     cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c
-     order by c.id
-  ) p on true;
+select page.total,
+       coalesce((select array_to_json(array_agg((select j from (select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, c.tags_json as tags, c.custom_fields_json as custom_fields, to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(c.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j) order by c.id))::text
+                   from unnest(page.ids) as page_ids(page_id)
+     cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c), '[]') as data
+  from page;
 
 -- contacts.searchShortOfUser (replica: src/db/replica.ts)
 with scope as materialized (
@@ -432,14 +417,11 @@ with scope as materialized (
        end as ids
     from total
 )
-select page.total, p.*
-  from page
-  left join lateral (
-    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, c.tags_json as tags, c.custom_fields_json as custom_fields, c.created_at, c.updated_at
-      from unnest(page.ids) as page_ids(page_id)
-     cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c
-     order by c.id
-  ) p on true;
+select page.total,
+       coalesce((select array_to_json(array_agg((select j from (select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, c.tags_json as tags, c.custom_fields_json as custom_fields, to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(c.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j) order by c.id))::text
+                   from unnest(page.ids) as page_ids(page_id)
+     cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c), '[]') as data
+  from page;
 
 -- contacts.searchGram (replica: src/db/replica.ts)
 with term as materialized (
@@ -506,14 +488,11 @@ with term as materialized (
        end as ids
     from total
 )
-select page.total, p.*
-  from page
-  left join lateral (
-    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, c.tags_json as tags, c.custom_fields_json as custom_fields, c.created_at, c.updated_at
-      from unnest(page.ids) as page_ids(page_id)
-     cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c
-     order by c.id
-  ) p on true;
+select page.total,
+       coalesce((select array_to_json(array_agg((select j from (select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, c.tags_json as tags, c.custom_fields_json as custom_fields, to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(c.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j) order by c.id))::text
+                   from unnest(page.ids) as page_ids(page_id)
+     cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c), '[]') as data
+  from page;
 
 -- contacts.searchGramAtStage (replica: src/db/replica.ts)
 with term as materialized (
@@ -580,14 +559,11 @@ with term as materialized (
        end as ids
     from total
 )
-select page.total, p.*
-  from page
-  left join lateral (
-    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, c.tags_json as tags, c.custom_fields_json as custom_fields, c.created_at, c.updated_at
-      from unnest(page.ids) as page_ids(page_id)
-     cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c
-     order by c.id
-  ) p on true;
+select page.total,
+       coalesce((select array_to_json(array_agg((select j from (select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, c.tags_json as tags, c.custom_fields_json as custom_fields, to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(c.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j) order by c.id))::text
+                   from unnest(page.ids) as page_ids(page_id)
+     cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c), '[]') as data
+  from page;
 
 -- contacts.searchGramOfUser (replica: src/db/replica.ts)
 with term as materialized (
@@ -654,17 +630,17 @@ with term as materialized (
        end as ids
     from total
 )
-select page.total, p.*
-  from page
-  left join lateral (
-    select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, c.tags_json as tags, c.custom_fields_json as custom_fields, c.created_at, c.updated_at
-      from unnest(page.ids) as page_ids(page_id)
-     cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c
-     order by c.id
-  ) p on true;
+select page.total,
+       coalesce((select array_to_json(array_agg((select j from (select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, c.tags_json as tags, c.custom_fields_json as custom_fields, to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(c.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j) order by c.id))::text
+                   from unnest(page.ids) as page_ids(page_id)
+     cross join lateral (select * from contacts where company_id = (select $1::bigint) and id = page_ids.page_id limit 1) c), '[]') as data
+  from page;
 
 -- contacts.walk (replica: src/db/replica.ts)
-select to_char((c.updated_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as sync_at, c.deleted_at, c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, c.tags_json as tags, c.custom_fields_json as custom_fields, c.created_at, c.updated_at
+select to_char((c.updated_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as sync_at, c.id,
+       case when c.deleted_at is null then (select row_to_json(j) from (select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, c.tags_json as tags, c.custom_fields_json as custom_fields, to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(c.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j)
+            else (select row_to_json(j) from (select c.id, true as deleted, to_char(c.deleted_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as deleted_at) j)
+       end::text as json
   from contacts c
  where c.company_id = (select $1::bigint)
    and (c.updated_at, c.id) > ($2::timestamptz, $3::bigint)
