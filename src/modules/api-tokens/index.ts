@@ -1,5 +1,6 @@
-// The api-tokens module's public face: every statement on api_tokens and api_token_addresses,
-// below audit (its insert labels a token with `tokenLabelOf`); the rules are ../auth/'s.
+// This file is the api-tokens module's public face: it exports every statement on api_tokens and
+// api_token_addresses. The module sits below audit, because audit's insert labels a token with
+// `tokenLabelOf`, and the rules on tokens live in ../auth/.
 export {
   findAccessToken,
   findTokenCaller,

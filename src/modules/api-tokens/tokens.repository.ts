@@ -1,5 +1,6 @@
-// Every statement on api_tokens. The lookup of each request carries what the access check
-// needs (the user's role, the token's scopes and expiry): authorising costs no query of its own.
+// This file holds every statement on api_tokens and api_token_addresses. Each request's lookup
+// carries what the access check needs (the user's role, the token's scopes and expiry), so that
+// authorising costs no query of its own.
 import { columns } from '../../db/columns.js'
 import type { Db } from '../../db/db.js'
 import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
@@ -10,7 +11,7 @@ import { APP_OF_GRANT, grantOfToken } from '../oauth/index.js'
 import { companyOfRow, userOfRow } from '../users/index.js'
 import { CompanyToken, ListedToken, TokenRecord } from './tokens.schemas.js'
 
-/** What a request's token resolves to (before the expiry is checked). */
+/** Holds what a request's token resolves to, before its expiry is checked. */
 export interface TokenCallerRow {
   token_id: number
   user_id: number
@@ -19,17 +20,17 @@ export interface TokenCallerRow {
   role: 'admin' | 'member'
   scopes: Scope[] | null
   expires_at: Date | null
-  /** An OAuth access token's grant and app; null for a personal token. */
+  /** These name an OAuth access token's grant and app, and are null for a personal token. */
   grant_id: number | null
   app_id: number | null
   app_name: string | null
 }
 
-// Every request whose token is not cached: api_tokens_token_hash_key, then the primary keys
-// of users and companies, and for an OAuth access token those of its grant and app (the same
-// one statement: OAuth tokens cost no query of their own). An expired token is found (it
-// answers token_expired, not token_invalid); a revoked one, one of a revoked grant or one of
-// a deactivated user is not.
+// Every request whose token is not cached runs this statement. It finds the token by
+// api_tokens_token_hash_key, its user and company by their primary keys, and for an OAuth
+// access token its grant and app by theirs, in the same statement, so that OAuth tokens cost no
+// query of their own. It finds an expired token, so that the answer is token_expired rather
+// than token_invalid, but not a revoked token, one of a revoked grant or one of a deactivated user.
 const callerByHash = defineQuery<TokenCallerRow>(
   'auth.callerByTokenHash',
   `select t.id as token_id, t.user_id, t.company_id, c.timezone, u.role, t.scopes, t.expires_at,
@@ -43,7 +44,7 @@ const callerByHash = defineQuery<TokenCallerRow>(
       and (t.oauth_grant_id is null or (g.revoked_at is null and a.id is not null))`,
 )
 
-/** The live token of an active user with this hash, or undefined. */
+/** Finds the live token of an active user with this hash, or returns undefined. */
 export async function findTokenCaller(db: Db, tokenHash: string): Promise<TokenCallerRow | undefined> {
   return runOne(db, callerByHash, [tokenHash])
 }
@@ -66,7 +67,7 @@ export async function insertToken(
   return runSingle(db, insertRow, [companyId, values.userId, values.tokenHash, values.prefix, values.label, values.scopes, values.expiresAt])
 }
 
-// The admin command line's revoke by the token itself (api_tokens_token_hash_key).
+// The admin command line revokes a token by the token itself, found by api_tokens_token_hash_key.
 const revokeByHash = defineQuery<TokenRow>(
   'auth.revokeByHash',
   `update api_tokens set revoked_at = $2, updated_at = $2
@@ -81,7 +82,7 @@ export async function revokeTokenByHash(db: Db, tokenHash: string, at: Date): Pr
 export type ListedTokenRecord = Row<typeof ListedToken>
 const LISTED_COLUMNS = recordSql(ListedToken, 'api_tokens t', {}, 'ListedToken').columns('')
 
-// The web page and `token list`: a user's live tokens, from api_tokens_company_user_idx.
+// The web page and `token list` read a user's live tokens from api_tokens_company_user_idx.
 const tokensOfUser = defineQuery<ListedTokenRecord>(
   'auth.tokensOfUser',
   `select ${LISTED_COLUMNS} from api_tokens
@@ -93,8 +94,8 @@ export async function liveTokensOf(db: Db, companyId: CompanyId, userId: number)
   return run(db, tokensOfUser, [companyId, userId])
 }
 
-// One live token of the user (the revoke confirmation), by primary key: another user's or
-// a revoked one is not found.
+// The revoke confirmation reads one live token of the user by primary key, so that another
+// user's token or a revoked one is not found.
 const tokenOfUser = defineQuery<ListedTokenRecord>(
   'auth.tokenOfUser',
   `select ${LISTED_COLUMNS} from api_tokens
@@ -105,8 +106,8 @@ export async function liveTokenOf(db: Db, companyId: CompanyId, userId: number, 
   return runOne(db, tokenOfUser, [companyId, id, userId])
 }
 
-// Revoke by id, only the user's own live token (primary key); the hash is returned so the
-// revocation can be announced to every server's cache.
+// A user revokes only their own live token, by id on the primary key; the statement returns
+// the hash so that the revocation can be announced to every server's cache.
 const revokeOfUser = defineQuery<ListedTokenRecord & { token_hash: string }>(
   'auth.revokeOfUser',
   `update api_tokens set revoked_at = $4, updated_at = $4
@@ -126,8 +127,9 @@ const COMPANY_TOKEN_COLUMNS = recordSql(
   'CompanyToken',
 ).columns()
 
-// "Tokens of this company" (admins): every live token, from the primary key (company_id, id),
-// each with its user by primary key. A company has a handful of users and their tokens.
+// The admins' "Tokens of this company" reads every live token from the primary key
+// (company_id, id), each with its user by primary key; reading the whole company is fine
+// because a company has a handful of users and their tokens.
 const tokensOfCompany = defineQuery<CompanyTokenRecord>(
   'auth.tokensOfCompany',
   `select ${COMPANY_TOKEN_COLUMNS}
@@ -140,7 +142,7 @@ export async function liveTokensOfCompany(db: Db, companyId: CompanyId): Promise
   return run(db, tokensOfCompany, [companyId])
 }
 
-// One live token of the company (an admin's revoke confirmation), by primary key.
+// An admin's revoke confirmation reads one live token of the company by primary key.
 const tokenOfCompany = defineQuery<CompanyTokenRecord>(
   'auth.tokenOfCompany',
   `select ${COMPANY_TOKEN_COLUMNS}
@@ -164,14 +166,14 @@ export async function revokeCompanyToken(db: Db, companyId: CompanyId, id: numbe
   return runOne(db, revokeOfCompany, [companyId, id, at])
 }
 
-// "Last used" and the client addresses of every token used since the last flush (at most
-// once a minute per process), in one statement. Tokens by primary key; the update skips a
-// token another instance recorded less than a minute before. Each address is upserted
-// (api_token_addresses' primary key); its last_seen_at moves at most once an hour, and an
-// address unseen for 30 days starts a new streak (first_seen_at = last_seen_at = this use).
-// The rows returned are the addresses whose streak this statement began, new or back after
-// 30 days: the condition is checked on the row as it stands when the upsert takes it, so two
-// instances flushing the same address at once return it once.
+// One statement records "last used" and the client addresses of every token used since the
+// last flush, which each process runs at most once a minute. It updates the tokens by primary
+// key and skips a token that another instance recorded less than a minute before. It upserts
+// each address on api_token_addresses' primary key: an address's last_seen_at moves at most once
+// an hour, and an address unseen for 30 days starts a new streak (first_seen_at = last_seen_at =
+// this use). It returns the addresses whose streak it began, new or back after 30 days; the
+// upsert checks that condition on the row as it stands when it takes the row, so two instances
+// flushing the same address at once return it once.
 const touchTokens = defineQuery<NewTokenAddress>(
   'auth.touchTokens',
   `with touched as (
@@ -197,12 +199,12 @@ const touchTokens = defineQuery<NewTokenAddress>(
     where s.first_seen_at = s.last_seen_at`,
 )
 
-/** An address a token was used from, not seen for it in 30 days (or ever). */
+/** Names an address a token was used from that had not been seen for it in 30 days, or ever. */
 export interface NewTokenAddress {
   company_id: number
   token_id: number
   ip: string
-  /** The token's label, else its first characters. */
+  /** This is the token's label, or its first characters when it has none. */
   label: string
 }
 
@@ -231,11 +233,12 @@ export async function markTokenExpiryRefusal(db: Db, companyId: CompanyId, id: n
   return runOne(db, markExpiryRefusal, [companyId, id, at])
 }
 
-// ---- OAuth access tokens (an api_tokens row carrying its grant): the statements the oauth-server
-// module runs, here because this module owns api_tokens and the oauth module cannot import it.
+// ---- OAuth access tokens (api_tokens rows that carry their grant): the oauth-server module runs
+// these statements, which live here because this module owns api_tokens and the oauth module
+// cannot import it.
 
-// A grant ends: every live access token of it (api_tokens_oauth_grant_idx), after the grant
-// (revokeGrant of the oauth module).
+// When a grant ends, this revokes every live access token of it (api_tokens_oauth_grant_idx),
+// after the grant itself is revoked (revokeGrant of the oauth module).
 const revokeGrantTokensStatement = defineQuery<never>(
   'oauth.revokeGrantTokens',
   `update api_tokens set revoked_at = $3, updated_at = $3
@@ -247,7 +250,7 @@ export async function revokeGrantTokens(db: Db, companyId: CompanyId, grantId: n
   await run(db, revokeGrantTokensStatement, [companyId, grantId, at])
 }
 
-// Deactivating a user: every OAuth access token of theirs, after their grants (revokeGrantsOfUser of the oauth module).
+// Deactivating a user revokes every OAuth access token of theirs, after their grants (revokeGrantsOfUser of the oauth module).
 const revokeOAuthTokensOfUserStatement = defineQuery<never>(
   'oauth.revokeOAuthTokensOfUser',
   `update api_tokens set revoked_at = $3, updated_at = $3
@@ -259,10 +262,10 @@ export async function revokeOAuthTokensOfUser(db: Db, companyId: CompanyId, user
   await run(db, revokeOAuthTokensOfUserStatement, [companyId, userId, at])
 }
 
-/** A new access token's fields, in the order of its insert's parameters ($2 to $8; $9 its creation). */
+/** Lists a new access token's fields in the order of its insert's parameters ($2 to $8, with $9 its creation time). */
 export type NewAccessToken = { userId: number; tokenHash: string; prefix: string; label: string; scopes: Scope[]; expiresAt: Date; grantId: number }
 
-// An access token is an api_tokens row of the grant: the request's token lookup finds it.
+// An access token is an api_tokens row of the grant, so that the request's token lookup finds it like any other token.
 const insertAccessRow = defineQuery<{ id: number }>(
   'oauth.insertAccessToken',
   `insert into api_tokens (company_id, user_id, token_hash, prefix, label, scopes, expires_at, oauth_grant_id, created_at, updated_at)
@@ -290,7 +293,7 @@ export interface AccessRow {
   user_email: string
 }
 
-// Revoke and introspect: an OAuth access token by its hash (api_tokens_token_hash_key).
+// Revoke and introspect find an OAuth access token by its hash (api_tokens_token_hash_key).
 const accessByHash = defineQuery<AccessRow>(
   'oauth.accessTokenByHash',
   `select t.company_id, t.id, t.user_id, t.scopes, t.expires_at, t.created_at, t.revoked_at, t.oauth_grant_id as grant_id,
@@ -315,10 +318,11 @@ export async function revokeAccessToken(db: Db, companyId: CompanyId, id: number
 }
 
 /**
- * A subquery's body: the label of api token `token` of company `company` (SQL expressions),
- * its label (else its first characters) and its user's name, by primary keys. `br` starts
- * each of its next two lines (a line break and the borrower's indentation; `from` one space
- * further in). The audit insert composes it: a request's token lookup carries neither.
+ * Builds the body of a subquery that reads the label of api token `token` of company `company`
+ * (both SQL expressions): the token's label, else its first characters, and its user's name, by
+ * primary keys. `br` starts each of its next two lines (a line break and the borrower's
+ * indentation, with `from` one space further in). The audit insert composes it, because a
+ * request's token lookup carries neither the label nor the user's name.
  */
 export const tokenLabelOf = (company: string, token: string, br: string) =>
   `select coalesce(t.label, t.prefix || '…') || ' (' || u.name || ')'${br} from api_tokens t join ${userOfRow('t')}${br}where t.company_id = ${company} and t.id = ${token}`

@@ -1,5 +1,6 @@
-// An api token as the service reads it: one definition, from which the rows' types and
-// select lists come (src/db/records.ts). Never the token itself nor its hash.
+// These schemas define an api token as the service reads it, once, and the rows' types and
+// select lists come from them (src/db/records.ts). They never hold the token itself or its
+// hash, so that no read returns either.
 import { Type } from 'typebox'
 import { Nullable, Timestamp } from '../../http/schemas.js'
 import type { Scope } from '../../scopes.js'
@@ -18,7 +19,7 @@ const tokenFields = {
 }
 const { id, label, prefix, scopes, expires_at, created_at, last_used_at } = tokenFields
 
-/** A token row as made, and as revoked by the admin command line. */
+/** Describes a token row as it is made, and as the admin command line revokes it. */
 export const TokenRecord = Type.Object({
   id,
   user_id: tokenFields.user_id,
@@ -31,10 +32,10 @@ export const TokenRecord = Type.Object({
   revoked_at: tokenFields.revoked_at,
 })
 
-/** A live token as its holder sees it (scopes null: full access; expires_at null: never). */
+/** Describes a live token as its holder sees it: null scopes mean full access, and a null expires_at means it never expires. */
 export const ListedToken = Type.Object({ id, label, prefix, scopes, expires_at, created_at, last_used_at })
 
-/** A live token of the company as its admins see it: whose it is. */
+/** Describes a live token of the company as its admins see it, with whose token it is. */
 export const CompanyToken = Type.Object({
   ...ListedToken.properties,
   user_id: tokenFields.user_id,

@@ -4,7 +4,7 @@ import { invalid } from '../../errors.js'
 import { FlowCreateInput } from '../flows/index.js'
 import { createFlowCommand, parseSteps } from './flows-api.service.js'
 
-/** --steps: the JSON array itself, or the path of a file that holds it. */
+/** Reads --steps, which holds either the JSON array itself or the path of a file that holds it. */
 async function readSteps(value: string) {
   if (value.trimStart().startsWith('[')) return parseSteps(value)
   let text: string

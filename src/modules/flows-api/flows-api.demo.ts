@@ -1,6 +1,6 @@
-// Demo flows and tasks: three flows (one paused), the first few dozen contacts (made by the
-// contacts seeder) enrolled over the last three weeks, so that there are tasks done,
-// overdue, due today and in the future, plus a few tasks outside any flow.
+// The demo makes three flows (one of them paused) and enrolls the first few dozen contacts,
+// which the contacts seeder made, over the last three weeks, so that there are tasks done,
+// overdue, due today and due in the future. It also adds a few tasks outside any flow.
 import type { DemoSeeder } from '../../demo/seeder.js'
 import { findCompany } from '../users/index.js'
 import { firstLiveContacts } from '../contacts/index.js'

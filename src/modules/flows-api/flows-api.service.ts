@@ -36,17 +36,17 @@ import {
   type FlowsListQuery,
 } from '../flows/index.js'
 
-/** A page of flows with their steps and contact counts: one statement whatever the page size. */
+/** Reads a page of flows with their steps and contact counts in one statement, whatever the page size. */
 export function flowsPage(db: Db, caller: Caller, query: FlowsListQuery) {
   return readPage(query, (window) => flowsPageWithTotal(db, caller.companyId, { userId: query.user_id, search: query.search_term }, window))
 }
 
 /**
- * Enrolls a contact in a flow, in the caller's transaction: the enrollment, one task per
- * step (due `enrolledOn` + step day, assigned to the contact's owner, its status as of
- * `enrolledOn`, the caller's today), the `added_to_flow` event, and last the flow's
- * contacts_count (its counter row stays locked only until COMMIT). Throws the unique
- * violation of a second active enrollment.
+ * Enrolls a contact in a flow in the caller's transaction. It writes the enrollment, one task
+ * per step (due `enrolledOn` plus the step's day, assigned to the contact's owner, with its
+ * status as of `enrolledOn`, the caller's today), the `added_to_flow` event, and last the flow's
+ * contacts_count, so that its counter row stays locked only from then until COMMIT. A second
+ * active enrollment throws its unique violation.
  */
 export async function enroll(
   tx: Db,
@@ -79,11 +79,11 @@ export async function enroll(
   return { enrollment, tasks }
 }
 
-/** PUT /flows/:id/add_contact. */
+/** Adds one contact to a flow, for PUT /flows/:id/add_contact. */
 export async function addContact(db: Db, caller: Caller, flowId: number, contactId: number): Promise<Enrollment> {
   const { companyId, now } = caller
-  // Read before the transaction: a flow's steps change only as a whole (changeFlow), so an
-  // enrollment that races an edit gets the steps of just before it, as if it came first.
+  // The flow is read before the transaction: its steps change only as a whole (changeFlow), so
+  // an enrollment that races an edit gets the steps of just before it, as if it came first.
   const flow = await findFlowForEnrollment(db, companyId, flowId)
   if (!flow) throw notFound()
   const today = dayIn(now, caller.timezone)
@@ -96,9 +96,9 @@ export async function addContact(db: Db, caller: Caller, flowId: number, contact
       if (!contact || flow.status === 'paused') throw contact ? refused(problems) : invalid(problems)
       const { enrollment, tasks: apiTasks } = await enroll(tx, companyId, { flow, contact, enrolledOn: today, at: now, userId: caller.userId })
       const { created_at, updated_at, ...head } = enrollment
-      // The enrollment in the API's key order (Enrollment: tasks before the timestamps).
+      // The record is rebuilt in the API's key order, because Enrollment puts the tasks before the timestamps.
       const record: Enrollment = { ...head, tasks: apiTasks, created_at, updated_at }
-      // Its webhook events, last (after the flow's counter): one statement for all of them.
+      // Its webhook events are written last, after the flow's counter, in one statement for all of them.
       await recordApiEvents(tx, companyId, [
         { type: 'contact.added_to_flow', data: record },
         ...apiTasks.map((task) => ({ type: 'task.created' as const, data: task })),
@@ -113,18 +113,19 @@ export async function addContact(db: Db, caller: Caller, flowId: number, contact
   }
 }
 
-/** What adding several contacts to a flow did: the enrollments made, and the contacts already in it. */
+/** Says what adding several contacts to a flow did: the enrollments it made, and the contacts that were already in the flow. */
 export interface AddedContacts {
   added: Enrollment[]
-  /** The contacts already active in the flow, left as they were. */
+  /** These contacts were already active in the flow and are left as they were. */
   already: number[]
 }
 
 /**
- * Adds up to 100 contacts to a flow in one transaction (the workspace's Add to flow): each
- * exactly as PUT /flows/:id/add_contact adds one (tasks, event, webhook events), except that a
- * contact already active in the flow is skipped and reported rather than refused. A contact
- * that is not one of the company's live contacts refuses the whole (422, nothing added).
+ * Adds up to 100 contacts to a flow in one transaction, for the workspace's Add to flow. Each
+ * is added exactly as PUT /flows/:id/add_contact adds one (tasks, event, webhook events), except
+ * that a contact already active in the flow is skipped and reported rather than refused. A
+ * contact that is not one of the company's live contacts refuses the whole request with 422,
+ * and nothing is added.
  */
 export async function addContacts(db: Db, caller: Caller, flowId: number, contactIds: number[]): Promise<AddedContacts> {
   const { companyId, now } = caller
@@ -135,7 +136,8 @@ export async function addContacts(db: Db, caller: Caller, flowId: number, contac
   if (flow.status === 'paused') throw refused({ base: ['flow is paused'] })
   const today = dayIn(now, caller.timezone)
   return transaction(db, async (tx) => {
-    // Locked in id order, as every writer of several contacts does, so two never wait on each other.
+    // The contacts are locked in id order, as every writer of several contacts locks them, so that
+    // two writers never wait on each other.
     const contacts: TaskContactRecord[] = []
     for (const id of ids) {
       const contact = await shareLockLiveContact(tx, companyId, id)
@@ -160,7 +162,10 @@ export async function addContacts(db: Db, caller: Caller, flowId: number, contac
   })
 }
 
-/** The --steps file's content: a JSON array of {day, kind, title}, checked step by step. */
+/**
+ * Parses the --steps content, a JSON array of {day, kind, title}, and checks it step by step so
+ * that an error names the step at fault.
+ */
 export function parseSteps(text: string): FlowStepInput[] {
   let parsed: unknown
   try {
@@ -182,7 +187,7 @@ export function parseSteps(text: string): FlowStepInput[] {
   })
 }
 
-/** GET /flows/:id: a flow of the caller's company with its steps. */
+/** Returns a flow of the caller's company with its steps, for GET /flows/:id. */
 export async function getFlow(db: Db, caller: Pick<Caller, 'companyId'>, id: number): Promise<Flow> {
   const flow = await findFlow(db, caller.companyId, id)
   if (!flow) throw notFound()
@@ -192,8 +197,8 @@ export async function getFlow(db: Db, caller: Pick<Caller, 'companyId'>, id: num
 const numbered = (steps: FlowStepInput[]): Flow['steps'] => steps.map((s, i) => ({ position: i + 1, day: s.day, kind: s.kind, title: s.title }))
 
 /**
- * A flow of the company owned by `acting.userId`: POST /flows, `flow create` and the
- * workspace's New flow. Writes the `flow.created` audit record.
+ * Creates a flow of the company owned by `acting.userId`, for POST /flows, `flow create` and
+ * the workspace's New flow. It writes the `flow.created` audit record.
  */
 export async function createFlow(db: Db, acting: Pick<Caller, 'companyId' | 'userId'> & Acting, input: FlowCreateBody): Promise<Flow> {
   const { companyId, now, audit: context } = acting
@@ -209,9 +214,10 @@ export async function createFlow(db: Db, acting: Pick<Caller, 'companyId' | 'use
 }
 
 /**
- * PUT /flows/:id and the workspace's flow edit: the name, the status and the steps given
- * (the steps as a whole). Contacts already in the flow keep the tasks they have; contacts
- * added later get the new steps. Writes the `flow.changed` audit record when anything changed.
+ * Changes the name, the status and the steps given (the steps as a whole), for PUT /flows/:id
+ * and the workspace's flow edit. Contacts already in the flow keep the tasks they have, and
+ * contacts added later get the new steps. It writes the `flow.changed` audit record when
+ * anything changed.
  */
 export async function changeFlow(db: Db, acting: Pick<Caller, 'companyId'> & Acting, id: number, input: FlowUpdateBody): Promise<Flow> {
   const { companyId, now, audit: context } = acting
@@ -234,7 +240,10 @@ export async function changeFlow(db: Db, acting: Pick<Caller, 'companyId'> & Act
   })
 }
 
-/** `flow create`: `createFlow` in the company named, owned by one of its users. */
+/**
+ * Runs `createFlow` for the `flow create` command, in the company it names, for a flow owned by one
+ * of that company's users.
+ */
 export async function createFlowCommand(db: Db, acting: Acting, input: FlowCreateInput, steps: FlowStepInput[]): Promise<Flow> {
   const companyId = await requireCompany(db, input.company)
   if (!(await findUser(db, companyId, input.user))) throw invalid({ user: ['is not a user of the company'] })

@@ -1,4 +1,5 @@
-// The flows-api module's public face: the flows' operations and demo flows, above contacts.
+// This file is the flows-api module's public face: it exports the flows' operations and the demo
+// flows, which sit above contacts.
 export { flowsCommands } from './flows-api.cli.js'
 export { seedFlows } from './flows-api.demo.js'
 export { default as flowsRoutes } from './flows-api.routes.js'

@@ -1,5 +1,6 @@
-// Demo leads: a few dozen from several providers, spread over the demo users; the first
-// ones share their email with demo contacts (made by the contacts seeder), so they link.
+// The demo seeds a few dozen leads from several providers and spreads them over the demo
+// users. The first ones share their emails with demo contacts (which the contacts seeder
+// made), so that the demo shows leads linked to contacts.
 import type { DemoSeeder } from '../../demo/seeder.js'
 import { firstContacts } from '../contacts/index.js'
 import { createLead } from './leads-api.service.js'
@@ -14,14 +15,14 @@ const BUSINESSES = [
   { name: 'Vandelay Import', sector: 'Wholesale', size: 35, linkedin: 'https://www.linkedin.com/company/vandelay' },
 ]
 const POSITIONS = ['Head of Sales', 'CEO', 'Marketing Manager', 'Procurement Lead', 'CTO', 'Operations Director']
-/** Tomás → tomas: addresses stay plain ASCII. */
+/** Strips accents (Tomás becomes tomas) so that the demo's email addresses stay plain ASCII. */
 const ascii = (text: string) => text.normalize('NFD').replace(/[\u0300-\u036f]/g, '')
 const LINKED = 10
 const UNLINKED = 30
 
 export const seedLeads: DemoSeeder = async ({ db, companyId, userIds, random }) => {
   const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)] as T
-  // The same people as the first demo contacts (so they link), then prospects of their own.
+  // The first leads are the people of the first demo contacts, so that they link; the rest are prospects of their own.
   const people = [
     ...(await firstContacts(db, companyId, LINKED)),
     ...Array.from({ length: UNLINKED }, (_, i) => {

@@ -23,7 +23,7 @@ import {
   type LeadsQuery,
 } from '../leads/index.js'
 
-/** How many leads of a user match the query's link filter. */
+/** Counts the leads of a user that match the query's link filter. */
 export function leadsCount(db: Db, caller: Caller, query: LeadsCountQuery): Promise<number> {
   return countLeads(db, caller.companyId, query.user_id, linkFilter(query, 'contact'))
 }
@@ -34,23 +34,24 @@ export async function getLead(db: Db, caller: Caller, id: number): Promise<LeadR
   return lead
 }
 
-/** A page of an updated_since walk of the company's leads (src/http/sync.ts). */
+/** Reads one page of an updated_since walk of the company's leads (src/http/sync.ts). */
 export function leadsWalk(db: Db, caller: Caller, walk: WalkRequest) {
   const { companyId } = caller
   return walkPage(db, { ...walk, resource: 'leads', companyId }, (window) => leadsWalkPage(db, companyId, window), withoutSyncAt)
 }
 
-/** One page of a user's leads and the link filter's total: one statement. */
+/** Reads one page of a user's leads and the link filter's total in a single statement. */
 export function leadsPage(db: Db, caller: Caller, query: LeadsQuery & PageRequest & { user_id: number }) {
   const filter = linkFilter(query, 'contact')
   return readPage(query, (window) => leadsPageWithTotal(db, caller.companyId, query.user_id, filter, window))
 }
 
 /**
- * Creates a lead for `userId` (the creator), linked to the live contact with its email and
- * filling in its business. One lead per provider and email (case-insensitive) in a company.
- * Two statements in the transaction: the lead-link lock (so that the insert's snapshot sees
- * a contact with this email committed meanwhile), then the insert with everything else.
+ * Creates a lead for `userId` (the creator), links it to the live contact with its email and
+ * fills in its business. A company holds one lead per provider and email (case-insensitive).
+ * The transaction runs two statements: it takes the lead-link lock first, so that the insert's
+ * snapshot sees a contact with this email committed meanwhile, and then inserts the lead with
+ * everything else.
  */
 export async function createLead(db: Db, caller: Pick<Caller, 'companyId' | 'userId'>, input: LeadCreateBody): Promise<LeadRecord> {
   const { companyId, userId } = caller
@@ -65,16 +66,16 @@ export async function createLead(db: Db, caller: Pick<Caller, 'companyId' | 'use
   }
 }
 
-/** How a lead is named where a sentence names it (the audit log): its name, else its email. */
+/** Names a lead where a sentence names it, as the audit log does: by its name, or by its email when it has none. */
 const leadLabel = (lead: LeadRecord) => [lead.first_name, lead.last_name].filter(Boolean).join(' ') || lead.email
 
 /**
- * Links a lead of the company to a live contact of it, by hand: PUT /leads/:id/contact and the
- * lead's page in the workspace. The contact's email may differ from the lead's: the lead keeps
- * its email, and the link replaces the one it had (found by email or made by hand); the email
- * rule links only leads without a contact, so it never undoes this (docs/leads-meetings-whatsapp.md).
- * A change writes the `lead.linked` webhook event and a `lead.linked` audit record; linking a
- * lead to the contact it has already changes nothing.
+ * Links a lead of the company to one of its live contacts by hand, for PUT /leads/:id/contact
+ * and the lead's page in the workspace. The contact's email may differ from the lead's: the lead
+ * keeps its email, and the new link replaces the one it had, whether that was found by email or
+ * made by hand. The email rule links only leads without a contact, so it never undoes this link
+ * (docs/leads-meetings-whatsapp.md). A change writes the `lead.linked` webhook event and a
+ * `lead.linked` audit record; linking a lead to the contact it already has changes nothing.
  */
 export async function linkLeadToContact(
   db: Db,
@@ -95,7 +96,10 @@ export async function linkLeadToContact(
   })
 }
 
-/** The leads linked to a contact of the company (its page in the workspace), the first `limit`, id ascending. */
+/**
+ * Returns the first `limit` leads linked to a contact of the company, by ascending id, for the
+ * contact's page in the workspace.
+ */
 export function contactLeads(db: Db, caller: Pick<Caller, 'companyId'>, contactId: number, limit: number): Promise<LeadRecord[]> {
   return leadsOfContact(db, caller.companyId, contactId, limit)
 }

@@ -1,4 +1,5 @@
-// The oauth-server module's public face: the OAuth 2.0 authorization server's rules and JSON endpoints, above auth.
+// This file is the oauth-server module's public face: it exports the OAuth 2.0 authorization
+// server's rules and JSON endpoints, which sit above auth.
 export { default as oauthRoutes } from './oauth-server.routes.js'
 export {
   answerConsent,

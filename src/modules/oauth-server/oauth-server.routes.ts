@@ -1,10 +1,11 @@
-// The OAuth 2.0 endpoints apps call server to server: POST /oauth/token, /oauth/revoke,
-// /oauth/introspect (form bodies, client authentication) and the RFC 8414 metadata. Not
-// operations of the token-authenticated /api (no scope: the client authenticates itself), so
-// kept out of the OpenAPI document; every error is RFC 6749 §5.2 JSON. Each endpoint is rate
-// limited per client once the client is authenticated, and a failed client authentication is
-// charged to the caller's address, so naming an app (its client_id is public) spends nothing
-// of the app's budget. The authorization and consent pages are the web application's
+// These are the OAuth 2.0 endpoints that apps call server to server: POST /oauth/token,
+// /oauth/revoke and /oauth/introspect, which take form bodies and client authentication, and
+// the RFC 8414 metadata. They are not operations of the token-authenticated /api (they need no
+// scope, because the client authenticates itself), so they are kept out of the OpenAPI
+// document, and every error they answer is RFC 6749 §5.2 JSON. Each endpoint is rate limited
+// per client once the client is authenticated, and a failed client authentication is charged
+// to the caller's address, so naming an app (its client_id is public) spends nothing of the
+// app's budget. The authorization and consent pages belong to the web application
 // (src/web/oauth/oauth.page-routes.ts).
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../../config.js'
@@ -26,7 +27,7 @@ function errorBody(error: OAuthError) {
   return { error: error.error, error_description: error.description }
 }
 
-/** A parameter that failed its schema, in the words of RFC 6749 §5.2's error_description. */
+/** Describes a parameter that failed its schema in the words of RFC 6749 §5.2's error_description. */
 function parameterProblem(error: ApiError, params: unknown): OAuthError {
   const repeated = repeatedParameter(params)
   if (repeated !== undefined) return new OAuthError('invalid_request', `${repeated.slice(0, 64)} is given more than once (RFC 6749 §3.2)`)
@@ -40,15 +41,15 @@ const oauthRoutes: FastifyPluginAsync<OAuthRoutesOptions> = async (app, { config
   const limiter = await scopeRateLimiter(app, config, config.rateLimit, 'oauth')
   hideFromOpenApi(app)
 
-  // Apps compare the issuer they were configured with against the metadata and `iss`: a
-  // guessed address (PUBLIC_URL unset) breaks them, so it is said once at start.
+  // Apps compare the issuer they were configured with against the metadata and `iss`, so a
+  // guessed address (PUBLIC_URL unset) breaks them, and the start warns about it once.
   app.addHook('onReady', async () => {
-    // A database that cannot answer yet is no reason to refuse the start: then nothing is said.
+    // A database that cannot answer yet is no reason to refuse the start, so the warning is then left out.
     if (config.publicUrl !== undefined || !(await anyAppExists(app.db).catch(() => false))) return
     app.log.warn({ issuer: issuerOf(config) }, 'PUBLIC_URL is unset while OAuth apps are registered: the OAuth issuer is a guess (set PUBLIC_URL to the address apps reach this service at)')
   })
 
-  // Flat pairs, a repeated name kept as a list, so that the schemas refuse it.
+  // The form parser keeps flat pairs and turns a repeated name into a list, so that the schemas refuse it.
   app.removeContentTypeParser('application/x-www-form-urlencoded')
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, parsed) => {
     try {
@@ -58,7 +59,8 @@ const oauthRoutes: FastifyPluginAsync<OAuthRoutesOptions> = async (app, { config
     }
   })
 
-  // Before the schema: secrets never travel in a URL (logs, proxies), and the body is a form.
+  // These checks run before the schema: secrets must never travel in a URL, which logs and proxies
+  // keep, and the body must be a form.
   app.addHook('preValidation', async (request) => {
     if (request.method !== 'POST') return
     if (request.url.includes('?')) throw new OAuthError('invalid_request', 'send the parameters in the form body, not the query string')
@@ -74,13 +76,13 @@ const oauthRoutes: FastifyPluginAsync<OAuthRoutesOptions> = async (app, { config
       if (error.status === 401 && /^Basic\b/i.test(request.headers.authorization ?? '')) void reply.header('www-authenticate', 'Basic realm="engage"')
       return reply.code(error.status).send(errorBody(error))
     }
-    if (isDatabaseUnavailable(error)) throw error // the app's 503
+    if (isDatabaseUnavailable(error)) throw error // the app's handler answers 503
     const status = error instanceof ApiError ? error.statusCode : (error.statusCode ?? 500)
-    if (status >= 500) throw error // logged and answered by the app's handler, no internals
+    if (status >= 500) throw error // the app's handler logs it and answers without internals
     return reply.code(status === 413 ? 413 : 400).send(errorBody(new OAuthError('invalid_request', status === 413 ? 'the body is too large' : 'the body could not be read as a form')))
   })
 
-  /** One request of a budget; past it, 429 with Retry-After. */
+  /** Spends one request of a budget, and answers 429 with Retry-After once the budget is spent. */
   async function spend(reply: FastifyReply, key: string, message: string) {
     const decision = await limiter.consume(key)
     void reply.header('x-ratelimit-limit', decision.limit).header('x-ratelimit-remaining', decision.remaining).header('x-ratelimit-reset', decision.resetSeconds)
@@ -91,9 +93,9 @@ const oauthRoutes: FastifyPluginAsync<OAuthRoutesOptions> = async (app, { config
   }
 
   /**
-   * The calling client, authenticated, and one request of its budget for the endpoint. A
-   * confidential client has one budget; a public client (anyone can name it) one per address.
-   * A failed authentication is logged and charged to the caller's address instead.
+   * Authenticates the calling client and spends one request of its budget for the endpoint. A
+   * confidential client has one budget, while a public client, which anyone can name, has one
+   * per address. A failed authentication is logged and charged to the caller's address instead.
    */
   async function client(request: FastifyRequest, reply: FastifyReply, form: Form, endpoint: Endpoint): Promise<ClientRow> {
     const basic = basicCredentials(request.headers.authorization)

@@ -1,7 +1,8 @@
-// The OAuth 2.0 authorization server's rules (RFC 6749, RFC 7636, RFC 7009, RFC 7662, RFC 9700;
-// docs/access-control.md "OAuth 2.0"): apps registered by admins, consent, codes, the token
-// endpoint's two grants, revocation and introspection. Every change runs in one transaction
-// with its audit record and, for a revocation, its announcement to every server's token cache.
+// This file holds the OAuth 2.0 authorization server's rules (RFC 6749, RFC 7636, RFC 7009,
+// RFC 7662, RFC 9700; docs/access-control.md "OAuth 2.0"): apps registered by admins, consent,
+// codes, the token endpoint's two grants, revocation and introspection. Every change runs in
+// one transaction with its audit record and, for a revocation, its announcement to every
+// server's token cache.
 import { publicBaseUrl, type Config } from '../../config.js'
 import { transaction, type Db } from '../../db/db.js'
 import { invalid, notFound } from '../../errors.js'
@@ -71,11 +72,11 @@ export interface AppInput {
   name: string
   redirectUris: string[]
   scopes: string[]
-  /** A public client: no secret, PKCE alone binds its codes. */
+  /** Marks a public client, which has no secret, so PKCE alone binds its codes. */
   public?: boolean
 }
 
-/** The app as the admin sees it: never a secret, only whether it has one. */
+/** Shows the app as the admin sees it, which never includes a secret, only whether it has one. */
 export const shownApp = (app: AppRow) => ({
   id: app.id,
   client_id: app.client_id,
@@ -140,7 +141,10 @@ export async function registerApp(db: Db, acting: Pick<Caller, 'companyId'> & Ac
   return { app: shownApp(app), clientSecret: secret }
 }
 
-/** Whether any company registered an OAuth app (the start warns when no PUBLIC_URL names the issuer). */
+/**
+ * Tells whether any company registered an OAuth app, because the start warns when apps exist and no
+ * PUBLIC_URL names the issuer.
+ */
 export function anyAppExists(db: Db): Promise<boolean> {
   return anyAppRegistered(db)
 }
@@ -175,7 +179,10 @@ export async function changeApp(db: Db, acting: Pick<Caller, 'companyId'> & Acti
   return shownApp(app)
 }
 
-/** A new client secret, shown once; the old one works for SECRET_OVERLAP_MS more. A public client has none: 422. */
+/**
+ * Makes a new client secret, shown once, while the old one keeps working for SECRET_OVERLAP_MS
+ * more. A public client has no secret, so it gets a 422.
+ */
 export async function rotateClientSecret(db: Db, acting: Pick<Caller, 'companyId'> & Acting, id: number) {
   const { companyId, now, audit: context } = acting
   const secret = secretWith(CLIENT_SECRET_PREFIX)
@@ -210,19 +217,22 @@ export async function removeApp(db: Db, acting: Pick<Caller, 'companyId'> & Acti
 // ---------------------------------------------------------------------------------------
 // Authorization request and consent (GET and POST /oauth/authorize, in the web application)
 
-/** The parameters of an authorization request, as sent (query string, or the consent form's hidden fields). */
+/**
+ * Holds the parameters of an authorization request as they were sent, in the query string or the
+ * consent form's hidden fields.
+ */
 export type AuthorizeParams = Partial<Record<'client_id' | 'redirect_uri' | 'response_type' | 'scope' | 'state' | 'code_challenge' | 'code_challenge_method', string>>
 
 export type AuthorizeCheck =
-  /** No registered URI to answer to: the page says why, nothing redirects. */
+  /** Without a registered URI to answer to, nothing redirects and the page says why. */
   | { kind: 'page'; message: string }
-  /** An error sent back to the app's registered URI (RFC 6749 §4.1.2.1). */
+  /** The error is sent back to the app's registered URI (RFC 6749 §4.1.2.1). */
   | { kind: 'redirect'; to: string }
   | {
       kind: 'ok'
       client: ClientRow
       redirectUri: string
-      /** Whether the request named redirect_uri (then the token request must repeat it, RFC 6749 §4.1.3). */
+      /** Says whether the request named redirect_uri, because then the token request must repeat it (RFC 6749 §4.1.3). */
       redirectUriNamed: boolean
       scopes: Scope[]
       challenge: string
@@ -267,8 +277,9 @@ export interface ConsentingUser {
 }
 
 /**
- * The user's answer on the consent page: Allow makes a grant and a one-time code for it; Deny
- * sends access_denied. Either way, the address to send the browser to (a registered URI).
+ * Records the user's answer on the consent page: Allow makes a grant and a one-time code for it,
+ * and Deny sends access_denied. Either way it returns the address to send the browser to, which
+ * is a registered URI.
  */
 export async function answerConsent(db: Db, user: ConsentingUser & Acting, checked: Extract<AuthorizeCheck, { kind: 'ok' }>, allow: boolean): Promise<string> {
   const { now, audit: context } = user
@@ -307,10 +318,10 @@ const field = (form: Form, name: string): string | undefined => {
 }
 
 /**
- * The calling client (RFC 6749 §2.3): client_secret_basic (the header's credentials), or
- * client_secret_post (client_id and client_secret in the body), or a public client's
- * client_id alone. Using two methods at once is invalid_request; anything else wrong is
- * invalid_client (401), without saying what.
+ * Authenticates the calling client (RFC 6749 §2.3) by client_secret_basic (the header's
+ * credentials), by client_secret_post (client_id and client_secret in the body), or, for a
+ * public client, by its client_id alone. Using two methods at once is invalid_request; anything
+ * else wrong is invalid_client (401), which does not say what was wrong.
  */
 export async function authenticateClient(db: Db, basic: { clientId: string; secret: string } | undefined, form: Form, now: Date): Promise<ClientRow> {
   const bodyId = field(form, 'client_id')
@@ -368,7 +379,10 @@ async function issueTokens(tx: Db, companyId: CompanyId, grant: { id: number; us
   return { access_token: access, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_S, refresh_token: refresh, scope: scopes.join(' ') }
 }
 
-/** Ends a grant in its transaction: the grant, its access tokens, and every server's cached copy of them. */
+/**
+ * Ends a grant in its transaction: it revokes the grant and its access tokens, and announces the
+ * revocation to every server's cache.
+ */
 async function endGrant(tx: Db, companyId: CompanyId, grantId: number, now: Date) {
   const grant = await revokeGrant(tx, companyId, grantId, now)
   await revokeGrantTokens(tx, companyId, grantId, now)
@@ -379,8 +393,9 @@ async function endGrant(tx: Db, companyId: CompanyId, grantId: number, now: Date
 const belongsTo = (row: { app_company_id: number; app_id: number }, client: ClientRow) => row.app_company_id === client.company_id && row.app_id === client.id
 
 /**
- * A token grant's steps in one transaction. A refusal is returned, not thrown, so that what
- * it wrote (a reused code or refresh token ends its grant) commits; then it is thrown.
+ * Runs a token grant's steps in one transaction. The steps return a refusal instead of throwing
+ * it, so that what they wrote commits (a reused code or refresh token ends its grant), and the
+ * refusal is thrown after the commit.
  */
 async function grantTransaction(db: Db, steps: (tx: Db) => Promise<TokenResponse | OAuthError>): Promise<TokenResponse> {
   const result = await transaction(db, steps)
@@ -389,9 +404,10 @@ async function grantTransaction(db: Db, steps: (tx: Db) => Promise<TokenResponse
 }
 
 /**
- * grant_type=authorization_code (RFC 6749 §4.1.3, RFC 7636 §4.6): the code once, within 60
- * seconds, by the client it was issued to, with the same redirect_uri and the verifier of its
- * challenge. A second use of a code ends the grant it made (RFC 6749 §4.1.2).
+ * Exchanges a code for tokens (grant_type=authorization_code, RFC 6749 §4.1.3, RFC 7636 §4.6).
+ * A code works once, within 60 seconds, for the client it was issued to, with the same
+ * redirect_uri and the verifier of its challenge. A second use of a code ends the grant it made
+ * (RFC 6749 §4.1.2).
  */
 export async function exchangeCode(db: Db, client: ClientRow, form: Form, now: Date): Promise<TokenResponse> {
   const code = field(form, 'code')
@@ -410,7 +426,7 @@ export async function exchangeCode(db: Db, client: ClientRow, form: Form, now: D
       return invalidGrant
     }
     if (row.expires_at.getTime() <= now.getTime() || row.grant_revoked_at !== null || !row.user_active) return invalidGrant
-    // Without one in the authorization request, the token request may omit it or name the URI used then.
+    // When the authorization request named no redirect_uri, the token request may omit it or name the URI used then.
     const sameUri = row.redirect_uri === null ? redirectUri === undefined || (client.redirect_uris.length === 1 && redirectUri === client.redirect_uris[0]) : redirectUri === row.redirect_uri
     if (!sameUri) return new OAuthError('invalid_grant', 'redirect_uri differs from the authorization request')
     if (!pkceMatches(verifier, row.code_challenge)) return new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge')
@@ -420,9 +436,10 @@ export async function exchangeCode(db: Db, client: ClientRow, form: Form, now: D
 }
 
 /**
- * grant_type=refresh_token (RFC 6749 §6, RFC 9700 §4.14.2): a refresh token works once; the
- * answer carries the next. Presenting one already used ends the whole grant (one of the two
- * holders is not the app). An optional `scope` narrows the new access token only.
+ * Exchanges a refresh token for new tokens (grant_type=refresh_token, RFC 6749 §6, RFC 9700
+ * §4.14.2). A refresh token works once, and the answer carries the next one. Presenting one that
+ * was already used ends the whole grant, because one of its two holders is not the app. An
+ * optional `scope` narrows only the new access token.
  */
 export async function refreshTokens(db: Db, acting: Acting, client: ClientRow, form: Form): Promise<TokenResponse> {
   const { now, audit: context } = acting
@@ -449,9 +466,10 @@ export async function refreshTokens(db: Db, acting: Acting, client: ClientRow, f
 }
 
 /**
- * RFC 7009: an access token of the client is revoked; a refresh token ends its whole grant
- * (and the grant's access tokens). A token that is unknown, already revoked or another
- * client's changes nothing and is not told apart (the answer is 200 either way).
+ * Revokes a token of the client (RFC 7009): an access token is revoked alone, while a refresh
+ * token ends its whole grant and the grant's access tokens. A token that is unknown, already
+ * revoked or another client's changes nothing, and the answer does not tell it apart: it is
+ * 200 either way.
  */
 export async function revokeOAuthToken(db: Db, acting: Acting, client: ClientRow, form: Form): Promise<void> {
   const { now, audit: context } = acting
@@ -483,7 +501,7 @@ export async function revokeOAuthToken(db: Db, acting: Acting, client: ClientRow
   } else if (!(await asAccess())) await asRefresh()
 }
 
-/** RFC 7662: what a token of the calling client is; `{active: false}` for anything else. */
+/** Describes a token of the calling client (RFC 7662), and answers `{active: false}` for anything else. */
 export async function introspect(db: Db, client: ClientRow, form: Form, now: Date): Promise<Record<string, unknown>> {
   const token = field(form, 'token')
   if (token === undefined || token === '') throw new OAuthError('invalid_request', 'token is required')
@@ -511,12 +529,13 @@ export async function introspect(db: Db, client: ClientRow, form: Form, now: Dat
 }
 
 /**
- * The authorization server's issuer identifier (RFC 8414 §2, RFC 9207): PUBLIC_URL, else the
- * address this machine guesses; never a request's Host header, which a client chooses.
+ * Returns the authorization server's issuer identifier (RFC 8414 §2, RFC 9207): PUBLIC_URL, else
+ * the address this machine guesses. It never uses a request's Host header, because a client
+ * chooses that.
  */
 export const issuerOf = (config: Pick<Config, 'publicUrl' | 'port'>) => publicBaseUrl(config)
 
-/** RFC 8414 metadata; `issuer` is the service's public address. */
+/** Builds the RFC 8414 metadata, in which `issuer` is the service's public address. */
 export function metadata(issuer: string) {
   return {
     issuer,

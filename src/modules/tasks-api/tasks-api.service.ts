@@ -41,8 +41,9 @@ const later = (a: string | undefined, b: string | undefined) => (a === undefined
 const earlier = (a: string | undefined, b: string | undefined) => (a === undefined ? b : b === undefined || a < b ? a : b)
 
 /**
- * The list parameters as one filter: `status` is open tasks in a due-date range, a done-date
- * bound implies done. Undefined when the parameters contradict each other (nothing matches).
+ * Turns the list parameters into one filter: `status` means open tasks in a due-date range, and
+ * a done-date bound implies done tasks. It returns undefined when the parameters contradict each
+ * other, because then nothing matches.
  */
 export function taskFilter(query: TasksListQuery, today: string): TaskFilter | undefined {
   const byDoneDate = query.start_done_date !== undefined || query.end_done_date !== undefined
@@ -68,14 +69,14 @@ export function taskFilter(query: TasksListQuery, today: string): TaskFilter | u
   }
 }
 
-/** A page of an updated_since walk of the tasks (src/http/sync.ts); `status` as of the request's day. */
+/** Reads one page of an updated_since walk of the tasks (src/http/sync.ts), with each `status` as of the request's day. */
 export function tasksWalk(db: Db, caller: Caller, walk: WalkRequest) {
   const today = dayIn(walk.now, caller.timezone)
   return walkPage(db, { ...walk, resource: 'tasks', companyId: caller.companyId }, (window) =>
     tasksWalkPage(db, caller.companyId, window, today), withoutSyncAt)
 }
 
-/** One page of the caller's tasks, and the total: one statement. */
+/** Reads one page of the caller's tasks and their total in a single statement. */
 export async function tasksPage(db: Db, caller: Caller, query: TasksListQuery & PageRequest): Promise<ListPage> {
   exclusiveFlags(query, 'done', 'undone')
   const today = dayIn(caller.now, caller.timezone)
@@ -93,9 +94,10 @@ export interface PlannedTask {
 }
 
 /**
- * Open tasks about `contact`, in the caller's transaction, as the API shows them (`status`
- * against `today`, the company's day); assigned to the contact's owner unless `assignedToId`
- * says otherwise, created `at` (default: the database's now).
+ * Creates open tasks about `contact` in the caller's transaction and returns them as the API
+ * shows them, with `status` taken against `today`, the company's day. The tasks are assigned to
+ * the contact's owner unless `assignedToId` says otherwise, and created `at` the time given, or
+ * at the database's now without one.
  */
 export function createTasks(
   tx: Db,
@@ -122,8 +124,9 @@ export function createTasks(
 }
 
 /**
- * Completes an open task at `at` (done_on: that instant's day in the company zone) and
- * writes `task_completed` on its contact, in one statement; undefined if it was done already.
+ * Completes an open task at `at`, with done_on set to that instant's day in the company's zone,
+ * and writes `task_completed` on its contact in the same statement. It returns undefined when
+ * the task was done already.
  */
 export function completeOpenTask(
   tx: Db,
@@ -144,10 +147,10 @@ const DEFAULT_TITLE: Record<TaskKind, string> = {
   meeting: 'Meeting with',
 }
 
-/** "Call Ana Souza": the title of a task created without one, at most 255 characters. */
+/** Builds the title of a task created without one, such as "Call Ana Souza", cut to 255 characters. */
 export function defaultTitle(kind: TaskKind, contact: Pick<TaskContactRecord, 'first_name' | 'last_name'>): string {
   const name = [contact.first_name, contact.last_name].filter((part) => part).join(' ')
-  // Code points, as the contract counts string lengths.
+  // The cut counts code points, because the contract counts string lengths in code points.
   return Array.from(`${DEFAULT_TITLE[kind]} ${name}`).slice(0, 255).join('')
 }
 
@@ -156,12 +159,12 @@ async function companyZone(db: Db, companyId: CompanyId): Promise<string> {
 }
 
 /**
- * Who writes a task: the company (and its time zone, for "today"), the user the contact
- * event names (null for the command line), the time and the audit context.
+ * Says who writes a task: the company and its time zone (which decides "today"), the user the
+ * contact event names (null for the command line), the time and the audit context.
  */
 export type TaskActing = Pick<Caller, 'companyId' | 'timezone'> & { readonly userId: number | null } & Acting
 
-/** GET /tasks/:id: a task of the caller's company. */
+/** Returns a task of the caller's company, for GET /tasks/:id. */
 export async function getTask(db: Db, caller: Caller, id: number): Promise<Task> {
   const task = await findTask(db, caller.companyId, id, dayIn(caller.now, caller.timezone))
   if (!task) throw notFound()
@@ -169,8 +172,9 @@ export async function getTask(db: Db, caller: Caller, id: number): Promise<Task>
 }
 
 /**
- * One task outside any flow, about a live contact of the company: POST /tasks, `task create`
- * and the workspace's New task. Writes the `task.created` webhook event and audit record.
+ * Creates one task outside any flow about a live contact of the company, for POST /tasks,
+ * `task create` and the workspace's New task. It writes the `task.created` webhook event and
+ * audit record.
  */
 export async function createTask(db: Db, acting: TaskActing, input: TaskCreateBody): Promise<Task> {
   const { companyId, now, audit: context } = acting
@@ -200,9 +204,9 @@ export async function createTask(db: Db, acting: TaskActing, input: TaskCreateBo
 }
 
 /**
- * Marks an open task of the company done now: PUT /tasks/:id/complete, `task complete` and
- * the workspace's Mark done. The `task_completed` contact event, the `task.completed`
- * webhook event and the audit record share its transaction; a task done already is refused.
+ * Marks an open task of the company done now, for PUT /tasks/:id/complete, `task complete` and
+ * the workspace's Mark done. The `task_completed` contact event, the `task.completed` webhook
+ * event and the audit record share its transaction, and a task that is done already is refused.
  */
 export async function completeTask(db: Db, acting: TaskActing, id: number): Promise<Task> {
   const { companyId, now, audit: context } = acting
@@ -217,7 +221,10 @@ export async function completeTask(db: Db, acting: TaskActing, id: number): Prom
   })
 }
 
-/** The command line names its options as typed (`--contact`, `--assigned-to`). */
+/**
+ * Maps the API's field names to the command line's options (`--contact`, `--assigned-to`), so that
+ * an error names what the user typed.
+ */
 const OPTION_NAMES: Record<string, string> = { contact_id: 'contact', assigned_to_id: 'assigned-to', due_date: 'due' }
 
 function withOptionNames(err: unknown): unknown {
@@ -226,7 +233,7 @@ function withOptionNames(err: unknown): unknown {
   return new ApiError(err.statusCode, err.message, Object.fromEntries(details) as ErrorDetails, err.code)
 }
 
-/** `task create`: `createTask` in the contact's company. */
+/** Runs `createTask` for the `task create` command, in the company of the contact it names. */
 export async function createStandaloneTask(db: Db, acting: Acting, input: TaskCreateInput): Promise<Task> {
   const found = await findLiveContactAnyCompany(db, input.contact)
   if (!found) throw invalid({ contact: ['does not exist'] })
@@ -242,7 +249,7 @@ export async function createStandaloneTask(db: Db, acting: Acting, input: TaskCr
   }
 }
 
-/** `task complete`: `completeTask` in the task's company. */
+/** Runs `completeTask` for the `task complete` command, in the company of the task it names. */
 export async function completeTaskCommand(db: Db, acting: Acting, input: TaskCompleteInput): Promise<Task> {
   const task = await findTaskAnyCompany(db, input.id)
   if (!task) throw new ApiError(404, `task ${input.id} not found`)

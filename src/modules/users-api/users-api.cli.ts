@@ -1,4 +1,5 @@
-// Admin commands of companies; a company's users and their tokens are auth's (../auth/auth.cli.ts).
+// These are the admin commands on companies; the commands on a company's users and their tokens
+// live in auth (../auth/auth.cli.ts).
 import { Type } from 'typebox'
 import { defineCommand } from '../../cli/command.js'
 import { CompanyCreateInput, CompanySetTimezoneInput } from '../users/index.js'

@@ -22,7 +22,7 @@ import {
   usersPageJson,
 } from '../users/index.js'
 
-/** A company's zone must be one the runtime knows (IANA, Area/City): a 422 otherwise. */
+/** Checks that a company's zone is one the runtime knows (IANA, Area/City), and answers 422 otherwise. */
 function checkTimeZone(zone: string): void {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: zone })
@@ -45,14 +45,14 @@ export async function createCompany(db: Db, acting: Acting, input: CompanyCreate
   })
 }
 
-/** The company an admin command names, checked to exist. */
+/** Returns the company an admin command names, after checking that it exists. */
 export async function requireCompany(db: Db, id: number): Promise<CompanyId> {
   const companyId = asCompanyId(id)
   if (!(await findCompany(db, companyId))) throw new ApiError(404, `company ${id} not found`)
   return companyId
 }
 
-/** The user `id` of the company, active, for a command that acts as them (404 otherwise). */
+/** Returns user `id` of the company for a command that acts as them, and answers 404 unless that user exists and is active. */
 export async function requireActiveUser(db: Db, companyId: CompanyId, id: number): Promise<number> {
   const user = await findUser(db, companyId, id)
   if (!user || !user.active) throw new ApiError(404, `no active user ${id} in company ${companyId}`)
@@ -76,29 +76,32 @@ export async function createUser(db: Db, acting: Acting, input: UserCreateInput)
   }
 }
 
-/** `company list`: every company with the number of its users. */
+/** Lists every company with the number of its users, for `company list`. */
 export async function listCompanies(db: Db) {
   return { data: await allCompanies(db) }
 }
 
-/** `user list`: every user of a company, active or not. */
+/** Lists every user of a company, active or not, for `user list`. */
 export async function listUsers(db: Db, company: number) {
   return { data: await allUsersOf(db, await requireCompany(db, company)) }
 }
 
-/** A fresh database, without any company yet (the server loads the demo data into it). */
+/**
+ * Tells whether the database is fresh, without any company yet, because the server loads the demo
+ * data into such a database.
+ */
 export async function isFreshDatabase(db: Db): Promise<boolean> {
   return !(await hasAnyCompany(db))
 }
 
-/** A page of the caller's company's users as a JSON array (text), with the company's user count. */
+/** Reads a page of the caller's company's users as a JSON array (text), with the company's user count. */
 export async function usersPage(db: Db, caller: Caller, query: PageRequest): Promise<ListPage> {
   const window = pageWindow(query)
   const { total, data } = await usersPageJson(db, caller.companyId, window)
   return { window, total, json: data }
 }
 
-/** authorize_api's answer as JSON text: the caller's user and company, and its token. */
+/** Answers authorize_api as JSON text: the caller's user and company, and the token it used. */
 export async function authorization(db: Db, caller: Caller): Promise<string> {
   const json = await findAuthorizationJson(db, caller.companyId, caller.userId)
   if (json === undefined) throw notFound()
@@ -106,24 +109,28 @@ export async function authorization(db: Db, caller: Caller): Promise<string> {
 }
 
 /**
- * authorize_api's `{user, company}` JSON text (written by PostgreSQL) with the `token` the
- * caller's lookup already carries: the bytes the serializer would write for the Authorization
- * schema (TokenInfo's keys in order), with no query for the token.
+ * Adds to authorize_api's `{user, company}` JSON text, which PostgreSQL wrote, the `token` that
+ * the caller's lookup already carries, so that answering needs no query for the token. The
+ * result holds the bytes the serializer would write for the Authorization schema, with
+ * TokenInfo's keys in order.
  */
 export function withToken(json: string, access: TokenAccess): string {
   const token = { scopes: access.scopes ?? ['*'], kind: access.kind, expires_at: access.expiresAt, app: access.app && { id: access.app.id, name: access.app.name } }
   return `${json.slice(0, -1)},"token":${JSON.stringify(token)}}`
 }
 
-/** An audit record's target and changes for one setting of a user or a company: the record by its name, the setting's two values. */
+/**
+ * Builds an audit record's target and changes for one setting of a user or a company: the
+ * target names the record, and the changes hold the setting's old and new values.
+ */
 function settingChanged<Row extends { id: number; name: string }>(setting: keyof Row & string, was: Partial<Row>, row: Row) {
   return { target: { id: row.id, label: row.name }, changes: changesOf(was, row, [setting]) }
 }
 
 /**
- * `company set-timezone`: the zone of "today" for tasks and done dates. Servers' cached
- * tokens carry the old zone until their entry expires (TOKEN_CACHE_TTL_MS, 10 s). The same
- * zone again changes and records nothing.
+ * Changes a company's time zone, which decides "today" for tasks and done dates, for the
+ * `company set-timezone` command. Servers' cached tokens carry the old zone until their cache
+ * entry expires (TOKEN_CACHE_TTL_MS, 10 s). Setting the same zone again changes and records nothing.
  */
 export async function setCompanyTimezone(db: Db, acting: Acting, input: CompanySetTimezoneInput) {
   const { now, audit: context } = acting

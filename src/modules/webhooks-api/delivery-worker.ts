@@ -1,10 +1,11 @@
-// The delivery worker: in every service process, one loop that publishes recorded events
-// (publish.ts: numbered, and fanned out into deliveries), claims due deliveries (a
-// lease, so instances share the work without sending one twice at the same time), posts
-// them off the request path with bounded concurrency, and records the outcomes in batches.
-// Its database use is one statement at a time (one pool connection of ten at most). It
-// also prunes events and deliveries after 30 days. At least once: a post whose outcome was
-// never recorded (the process died) is sent again when its lease ends.
+// The delivery worker runs one loop in every service process. The loop publishes recorded
+// events (publish.ts numbers them and fans them out into deliveries), claims due deliveries
+// under a lease, so that instances share the work without sending one twice at the same time,
+// posts them off the request path with bounded concurrency, and records the outcomes in
+// batches. It runs one statement at a time, so it holds at most one of the pool's ten
+// connections. It also prunes events and deliveries after 30 days. Delivery is at least once:
+// a post whose outcome was never recorded, because the process died, is sent again when its
+// lease ends.
 import http from 'node:http'
 import https from 'node:https'
 import type { FastifyBaseLogger } from 'fastify'
@@ -33,7 +34,7 @@ import { webhookDeliveries } from '../../metrics/shared.js'
 import { Pause } from '../../pause.js'
 import { traced } from '../../tracing.js'
 
-/** Events published (numbered and fanned out into deliveries) per loop turn (one statement). */
+/** Caps the events that one loop turn publishes (numbers and fans out into deliveries) in its one statement. */
 const PUBLISH_BATCH = 500
 
 const DAY = 24 * 60 * 60 * 1000
@@ -41,11 +42,11 @@ const DAY = 24 * 60 * 60 * 1000
 export interface WorkerOptions {
   /** How often an idle worker looks for due deliveries. */
   pollIntervalMs: number
-  /** A post's whole exchange. */
+  /** This bounds a post's whole exchange. */
   timeoutMs: number
-  /** How long a claimed delivery is ours before others may take it (longer than any post). */
+  /** How long a claimed delivery is ours before others may take it; it must be longer than any post. */
   leaseMs: number
-  /** Posts in flight in this process, and per subscription. */
+  /** These cap the posts in flight in this process, and per subscription. */
   maxInFlight: number
   perSubscription: number
   schedule: Schedule
@@ -54,10 +55,10 @@ export interface WorkerOptions {
   /** Events (and their deliveries) are deleted this long after they were recorded. */
   retentionMs: number
   pruneIntervalMs: number
-  /** Rows per prune statement; a pruning round runs at most pruneRounds of them. */
+  /** This caps the rows one prune statement deletes; a pruning round runs at most pruneRounds of them. */
   pruneBatch: number
   pruneRounds: number
-  /** On close: how long posts in flight may finish before they are cut. */
+  /** How long posts in flight may finish on close before they are cut. */
   stopGraceMs: number
 }
 
@@ -78,7 +79,7 @@ export const defaultWorkerOptions = (): WorkerOptions => ({
 
 export interface WorkerDeps {
   db: Db
-  /** The app's clock: what is due, the schedule, pruning (tests move it). */
+  /** The app's clock decides what is due, the schedule and pruning, and tests move it. */
   clock: () => Date
   /** The key the signing secrets are encrypted with. */
   secretKey: Buffer
@@ -110,7 +111,7 @@ export class DeliveryWorker {
 
   start(): void {
     if (this.running) return
-    // The first pruning round a little after start, so instances started together spread out.
+    // The first pruning round runs a little after start, so that instances started together spread out.
     this.nextPruneAt = Date.now() + Math.min(this.options.pruneIntervalMs, 60_000) * Math.random()
     this.running = this.loop()
   }

@@ -1,5 +1,6 @@
-// The webhooks-api module's public face: the webhook subscriptions' operations and the delivery
-// worker, above audit (they record audits) and ../webhooks/ (the statements).
+// This file is the webhooks-api module's public face: it exports the webhook subscriptions'
+// operations and the delivery worker. The module sits above audit, because its operations
+// record audits, and above ../webhooks/, which holds the statements.
 export { default as webhooksRoutes } from './webhooks-api.routes.js'
 export {
   changeSubscription,

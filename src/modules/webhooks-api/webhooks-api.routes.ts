@@ -46,7 +46,10 @@ const PageQuery = Type.Object(PageParams)
 const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
   tagRoutes(app, 'webhooks') // the event log's two routes name their own tag, 'events'
   const settings = (): WebhookSettings => ({ secretKey: app.keys.derive('webhook secrets'), allowPrivate: app.config.webhookAllowPrivate })
-  /** Answers a delivery just queued: 202 and its path. The worker looks for it at once instead of at its next poll. */
+  /**
+   * Answers a delivery just queued with 202 and its path, and wakes the worker so that it looks
+   * for the delivery at once instead of at its next poll.
+   */
   const sendQueued = (reply: FastifyReply, webhookId: number, delivery: { id: number }) => {
     app.webhookWorker?.wake()
     return reply.code(202).header('location', `/api/v1/webhooks/${String(webhookId)}/deliveries/${String(delivery.id)}`).send(delivery)

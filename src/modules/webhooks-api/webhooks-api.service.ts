@@ -1,7 +1,8 @@
-// Webhook subscriptions, their deliveries and the event log: the rules. Any user of the
-// company may manage its subscriptions. A destination is checked when it is saved (syntax,
-// https, and every address it resolves to, unless WEBHOOK_ALLOW_PRIVATE) and again by the
-// worker at every delivery. Secrets are generated here, shown once, and stored encrypted.
+// This file holds the rules of webhook subscriptions, their deliveries and the event log. Every
+// user of the company may read its subscriptions, and its admins manage them. A destination is
+// checked when it is saved (syntax, https, and every address it resolves to, unless
+// WEBHOOK_ALLOW_PRIVATE) and again by the worker at every delivery. Secrets are generated here,
+// shown once, and stored encrypted.
 import { transaction, type Db } from '../../db/db.js'
 import { invalid, notFound, refused } from '../../errors.js'
 import { readPage, type PageRequest } from '../../http/pagination.js'
@@ -38,7 +39,10 @@ import {
 } from '../webhooks/index.js'
 import { AUDIT_EVENT_TYPE, EVENT_TYPES } from '../outbox/index.js'
 
-/** What the rules need from the app: the key secrets are encrypted with, and whether private destinations are allowed. */
+/**
+ * Holds what the rules need from the app: the key the secrets are encrypted with, and whether
+ * private destinations are allowed.
+ */
 export interface WebhookSettings {
   secretKey: Buffer
   allowPrivate: boolean
@@ -52,10 +56,13 @@ const RESOLVE_TIMEOUT_MS = 5000
 const KNOWN_TYPES = new Set<string>(EVENT_TYPES)
 const ALL = '*'
 
-/** Unknown event types as a message names them: `"a", "b"` (each cut at 64 characters). */
+/** Quotes unknown event types the way a message names them, `"a", "b"`, each cut at 64 characters. */
 const quoted = (types: string[]) => types.map((type) => JSON.stringify(type.slice(0, 64))).join(', ')
 
-/** The destination's problem, or null: the URL itself, then (unless private ones are allowed) where its host resolves. */
+/**
+ * Returns the destination's problem, or null: it checks the URL itself, then, unless private
+ * destinations are allowed, where its host resolves.
+ */
 export async function destinationProblem(url: string, allowPrivate: boolean): Promise<string | null> {
   const problem = urlProblem(url, allowPrivate)
   if (problem) return problem
@@ -78,7 +85,7 @@ export async function destinationProblem(url: string, allowPrivate: boolean): Pr
   }
 }
 
-/** The event types to subscribe to, each once, in the order given; or the problem. */
+/** Returns the event types to subscribe to, each once and in the order given, or the problem with them. */
 export function eventsProblem(events: string[]): { events: string[] } | { problem: string } {
   const unique = [...new Set(events)]
   if (unique.includes(ALL)) return unique.length === 1 ? { events: [ALL] } : { problem: 'must be ["*"] alone or a list of event types' }
@@ -93,7 +100,10 @@ async function checkedUrl(url: string, settings: WebhookSettings): Promise<strin
   return url
 }
 
-/** The events checked; audit records only for who may read the audit log (webhook writes are already admins'). */
+/**
+ * Checks the events. Only a caller who may read the audit log may subscribe to audit records,
+ * which adds the audit:read scope to the admin role that webhook writes already need.
+ */
 function checkedEvents(events: string[], who: AuditReader): string[] {
   const checked = eventsProblem(events)
   if ('problem' in checked) throw invalid({ events: [checked.problem] })
@@ -107,7 +117,10 @@ export function subscriptionsOf(db: Db, caller: Pick<Caller, 'companyId'>, query
   return readPage(query, (window) => subscriptionsPage(db, caller.companyId, window))
 }
 
-/** Every subscription with its latest delivery (the web page: at most MAX_SUBSCRIPTIONS). */
+/**
+ * Lists every subscription with its latest delivery for the web page, which needs no paging because
+ * a company has at most MAX_SUBSCRIPTIONS.
+ */
 export function subscriptionsOverviewOf(db: Db, caller: Pick<Caller, 'companyId'>) {
   return subscriptionsOverview(db, caller.companyId)
 }
@@ -118,7 +131,7 @@ export async function subscriptionOf(db: Db, caller: Pick<Caller, 'companyId'>, 
   return row
 }
 
-/** The new subscription with its secret in the clear: the only time, with rotate, that it is shown. */
+/** Creates a subscription and returns it with its secret in the clear, which only this and rotate ever show. */
 export async function createSubscription(
   db: Db,
   caller: Pick<Caller, 'companyId'> & Acting & AuditReader,
@@ -166,8 +179,8 @@ export async function changeSubscription(
 }
 
 /**
- * One record per update that changed something: `webhook.paused` or `webhook.resumed` when
- * only `enabled` changed, else `webhook.changed` with every changed field.
+ * Writes one audit record per update that changed something: `webhook.paused` or
+ * `webhook.resumed` when only `enabled` changed, else `webhook.changed` with every changed field.
  */
 async function recordSubscriptionChange(
   tx: Db,
@@ -190,7 +203,7 @@ export async function removeSubscription(db: Db, caller: Pick<Caller, 'companyId
   if (!deleted) throw notFound()
 }
 
-/** A new secret (shown once); the old one keeps signing for 24 hours. */
+/** Makes a new secret, shown once, while the old one keeps signing for 24 hours. */
 export async function rotateSubscriptionSecret(
   db: Db,
   caller: Pick<Caller, 'companyId'> & Acting,
@@ -218,7 +231,7 @@ export async function rotateSubscriptionSecret(
   return { ...row, secret }
 }
 
-/** Queues a `ping` to the subscription, due now; the delivery, to follow its status. */
+/** Queues a `ping` to the subscription, due now, and returns the delivery so that the caller can follow its status. */
 export async function pingSubscription(db: Db, caller: Pick<Caller, 'companyId'> & Acting, id: number): Promise<DeliveryRow> {
   const result = await insertPing(db, caller.companyId, id, caller.now)
   if (!result) throw notFound()
@@ -226,7 +239,7 @@ export async function pingSubscription(db: Db, caller: Pick<Caller, 'companyId'>
   return result.delivery
 }
 
-/** A subscription's deliveries; 404 when it is not one of the company's. */
+/** Reads a page of a subscription's deliveries, and answers 404 when the subscription is not one of the company's. */
 export function deliveriesOf(db: Db, caller: Pick<Caller, 'companyId'>, subscriptionId: number, query: PageRequest) {
   return readPage(query, (window) => deliveriesPage(db, caller.companyId, subscriptionId, window))
 }
@@ -237,7 +250,7 @@ export async function deliveryOf(db: Db, caller: Pick<Caller, 'companyId'>, subs
   return row
 }
 
-/** Sends the delivery again from the start (delivered ones too: a replay). */
+/** Sends the delivery again from the start, a delivered one too, as a replay. */
 export async function retrySubscriptionDelivery(
   db: Db,
   caller: Pick<Caller, 'companyId'> & Acting,
@@ -261,7 +274,7 @@ export async function retrySubscriptionDelivery(
   return result.delivery
 }
 
-/** `type` of the event log: one type or a comma-separated list of them. */
+/** Parses the event log's `type`, which holds one type or a comma-separated list of them. */
 function eventTypesFilter(type: string | undefined): string[] | null {
   if (type === undefined || type === '') return null
   const types = [...new Set(type.split(',').map((t) => t.trim()))]
@@ -270,13 +283,13 @@ function eventTypesFilter(type: string | undefined): string[] | null {
   return types
 }
 
-/** Every type but audit records: the event log of who may not read the audit log. */
+/** Lists every type but audit records, for the event log of a caller who may not read the audit log. */
 const PUBLIC_TYPES = EVENT_TYPES.filter((type) => type !== AUDIT_EVENT_TYPE)
 
 /**
- * The company's event log; what it has recorded and committed is published first, so a client
- * sees its own changes. Audit records only for who may read the audit log: for the others
- * they are filtered out, as the records of another company are.
+ * Reads the company's event log. What the company has recorded and committed is published
+ * first, so that a client sees its own changes. Only a caller who may read the audit log sees
+ * audit records; for the others they are filtered out, as the records of another company are.
  */
 export async function eventLog(db: Db, caller: Pick<Caller, 'companyId'> & AuditReader, query: EventsQuery) {
   const asked = eventTypesFilter(query.type)
