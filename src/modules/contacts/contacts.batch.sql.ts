@@ -27,14 +27,15 @@ import { INSERT_CONTACT_EVENTS } from '../events/index.js'
 // estimate, and that planning was a tenth of the database's time. Both statements find
 // rows by keys and the company's indexes whatever the values; their generic plans were
 // checked at 1 M contacts (docs/performance.md, test/contacts/batch-plans.test.ts).
-const lockEmails = defineQuery<{ locked: number }>(
-  'contacts.batchLockEmails',
+/** The lead-link locks of `emails` (a text[] expression) taken in key order, and generic plans for the rest of the transaction. */
+const lockEmailsSql = (emails: string) =>
   `select count(pg_advisory_xact_lock(k.key))::int as locked,
           set_config('plan_cache_mode', 'force_generic_plan', true) as plan_cache_mode
      from (select distinct ${leadLinkKey('$1::bigint', 'e')} as key
-             from unnest($2::text[]) as e
-            order by 1 offset 0) k`,
-)
+             from unnest(${emails}) as e
+            order by 1 offset 0) k`
+
+const lockEmails = defineQuery<{ locked: number }>('contacts.batchLockEmails', lockEmailsSql('$2::text[]'))
 
 export async function lockBatchEmails(db: Db, companyId: CompanyId, emails: string[]): Promise<void> {
   await run(db, lockEmails, [companyId, emails])
@@ -92,10 +93,15 @@ const TAG_JSON = `json_build_object('id', t.id, 'name', t.name, 'color', t.color
 // Everything a batch or a PUT checks and compares, in one statement, after it has locked
 // its contacts (lockBatchContacts, lockContactForChange): the named tags, custom field
 // definitions and users of the company, those contacts (by id, ascending) with their tags
-// and custom values, and `new_ids`, $6 ids taken for the contacts a batch creates.
+// and custom values, and `new_ids`, $6 ids taken for the contacts a batch creates. A POST,
+// which locks no contact, takes its email's lead-link lock here ($7; a batch and a PUT pass
+// none): the write that links the email's leads is the next statement, whose snapshot is
+// taken under the lock, so the lock needs no round trip of its own.
 const resolveStatement = defineQuery<BatchReferences>(
   'contacts.resolveLocked',
-  `with matched as (
+  `with locked as materialized (
+     ${lockEmailsSql('$7::text[]')}
+   ), matched as (
      -- The columns toRow reads: not the tags and fields the row keeps as JSON (read below from
      -- their own tables, which the batch's writes are planned against).
      -- Each by its primary key, in a subquery that holds the key only (as lockFound): as one
@@ -125,7 +131,8 @@ const resolveStatement = defineQuery<BatchReferences>(
                       from contact_custom_values v join ${fieldJoin('v.company_id', 'v.custom_field_id')}
                      where v.company_id = m.company_id and v.contact_id = m.id)) order by m.id), '[]')
         from matched m) as contacts,
-     array(select nextval('contacts_id_seq'::regclass) from generate_series(1, $6::int)) as new_ids`,
+     array(select nextval('contacts_id_seq'::regclass) from generate_series(1, $6::int)) as new_ids,
+     (select locked from locked) as locked`,
 )
 
 // PUT /contacts/:id's first statement: the contact locked before the resolve reads it. A
@@ -173,12 +180,13 @@ function toRow(json: ContactJson): ContactColumnsRow {
 
 /**
  * The references of a batch or a PUT, its contacts (locked by the caller) and `newIds`
- * new contact ids; call inside the transaction that holds the locks.
+ * new contact ids; call inside the transaction that holds the locks (a POST's `lockEmails`
+ * are taken here).
  */
 export async function resolveLocked(
   db: Db,
   companyId: CompanyId,
-  input: { contactIds: number[]; newIds: number; tagIds: number[]; fieldNames: string[]; userIds: number[] },
+  input: { contactIds: number[]; newIds: number; tagIds: number[]; fieldNames: string[]; userIds: number[]; lockEmails?: string[] },
 ) {
   const row = await runSingle(db, resolveStatement, [
     companyId,
@@ -187,6 +195,7 @@ export async function resolveLocked(
     input.fieldNames.map((name) => name.toLowerCase()),
     input.userIds,
     input.newIds,
+    input.lockEmails ?? [],
   ])
   return {
     tags: row.tags,
@@ -284,7 +293,8 @@ const deletePairs = (table: string, alias: string, column: string, pairs: { cont
 // and the counters, which wait for all of that and for the tags and custom fields written to
 // be share-locked (sharedReferencesCtes; the InitPlans in their WHERE) so that the hot rows are
 // locked last, in (list, key) order, in the connection's slot (src/db/counters.ts); then the
-// webhook events (outbox.ts), and the answer's contact ($25) as JSON text. Foreign keys are
+// webhook events (outbox.ts), and the answer's contact as JSON text ($25: the contact a POST
+// created, written as its contact.created payload, or a snapshot of a PUT's). Foreign keys are
 // checked at the end of the statement, when every row is there. `changing` keeps the parts
 // that change, remove or unlink, or puts a select of nothing in their place (createStatement).
 const writeSql = (changing: (write: string, nothing: string) => string) =>
@@ -416,7 +426,8 @@ const writeSql = (changing: (write: string, nothing: string) => string) =>
      select row_number() over (order by e.ord, e.sub) as ord, e.type, e.data from api_events_in e
    ), ${outboxCtes('api_events', '$1::bigint', '$2::timestamptz')}
    select (select count(*) from recorded_events)::int as events,
-          ${contactSnapshotJson('$25::json')}::text as json`
+          coalesce((select r.data from created_record r where r.id = ($25::json->>'created')::bigint),
+                   ${contactSnapshotJson(`$25::json->'contact'`)})::text as json`
 
 const writeStatement = defineQuery<{ events: number; json: string | null }>('contacts.batchWrite', writeSql((write) => write))
 
@@ -428,11 +439,14 @@ const createStatement = defineQuery<{ events: number; json: string | null }>(
   writeSql((_write, nothing) => nothing),
 )
 
+/** The contact a write answers as JSON text: the one it creates (by id), or one as the plan leaves it. */
+export type WriteAnswer = { created: number } | { contact: ContactSnapshot }
+
 /**
  * Writes a batch (see writeStatement); call inside the transaction that resolved it. With
- * `answer`, a contact as the plan leaves it, gives its API shape as JSON text (POST, PUT).
+ * `answer`, gives that contact's API shape as JSON text (POST, PUT).
  */
-export async function writeBatch(db: Db, companyId: CompanyId, userId: number, now: Date, w: BatchWrite, answer?: ContactSnapshot) {
+export async function writeBatch(db: Db, companyId: CompanyId, userId: number, now: Date, w: BatchWrite, answer?: WriteAnswer) {
   const creatingOnly = w.changed.length === 0 && w.tagsRemoved.length === 0 && w.valuesCleared.length === 0 && w.relinked.length === 0
   const written = await runSingle(db, creatingOnly ? createStatement : writeStatement, [
     companyId, now, userId,

@@ -122,20 +122,21 @@ export function planChange(
 
 /**
  * POST /contacts as a batch of one (resolved by resolveLocked with one new id): the new
- * contact's id and the contact as created (the answer), with what to write, or the 422.
+ * contact's id, with what to write (whose statement answers the contact as it inserted it),
+ * or the 422.
  */
 export function planCreate(
   caller: Writer,
   references: References,
   input: ContactCreateBody,
   now: Date,
-): { error: ApiError } | { id: number; answer: ContactSnapshot; write: BatchWrite } {
+): { error: ApiError } | { id: number; write: BatchWrite } {
   const planner = contactPlanner(caller, references, now)
   const created = planner.create(input)
   if (!('state' in created)) return { error: created.error }
   const write = planner.finish([created.state])
   if (write === undefined) throw new Error('a created contact has nothing to write')
-  return { id: created.state.row.id, answer: snapshot(created.state), write }
+  return { id: created.state.row.id, write }
 }
 
 /** Creates and updates in memory, and the write they add up to (finish). */

@@ -2,10 +2,10 @@
 
 -- contacts.batchLockEmails
 select count(pg_advisory_xact_lock(k.key))::int as locked,
-       set_config('plan_cache_mode', 'force_generic_plan', true) as plan_cache_mode
-  from (select distinct hashtextextended('lead-link:' || $1::bigint || ':' || lower(e), 0) as key
-          from unnest($2::text[]) as e
-         order by 1 offset 0) k;
+     set_config('plan_cache_mode', 'force_generic_plan', true) as plan_cache_mode
+from (select distinct hashtextextended('lead-link:' || $1::bigint || ':' || lower(e), 0) as key
+        from unnest($2::text[]) as e
+       order by 1 offset 0) k;
 
 -- contacts.batchLockContacts
 select l.id
@@ -21,7 +21,13 @@ select l.id
  order by l.id;
 
 -- contacts.resolveLocked
-with matched as (
+with locked as materialized (
+  select count(pg_advisory_xact_lock(k.key))::int as locked,
+       set_config('plan_cache_mode', 'force_generic_plan', true) as plan_cache_mode
+  from (select distinct hashtextextended('lead-link:' || $1::bigint || ':' || lower(e), 0) as key
+          from unnest($7::text[]) as e
+         order by 1 offset 0) k
+), matched as (
   -- The columns toRow reads: not the tags and fields the row keeps as JSON (read below from
   -- their own tables, which the batch's writes are planned against).
   -- Each by its primary key, in a subquery that holds the key only (as lockFound): as one
@@ -51,7 +57,8 @@ select
                    from contact_custom_values v join custom_fields f on f.company_id = v.company_id and f.id = v.custom_field_id
                   where v.company_id = m.company_id and v.contact_id = m.id)) order by m.id), '[]')
      from matched m) as contacts,
-  array(select nextval('contacts_id_seq'::regclass) from generate_series(1, $6::int)) as new_ids;
+  array(select nextval('contacts_id_seq'::regclass) from generate_series(1, $6::int)) as new_ids,
+  (select locked from locked) as locked;
 
 -- contacts.changeLock
 select id, set_config('plan_cache_mode', 'force_generic_plan', true) as plan_cache_mode
@@ -216,12 +223,13 @@ with shared_tags as (
   returning company_id, id, type
 )
 select (select count(*) from recorded_events)::int as events,
-       (select (select row_to_json(j) from (select x.id, x.user_id, x.first_name, x.last_name, x.email, x.business, x.position, x.telephone, x.cellphone, x.address, x.city, x.state, x.country, x.url, x.linkedin, x.variable1, x.variable2, x.variable3, x.carousel, x.stage, x.contact_group_id, coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
-              from json_array_elements_text($25::json->'tag_ids') as k(id)
+       coalesce((select r.data from created_record r where r.id = ($25::json->>'created')::bigint),
+                (select (select row_to_json(j) from (select x.id, x.user_id, x.first_name, x.last_name, x.email, x.business, x.position, x.telephone, x.cellphone, x.address, x.city, x.state, x.country, x.url, x.linkedin, x.variable1, x.variable2, x.variable3, x.carousel, x.stage, x.contact_group_id, coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
+              from json_array_elements_text($25::json->'contact'->'tag_ids') as k(id)
               join tags t on t.company_id = $1 and t.id = k.id::bigint), '[]') as tags, coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
-              from json_to_recordset($25::json->'values') as v(field_id bigint, value text)
+              from json_to_recordset($25::json->'contact'->'values') as v(field_id bigint, value text)
               join custom_fields f on f.company_id = $1 and f.id = v.field_id), '[]') as custom_fields, to_char(x.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(x.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j)
-   from json_populate_record(null::contacts, $25::json->'row') as x)::text as json;
+   from json_populate_record(null::contacts, $25::json->'contact'->'row') as x))::text as json;
 
 -- contacts.createWrite
 with shared_tags as (
@@ -352,12 +360,13 @@ with shared_tags as (
   returning company_id, id, type
 )
 select (select count(*) from recorded_events)::int as events,
-       (select (select row_to_json(j) from (select x.id, x.user_id, x.first_name, x.last_name, x.email, x.business, x.position, x.telephone, x.cellphone, x.address, x.city, x.state, x.country, x.url, x.linkedin, x.variable1, x.variable2, x.variable3, x.carousel, x.stage, x.contact_group_id, coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
-              from json_array_elements_text($25::json->'tag_ids') as k(id)
+       coalesce((select r.data from created_record r where r.id = ($25::json->>'created')::bigint),
+                (select (select row_to_json(j) from (select x.id, x.user_id, x.first_name, x.last_name, x.email, x.business, x.position, x.telephone, x.cellphone, x.address, x.city, x.state, x.country, x.url, x.linkedin, x.variable1, x.variable2, x.variable3, x.carousel, x.stage, x.contact_group_id, coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
+              from json_array_elements_text($25::json->'contact'->'tag_ids') as k(id)
               join tags t on t.company_id = $1 and t.id = k.id::bigint), '[]') as tags, coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
-              from json_to_recordset($25::json->'values') as v(field_id bigint, value text)
+              from json_to_recordset($25::json->'contact'->'values') as v(field_id bigint, value text)
               join custom_fields f on f.company_id = $1 and f.id = v.field_id), '[]') as custom_fields, to_char(x.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(x.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j)
-   from json_populate_record(null::contacts, $25::json->'row') as x)::text as json;
+   from json_populate_record(null::contacts, $25::json->'contact'->'row') as x))::text as json;
 
 -- contacts.batchFindByEmail
 select l.id, l.business
