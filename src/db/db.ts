@@ -27,14 +27,25 @@ export function allowLongerWaits(tx: Db, ms: number): void {
 /** The wait allowLongerWaits set for this transaction, if any. */
 export const longerWaitOf = (db: Db): number | undefined => (db instanceof pg.Pool ? undefined : waits.get(db))
 
+export interface TransactionOptions {
+  /**
+   * Generic plans for every statement from here to the end of the transaction (SET LOCAL
+   * plan_cache_mode, sent with the BEGIN or SAVEPOINT in one round trip): for the contact
+   * writes, whose statements find rows by keys whatever the values and whose planning on
+   * each run cost more than running them (docs/performance.md, "A contact written one way").
+   */
+  genericPlans?: boolean
+}
+
 /**
  * Runs `fn` in a transaction: BEGIN … COMMIT on a client of the pool, or a savepoint when
  * `db` is already a transaction's client. A deadlock or serialization failure runs it again
  * from the start (src/db/pg-errors.ts, retryingDeadlocks), so `fn` must not do anything outside
  * the database that cannot be repeated.
  */
-export function transaction<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T> {
-  return retryingDeadlocks(() => (db instanceof pg.Pool ? outermost(db, fn) : savepoint(db, fn)))
+export function transaction<T>(db: Db, fn: (tx: Db) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+  const settings = options.genericPlans ? '; set local plan_cache_mode = force_generic_plan' : ''
+  return retryingDeadlocks(() => (db instanceof pg.Pool ? outermost(db, fn, settings) : savepoint(db, fn, settings)))
 }
 
 /** A transaction left open across the steps of one request; `db` is its client. */
@@ -78,12 +89,12 @@ export async function holdTransaction(pool: Db): Promise<HeldTransaction> {
   return { db: client, commit: () => end('commit'), rollback: () => end('rollback') }
 }
 
-async function outermost<T>(pool: pg.Pool, fn: (tx: Db) => Promise<T>): Promise<T> {
+async function outermost<T>(pool: pg.Pool, fn: (tx: Db) => Promise<T>, settings: string): Promise<T> {
   const client = await pool.connect()
   // A client whose connection failed is destroyed on release, not handed out again.
   let broken: Error | undefined
   try {
-    await client.query('begin')
+    await client.query(`begin${settings}`)
     try {
       const result = await fn(client)
       await client.query('commit')
@@ -103,10 +114,10 @@ async function outermost<T>(pool: pg.Pool, fn: (tx: Db) => Promise<T>): Promise<
   }
 }
 
-async function savepoint<T>(client: pg.PoolClient, fn: (tx: Db) => Promise<T>): Promise<T> {
+async function savepoint<T>(client: pg.PoolClient, fn: (tx: Db) => Promise<T>, settings: string): Promise<T> {
   const depth = (depths.get(client) ?? 0) + 1
   const name = `sp${String(depth)}`
-  await client.query(`savepoint ${name}`)
+  await client.query(`savepoint ${name}${settings}`)
   depths.set(client, depth)
   try {
     const result = await fn(client)

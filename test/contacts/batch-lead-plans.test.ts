@@ -1,8 +1,8 @@
 // The batch write links the unlinked leads of each new contact's email (contacts.batchWrite and contacts.createWrite,
 // its lead_found and linked CTEs), and must do so with one probe of leads_company_email_idx
 // per email and one of the primary key per lead linked, whatever the statistics say, in the
-// custom plan and in the generic one it runs with (contacts.batchLockEmails switches the
-// batch's transaction to generic plans). Written as one join over the company, a table never
+// custom plan and in the generic one it runs with (the contact writes' transactions run on
+// generic plans: transaction()'s genericPlans). Written as one join over the company, a table never
 // analysed (a fresh install, no autovacuum) was walked through leads_company_contact_idx, every
 // unlinked lead of the company, for every batch (206 ms a batch at 100,000 unlinked leads).
 import assert from 'node:assert/strict'

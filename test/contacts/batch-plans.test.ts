@@ -2,8 +2,8 @@
 // an import's skip of known emails, contacts.batchLiveEmails; the item-by-item path,
 // contacts.batchFindByEmail), and must do so with one probe per email whatever the
 // statistics say: through contacts_email_company_idx, then the primary key of each contact
-// found, in the custom plan and in the generic one it runs with (contacts.batchLockEmails
-// switches the batch's transaction to generic plans). Written as one
+// found, in the custom plan and in the generic one it runs with (the contact writes'
+// transactions run on generic plans: transaction()'s genericPlans). Written as one
 // `lower(email) = any($2)` over the company, a database never analysed (a fresh install, no
 // autovacuum) took the company for a handful of rows and walked all of it for every batch
 // (8 s for 500 emails at 1 M contacts; a contact import slowed down as its table grew), and

@@ -21,16 +21,15 @@ import { INSERT_CONTACT_EVENTS } from '../events/index.js'
 // COMMIT, it also keeps single creates of these emails out: the contacts read next are all
 // there will be.
 //
-// It also switches the rest of the batch's transaction to generic plans (SET LOCAL, gone at
-// COMMIT; the slow path's single-request statements too): PostgreSQL planned the read and
-// the write statement afresh on every batch, their custom plans looking cheaper by
-// estimate, and that planning was a tenth of the database's time. Both statements find
-// rows by keys and the company's indexes whatever the values; their generic plans were
-// checked at 1 M contacts (docs/performance.md, test/contacts/batch-plans.test.ts).
-/** The lead-link locks of `emails` (a text[] expression) taken in key order, and generic plans for the rest of the transaction. */
+// The contact writes' transactions run on generic plans (transaction()'s genericPlans):
+// PostgreSQL planned the read and the write statement afresh on every batch, their custom
+// plans looking cheaper by estimate, and that planning was a tenth of the database's time
+// (a POST's resolve took longer to plan than to run). The statements find rows by keys and
+// the company's indexes whatever the values; their generic plans were checked at 1 M
+// contacts (docs/performance.md, test/contacts/batch-plans.test.ts).
+/** The lead-link locks of `emails` (a text[] expression), taken in key order. */
 const lockEmailsSql = (emails: string) =>
-  `select count(pg_advisory_xact_lock(k.key))::int as locked,
-          set_config('plan_cache_mode', 'force_generic_plan', true) as plan_cache_mode
+  `select count(pg_advisory_xact_lock(k.key))::int as locked
      from (select distinct ${leadLinkKey('$1::bigint', 'e')} as key
              from unnest(${emails}) as e
             order by 1 offset 0) k`
@@ -139,13 +138,10 @@ const resolveStatement = defineQuery<BatchReferences>(
 // statement reads with the snapshot it started with, and a FOR UPDATE that waits for another
 // writer gets the row as that writer left it but not its tags and custom values: read in
 // one statement, a PUT that waited for another PUT of the same contact planned from tags it
-// no longer had (a duplicate key on the second write). Like the batch's lock statement, it
-// switches the rest of the transaction to generic plans: planning the write statement took
-// longer than running it.
+// no longer had (a duplicate key on the second write).
 const lockLiveStatement = defineQuery<{ id: number }>(
   'contacts.changeLock',
-  `select id, set_config('plan_cache_mode', 'force_generic_plan', true) as plan_cache_mode
-     from contacts where company_id = $1 and id = $2 and deleted_at is null
+  `select id from contacts where company_id = $1 and id = $2 and deleted_at is null
       for update`,
 )
 
@@ -293,8 +289,8 @@ const deletePairs = (table: string, alias: string, column: string, pairs: { cont
 // and the counters, which wait for all of that and for the tags and custom fields written to
 // be share-locked (sharedReferencesCtes; the InitPlans in their WHERE) so that the hot rows are
 // locked last, in (list, key) order, in the connection's slot (src/db/counters.ts); then the
-// webhook events (outbox.ts), and the answer's contact as JSON text ($25: the contact a POST
-// created, written as its contact.created payload, or a snapshot of a PUT's). Foreign keys are
+// webhook events (outbox.ts), and with $25 the first event's contact as JSON text: a POST's
+// or a PUT's answer, which its contact.created or contact.updated carries. Foreign keys are
 // checked at the end of the statement, when every row is there. `changing` keeps the parts
 // that change, remove or unlink, or puts a select of nothing in their place (createStatement).
 const writeSql = (changing: (write: string, nothing: string) => string) =>
@@ -426,8 +422,7 @@ const writeSql = (changing: (write: string, nothing: string) => string) =>
      select row_number() over (order by e.ord, e.sub) as ord, e.type, e.data from api_events_in e
    ), ${outboxCtes('api_events', '$1::bigint', '$2::timestamptz')}
    select (select count(*) from recorded_events)::int as events,
-          coalesce((select r.data from created_record r where r.id = ($25::json->>'created')::bigint),
-                   ${contactSnapshotJson(`$25::json->'contact'`)})::text as json`
+          (select e.data from api_events_in e where $25 and e.ord = 1 and e.sub = 0)::text as json`
 
 const writeStatement = defineQuery<{ events: number; json: string | null }>('contacts.batchWrite', writeSql((write) => write))
 
@@ -439,14 +434,12 @@ const createStatement = defineQuery<{ events: number; json: string | null }>(
   writeSql((_write, nothing) => nothing),
 )
 
-/** The contact a write answers as JSON text: the one it creates (by id), or one as the plan leaves it. */
-export type WriteAnswer = { created: number } | { contact: ContactSnapshot }
-
 /**
  * Writes a batch (see writeStatement); call inside the transaction that resolved it. With
- * `answer`, gives that contact's API shape as JSON text (POST, PUT).
+ * `answer`, gives the contact of its first webhook event as JSON text: a POST's or a PUT's
+ * one contact, as its contact.created or contact.updated carries it.
  */
-export async function writeBatch(db: Db, companyId: CompanyId, userId: number, now: Date, w: BatchWrite, answer?: WriteAnswer) {
+export async function writeBatch(db: Db, companyId: CompanyId, userId: number, now: Date, w: BatchWrite, answer = false) {
   const creatingOnly = w.changed.length === 0 && w.tagsRemoved.length === 0 && w.valuesCleared.length === 0 && w.relinked.length === 0
   const written = await runSingle(db, creatingOnly ? createStatement : writeStatement, [
     companyId, now, userId,
@@ -464,7 +457,7 @@ export async function writeBatch(db: Db, companyId: CompanyId, userId: number, n
     JSON.stringify(w.apiEvents),
     ...columns(w.links, ['contactId', 'email', 'eventOrd']),
     w.relinked,
-    answer === undefined ? null : JSON.stringify(answer),
+    answer,
   ])
   return written.json
 }

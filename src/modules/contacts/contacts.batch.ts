@@ -82,11 +82,11 @@ export async function upsertContacts(db: Db, caller: Writer, items: unknown[]): 
 
 async function apply(db: Db, caller: Writer, items: BatchItem[]): Promise<BatchResult[]> {
   try {
-    return await transaction(db, (tx) => applyTogether(tx, caller, items))
+    return await transaction(db, (tx) => applyTogether(tx, caller, items), { genericPlans: true })
   } catch (err) {
     if (uniqueViolation(err) === undefined && foreignKeyViolation(err) === undefined) throw err
   }
-  return transaction(db, (tx) => applyOneByOne(tx, caller, items))
+  return transaction(db, (tx) => applyOneByOne(tx, caller, items), { genericPlans: true })
 }
 
 const distinct = <T>(values: T[]) => [...new Set(values)]

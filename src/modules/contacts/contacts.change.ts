@@ -35,11 +35,11 @@ export async function changeContact(db: Db, caller: Writer, id: number, input: C
       if ('error' in plan) throw plan.error
       if (plan.newEmail !== undefined) await lockLeadEmail(tx, companyId, plan.newEmail)
       const json = plan.write
-        ? await writeBatch(tx, companyId, caller.userId, now, plan.write, { contact: plan.answer })
+        ? await writeBatch(tx, companyId, caller.userId, now, plan.write, true)
         : await findContactJson(tx, companyId, id)
       if (json == null) throw notFound() // the contact is locked: not reached
       return { id, json }
-    })
+    }, { genericPlans: true })
   } catch (err) {
     return rethrow(err, db, companyId, input)
   }

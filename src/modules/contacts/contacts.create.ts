@@ -28,10 +28,10 @@ export async function createContact(db: Db, caller: Writer, input: ContactCreate
       })
       const plan = planCreate(caller, references, input, now)
       if ('error' in plan) throw plan.error
-      const json = await writeBatch(tx, companyId, caller.userId, now, plan.write, { created: plan.id })
+      const json = await writeBatch(tx, companyId, caller.userId, now, plan.write, true)
       if (json === null) throw new Error('the write answered no contact')
       return { id: plan.id, json }
-    })
+    }, { genericPlans: true })
   } catch (err) {
     return rethrow(err, db, companyId, input)
   }

@@ -102,8 +102,9 @@ export function planBatch(caller: Writer, references: References, items: BatchIt
 
 /**
  * PUT /contacts/:id by the batch's rules and statement (its one contact, resolved by
- * resolveLocked): the contact as the change leaves it (the answer), or the 422, and what to
- * write (undefined: nothing changed) with the new email whose lead-link lock the write needs.
+ * resolveLocked): the 422, or what to write (undefined: nothing changed), whose first webhook
+ * event, contact.updated, carries the contact as changed (the answer), with the new email
+ * whose lead-link lock the write needs.
  */
 export function planChange(
   caller: Writer,
@@ -111,19 +112,19 @@ export function planChange(
   contact: BatchContact,
   input: ContactUpdateBody,
   now: Date,
-): { error: ApiError } | { answer: ContactSnapshot; newEmail: string | undefined; write: BatchWrite | undefined } {
+): { error: ApiError } | { newEmail: string | undefined; write: BatchWrite | undefined } {
   const state = knownState(contact)
   const planner = contactPlanner(caller, references, now)
   const result = planner.update(state, input)
   if (result.status === 422) return { error: result.error }
   const newEmail = state.row.email.toLowerCase() === contact.row.email.toLowerCase() ? undefined : state.row.email
-  return { answer: snapshot(state), newEmail, write: planner.finish([state]) }
+  return { newEmail, write: planner.finish([state]) }
 }
 
 /**
  * POST /contacts as a batch of one (resolved by resolveLocked with one new id): the new
- * contact's id, with what to write (whose statement answers the contact as it inserted it),
- * or the 422.
+ * contact's id, with what to write, whose first webhook event, contact.created, carries the
+ * contact as inserted (the answer), or the 422.
  */
 export function planCreate(
   caller: Writer,

@@ -241,7 +241,7 @@ export async function deleteContact(db: Db, caller: Caller, id: number): Promise
   await transaction(db, async (tx) => {
     if (!(await lockContactForChange(tx, companyId, id))) throw notFound()
     await deleteLockedContact(tx, companyId, id, caller.userId, now)
-  })
+  }, { genericPlans: true })
 }
 
 /** GET /contacts/:id/business: the live contact's business, else 404 (no contact, or none named). */

@@ -1,8 +1,7 @@
 -- Statements of src/modules/contacts/contacts.batch.sql.ts, as run (test/db/statements.test.ts writes this file).
 
 -- contacts.batchLockEmails
-select count(pg_advisory_xact_lock(k.key))::int as locked,
-     set_config('plan_cache_mode', 'force_generic_plan', true) as plan_cache_mode
+select count(pg_advisory_xact_lock(k.key))::int as locked
 from (select distinct hashtextextended('lead-link:' || $1::bigint || ':' || lower(e), 0) as key
         from unnest($2::text[]) as e
        order by 1 offset 0) k;
@@ -22,8 +21,7 @@ select l.id
 
 -- contacts.resolveLocked
 with locked as materialized (
-  select count(pg_advisory_xact_lock(k.key))::int as locked,
-       set_config('plan_cache_mode', 'force_generic_plan', true) as plan_cache_mode
+  select count(pg_advisory_xact_lock(k.key))::int as locked
   from (select distinct hashtextextended('lead-link:' || $1::bigint || ':' || lower(e), 0) as key
           from unnest($7::text[]) as e
          order by 1 offset 0) k
@@ -61,8 +59,7 @@ select
   (select locked from locked) as locked;
 
 -- contacts.changeLock
-select id, set_config('plan_cache_mode', 'force_generic_plan', true) as plan_cache_mode
-  from contacts where company_id = $1 and id = $2 and deleted_at is null
+select id from contacts where company_id = $1 and id = $2 and deleted_at is null
    for update;
 
 -- contacts.batchWrite
@@ -223,13 +220,7 @@ with shared_tags as (
   returning company_id, id, type
 )
 select (select count(*) from recorded_events)::int as events,
-       coalesce((select r.data from created_record r where r.id = ($25::json->>'created')::bigint),
-                (select (select row_to_json(j) from (select x.id, x.user_id, x.first_name, x.last_name, x.email, x.business, x.position, x.telephone, x.cellphone, x.address, x.city, x.state, x.country, x.url, x.linkedin, x.variable1, x.variable2, x.variable3, x.carousel, x.stage, x.contact_group_id, coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
-              from json_array_elements_text($25::json->'contact'->'tag_ids') as k(id)
-              join tags t on t.company_id = $1 and t.id = k.id::bigint), '[]') as tags, coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
-              from json_to_recordset($25::json->'contact'->'values') as v(field_id bigint, value text)
-              join custom_fields f on f.company_id = $1 and f.id = v.field_id), '[]') as custom_fields, to_char(x.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(x.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j)
-   from json_populate_record(null::contacts, $25::json->'contact'->'row') as x))::text as json;
+       (select e.data from api_events_in e where $25 and e.ord = 1 and e.sub = 0)::text as json;
 
 -- contacts.createWrite
 with shared_tags as (
@@ -360,13 +351,7 @@ with shared_tags as (
   returning company_id, id, type
 )
 select (select count(*) from recorded_events)::int as events,
-       coalesce((select r.data from created_record r where r.id = ($25::json->>'created')::bigint),
-                (select (select row_to_json(j) from (select x.id, x.user_id, x.first_name, x.last_name, x.email, x.business, x.position, x.telephone, x.cellphone, x.address, x.city, x.state, x.country, x.url, x.linkedin, x.variable1, x.variable2, x.variable3, x.carousel, x.stage, x.contact_group_id, coalesce((select array_to_json(array_agg((select j from (select t.id, t.name, t.color) j) order by t.id))
-              from json_array_elements_text($25::json->'contact'->'tag_ids') as k(id)
-              join tags t on t.company_id = $1 and t.id = k.id::bigint), '[]') as tags, coalesce((select array_to_json(array_agg((select j from (select f.field, v.value) j) order by f.id))
-              from json_to_recordset($25::json->'contact'->'values') as v(field_id bigint, value text)
-              join custom_fields f on f.company_id = $1 and f.id = v.field_id), '[]') as custom_fields, to_char(x.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(x.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j)
-   from json_populate_record(null::contacts, $25::json->'contact'->'row') as x))::text as json;
+       (select e.data from api_events_in e where $25 and e.ord = 1 and e.sub = 0)::text as json;
 
 -- contacts.batchFindByEmail
 select l.id, l.business
