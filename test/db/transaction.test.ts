@@ -1,7 +1,8 @@
 // transaction(db, fn) of src/db/db.ts: COMMIT on success, ROLLBACK on a throw (the client
 // back in the pool either way), savepoints when nested, and a run again after a deadlock or
 // a serialization failure, not after any other error; a transaction that allows its
-// statements to run longer waits for them (allowLongerWaits), until it ends.
+// statements to run longer waits for them (allowLongerWaits), until it ends; genericPlans
+// holds for the transaction and no longer.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type pg from 'pg'
@@ -33,6 +34,29 @@ for (const backend of backends()) {
       await (db as pg.Pool).query('truncate tx_check')
       assert.equal(await transaction(db, async (tx) => (await insert(tx, 1), 'done')), 'done')
       assert.deepEqual(await numbers(), [1])
+      settled()
+    })
+
+    test('genericPlans: every statement of the transaction (a savepoint\'s too) runs on generic plans, and nothing after it', async () => {
+      const mode = async (on: Db) => (await on.query<{ plan_cache_mode: string }>('show plan_cache_mode')).rows[0]?.plan_cache_mode
+      const seen = await transaction(db, async (tx) => [await mode(tx), await transaction(tx, mode)], { genericPlans: true })
+      assert.deepEqual(seen, ['force_generic_plan', 'force_generic_plan'])
+      const nested = await transaction(db, async (tx) => [await mode(tx), await transaction(tx, mode, { genericPlans: true }), await mode(tx)])
+      // SET LOCAL in a savepoint lasts to the end of the transaction once the savepoint is released.
+      assert.deepEqual(nested, ['auto', 'force_generic_plan', 'force_generic_plan'])
+      await transaction(db, async (tx) => {
+        await assert.rejects(transaction(tx, async () => {
+          throw new Error('inner refused')
+        }, { genericPlans: true }), /inner refused/)
+        assert.equal(await mode(tx), 'auto', 'a savepoint rolled back takes its setting with it')
+      })
+      const pool = db as pg.Pool
+      const clients = await Promise.all(Array.from({ length: pool.totalCount }, () => pool.connect()))
+      try {
+        for (const client of clients) assert.equal(await mode(client), 'auto')
+      } finally {
+        for (const client of clients) client.release()
+      }
       settled()
     })
 
