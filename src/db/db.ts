@@ -32,7 +32,8 @@ export interface TransactionOptions {
    * Generic plans for every statement from here to the end of the transaction (SET LOCAL
    * plan_cache_mode, sent with the BEGIN or SAVEPOINT in one round trip): for the contact
    * writes, whose statements find rows by keys whatever the values and whose planning on
-   * each run cost more than running them (docs/performance.md, "A contact written one way").
+   * each run cost more than running them (docs/performance.md, "Issue 40's contact writes
+   * beside `aba1610`").
    */
   genericPlans?: boolean
 }

@@ -1,8 +1,8 @@
-// Runs the contact import worker (src/modules/contact-imports/import-worker.ts) with the app: it
-// starts once the app is ready and stops on close, before the database closes, after the
-// batch in hand. `app.importWorker` lets the import routes wake it.
-import fp from 'fastify-plugin'
+// Runs the contact import worker (src/modules/contact-imports/import-worker.ts) with the app
+// (worker-plugin.ts): it stops after the batch in hand. `app.importWorker` lets the import
+// routes wake it.
 import { ImportWorker, type ImportWorkerOptions } from '../modules/contact-imports/index.js'
+import { workerPlugin } from './worker-plugin.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -17,21 +17,5 @@ export interface ImportWorkerPluginOptions {
   settings?: Partial<ImportWorkerOptions>
 }
 
-export default fp<ImportWorkerPluginOptions>(
-  (app, { enabled, settings }, done) => {
-    if (!enabled) {
-      app.decorate('importWorker', null)
-      done()
-      return
-    }
-    const worker = new ImportWorker({ db: app.db, clock: () => app.clock(), log: app.log }, settings)
-    app.decorate('importWorker', worker)
-    app.addHook('onReady', () => {
-      worker.start()
-      return Promise.resolve()
-    })
-    app.addHook('onClose', () => worker.stop())
-    done()
-  },
-  { name: 'import-worker', dependencies: ['db'] },
-)
+export default workerPlugin<ImportWorkerPluginOptions>('import-worker', 'importWorker', (app, { settings }) =>
+  new ImportWorker({ db: app.db, clock: () => app.clock(), log: app.log }, settings))

@@ -1,8 +1,8 @@
-// Runs the search fold worker (src/modules/contacts/search-fold.ts) with the app: it starts
-// once the app is ready and stops on close, before the database closes, after the batch in
-// hand. `app.searchFold` lets tests run a round at once.
-import fp from 'fastify-plugin'
+// Runs the search fold worker (src/modules/contacts/search-fold.ts) with the app
+// (worker-plugin.ts): it stops after the batch in hand. `app.searchFold` lets tests run a
+// round at once.
 import { SearchFoldWorker, type SearchFoldOptions } from '../modules/contacts/index.js'
+import { workerPlugin } from './worker-plugin.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -17,21 +17,5 @@ export interface SearchFoldPluginOptions {
   settings?: Partial<SearchFoldOptions>
 }
 
-export default fp<SearchFoldPluginOptions>(
-  (app, { enabled, settings }, done) => {
-    if (!enabled) {
-      app.decorate('searchFold', null)
-      done()
-      return
-    }
-    const worker = new SearchFoldWorker({ db: app.db, log: app.log }, settings)
-    app.decorate('searchFold', worker)
-    app.addHook('onReady', () => {
-      worker.start()
-      return Promise.resolve()
-    })
-    app.addHook('onClose', () => worker.stop())
-    done()
-  },
-  { name: 'search-fold-worker', dependencies: ['db'] },
-)
+export default workerPlugin<SearchFoldPluginOptions>('search-fold-worker', 'searchFold', (app, { settings }) =>
+  new SearchFoldWorker({ db: app.db, log: app.log }, settings))

@@ -1,8 +1,8 @@
-// Runs the webhook delivery worker (src/modules/webhooks-api/delivery-worker.ts) with the app: it starts
-// once the app is ready and stops on close, before the database closes, letting the posts
-// in flight finish (bounded). `app.webhookWorker` lets tests wake it or prune at once.
-import fp from 'fastify-plugin'
+// Runs the webhook delivery worker (src/modules/webhooks-api/delivery-worker.ts) with the app
+// (worker-plugin.ts): it stops letting the posts in flight finish (bounded).
+// `app.webhookWorker` lets tests wake it or prune at once.
 import { DeliveryWorker, type WorkerOptions } from '../modules/webhooks-api/index.js'
+import { workerPlugin } from './worker-plugin.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -18,30 +18,8 @@ export interface WebhookWorkerOptions {
   settings?: Partial<WorkerOptions>
 }
 
-export default fp<WebhookWorkerOptions>(
-  (app, { enabled, allowPrivate, settings }, done) => {
-    if (!enabled) {
-      app.decorate('webhookWorker', null)
-      done()
-      return
-    }
-    const worker = new DeliveryWorker(
-      {
-        db: app.db,
-        clock: () => app.clock(),
-        secretKey: app.keys.derive('webhook secrets'),
-        allowPrivate,
-        log: app.log,
-      },
-      settings,
-    )
-    app.decorate('webhookWorker', worker)
-    app.addHook('onReady', () => {
-      worker.start()
-      return Promise.resolve()
-    })
-    app.addHook('onClose', () => worker.stop())
-    done()
-  },
-  { name: 'webhook-worker', dependencies: ['db'] },
-)
+export default workerPlugin<WebhookWorkerOptions>('webhook-worker', 'webhookWorker', (app, { allowPrivate, settings }) =>
+  new DeliveryWorker(
+    { db: app.db, clock: () => app.clock(), secretKey: app.keys.derive('webhook secrets'), allowPrivate, log: app.log },
+    settings,
+  ))
