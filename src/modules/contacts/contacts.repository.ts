@@ -83,6 +83,15 @@ export const SEARCH_GRAMS_AT_STAGE = 'contacts.stage_gram:'
 export const GRAM_KEYS = 1_114_112
 
 type JsonPage = { total: number; data: string }
+
+/**
+ * The contacts `ids` (a bigint[] expression) names, read by primary key, as the JSON text of an
+ * array of their API shape in id order ('[]' for none); `where` (with its own leading
+ * whitespace) may add a condition on the whole read.
+ */
+const contactsJsonArray = (ids: string, where = '') =>
+  `coalesce((select ${jsonArrayOf(CONTACT.jsonColumns('c'), 'c.id')}::text
+                        from ${rowsByIds('contacts', 'c', COMPANY, ids)}${where}), '[]')`
 type IdsOf = (order: string, limit: string, offset: string) => string
 
 /**
@@ -98,9 +107,8 @@ const listStatement = (name: string, page: PagePlaceholders, total: string, orde
        select ${total} as n
      )
      select total.n as total,
-            coalesce((select ${jsonArrayOf(CONTACT.jsonColumns('c'), 'c.id')}::text
-                        from ${rowsByIds('contacts', 'c', COMPANY, pageIdsArray(page, 'total.n', orders, ids))}
-                       where ${withinTotal(page, 'total.n')}), '[]') as data
+            ${contactsJsonArray(pageIdsArray(page, 'total.n', orders, ids), `
+                       where ${withinTotal(page, 'total.n')}`)} as data
        from total`,
     { replica: true },
   )
@@ -259,8 +267,7 @@ const SEARCH_PAGE = pageParams(3, 4)
 
 /** The page's total, and its records (`page.ids` by primary key) as the JSON text of their API shape in id order, as a list page writes them. */
 const SEARCH_RECORDS = `select page.total,
-            coalesce((select ${jsonArrayOf(CONTACT.jsonColumns('c'), 'c.id')}::text
-                        from ${rowsByIds('contacts', 'c', COMPANY, 'page.ids')}), '[]') as data
+            ${contactsJsonArray('page.ids')} as data
        from page`
 
 // A page of a search with its exact total, in one statement: every part an InitPlan or a
