@@ -58,8 +58,10 @@ async function explainWrite(url: string, name: string, params: unknown[], mode: 
   }
 }
 
-// The batch's write, and the same built for a write that only creates (a POST, a batch of new contacts).
-const WRITES = [['contacts.batchWrite', 'custom'], ['contacts.batchWrite', 'generic'], ['contacts.createWrite', 'custom'], ['contacts.createWrite', 'generic']] as const
+// Every statement of the batch's write builder: the whole one and those built without some parts
+// (a PUT that writes no tag, a POST, a batch of new contacts).
+const WRITES = ['contacts.batchWrite', 'contacts.changePlainWrite', 'contacts.createWrite', 'contacts.createPlainWrite']
+  .flatMap((name) => (['custom', 'generic'] as const).map((mode) => [name, mode] as const))
 
 for (const backend of backends()) {
   for (const analysed of [false, true]) {

@@ -149,6 +149,7 @@ export const ACCEPTED: Record<string, { finding: string; reason: string }[]> = {
     reason: 'as its tags: the named fields\' values, bounded by the batch',
   }],
   'contacts.createWrite': [TAGS_BY_ID, FIELDS_BY_ID, BATCH_LINKS],
+  'contacts.changePlainWrite': [LEADS_OF_CONTACT],
   'contacts.search': [SEARCH_PASS],
   'contacts.searchOfUser': [SEARCH_PASS],
   'contacts.searchShort': [SEARCH_PASS],

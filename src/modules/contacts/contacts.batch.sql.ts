@@ -291,10 +291,24 @@ const deletePairs = (table: string, alias: string, column: string, pairs: { cont
 // locked last, in (list, key) order, in the connection's slot (src/db/counters.ts); then the
 // webhook events (outbox.ts), and with $25 the first event's contact as JSON text: a POST's
 // or a PUT's answer, which its contact.created or contact.updated carries. Foreign keys are
-// checked at the end of the statement, when every row is there. `changing` keeps the parts
-// that change, remove or unlink, or puts a select of nothing in their place (createStatement).
-const writeSql = (changing: (write: string, nothing: string) => string) =>
-  `with ${sharedReferencesCtes('$8::bigint[]', '$12::bigint[]')}, business_named as (
+// checked at the end of the statement, when every row is there. `parts` says which parts a
+// statement keeps; each part left out becomes a select of nothing that keeps its parameters,
+// typed, so that every statement of the builder takes the same ones (WRITE_STATEMENTS).
+interface WriteParts {
+  /** The parts that change contacts or unlink their leads. */
+  changes: boolean
+  /** The parts that write tags and custom values (and share-lock those named). */
+  childWrites: boolean
+  /** The reads of tags and custom fields for the events' payloads. */
+  childReads: boolean
+}
+const writeSql = (parts: WriteParts) => {
+  const changing = (write: string, nothing: string) => (parts.changes ? write : nothing)
+  const childWriting = (write: string, nothing: string) => (parts.childWrites ? write : nothing)
+  const childChanging = (write: string, nothing: string) => (parts.changes && parts.childWrites ? write : nothing)
+  const childReading = (read: string, nothing: string) => (parts.childReads ? read : nothing)
+  return `with ${childWriting(sharedReferencesCtes('$8::bigint[]', '$12::bigint[]'), `shared_tags as (select 1 from unnest($8::bigint[]) where false),
+   shared_fields as (select 1 from unnest($12::bigint[]) where false)`)}, business_named as (
      select distinct on (lower(b.name)) b.name from unnest($4::text[]) with ordinality as b(name, ord)
       order by lower(b.name), b.ord
    ), business_found as (
@@ -328,14 +342,14 @@ const writeSql = (changing: (write: string, nothing: string) => string) =>
      -- the tags and custom values given for it (this statement cannot read its own inserts).
      select c.id, ${contactJson(
        'c',
-       `coalesce((select ${TAGS_JSON}
+       childReading(`coalesce((select ${TAGS_JSON}
                     from unnest($7::bigint[], $8::bigint[]) as x(contact_id, tag_id)
                     join ${tagJoin('$1', 'x.tag_id')}
-                   where x.contact_id = c.id), '[]')`,
-       `coalesce((select ${FIELDS_JSON}
+                   where x.contact_id = c.id), '[]')`, `'[]'::json`),
+       childReading(`coalesce((select ${FIELDS_JSON}
                     from unnest($11::bigint[], $12::bigint[], $13::text[]) as v(contact_id, field_id, value)
                     join ${fieldJoin('$1', 'v.field_id')}
-                   where v.contact_id = c.id), '[]')`,
+                   where v.contact_id = c.id), '[]')`, `'[]'::json`),
      )} as data
        from created c
    ), changed as (
@@ -352,19 +366,19 @@ const writeSql = (changing: (write: string, nothing: string) => string) =>
       where c.company_id = $1 and c.id = x.id
      returning c.id`, `select x.id from json_to_recordset($6::json) as x(id bigint) where false`)}
    ), untagged as (
-     ${changing(deletePairs('contact_tags', 'ct', 'tag_id', { contacts: '$9', keys: '$10', name: 'tag_id' }), `select 1 from unnest($9::bigint[], $10::bigint[]) where false`)}
+     ${childChanging(deletePairs('contact_tags', 'ct', 'tag_id', { contacts: '$9', keys: '$10', name: 'tag_id' }), `select 1 from unnest($9::bigint[], $10::bigint[]) where false`)}
    ), tagged as (
-     insert into contact_tags (company_id, contact_id, tag_id, created_at)
+     ${childWriting(`insert into contact_tags (company_id, contact_id, tag_id, created_at)
      select $1, x.contact_id, x.tag_id, $2 from unnest($7::bigint[], $8::bigint[]) as x(contact_id, tag_id)
-     returning 1
+     returning 1`, `select 1 from unnest($7::bigint[], $8::bigint[]) where false`)}
    ), cleared as (
-     ${changing(deletePairs('contact_custom_values', 'v', 'custom_field_id', { contacts: '$14', keys: '$15', name: 'field_id' }), `select 1 from unnest($14::bigint[], $15::bigint[]) where false`)}
+     ${childChanging(deletePairs('contact_custom_values', 'v', 'custom_field_id', { contacts: '$14', keys: '$15', name: 'field_id' }), `select 1 from unnest($14::bigint[], $15::bigint[]) where false`)}
    ), valued as (
-     insert into contact_custom_values (company_id, contact_id, custom_field_id, value, created_at, updated_at)
+     ${childWriting(`insert into contact_custom_values (company_id, contact_id, custom_field_id, value, created_at, updated_at)
      select $1, x.contact_id, x.field_id, x.value, $2, $2
        from unnest($11::bigint[], $12::bigint[], $13::text[]) as x(contact_id, field_id, value)
      on conflict (company_id, contact_id, custom_field_id) do update set value = excluded.value, updated_at = excluded.updated_at
-     returning 1
+     returning 1`, `select 1 from unnest($11::bigint[], $12::bigint[], $13::text[]) where false`)}
    ), evented as (
      ${INSERT_CONTACT_EVENTS}
      select $1, e.contact_id, e.kind::contact_event_kind, $3, e.data, $2
@@ -413,7 +427,7 @@ const writeSql = (changing: (write: string, nothing: string) => string) =>
       order by d.list, d.key`, { slot: true })}
      returning value
    ), api_events_in as (
-     select e.ord, 0::bigint as sub, e.type, coalesce(r.data, ${contactSnapshotJson('e.contact')}) as data
+     select e.ord, 0::bigint as sub, e.type, ${childReading(`coalesce(r.data, ${contactSnapshotJson('e.contact')})`, 'r.data')} as data
        from rows from (json_to_recordset($20::json) as (type text, contact json, contact_id bigint)) with ordinality as e(type, contact, contact_id, ord)
        left join created_record r on r.id = e.contact_id
      union all
@@ -423,25 +437,39 @@ const writeSql = (changing: (write: string, nothing: string) => string) =>
    ), ${outboxCtes('api_events', '$1::bigint', '$2::timestamptz')}
    select (select count(*) from recorded_events)::int as events,
           (select e.data from api_events_in e where $25 and e.ord = 1 and e.sub = 0)::text as json`
+}
 
-const writeStatement = defineQuery<{ events: number; json: string | null }>('contacts.batchWrite', writeSql((write) => write))
+// The builder's statements, each chosen by what a write holds (writeBatch). A write that
+// leaves out a part does not open that part's tables for writing nor fire their triggers.
+const writeStatement = (name: string, parts: WriteParts) => defineQuery<{ events: number; json: string | null }>(name, writeSql(parts))
+const WRITE_STATEMENTS = {
+  /** Every part: a batch that changes contacts and their tags or custom values. */
+  all: writeStatement('contacts.batchWrite', { changes: true, childWrites: true, childReads: true }),
+  /** Contacts changed, their tags and custom values as they were (most PUTs). */
+  changePlain: writeStatement('contacts.changePlainWrite', { changes: true, childWrites: false, childReads: true }),
+  /** Contacts created only, with tags or custom values. */
+  create: writeStatement('contacts.createWrite', { changes: false, childWrites: true, childReads: true }),
+  /** Contacts created only, without tags or custom values, each event's payload the row it inserted (most POSTs). */
+  createPlain: writeStatement('contacts.createPlainWrite', { changes: false, childWrites: false, childReads: false }),
+}
 
-// The same for a write that only creates (a POST): the parts that change, remove or unlink are
-// selects of nothing, so that the statement neither opens those tables for writing nor fires
-// their triggers. Each keeps its parameters, typed, so that both statements take the same ones.
-const createStatement = defineQuery<{ events: number; json: string | null }>(
-  'contacts.createWrite',
-  writeSql((_write, nothing) => nothing),
-)
+/** The statement that runs `w`: the one with the fewest parts that holds all it writes. */
+function writeStatementFor(w: BatchWrite) {
+  // Removing a tag or a custom value is a change: only the statements with changes remove.
+  const changes = w.changed.length > 0 || w.relinked.length > 0 || w.tagsRemoved.length > 0 || w.valuesCleared.length > 0
+  const childWrites = w.tagsAdded.length > 0 || w.tagsRemoved.length > 0 || w.valuesSet.length > 0 || w.valuesCleared.length > 0
+  if (changes) return childWrites ? WRITE_STATEMENTS.all : WRITE_STATEMENTS.changePlain
+  const snapshots = w.apiEvents.some((event) => !('contact_id' in event))
+  return childWrites || snapshots ? WRITE_STATEMENTS.create : WRITE_STATEMENTS.createPlain
+}
 
 /**
- * Writes a batch (see writeStatement); call inside the transaction that resolved it. With
+ * Writes a batch (writeSql, by the statement writeStatementFor picks); call inside the transaction that resolved it. With
  * `answer`, gives the contact of its first webhook event as JSON text: a POST's or a PUT's
  * one contact, as its contact.created or contact.updated carries it.
  */
 export async function writeBatch(db: Db, companyId: CompanyId, userId: number, now: Date, w: BatchWrite, answer = false) {
-  const creatingOnly = w.changed.length === 0 && w.tagsRemoved.length === 0 && w.valuesCleared.length === 0 && w.relinked.length === 0
-  const written = await runSingle(db, creatingOnly ? createStatement : writeStatement, [
+  const written = await runSingle(db, writeStatementFor(w), [
     companyId, now, userId,
     w.businessNames,
     JSON.stringify(w.created),
