@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply } from 'fastify'
 import { Type } from 'typebox'
 import { sendListPage } from '../../http/pagination.js'
-import { operation, sendCreated, tagRoutes, textsWith } from '../../http/routes.js'
+import { operation, recordRoute, sendCreated, tagRoutes, textsWith } from '../../http/routes.js'
 import { Deleted, IdParams, NoBody, PageParams, Ref } from '../../http/schemas.js'
 import { apiActing } from '../../acting.js'
 import * as webhooks from '../webhooks/index.js'
@@ -50,9 +50,7 @@ const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
     body: webhooks.CreateWebhookBody, response: { 201: Ref(webhooks.WebhookSubscriptionWithSecret) },
   }), async (request, reply) => sendCreated(reply, '/api/v1/webhooks', await createSubscription(request.db, apiActing(request), request.body, settings())))
 
-  app.get('/v1/webhooks/:id', operation(texts, 'getWebhook', { scope: 'webhooks:read', notFound: NO_WEBHOOK }, {
-    params: IdParams, response: { 200: Ref(webhooks.WebhookSubscription) },
-  }), async (request) => subscriptionOf(app.db, request.caller, request.params.id))
+  recordRoute(app, '/v1/webhooks/:id', texts, 'getWebhook', { scope: 'webhooks:read', notFound: NO_WEBHOOK }, webhooks.WebhookSubscription, subscriptionOf)
 
   app.put('/v1/webhooks/:id', operation(texts, 'updateWebhook', { scope: 'webhooks:write', role: 'admin', rootKey: 'webhook', notFound: NO_WEBHOOK }, {
     params: IdParams, body: webhooks.UpdateWebhookBody, response: { 200: Ref(webhooks.WebhookSubscription) },
