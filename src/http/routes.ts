@@ -1,8 +1,8 @@
 // What the /api modules' route declarations share: an operation's route options (its OpenAPI
 // texts, read from its module's `<name>.operations.json`, its access and its schemas), the
 // OpenAPI tag of a module's routes, given once, the answer of a create (docs/architecture.md:
-// POST 201 with `Location`), and the four operations of a company's catalogue (tags, custom
-// fields).
+// POST 201 with `Location`), the GET of one record by id, and the four operations of a
+// company's catalogue (tags, custom fields).
 import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifySchema } from 'fastify'
 import type { Static, TSchema } from 'typebox'
 import type { Db } from '../db/db.js'
@@ -72,6 +72,25 @@ export function operation<Id extends string, S extends FastifySchema>(
   const { summary, description } = texts[operationId]
   const text: OperationText = description === undefined ? { operationId, summary } : { operationId, summary, description }
   return { config, schema: { ...text, ...schema } }
+}
+
+/**
+ * Declares GET `path` (`<collection>/:id`), the operation answering one record: what `read`
+ * finds by the path's id among the caller's company's records, as `item` (`read` throws the
+ * 404 for an id it does not find).
+ */
+export function recordRoute<Id extends string>(
+  app: FastifyInstance & { db: Db },
+  path: string,
+  texts: OperationTexts<Id>,
+  operationId: NoInfer<Id>,
+  config: OperationConfig,
+  item: TSchema,
+  read: (db: Db, caller: Caller, id: number) => Promise<unknown>,
+): void {
+  app.get<{ Params: Static<typeof IdParams> }>(path, operation(texts, operationId, config, {
+    params: IdParams, response: { 200: Ref(item) },
+  }), async (request) => read(app.db, request.caller, request.params.id))
 }
 
 /** The four operations of a catalogue. */

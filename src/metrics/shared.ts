@@ -6,38 +6,25 @@ import { Counter, Gauge, Registry } from 'prom-client'
 
 export const sharedRegistry = new Registry()
 
-export const statementErrors = new Counter({
-  name: 'engage_db_statement_errors_total',
-  help: 'Database statements that failed, by SQLSTATE (docs/operating.md)',
-  labelNames: ['sqlstate'],
-  registers: [sharedRegistry],
-})
+/** A counter of the shared registry, by one label. */
+function sharedCounter<Label extends string>(name: string, help: string, label: Label): Counter<Label> {
+  return new Counter({ name, help, labelNames: [label], registers: [sharedRegistry] })
+}
 
-export const webhookDeliveries = new Counter({
-  name: 'engage_webhook_deliveries_total',
-  help: 'Webhook delivery attempts by result: delivered, retrying (failed, tried again later) or failed (given up)',
-  labelNames: ['result'],
-  registers: [sharedRegistry],
-})
+/** A gauge of the shared registry, without labels. */
+function sharedGauge(name: string, help: string): Gauge {
+  return new Gauge({ name, help, registers: [sharedRegistry] })
+}
 
-export const backupsTaken = new Counter({
-  name: 'engage_backups_total',
-  help: 'Scheduled backups by result: ok or failed',
-  labelNames: ['result'],
-  registers: [sharedRegistry],
-})
+export const statementErrors = sharedCounter('engage_db_statement_errors_total', 'Database statements that failed, by SQLSTATE (docs/operating.md)', 'sqlstate')
 
-export const lastBackupTime = new Gauge({
-  name: 'engage_backup_last_success_timestamp_seconds',
-  help: 'When the last scheduled backup that succeeded was taken (Unix time)',
-  registers: [sharedRegistry],
-})
+export const webhookDeliveries = sharedCounter('engage_webhook_deliveries_total', 'Webhook delivery attempts by result: delivered, retrying (failed, tried again later) or failed (given up)', 'result')
 
-export const lastBackupSize = new Gauge({
-  name: 'engage_backup_last_size_bytes',
-  help: 'The size of the last scheduled backup that succeeded',
-  registers: [sharedRegistry],
-})
+export const backupsTaken = sharedCounter('engage_backups_total', 'Scheduled backups by result: ok or failed', 'result')
+
+export const lastBackupTime = sharedGauge('engage_backup_last_success_timestamp_seconds', 'When the last scheduled backup that succeeded was taken (Unix time)')
+
+export const lastBackupSize = sharedGauge('engage_backup_last_size_bytes', 'The size of the last scheduled backup that succeeded')
 
 /** A SQLSTATE is five characters of 0-9A-Z; anything else (a network error) counts as `none`. */
 export function countStatementError(err: unknown): void {

@@ -10,20 +10,7 @@ import { recordAudit } from '../audit/index.js'
 import { asCompanyId, type Caller, type CompanyId, type TokenHolder } from '../../tenancy.js'
 import { grantsOf, isScope, normalizeScopes, type Scope } from '../../scopes.js'
 import { announceRevoked } from '../../revocations.js'
-import {
-  findTokenCaller,
-  insertToken,
-  liveTokenOf,
-  liveTokenOfCompany,
-  liveTokensOf,
-  liveTokensOfCompany,
-  markTokenExpiryRefusal,
-  revokeCompanyToken,
-  revokeTokenByHash,
-  revokeTokenOf,
-  type ListedTokenRecord,
-  type TokenRow,
-} from '../api-tokens/index.js'
+import * as apiTokens from '../api-tokens/index.js'
 
 export const TOKEN_PREFIX = 'eng_'
 export const LABEL_MAX_LENGTH = 255
@@ -80,7 +67,7 @@ function expiryOf(days: number | undefined, now: Date): Date | null {
 /** How an audit record names a token: its label, else its first characters. */
 const tokenLabel = (token: { label: string | null; prefix: string }) => token.label ?? `${token.prefix}…`
 
-const shown = (row: TokenRow) => ({
+const shown = (row: apiTokens.TokenRow) => ({
   id: row.id,
   user_id: row.user_id,
   company_id: row.company_id,
@@ -97,7 +84,7 @@ async function issueToken(db: Db, companyId: CompanyId, userId: number, label: s
   const scopes = choice.scopes === undefined ? null : normalizeScopes(choice.scopes)
   const token = generateToken()
   const row = await transaction(db, async (tx) => {
-    const inserted = await insertToken(tx, companyId, { userId, tokenHash: hashToken(token), prefix: token.slice(0, 12), label, scopes, expiresAt })
+    const inserted = await apiTokens.insertToken(tx, companyId, { userId, tokenHash: hashToken(token), prefix: token.slice(0, 12), label, scopes, expiresAt })
     await recordAudit(tx, companyId, context, {
       action: 'api_token.created',
       target: { id: inserted.id, label: tokenLabel(inserted) },
@@ -127,7 +114,7 @@ export async function createOwnToken(
 
 /** The caller a live token of an active user acts as, expired or not (the auth plugin checks the expiry). */
 export async function findCaller(db: Db, tokenHash: string): Promise<TokenHolder | undefined> {
-  const row = await findTokenCaller(db, tokenHash)
+  const row = await apiTokens.findTokenCaller(db, tokenHash)
   if (!row) return undefined
   return {
     tokenId: row.token_id,
@@ -146,20 +133,20 @@ export async function findCaller(db: Db, tokenHash: string): Promise<TokenHolder
   }
 }
 
-export async function listOwnTokens(db: Db, companyId: CompanyId, userId: number): Promise<ListedTokenRecord[]> {
-  return liveTokensOf(db, companyId, userId)
+export async function listOwnTokens(db: Db, companyId: CompanyId, userId: number): Promise<apiTokens.ListedTokenRecord[]> {
+  return apiTokens.liveTokensOf(db, companyId, userId)
 }
 
 /** One live token of the user; another user's, a revoked or an unknown one is 404. */
 export async function findOwnToken(db: Db, companyId: CompanyId, userId: number, id: number) {
-  const token = await liveTokenOf(db, companyId, userId, id)
+  const token = await apiTokens.liveTokenOf(db, companyId, userId, id)
   if (!token) throw notFound()
   return token
 }
 
 /** Revokes one of the user's live tokens; every server forgets it at once. Another user's is 404. */
 export async function revokeOwnToken(db: Db, acting: Pick<Caller, 'companyId' | 'userId'> & Acting, id: number) {
-  return revokeRecorded(db, acting, (tx) => revokeTokenOf(tx, acting.companyId, acting.userId, id, acting.now))
+  return revokeRecorded(db, acting, (tx) => apiTokens.revokeTokenOf(tx, acting.companyId, acting.userId, id, acting.now))
 }
 
 /**
@@ -188,14 +175,14 @@ async function revokeRecorded<Row extends { id: number; token_hash: string; labe
 export async function listTokensOfUser(db: Db, userId: number) {
   const user = await findUserAnyCompany(db, userId)
   if (!user) throw new ApiError(404, `user ${String(userId)} not found`)
-  return { data: await liveTokensOf(db, asCompanyId(user.company_id), user.id) }
+  return { data: await apiTokens.liveTokensOf(db, asCompanyId(user.company_id), user.id) }
 }
 
 export async function revokeToken(db: Db, acting: Acting, token: string) {
   const { now, audit: context } = acting
   const tokenHash = hashToken(token)
   const row = await transaction(db, async (tx) => {
-    const revoked = await revokeTokenByHash(tx, tokenHash, now)
+    const revoked = await apiTokens.revokeTokenByHash(tx, tokenHash, now)
     if (revoked) {
       await announceRevoked(tx, tokenHash)
       await recordAudit(tx, asCompanyId(revoked.company_id), context, { action: 'api_token.revoked', target: { id: revoked.id, label: tokenLabel(revoked) } }, now)
@@ -208,19 +195,19 @@ export async function revokeToken(db: Db, acting: Acting, token: string) {
 
 /** "Tokens of this company" (admins): every live token of every user of the company. */
 export async function listCompanyTokens(db: Db, companyId: CompanyId) {
-  return liveTokensOfCompany(db, companyId)
+  return apiTokens.liveTokensOfCompany(db, companyId)
 }
 
 /** One live token of the company; a revoked one or another company's is 404. */
 export async function findCompanyToken(db: Db, companyId: CompanyId, id: number) {
-  const token = await liveTokenOfCompany(db, companyId, id)
+  const token = await apiTokens.liveTokenOfCompany(db, companyId, id)
   if (!token) throw notFound()
   return token
 }
 
 /** An admin revokes any live token of the company; every server forgets it at once. */
 export async function revokeCompanyTokenById(db: Db, acting: Pick<Caller, 'companyId'> & Acting, id: number) {
-  return revokeRecorded(db, acting, (tx) => revokeCompanyToken(tx, acting.companyId, id, acting.now))
+  return revokeRecorded(db, acting, (tx) => apiTokens.revokeCompanyToken(tx, acting.companyId, id, acting.now))
 }
 
 /**
@@ -231,7 +218,7 @@ export async function revokeCompanyTokenById(db: Db, acting: Pick<Caller, 'compa
 export async function recordExpiredRefusal(db: Db, caller: Pick<Caller, 'companyId' | 'tokenId'> & Acting): Promise<boolean> {
   const { now, audit: context } = caller
   return transaction(db, async (tx) => {
-    const marked = await markTokenExpiryRefusal(tx, caller.companyId, caller.tokenId, now)
+    const marked = await apiTokens.markTokenExpiryRefusal(tx, caller.companyId, caller.tokenId, now)
     if (!marked) return false
     await recordAudit(tx, caller.companyId, context, { action: 'api_token.use_refused', target: { id: marked.id, label: marked.label }, failure: 'expired' }, now)
     return true

@@ -106,6 +106,12 @@ export function latestImports(db: Db, companyId: CompanyId, limit: number): Prom
   return run(db, latest, [companyId, limit])
 }
 
+// Both claims change a claimed import alike, so that the worker and the command line count
+// attempts and hold leases the same way.
+const claimChanges = (now: string, leaseUntil: string) =>
+  `set state = 'running', attempts = i.attempts + 1, lease_until = ${leaseUntil}, started_at = coalesce(i.started_at, ${now}),
+          updated_at = ${now}`
+
 // The worker's claim, any company: an import whose lease ran out (its worker stopped) first,
 // else the oldest queued one of a company with no import running. Through
 // contact_imports_open_idx (the few unfinished imports); SKIP LOCKED lets instances claim
@@ -113,8 +119,7 @@ export function latestImports(db: Db, companyId: CompanyId, limit: number): Prom
 const claimStatement = defineQuery<ImportRow>(
   'contactImports.claim',
   `update contact_imports i
-      set state = 'running', attempts = i.attempts + 1, lease_until = $2, started_at = coalesce(i.started_at, $1),
-          updated_at = $1
+      ${claimChanges('$1', '$2')}
     where (i.company_id, i.id) = (
             select o.company_id, o.id from contact_imports o
              where o.state in ('queued', 'running')
@@ -136,8 +141,7 @@ export function claimImport(db: Db, now: Date, leaseUntil: Date): Promise<Import
 const claimByIdStatement = defineQuery<ImportRow>(
   'contactImports.claimById',
   `update contact_imports i
-      set state = 'running', attempts = i.attempts + 1, lease_until = $4, started_at = coalesce(i.started_at, $3),
-          updated_at = $3
+      ${claimChanges('$3', '$4')}
     where i.company_id = ${COMPANY} and i.id = $2 and i.state = 'queued'
       and not exists (select from contact_imports r where r.company_id = i.company_id and r.state = 'running')
    returning ${IMPORT_COLUMNS}`,

@@ -7,7 +7,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { ApiError } from '../../errors.js'
-import { operation, tagRoutes } from '../../http/routes.js'
+import { operation, recordRoute, tagRoutes } from '../../http/routes.js'
 import { IdParams, Ref } from '../../http/schemas.js'
 import { apiActing } from '../../acting.js'
 import { ContactImport, ExportQuery, ImportQuery } from './contact-imports.schemas.js'
@@ -65,9 +65,7 @@ const contactImportsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     return reply.code(202).header('location', `/api/v1/contact_imports/${String(record.id)}`).send(record)
   })
 
-  app.get('/v1/contact_imports/:id', operation(texts, 'getContactImport', { scope: 'contacts:read', notFound: NO_IMPORT }, {
-    params: IdParams, response: { 200: Ref(ContactImport) },
-  }), async (request) => getImport(app.db, request.caller, request.params.id))
+  recordRoute(app, '/v1/contact_imports/:id', texts, 'getContactImport', { scope: 'contacts:read', notFound: NO_IMPORT }, ContactImport, getImport)
 
   app.get('/v1/contact_imports/:id/errors', operation(texts, 'getContactImportErrors', { scope: 'contacts:read', notFound: NO_IMPORT }, {
     params: IdParams, response: { 200: csvResponse('the rejected rows: `line`, `reason`, then the file\'s columns') },

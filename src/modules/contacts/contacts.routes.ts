@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { sendJsonText } from '../../http/json-text.js'
 import { sendListPage } from '../../http/pagination.js'
-import { operation, sendCreatedJson, tagRoutes } from '../../http/routes.js'
+import { operation, recordRoute, sendCreatedJson, tagRoutes } from '../../http/routes.js'
 import { Deleted, IdParams, Ref } from '../../http/schemas.js'
 import { answerList, walkingList } from '../../http/sync.js'
 import { Business } from '../businesses/index.js'
@@ -62,9 +62,7 @@ const contactsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     params: IdParams, querystring: ContactEventsQuery, response: { 200: Ref(ContactEventsPage) },
   }), async (request, reply) => sendListPage(request, reply, await contactEventsPage(app.db, request.caller, request.params.id, request.query)))
 
-  app.get('/v1/contacts/:id/business', operation(texts, 'getContactBusiness', { scope: 'contacts:read', notFound: `${NO_CONTACT}, or the contact has no business` }, {
-    params: IdParams, response: { 200: Ref(Business) },
-  }), async (request) => contactBusiness(app.db, request.caller, request.params.id))
+  recordRoute(app, '/v1/contacts/:id/business', texts, 'getContactBusiness', { scope: 'contacts:read', notFound: `${NO_CONTACT}, or the contact has no business` }, Business, contactBusiness)
 }
 
 export default contactsRoutes

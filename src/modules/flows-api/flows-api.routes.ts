@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { apiActing } from '../../acting.js'
 import { sendListPage } from '../../http/pagination.js'
-import { operation, sendCreated, tagRoutes } from '../../http/routes.js'
+import { operation, recordRoute, sendCreated, tagRoutes } from '../../http/routes.js'
 import { IdParams, Ref } from '../../http/schemas.js'
 import { AddContactBody, Enrollment, Flow, FlowCreateBody, FlowsListQuery, FlowsPage, FlowUpdateBody } from '../flows/index.js'
 import { addContact, changeFlow, createFlow, flowsPage, getFlow } from './flows-api.service.js'
@@ -16,9 +16,7 @@ const flowsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     querystring: FlowsListQuery, response: { 200: Ref(FlowsPage) },
   }), async (request, reply) => sendListPage(request, reply, await flowsPage(app.db, request.caller, request.query)))
 
-  app.get('/v1/flows/:id', operation(texts, 'getFlow', { scope: 'flows:read', notFound: NO_FLOW }, {
-    params: IdParams, response: { 200: Ref(Flow) },
-  }), async (request) => getFlow(app.db, request.caller, request.params.id))
+  recordRoute(app, '/v1/flows/:id', texts, 'getFlow', { scope: 'flows:read', notFound: NO_FLOW }, Flow, getFlow)
 
   app.post('/v1/flows', operation(texts, 'createFlow', { scope: 'flows:write', rootKey: 'flow' }, {
     body: FlowCreateBody, response: { 201: Ref(Flow) },

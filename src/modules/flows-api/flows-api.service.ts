@@ -13,32 +13,12 @@ import { shareLockLiveContact } from '../contacts/index.js'
 import { addDays, dayIn, type TaskContactRecord, type TaskRecord } from '../tasks/index.js'
 import { createTasks } from '../tasks-api/index.js'
 import { recordApiEvents } from '../outbox/index.js'
-import {
-  activeContactsIn,
-  countEnrollment,
-  findFlow,
-  findFlowForEnrollment,
-  flowsPageWithTotal,
-  insertEnrollment,
-  insertFlow,
-  lockFlow,
-  replaceSteps,
-  updateFlow,
-  type EnrollmentRecord,
-  type FlowForEnrollment,
-  FlowStepInput,
-  MAX_STEPS,
-  type Enrollment,
-  type Flow,
-  type FlowCreateBody,
-  type FlowCreateInput,
-  type FlowUpdateBody,
-  type FlowsListQuery,
-} from '../flows/index.js'
+import * as flows from '../flows/index.js'
+import { FlowStepInput, MAX_STEPS, type Enrollment, type Flow, type FlowCreateBody, type FlowCreateInput, type FlowUpdateBody, type FlowsListQuery } from '../flows/index.js'
 
 /** Reads a page of flows with their steps and contact counts in one statement, whatever the page size. */
 export function flowsPage(db: Db, caller: Caller, query: FlowsListQuery) {
-  return readPage(query, (window) => flowsPageWithTotal(db, caller.companyId, { userId: query.user_id, search: query.search_term }, window))
+  return readPage(query, (window) => flows.flowsPageWithTotal(db, caller.companyId, { userId: query.user_id, search: query.search_term }, window))
 }
 
 /**
@@ -51,9 +31,9 @@ export function flowsPage(db: Db, caller: Caller, query: FlowsListQuery) {
 export async function enroll(
   tx: Db,
   companyId: CompanyId,
-  e: { flow: Pick<FlowForEnrollment, 'id' | 'name' | 'steps'>; contact: TaskContactRecord; enrolledOn: string; at: Date; userId: number | null; count?: boolean },
-): Promise<{ enrollment: EnrollmentRecord; tasks: TaskRecord[] }> {
-  const enrollment = await insertEnrollment(tx, companyId, { flowId: e.flow.id, contactId: e.contact.id, addedAt: e.at })
+  e: { flow: Pick<flows.FlowForEnrollment, 'id' | 'name' | 'steps'>; contact: TaskContactRecord; enrolledOn: string; at: Date; userId: number | null; count?: boolean },
+): Promise<{ enrollment: flows.EnrollmentRecord; tasks: TaskRecord[] }> {
+  const enrollment = await flows.insertEnrollment(tx, companyId, { flowId: e.flow.id, contactId: e.contact.id, addedAt: e.at })
   const tasks = await createTasks(
     tx,
     companyId,
@@ -75,7 +55,7 @@ export async function enroll(
     occurredAt: e.at,
   })
   // Several enrollments in one transaction count once, at its end (`count: false`).
-  if (e.count !== false) await countEnrollment(tx, companyId, e.flow.id)
+  if (e.count !== false) await flows.countEnrollment(tx, companyId, e.flow.id)
   return { enrollment, tasks }
 }
 
@@ -84,7 +64,7 @@ export async function addContact(db: Db, caller: Caller, flowId: number, contact
   const { companyId, now } = caller
   // The flow is read before the transaction: its steps change only as a whole (changeFlow), so
   // an enrollment that races an edit gets the steps of just before it, as if it came first.
-  const flow = await findFlowForEnrollment(db, companyId, flowId)
+  const flow = await flows.findFlowForEnrollment(db, companyId, flowId)
   if (!flow) throw notFound()
   const today = dayIn(now, caller.timezone)
   try {
@@ -131,7 +111,7 @@ export async function addContacts(db: Db, caller: Caller, flowId: number, contac
   const { companyId, now } = caller
   const ids = [...new Set(contactIds)].sort((a, b) => a - b)
   if (ids.length === 0 || ids.length > 100) throw invalid({ contact_ids: ['must name 1 to 100 contacts'] })
-  const flow = await findFlowForEnrollment(db, companyId, flowId)
+  const flow = await flows.findFlowForEnrollment(db, companyId, flowId)
   if (!flow) throw invalid({ flow_id: ['does not exist'] })
   if (flow.status === 'paused') throw refused({ base: ['flow is paused'] })
   const today = dayIn(now, caller.timezone)
@@ -144,7 +124,7 @@ export async function addContacts(db: Db, caller: Caller, flowId: number, contac
       if (!contact) throw invalid({ contact_ids: [`${String(id)} does not exist`] })
       contacts.push(contact)
     }
-    const active = await activeContactsIn(tx, companyId, flow.id, ids)
+    const active = await flows.activeContactsIn(tx, companyId, flow.id, ids)
     const added: Enrollment[] = []
     const apiEvents: Parameters<typeof recordApiEvents>[2] = []
     for (const contact of contacts.filter((c) => !active.has(c.id))) {
@@ -155,7 +135,7 @@ export async function addContacts(db: Db, caller: Caller, flowId: number, contac
       apiEvents.push({ type: 'contact.added_to_flow', data: record }, ...apiTasks.map((task) => ({ type: 'task.created' as const, data: task })))
     }
     if (added.length > 0) {
-      await countEnrollment(tx, companyId, flow.id, added.length)
+      await flows.countEnrollment(tx, companyId, flow.id, added.length)
       await recordApiEvents(tx, companyId, apiEvents, now)
     }
     return { added, already: ids.filter((id) => active.has(id)) }
@@ -189,7 +169,7 @@ export function parseSteps(text: string): FlowStepInput[] {
 
 /** Returns a flow of the caller's company with its steps, for GET /flows/:id. */
 export async function getFlow(db: Db, caller: Pick<Caller, 'companyId'>, id: number): Promise<Flow> {
-  const flow = await findFlow(db, caller.companyId, id)
+  const flow = await flows.findFlow(db, caller.companyId, id)
   if (!flow) throw notFound()
   return flow
 }
@@ -203,7 +183,7 @@ const numbered = (steps: FlowStepInput[]): Flow['steps'] => steps.map((s, i) => 
 export async function createFlow(db: Db, acting: Pick<Caller, 'companyId' | 'userId'> & Acting, input: FlowCreateBody): Promise<Flow> {
   const { companyId, now, audit: context } = acting
   return transaction(db, async (tx) => {
-    const flow = await insertFlow(tx, companyId, { userId: acting.userId, name: input.name, status: input.status ?? 'active' }, numbered(input.steps))
+    const flow = await flows.insertFlow(tx, companyId, { userId: acting.userId, name: input.name, status: input.status ?? 'active' }, numbered(input.steps))
     await recordAudit(tx, companyId, context, {
       action: 'flow.created',
       target: { id: flow.id, label: flow.name },
@@ -222,8 +202,8 @@ export async function createFlow(db: Db, acting: Pick<Caller, 'companyId' | 'use
 export async function changeFlow(db: Db, acting: Pick<Caller, 'companyId'> & Acting, id: number, input: FlowUpdateBody): Promise<Flow> {
   const { companyId, now, audit: context } = acting
   return transaction(db, async (tx) => {
-    if (!(await lockFlow(tx, companyId, id))) throw notFound()
-    const before = await findFlow(tx, companyId, id)
+    if (!(await flows.lockFlow(tx, companyId, id))) throw notFound()
+    const before = await flows.findFlow(tx, companyId, id)
     if (!before) throw notFound()
     const steps = input.steps === undefined ? undefined : numbered(input.steps)
     const changes: Record<string, [unknown, unknown]> = {}
@@ -231,9 +211,9 @@ export async function changeFlow(db: Db, acting: Pick<Caller, 'companyId'> & Act
     if (input.status !== undefined && input.status !== before.status) changes.status = [before.status, input.status]
     if (steps !== undefined && JSON.stringify(steps) !== JSON.stringify(before.steps)) changes.steps = [before.steps.length, steps.length]
     if (Object.keys(changes).length === 0) return before
-    await updateFlow(tx, companyId, id, { name: input.name, status: input.status, at: now })
-    if (changes.steps && steps) await replaceSteps(tx, companyId, id, steps)
-    const after = await findFlow(tx, companyId, id)
+    await flows.updateFlow(tx, companyId, id, { name: input.name, status: input.status, at: now })
+    if (changes.steps && steps) await flows.replaceSteps(tx, companyId, id, steps)
+    const after = await flows.findFlow(tx, companyId, id)
     if (!after) throw new Error('flow vanished inside its transaction')
     await recordAudit(tx, companyId, context, { action: 'flow.changed', target: { id, label: after.name }, changes }, now)
     return after

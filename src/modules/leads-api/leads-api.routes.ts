@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { apiActing } from '../../acting.js'
-import { operation, sendCreated, tagRoutes } from '../../http/routes.js'
+import { operation, recordRoute, sendCreated, tagRoutes } from '../../http/routes.js'
 import { CountResponse, IdParams, Ref } from '../../http/schemas.js'
 import { answerList, walkingList } from '../../http/sync.js'
 import { LeadSchema as Lead, LeadContactBody, LeadCreateBody, LeadsCountQuery, LeadsPage, LeadsQuery, LeadsResponse } from '../leads/index.js'
@@ -24,9 +24,7 @@ const leadsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     querystring: LeadsCountQuery, response: { 200: CountResponse },
   }), async (request) => ({ count: await leadsCount(app.db, request.caller, request.query) }))
 
-  app.get('/v1/leads/:id', operation(texts, 'getLead', { scope: 'leads:read', notFound: 'No lead with this id in your company' }, {
-    params: IdParams, response: { 200: Ref(Lead) },
-  }), async (request) => getLead(app.db, request.caller, request.params.id))
+  recordRoute(app, '/v1/leads/:id', texts, 'getLead', { scope: 'leads:read', notFound: 'No lead with this id in your company' }, Lead, getLead)
 
   app.post('/v1/leads', operation(texts, 'createLead', { scope: 'leads:write', rootKey: 'lead' }, {
     body: LeadCreateBody, response: { 201: Ref(Lead) },

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { operation, sendCreated, tagRoutes } from '../../http/routes.js'
+import { operation, recordRoute, sendCreated, tagRoutes } from '../../http/routes.js'
 import { CountResponse, IdParams, Ref } from '../../http/schemas.js'
 import { answerList, walkingList } from '../../http/sync.js'
 import {
@@ -51,9 +51,7 @@ const meetTranscriptionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     querystring: MeetTranscriptionsCountQuery, response: { 200: CountResponse },
   }), async (request) => ({ count: await transcriptionsCount(app.db, request.caller, request.query) }))
 
-  app.get('/v1/meet_transcriptions/:id', operation(texts, 'getMeetTranscription', { scope: 'meet_transcriptions:read', notFound: NO_TRANSCRIPTION }, {
-    params: IdParams, response: { 200: Ref(MeetTranscription) },
-  }), async (request) => getTranscription(app.db, request.caller, request.params.id))
+  recordRoute(app, '/v1/meet_transcriptions/:id', texts, 'getMeetTranscription', { scope: 'meet_transcriptions:read', notFound: NO_TRANSCRIPTION }, MeetTranscription, getTranscription)
 
   app.post('/v1/meet_transcriptions', operation(texts, 'createMeetTranscription', { scope: 'meet_transcriptions:write' }, {
     body: MeetTranscriptionCreateBody, response: { 201: Ref(MeetTranscription) },

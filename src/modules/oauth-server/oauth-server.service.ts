@@ -12,48 +12,7 @@ import { recordAudit } from '../audit/index.js'
 import { findAccessToken, insertAccessToken, revokeAccessToken, revokeGrantTokens } from '../api-tokens/index.js'
 import { isScope, normalizeScopes, SCOPES, type Scope } from '../../scopes.js'
 import { announceGrantRevoked, announceRevoked } from '../../revocations.js'
-import {
-  ACCESS_TOKEN_PREFIX,
-  CHALLENGE,
-  CLIENT_SECRET_PREFIX,
-  CODE_PREFIX,
-  newClientId,
-  OAuthError,
-  parseScope,
-  pkceMatches,
-  redirectTo,
-  redirectUriProblem,
-  REFRESH_TOKEN_PREFIX,
-  registeredUri,
-  sameSecret,
-  secretWith,
-  sha256,
-  VERIFIER,
-} from '../oauth/index.js'
-import {
-  anyAppRegistered,
-  authorisedApps,
-  clientById,
-  companyApp,
-  companyApps,
-  deleteApp,
-  findRefreshToken,
-  insertApp,
-  insertCode,
-  insertGrant,
-  insertRefreshToken,
-  liveGrantsOfApp,
-  lockCode,
-  lockRefreshToken,
-  revokeGrantOfUser,
-  revokeGrant,
-  rotateAppSecret,
-  updateApp,
-  useCode,
-  useRefreshToken,
-  type AppRow,
-  type ClientRow,
-} from '../oauth/index.js'
+import * as oauth from '../oauth/index.js'
 
 export const ACCESS_TOKEN_TTL_S = 60 * 60
 export const REFRESH_TOKEN_TTL_MS = 60 * 24 * 60 * 60_000
@@ -77,7 +36,7 @@ export interface AppInput {
 }
 
 /** Shows the app as the admin sees it, which never includes a secret, only whether it has one. */
-export const shownApp = (app: AppRow) => ({
+export const shownApp = (app: oauth.AppRow) => ({
   id: app.id,
   client_id: app.client_id,
   name: app.name,
@@ -100,7 +59,7 @@ function checkApp(input: AppInput): { name: string; redirectUris: string[]; scop
   else if (uris.length > MAX_REDIRECT_URIS) details.redirect_uris = [`are at most ${String(MAX_REDIRECT_URIS)}`]
   else {
     const problems = uris.flatMap((uri) => {
-      const problem = redirectUriProblem(uri)
+      const problem = oauth.redirectUriProblem(uri)
       return problem ? [`${uri.slice(0, 100)} ${problem}`] : []
     })
     if (problems.length > 0) details.redirect_uris = problems
@@ -117,9 +76,9 @@ const appTarget = (app: { id: number; name: string }) => ({ id: app.id, label: a
 export async function registerApp(db: Db, acting: Pick<Caller, 'companyId'> & Acting, input: AppInput) {
   const { companyId, now, audit: context } = acting
   const values = checkApp(input)
-  const secret = input.public ? null : secretWith(CLIENT_SECRET_PREFIX)
+  const secret = input.public ? null : oauth.secretWith(oauth.CLIENT_SECRET_PREFIX)
   const app = await transaction(db, async (tx) => {
-    const row = await insertApp(tx, companyId, { ...values, clientId: newClientId(), secretHash: secret && sha256(secret) })
+    const row = await oauth.insertApp(tx, companyId, { ...values, clientId: oauth.newClientId(), secretHash: secret && oauth.sha256(secret) })
     await recordAudit(
       tx,
       companyId,
@@ -146,15 +105,15 @@ export async function registerApp(db: Db, acting: Pick<Caller, 'companyId'> & Ac
  * PUBLIC_URL names the issuer.
  */
 export function anyAppExists(db: Db): Promise<boolean> {
-  return anyAppRegistered(db)
+  return oauth.anyAppRegistered(db)
 }
 
 export async function listApps(db: Db, companyId: CompanyId) {
-  return (await companyApps(db, companyId)).map(shownApp)
+  return (await oauth.companyApps(db, companyId)).map(shownApp)
 }
 
 export async function findApp(db: Db, companyId: CompanyId, id: number) {
-  const app = await companyApp(db, companyId, id)
+  const app = await oauth.companyApp(db, companyId, id)
   if (!app) throw notFound()
   return shownApp(app)
 }
@@ -164,9 +123,9 @@ export async function changeApp(db: Db, acting: Pick<Caller, 'companyId'> & Acti
   const { companyId, now, audit: context } = acting
   const values = checkApp(input)
   const app = await transaction(db, async (tx) => {
-    const before = await companyApp(tx, companyId, id)
+    const before = await oauth.companyApp(tx, companyId, id)
     if (!before) return undefined
-    const row = await updateApp(tx, companyId, id, values, now)
+    const row = await oauth.updateApp(tx, companyId, id, values, now)
     if (!row) return undefined
     const changes: Record<string, [unknown, unknown]> = {}
     if (before.name !== row.name) changes.name = [before.name, row.name]
@@ -185,12 +144,12 @@ export async function changeApp(db: Db, acting: Pick<Caller, 'companyId'> & Acti
  */
 export async function rotateClientSecret(db: Db, acting: Pick<Caller, 'companyId'> & Acting, id: number) {
   const { companyId, now, audit: context } = acting
-  const secret = secretWith(CLIENT_SECRET_PREFIX)
+  const secret = oauth.secretWith(oauth.CLIENT_SECRET_PREFIX)
   const result = await transaction(db, async (tx) => {
-    const before = await companyApp(tx, companyId, id)
+    const before = await oauth.companyApp(tx, companyId, id)
     if (!before) return undefined
     if (!before.confidential) return 'public' as const
-    const row = await rotateAppSecret(tx, companyId, id, sha256(secret), new Date(now.getTime() + SECRET_OVERLAP_MS), now)
+    const row = await oauth.rotateAppSecret(tx, companyId, id, oauth.sha256(secret), new Date(now.getTime() + SECRET_OVERLAP_MS), now)
     if (!row) return undefined
     await recordAudit(tx, companyId, context, { action: 'oauth_app.secret_rotated', target: appTarget(row), changes: { previous_secret_expires_at: [null, row.previous_secret_expires_at?.toISOString() ?? null] } }, now)
     return row
@@ -204,9 +163,9 @@ export async function rotateClientSecret(db: Db, acting: Pick<Caller, 'companyId
 export async function removeApp(db: Db, acting: Pick<Caller, 'companyId'> & Acting, id: number) {
   const { companyId, now, audit: context } = acting
   const app = await transaction(db, async (tx) => {
-    const grants = await liveGrantsOfApp(tx, companyId, id)
+    const grants = await oauth.liveGrantsOfApp(tx, companyId, id)
     for (const grant of grants) await announceGrantRevoked(tx, grant.id)
-    const row = await deleteApp(tx, companyId, id)
+    const row = await oauth.deleteApp(tx, companyId, id)
     if (row) await recordAudit(tx, companyId, context, { action: 'oauth_app.deleted', target: appTarget(row), changes: { grants_ended: [null, grants.length] } }, now)
     return row
   })
@@ -230,7 +189,7 @@ export type AuthorizeCheck =
   | { kind: 'redirect'; to: string }
   | {
       kind: 'ok'
-      client: ClientRow
+      client: oauth.ClientRow
       redirectUri: string
       /** Says whether the request named redirect_uri, because then the token request must repeat it (RFC 6749 §4.1.3). */
       redirectUriNamed: boolean
@@ -244,9 +203,9 @@ export type AuthorizeCheck =
 export async function checkAuthorize(db: Db, params: AuthorizeParams, issuer: string): Promise<AuthorizeCheck> {
   const clientId = params.client_id
   if (clientId === undefined || clientId === '' || clientId.length > CLIENT_ID_MAX) return { kind: 'page', message: 'The link does not name an app (client_id is missing or malformed).' }
-  const client = await clientById(db, clientId)
+  const client = await oauth.clientById(db, clientId)
   if (!client) return { kind: 'page', message: 'No app is registered with this client_id.' }
-  const redirectUri = registeredUri(client.redirect_uris, params.redirect_uri)
+  const redirectUri = oauth.registeredUri(client.redirect_uris, params.redirect_uri)
   if (!redirectUri) {
     return {
       kind: 'page',
@@ -257,16 +216,16 @@ export async function checkAuthorize(db: Db, params: AuthorizeParams, issuer: st
     }
   }
   const state = params.state
-  const fail = (error: OAuthError['error'], description: string, keepState = true): AuthorizeCheck => ({
+  const fail = (error: oauth.OAuthError['error'], description: string, keepState = true): AuthorizeCheck => ({
     kind: 'redirect',
-    to: redirectTo(redirectUri, { error, error_description: description, state: keepState ? state : undefined, iss: issuer }),
+    to: oauth.redirectTo(redirectUri, { error, error_description: description, state: keepState ? state : undefined, iss: issuer }),
   })
   if (state !== undefined && state.length > STATE_MAX) return fail('invalid_request', `state is longer than ${String(STATE_MAX)} characters`, false)
   if (params.response_type !== 'code') return fail('unsupported_response_type', 'response_type must be code')
   if (params.code_challenge_method !== 'S256') return fail('invalid_request', 'PKCE is required: code_challenge_method must be S256 (plain is refused)')
   const challenge = params.code_challenge
-  if (challenge === undefined || !CHALLENGE.test(challenge)) return fail('invalid_request', 'code_challenge must be the base64url SHA-256 of the code verifier (43 characters)')
-  const scopes = parseScope(params.scope, client.scopes)
+  if (challenge === undefined || !oauth.CHALLENGE.test(challenge)) return fail('invalid_request', 'code_challenge must be the base64url SHA-256 of the code verifier (43 characters)')
+  const scopes = oauth.parseScope(params.scope, client.scopes)
   if (!scopes) return fail('invalid_scope', 'scope must be a space-separated set of the scopes the app may ask for')
   return { kind: 'ok', client, redirectUri, redirectUriNamed: params.redirect_uri !== undefined, scopes, challenge, state, issuer }
 }
@@ -287,16 +246,16 @@ export async function answerConsent(db: Db, user: ConsentingUser & Acting, check
   const appFields = { app_id: [null, client.id] as [null, number], scopes: [null, scopes] as [null, Scope[]] }
   if (!allow) {
     await recordAudit(db, user.companyId, context, { action: 'oauth_consent.refused', target: { id: null, label: client.name }, changes: appFields }, now)
-    return redirectTo(redirectUri, { error: 'access_denied', error_description: 'The user denied access', state, iss: issuer })
+    return oauth.redirectTo(redirectUri, { error: 'access_denied', error_description: 'The user denied access', state, iss: issuer })
   }
-  const code = secretWith(CODE_PREFIX)
+  const code = oauth.secretWith(oauth.CODE_PREFIX)
   await transaction(db, async (tx) => {
-    const grant = await insertGrant(tx, user.companyId, { appCompanyId: client.company_id, appId: client.id, userId: user.userId, scopes }, now)
-    await insertCode(tx, user.companyId, {
+    const grant = await oauth.insertGrant(tx, user.companyId, { appCompanyId: client.company_id, appId: client.id, userId: user.userId, scopes }, now)
+    await oauth.insertCode(tx, user.companyId, {
       appCompanyId: client.company_id,
       appId: client.id,
       userId: user.userId,
-      codeHash: sha256(code),
+      codeHash: oauth.sha256(code),
       redirectUri: redirectUriNamed ? redirectUri : null,
       challenge,
       scopes,
@@ -305,7 +264,7 @@ export async function answerConsent(db: Db, user: ConsentingUser & Acting, check
     })
     await recordAudit(tx, user.companyId, context, { action: 'oauth_consent.granted', target: { id: grant.id, label: client.name }, changes: appFields }, now)
   })
-  return redirectTo(redirectUri, { code, state, iss: issuer })
+  return oauth.redirectTo(redirectUri, { code, state, iss: issuer })
 }
 
 // ---------------------------------------------------------------------------------------
@@ -323,29 +282,29 @@ const field = (form: Form, name: string): string | undefined => {
  * public client, by its client_id alone. Using two methods at once is invalid_request; anything
  * else wrong is invalid_client (401), which does not say what was wrong.
  */
-export async function authenticateClient(db: Db, basic: { clientId: string; secret: string } | undefined, form: Form, now: Date): Promise<ClientRow> {
+export async function authenticateClient(db: Db, basic: { clientId: string; secret: string } | undefined, form: Form, now: Date): Promise<oauth.ClientRow> {
   const bodyId = field(form, 'client_id')
   const bodySecret = field(form, 'client_secret')
-  if (basic && bodySecret !== undefined) throw new OAuthError('invalid_request', 'use one client authentication method, not two')
-  if (basic && bodyId !== undefined && bodyId !== basic.clientId) throw new OAuthError('invalid_request', 'client_id differs from the Authorization header')
+  if (basic && bodySecret !== undefined) throw new oauth.OAuthError('invalid_request', 'use one client authentication method, not two')
+  if (basic && bodyId !== undefined && bodyId !== basic.clientId) throw new oauth.OAuthError('invalid_request', 'client_id differs from the Authorization header')
   const clientId = basic?.clientId ?? bodyId
   const secret = basic?.secret ?? bodySecret
-  const refused = new OAuthError('invalid_client', 'client authentication failed', 401)
+  const refused = new oauth.OAuthError('invalid_client', 'client authentication failed', 401)
   if (clientId === undefined || clientId === '' || clientId.length > CLIENT_ID_MAX) throw refused
-  const client = await clientById(db, clientId)
+  const client = await oauth.clientById(db, clientId)
   if (!client) throw refused
   if (client.secret_hash === null) {
     if (secret !== undefined && secret !== '') throw refused // a public client has no secret to send
     return client
   }
   if (secret === undefined || secret === '') throw refused
-  const hash = sha256(secret)
-  const current = sameSecret(hash, client.secret_hash)
+  const hash = oauth.sha256(secret)
+  const current = oauth.sameSecret(hash, client.secret_hash)
   const previous =
     client.previous_secret_hash !== null &&
     client.previous_secret_expires_at !== null &&
     client.previous_secret_expires_at.getTime() > now.getTime() &&
-    sameSecret(hash, client.previous_secret_hash)
+    oauth.sameSecret(hash, client.previous_secret_hash)
   if (!current && !previous) throw refused
   return client
 }
@@ -358,15 +317,15 @@ export interface TokenResponse {
   scope: string
 }
 
-async function issueTokens(tx: Db, companyId: CompanyId, grant: { id: number; userId: number }, scopes: Scope[], client: ClientRow, now: Date): Promise<TokenResponse> {
-  const access = secretWith(ACCESS_TOKEN_PREFIX)
-  const refresh = secretWith(REFRESH_TOKEN_PREFIX)
+async function issueTokens(tx: Db, companyId: CompanyId, grant: { id: number; userId: number }, scopes: Scope[], client: oauth.ClientRow, now: Date): Promise<TokenResponse> {
+  const access = oauth.secretWith(oauth.ACCESS_TOKEN_PREFIX)
+  const refresh = oauth.secretWith(oauth.REFRESH_TOKEN_PREFIX)
   await insertAccessToken(
     tx,
     companyId,
     {
       userId: grant.userId,
-      tokenHash: sha256(access),
+      tokenHash: oauth.sha256(access),
       prefix: access.slice(0, 12),
       label: client.name.slice(0, 255),
       scopes,
@@ -375,7 +334,7 @@ async function issueTokens(tx: Db, companyId: CompanyId, grant: { id: number; us
     },
     now,
   )
-  await insertRefreshToken(tx, companyId, grant.id, sha256(refresh), new Date(now.getTime() + REFRESH_TOKEN_TTL_MS), now)
+  await oauth.insertRefreshToken(tx, companyId, grant.id, oauth.sha256(refresh), new Date(now.getTime() + REFRESH_TOKEN_TTL_MS), now)
   return { access_token: access, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_S, refresh_token: refresh, scope: scopes.join(' ') }
 }
 
@@ -384,22 +343,22 @@ async function issueTokens(tx: Db, companyId: CompanyId, grant: { id: number; us
  * revocation to every server's cache.
  */
 async function endGrant(tx: Db, companyId: CompanyId, grantId: number, now: Date) {
-  const grant = await revokeGrant(tx, companyId, grantId, now)
+  const grant = await oauth.revokeGrant(tx, companyId, grantId, now)
   await revokeGrantTokens(tx, companyId, grantId, now)
   await announceGrantRevoked(tx, grantId)
   return grant
 }
 
-const belongsTo = (row: { app_company_id: number; app_id: number }, client: ClientRow) => row.app_company_id === client.company_id && row.app_id === client.id
+const belongsTo = (row: { app_company_id: number; app_id: number }, client: oauth.ClientRow) => row.app_company_id === client.company_id && row.app_id === client.id
 
 /**
  * Runs a token grant's steps in one transaction. The steps return a refusal instead of throwing
  * it, so that what they wrote commits (a reused code or refresh token ends its grant), and the
  * refusal is thrown after the commit.
  */
-async function grantTransaction(db: Db, steps: (tx: Db) => Promise<TokenResponse | OAuthError>): Promise<TokenResponse> {
+async function grantTransaction(db: Db, steps: (tx: Db) => Promise<TokenResponse | oauth.OAuthError>): Promise<TokenResponse> {
   const result = await transaction(db, steps)
-  if (result instanceof OAuthError) throw result
+  if (result instanceof oauth.OAuthError) throw result
   return result
 }
 
@@ -409,16 +368,16 @@ async function grantTransaction(db: Db, steps: (tx: Db) => Promise<TokenResponse
  * redirect_uri and the verifier of its challenge. A second use of a code ends the grant it made
  * (RFC 6749 §4.1.2).
  */
-export async function exchangeCode(db: Db, client: ClientRow, form: Form, now: Date): Promise<TokenResponse> {
+export async function exchangeCode(db: Db, client: oauth.ClientRow, form: Form, now: Date): Promise<TokenResponse> {
   const code = field(form, 'code')
   const verifier = field(form, 'code_verifier')
   const redirectUri = field(form, 'redirect_uri')
-  if (code === undefined || code === '') throw new OAuthError('invalid_request', 'code is required')
-  if (verifier === undefined || verifier === '') throw new OAuthError('invalid_request', 'code_verifier is required (PKCE)')
-  if (!VERIFIER.test(verifier)) throw new OAuthError('invalid_request', 'code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~')
+  if (code === undefined || code === '') throw new oauth.OAuthError('invalid_request', 'code is required')
+  if (verifier === undefined || verifier === '') throw new oauth.OAuthError('invalid_request', 'code_verifier is required (PKCE)')
+  if (!oauth.VERIFIER.test(verifier)) throw new oauth.OAuthError('invalid_request', 'code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~')
   return grantTransaction(db, async (tx) => {
-    const row = await lockCode(tx, sha256(code))
-    const invalidGrant = new OAuthError('invalid_grant', 'the code is invalid, expired, used or was issued to another client')
+    const row = await oauth.lockCode(tx, oauth.sha256(code))
+    const invalidGrant = new oauth.OAuthError('invalid_grant', 'the code is invalid, expired, used or was issued to another client')
     if (!row || !belongsTo(row, client)) return invalidGrant
     const companyId = asCompanyId(row.company_id)
     if (row.used_at !== null) {
@@ -428,9 +387,9 @@ export async function exchangeCode(db: Db, client: ClientRow, form: Form, now: D
     if (row.expires_at.getTime() <= now.getTime() || row.grant_revoked_at !== null || !row.user_active) return invalidGrant
     // When the authorization request named no redirect_uri, the token request may omit it or name the URI used then.
     const sameUri = row.redirect_uri === null ? redirectUri === undefined || (client.redirect_uris.length === 1 && redirectUri === client.redirect_uris[0]) : redirectUri === row.redirect_uri
-    if (!sameUri) return new OAuthError('invalid_grant', 'redirect_uri differs from the authorization request')
-    if (!pkceMatches(verifier, row.code_challenge)) return new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge')
-    await useCode(tx, companyId, row.id, now)
+    if (!sameUri) return new oauth.OAuthError('invalid_grant', 'redirect_uri differs from the authorization request')
+    if (!oauth.pkceMatches(verifier, row.code_challenge)) return new oauth.OAuthError('invalid_grant', 'code_verifier does not match the code_challenge')
+    await oauth.useCode(tx, companyId, row.id, now)
     return issueTokens(tx, companyId, { id: row.grant_id, userId: row.user_id }, row.scopes, client, now)
   })
 }
@@ -441,14 +400,14 @@ export async function exchangeCode(db: Db, client: ClientRow, form: Form, now: D
  * was already used ends the whole grant, because one of its two holders is not the app. An
  * optional `scope` narrows only the new access token.
  */
-export async function refreshTokens(db: Db, acting: Acting, client: ClientRow, form: Form): Promise<TokenResponse> {
+export async function refreshTokens(db: Db, acting: Acting, client: oauth.ClientRow, form: Form): Promise<TokenResponse> {
   const { now, audit: context } = acting
   const token = field(form, 'refresh_token')
-  if (token === undefined || token === '') throw new OAuthError('invalid_request', 'refresh_token is required')
+  if (token === undefined || token === '') throw new oauth.OAuthError('invalid_request', 'refresh_token is required')
   const asked = field(form, 'scope')
   return grantTransaction(db, async (tx) => {
-    const row = await lockRefreshToken(tx, sha256(token))
-    const invalidGrant = new OAuthError('invalid_grant', 'the refresh token is invalid, expired, revoked or was issued to another client')
+    const row = await oauth.lockRefreshToken(tx, oauth.sha256(token))
+    const invalidGrant = new oauth.OAuthError('invalid_grant', 'the refresh token is invalid, expired, revoked or was issued to another client')
     if (!row || !belongsTo(row, client)) return invalidGrant
     const companyId = asCompanyId(row.company_id)
     if (row.grant_revoked_at !== null) return invalidGrant
@@ -458,9 +417,9 @@ export async function refreshTokens(db: Db, acting: Acting, client: ClientRow, f
       return invalidGrant
     }
     if (row.expires_at.getTime() <= now.getTime() || !row.user_active) return invalidGrant
-    const scopes = asked === undefined ? row.scopes : parseScope(asked, row.scopes)
-    if (!scopes) return new OAuthError('invalid_scope', 'scope must be a subset of the scopes the user granted')
-    await useRefreshToken(tx, companyId, row.id, now)
+    const scopes = asked === undefined ? row.scopes : oauth.parseScope(asked, row.scopes)
+    if (!scopes) return new oauth.OAuthError('invalid_scope', 'scope must be a subset of the scopes the user granted')
+    await oauth.useRefreshToken(tx, companyId, row.id, now)
     return issueTokens(tx, companyId, { id: row.grant_id, userId: row.user_id }, scopes, client, now)
   })
 }
@@ -471,14 +430,14 @@ export async function refreshTokens(db: Db, acting: Acting, client: ClientRow, f
  * revoked or another client's changes nothing, and the answer does not tell it apart: it is
  * 200 either way.
  */
-export async function revokeOAuthToken(db: Db, acting: Acting, client: ClientRow, form: Form): Promise<void> {
+export async function revokeOAuthToken(db: Db, acting: Acting, client: oauth.ClientRow, form: Form): Promise<void> {
   const { now, audit: context } = acting
   const token = field(form, 'token')
-  if (token === undefined || token === '') throw new OAuthError('invalid_request', 'token is required')
+  if (token === undefined || token === '') throw new oauth.OAuthError('invalid_request', 'token is required')
   const hint = field(form, 'token_type_hint')
-  const hash = sha256(token)
+  const hash = oauth.sha256(token)
   const asRefresh = async () => {
-    const row = await findRefreshToken(db, hash)
+    const row = await oauth.findRefreshToken(db, hash)
     if (!row || !belongsTo(row, client) || row.grant_revoked_at !== null) return row !== undefined
     await transaction(db, async (tx) => {
       const grant = await endGrant(tx, asCompanyId(row.company_id), row.grant_id, now)
@@ -502,10 +461,10 @@ export async function revokeOAuthToken(db: Db, acting: Acting, client: ClientRow
 }
 
 /** Describes a token of the calling client (RFC 7662), and answers `{active: false}` for anything else. */
-export async function introspect(db: Db, client: ClientRow, form: Form, now: Date): Promise<Record<string, unknown>> {
+export async function introspect(db: Db, client: oauth.ClientRow, form: Form, now: Date): Promise<Record<string, unknown>> {
   const token = field(form, 'token')
-  if (token === undefined || token === '') throw new OAuthError('invalid_request', 'token is required')
-  const hash = sha256(token)
+  if (token === undefined || token === '') throw new oauth.OAuthError('invalid_request', 'token is required')
+  const hash = oauth.sha256(token)
   const seconds = (at: Date) => Math.floor(at.getTime() / 1000)
   const common = (row: { user_id: number; user_email: string; company_id: number }) => ({
     client_id: client.client_id,
@@ -519,7 +478,7 @@ export async function introspect(db: Db, client: ClientRow, form: Form, now: Dat
     if (!live) return { active: false }
     return { active: true, scope: access.scopes.join(' '), token_type: 'Bearer', exp: seconds(access.expires_at), iat: seconds(access.created_at), ...common(access) }
   }
-  const refresh = await findRefreshToken(db, hash)
+  const refresh = await oauth.findRefreshToken(db, hash)
   if (refresh) {
     const live = belongsTo(refresh, client) && refresh.used_at === null && refresh.grant_revoked_at === null && refresh.user_active && refresh.expires_at.getTime() > now.getTime()
     if (!live) return { active: false }
@@ -560,14 +519,14 @@ export function metadata(issuer: string) {
 // Settings → Integrations: the apps a user authorised
 
 export async function listAuthorisedApps(db: Db, companyId: CompanyId, userId: number) {
-  return authorisedApps(db, companyId, userId)
+  return oauth.authorisedApps(db, companyId, userId)
 }
 
 /** The user ends one of their grants: every token of it answers 401 at once, on every server. */
 export async function revokeAuthorisedApp(db: Db, acting: Pick<Caller, 'companyId' | 'userId'> & Acting, grantId: number) {
   const { companyId, userId, now, audit: context } = acting
   const grant = await transaction(db, async (tx) => {
-    const row = await revokeGrantOfUser(tx, companyId, userId, grantId, now)
+    const row = await oauth.revokeGrantOfUser(tx, companyId, userId, grantId, now)
     if (!row) return undefined
     await revokeGrantTokens(tx, companyId, grantId, now)
     await announceGrantRevoked(tx, row.id)
@@ -580,6 +539,6 @@ export async function revokeAuthorisedApp(db: Db, acting: Pick<Caller, 'companyI
 }
 
 async function findAppName(db: Db, appCompanyId: number, appId: number): Promise<string | null> {
-  const app = await companyApp(db, asCompanyId(appCompanyId), appId)
+  const app = await oauth.companyApp(db, asCompanyId(appCompanyId), appId)
   return app?.name ?? null
 }

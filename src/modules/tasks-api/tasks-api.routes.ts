@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { apiActing } from '../../acting.js'
-import { operation, sendCreated, tagRoutes } from '../../http/routes.js'
+import { operation, recordRoute, sendCreated, tagRoutes } from '../../http/routes.js'
 import { IdParams, NoBody, Ref } from '../../http/schemas.js'
 import { answerList, walkingList } from '../../http/sync.js'
 import { Task, TASK_FILTERS, TaskCreateBody, TasksListQuery, TasksListResponse, TasksPage } from '../tasks/index.js'
@@ -22,9 +22,7 @@ const tasksRoutes: FastifyPluginAsyncTypebox = async (app) => {
     querystring: TasksListQuery, response: { 200: TasksListResponse },
   }), async (request, reply) => answerList(app, request, reply, request.query, TASKS_LIST))
 
-  app.get('/v1/tasks/:id', operation(texts, 'getTask', { scope: 'tasks:read', notFound: NO_TASK }, {
-    params: IdParams, response: { 200: Ref(Task) },
-  }), async (request) => getTask(app.db, request.caller, request.params.id))
+  recordRoute(app, '/v1/tasks/:id', texts, 'getTask', { scope: 'tasks:read', notFound: NO_TASK }, Task, getTask)
 
   app.post('/v1/tasks', operation(texts, 'createTask', { scope: 'tasks:write', rootKey: 'task' }, {
     body: TaskCreateBody, response: { 201: Ref(Task) },

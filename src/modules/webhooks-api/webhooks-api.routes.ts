@@ -2,23 +2,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply } from 'fastify'
 import { Type } from 'typebox'
 import { sendListPage } from '../../http/pagination.js'
-import { operation, sendCreated, tagRoutes, textsWith } from '../../http/routes.js'
+import { operation, recordRoute, sendCreated, tagRoutes, textsWith } from '../../http/routes.js'
 import { Deleted, IdParams, NoBody, PageParams, Ref } from '../../http/schemas.js'
 import { apiActing } from '../../acting.js'
-import {
-  CreateWebhookBody,
-  DeliveryParams,
-  Event,
-  EventsPage,
-  EventsQuery,
-  MAX_SUBSCRIPTIONS,
-  UpdateWebhookBody,
-  WebhookDeliveriesPage,
-  WebhookDelivery,
-  WebhookSubscription,
-  WebhookSubscriptionsPage,
-  WebhookSubscriptionWithSecret,
-} from '../webhooks/index.js'
+import * as webhooks from '../webhooks/index.js'
 import {
   changeSubscription,
   createSubscription,
@@ -36,11 +23,11 @@ import {
 } from './webhooks-api.service.js'
 import operationTexts from './webhooks-api.operations.json' with { type: 'json' }
 
-const texts = textsWith(operationTexts, { MAX_SUBSCRIPTIONS })
+const texts = textsWith(operationTexts, { MAX_SUBSCRIPTIONS: webhooks.MAX_SUBSCRIPTIONS })
 const NO_WEBHOOK = 'No webhook subscription with this id in your company'
 const NO_DELIVERY = 'No such webhook subscription in your company, or no such delivery of it'
 const NO_EVENT = 'No event with this id in your company (events are kept 30 days)'
-const QUEUED = { 202: { ...Ref(WebhookDelivery), description: 'Queued: the delivery, pending' } }
+const QUEUED = { 202: { ...Ref(webhooks.WebhookDelivery), description: 'Queued: the delivery, pending' } }
 const PageQuery = Type.Object(PageParams)
 
 const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -56,19 +43,17 @@ const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }
 
   app.get('/v1/webhooks', operation(texts, 'listWebhooks', { scope: 'webhooks:read' }, {
-    querystring: PageQuery, response: { 200: Ref(WebhookSubscriptionsPage) },
+    querystring: PageQuery, response: { 200: Ref(webhooks.WebhookSubscriptionsPage) },
   }), async (request, reply) => sendListPage(request, reply, await subscriptionsOf(app.db, request.caller, request.query)))
 
   app.post('/v1/webhooks', operation(texts, 'createWebhook', { scope: 'webhooks:write', role: 'admin', rootKey: 'webhook', secret: true }, {
-    body: CreateWebhookBody, response: { 201: Ref(WebhookSubscriptionWithSecret) },
+    body: webhooks.CreateWebhookBody, response: { 201: Ref(webhooks.WebhookSubscriptionWithSecret) },
   }), async (request, reply) => sendCreated(reply, '/api/v1/webhooks', await createSubscription(request.db, apiActing(request), request.body, settings())))
 
-  app.get('/v1/webhooks/:id', operation(texts, 'getWebhook', { scope: 'webhooks:read', notFound: NO_WEBHOOK }, {
-    params: IdParams, response: { 200: Ref(WebhookSubscription) },
-  }), async (request) => subscriptionOf(app.db, request.caller, request.params.id))
+  recordRoute(app, '/v1/webhooks/:id', texts, 'getWebhook', { scope: 'webhooks:read', notFound: NO_WEBHOOK }, webhooks.WebhookSubscription, subscriptionOf)
 
   app.put('/v1/webhooks/:id', operation(texts, 'updateWebhook', { scope: 'webhooks:write', role: 'admin', rootKey: 'webhook', notFound: NO_WEBHOOK }, {
-    params: IdParams, body: UpdateWebhookBody, response: { 200: Ref(WebhookSubscription) },
+    params: IdParams, body: webhooks.UpdateWebhookBody, response: { 200: Ref(webhooks.WebhookSubscription) },
   }), async (request) => changeSubscription(request.db, apiActing(request), request.params.id, request.body, settings()))
 
   app.delete('/v1/webhooks/:id', operation(texts, 'deleteWebhook', { scope: 'webhooks:write', role: 'admin', notFound: NO_WEBHOOK }, {
@@ -79,7 +64,7 @@ const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.post('/v1/webhooks/:id/rotate_secret', operation(texts, 'rotateWebhookSecret', { scope: 'webhooks:write', role: 'admin', notFound: NO_WEBHOOK, secret: true }, {
-    params: IdParams, body: NoBody, response: { 200: Ref(WebhookSubscriptionWithSecret) },
+    params: IdParams, body: NoBody, response: { 200: Ref(webhooks.WebhookSubscriptionWithSecret) },
   }), async (request) => rotateSubscriptionSecret(request.db, apiActing(request), request.params.id, settings()))
 
   app.post('/v1/webhooks/:id/test', operation(texts, 'testWebhook', { scope: 'webhooks:write', role: 'admin', notFound: NO_WEBHOOK }, {
@@ -87,26 +72,26 @@ const webhooksRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }), async (request, reply) => sendQueued(reply, request.params.id, await pingSubscription(request.db, apiActing(request), request.params.id)))
 
   app.get('/v1/webhooks/:id/deliveries', operation(texts, 'listWebhookDeliveries', { scope: 'webhooks:read', notFound: NO_WEBHOOK }, {
-    params: IdParams, querystring: PageQuery, response: { 200: Ref(WebhookDeliveriesPage) },
+    params: IdParams, querystring: PageQuery, response: { 200: Ref(webhooks.WebhookDeliveriesPage) },
   }), async (request, reply) => sendListPage(request, reply, await deliveriesOf(app.db, request.caller, request.params.id, request.query)))
 
   app.get('/v1/webhooks/:id/deliveries/:delivery_id', operation(texts, 'getWebhookDelivery', { scope: 'webhooks:read', notFound: NO_DELIVERY }, {
-    params: DeliveryParams, response: { 200: Ref(WebhookDelivery) },
+    params: webhooks.DeliveryParams, response: { 200: Ref(webhooks.WebhookDelivery) },
   }), async (request) => deliveryOf(app.db, request.caller, request.params.id, request.params.delivery_id))
 
   app.post('/v1/webhooks/:id/deliveries/:delivery_id/retry', operation(texts, 'retryWebhookDelivery', { scope: 'webhooks:write', role: 'admin', notFound: NO_DELIVERY }, {
-    params: DeliveryParams, body: NoBody, response: QUEUED,
+    params: webhooks.DeliveryParams, body: NoBody, response: QUEUED,
   }), async (request, reply) => {
     const { id, delivery_id: deliveryId } = request.params
     return sendQueued(reply, id, await retrySubscriptionDelivery(request.db, apiActing(request), id, deliveryId))
   })
 
   app.get('/v1/events', operation(texts, 'listEvents', { scope: 'webhooks:read' }, {
-    tags: ['events'], querystring: EventsQuery, response: { 200: Ref(EventsPage) },
+    tags: ['events'], querystring: webhooks.EventsQuery, response: { 200: Ref(webhooks.EventsPage) },
   }), async (request, reply) => sendListPage(request, reply, await eventLog(app.db, request.caller, request.query)))
 
   app.get('/v1/events/:id', operation(texts, 'getEvent', { scope: 'webhooks:read', notFound: NO_EVENT }, {
-    tags: ['events'], params: IdParams, response: { 200: Ref(Event) },
+    tags: ['events'], params: IdParams, response: { 200: Ref(webhooks.Event) },
   }), async (request) => eventOf(app.db, request.caller, request.params.id))
 }
 

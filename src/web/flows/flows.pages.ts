@@ -5,7 +5,7 @@ import { MAX_STEPS, type FlowContactRecord, type Flow } from '../../modules/flow
 import { TASK_KINDS } from '../../modules/tasks/index.js'
 import type { ErrorDetails } from '../../errors.js'
 import { html, type Html } from '../shared/html.js'
-import { csrfInput, formatter, layout, time, type PageFrame } from '../frame/frame.js'
+import { csrfInput, formatter, layout, listPageHead, time, type PageFrame } from '../frame/frame.js'
 import { field, formErrors, type FormState } from '../frame/form.js'
 import { KIND_LABELS } from '../tasks/tasks.pages.js'
 import type { FlowsView, FlowView } from './flows.forms.js'
@@ -63,10 +63,7 @@ export function flowsListPage(
   return layout(
     chrome,
     'Flows',
-    html`<div class="page-head">
-  <h1>Flows</h1>
-  <a class="button primary" href="${FLOWS}/new">New flow</a>
-</div>
+    html`${listPageHead('Flows', FLOWS, 'New flow')}
 ${flashNotice(list.flash)}
 <form method="get" action="${FLOWS}" class="filters" role="search" aria-label="Flows">
   ${field(state, { name: 'search_term', label: 'Search', type: 'search', maxlength: 255, hint: 'Part of a flow’s name', id: 'search' })}

@@ -102,6 +102,14 @@ ${main}
 `
 }
 
+/** A list page's head: its heading and the button to its New page (`<list>/new`), the same on every list that makes records. */
+export function listPageHead(heading: string, list: string, newLabel: string): Html {
+  return html`<div class="page-head">
+  <h1>${heading}</h1>
+  <a class="button primary" href="${list}/new">${newLabel}</a>
+</div>`
+}
+
 /**
  * A list's address for a view, so the view can be bookmarked: only the parameters that are set
  * (a blank or missing one, and the first page, are left out).

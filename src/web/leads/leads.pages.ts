@@ -5,7 +5,7 @@ import { labelName, type ContactLabelRecord } from '../../modules/contacts/index
 import type { LeadRecord } from '../../modules/leads/index.js'
 import { html, type Html } from '../shared/html.js'
 import { field, formErrors, postForm, sentence, type FieldSpec, type FormState } from '../frame/form.js'
-import { csrfInput, formatter, layout, time, viewHref, type PageFrame, type Named } from '../frame/frame.js'
+import { csrfInput, formatter, layout, listPageHead, time, viewHref, type PageFrame, type Named } from '../frame/frame.js'
 import { LINK_FILTERS, type LeadsView, type LeadView, type LinkChoice } from './leads.forms.js'
 
 export const LEADS = '/leads'
@@ -94,10 +94,7 @@ export function leadsListPage(chrome: PageFrame, list: LeadsListView): Html {
   return layout(
     chrome,
     'Leads',
-    html`<div class="page-head">
-  <h1>Leads</h1>
-  <a class="button primary" href="${LEADS}/new">New lead</a>
-</div>
+    html`${listPageHead('Leads', LEADS, 'New lead')}
 <p class="muted" id="leads-count">${list.whose}: ${String(list.counts.all)} lead${list.counts.all === 1 ? '' : 's'}, ${String(list.counts.with)} with a contact.</p>
 ${flashNotice(list.flash)}
 ${list.problem && html`<p class="alert" role="alert">${list.problem}</p>`}

@@ -8,19 +8,7 @@ import { ApiError } from '../../errors.js'
 import { FormError, parsePairs } from '../../http/nested-params.js'
 import { webActing, type Acting } from '../../acting.js'
 import type { Account } from '../../modules/auth/index.js'
-import {
-  answerConsent,
-  changeApp,
-  checkAuthorize,
-  findApp,
-  issuerOf,
-  listApps,
-  registerApp,
-  removeApp,
-  revokeAuthorisedApp,
-  rotateClientSecret,
-  type AppInput,
-} from '../../modules/oauth-server/index.js'
+import * as oauthServer from '../../modules/oauth-server/index.js'
 import { AuthorizeQuery, ConsentBody, repeatedParameter } from '../../modules/oauth/index.js'
 import { APPS, appsPage, consentPage, continuePage, deleteAppPage, editAppPage, APP_FLASHES, type AppFlash, type AppForm, type AuthorizeFields } from './oauth.pages.js'
 import { errorPage, sendHtml, type PageFrame } from '../frame/frame.js'
@@ -76,12 +64,12 @@ function parameterMessage(error: Error, params: unknown): string {
 /** A host CSP's source expressions cannot name (an IPv6 literal such as [::1]). */
 const outsideCsp = (uri: string) => new URL(uri).hostname.startsWith('[')
 
-function appInput(form: Form): { input: AppInput; typed: AppForm } {
+function appInput(form: Form): { input: oauthServer.AppInput; typed: AppForm } {
   const text = (name: string) => (typeof form[name] === 'string' ? form[name] : '')
   const raw = form.scopes === undefined ? [] : Array.isArray(form.scopes) ? (form.scopes as unknown[]) : [form.scopes]
   const scopes = raw.filter((scope): scope is string => typeof scope === 'string').map((scope) => scope.slice(0, 64))
   const redirectUris = text('redirect_uris')
-  const input: AppInput = { name: text('name'), redirectUris: redirectUris.split(/\r?\n/), scopes, public: text('client_type') === 'public' }
+  const input: oauthServer.AppInput = { name: text('name'), redirectUris: redirectUris.split(/\r?\n/), scopes, public: text('client_type') === 'public' }
   const typed: AppForm = { name: input.name.slice(0, 255), redirectUris: redirectUris.slice(0, 21_000), scopes, public: input.public ?? false, errors: [] }
   return { input, typed }
 }
@@ -98,7 +86,7 @@ export async function oauthPages(app: FastifyInstance, options: OAuthPagesOption
   const badLink = (reply: FastifyReply, page: PageFrame, message: string) =>
     sendHtml(reply, 400, errorPage(page, 'This authorization link cannot be used', `${message} Tell the app's maker; nothing was shared.`, { href: '/', text: 'Go to the start page' }))
 
-  const issuer = issuerOf(app.config)
+  const issuer = oauthServer.issuerOf(app.config)
 
   /**
    * The browser on to the app after the consent form: a 303, which Chromium checks against the
@@ -140,7 +128,7 @@ export async function oauthPages(app: FastifyInstance, options: OAuthPagesOption
       const page = current ? signedInChrome(current.account, current.secret) : chrome
       if (request.validationError) return badLink(reply, page, parameterMessage(request.validationError, request.query))
       const fields = authorizeParams(request.query as Static<typeof AuthorizeQuery>)
-      const checked = await checkAuthorize(app.db, fields, issuer)
+      const checked = await oauthServer.checkAuthorize(app.db, fields, issuer)
       if (checked.kind === 'page') return badLink(reply, page, checked.message)
       if (checked.kind === 'redirect') return reply.header('cache-control', 'no-store').redirect(checked.to, 303)
       if (!current) return reply.header('cache-control', 'no-store').redirect(`/login?next=${encodeURIComponent(request.url)}`, 303)
@@ -171,26 +159,26 @@ export async function oauthPages(app: FastifyInstance, options: OAuthPagesOption
       const page = signedInChrome(current.account, current.secret)
       if (request.validationError) return badLink(reply, page, parameterMessage(request.validationError, form))
       const consent = request.body as Static<typeof ConsentBody>
-      const checked = await checkAuthorize(app.db, authorizeParams(consent), issuer)
+      const checked = await oauthServer.checkAuthorize(app.db, authorizeParams(consent), issuer)
       if (checked.kind === 'page') return badLink(reply, page, checked.message)
       if (checked.kind === 'redirect') return toApp(reply, page, checked.to)
       const decision = consent.decision
       if (decision !== 'allow' && decision !== 'deny') throw new ApiError(400)
-      const to = await answerConsent(app.db, webActing(request, current.account, now()), checked, decision === 'allow')
+      const to = await oauthServer.answerConsent(app.db, webActing(request, current.account, now()), checked, decision === 'allow')
       return toApp(reply, page, to)
     })
   })
 
   // Settings → Integrations: the user revokes an app they authorised (one grant).
   app.post('/settings/integrations/apps/:id/revoke', formRoute, itemForm(requireAccount, '/settings/integrations', async (acting, id) => {
-    await revokeAuthorisedApp(app.db, acting, id)
+    await oauthServer.revokeAuthorisedApp(app.db, acting, id)
     return { kind: 'app-revoked' }
   }))
 
   // Settings → Apps: admins only.
   async function renderApps(reply: FastifyReply, current: Current, status: number, view: { flash?: AppFlash | undefined; form?: AppForm }) {
     const { account, secret } = current
-    const apps = await listApps(app.db, account.companyId)
+    const apps = await oauthServer.listApps(app.db, account.companyId)
     return sendHtml(reply, status, appsPage(signedInChrome(account, secret), sessionCsrf(secret), account, apps, view))
   }
 
@@ -208,7 +196,7 @@ export async function oauthPages(app: FastifyInstance, options: OAuthPagesOption
     const { account, secret } = current
     const { input, typed } = appInput(form)
     try {
-      const made = await registerApp(app.db, webActing(request, account, now()), input)
+      const made = await oauthServer.registerApp(app.db, webActing(request, account, now()), input)
       cookies.setFlash(reply, secret, { kind: 'app-secret', name: made.app.name.slice(0, 100), clientId: made.app.client_id, secret: made.clientSecret, rotated: false } satisfies AppFlash)
       return await reply.redirect(APPS, 303)
     } catch (err) {
@@ -220,7 +208,7 @@ export async function oauthPages(app: FastifyInstance, options: OAuthPagesOption
   app.get(`${APPS}/:id`, async (request, reply) => {
     const current = await requireAdmin(request, reply)
     if (!current) return reply
-    const found = await findApp(app.db, current.account.companyId, pathId(request))
+    const found = await oauthServer.findApp(app.db, current.account.companyId, pathId(request))
     return sendHtml(reply, 200, editAppPage(signedInChrome(current.account, current.secret), sessionCsrf(current.secret), found))
   })
 
@@ -232,30 +220,30 @@ export async function oauthPages(app: FastifyInstance, options: OAuthPagesOption
     const id = pathId(request)
     const { input, typed } = appInput(form)
     try {
-      const changed = await changeApp(app.db, webActing(request, account, now()), id, input)
+      const changed = await oauthServer.changeApp(app.db, webActing(request, account, now()), id, input)
       cookies.setFlash(reply, secret, { kind: 'app-changed', name: changed.name.slice(0, 100) } satisfies AppFlash)
       return await reply.redirect(APPS, 303)
     } catch (err) {
       if (!(err instanceof ApiError) || err.statusCode !== 422) throw err
-      const found = await findApp(app.db, account.companyId, id)
+      const found = await oauthServer.findApp(app.db, account.companyId, id)
       return sendHtml(reply, 422, editAppPage(signedInChrome(account, secret), sessionCsrf(secret), found, { ...typed, errors: sentences(err) }))
     }
   })
 
   app.post(`${APPS}/:id/rotate`, formRoute, itemForm(requireAdmin, APPS, async (acting, id) => {
-    const rotated = await rotateClientSecret(app.db, acting, id)
+    const rotated = await oauthServer.rotateClientSecret(app.db, acting, id)
     return { kind: 'app-secret', name: rotated.app.name.slice(0, 100), clientId: rotated.app.client_id, secret: rotated.clientSecret, rotated: true } satisfies AppFlash
   }))
 
   app.get(`${APPS}/:id/delete`, async (request, reply) => {
     const current = await requireAdmin(request, reply)
     if (!current) return reply
-    const found = await findApp(app.db, current.account.companyId, pathId(request))
+    const found = await oauthServer.findApp(app.db, current.account.companyId, pathId(request))
     return sendHtml(reply, 200, deleteAppPage(signedInChrome(current.account, current.secret), sessionCsrf(current.secret), found))
   })
 
   app.post(`${APPS}/:id/delete`, formRoute, itemForm(requireAdmin, APPS, async (acting, id) => {
-    const removed = await removeApp(app.db, acting, id)
+    const removed = await oauthServer.removeApp(app.db, acting, id)
     return { kind: 'app-deleted', name: removed.name.slice(0, 100) } satisfies AppFlash
   }))
 }

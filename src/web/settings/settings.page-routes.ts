@@ -23,15 +23,7 @@ import {
 } from '../../modules/auth/index.js'
 import { isScope } from '../../scopes.js'
 import { MAX_URL_LENGTH } from '../../modules/webhooks/index.js'
-import {
-  changeSubscription,
-  createSubscription,
-  removeSubscription,
-  rotateSubscriptionSecret,
-  subscriptionOf,
-  subscriptionsOverviewOf,
-  type WebhookSettings,
-} from '../../modules/webhooks-api/index.js'
+import * as webhooksApi from '../../modules/webhooks-api/index.js'
 import { listAuthorisedApps } from '../../modules/oauth-server/index.js'
 import { sendHtml } from '../frame/frame.js'
 import { formRoute, pageRoute, pathId, signedIn, webCaller, type PageGroupOptions, type SignedIn } from '../frame/guard.js'
@@ -95,7 +87,7 @@ const settingsPages: FastifyPluginAsync<PageGroupOptions> = async (app, { config
   async function integrationsView(request: FastifyRequest, { account, csrf }: SignedIn, appRevoked: boolean) {
     const [tokens, webhooks, apps] = await Promise.all([
       listOwnTokens(app.db, account.companyId, account.userId),
-      subscriptionsOverviewOf(app.db, account),
+      webhooksApi.subscriptionsOverviewOf(app.db, account),
       listAuthorisedApps(app.db, account.companyId, account.userId),
     ])
     const authorisedApps = authorisedAppsSection(csrf, account, apps, appRevoked)
@@ -154,7 +146,7 @@ const settingsPages: FastifyPluginAsync<PageGroupOptions> = async (app, { config
 
   // Webhooks of the company, through the same service as the API: admins manage them,
   // members only see them (the list on the Integrations page).
-  const webhookSettings = (): WebhookSettings => ({ secretKey: app.keys.derive('webhook secrets'), allowPrivate: config.webhookAllowPrivate })
+  const webhookSettings = (): webhooksApi.WebhookSettings => ({ secretKey: app.keys.derive('webhook secrets'), allowPrivate: config.webhookAllowPrivate })
   const WEBHOOKS = `${HOME}/webhooks`
   /** A URL as a message shows it: its start only (the flash cookie stays small). */
   const shortUrl = (url: string) => (length(url) > 120 ? `${Array.from(url).slice(0, 120).join('')}…` : url)
@@ -181,7 +173,7 @@ const settingsPages: FastifyPluginAsync<PageGroupOptions> = async (app, { config
     }
     if (typed.errors.length === 0) {
       try {
-        const created = await createSubscription(
+        const created = await webhooksApi.createSubscription(
           app.db,
           webCaller(request, account, now()),
           { url, events: typed.all ? ['*'] : typed.events, description: description === '' ? null : description },
@@ -203,23 +195,23 @@ const settingsPages: FastifyPluginAsync<PageGroupOptions> = async (app, { config
   app.get(`${WEBHOOKS}/:id/delete`, pageRoute('admin'), async (request, reply) => {
     const current = signedIn(request)
     const { account } = current
-    const webhook = await subscriptionOf(app.db, account, pathId(request))
+    const webhook = await webhooksApi.subscriptionOf(app.db, account, pathId(request))
     return sendHtml(reply, 200, deleteWebhookPage(current.chrome, current.csrf, account, webhook))
   })
 
   app.post(`${WEBHOOKS}/:id/delete`, formRoute('admin'), itemForm(HOME, async (acting, id) => {
-    const webhook = await subscriptionOf(app.db, acting, id)
-    await removeSubscription(app.db, acting, id)
+    const webhook = await webhooksApi.subscriptionOf(app.db, acting, id)
+    await webhooksApi.removeSubscription(app.db, acting, id)
     return { kind: 'webhook-deleted', url: shortUrl(webhook.url) } satisfies Flash
   }))
 
   app.post(`${WEBHOOKS}/:id/rotate`, formRoute('admin'), itemForm(HOME, async (acting, id) => {
-    const rotated = await rotateSubscriptionSecret(app.db, acting, id, webhookSettings())
+    const rotated = await webhooksApi.rotateSubscriptionSecret(app.db, acting, id, webhookSettings())
     return { kind: 'webhook-secret', url: shortUrl(rotated.url), secret: rotated.secret, rotated: true } satisfies Flash
   }))
 
   app.post(`${WEBHOOKS}/:id/enable`, formRoute('admin'), itemForm(HOME, async (acting, id) => {
-    const enabled = await changeSubscription(app.db, acting, id, { enabled: true }, webhookSettings())
+    const enabled = await webhooksApi.changeSubscription(app.db, acting, id, { enabled: true }, webhookSettings())
     return { kind: 'webhook-enabled', url: shortUrl(enabled.url) } satisfies Flash
   }))
 

@@ -4,7 +4,7 @@
 import { labelName, type ContactLabelRecord } from '../../modules/contacts/index.js'
 import { TASK_KINDS, type Task } from '../../modules/tasks/index.js'
 import { html, type Html } from '../shared/html.js'
-import { csrfInput, formatter, layout, time, type PageFrame, type Named } from '../frame/frame.js'
+import { csrfInput, formatter, layout, listPageHead, time, type PageFrame, type Named } from '../frame/frame.js'
 import { field, postForm, type FormState } from '../frame/form.js'
 import { ANYONE, TASK_TABS, type TaskTab, type TasksView } from './tasks.forms.js'
 
@@ -120,10 +120,7 @@ export function tasksListPage(chrome: PageFrame, list: TasksListView): Html {
   return layout(
     chrome,
     `Tasks · ${TAB_LABELS[list.tab]}`,
-    html`<div class="page-head">
-  <h1>Tasks</h1>
-  <a class="button primary" href="${TASKS}/new">New task</a>
-</div>
+    html`${listPageHead('Tasks', TASKS, 'New task')}
 <p class="muted">${list.whose}. Today is ${dayLabel(list.today)} (${list.timezone})${list.tab === 'done' && '; Done shows what was finished in the last 7 days'}.</p>
 ${list.flash && flashNotice(list.flash)}
 ${list.problem && html`<p class="alert" role="alert">${list.problem}</p>`}
