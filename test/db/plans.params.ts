@@ -121,6 +121,10 @@ const LEADS_OF_CONTACT = {
   finding: 'leads via leads_company_updated_idx',
   reason: 'a write unlinking a contact\'s leads; a tie without statistics (after ANALYZE: leads_company_contact_idx)',
 }
+const NAMED_OWNERS = {
+  finding: 'users via users_company_id_id_pk',
+  reason: 'the named owners within the company\'s users on the primary key: tens of rows',
+}
 const BATCH_LINKS = {
   finding: 'contact_tags via contact_tags_tag_idx',
   reason: 'a batch write replacing its contacts\' tags: after ANALYZE the named tags\' rows (a tag\'s contacts) are read, bounded by the batch',
@@ -140,10 +144,8 @@ export const ACCEPTED: Record<string, { finding: string; reason: string }[]> = {
     finding: 'leads via leads_company_updated_idx',
     reason: 'a contact\'s leads (its page in the workspace): a tie without statistics (after ANALYZE: leads_company_contact_idx)',
   }],
-  'contacts.resolveLocked': [TAGS_BY_ID, {
-    finding: 'users via users_company_id_id_pk',
-    reason: 'the named owners within the company\'s users on the primary key: tens of rows',
-  }],
+  'contacts.resolveLocked': [TAGS_BY_ID, NAMED_OWNERS],
+  'contacts.resolveCreating': [TAGS_BY_ID, NAMED_OWNERS],
   'contacts.batchWrite': [TAGS_BY_ID, FIELDS_BY_ID, BATCH_LINKS, LEADS_OF_CONTACT, {
     finding: 'contact_custom_values via contact_custom_values_field_idx',
     reason: 'as its tags: the named fields\' values, bounded by the batch',

@@ -95,12 +95,14 @@ const TAG_JSON = `json_build_object('id', t.id, 'name', t.name, 'color', t.color
 // and custom values, and `new_ids`, $6 ids taken for the contacts a batch creates. A POST,
 // which locks no contact, takes its email's lead-link lock here ($7; a batch and a PUT pass
 // none): the write that links the email's leads is the next statement, whose snapshot is
-// taken under the lock, so the lock needs no round trip of its own.
-const resolveStatement = defineQuery<BatchReferences>(
-  'contacts.resolveLocked',
+// taken under the lock, so the lock needs no round trip of its own. `contacts` false leaves
+// out the contacts' read (a POST, a batch that only creates): PostgreSQL starts a plan's every
+// part on each run, read or not, and a POST's resolve spent longer starting the contacts'
+// subplans than running (docs/performance.md).
+const resolveSql = (parts: { contacts: boolean }) =>
   `with locked as materialized (
      ${lockEmailsSql('$7::text[]')}
-   ), matched as (
+   )${parts.contacts ? `, matched as (
      -- The columns toRow reads: not the tags and fields the row keeps as JSON (read below from
      -- their own tables, which the batch's writes are planned against).
      -- Each by its primary key, in a subquery that holds the key only (as lockFound): as one
@@ -114,14 +116,14 @@ const resolveStatement = defineQuery<BatchReferences>(
       cross join lateral (select c.* from contacts c where c.company_id = (select $1::bigint) and c.id = k.id offset 0) c
       where c.deleted_at is null
       order by c.id
-   )
+   )` : ''}
    select
      (select coalesce(json_agg(${TAG_JSON} order by t.id), '[]')
         from ${tagsAmong('$1', '$3::bigint[]')}) as tags,
      (select coalesce(json_agg(json_build_object('id', f.id, 'field', f.field, 'kind', f.kind, 'options', f.options) order by f.id), '[]')
         from ${fieldsNamedAmong('$1', '$4::text[]')}) as custom_fields,
      array(${companyUsersAmong('$1', '$5::bigint[]', 'u')}) as users,
-     (select coalesce(json_agg(json_build_object(
+     ${parts.contacts ? `(select coalesce(json_agg(json_build_object(
          'row', to_json(m),
          'tags', (select coalesce(json_agg(${TAG_JSON} order by t.id), '[]')
                     from contact_tags ct join ${tagJoin('ct.company_id', 'ct.tag_id')}
@@ -129,10 +131,15 @@ const resolveStatement = defineQuery<BatchReferences>(
          'values', (select coalesce(json_agg(json_build_object('id', f.id, 'field', f.field, 'value', v.value) order by f.id), '[]')
                       from contact_custom_values v join ${fieldJoin('v.company_id', 'v.custom_field_id')}
                      where v.company_id = m.company_id and v.contact_id = m.id)) order by m.id), '[]')
-        from matched m) as contacts,
+        from matched m)` : `(select '[]'::json where cardinality($2::bigint[]) = 0)`} as contacts,
      array(select nextval('contacts_id_seq'::regclass) from generate_series(1, $6::int)) as new_ids,
-     (select locked from locked) as locked`,
-)
+     (select locked from locked) as locked`
+
+const RESOLVE_STATEMENTS = {
+  withContacts: defineQuery<BatchReferences>('contacts.resolveLocked', resolveSql({ contacts: true })),
+  /** For a write that reads no contact: its `contacts` are none. */
+  creating: defineQuery<BatchReferences>('contacts.resolveCreating', resolveSql({ contacts: false })),
+}
 
 // PUT /contacts/:id's first statement: the contact locked before the resolve reads it. A
 // statement reads with the snapshot it started with, and a FOR UPDATE that waits for another
@@ -184,7 +191,8 @@ export async function resolveLocked(
   companyId: CompanyId,
   input: { contactIds: number[]; newIds: number; tagIds: number[]; fieldNames: string[]; userIds: number[]; lockEmails?: string[] },
 ) {
-  const row = await runSingle(db, resolveStatement, [
+  const statement = input.contactIds.length === 0 ? RESOLVE_STATEMENTS.creating : RESOLVE_STATEMENTS.withContacts
+  const row = await runSingle(db, statement, [
     companyId,
     input.contactIds,
     input.tagIds,

@@ -58,6 +58,23 @@ select
   array(select nextval('contacts_id_seq'::regclass) from generate_series(1, $6::int)) as new_ids,
   (select locked from locked) as locked;
 
+-- contacts.resolveCreating
+with locked as materialized (
+  select count(pg_advisory_xact_lock(k.key))::int as locked
+  from (select distinct hashtextextended('lead-link:' || $1::bigint || ':' || lower(e), 0) as key
+          from unnest($7::text[]) as e
+         order by 1 offset 0) k
+)
+select
+  (select coalesce(json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) order by t.id), '[]')
+     from tags t where t.company_id = $1 and t.id = any($3::bigint[])) as tags,
+  (select coalesce(json_agg(json_build_object('id', f.id, 'field', f.field, 'kind', f.kind, 'options', f.options) order by f.id), '[]')
+     from custom_fields f where f.company_id = $1 and lower(f.field) = any($4::text[])) as custom_fields,
+  array(select u.id from users u where u.company_id = $1 and u.id = any($5::bigint[])) as users,
+  (select '[]'::json where cardinality($2::bigint[]) = 0) as contacts,
+  array(select nextval('contacts_id_seq'::regclass) from generate_series(1, $6::int)) as new_ids,
+  (select locked from locked) as locked;
+
 -- contacts.changeLock
 select id from contacts where company_id = $1 and id = $2 and deleted_at is null
    for update;
