@@ -20,7 +20,7 @@
 // stays safe as it ages (it only holds more rows back), so one is reused for up to a second
 // across requests: most pages are one round trip.
 import { createHmac, timingSafeEqual } from 'node:crypto'
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type, type Static, type TSchema } from 'typebox'
 import type { Db } from '../db/db.js'
 import { defineQuery, runOne } from '../db/query.js'
@@ -31,6 +31,7 @@ import type { Caller, CompanyId } from '../tenancy.js'
 import { instantOf } from './dates.js'
 import { JSON_TYPE, sendJsonText } from './json-text.js'
 import { DEFAULT_PER_PAGE, linkParts, sendListPage, type ListPage } from './pagination.js'
+import { operation, type OperationConfig, type OperationTexts } from './routes.js'
 import { Ref } from './schemas.js'
 import { requireGiven } from './validation.js'
 
@@ -343,6 +344,12 @@ export interface WalkingList<Q, K extends keyof Q & string, One> {
    * serializer would validate every record to pick one.
    */
   pageSchema: TSchema
+  /** The route's querystring schema. */
+  query: TSchema
+  /** The route's answer: a page or a walk's page (or a record, for a list that shows one). */
+  response: TSchema
+  /** Refuses a request before anything is read (a company other than the caller's). */
+  refuse?: (caller: Caller, query: Q) => void
   walk: (db: Db, caller: Caller, walk: WalkRequest) => Promise<WalkPage>
   /** With `id` in the query: that one record (before the page's needs are checked). */
   one?: (db: Db, caller: Caller, id: number) => Promise<One>
@@ -357,8 +364,26 @@ export interface WalkingList<Q, K extends keyof Q & string, One> {
 export function walkingList<S extends TSchema, K extends keyof Static<S> & string, One = never>(
   list: WalkingList<Static<S>, K, One> & { query: S },
 ): WalkingList<Static<S>, K, One> {
-  const { query: _, ...declared } = list
-  return { ...declared, pageSchema: Ref(list.pageSchema) }
+  return { ...list, pageSchema: Ref(list.pageSchema) }
+}
+
+/** Declares GET `path`, the operation `operationId` of the list `list` (answerList). */
+export function walkingListRoute<Q extends SyncQuery & { id?: number | undefined }, K extends keyof Q & string, One, Id extends string>(
+  app: FastifyInstance & { db: Db; keys: SecretKeys },
+  path: string,
+  texts: OperationTexts<Id>,
+  operationId: NoInfer<Id>,
+  config: OperationConfig,
+  list: WalkingList<Q, K, One>,
+): void {
+  app.get<{ Querystring: Q }>(path, operation(texts, operationId, config, {
+    querystring: list.query, response: { 200: list.response },
+  }), async (request, reply) => {
+    // The schema validated it; Fastify's request type only wraps a generic querystring.
+    const query = request.query as Q
+    list.refuse?.(request.caller, query)
+    return answerList(app, request, reply, query, list)
+  })
 }
 
 /**

@@ -3,31 +3,24 @@ import { sendJsonText } from '../../http/json-text.js'
 import { sendListPage } from '../../http/pagination.js'
 import { operation, recordRoute, sendCreatedJson, tagRoutes } from '../../http/routes.js'
 import { Deleted, IdParams, Ref } from '../../http/schemas.js'
-import { answerList, walkingList } from '../../http/sync.js'
+import { walkingListRoute } from '../../http/sync.js'
 import { Business } from '../businesses/index.js'
 import { ContactEventsPage, ContactEventsQuery } from '../events/index.js'
-import { Contact, ContactCreateBody, ContactsListQuery, ContactsListResponse, ContactsPage, ContactUpdateBody } from './contacts.schemas.js'
+import { Contact, ContactCreateBody, ContactUpdateBody } from './contacts.schemas.js'
 import { changeContact } from './contacts.change.js'
 import { createContact } from './contacts.create.js'
-import { contactBusiness, contactEventsPage, contactsPage, contactsWalk, deleteContact, getContactJson } from './contacts.service.js'
+import { contactBusiness, contactEventsPage, CONTACTS_LIST, deleteContact, getContactJson } from './contacts.service.js'
 import { upsertContacts, toBatchResponse } from './contacts.batch.js'
 import { batchValidatorCompiler, ContactBatchRequest, ContactBatchResponse } from './contacts.batch.schemas.js'
 import texts from './contacts.operations.json' with { type: 'json' }
 
-const CONTACTS_LIST = walkingList({
-  resource: 'contacts', walkRefuses: ['user_id', 'search_term', 'stage', 'tag_id'], pageNeeds: ['page'],
-  query: ContactsListQuery, pageSchema: ContactsPage,
-  walk: contactsWalk, page: contactsPage,
-})
 
 const NO_CONTACT = 'No live contact with this id in your company'
 
 const contactsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   tagRoutes(app, 'contacts')
 
-  app.get('/v1/contacts', operation(texts, 'listContacts', { scope: 'contacts:read' }, {
-    querystring: ContactsListQuery, response: { 200: ContactsListResponse },
-  }), async (request, reply) => answerList(app, request, reply, request.query, CONTACTS_LIST))
+  walkingListRoute(app, '/v1/contacts', texts, 'listContacts', { scope: 'contacts:read' }, CONTACTS_LIST)
 
   app.get('/v1/contacts/:id', operation(texts, 'getContact', { scope: 'contacts:read', notFound: NO_CONTACT }, {
     params: IdParams, response: { 200: Ref(Contact) },

@@ -4,7 +4,7 @@ import { foreignKeyViolation, uniqueViolation } from '../../db/pg-errors.js'
 import { ApiError, invalid, notFound, type ErrorDetails } from '../../errors.js'
 import { DateParam } from '../../http/schemas.js'
 import { pageWindow, readPage, type ListPage, type PageRequest } from '../../http/pagination.js'
-import { walkJsonPage, type WalkRequest } from '../../http/sync.js'
+import { walkingList, walkJsonPage, type WalkRequest } from '../../http/sync.js'
 import { validate } from '../../http/validation.js'
 import type { Caller, CompanyId } from '../../tenancy.js'
 import {
@@ -24,7 +24,7 @@ import {
 import type { ContactRecord, ContactColumnsRow } from './contacts.record.js'
 import { lockContactForChange } from './contacts.batch.sql.js'
 import { searchSlots } from './search-slots.js'
-import { PHONE_PATTERN, type ContactCreateBody, type ContactsListQuery, type ContactUpdateBody } from './contacts.schemas.js'
+import { ContactsListQuery, ContactsListResponse, ContactsPage, PHONE_PATTERN, type ContactCreateBody, type ContactUpdateBody } from './contacts.schemas.js'
 
 /** Counter lists (src/db/counters.ts): live contacts of the company (key 0) and per owner (key user id). */
 export const CONTACTS_COUNTER = 'contacts'
@@ -278,3 +278,10 @@ export async function* contactsForExport(
     afterId = last.id
   }
 }
+
+/** GET /v1/contacts: the list's pages and its `updated_since` walk (walkingListRoute). */
+export const CONTACTS_LIST = walkingList({
+  resource: 'contacts', walkRefuses: ['user_id', 'search_term', 'stage', 'tag_id'], pageNeeds: ['page'],
+  query: ContactsListQuery, response: ContactsListResponse, pageSchema: ContactsPage,
+  walk: contactsWalk, page: contactsPage,
+})

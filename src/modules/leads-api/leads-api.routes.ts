@@ -2,23 +2,16 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { apiActing } from '../../acting.js'
 import { operation, recordRoute, sendCreated, tagRoutes } from '../../http/routes.js'
 import { CountResponse, IdParams, Ref } from '../../http/schemas.js'
-import { answerList, walkingList } from '../../http/sync.js'
-import { LeadSchema as Lead, LeadContactBody, LeadCreateBody, LeadsCountQuery, LeadsPage, LeadsQuery, LeadsResponse } from '../leads/index.js'
-import { createLead, getLead, leadsCount, leadsPage, leadsWalk, linkLeadToContact } from './leads-api.service.js'
+import { walkingListRoute } from '../../http/sync.js'
+import { LeadSchema as Lead, LeadContactBody, LeadCreateBody, LeadsCountQuery } from '../leads/index.js'
+import { createLead, getLead, leadsCount, LEADS_LIST, linkLeadToContact } from './leads-api.service.js'
 import texts from './leads-api.operations.json' with { type: 'json' }
 
-const LEADS_LIST = walkingList({
-  resource: 'leads', walkRefuses: ['id', 'user_id', 'with_contact', 'without_contact'], pageNeeds: ['page', 'user_id'],
-  query: LeadsQuery, pageSchema: LeadsPage,
-  walk: leadsWalk, one: getLead, page: leadsPage,
-})
 
 const leadsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   tagRoutes(app, 'leads')
 
-  app.get('/v1/leads', operation(texts, 'listLeads', { scope: 'leads:read', notFound: 'With `id`: no lead with this id in your company' }, {
-    querystring: LeadsQuery, response: { 200: LeadsResponse },
-  }), async (request, reply) => answerList(app, request, reply, request.query, LEADS_LIST))
+  walkingListRoute(app, '/v1/leads', texts, 'listLeads', { scope: 'leads:read', notFound: 'With `id`: no lead with this id in your company' }, LEADS_LIST)
 
   app.get('/v1/leads/count', operation(texts, 'countLeads', { scope: 'leads:read' }, {
     querystring: LeadsCountQuery, response: { 200: CountResponse },

@@ -2,7 +2,7 @@ import { transaction, type Db } from '../../db/db.js'
 import { invalid, notFound } from '../../errors.js'
 import { linkFilter } from '../../http/link-filter.js'
 import { readPage, type PageRequest } from '../../http/pagination.js'
-import { walkPage, withoutSyncAt, type WalkRequest } from '../../http/sync.js'
+import { walkingList, walkPage, withoutSyncAt, type WalkRequest } from '../../http/sync.js'
 import { rethrowTaken } from '../../http/unique-violations.js'
 import type { Caller } from '../../tenancy.js'
 import type { Acting } from '../../acting.js'
@@ -20,7 +20,9 @@ import {
   type LeadCreateBody,
   type LeadRecord,
   type LeadsCountQuery,
-  type LeadsQuery,
+  LeadsPage,
+  LeadsQuery,
+  LeadsResponse,
 } from '../leads/index.js'
 
 /** Counts the leads of a user that match the query's link filter. */
@@ -103,3 +105,10 @@ export async function linkLeadToContact(
 export function contactLeads(db: Db, caller: Pick<Caller, 'companyId'>, contactId: number, limit: number): Promise<LeadRecord[]> {
   return leadsOfContact(db, caller.companyId, contactId, limit)
 }
+
+/** GET /v1/leads: the list's pages and its `updated_since` walk (walkingListRoute). */
+export const LEADS_LIST = walkingList({
+  resource: 'leads', walkRefuses: ['id', 'user_id', 'with_contact', 'without_contact'], pageNeeds: ['page', 'user_id'],
+  query: LeadsQuery, response: LeadsResponse, pageSchema: LeadsPage,
+  walk: leadsWalk, one: getLead, page: leadsPage,
+})

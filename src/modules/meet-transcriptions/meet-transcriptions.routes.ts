@@ -1,14 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { operation, recordRoute, sendCreated, tagRoutes } from '../../http/routes.js'
 import { CountResponse, IdParams, Ref } from '../../http/schemas.js'
-import { answerList, walkingList } from '../../http/sync.js'
+import { walkingListRoute } from '../../http/sync.js'
 import {
   MeetTranscription,
   MeetTranscriptionCreateBody,
   MeetTranscriptionsCountQuery,
-  MeetTranscriptionsPage,
-  MeetTranscriptionsQuery,
-  MeetTranscriptionsResponse,
   StopBody,
   ToTaskBody,
   TRANSCRIPT_BODY_LIMIT,
@@ -18,20 +15,13 @@ import {
   createTranscription,
   getTranscription,
   linkToTask,
-  requireOwnCompany,
   setTranscript,
   stopTranscription,
   transcriptionsCount,
-  transcriptionsPage,
-  transcriptionsWalk,
+  TRANSCRIPTIONS_LIST,
 } from './meet-transcriptions.service.js'
 import texts from './meet-transcriptions.operations.json' with { type: 'json' }
 
-const TRANSCRIPTIONS_LIST = walkingList({
-  resource: 'meet_transcriptions', walkRefuses: ['id', 'user_id', 'with_task', 'without_task'], pageNeeds: ['page', 'user_id', 'company_id'],
-  query: MeetTranscriptionsQuery, pageSchema: MeetTranscriptionsPage,
-  walk: transcriptionsWalk, one: getTranscription, page: transcriptionsPage,
-})
 
 const NO_TRANSCRIPTION = 'No transcription with this id in your company'
 const OTHER_COMPANY = 'A `company_id` other than yours'
@@ -40,12 +30,7 @@ const LIST_NOT_FOUND = `${OTHER_COMPANY}, or with \`id\`: no transcription with 
 const meetTranscriptionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   tagRoutes(app, 'meet_transcriptions')
 
-  app.get('/v1/meet_transcriptions', operation(texts, 'listMeetTranscriptions', { scope: 'meet_transcriptions:read', notFound: LIST_NOT_FOUND }, {
-    querystring: MeetTranscriptionsQuery, response: { 200: MeetTranscriptionsResponse },
-  }), async (request, reply) => {
-    requireOwnCompany(request.caller, request.query.company_id)
-    return answerList(app, request, reply, request.query, TRANSCRIPTIONS_LIST)
-  })
+  walkingListRoute(app, '/v1/meet_transcriptions', texts, 'listMeetTranscriptions', { scope: 'meet_transcriptions:read', notFound: LIST_NOT_FOUND }, TRANSCRIPTIONS_LIST)
 
   app.get('/v1/meet_transcriptions/count', operation(texts, 'countMeetTranscriptions', { scope: 'meet_transcriptions:read', notFound: OTHER_COMPANY }, {
     querystring: MeetTranscriptionsCountQuery, response: { 200: CountResponse },

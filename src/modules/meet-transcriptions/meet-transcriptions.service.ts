@@ -4,9 +4,15 @@ import { invalid, notFound, refused } from '../../errors.js'
 import { instantOf, INSTANT_OUT_OF_RANGE } from '../../http/dates.js'
 import { linkFilter } from '../../http/link-filter.js'
 import { readPage, type PageRequest } from '../../http/pagination.js'
-import { walkPage, withoutSyncAt, type WalkRequest } from '../../http/sync.js'
+import { walkingList, walkPage, withoutSyncAt, type WalkRequest } from '../../http/sync.js'
 import type { Caller, CompanyId } from '../../tenancy.js'
-import type { MeetTranscriptionCreateBody, MeetTranscriptionsCountQuery, MeetTranscriptionsQuery } from './meet-transcriptions.schemas.js'
+import {
+  MeetTranscriptionsPage,
+  MeetTranscriptionsQuery,
+  MeetTranscriptionsResponse,
+  type MeetTranscriptionCreateBody,
+  type MeetTranscriptionsCountQuery,
+} from './meet-transcriptions.schemas.js'
 import {
   attachTranscript,
   contactTranscriptions,
@@ -115,3 +121,13 @@ export async function linkToTask(db: Db, caller: Pick<Caller, 'companyId' | 'use
   if (!taskFound || !row) throw invalid({ task_id: ['does not exist'] })
   return row
 }
+
+/** GET /v1/meet_transcriptions: the list's pages and its `updated_since` walk (walkingListRoute). */
+export const TRANSCRIPTIONS_LIST = walkingList({
+  resource: 'meet_transcriptions', walkRefuses: ['id', 'user_id', 'with_task', 'without_task'], pageNeeds: ['page', 'user_id', 'company_id'],
+  query: MeetTranscriptionsQuery, response: MeetTranscriptionsResponse, pageSchema: MeetTranscriptionsPage,
+  refuse: (caller, query) => {
+    requireOwnCompany(caller, query.company_id)
+  },
+  walk: transcriptionsWalk, one: getTranscription, page: transcriptionsPage,
+})

@@ -2,25 +2,18 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { apiActing } from '../../acting.js'
 import { operation, recordRoute, sendCreated, tagRoutes } from '../../http/routes.js'
 import { IdParams, NoBody, Ref } from '../../http/schemas.js'
-import { answerList, walkingList } from '../../http/sync.js'
-import { Task, TASK_FILTERS, TaskCreateBody, TasksListQuery, TasksListResponse, TasksPage } from '../tasks/index.js'
-import { completeTask, createTask, getTask, tasksPage, tasksWalk } from './tasks-api.service.js'
+import { walkingListRoute } from '../../http/sync.js'
+import { Task, TaskCreateBody } from '../tasks/index.js'
+import { completeTask, createTask, getTask, TASKS_LIST } from './tasks-api.service.js'
 import texts from './tasks-api.operations.json' with { type: 'json' }
 
-const TASKS_LIST = walkingList({
-  resource: 'tasks', walkRefuses: TASK_FILTERS, pageNeeds: ['page'],
-  query: TasksListQuery, pageSchema: TasksPage,
-  walk: tasksWalk, page: tasksPage,
-})
 
 const NO_TASK = 'No task with this id in your company'
 
 const tasksRoutes: FastifyPluginAsyncTypebox = async (app) => {
   tagRoutes(app, 'tasks')
 
-  app.get('/v1/tasks', operation(texts, 'listTasks', { scope: 'tasks:read' }, {
-    querystring: TasksListQuery, response: { 200: TasksListResponse },
-  }), async (request, reply) => answerList(app, request, reply, request.query, TASKS_LIST))
+  walkingListRoute(app, '/v1/tasks', texts, 'listTasks', { scope: 'tasks:read' }, TASKS_LIST)
 
   recordRoute(app, '/v1/tasks/:id', texts, 'getTask', { scope: 'tasks:read', notFound: NO_TASK }, Task, getTask)
 

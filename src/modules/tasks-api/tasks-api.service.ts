@@ -1,7 +1,7 @@
 import { transaction, type Db } from '../../db/db.js'
 import { ApiError, invalid, notFound, refused, type ErrorDetails } from '../../errors.js'
 import { pageWindow, readPage, type ListPage, type PageRequest } from '../../http/pagination.js'
-import { walkPage, withoutSyncAt, type WalkRequest } from '../../http/sync.js'
+import { walkingList, walkPage, withoutSyncAt, type WalkRequest } from '../../http/sync.js'
 import { exclusiveFlags } from '../../http/validation.js'
 import { asCompanyId, type Caller, type CompanyId } from '../../tenancy.js'
 import { findCompany, findUser } from '../users/index.js'
@@ -28,7 +28,10 @@ import {
   type TaskFilter,
   type TaskKind,
   type TaskRecord,
-  type TasksListQuery,
+  TASK_FILTERS,
+  TasksListQuery,
+  TasksListResponse,
+  TasksPage,
 } from '../tasks/index.js'
 
 const STATUS_DAYS: Record<OpenStatus, (today: string) => { dueFrom?: string; dueTo?: string }> = {
@@ -262,3 +265,10 @@ export async function completeTaskCommand(db: Db, acting: Acting, input: TaskCom
     throw err
   }
 }
+
+/** GET /v1/tasks: the list's pages and its `updated_since` walk (walkingListRoute). */
+export const TASKS_LIST = walkingList({
+  resource: 'tasks', walkRefuses: TASK_FILTERS, pageNeeds: ['page'],
+  query: TasksListQuery, response: TasksListResponse, pageSchema: TasksPage,
+  walk: tasksWalk, page: tasksPage,
+})

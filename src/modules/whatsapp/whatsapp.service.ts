@@ -4,7 +4,7 @@ import type { Page } from '../../db/paging.js'
 import { ApiError } from '../../errors.js'
 import { instantOf } from '../../http/dates.js'
 import { readPage, type PageWindow } from '../../http/pagination.js'
-import { walkPage, withoutSyncAt, type WalkRequest } from '../../http/sync.js'
+import { walkingList, walkPage, withoutSyncAt, type WalkRequest } from '../../http/sync.js'
 import { validate } from '../../http/validation.js'
 import type { Caller } from '../../tenancy.js'
 import { requireCompany } from '../users-api/index.js'
@@ -20,7 +20,7 @@ import {
   messagesWalkPage,
   type NewMessage,
 } from './whatsapp.repository.js'
-import { ImportLine, type WhatsappQuery } from './whatsapp.schemas.js'
+import { ImportLine, WhatsappMessagesPage, WhatsappMessagesQuery, WhatsappMessagesResponse, type WhatsappQuery } from './whatsapp.schemas.js'
 
 /** A page of an updated_since walk of the messages of the company's live contacts (src/http/sync.ts). */
 export function messagesWalk(db: Db, caller: Caller, walk: WalkRequest) {
@@ -125,3 +125,10 @@ export async function importFile(db: Db, acting: Acting, input: { company: numbe
   })
   return { imported }
 }
+
+/** GET /v1/whatsapp_messages: the list's pages and its `updated_since` walk (walkingListRoute). */
+export const MESSAGES_LIST = walkingList({
+  resource: 'whatsapp_messages', walkRefuses: ['contact_id', 'user_id'], pageNeeds: ['page', 'contact_id'],
+  query: WhatsappMessagesQuery, response: WhatsappMessagesResponse, pageSchema: WhatsappMessagesPage,
+  walk: messagesWalk, page: messagesPage,
+})

@@ -5,23 +5,23 @@ import { STAGES, type ContactRecord } from '../../modules/contacts/index.js'
 import type { LeadRecord } from '../../modules/leads/index.js'
 import type { Task } from '../../modules/tasks/index.js'
 import { html, type Html, type Interpolation } from '../shared/html.js'
-import { field, postForm, type FieldSpec, type FormState } from '../frame/form.js'
-import { confirmPage, csrfInput, formatter, layout, time, type PageFrame, type Named } from '../frame/frame.js'
+import { field, personField, postForm, type FieldSpec, type FormState } from '../frame/form.js'
+import { confirmPage, csrfInput, formatter, layout, recordPageHead, time, type PageFrame, type Named } from '../frame/frame.js'
 import { contactLeadsSection } from '../leads/leads.pages.js'
 import { CONTACTS, fullName, STAGE_LABELS, type AddedFlash, type FlowChoice } from './contacts.pages.js'
 import { contactMeetings, type MeetingItem } from '../meetings/meetings.pages.js'
 
 /** The fields of the edit and new-contact forms, in the API's names. */
 export const CONTACT_FIELDS: readonly FieldSpec[] = [
-  { name: 'first_name', label: 'First name', required: true, maxlength: 255, autocomplete: 'off' },
-  { name: 'last_name', label: 'Last name', maxlength: 255 },
-  { name: 'email', label: 'Email', type: 'email', required: true, maxlength: 255 },
+  personField('first_name', { autocomplete: 'off' }),
+  personField('last_name'),
+  personField('email'),
   { name: 'business', label: 'Business', maxlength: 255 },
-  { name: 'position', label: 'Position', maxlength: 255 },
-  { name: 'telephone', label: 'Telephone', type: 'tel', maxlength: 255 },
+  personField('position'),
+  personField('telephone'),
   { name: 'cellphone', label: 'Cellphone', type: 'tel', maxlength: 255 },
-  { name: 'city', label: 'City', maxlength: 255 },
-  { name: 'country', label: 'Country', maxlength: 255 },
+  personField('city'),
+  personField('country'),
   { name: 'url', label: 'Website', maxlength: 255 },
   { name: 'linkedin', label: 'LinkedIn', maxlength: 255 },
 ]
@@ -137,12 +137,8 @@ export function contactPage(chrome: PageFrame, view: ContactView): Html {
   return layout(
     chrome,
     fullName(contact),
-    html`<p class="crumbs"><a href="${CONTACTS}">Contacts</a></p>
-<div class="page-head">
-  <h1>${fullName(contact)}</h1>
-  <a class="button" href="${base}/edit">Edit</a>
-  <a class="button danger" href="${base}/delete">Delete</a>
-</div>
+    html`${recordPageHead(CONTACTS, 'Contacts', fullName(contact), { actions: html`<a class="button" href="${base}/edit">Edit</a>
+  <a class="button danger" href="${base}/delete">Delete</a>` })}
 ${flashNotice(view.flash)}
 <div class="columns">
 <div class="main-column">

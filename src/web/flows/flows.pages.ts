@@ -5,7 +5,7 @@ import { MAX_STEPS, type FlowContactRecord, type Flow } from '../../modules/flow
 import { TASK_KINDS } from '../../modules/tasks/index.js'
 import type { ErrorDetails } from '../../errors.js'
 import { html, type Html } from '../shared/html.js'
-import { csrfInput, formatter, layout, listPageHead, time, type PageFrame } from '../frame/frame.js'
+import { csrfInput, formatter, layout, listPageHead, recordPageHead, time, type PageFrame } from '../frame/frame.js'
 import { field, formErrors, type FormState } from '../frame/form.js'
 import { KIND_LABELS } from '../tasks/tasks.pages.js'
 import type { FlowsView, FlowView } from './flows.forms.js'
@@ -127,11 +127,7 @@ export function flowPage(chrome: PageFrame, page: FlowPageView): Html {
   return layout(
     chrome,
     flow.name,
-    html`<p class="crumbs"><a href="${FLOWS}">Flows</a></p>
-<div class="page-head">
-  <h1>${flow.name}</h1>
-  <a class="button" href="${base}/edit">Edit</a>
-</div>
+    html`${recordPageHead(FLOWS, 'Flows', flow.name, { actions: html`<a class="button" href="${base}/edit">Edit</a>` })}
 ${flashNotice(page.flash)}
 <dl class="facts">
   <dt>Status</dt><dd>${STATUS_LABELS[flow.status]}</dd>

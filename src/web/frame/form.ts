@@ -95,6 +95,23 @@ export interface FieldSpec {
   id?: string
 }
 
+// A person's fields as the contact and the lead forms both ask for them, in the API's names: one
+// label and type for each, and 255 characters at most, as their columns hold.
+const PERSON_FIELD_SPECS = {
+  first_name: { label: 'First name', required: true },
+  last_name: { label: 'Last name' },
+  email: { label: 'Email', type: 'email', required: true },
+  position: { label: 'Position' },
+  telephone: { label: 'Telephone', type: 'tel' },
+  city: { label: 'City' },
+  country: { label: 'Country' },
+} as const satisfies Record<string, Omit<FieldSpec, 'name'>>
+
+/** The person field `name`, with what a form sets beyond it (`more`: autocomplete off). */
+export function personField(name: keyof typeof PERSON_FIELD_SPECS, more: Omit<FieldSpec, 'name' | 'label'> = {}): FieldSpec {
+  return { name, ...PERSON_FIELD_SPECS[name], maxlength: 255, ...more }
+}
+
 const idOf = (spec: FieldSpec) => spec.id ?? `field-${spec.name.replace(/[^A-Za-z0-9_-]/g, '-')}`
 
 /**

@@ -111,6 +111,18 @@ export function listPageHead(heading: string, list: string, newLabel: string): H
 }
 
 /**
+ * A record's page head: the crumb back to its list (`list`, named `listName`), its heading
+ * (`wrap`: a long one breaks anywhere) and the page's buttons, if it has any.
+ */
+export function recordPageHead(list: string, listName: string, heading: string, options: { actions?: Html; wrap?: boolean } = {}): Html {
+  return html`<p class="crumbs"><a href="${list}">${listName}</a></p>
+<div class="page-head">
+  <h1${options.wrap === true && html` class="wrap"`}>${heading}</h1>${options.actions && html`
+  ${options.actions}`}
+</div>`
+}
+
+/**
  * A list's address for a view, so the view can be bookmarked: only the parameters that are set
  * (a blank or missing one, and the first page, are left out).
  */

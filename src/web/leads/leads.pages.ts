@@ -4,8 +4,8 @@
 import { labelName, type ContactLabelRecord } from '../../modules/contacts/index.js'
 import type { LeadRecord } from '../../modules/leads/index.js'
 import { html, type Html } from '../shared/html.js'
-import { field, formErrors, postForm, sentence, type FieldSpec, type FormState } from '../frame/form.js'
-import { csrfInput, formatter, layout, listPageHead, time, viewHref, type PageFrame, type Named } from '../frame/frame.js'
+import { field, formErrors, personField, postForm, sentence, type FieldSpec, type FormState } from '../frame/form.js'
+import { csrfInput, formatter, layout, listPageHead, recordPageHead, time, viewHref, type PageFrame, type Named } from '../frame/frame.js'
 import { LINK_FILTERS, type LeadsView, type LeadView, type LinkChoice } from './leads.forms.js'
 
 export const LEADS = '/leads'
@@ -20,16 +20,16 @@ export const LEADS_FLASHES: readonly LeadsFlash['kind'][] = ['lead-created', 'le
 
 /** The lead's own fields, in the API's names and order, as New lead asks for them and its page shows them. */
 export const PERSON_FIELDS: readonly FieldSpec[] = [
-  { name: 'first_name', label: 'First name', required: true, maxlength: 255, autocomplete: 'off' },
-  { name: 'last_name', label: 'Last name', maxlength: 255, autocomplete: 'off' },
-  { name: 'email', label: 'Email', type: 'email', required: true, maxlength: 255, autocomplete: 'off' },
+  personField('first_name', { autocomplete: 'off' }),
+  personField('last_name', { autocomplete: 'off' }),
+  personField('email', { autocomplete: 'off' }),
   { name: 'provider', label: 'Provider', required: true, maxlength: 255, hint: 'Where the lead was found: linkedin, apollo, a web form… Each email once per provider.' },
-  { name: 'position', label: 'Position', maxlength: 255 },
+  personField('position'),
   { name: 'linkedin_url', label: 'LinkedIn', type: 'url', maxlength: 255 },
-  { name: 'telephone', label: 'Telephone', type: 'tel', maxlength: 255 },
-  { name: 'city', label: 'City', maxlength: 255 },
+  personField('telephone'),
+  personField('city'),
   { name: 'state_province', label: 'State or province', maxlength: 255 },
-  { name: 'country', label: 'Country', maxlength: 255 },
+  personField('country'),
   { name: 'degree_of_connection', label: 'Degree of connection', type: 'number', hint: '1 for a first-degree connection, 2 for the second…' },
 ]
 
@@ -197,10 +197,7 @@ export function leadPage(chrome: PageFrame, page: LeadPageView): Html {
   return layout(
     chrome,
     leadName(lead),
-    html`<p class="crumbs"><a href="${LEADS}">Leads</a></p>
-<div class="page-head">
-  <h1>${leadName(lead)}</h1>
-</div>
+    html`${recordPageHead(LEADS, 'Leads', leadName(lead))}
 ${flashNotice(page.flash)}
 <div class="columns">
 <div class="main-column">

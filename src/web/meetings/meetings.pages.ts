@@ -4,7 +4,7 @@
 import { TRANSCRIPTION_STATUSES } from '../../modules/meet-transcriptions/index.js'
 import { html, type Html, type Interpolation } from '../shared/html.js'
 import { field, postForm, type FormState } from '../frame/form.js'
-import { csrfInput, formatter, layout, time, viewHref, type PageFrame, type Named } from '../frame/frame.js'
+import { csrfInput, formatter, layout, recordPageHead, time, viewHref, type PageFrame, type Named } from '../frame/frame.js'
 import { dayLabel } from '../tasks/tasks.pages.js'
 import type { MeetingsView, TaskLinkFilter } from './meetings.forms.js'
 
@@ -198,10 +198,7 @@ export function meetingPage(chrome: PageFrame, page: MeetingPageView): Html {
   return layout(
     chrome,
     `Meeting ${meeting.meet_id}`,
-    html`<p class="crumbs"><a href="${MEETINGS}">Meetings</a></p>
-<div class="page-head">
-  <h1 class="wrap">Meeting ${meeting.meet_id}</h1>
-</div>
+    html`${recordPageHead(MEETINGS, 'Meetings', `Meeting ${meeting.meet_id}`, { wrap: true })}
 ${flashNotice(page.flash)}
 <dl class="facts">
   <dt>Status</dt><dd>${STATUS_LABELS[meeting.status]}</dd>
