@@ -472,9 +472,9 @@ function writeStatementFor(w: BatchWrite) {
 }
 
 /**
- * Writes a batch (writeSql, by the statement writeStatementFor picks); call inside the transaction that resolved it. With
- * `answer`, gives the contact of its first webhook event as JSON text: a POST's or a PUT's
- * one contact, as its contact.created or contact.updated carries it.
+ * Writes a batch with the statement writeStatementFor picks; call inside the transaction that
+ * resolved it. With `answer`, gives the contact of its first webhook event as JSON text: a
+ * POST's or a PUT's one contact, as its contact.created or contact.updated carries it.
  */
 export async function writeBatch(db: Db, companyId: CompanyId, userId: number, now: Date, w: BatchWrite, answer = false) {
   const written = await runSingle(db, writeStatementFor(w), [
