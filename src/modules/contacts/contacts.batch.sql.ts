@@ -12,7 +12,7 @@ import { leadJson, leadLinkKey, leadsOfContactProbe, leadsOfEmailProbe, LINKED_L
 import { companyUsersAmong } from '../users/index.js'
 import { outboxCtes } from '../outbox/index.js'
 import { tagJoin, tagsAmong } from '../tags/index.js'
-import { contactJson, FIELDS_JSON, REFERENCES_SHARED, TAGS_JSON, sharedReferencesCtes, type ContactColumnsRow, type ContactReferences } from './contacts.repository.js'
+import { contactJson, FIELDS_JSON, noSharedReferencesCtes, REFERENCES_SHARED, TAGS_JSON, sharedReferencesCtes, type ContactColumnsRow, type ContactReferences } from './contacts.repository.js'
 import type { Contact } from './contacts.schemas.js'
 import { INSERT_CONTACT_EVENTS } from '../events/index.js'
 
@@ -310,13 +310,14 @@ interface WriteParts {
   /** The reads of tags and custom fields for the events' payloads. */
   childReads: boolean
 }
+/** A part's SQL when `kept`, else the select of nothing given in its place. */
+const keptWhen = (kept: boolean) => (sql: string, nothing: string) => (kept ? sql : nothing)
 const writeSql = (parts: WriteParts) => {
-  const changing = (write: string, nothing: string) => (parts.changes ? write : nothing)
-  const childWriting = (write: string, nothing: string) => (parts.childWrites ? write : nothing)
-  const childChanging = (write: string, nothing: string) => (parts.changes && parts.childWrites ? write : nothing)
-  const childReading = (read: string, nothing: string) => (parts.childReads ? read : nothing)
-  return `with ${childWriting(sharedReferencesCtes('$8::bigint[]', '$12::bigint[]'), `shared_tags as (select 1 from unnest($8::bigint[]) where false),
-   shared_fields as (select 1 from unnest($12::bigint[]) where false)`)}, business_named as (
+  const changing = keptWhen(parts.changes)
+  const childWriting = keptWhen(parts.childWrites)
+  const childChanging = keptWhen(parts.changes && parts.childWrites)
+  const childReading = keptWhen(parts.childReads)
+  return `with ${childWriting(sharedReferencesCtes('$8::bigint[]', '$12::bigint[]'), noSharedReferencesCtes('$8::bigint[]', '$12::bigint[]'))}, business_named as (
      select distinct on (lower(b.name)) b.name from unnest($4::text[]) with ordinality as b(name, ord)
       order by lower(b.name), b.ord
    ), business_found as (

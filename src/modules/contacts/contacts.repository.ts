@@ -542,6 +542,10 @@ export const sharedReferencesCtes = (tagIds: string, fieldIds: string) =>
    ), shared_fields as (
      ${keyShareFieldsAmong('$1', fieldIds)}
    )`
+/** The same CTEs locking nothing, for a write that names no tag or field: no table opened, the parameters kept typed. */
+export const noSharedReferencesCtes = (tagIds: string, fieldIds: string) =>
+  `shared_tags as (select 1 from unnest(${tagIds}) where false),
+   shared_fields as (select 1 from unnest(${fieldIds}) where false)`
 export const REFERENCES_SHARED = '(select count(*) from shared_tags) + (select count(*) from shared_fields) >= 0'
 
 /** A live contact as the JSON text of its API shape, or undefined. */
