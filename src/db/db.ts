@@ -36,6 +36,22 @@ export interface TransactionOptions {
    * beside `aba1610`").
    */
   genericPlans?: boolean
+  /**
+   * Custom settings (`engage.*`) for the rest of the transaction, sent with its BEGIN as SET
+   * LOCAL: what a module's own triggers read (the contact writes: contactWriteTransaction).
+   */
+  settings?: Readonly<Record<`engage.${string}`, string>>
+}
+
+/** The SET LOCAL statements of `options`, each after a `; `, for the BEGIN or SAVEPOINT they go with. */
+function settingsOf(options: TransactionOptions): string {
+  const settings = Object.entries(options.settings ?? {})
+  // Names and values are the callers' constants, checked here because they are sent as text.
+  for (const [name, value] of settings) {
+    if (!/^engage\.[a-z_]+$/.test(name) || !/^[a-z_]+$/.test(value)) throw new Error(`not a setting a transaction sets: ${name} = ${value}`)
+  }
+  return (options.genericPlans ? '; set local plan_cache_mode = force_generic_plan' : '') +
+    settings.map(([name, value]) => `; set local ${name} = '${value}'`).join('')
 }
 
 /**
@@ -44,8 +60,8 @@ export interface TransactionOptions {
  * from the start (src/db/pg-errors.ts, retryingDeadlocks), so `fn` must not do anything outside
  * the database that cannot be repeated.
  */
-export function transaction<T>(db: Db, fn: (tx: Db) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
-  const settings = options.genericPlans ? '; set local plan_cache_mode = force_generic_plan' : ''
+export async function transaction<T>(db: Db, fn: (tx: Db) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+  const settings = settingsOf(options)
   return retryingDeadlocks(() => (db instanceof pg.Pool ? outermost(db, fn, settings) : savepoint(db, fn, settings)))
 }
 

@@ -181,6 +181,22 @@ for (const backend of backends()) {
         ] },
       })
       assert.equal(batch.statusCode, 200, batch.body)
+      // The contacts' own write statements list what they write (migrations/0028): a PUT that
+      // changes the owner and the business but not the stage, a batch that changes a known
+      // contact's stage and name and creates one that a later item of the same batch changes.
+      const [, , , d, e] = made
+      assert.ok(d && e)
+      const moved = await put(d.id, { first_name: 'Diego', last_name: 'Anaya', email: 'diego.anaya@acme.example', business: 'Acme', user_id: d.userId === memberId ? acme.userId : memberId })
+      assert.equal(moved.statusCode, 200, moved.body)
+      const mixed = await t.app.inject({
+        method: 'POST', url: '/api/v1/contacts/batch', headers: acme.auth,
+        payload: { contacts: [
+          { first_name: 'Elisa', last_name: 'Rocha-Dias', email: 'elisa.rocha@acme.example', stage: 'opportunity' },
+          { first_name: 'Otto', email: 'otto@acme.example', stage: 'lead' },
+          { first_name: 'Otávio', email: 'otto@acme.example', stage: 'mql' },
+        ] },
+      })
+      assert.equal(mixed.statusCode, 200, mixed.body)
       let now = await counters()
       const notGrams = (row: { list: string }) => !/^contacts\.(user_|stage_)?gram:/.test(row.list)
       assert.deepEqual(now.stored.filter(notGrams), now.recounted.filter(notGrams), 'stage, owner and tag counters')

@@ -2,7 +2,7 @@
 // back in the pool either way), savepoints when nested, and a run again after a deadlock or
 // a serialization failure, not after any other error; a transaction that allows its
 // statements to run longer waits for them (allowLongerWaits), until it ends; genericPlans
-// holds for the transaction and no longer.
+// and settings hold for the transaction and no longer.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type pg from 'pg'
@@ -57,6 +57,20 @@ for (const backend of backends()) {
       } finally {
         for (const client of clients) client.release()
       }
+      settled()
+    })
+
+    test('settings: the engage.* settings hold for the transaction and no longer; a name or value that is not a constant\'s shape is refused before BEGIN', async () => {
+      const setting = async (on: Db) =>
+        (await on.query<{ value: string }>("select coalesce(current_setting('engage.contacts_listed_by', true), '') as value")).rows[0]?.value
+      const settings = { 'engage.contacts_listed_by': 'statement' } as const
+      assert.deepEqual(await transaction(db, async (tx) => [await setting(tx), await transaction(tx, setting)], { settings }), ['statement', 'statement'])
+      assert.equal(await setting(db), '', 'gone after COMMIT')
+      const refused: Record<`engage.${string}`, string>[] = [{ 'engage.x; drop table tx_check': 'on' }, { 'engage.x': "on'; drop table tx_check; --" }, { 'engage.x': '' }]
+      for (const bad of refused) {
+        await assert.rejects(transaction(db, async () => 'ran', { settings: bad }), /not a setting a transaction sets/)
+      }
+      await numbers() // tx_check is still there
       settled()
     })
 

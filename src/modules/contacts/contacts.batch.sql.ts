@@ -2,7 +2,7 @@
 // read and written in three statements, whatever the number of items.
 import type { Static } from 'typebox'
 import { columns } from '../../db/columns.js'
-import type { Db } from '../../db/db.js'
+import type { Db, TransactionOptions } from '../../db/db.js'
 import { addToCounters, WRITER_SLOT } from '../../db/counters.js'
 import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
@@ -12,9 +12,17 @@ import { leadJson, leadLinkKey, leadsOfContactProbe, leadsOfEmailProbe, LINKED_L
 import { companyUsersAmong } from '../users/index.js'
 import { outboxCtes } from '../outbox/index.js'
 import { tagJoin, tagsAmong } from '../tags/index.js'
-import { contactJson, FIELDS_JSON, noSharedReferencesCtes, REFERENCES_SHARED, TAGS_JSON, sharedReferencesCtes, type ContactColumnsRow, type ContactReferences } from './contacts.repository.js'
+import { contactJson, FIELDS_JSON, LISTED_BY_STATEMENT, listed, noSharedReferencesCtes, REFERENCES_SHARED, TAGS_JSON, sharedReferencesCtes, type ContactColumnsRow, type ContactReferences } from './contacts.repository.js'
 import type { Contact } from './contacts.schemas.js'
 import { INSERT_CONTACT_EVENTS } from '../events/index.js'
+
+/**
+ * The transaction of the write builder's statements: generic plans (below), and the contacts
+ * they insert and change listed by those statements (created_listed, changed_listed and the
+ * counters) rather than by the trigger contacts_listed
+ * (migrations/0028_contacts_listed_by_their_statement.sql).
+ */
+export const contactWriteTransaction: TransactionOptions = { genericPlans: true, settings: LISTED_BY_STATEMENT }
 
 // The lead-link lock of every email (lead-links.ts, leadLinkKey),
 // taken in key order so that batches sharing emails queue instead of deadlocking. Held to
@@ -162,12 +170,20 @@ export async function lockContactForChange(db: Db, companyId: CompanyId, id: num
  * each of its type already but the instants (text), and company_id, search_text and
  * business_id, which nothing reads.
  */
-type ContactJson = Omit<ContactColumnsRow, 'created_at' | 'updated_at'> & { created_at: string; updated_at: string }
+type ContactJson = Omit<ContactColumnsRow, 'created_at' | 'updated_at'> & { created_at: string; updated_at: string; search_text: string }
+
+/** A changed contact's columns as the resolve read them, which its write lists it by (listed.changed). */
+export interface ListedBefore {
+  was_search_text: string
+  was_user_id: number
+  was_stage: ContactColumnsRow['stage']
+}
 
 export interface BatchContact {
   row: ContactColumnsRow
   tags: { id: number; name: string; color: string }[]
   values: { id: number; field: string; value: string }[]
+  before: ListedBefore
 }
 
 export interface BatchReferences extends ContactReferences {
@@ -205,7 +221,12 @@ export async function resolveLocked(
     tags: row.tags,
     customFields: row.custom_fields,
     users: new Set(row.users.map(Number)),
-    contacts: row.contacts.map((c): BatchContact => ({ row: toRow(c.row), tags: c.tags, values: c.values })),
+    contacts: row.contacts.map((c): BatchContact => ({
+      before: { was_search_text: c.row.search_text, was_user_id: c.row.user_id, was_stage: c.row.stage },
+      row: toRow(c.row),
+      tags: c.tags,
+      values: c.values,
+    })),
     newIds: row.new_ids.map(Number),
   }
 }
@@ -246,7 +267,7 @@ export interface BatchWrite {
   businessNames: string[]
   created: ContactColumns[]
   /** Whole rows of changed contacts; `business_changed` relinks the business. */
-  changed: (ContactColumns & { business_changed: boolean })[]
+  changed: (ContactColumns & ListedBefore & { business_changed: boolean })[]
   tagsAdded: { contactId: number; tagId: number }[]
   tagsRemoved: { contactId: number; tagId: number }[]
   valuesSet: { contactId: number; fieldId: number; value: string }[]
@@ -277,6 +298,9 @@ const RECORDSET_COLUMNS = `id bigint, user_id bigint, first_name text, last_name
                          position text, telephone text, cellphone text, address text, city text, state text,
                          country text, url text, linkedin text, variable1 text, variable2 text, variable3 text,
                          carousel boolean, stage contact_stage, contact_group_id bigint, business_name text`
+
+// A changed contact's columns as the resolve read them, for its search change (listed.changed).
+const WAS_COLUMNS = 'was_search_text text, was_user_id bigint, was_stage contact_stage'
 
 // A CTE's delete of the batch's removed pairs from a table linking contacts to another key
 // (tags, custom fields): `table` as `alias`, the key in `column`, the pairs given as two bigint[]
@@ -310,6 +334,8 @@ interface WriteParts {
   /** The reads of tags and custom fields for the events' payloads. */
   childReads: boolean
 }
+// What the trigger contacts_listed would record of the contacts inserted and changed (contactWriteTransaction).
+const LISTED = { created: listed.inserted('created'), changed: listed.changed('changed') }
 /** A part's SQL when `kept`, else the select of nothing given in its place. */
 const keptWhen = (kept: boolean) => (sql: string, nothing: string) => (kept ? sql : nothing)
 const writeSql = (parts: WriteParts) => {
@@ -361,6 +387,9 @@ const writeSql = (parts: WriteParts) => {
                    where v.contact_id = c.id), '[]')`, `'[]'::json`),
      )} as data
        from created c
+   ), created_listed as (
+     ${LISTED.created.searchChanges}
+     returning 1
    ), changed as (
      ${changing(`update contacts c
         set user_id = x.user_id, first_name = x.first_name, last_name = x.last_name, email = x.email,
@@ -370,10 +399,14 @@ const writeSql = (parts: WriteParts) => {
             carousel = x.carousel, stage = x.stage, contact_group_id = x.contact_group_id,
             business_id = case when x.business_changed then b.id else c.business_id end,
             updated_at = $2
-       from json_to_recordset($6::json) as x(${RECORDSET_COLUMNS}, business_changed boolean)
+       from json_to_recordset($6::json) as x(${RECORDSET_COLUMNS}, business_changed boolean, ${WAS_COLUMNS})
        left join business b on b.key = lower(x.business_name)
       where c.company_id = $1 and c.id = x.id
-     returning c.id`, `select x.id from json_to_recordset($6::json) as x(id bigint) where false`)}
+     returning c.company_id, c.id, c.search_text, c.user_id, c.stage, x.was_search_text, x.was_user_id, x.was_stage`,
+     `select x.id from json_to_recordset($6::json) as x(id bigint) where false`)}
+   ), changed_listed as (
+     ${changing(`${LISTED.changed.searchChanges}
+     returning 1`, 'select 1 where false')}
    ), untagged as (
      ${childChanging(deletePairs('contact_tags', 'ct', 'tag_id', { contacts: '$9', keys: '$10', name: 'tag_id' }), `select 1 from unnest($9::bigint[], $10::bigint[]) where false`)}
    ), tagged as (
@@ -425,6 +458,8 @@ const writeSql = (parts: WriteParts) => {
    ), counted as (
      ${addToCounters(`     select $1, d.list, d.key, ${WRITER_SLOT}, sum(d.delta)::bigint
        from (select x.list, x.key, x.delta from unnest($17::text[], $18::bigint[], $19::bigint[]) as x(list, key, delta)
+             union all ${LISTED.created.counterRows}${changing(`
+             union all ${LISTED.changed.counterRows}`, '')}
              union all select '${LINKED_LEADS}', l.user_id, 1 from linked l
              union all select '${LINKED_LEADS}', u.user_id, -1 from unlinked u) d
       where (select count(*) from created) + (select count(*) from changed) + (select count(*) from untagged)

@@ -20,7 +20,7 @@ import { validate } from '../../http/validation.js'
 import type { Static, TSchema } from 'typebox'
 import type { Writer } from '../../tenancy.js'
 import { ContactBatchEmail, ContactBatchUpdate } from './contacts.batch.schemas.js'
-import { findLiveContactByEmail, lockBatchContacts, lockBatchEmails, resolveLocked, writeBatch } from './contacts.batch.sql.js'
+import { contactWriteTransaction, findLiveContactByEmail, lockBatchContacts, lockBatchEmails, resolveLocked, writeBatch } from './contacts.batch.sql.js'
 import { changeContact } from './contacts.change.js'
 import { planBatch, type BatchItem, type BatchResult, type Checked } from './contacts.plan.js'
 import { createContact } from './contacts.create.js'
@@ -82,11 +82,11 @@ export async function upsertContacts(db: Db, caller: Writer, items: unknown[]): 
 
 async function apply(db: Db, caller: Writer, items: BatchItem[]): Promise<BatchResult[]> {
   try {
-    return await transaction(db, (tx) => applyTogether(tx, caller, items), { genericPlans: true })
+    return await transaction(db, (tx) => applyTogether(tx, caller, items), contactWriteTransaction)
   } catch (err) {
     if (uniqueViolation(err) === undefined && foreignKeyViolation(err) === undefined) throw err
   }
-  return transaction(db, (tx) => applyOneByOne(tx, caller, items), { genericPlans: true })
+  return transaction(db, (tx) => applyOneByOne(tx, caller, items), contactWriteTransaction)
 }
 
 const distinct = <T>(values: T[]) => [...new Set(values)]

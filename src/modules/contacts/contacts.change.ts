@@ -11,7 +11,7 @@ import { transaction, type Db } from '../../db/db.js'
 import { notFound } from '../../errors.js'
 import type { Writer } from '../../tenancy.js'
 import { lockLeadEmail } from '../leads/index.js'
-import { lockContactForChange, resolveLocked, writeBatch } from './contacts.batch.sql.js'
+import { contactWriteTransaction, lockContactForChange, resolveLocked, writeBatch } from './contacts.batch.sql.js'
 import { findContactJson } from './contacts.repository.js'
 import { planChange } from './contacts.plan.js'
 import type { ContactUpdateBody } from './contacts.schemas.js'
@@ -39,7 +39,7 @@ export async function changeContact(db: Db, caller: Writer, id: number, input: C
         : await findContactJson(tx, companyId, id)
       if (json == null) throw notFound() // the contact is locked: not reached
       return { id, json }
-    }, { genericPlans: true })
+    }, contactWriteTransaction)
   } catch (err) {
     return rethrow(err, db, companyId, input)
   }

@@ -2,7 +2,7 @@
 // contact is a batch of one, written by the same statement as a PUT (contacts.change.ts).
 import { transaction, type Db } from '../../db/db.js'
 import type { Writer } from '../../tenancy.js'
-import { resolveLocked, writeBatch } from './contacts.batch.sql.js'
+import { contactWriteTransaction, resolveLocked, writeBatch } from './contacts.batch.sql.js'
 import { planCreate } from './contacts.plan.js'
 import type { ContactCreateBody } from './contacts.schemas.js'
 import { fieldNames, rethrow, type ContactAnswer } from './contacts.service.js'
@@ -31,7 +31,7 @@ export async function createContact(db: Db, caller: Writer, input: ContactCreate
       const json = await writeBatch(tx, companyId, caller.userId, now, plan.write, true)
       if (json === null) throw new Error('the write answered no contact')
       return { id: plan.id, json }
-    }, { genericPlans: true })
+    }, contactWriteTransaction)
   } catch (err) {
     return rethrow(err, db, companyId, input)
   }

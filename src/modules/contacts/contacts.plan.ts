@@ -8,7 +8,7 @@ import { invalid, type ApiError, type ErrorDetails } from '../../errors.js'
 import type { Writer } from '../../tenancy.js'
 import type { ContactColumnsRow } from './contacts.repository.js'
 import type { ContactBatchUpdate } from './contacts.batch.schemas.js'
-import type { resolveLocked, BatchContact, BatchWrite, ContactColumns, ContactSnapshot } from './contacts.batch.sql.js'
+import type { resolveLocked, BatchContact, BatchWrite, ContactColumns, ContactSnapshot, ListedBefore } from './contacts.batch.sql.js'
 import type { ContactCreateBody, ContactUpdateBody } from './contacts.schemas.js'
 import {
   checkCustomValues,
@@ -50,6 +50,8 @@ interface State {
   businessChanged: boolean
   /** What is stored now (known contacts): the write sends the difference. */
   stored: { tagIds: Set<number>; values: Map<number, string> }
+  /** A known contact's columns as read, by which its write lists it (undefined for a created one). */
+  before?: ListedBefore
 }
 
 /** The values by field id, ascending (the order a contact shows them in). */
@@ -75,6 +77,7 @@ const knownState = (contact: BatchContact): State => ({
   dirty: false,
   businessChanged: false,
   stored: { tagIds: new Set(contact.tags.map((t) => t.id)), values: new Map(contact.values.map((v) => [v.id, v.value])) },
+  before: contact.before,
 })
 
 /**
@@ -265,7 +268,8 @@ function contactPlanner(caller: Writer, references: References, now: Date) {
       if (!state.dirty) continue
       const id = state.row.id
       if (state.created) write.created.push(columns(state.row))
-      else write.changed.push(Object.assign(columns(state.row), { business_changed: state.businessChanged }))
+      else if (state.before) write.changed.push(Object.assign(columns(state.row), state.before, { business_changed: state.businessChanged }))
+      else throw new Error('a known contact without the columns it was read with')
       const tagIds = new Set(state.tags.map((tag) => tag.id))
       for (const tagId of state.stored.tagIds) if (!tagIds.has(tagId)) write.tagsRemoved.push({ contactId: id, tagId })
       for (const tagId of tagIds) if (!state.stored.tagIds.has(tagId)) write.tagsAdded.push({ contactId: id, tagId })

@@ -82,6 +82,54 @@ export const SEARCH_GRAMS_AT_STAGE = 'contacts.stage_gram:'
 /** The code points there are: a gram's key (the code point before its last character, or 0) is below it. */
 export const GRAM_KEYS = 1_114_112
 
+/** The key of a stage (a contact_stage expression) in the stage counters: its position in STAGES. */
+const stagePosition = (stage: string) => `array_position(enum_range(null::contact_stage), ${stage}) - 1`
+
+/** The transaction setting under which the trigger contacts_listed leaves a statement's contacts to it (migrations/0028). */
+export const LISTED_BY_STATEMENT = { 'engage.contacts_listed_by': 'statement' } as const
+
+/** A search change and the stage counters' rows of contacts `c`, from their columns as they are (`now`) and were (`was`), each a triple. */
+interface Listed {
+  /** Where the contacts come from, as `c`. */
+  rows: string
+  now: { text: string; user: string; stage: string }
+  was: { text: string; user: string; stage: string }
+}
+const listedSql = ({ rows, now, was }: Listed) => ({
+  searchChanges: `insert into contact_search_changes (company_id, added, added_user_id, added_stage, removed, removed_user_id, removed_stage)
+     select c.company_id, ${now.text}, ${now.user}, ${stagePosition(now.stage)}, ${was.text}, ${was.user}, ${stagePosition(was.stage)}
+       from ${rows}
+      where (${now.text}, ${now.user}, ${now.stage}) is distinct from (${was.text}, ${was.user}, ${was.stage})
+      order by c.id`,
+  counterRows: `select s.list, s.key, s.delta from ${rows}
+      cross join lateral (values ('${CONTACTS_BY_STAGE}', ${stagePosition(now.stage)}, 1),
+                                 ('${CONTACTS_BY_USER_STAGE}', ${now.user} * 8 + ${stagePosition(now.stage)}, 1),
+                                 ('${CONTACTS_BY_STAGE}', ${stagePosition(was.stage)}, -1),
+                                 ('${CONTACTS_BY_USER_STAGE}', ${was.user} * 8 + ${stagePosition(was.stage)}, -1)) s(list, key, delta)
+      where s.key is not null and (${now.user}, ${now.stage}) is distinct from (${was.user}, ${was.stage})`,
+})
+
+/**
+ * What the trigger contacts_listed (migrations/0026) records, for a statement that records it
+ * itself under LISTED_BY_STATEMENT: `searchChanges`, an insert of the search changes, and
+ * `counterRows`, the rows (list, key, delta) to add to the counters by stage and by owner and
+ * stage. `inserted`: of the contacts of `rows` (a CTE of contacts inserted, live); `changed`:
+ * of the live contacts of `rows` (a CTE of contacts updated, neither deleted nor restored),
+ * whose columns as they were are `was_search_text`, `was_user_id` and `was_stage`.
+ */
+export const listed = {
+  inserted: (rows: string) => listedSql({
+    rows: `${rows} c`,
+    now: { text: 'c.search_text', user: 'c.user_id', stage: 'c.stage' },
+    was: { text: 'null::text', user: 'null::bigint', stage: 'null::contact_stage' },
+  }),
+  changed: (rows: string) => listedSql({
+    rows: `${rows} c`,
+    now: { text: 'c.search_text', user: 'c.user_id', stage: 'c.stage' },
+    was: { text: 'c.was_search_text', user: 'c.was_user_id', stage: 'c.was_stage' },
+  }),
+}
+
 type JsonPage = { total: number; data: string }
 
 /**

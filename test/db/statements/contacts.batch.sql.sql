@@ -127,6 +127,13 @@ with shared_tags as (
                  join custom_fields f on f.company_id = $1 and f.id = v.field_id
                 where v.contact_id = c.id), '[]') as custom_fields, to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(c.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j) as data
     from created c
+), created_listed as (
+  insert into contact_search_changes (company_id, added, added_user_id, added_stage, removed, removed_user_id, removed_stage)
+  select c.company_id, c.search_text, c.user_id, array_position(enum_range(null::contact_stage), c.stage) - 1, null::text, null::bigint, array_position(enum_range(null::contact_stage), null::contact_stage) - 1
+    from created c
+   where (c.search_text, c.user_id, c.stage) is distinct from (null::text, null::bigint, null::contact_stage)
+   order by c.id
+  returning 1
 ), changed as (
   update contacts c
      set user_id = x.user_id, first_name = x.first_name, last_name = x.last_name, email = x.email,
@@ -139,10 +146,17 @@ with shared_tags as (
     from json_to_recordset($6::json) as x(id bigint, user_id bigint, first_name text, last_name text, email text, business text,
                       position text, telephone text, cellphone text, address text, city text, state text,
                       country text, url text, linkedin text, variable1 text, variable2 text, variable3 text,
-                      carousel boolean, stage contact_stage, contact_group_id bigint, business_name text, business_changed boolean)
+                      carousel boolean, stage contact_stage, contact_group_id bigint, business_name text, business_changed boolean, was_search_text text, was_user_id bigint, was_stage contact_stage)
     left join business b on b.key = lower(x.business_name)
    where c.company_id = $1 and c.id = x.id
-  returning c.id
+  returning c.company_id, c.id, c.search_text, c.user_id, c.stage, x.was_search_text, x.was_user_id, x.was_stage
+), changed_listed as (
+  insert into contact_search_changes (company_id, added, added_user_id, added_stage, removed, removed_user_id, removed_stage)
+  select c.company_id, c.search_text, c.user_id, array_position(enum_range(null::contact_stage), c.stage) - 1, c.was_search_text, c.was_user_id, array_position(enum_range(null::contact_stage), c.was_stage) - 1
+    from changed c
+   where (c.search_text, c.user_id, c.stage) is distinct from (c.was_search_text, c.was_user_id, c.was_stage)
+   order by c.id
+  returning 1
 ), untagged as (
   delete from contact_tags ct
    using unnest($9::bigint[], $10::bigint[]) as x(contact_id, tag_id)
@@ -205,6 +219,18 @@ with shared_tags as (
   insert into counters (company_id, list, key, slot, value)
   select $1, d.list, d.key, (pg_backend_pid() % 16)::smallint, sum(d.delta)::bigint
     from (select x.list, x.key, x.delta from unnest($17::text[], $18::bigint[], $19::bigint[]) as x(list, key, delta)
+          union all select s.list, s.key, s.delta from created c
+   cross join lateral (values ('contacts_by_stage', array_position(enum_range(null::contact_stage), c.stage) - 1, 1),
+                              ('contacts_by_user_stage', c.user_id * 8 + array_position(enum_range(null::contact_stage), c.stage) - 1, 1),
+                              ('contacts_by_stage', array_position(enum_range(null::contact_stage), null::contact_stage) - 1, -1),
+                              ('contacts_by_user_stage', null::bigint * 8 + array_position(enum_range(null::contact_stage), null::contact_stage) - 1, -1)) s(list, key, delta)
+   where s.key is not null and (c.user_id, c.stage) is distinct from (null::bigint, null::contact_stage)
+          union all select s.list, s.key, s.delta from changed c
+   cross join lateral (values ('contacts_by_stage', array_position(enum_range(null::contact_stage), c.stage) - 1, 1),
+                              ('contacts_by_user_stage', c.user_id * 8 + array_position(enum_range(null::contact_stage), c.stage) - 1, 1),
+                              ('contacts_by_stage', array_position(enum_range(null::contact_stage), c.was_stage) - 1, -1),
+                              ('contacts_by_user_stage', c.was_user_id * 8 + array_position(enum_range(null::contact_stage), c.was_stage) - 1, -1)) s(list, key, delta)
+   where s.key is not null and (c.user_id, c.stage) is distinct from (c.was_user_id, c.was_stage)
           union all select 'leads_linked', l.user_id, 1 from linked l
           union all select 'leads_linked', u.user_id, -1 from unlinked u) d
    where (select count(*) from created) + (select count(*) from changed) + (select count(*) from untagged)
@@ -284,6 +310,13 @@ shared_fields as (select 1 from unnest($12::bigint[]) where false), business_nam
                  join custom_fields f on f.company_id = $1 and f.id = v.field_id
                 where v.contact_id = c.id), '[]') as custom_fields, to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(c.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j) as data
     from created c
+), created_listed as (
+  insert into contact_search_changes (company_id, added, added_user_id, added_stage, removed, removed_user_id, removed_stage)
+  select c.company_id, c.search_text, c.user_id, array_position(enum_range(null::contact_stage), c.stage) - 1, null::text, null::bigint, array_position(enum_range(null::contact_stage), null::contact_stage) - 1
+    from created c
+   where (c.search_text, c.user_id, c.stage) is distinct from (null::text, null::bigint, null::contact_stage)
+   order by c.id
+  returning 1
 ), changed as (
   update contacts c
      set user_id = x.user_id, first_name = x.first_name, last_name = x.last_name, email = x.email,
@@ -296,10 +329,17 @@ shared_fields as (select 1 from unnest($12::bigint[]) where false), business_nam
     from json_to_recordset($6::json) as x(id bigint, user_id bigint, first_name text, last_name text, email text, business text,
                       position text, telephone text, cellphone text, address text, city text, state text,
                       country text, url text, linkedin text, variable1 text, variable2 text, variable3 text,
-                      carousel boolean, stage contact_stage, contact_group_id bigint, business_name text, business_changed boolean)
+                      carousel boolean, stage contact_stage, contact_group_id bigint, business_name text, business_changed boolean, was_search_text text, was_user_id bigint, was_stage contact_stage)
     left join business b on b.key = lower(x.business_name)
    where c.company_id = $1 and c.id = x.id
-  returning c.id
+  returning c.company_id, c.id, c.search_text, c.user_id, c.stage, x.was_search_text, x.was_user_id, x.was_stage
+), changed_listed as (
+  insert into contact_search_changes (company_id, added, added_user_id, added_stage, removed, removed_user_id, removed_stage)
+  select c.company_id, c.search_text, c.user_id, array_position(enum_range(null::contact_stage), c.stage) - 1, c.was_search_text, c.was_user_id, array_position(enum_range(null::contact_stage), c.was_stage) - 1
+    from changed c
+   where (c.search_text, c.user_id, c.stage) is distinct from (c.was_search_text, c.was_user_id, c.was_stage)
+   order by c.id
+  returning 1
 ), untagged as (
   select 1 from unnest($9::bigint[], $10::bigint[]) where false
 ), tagged as (
@@ -350,6 +390,18 @@ shared_fields as (select 1 from unnest($12::bigint[]) where false), business_nam
   insert into counters (company_id, list, key, slot, value)
   select $1, d.list, d.key, (pg_backend_pid() % 16)::smallint, sum(d.delta)::bigint
     from (select x.list, x.key, x.delta from unnest($17::text[], $18::bigint[], $19::bigint[]) as x(list, key, delta)
+          union all select s.list, s.key, s.delta from created c
+   cross join lateral (values ('contacts_by_stage', array_position(enum_range(null::contact_stage), c.stage) - 1, 1),
+                              ('contacts_by_user_stage', c.user_id * 8 + array_position(enum_range(null::contact_stage), c.stage) - 1, 1),
+                              ('contacts_by_stage', array_position(enum_range(null::contact_stage), null::contact_stage) - 1, -1),
+                              ('contacts_by_user_stage', null::bigint * 8 + array_position(enum_range(null::contact_stage), null::contact_stage) - 1, -1)) s(list, key, delta)
+   where s.key is not null and (c.user_id, c.stage) is distinct from (null::bigint, null::contact_stage)
+          union all select s.list, s.key, s.delta from changed c
+   cross join lateral (values ('contacts_by_stage', array_position(enum_range(null::contact_stage), c.stage) - 1, 1),
+                              ('contacts_by_user_stage', c.user_id * 8 + array_position(enum_range(null::contact_stage), c.stage) - 1, 1),
+                              ('contacts_by_stage', array_position(enum_range(null::contact_stage), c.was_stage) - 1, -1),
+                              ('contacts_by_user_stage', c.was_user_id * 8 + array_position(enum_range(null::contact_stage), c.was_stage) - 1, -1)) s(list, key, delta)
+   where s.key is not null and (c.user_id, c.stage) is distinct from (c.was_user_id, c.was_stage)
           union all select 'leads_linked', l.user_id, 1 from linked l
           union all select 'leads_linked', u.user_id, -1 from unlinked u) d
    where (select count(*) from created) + (select count(*) from changed) + (select count(*) from untagged)
@@ -423,8 +475,17 @@ shared_fields as (select 1 from unnest($12::bigint[]) where false), business_nam
   -- the tags and custom values given for it (this statement cannot read its own inserts).
   select c.id, (select row_to_json(j) from (select c.id, c.user_id, c.first_name, c.last_name, c.email, c.business, c.position, c.telephone, c.cellphone, c.address, c.city, c.state, c.country, c.url, c.linkedin, c.variable1, c.variable2, c.variable3, c.carousel, c.stage, c.contact_group_id, '[]'::json as tags, '[]'::json as custom_fields, to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(c.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j) as data
     from created c
+), created_listed as (
+  insert into contact_search_changes (company_id, added, added_user_id, added_stage, removed, removed_user_id, removed_stage)
+  select c.company_id, c.search_text, c.user_id, array_position(enum_range(null::contact_stage), c.stage) - 1, null::text, null::bigint, array_position(enum_range(null::contact_stage), null::contact_stage) - 1
+    from created c
+   where (c.search_text, c.user_id, c.stage) is distinct from (null::text, null::bigint, null::contact_stage)
+   order by c.id
+  returning 1
 ), changed as (
   select x.id from json_to_recordset($6::json) as x(id bigint) where false
+), changed_listed as (
+  select 1 where false
 ), untagged as (
   select 1 from unnest($9::bigint[], $10::bigint[]) where false
 ), tagged as (
@@ -466,6 +527,12 @@ shared_fields as (select 1 from unnest($12::bigint[]) where false), business_nam
   insert into counters (company_id, list, key, slot, value)
   select $1, d.list, d.key, (pg_backend_pid() % 16)::smallint, sum(d.delta)::bigint
     from (select x.list, x.key, x.delta from unnest($17::text[], $18::bigint[], $19::bigint[]) as x(list, key, delta)
+          union all select s.list, s.key, s.delta from created c
+   cross join lateral (values ('contacts_by_stage', array_position(enum_range(null::contact_stage), c.stage) - 1, 1),
+                              ('contacts_by_user_stage', c.user_id * 8 + array_position(enum_range(null::contact_stage), c.stage) - 1, 1),
+                              ('contacts_by_stage', array_position(enum_range(null::contact_stage), null::contact_stage) - 1, -1),
+                              ('contacts_by_user_stage', null::bigint * 8 + array_position(enum_range(null::contact_stage), null::contact_stage) - 1, -1)) s(list, key, delta)
+   where s.key is not null and (c.user_id, c.stage) is distinct from (null::bigint, null::contact_stage)
           union all select 'leads_linked', l.user_id, 1 from linked l
           union all select 'leads_linked', u.user_id, -1 from unlinked u) d
    where (select count(*) from created) + (select count(*) from changed) + (select count(*) from untagged)
@@ -543,8 +610,17 @@ with shared_tags as (
                  join custom_fields f on f.company_id = $1 and f.id = v.field_id
                 where v.contact_id = c.id), '[]') as custom_fields, to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, to_char(c.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at) j) as data
     from created c
+), created_listed as (
+  insert into contact_search_changes (company_id, added, added_user_id, added_stage, removed, removed_user_id, removed_stage)
+  select c.company_id, c.search_text, c.user_id, array_position(enum_range(null::contact_stage), c.stage) - 1, null::text, null::bigint, array_position(enum_range(null::contact_stage), null::contact_stage) - 1
+    from created c
+   where (c.search_text, c.user_id, c.stage) is distinct from (null::text, null::bigint, null::contact_stage)
+   order by c.id
+  returning 1
 ), changed as (
   select x.id from json_to_recordset($6::json) as x(id bigint) where false
+), changed_listed as (
+  select 1 where false
 ), untagged as (
   select 1 from unnest($9::bigint[], $10::bigint[]) where false
 ), tagged as (
@@ -592,6 +668,12 @@ with shared_tags as (
   insert into counters (company_id, list, key, slot, value)
   select $1, d.list, d.key, (pg_backend_pid() % 16)::smallint, sum(d.delta)::bigint
     from (select x.list, x.key, x.delta from unnest($17::text[], $18::bigint[], $19::bigint[]) as x(list, key, delta)
+          union all select s.list, s.key, s.delta from created c
+   cross join lateral (values ('contacts_by_stage', array_position(enum_range(null::contact_stage), c.stage) - 1, 1),
+                              ('contacts_by_user_stage', c.user_id * 8 + array_position(enum_range(null::contact_stage), c.stage) - 1, 1),
+                              ('contacts_by_stage', array_position(enum_range(null::contact_stage), null::contact_stage) - 1, -1),
+                              ('contacts_by_user_stage', null::bigint * 8 + array_position(enum_range(null::contact_stage), null::contact_stage) - 1, -1)) s(list, key, delta)
+   where s.key is not null and (c.user_id, c.stage) is distinct from (null::bigint, null::contact_stage)
           union all select 'leads_linked', l.user_id, 1 from linked l
           union all select 'leads_linked', u.user_id, -1 from unlinked u) d
    where (select count(*) from created) + (select count(*) from changed) + (select count(*) from untagged)
