@@ -167,8 +167,9 @@ export async function lockContactForChange(db: Db, companyId: CompanyId, id: num
 
 /**
  * A row of `matched` as to_json writes it: the Contact schema's own columns under its names,
- * each of its type already but the instants (text), and company_id, search_text and
- * business_id, which nothing reads.
+ * each of its type already but the instants (text), search_text (which the write's search
+ * change takes as the old text: ListedBefore), and company_id and business_id, which nothing
+ * reads.
  */
 type ContactJson = Omit<ContactColumnsRow, 'created_at' | 'updated_at'> & { created_at: string; updated_at: string; search_text: string }
 
