@@ -45,12 +45,11 @@ interface State {
   tags: Tag[]
   /** custom field id → its name and value, for the fields with a value */
   values: Map<number, { field: string; value: string }>
-  created: boolean
   dirty: boolean
   businessChanged: boolean
   /** What is stored now (known contacts): the write sends the difference. */
   stored: { tagIds: Set<number>; values: Map<number, string> }
-  /** A known contact's columns as read, by which its write lists it (undefined for a created one). */
+  /** A known contact's columns as the resolve read them, by which its write lists it; none for a contact the write creates. */
   before?: ListedBefore
 }
 
@@ -73,7 +72,6 @@ const knownState = (contact: BatchContact): State => ({
   row: contact.row,
   tags: contact.tags,
   values: new Map(contact.values.map((v) => [v.id, { field: v.field, value: v.value }])),
-  created: false,
   dirty: false,
   businessChanged: false,
   stored: { tagIds: new Set(contact.tags.map((t) => t.id)), values: new Map(contact.values.map((v) => [v.id, v.value])) },
@@ -178,7 +176,6 @@ function contactPlanner(caller: Writer, references: References, now: Date) {
       row,
       tags,
       values: new Map(values.flatMap((v) => (v.value === null ? [] : [[v.definition.id, { field: v.definition.field, value: v.value }]]))),
-      created: true,
       dirty: true,
       businessChanged: false,
       stored: { tagIds: new Set(), values: new Map() },
@@ -267,9 +264,8 @@ function contactPlanner(caller: Writer, references: References, now: Date) {
     for (const state of states) {
       if (!state.dirty) continue
       const id = state.row.id
-      if (state.created) write.created.push(columns(state.row))
-      else if (state.before) write.changed.push(Object.assign(columns(state.row), state.before, { business_changed: state.businessChanged }))
-      else throw new Error('a known contact without the columns it was read with')
+      if (state.before === undefined) write.created.push(columns(state.row))
+      else write.changed.push(Object.assign(columns(state.row), state.before, { business_changed: state.businessChanged }))
       const tagIds = new Set(state.tags.map((tag) => tag.id))
       for (const tagId of state.stored.tagIds) if (!tagIds.has(tagId)) write.tagsRemoved.push({ contactId: id, tagId })
       for (const tagId of tagIds) if (!state.stored.tagIds.has(tagId)) write.tagsAdded.push({ contactId: id, tagId })
