@@ -3,8 +3,8 @@
 -- change contacts: each contact's search change and the counters by stage and by owner and
 -- stage, in the statement's one counters upsert. Their transactions say so (SET LOCAL
 -- engage.contacts_listed_by = 'statement', contactWriteTransaction) and the trigger does not
--- fire for them: a PL/pgSQL call with statements of its own, it was a tenth of a POST's
--- database time (docs/performance.md, "Contacts listed by their write statement"). Every other
+-- fire for them, as it was a PL/pgSQL call with statements of its own after every write
+-- (what it cost: docs/performance.md, "Contacts listed by their write statement"). Every other
 -- write of contacts (a deletion, demo data, the generator, an operator's SQL) is listed by the
 -- trigger as before.
 DROP TRIGGER "contacts_listed_inserted" ON "contacts";--> statement-breakpoint
