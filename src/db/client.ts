@@ -2,6 +2,7 @@
 // DATABASE_URL or the embedded cluster under DATA_DIR (src/db/embedded.ts). One driver, one
 // dialect; the migrations are SQL files applied at start (src/db/migrate.ts).
 import pg from 'pg'
+import { giveCounterSlots } from './counters.js'
 import type { Db } from './db.js'
 import { startEmbeddedCluster, type EmbeddedCluster } from './embedded.js'
 import { isDatabaseUnavailable } from './pg-errors.js'
@@ -260,6 +261,7 @@ function openPostgres(url: string, options: DatabaseOptions): OpenedHandle {
   const connection: pg.ClientConfig = transactionPooler ? base : { ...base, ...session }
   const direct: pg.ClientConfig = { ...base, ...session, connectionString: options.directUrl ?? url }
   const pool = new pg.Pool({ ...connection, max: 10, idleTimeoutMillis: 30_000 })
+  giveCounterSlots(pool)
   const pipelineConnections = options.pipelineConnections ?? DEFAULT_PIPELINE_CONNECTIONS
   const pipeline = pipelineConnections > 0 ? new Pipeline({ connections: pipelineConnections, client: connection, onError }) : undefined
   if (pipeline) attachPipeline(pool, pipeline)

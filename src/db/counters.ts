@@ -4,10 +4,11 @@
 // adjusts it until COMMIT, so one row per total would line up every writer of a company
 // behind one another (docs/performance.md, "4. Writes in one company: the counter row and the
 // event sequence"). The writes every contact change makes (the company's and the owner's
-// contacts, linked leads, flow contacts) add to the slot of their database connection
-// instead, WRITER_SLOT: a pool's connections have consecutive process ids, so up to
-// COUNTER_SLOTS of them write side by side. Every other writer adds to slot 0; every reader
-// sums (counterTotal).
+// contacts, linked leads, flow contacts) add to the slot of their transaction instead,
+// WRITER_SLOT: the one the pool gave its connection (giveCounterSlots), else the backend's
+// process id modulo COUNTER_SLOTS. Every other writer adds to slot 0; every reader sums
+// (counterTotal).
+import type pg from 'pg'
 import type { Db } from './db.js'
 import { defineQuery, run } from './query.js'
 import type { CompanyId } from '../tenancy.js'
@@ -15,8 +16,48 @@ import type { CompanyId } from '../tenancy.js'
 /** Rows a spread total can have. */
 export const COUNTER_SLOTS = 16
 
-/** The slot a spread counter write adds to: one per database connection, for the whole transaction. */
-export const WRITER_SLOT = `(pg_backend_pid() % ${String(COUNTER_SLOTS)})::smallint`
+/**
+ * The slot a spread counter write adds to, for the whole transaction: counter_slot()
+ * (migrations/0029_counter_slots.sql) reads the slot counterSlotSetting gave the transaction,
+ * else takes the backend's process id modulo COUNTER_SLOTS.
+ */
+export const WRITER_SLOT = 'counter_slot()'
+
+/** The slots of a pool's connections; a connection the pool did not open has none. */
+const slots = new WeakMap<pg.PoolClient, number>()
+
+/**
+ * Gives each connection of `pool` a slot no other connection of it holds while it lives (the
+ * pool keeps fewer than COUNTER_SLOTS). Process ids modulo COUNTER_SLOTS are alike only when
+ * the connections were opened one after the other, and two writers in one slot wait for each
+ * other's COMMIT. The slots start at a random one, so that the pools of several instances
+ * spread over all of them. A slot is free again once its connection has ended; a connection
+ * that finds none free (connections closing while as many open) keeps to its process id's.
+ */
+export function giveCounterSlots(pool: pg.Pool): void {
+  const first = Math.floor(Math.random() * COUNTER_SLOTS)
+  const taken = new Set<number>()
+  pool.on('connect', (client) => {
+    for (let i = 0; i < COUNTER_SLOTS; i++) {
+      const slot = (first + i) % COUNTER_SLOTS
+      if (taken.has(slot)) continue
+      taken.add(slot)
+      slots.set(client, slot)
+      return
+    }
+  })
+  pool.on('remove', (client) => {
+    const slot = slots.get(client)
+    if (slot !== undefined) taken.delete(slot)
+    slots.delete(client)
+  })
+}
+
+/** The setting that makes WRITER_SLOT the slot of the transaction's connection (TransactionOptions' settings). */
+export function counterSlotSetting(client: pg.PoolClient): { 'engage.counter_slot'?: string } {
+  const slot = slots.get(client)
+  return slot === undefined ? {} : { 'engage.counter_slot': String(slot) }
+}
 
 /** The total of one counter as a scalar subquery: `company`, `list` and `key` are SQL expressions. */
 export const counterTotal = (company: string, list: string, key: string) =>

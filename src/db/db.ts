@@ -38,17 +38,23 @@ export interface TransactionOptions {
   genericPlans?: boolean
   /**
    * Custom settings (`engage.*`) for the rest of the transaction, sent with its BEGIN as SET
-   * LOCAL: what a module's own triggers read (the contact writes: contactWriteTransaction).
+   * LOCAL: what a module's own triggers and functions read (the contact writes:
+   * contactWriteTransaction). A function gets the transaction's connection (its counter slot:
+   * src/db/counters.ts, counterSlotSetting).
    */
-  settings?: Readonly<Record<`engage.${string}`, string>>
+  settings?: Settings | ((client: pg.PoolClient) => Settings)
 }
 
-/** The SET LOCAL statements of `options`, each after a `; `, for the BEGIN or SAVEPOINT they go with. */
-function settingsOf(options: TransactionOptions): string {
-  const settings = Object.entries(options.settings ?? {})
+/** Custom settings by name; names and values are lower-case words. */
+export type Settings = Readonly<Partial<Record<`engage.${string}`, string>>>
+
+/** The SET LOCAL statements of `options` on `client`, each after a `; `, for the BEGIN or SAVEPOINT they go with. */
+function settingsOf(options: TransactionOptions, client: pg.PoolClient): string {
+  const given = typeof options.settings === 'function' ? options.settings(client) : options.settings
+  const settings = Object.entries(given ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined)
   // Names and values are the callers' constants, checked here because they are sent as text.
   for (const [name, value] of settings) {
-    if (!/^engage\.[a-z_]+$/.test(name) || !/^[a-z_]+$/.test(value)) throw new Error(`not a setting a transaction sets: ${name} = ${value}`)
+    if (!/^engage\.[a-z_]+$/.test(name) || !/^[a-z0-9_]+$/.test(value)) throw new Error(`not a setting a transaction sets: ${name} = ${value}`)
   }
   return (options.genericPlans ? '; set local plan_cache_mode = force_generic_plan' : '') +
     settings.map(([name, value]) => `; set local ${name} = '${value}'`).join('')
@@ -61,8 +67,7 @@ function settingsOf(options: TransactionOptions): string {
  * the database that cannot be repeated.
  */
 export async function transaction<T>(db: Db, fn: (tx: Db) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
-  const settings = settingsOf(options)
-  return retryingDeadlocks(() => (db instanceof pg.Pool ? outermost(db, fn, settings) : savepoint(db, fn, settings)))
+  return retryingDeadlocks(() => (db instanceof pg.Pool ? outermost(db, fn, options) : savepoint(db, fn, options)))
 }
 
 /** A transaction left open across the steps of one request; `db` is its client. */
@@ -106,12 +111,12 @@ export async function holdTransaction(pool: Db): Promise<HeldTransaction> {
   return { db: client, commit: () => end('commit'), rollback: () => end('rollback') }
 }
 
-async function outermost<T>(pool: pg.Pool, fn: (tx: Db) => Promise<T>, settings: string): Promise<T> {
+async function outermost<T>(pool: pg.Pool, fn: (tx: Db) => Promise<T>, options: TransactionOptions): Promise<T> {
   const client = await pool.connect()
   // A client whose connection failed is destroyed on release, not handed out again.
   let broken: Error | undefined
   try {
-    await client.query(`begin${settings}`)
+    await client.query(`begin${settingsOf(options, client)}`)
     try {
       const result = await fn(client)
       await client.query('commit')
@@ -131,10 +136,10 @@ async function outermost<T>(pool: pg.Pool, fn: (tx: Db) => Promise<T>, settings:
   }
 }
 
-async function savepoint<T>(client: pg.PoolClient, fn: (tx: Db) => Promise<T>, settings: string): Promise<T> {
+async function savepoint<T>(client: pg.PoolClient, fn: (tx: Db) => Promise<T>, options: TransactionOptions): Promise<T> {
   const depth = (depths.get(client) ?? 0) + 1
   const name = `sp${String(depth)}`
-  await client.query(`savepoint ${name}${settings}`)
+  await client.query(`savepoint ${name}${settingsOf(options, client)}`)
   depths.set(client, depth)
   try {
     const result = await fn(client)

@@ -7,6 +7,7 @@
 import { parentPort, workerData } from 'node:worker_threads'
 import pg from 'pg'
 import { hardenCheckouts } from '../../db/client.js'
+import { giveCounterSlots } from '../../db/counters.js'
 import { useStatements, type StatementMode } from '../../db/query.js'
 import type { ImportRow } from './contact-imports.repository.js'
 import { runClaimed, type RunSettings } from './contact-imports.service.js'
@@ -35,6 +36,7 @@ async function main(port: NonNullable<typeof parentPort>, data: ImportThreadData
   useStatements(data.statements)
   // Two connections: a batch's transaction, and the reads of the file's chunks beside it.
   const pool = new pg.Pool({ ...data.pool, max: 2 })
+  giveCounterSlots(pool)
   // An idle client that lost its server, or one lost inside a transaction: the statement in
   // progress fails on its own (as the main pool's, src/db/client.ts).
   pool.on('error', () => undefined)

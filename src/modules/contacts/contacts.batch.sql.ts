@@ -3,7 +3,7 @@
 import type { Static } from 'typebox'
 import { columns } from '../../db/columns.js'
 import type { Db, TransactionOptions } from '../../db/db.js'
-import { addToCounters, WRITER_SLOT } from '../../db/counters.js'
+import { addToCounters, counterSlotSetting, WRITER_SLOT } from '../../db/counters.js'
 import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
 import { businessNamed, INSERT_BUSINESS_NAMES, KEEP_BUSINESS } from '../businesses/index.js'
@@ -17,12 +17,15 @@ import type { Contact } from './contacts.schemas.js'
 import { INSERT_CONTACT_EVENTS } from '../events/index.js'
 
 /**
- * The transaction of the write builder's statements: generic plans (below), and the contacts
- * they insert and change listed by those statements (created_listed, changed_listed and the
- * counters) rather than by the trigger contacts_listed
- * (migrations/0028_contacts_listed_by_their_statement.sql).
+ * The transaction of the write builder's statements: generic plans (below), its connection's
+ * counter slot (counterSlotSetting), and the contacts they insert and change listed by those
+ * statements (created_listed, changed_listed and the counters) rather than by the trigger
+ * contacts_listed (migrations/0028_contacts_listed_by_their_statement.sql).
  */
-export const contactWriteTransaction: TransactionOptions = { genericPlans: true, settings: LISTED_BY_STATEMENT }
+export const contactWriteTransaction: TransactionOptions = {
+  genericPlans: true,
+  settings: (client) => ({ ...LISTED_BY_STATEMENT, ...counterSlotSetting(client) }),
+}
 
 // The lead-link lock of every email (lead-links.ts, leadLinkKey),
 // taken in key order so that batches sharing emails queue instead of deadlocking. Held to

@@ -1,4 +1,5 @@
 import { Type, type TSchema } from 'typebox'
+import { counterSlotSetting } from '../../db/counters.js'
 import { transaction, type Db } from '../../db/db.js'
 import { foreignKeyViolation, uniqueViolation } from '../../db/pg-errors.js'
 import { ApiError, invalid, notFound, type ErrorDetails } from '../../errors.js'
@@ -241,7 +242,7 @@ export async function deleteContact(db: Db, caller: Caller, id: number): Promise
   await transaction(db, async (tx) => {
     if (!(await lockContactForChange(tx, companyId, id))) throw notFound()
     await deleteLockedContact(tx, companyId, id, caller.userId, now)
-  }, { genericPlans: true })
+  }, { genericPlans: true, settings: counterSlotSetting })
 }
 
 /** GET /contacts/:id/business: the live contact's business, else 404 (no contact, or none named). */

@@ -217,7 +217,7 @@ with shared_tags as (
   returning l.*, n.event_ord
 ), counted as (
   insert into counters (company_id, list, key, slot, value)
-  select $1, d.list, d.key, (pg_backend_pid() % 16)::smallint, sum(d.delta)::bigint
+  select $1, d.list, d.key, counter_slot(), sum(d.delta)::bigint
     from (select x.list, x.key, x.delta from unnest($17::text[], $18::bigint[], $19::bigint[]) as x(list, key, delta)
           union all select s.list, s.key, s.delta from created c
    cross join lateral (values ('contacts_by_stage', array_position(enum_range(null::contact_stage), c.stage) - 1, 1),
@@ -388,7 +388,7 @@ shared_fields as (select 1 from unnest($12::bigint[]) where false), business_nam
   returning l.*, n.event_ord
 ), counted as (
   insert into counters (company_id, list, key, slot, value)
-  select $1, d.list, d.key, (pg_backend_pid() % 16)::smallint, sum(d.delta)::bigint
+  select $1, d.list, d.key, counter_slot(), sum(d.delta)::bigint
     from (select x.list, x.key, x.delta from unnest($17::text[], $18::bigint[], $19::bigint[]) as x(list, key, delta)
           union all select s.list, s.key, s.delta from created c
    cross join lateral (values ('contacts_by_stage', array_position(enum_range(null::contact_stage), c.stage) - 1, 1),
@@ -525,7 +525,7 @@ shared_fields as (select 1 from unnest($12::bigint[]) where false), business_nam
   returning l.*, n.event_ord
 ), counted as (
   insert into counters (company_id, list, key, slot, value)
-  select $1, d.list, d.key, (pg_backend_pid() % 16)::smallint, sum(d.delta)::bigint
+  select $1, d.list, d.key, counter_slot(), sum(d.delta)::bigint
     from (select x.list, x.key, x.delta from unnest($17::text[], $18::bigint[], $19::bigint[]) as x(list, key, delta)
           union all select s.list, s.key, s.delta from created c
    cross join lateral (values ('contacts_by_stage', array_position(enum_range(null::contact_stage), c.stage) - 1, 1),
@@ -666,7 +666,7 @@ with shared_tags as (
   returning l.*, n.event_ord
 ), counted as (
   insert into counters (company_id, list, key, slot, value)
-  select $1, d.list, d.key, (pg_backend_pid() % 16)::smallint, sum(d.delta)::bigint
+  select $1, d.list, d.key, counter_slot(), sum(d.delta)::bigint
     from (select x.list, x.key, x.delta from unnest($17::text[], $18::bigint[], $19::bigint[]) as x(list, key, delta)
           union all select s.list, s.key, s.delta from created c
    cross join lateral (values ('contacts_by_stage', array_position(enum_range(null::contact_stage), c.stage) - 1, 1),

@@ -673,7 +673,7 @@ with deleted as (
   returning 1
 ), counted as (
   insert into counters (company_id, list, key, slot, value)
-  select $1, x.list, x.key, (pg_backend_pid() % 16)::smallint, sum(x.delta)::bigint
+  select $1, x.list, x.key, counter_slot(), sum(x.delta)::bigint
     from (select 'contacts' as list, 0::bigint as key, -1 as delta from deleted
           union all select 'contacts_by_user', d.user_id, -1 from deleted d
           union all select 'leads_linked', u.user_id, -1 from unlinked u
@@ -753,7 +753,7 @@ with folded as (
   select 'contacts.stage_gram:' || tail, stage * 1114112 + head, sum(sign) from grams where stage is not null group by tail, stage, head
 ), counted as (
   insert into counters (company_id, list, key, slot, value)
-  select $1::bigint, list, key, (pg_backend_pid() % 16)::smallint, delta
+  select $1::bigint, list, key, counter_slot(), delta
     from deltas
    where delta <> 0
    order by list, key
