@@ -9,7 +9,7 @@
 // process id modulo COUNTER_SLOTS. Every other writer adds to slot 0; every reader sums
 // (counterTotal).
 import type pg from 'pg'
-import type { Db } from './db.js'
+import type { Db, Settings } from './db.js'
 import { defineQuery, run } from './query.js'
 import type { CompanyId } from '../tenancy.js'
 
@@ -54,7 +54,7 @@ export function giveCounterSlots(pool: pg.Pool): void {
 }
 
 /** The setting that makes WRITER_SLOT the slot of the transaction's connection (TransactionOptions' settings). */
-export function counterSlotSetting(client: pg.PoolClient): { 'engage.counter_slot'?: string } {
+export function counterSlotSetting(client: pg.PoolClient): Settings {
   const slot = slots.get(client)
   return slot === undefined ? {} : { 'engage.counter_slot': String(slot) }
 }

@@ -46,12 +46,12 @@ export interface TransactionOptions {
 }
 
 /** Custom settings by name; names and values are lower-case words. */
-export type Settings = Readonly<Partial<Record<`engage.${string}`, string>>>
+export type Settings = Readonly<Record<`engage.${string}`, string>>
 
 /** The SET LOCAL statements of `options` on `client`, each after a `; `, for the BEGIN or SAVEPOINT they go with. */
 function settingsOf(options: TransactionOptions, client: pg.PoolClient): string {
   const given = typeof options.settings === 'function' ? options.settings(client) : options.settings
-  const settings = Object.entries(given ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined)
+  const settings = Object.entries(given ?? {})
   // Names and values are the callers' constants, checked here because they are sent as text.
   for (const [name, value] of settings) {
     if (!/^engage\.[a-z_]+$/.test(name) || !/^[a-z0-9_]+$/.test(value)) throw new Error(`not a setting a transaction sets: ${name} = ${value}`)
