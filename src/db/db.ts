@@ -45,7 +45,7 @@ export interface TransactionOptions {
   settings?: Settings | ((client: pg.PoolClient) => Settings)
 }
 
-/** Custom settings by name; names and values are lower-case words. */
+/** Custom settings by name: names lower-case words, values lower-case words and digits. */
 export type Settings = Readonly<Record<`engage.${string}`, string>>
 
 /** The SET LOCAL statements of `options` on `client`, each after a `; `, for the BEGIN or SAVEPOINT they go with. */
