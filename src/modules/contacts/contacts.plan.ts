@@ -13,6 +13,7 @@ import type { ContactCreateBody, ContactUpdateBody } from './contacts.schemas.js
 import {
   checkCustomValues,
   checkTags,
+  COLUMNS,
   CONTACTS_BY_USER_COUNTER,
   CONTACTS_COUNTER,
   hasText,
@@ -65,8 +66,17 @@ const snapshot = (state: State): ContactSnapshot => ({
   values: byFieldId(state.values).map(([id, v]) => ({ field_id: id, value: v.value })),
 })
 
-/** The row as the write takes it, with the business to find or create (the other keys of the row are ignored). */
-const columns = (row: ContactColumnsRow): ContactColumns => Object.assign({ business_name: hasText(row.business) ? row.business : null }, row)
+/**
+ * The row as the write takes it (its id and COLUMNS), with the business to find or create: the
+ * row's other keys (its instants, and the search text, company and business id a known
+ * contact's row was read with) are left out of the JSON the statement parses.
+ */
+function columns(row: ContactColumnsRow): ContactColumns {
+  const picked: Record<string, unknown> = { id: row.id }
+  for (const column of COLUMNS) picked[column] = row[column]
+  picked.business_name = hasText(row.business) ? row.business : null
+  return picked as ContactColumns
+}
 
 const knownState = (contact: BatchContact): State => ({
   row: contact.row,
@@ -158,6 +168,15 @@ function contactPlanner(caller: Writer, references: References, now: Date) {
     links: [],
     relinked: [],
   }
+  // The counters' deltas summed by (list, key) as the items add them: a batch of creates
+  // sends one row per list and key, not two per contact (finish writes them out).
+  const counted = new Map<string, BatchWrite['counters'][number]>()
+  const count = (list: string, key: number, delta: number) => {
+    const id = `${list} ${String(key)}`
+    const found = counted.get(id)
+    if (found) found.delta += delta
+    else counted.set(id, { list, key, delta })
+  }
   /** Where in apiEvents a created contact's contact.created is, while the statement is to write its payload. */
   const createdEvents = new Map<State, number>()
   const tagsOf = (ids: number[], problems: ErrorDetails) =>
@@ -182,7 +201,8 @@ function contactPlanner(caller: Writer, references: References, now: Date) {
     }
     if (hasText(input.business)) write.businessNames.push(input.business)
     event(id, 'contact_created')
-    write.counters.push({ list: CONTACTS_COUNTER, key: 0, delta: 1 }, { list: CONTACTS_BY_USER_COUNTER, key: caller.userId, delta: 1 })
+    count(CONTACTS_COUNTER, 0, 1)
+    count(CONTACTS_BY_USER_COUNTER, caller.userId, 1)
     // Its payload is written by the statement from the inserted row, unless a later item
     // changes the contact (update() then fills it in with the contact as created).
     createdEvents.set(state, write.apiEvents.push({ type: 'contact.created', contact_id: id }) - 1)
@@ -242,10 +262,8 @@ function contactPlanner(caller: Writer, references: References, now: Date) {
     for (const tag of added) event(current.id, 'tag_added', { tag_id: tag.id, name: tag.name })
     for (const tag of removed) event(current.id, 'tag_removed', { tag_id: tag.id, name: tag.name })
     if (set.user_id !== undefined) {
-      write.counters.push(
-        { list: CONTACTS_BY_USER_COUNTER, key: current.user_id, delta: -1 },
-        { list: CONTACTS_BY_USER_COUNTER, key: set.user_id, delta: 1 },
-      )
+      count(CONTACTS_BY_USER_COUNTER, current.user_id, -1)
+      count(CONTACTS_BY_USER_COUNTER, set.user_id, 1)
     }
     const contact = snapshot(state)
     write.apiEvents.push({ type: 'contact.updated', contact })
@@ -276,6 +294,7 @@ function contactPlanner(caller: Writer, references: References, now: Date) {
       for (const [fieldId, v] of state.values) if (!state.stored.values.has(fieldId)) write.valuesSet.push({ contactId: id, fieldId, value: v.value })
     }
     write.created.sort((a, b) => a.id - b.id)
+    for (const counter of counted.values()) if (counter.delta !== 0) write.counters.push(counter)
     return write.created.length > 0 || write.changed.length > 0 ? write : undefined
   }
 
