@@ -84,6 +84,29 @@ async function serve(build: Build, adminUrl: string): Promise<ServiceInfo> {
   return infoOf<ServiceInfo>(child, `${build.label}'s bench/server.ts`)
 }
 
+/** A run and the seconds its build's delivery worker then took to publish what the run's writes recorded. */
+type Run = Measured & { drained: number }
+
+// Each write records webhook events that the build's delivery worker publishes after the
+// commit (src/modules/webhooks/publish.ts). A run's events still waiting when it ends would be
+// published during the next run, the other build's, taking the machine from it: each run
+// waits for its build's outbox to empty first, and says how long that took.
+async function drained(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  const started = Date.now()
+  try {
+    for (;;) {
+      const { rows } = await client.query<{ waiting: number }>('select count(*)::int as waiting from api_event_outbox')
+      if (rows[0]?.waiting === 0) return (Date.now() - started) / 1000
+      if (Date.now() - started > 300_000) throw new Error(`${url}: the outbox did not empty within 5 minutes`)
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+  } finally {
+    await client.end()
+  }
+}
+
 /** The contact read gets exactly 2 tags and 2 custom fields, whatever the build's generator gave it; then statistics. */
 async function sameContact(url: string, info: ServiceInfo): Promise<void> {
   const client = new pg.Client({ connectionString: url })
@@ -125,14 +148,17 @@ export async function runVersus(ref: string, adminUrl: string): Promise<void> {
       await sameContact(databaseUrl(adminUrl, build.database), build.info)
     }
     const mean = (list: { rps: number }[]) => list.reduce((sum, r) => sum + r.rps, 0) / list.length
+    // The rate with the run's publishing counted: its requests over the run and the wait for its outbox.
+    const sustained = (list: Run[]) => mean(list.map((r) => ({ rps: (r.rps * seconds) / (seconds + r.drained) })))
     const rows = []
     for (const scenario of SCENARIOS) {
-      const runs = new Map<Build, Measured[]>(builds.map((build) => [build, []]))
+      const runs = new Map<Build, Run[]>(builds.map((build) => [build, []]))
       for (let round = 0; round < ROUNDS; round++) {
         for (const build of builds) {
           const info = build.info
           if (!info) throw new Error(`${build.label} did not start`)
-          runs.get(build)?.push(await measure(`http://127.0.0.1:${String(info.port)}${scenario.path(info)}`, info.token, build.child?.pid, scenario.shape?.()))
+          const measured = await measure(`http://127.0.0.1:${String(info.port)}${scenario.path(info)}`, info.token, build.child?.pid, scenario.shape?.())
+          runs.get(build)?.push({ ...measured, drained: await drained(databaseUrl(adminUrl, build.database)) })
         }
       }
       const earlier = mean(runs.get(builds[0] as Build) ?? [])
@@ -146,6 +172,8 @@ export async function runVersus(ref: string, adminUrl: string): Promise<void> {
           'runs req/s': list.map((r) => Math.round(r.rps)).join(' / '),
           'vs earlier': `${String(share)} %`,
           'goal ≥ 95 %': build === builds[0] ? '' : share >= 95 ? 'yes' : 'NO',
+          'then published in s': list.map((r) => r.drained.toFixed(1)).join(' / '),
+          'req/s with publishing': Math.round(sustained(list)),
           'p50 ms': list.map((r) => r.p50).join(' / '),
           errors: list.reduce((sum, r) => sum + r.errors, 0),
           'CPU µs/req service / PostgreSQL': list.map((r) => `${String(r.cpu.service)} / ${String(r.cpu.postgres)}`).join(', '),
