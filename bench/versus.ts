@@ -90,12 +90,15 @@ type Run = Measured & { drained: number }
 // Each write records webhook events that the build's delivery worker publishes after the
 // commit (src/modules/webhooks/publish.ts). A run's events still waiting when it ends would be
 // published during the next run, the other build's, taking the machine from it: each run
-// waits for its build's outbox to empty first, and says how long that took.
+// waits for its build's outbox to empty first, and says how long that took. A build from
+// before the outbox (migration 0011) numbered its events in the writing transaction: 0.
 async function drained(url: string): Promise<number> {
   const client = new pg.Client({ connectionString: url })
   await client.connect()
   const started = Date.now()
   try {
+    const { rows: outbox } = await client.query<{ found: boolean }>(`select to_regclass('api_event_outbox') is not null as found`)
+    if (outbox[0]?.found !== true) return 0
     for (;;) {
       const { rows } = await client.query<{ waiting: number }>('select count(*)::int as waiting from api_event_outbox')
       if (rows[0]?.waiting === 0) return (Date.now() - started) / 1000
