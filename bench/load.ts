@@ -32,15 +32,31 @@ function processCpu(pid: string): { program: string; micros: number } | undefine
   }
 }
 
-function cpuNow(servicePid: number | undefined): Measured['cpu'] {
-  const totals = { service: 0, postgres: 0, pgbouncer: 0 }
+/** Every process's user + system CPU in µs, by pid, with its program name. */
+function cpuByProcess(): Map<string, { program: string; micros: number }> {
+  const found = new Map<string, { program: string; micros: number }>()
   for (const pid of readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue
-    const found = processCpu(pid)
-    if (!found) continue
-    if (Number(pid) === servicePid) totals.service += found.micros
-    else if (found.program === 'postgres') totals.postgres += found.micros
-    else if (found.program === 'pgbouncer') totals.pgbouncer += found.micros
+    const cpu = processCpu(pid)
+    if (cpu) found.set(pid, cpu)
+  }
+  return found
+}
+
+/**
+ * The CPU each part used between two readings: the service, all PostgreSQL processes,
+ * PgBouncer. Summed per process, so that one that ended in between (a backend closed by the
+ * pool) takes out nothing: its last CPU is lost, where the difference of two totals went
+ * negative; one started in between counts from zero.
+ */
+function cpuBetween(before: ReturnType<typeof cpuByProcess>, after: ReturnType<typeof cpuByProcess>, servicePid: number | undefined): Measured['cpu'] {
+  const totals = { service: 0, postgres: 0, pgbouncer: 0 }
+  for (const [pid, now] of after) {
+    const then = before.get(pid)
+    const used = now.micros - (then?.program === now.program ? then.micros : 0)
+    if (Number(pid) === servicePid) totals.service += used
+    else if (now.program === 'postgres') totals.postgres += used
+    else if (now.program === 'pgbouncer') totals.pgbouncer += used
   }
   return totals
 }
@@ -51,11 +67,11 @@ export type RequestShape = Omit<autocannon.Options, 'url' | 'headers'>
 export async function measure(url: string, token: string, servicePid?: number, shape: RequestShape = {}): Promise<Measured> {
   const options = { url, connections, ...shape, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } }
   await autocannon({ ...options, duration: 2 })
-  const before = cpuNow(servicePid)
+  const before = cpuByProcess()
   const result = await autocannon({ ...options, duration: seconds })
-  const after = cpuNow(servicePid)
+  const used = cpuBetween(before, cpuByProcess(), servicePid)
   const requests = Math.max(result.requests.total, 1)
-  const per = (key: keyof Measured['cpu']) => Math.round((after[key] - before[key]) / requests)
+  const per = (key: keyof Measured['cpu']) => Math.round(used[key] / requests)
   return {
     rps: result.requests.average,
     p50: result.latency.p50,
