@@ -20,7 +20,7 @@ export interface Measured {
 }
 
 /** User + system CPU of a process in µs, and its program name; undefined once it is gone. */
-function processCpu(pid: string): { program: string; micros: number } | undefined {
+export function processCpu(pid: string): { program: string; micros: number } | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
     const program = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))

@@ -14,7 +14,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { readFileSync } from 'node:fs'
 import { cpus } from 'node:os'
-import { infoOf } from './load.js'
+import { infoOf, processCpu } from './load.js'
 import autocannon from 'autocannon'
 import pg from 'pg'
 
@@ -56,14 +56,7 @@ function rssOf(pid: number | undefined): string {
 
 /** CPU time (user + system) a process has used, in microseconds (/proc, Linux). */
 function cpuMicros(pid: number | undefined): number {
-  if (!pid) return NaN
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
-    // utime and stime are fields 14 and 15 of stat, 12 and 13 after the command name.
-    return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / 100
-  } catch {
-    return NaN
-  }
+  return (pid ? processCpu(String(pid))?.micros : undefined) ?? NaN
 }
 
 /** Which yardstick a scenario is held against, and the share of its throughput it must keep. */
