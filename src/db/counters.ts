@@ -90,9 +90,26 @@ export async function adjustCounter(db: Db, companyId: CompanyId, list: string, 
   await run(db, adjust, [companyId, list, key, delta])
 }
 
-/** One adjustment of a counter row (the task counters' writes build lists of them). */
+/** One adjustment of a counter row (the task counters' writes and the contact write planner build lists of them). */
 export interface CounterDelta {
   list: string
   key: number
   delta: number
+}
+
+/**
+ * Deltas merged per counter row, without the zero ones, in (list, key) order: the order in
+ * which every writer locks counter rows (lists compare as bytes, as `collate "C"` does).
+ */
+export function mergedDeltas(deltas: CounterDelta[]): CounterDelta[] {
+  const merged = new Map<string, CounterDelta>()
+  for (const d of deltas) {
+    const id = `${d.list} ${d.key}`
+    const row = merged.get(id)
+    if (row) row.delta += d.delta
+    else merged.set(id, { ...d })
+  }
+  return [...merged.values()]
+    .filter((d) => d.delta !== 0)
+    .sort((a, b) => (a.list === b.list ? a.key - b.key : a.list < b.list ? -1 : 1))
 }

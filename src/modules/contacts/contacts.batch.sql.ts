@@ -3,7 +3,7 @@
 import type { Static } from 'typebox'
 import { columns } from '../../db/columns.js'
 import type { Db, TransactionOptions } from '../../db/db.js'
-import { addToCounters, counterSlotSetting, WRITER_SLOT } from '../../db/counters.js'
+import { addToCounters, counterSlotSetting, WRITER_SLOT, type CounterDelta } from '../../db/counters.js'
 import { defineQuery, run, runOne, runSingle } from '../../db/query.js'
 import type { CompanyId } from '../../tenancy.js'
 import { businessNamed, INSERT_BUSINESS_NAMES, KEEP_BUSINESS } from '../businesses/index.js'
@@ -278,7 +278,7 @@ export interface BatchWrite {
   valuesCleared: { contactId: number; fieldId: number }[]
   /** Contact events, sent as JSON (json_to_recordset): snake_case like the columns. */
   events: { contact_id: number; kind: string; data: unknown }[]
-  counters: { list: string; key: number; delta: number }[]
+  counters: CounterDelta[]
   /**
    * Webhook events in order; a created contact's lead.linked events follow its contact.created
    * (`links`). Each payload is the contact, written by the statement (contactSnapshotJson): as

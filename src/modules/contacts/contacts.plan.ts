@@ -4,6 +4,7 @@
 // one PUT (contacts.change.ts). From what the
 // resolve statement read (the contacts locked, with their tags and custom values, and the
 // tags, fields and users named), each gives the results and one BatchWrite.
+import { mergedDeltas } from '../../db/counters.js'
 import { invalid, type ApiError, type ErrorDetails } from '../../errors.js'
 import type { Writer } from '../../tenancy.js'
 import type { ContactColumnsRow } from './contacts.repository.js'
@@ -168,15 +169,6 @@ function contactPlanner(caller: Writer, references: References, now: Date) {
     links: [],
     relinked: [],
   }
-  // The counters' deltas summed by (list, key) as the items add them: a batch of creates
-  // sends one row per list and key, not two per contact (finish writes them out).
-  const counted = new Map<string, BatchWrite['counters'][number]>()
-  const count = (list: string, key: number, delta: number) => {
-    const id = `${list} ${String(key)}`
-    const found = counted.get(id)
-    if (found) found.delta += delta
-    else counted.set(id, { list, key, delta })
-  }
   /** Where in apiEvents a created contact's contact.created is, while the statement is to write its payload. */
   const createdEvents = new Map<State, number>()
   const tagsOf = (ids: number[], problems: ErrorDetails) =>
@@ -201,8 +193,7 @@ function contactPlanner(caller: Writer, references: References, now: Date) {
     }
     if (hasText(input.business)) write.businessNames.push(input.business)
     event(id, 'contact_created')
-    count(CONTACTS_COUNTER, 0, 1)
-    count(CONTACTS_BY_USER_COUNTER, caller.userId, 1)
+    write.counters.push({ list: CONTACTS_COUNTER, key: 0, delta: 1 }, { list: CONTACTS_BY_USER_COUNTER, key: caller.userId, delta: 1 })
     // Its payload is written by the statement from the inserted row, unless a later item
     // changes the contact (update() then fills it in with the contact as created).
     createdEvents.set(state, write.apiEvents.push({ type: 'contact.created', contact_id: id }) - 1)
@@ -262,8 +253,10 @@ function contactPlanner(caller: Writer, references: References, now: Date) {
     for (const tag of added) event(current.id, 'tag_added', { tag_id: tag.id, name: tag.name })
     for (const tag of removed) event(current.id, 'tag_removed', { tag_id: tag.id, name: tag.name })
     if (set.user_id !== undefined) {
-      count(CONTACTS_BY_USER_COUNTER, current.user_id, -1)
-      count(CONTACTS_BY_USER_COUNTER, set.user_id, 1)
+      write.counters.push(
+        { list: CONTACTS_BY_USER_COUNTER, key: current.user_id, delta: -1 },
+        { list: CONTACTS_BY_USER_COUNTER, key: set.user_id, delta: 1 },
+      )
     }
     const contact = snapshot(state)
     write.apiEvents.push({ type: 'contact.updated', contact })
@@ -294,7 +287,8 @@ function contactPlanner(caller: Writer, references: References, now: Date) {
       for (const [fieldId, v] of state.values) if (!state.stored.values.has(fieldId)) write.valuesSet.push({ contactId: id, fieldId, value: v.value })
     }
     write.created.sort((a, b) => a.id - b.id)
-    for (const counter of counted.values()) if (counter.delta !== 0) write.counters.push(counter)
+    // One row per list and key: a batch of creates sends two, not two per contact.
+    write.counters = mergedDeltas(write.counters)
     return write.created.length > 0 || write.changed.length > 0 ? write : undefined
   }
 

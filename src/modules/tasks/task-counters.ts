@@ -106,23 +106,6 @@ export function completedDeltasSql(r: string): string {
                  ('${FLOW_DONE}.u' || ${r}.assigned_to_id, ${r}.flow_id, 1)`
 }
 
-/**
- * Deltas merged per counter row, without the zero ones, in (list, key) order: the order in
- * which every writer locks counter rows (lists compare as bytes, as `collate "C"` does).
- */
-export function mergedDeltas(deltas: CounterDelta[]): CounterDelta[] {
-  const merged = new Map<string, CounterDelta>()
-  for (const d of deltas) {
-    const id = `${d.list} ${d.key}`
-    const row = merged.get(id)
-    if (row) row.delta += d.delta
-    else merged.set(id, { ...d })
-  }
-  return [...merged.values()]
-    .filter((d) => d.delta !== 0)
-    .sort((a, b) => (a.list === b.list ? a.key - b.key : a.list < b.list ? -1 : 1))
-}
-
 const dayRange = (from?: string, to?: string) => ({
   ...(from !== undefined ? { from: epochDay(from) } : {}),
   ...(to !== undefined ? { to: epochDay(to) } : {}),
