@@ -31,6 +31,14 @@ export function foreignKeyViolation(err: unknown): string | undefined {
   return undefined
 }
 
+/** Whether `err` is a statement PostgreSQL cancelled: its statement_timeout passed (or someone cancelled it). */
+export function isStatementTimeout(err: unknown): boolean {
+  for (const link of chain(err)) {
+    if (link.code === '57014') return true
+  }
+  return false
+}
+
 // Connection-level failures: the database is down or unreachable, not a bad query.
 const UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'EAI_AGAIN',

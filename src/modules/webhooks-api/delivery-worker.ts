@@ -10,6 +10,7 @@ import http from 'node:http'
 import https from 'node:https'
 import type { FastifyBaseLogger } from 'fastify'
 import { transaction, type Db } from '../../db/db.js'
+import { isStatementTimeout } from '../../db/pg-errors.js'
 import { asCompanyId } from '../../tenancy.js'
 import { SYSTEM_CONTEXT } from '../../acting.js'
 import { recordAudit } from '../audit/index.js'
@@ -36,6 +37,8 @@ import { traced } from '../../tracing.js'
 
 /** Caps the events that one loop turn publishes (numbers and fans out into deliveries) in its one statement. */
 const PUBLISH_BATCH = 500
+/** The fewest events a move takes after moves that passed the statement timeout, and the step it grows back by. */
+const PUBLISH_BATCH_LEAST = 25
 
 const DAY = 24 * 60 * 60 * 1000
 
@@ -101,6 +104,8 @@ export class DeliveryWorker {
   private stopping = false
   private readonly pause = new Pause()
   private nextPruneAt = 0
+  /** The events of the next publishing move (publish()). */
+  private publishBatch = PUBLISH_BATCH
 
   constructor(
     private readonly deps: WorkerDeps,
@@ -167,14 +172,37 @@ export class DeliveryWorker {
           if (deleted > 0) this.deps.log.info({ deleted }, 'webhooks: pruned events older than the retention')
           this.nextPruneAt = Date.now() + this.options.pruneIntervalMs
         }
-        const published = await publishEvents(this.deps.db, PUBLISH_BATCH)
-        again = (await this.claim()) || published === PUBLISH_BATCH
+        const more = await this.publish()
+        again = (await this.claim()) || more
         failures = 0
       } catch (err) {
         failures++
         this.deps.log.warn({ err }, 'webhooks: delivery worker could not reach the database')
       }
       if (!again) await this.pause.for(failures > 0 ? Math.min(this.options.pollIntervalMs * 2 ** failures, 30_000) : this.options.pollIntervalMs)
+    }
+  }
+
+  /**
+   * Publishes one move of events; true when more may wait. Under a load that keeps the database's
+   * CPU busy, the worker's one connection gets a small share of it, and a move of PUBLISH_BATCH
+   * events can pass the statement timeout (docs/performance.md, "Issue 40: the five figures
+   * against both references"): the next move then takes half as many, down to
+   * PUBLISH_BATCH_LEAST, and each full move after it PUBLISH_BATCH_LEAST more. A move of the
+   * fewest that still passes it fails the turn, as any other error does.
+   */
+  private async publish(): Promise<boolean> {
+    const size = this.publishBatch
+    try {
+      const published = await publishEvents(this.deps.db, size)
+      if (published < size) return false
+      this.publishBatch = Math.min(PUBLISH_BATCH, size + PUBLISH_BATCH_LEAST)
+      return true
+    } catch (err) {
+      if (!isStatementTimeout(err) || size <= PUBLISH_BATCH_LEAST) throw err
+      this.publishBatch = Math.max(PUBLISH_BATCH_LEAST, Math.floor(size / 2))
+      this.deps.log.warn({ events: size, next: this.publishBatch }, 'webhooks: a publishing move passed the statement timeout; the next moves take fewer events')
+      return true
     }
   }
 
