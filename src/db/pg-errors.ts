@@ -31,12 +31,19 @@ export function foreignKeyViolation(err: unknown): string | undefined {
   return undefined
 }
 
-/** Whether `err` is a statement PostgreSQL cancelled: its statement_timeout passed (or someone cancelled it). */
-export function isStatementTimeout(err: unknown): boolean {
+/** Whether a link of `err`'s chain has one of `codes` (SQLSTATEs or Node's error codes). */
+function hasCode(err: unknown, codes: ReadonlySet<string>): boolean {
   for (const link of chain(err)) {
-    if (link.code === '57014') return true
+    if (typeof link.code === 'string' && codes.has(link.code)) return true
   }
   return false
+}
+
+const STATEMENT_CANCELLED = new Set(['57014'])
+
+/** Whether `err` is a statement PostgreSQL cancelled: its statement_timeout passed (or someone cancelled it). */
+export function isStatementTimeout(err: unknown): boolean {
+  return hasCode(err, STATEMENT_CANCELLED)
 }
 
 // Connection-level failures: the database is down or unreachable, not a bad query.
@@ -76,10 +83,7 @@ const ATTEMPTS = 5
 const BACKOFF_MS = 25
 
 export function isRetryableConflict(err: unknown): boolean {
-  for (const link of chain(err)) {
-    if (typeof link.code === 'string' && RETRYABLE_CODES.has(link.code)) return true
-  }
-  return false
+  return hasCode(err, RETRYABLE_CODES)
 }
 
 /**
